@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inputs and members (archive.c, sniff.c) and the byte streams scanners read
+ * (stream.c).  Internal to the engine.
+ *
+ * tm_input_open() builds the member table exactly as trace_processor's
+ * trace_file table would hold it: index 0 is the top-level input; TAR and
+ * ZIP members get ids 1..N in physical order; hidden members are listed but
+ * get no id; a gzip/zstd member gets one child (name "", the inner stream);
+ * nested archives are expanded recursively, their members numbered when the
+ * container's turn comes, as trace_processor does (engine-semantics §1.6).
+ * processing order follows (priority, name, index) within each container,
+ * each container's members processed at the container's place.
+ *
+ * Streams: tm_stream_open() gives the (decompressed) bytes of one member,
+ * read block by block; never the whole member in memory.
+ */
+#ifndef TM_ARCHIVE_H
+#define TM_ARCHIVE_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include "internal.h"
+
+struct tm_input {
+	struct tm_member *members; /* [0] = top level */
+	size_t n_members;
+	bool is_loose;   /* several loose files: a virtual TAR (util merge) */
+	char **paths;    /* input paths as given */
+	size_t n_paths;
+	/* Processing sequence: member indexes in the order trace_processor
+	 * processes them (containers included, hidden excluded). */
+	size_t *proc;
+	size_t n_proc;
+	/* A fatal error of the container walk (e.g. "Premature end of TAR file
+	 * (ERR:tp-corrupt)") that trace_processor would hit once it reaches
+	 * member index fatal_at in processing order (SIZE_MAX: at the start).
+	 * NULL when the archive is sound.  Text is trace_processor's (unwrapped). */
+	char *fatal;
+	size_t fatal_after; /* members in proc[] processed before the failure */
+	char *fatal_where;  /* ours: "file: byte 0x...: what" */
+	void *priv;         /* archive.c's private locator data */
+};
+
+/* Open inputs (see tm_session_open).  Fills in every member field. */
+enum tm_status tm_input_open(struct tm_input *in, const char *const *paths, size_t n_paths,
+			     struct tm_error *err) TM_WUR;
+void tm_input_close(struct tm_input *in);
+
+struct tm_stream;
+/* Open member i's bytes (for a gzip member's child: the inflated stream). */
+enum tm_status tm_stream_open(const struct tm_input *in, size_t member, struct tm_stream **out,
+			      struct tm_error *err) TM_WUR;
+/* Borrow the next block of bytes: *p, *n valid until the next call; *n == 0
+ * at end of member.  Errors name the member and the byte offset. */
+enum tm_status tm_stream_next(struct tm_stream *st, const uint8_t **p, size_t *n,
+			      struct tm_error *err) TM_WUR;
+/* Bytes delivered so far (offset of the next block). */
+uint64_t tm_stream_offset(const struct tm_stream *st);
+/* Total bytes if known (UINT64_MAX if not, e.g. inflating). */
+uint64_t tm_stream_size(const struct tm_stream *st);
+void tm_stream_close(struct tm_stream *st);
+
+/* Raw (stored) bytes of a member as they sit in the archive, for the TAR
+ * writer: for a loose file or TAR member, the member bytes; for a ZIP member,
+ * the decompressed bytes. */
+enum tm_status tm_stream_open_raw(const struct tm_input *in, size_t member, struct tm_stream **out,
+				  struct tm_error *err) TM_WUR;
+
+/* ustar writer (tar_write.c). */
+struct tm_tar_writer;
+enum tm_status tm_tar_begin(struct tm_tar_writer **out, const char *out_path,
+			    const char *const *inputs, size_t n_inputs, bool reproducible,
+			    int64_t mtime, struct tm_error *err) TM_WUR;
+/* Add one member of exactly size bytes; data supplied by successive
+ * tm_tar_write calls. */
+enum tm_status tm_tar_add(struct tm_tar_writer *w, const char *name, uint64_t size,
+			  struct tm_error *err) TM_WUR;
+enum tm_status tm_tar_write(struct tm_tar_writer *w, const void *p, size_t n,
+			    struct tm_error *err) TM_WUR;
+/* Finish: end blocks, fsync, rename over out_path.  On error or abort the
+ * temp file is removed and out_path untouched. */
+enum tm_status tm_tar_commit(struct tm_tar_writer *w, struct tm_error *err) TM_WUR;
+void tm_tar_abort(struct tm_tar_writer *w);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* Engine-internal helpers shared by every engine module: allocation that
+ * aborts on out-of-memory, error filling, checked arithmetic, small vectors.
+ * Never included by front ends. */
+#ifndef TM_INTERNAL_H
+#define TM_INTERNAL_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header: front ends include only tracemerge.h"
+#endif
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracemerge.h"
+
+void *xmalloc(size_t n) __attribute__((malloc, returns_nonnull));
+void *xcalloc(size_t n, size_t size) __attribute__((malloc, returns_nonnull));
+void *xrealloc(void *p, size_t n) __attribute__((returns_nonnull));
+char *xstrdup(const char *s) __attribute__((malloc, returns_nonnull));
+char *xstrndup(const char *s, size_t n) __attribute__((malloc, returns_nonnull));
+/* xstrdup that passes NULL through. */
+char *xstrdup0(const char *s);
+/* Grow *p (array of elem-size items, capacity *cap) to hold at least need items. */
+void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+#define XGROW(arr, cap, need) xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+/* Fill err (NULL allowed) and return code. */
+enum tm_status tm_error_set(struct tm_error *err, enum tm_status code, const char *fmt, ...)
+	TM_PRINTF(3, 4);
+/* Same, with errno recorded and strerror appended. */
+enum tm_status tm_error_sys(struct tm_error *err, int errnum, const char *fmt, ...) TM_PRINTF(3, 4);
+/* Prefix err->msg with "<context>: " (cause chains, as babeltrace does). */
+void tm_error_wrap(struct tm_error *err, const char *fmt, ...) TM_PRINTF(2, 3);
+void tm_error_hint(struct tm_error *err, const char *fmt, ...) TM_PRINTF(2, 3);
+
+static inline bool
+add_overflow_i64(int64_t a, int64_t b, int64_t *r)
+{
+	return __builtin_add_overflow(a, b, r);
+}
+/* Two's-complement wrapping add/sub/mul, as trace_processor's int64 math does
+ * (it wraps in practice: INT64_MAX offsets wrap events negative). */
+static inline int64_t
+wrap_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t
+wrap_sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline int64_t
+wrap_mul(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
+#endif

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scan's output: a compact, replayable log of everything in one trace
+ * file that decides a timestamp, a clock, a machine or an event count.
+ *
+ * Scanners (scan_proto.c, scan_json.c, scan_systrace.c) resolve everything
+ * that depends only on the file's bytes (sequence state, packet defaults,
+ * interning, incremental-state validity, compact-sched deltas, JSON ts
+ * rounding ...) and append ops in file order.  replay.c then interprets the
+ * ops of every file in trace_processor's processing order, against one global
+ * clock graph and the manifest being evaluated: machine rows, trace-time
+ * claims, conversions, deferrals and the drop stats.  An edit of the manifest
+ * replays the logs; no trace byte is read again.
+ *
+ * Encoding: a byte stream of varints (private to oplog.c); timestamps are
+ * zigzag deltas against the previous timestamp of the same log, so an event
+ * costs a few bytes.  Append with tm_oplog_*; read with tm_opiter_*.
+ *
+ * Clock spec of an op: clock 0 means "the reader's default clock" (proto: set
+ * by ClockSnapshots, none at first, in which case the value is taken raw; other
+ * formats: the format's clock, e.g. the private TRACE_FILE clock for JSON,
+ * MONOTONIC for systrace).  seq is the trusted_packet_sequence_id, needed for
+ * sequence-scoped clocks 64..127.  machine is the embedded proto machine_id
+ * (0 = the file's host; always 0 for non-proto formats).
+ */
+#ifndef TM_OPLOG_H
+#define TM_OPLOG_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include "internal.h"
+
+enum tm_op_kind {
+	/* First "data" packet of embedded machine `machine` in this file (for
+	 * machine 0: the first packet without synchronization_marker).  Emitted
+	 * once per distinct machine, before any other op of that machine.  Drives
+	 * machine dispatch: adoption, forks, errors 49/50/51. */
+	TM_OP_MACHINE = 1,
+	/* Clock snapshot.  clocks[n]; primary = primary_trace_clock (0 unset).
+	 * flags TM_SNAP_PACKET: a ClockSnapshot packet (PIN check fatal (48),
+	 * default clock + trace-time claim); TM_SNAP_AUX: added through the
+	 * tracker only (ftrace clock pair), PIN error swallowed. */
+	TM_OP_SNAPSHOT,
+	/* A proto packet with a timestamp: convert (clock, seq, ts) with errors
+	 * suppressed; on failure defer the packet to this file's EOF and retry
+	 * with errors recorded (still failing: the failure stat plus
+	 * clock_sync_failure_undeferrable_packet_loss, packet dropped).  n = the
+	 * number of payload ops that follow and belong to this packet; they run
+	 * after the packet converted (at once, or at EOF), with the converted ts
+	 * as "packet ts".  flags TM_PKT_CHROME: chrome_events/metadata special
+	 * case (if the resolved clock is 0 or MONOTONIC: convert MONOTONIC with
+	 * errors recorded, keep raw on failure, no deferral). */
+	TM_OP_PACKET,
+	/* Push one event at the packet ts (inside a PACKET) or at ts (outside).
+	 * Negative ts: trace_sorter_negative_timestamp_dropped, unless flag
+	 * TM_PUSH_TRACK_EVENT: then track_event_invalid_timestamp and no push.
+	 * detail: 0, or 1 + index into the log's detail table (keep_events). */
+	TM_OP_PUSH,
+	/* n pushes without a timestamp (ts = latest seen; never negative). */
+	TM_OP_PUSH_NOTS,
+	/* An independent conversion of (clock, seq, ts) with errors recorded,
+	 * then (unless TM_CONV_NO_PUSH) one push at the converted ts.  On
+	 * failure: TM_CONV_FAIL_DROP (event lost), TM_CONV_FAIL_KEEP_RAW (pushed
+	 * at the raw ts), or TM_CONV_FAIL_FATAL (import fails with "Failed to
+	 * convert timestamp to trace time").  flags TM_CONV_SUPPRESS: errors not
+	 * recorded.  detail as for PUSH. */
+	TM_OP_CONVERT,
+	/* compact_sched array: n timestamps (already accumulated from deltas),
+	 * each converted with errors recorded and pushed; the first failure
+	 * abandons the rest of the array. */
+	TM_OP_CONVERT_ARRAY,
+	/* service_event: suppressed conversion of (clock, ts), not pushed; counts
+	 * as a conversion (flushes the deferred bridge, blocks later claims). */
+	TM_OP_SERVICE,
+	/* remote_clock_sync on `machine`: n rounds; counts[2*i], counts[2*i+1] =
+	 * number of client / host clocks of round i, laid out in clocks[]. */
+	TM_OP_REMOTE_SYNC,
+	/* SystemInfo.machine_name = text. */
+	TM_OP_SYSINFO,
+	/* A tokenizer stat that does not depend on the manifest: stat += n. */
+	TM_OP_STAT,
+	/* The import fails here with text (trace_processor's message, unwrapped). */
+	TM_OP_FATAL,
+};
+
+enum {
+	TM_SNAP_PACKET = 1u << 0,
+	TM_SNAP_AUX = 1u << 1,
+	TM_PKT_CHROME = 1u << 2,
+	TM_PUSH_TRACK_EVENT = 1u << 3,
+	TM_CONV_FAIL_DROP = 1u << 4,
+	TM_CONV_FAIL_KEEP_RAW = 1u << 5,
+	TM_CONV_FAIL_FATAL = 1u << 6,
+	TM_CONV_NO_PUSH = 1u << 7,
+	TM_CONV_SUPPRESS = 1u << 8,
+	/* CONVERT: negative result goes to track_event_invalid_timestamp, no push */
+	TM_CONV_NEG_TE_INVALID = 1u << 9,
+};
+
+/* Stats the scanners may count directly (TM_OP_STAT) and the replay counts.
+ * Names are trace_processor's. */
+#define TM_STAT_LIST(X)                                                                            \
+	X(TM_STAT_UNRELATABLE, "clock_sync_unrelatable_clock_domains")                             \
+	X(TM_STAT_NO_PATH, "clock_sync_failure_no_path")                                           \
+	X(TM_STAT_NEG_DROPPED, "trace_sorter_negative_timestamp_dropped")                          \
+	X(TM_STAT_UNKNOWN_SOURCE, "clock_sync_failure_unknown_source_clock")                       \
+	X(TM_STAT_UNKNOWN_TARGET, "clock_sync_failure_unknown_target_clock")                       \
+	X(TM_STAT_UNDEFERRABLE, "clock_sync_failure_undeferrable_packet_loss")                     \
+	X(TM_STAT_MIXED_SOURCES, "clock_sync_mixed_clock_sources")                                 \
+	X(TM_STAT_INVALID_SNAPSHOT, "invalid_clock_snapshots")                                     \
+	X(TM_STAT_TE_INVALID_TS, "track_event_invalid_timestamp")                                  \
+	X(TM_STAT_STREAMING_PROFILE_INVALID_TS, "streaming_profile_invalid_timestamp")             \
+	X(TM_STAT_JSON_TOKENIZER_FAILURE, "json_tokenizer_failure")                                \
+	X(TM_STAT_JSON_DISPLAY_TIME_UNIT, "json_display_time_unit")                                \
+	X(TM_STAT_SYSTRACE_PARSE_FAILURE, "systrace_parse_failure")                                \
+	X(TM_STAT_SEQ_NEEDS_INCR_INVALID, "packet_skipped_seq_needs_incremental_state_invalid")    \
+	X(TM_STAT_FTRACE_BUNDLE_ERRORS, "ftrace_bundle_tokenizer_errors")                          \
+	X(TM_STAT_TE_TOKENIZER_ERRORS, "track_event_tokenizer_errors")                             \
+	X(TM_STAT_INTERNED_DATA_TOKENIZER_ERRORS, "interned_data_tokenizer_errors")                \
+	X(TM_STAT_PROTO_TOKENIZER_ERRORS, "proto_tokenizer_errors")                                \
+	X(TM_STAT_FTRACE_CPU_ENTRIES_BEGIN, "ftrace_cpu_entries_begin")
+
+enum tm_stat_id {
+#define TM_X_(id, s) id,
+	TM_STAT_LIST(TM_X_)
+#undef TM_X_
+	TM_STAT__COUNT
+};
+const char *tm_stat_name(enum tm_stat_id id);
+/* True for the three stats summed into the dialog's dropped count. */
+bool tm_stat_is_drop(enum tm_stat_id id);
+
+struct tm_op_clock {
+	uint32_t id;
+	int64_t ts;
+	uint64_t unit; /* unit_multiplier_ns, 0 already mapped to 1 */
+	bool is_incremental;
+};
+
+/* Per-event details kept only with keep_events (for --events / slices). */
+struct tm_detail {
+	uint32_t name;  /* offset+1 into the log's string pool, 0 = none */
+	char phase;     /* 'B','E','X','I','C','M',... or 0 */
+	uint64_t track; /* slice-stack key: same key = same stack (tid, track uuid) */
+	int64_t dur;    /* X events: dur in the event's own units (ns); -1 none */
+};
+
+struct tm_op {
+	enum tm_op_kind kind;
+	uint32_t machine;
+	uint32_t clock;
+	uint32_t seq;
+	uint32_t flags;
+	int64_t ts;
+	uint32_t n;
+	uint32_t primary;
+	uint32_t stat; /* enum tm_stat_id, for TM_OP_STAT */
+	uint32_t detail;
+	const struct tm_op_clock *clocks; /* SNAPSHOT, REMOTE_SYNC */
+	const uint32_t *counts;           /* REMOTE_SYNC: 2 per round */
+	const int64_t *tss;               /* CONVERT_ARRAY */
+	const char *text;                 /* SYSINFO, FATAL */
+	uint64_t offset;                  /* byte offset in the member where the op's packet/event starts */
+};
+
+struct tm_oplog {
+	uint8_t *bytes;
+	size_t len, cap;
+	int64_t last_ts;  /* delta base while appending */
+	uint64_t last_off;
+	uint64_t n_ops;
+	struct tm_detail *details;
+	size_t n_details, cap_details;
+	struct tm_buf pool; /* NUL-separated strings for details */
+};
+
+void tm_oplog_init(struct tm_oplog *l);
+void tm_oplog_fini(struct tm_oplog *l);
+/* Append one op (fields as documented above; unused ones ignored). */
+void tm_oplog_add(struct tm_oplog *l, const struct tm_op *op);
+/* Convenience appenders for the hot paths. */
+void tm_oplog_push(struct tm_oplog *l, uint32_t machine, int64_t ts, uint32_t flags,
+		   uint32_t detail, uint64_t offset);
+void tm_oplog_convert(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq,
+		      int64_t ts, uint32_t flags, uint32_t detail, uint64_t offset);
+void tm_oplog_stat(struct tm_oplog *l, uint32_t machine, enum tm_stat_id stat, uint32_t n);
+void tm_oplog_fatal(struct tm_oplog *l, uint32_t machine, const char *text, uint64_t offset);
+/* Add a detail; returns the value for tm_op.detail (1 + index). */
+uint32_t tm_oplog_detail(struct tm_oplog *l, const char *name, size_t name_len, char phase,
+			 uint64_t track, int64_t dur);
+const char *tm_oplog_detail_name(const struct tm_oplog *l, const struct tm_detail *d);
+
+struct tm_opiter {
+	const struct tm_oplog *log;
+	size_t pos;
+	int64_t last_ts;
+	uint64_t last_off;
+	/* scratch for decoded arrays */
+	struct tm_op_clock *clocks;
+	size_t cap_clocks;
+	uint32_t *counts;
+	size_t cap_counts;
+	int64_t *tss;
+	size_t cap_tss;
+	struct tm_buf text;
+};
+
+void tm_opiter_init(struct tm_opiter *it, const struct tm_oplog *log);
+void tm_opiter_fini(struct tm_opiter *it);
+/* Decode the next op into *op (arrays borrowed until the next call); false at end. */
+bool tm_opiter_next(struct tm_opiter *it, struct tm_op *op);
+
+#endif

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracemerge engine: the one public header.
+ *
+ * The engine predicts what Perfetto's trace_processor does when it opens a
+ * multi-file archive: member order, formats, machines, where every event
+ * lands on the merged timeline, which events are dropped and why, and the
+ * error the import fails with.  It never prints, never exits and never
+ * touches the terminal; front ends (tui/) call only what is declared here.
+ *
+ * Call order:
+ *   tm_session_open()      list members (cheap; reads headers and sniffs)
+ *   tm_session_scan()      one streaming pass per member (may run in a worker
+ *                          thread; only tm_session_progress() may be called
+ *                          concurrently with it)
+ *   tm_session_evaluate()  replay trace_processor's import over what the scan
+ *                          kept, for one manifest; cheap, call on every edit
+ *   tm_merge_write()       write the merged TAR
+ *   tm_session_close()
+ *
+ * Ownership: pointers returned by *_get/*_member functions are borrowed and
+ * valid until the owner is freed or closed.  Everything a caller must free
+ * says so.  Out-of-memory aborts (xmalloc); data errors are returned.
+ */
+#ifndef TM_TRACEMERGE_H
+#define TM_TRACEMERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TM_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define TM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define TM_WUR __attribute__((warn_unused_result))
+#else
+#define TM_PRINTF(a, b)
+#define TM_WUR
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Status and errors                                                   */
+/* ------------------------------------------------------------------ */
+
+#define TM_STATUS_LIST(X)                                                                          \
+	X(TM_OK, "ok")                                                                             \
+	X(TM_ERR_IO, "input/output error")                                                         \
+	X(TM_ERR_FORMAT, "malformed input")                                                        \
+	X(TM_ERR_LIMIT, "input exceeds a limit")                                                   \
+	X(TM_ERR_UNSUPPORTED, "unsupported input")                                                 \
+	X(TM_ERR_INVALID, "invalid argument")                                                      \
+	X(TM_ERR_MANIFEST, "manifest error")                                                       \
+	X(TM_ERR_CANCELLED, "cancelled")
+
+enum tm_status {
+#define TM_X_(id, s) id,
+	TM_STATUS_LIST(TM_X_)
+#undef TM_X_
+};
+
+/* An error: msg is the full text.  For TM_ERR_MANIFEST it is exactly the text
+ * trace_processor fails with (e.g. "perfetto_manifest: version must be an
+ * integer"); hint, when non-empty, is ours (never trace_processor's) and says
+ * how to fix it, e.g. the valid form of an outdated manifest syntax. */
+struct tm_error {
+	enum tm_status code;
+	int sys_errno;
+	char msg[1024];
+	char hint[1024];
+};
+
+const char *tm_status_str(enum tm_status s);
+void tm_error_clear(struct tm_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Growable byte buffer (owns its bytes)                               */
+/* ------------------------------------------------------------------ */
+
+struct tm_buf {
+	char *data; /* NUL-terminated when non-NULL */
+	size_t len;
+	size_t cap;
+};
+
+void tm_buf_init(struct tm_buf *b);
+void tm_buf_fini(struct tm_buf *b);
+void tm_buf_reset(struct tm_buf *b);
+void tm_buf_add(struct tm_buf *b, const void *p, size_t n);
+void tm_buf_adds(struct tm_buf *b, const char *s);
+void tm_buf_addc(struct tm_buf *b, char c);
+void tm_buf_addf(struct tm_buf *b, const char *fmt, ...) TM_PRINTF(2, 3);
+/* Caller owns the returned string (free()); the buffer is left empty. */
+char *tm_buf_steal(struct tm_buf *b);
+
+/* ------------------------------------------------------------------ */
+/* Escaping untrusted text for display (the one function for it)      */
+/* ------------------------------------------------------------------ */
+
+/* Appends s[0..len) to out with every byte that could reach a terminal
+ * unsafely escaped: tab/newline/CR as \t \n \r, other C0 and DEL as \xNN,
+ * C1 controls, bidi controls and non-printing code points as \uXXXX,
+ * invalid UTF-8 as \xNN, and a backslash as \\.  Returns the display width
+ * (columns) of what was appended.  When spans is non-NULL, the byte offsets
+ * [start,end) in out of each escape are recorded so a TUI can draw them in
+ * the "escape" role (at most max_spans; the rest are not recorded). */
+struct tm_span {
+	size_t start, end;
+};
+size_t tm_escape_display(const char *s, size_t len, struct tm_buf *out, struct tm_span *spans,
+			 size_t max_spans, size_t *n_spans);
+/* Convenience: escaped copy of a NUL-terminated string; caller frees. */
+char *tm_escape_str(const char *s);
+
+/* ------------------------------------------------------------------ */
+/* Clocks                                                              */
+/* ------------------------------------------------------------------ */
+
+enum tm_clock {
+	TM_CLOCK_UNSET = 0,
+	TM_CLOCK_REALTIME = 1,
+	TM_CLOCK_REALTIME_COARSE = 2,
+	TM_CLOCK_MONOTONIC = 3,
+	TM_CLOCK_MONOTONIC_COARSE = 4,
+	TM_CLOCK_MONOTONIC_RAW = 5,
+	TM_CLOCK_BOOTTIME = 6,
+	TM_CLOCK_TSC = 9,
+	TM_CLOCK_PERF = 10,
+	TM_CLOCK_TRACE_FILE = 11,
+};
+
+/* "BOOTTIME" etc. for 1-6 and 9-11; "clock64" style for others (static). */
+const char *tm_clock_name(uint32_t id);
+/* Manifest clock names (REALTIME..BOOTTIME, case-sensitive); 0 if unknown. */
+uint32_t tm_clock_from_name(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Manifest model                                                      */
+/* ------------------------------------------------------------------ */
+
+struct cJSON; /* unknown fields are kept as cJSON trees; never needed by callers */
+
+struct tm_manifest_machine { /* one "machines" entry */
+	uint32_t id;
+	char *name;
+};
+
+struct tm_manifest_clocks {
+	char *machine;       /* clocks.machine, or NULL */
+	uint32_t clock;      /* clocks.clock; TM_CLOCK_UNSET = PIN (clockless file) */
+	char *sync_file;     /* sync_to.file (required) */
+	char *sync_machine;  /* sync_to.machine, or NULL */
+	uint32_t sync_clock; /* sync_to.clock; UNSET = the ref file's private clock */
+	int64_t offset_ns;   /* ref = source + offset_ns */
+	struct cJSON *extra; /* unknown keys of "clocks" */
+	struct cJSON *sync_extra; /* unknown keys of "sync_to" */
+};
+
+struct tm_manifest_file {
+	char *path;
+	char *machine_name; /* "machine": {"name": ...}, or NULL */
+	struct cJSON *machine_extra;
+	bool has_machines; /* "machines" present (possibly empty) */
+	size_t n_machines;
+	struct tm_manifest_machine *machines;
+	bool has_clocks;
+	struct tm_manifest_clocks clocks;
+	struct cJSON *extra; /* unknown keys of the entry, __exported_table_schema included */
+};
+
+struct tm_manifest_attr {
+	char *key;
+	bool is_int;
+	int64_t ival;
+	char *sval;
+};
+
+struct tm_manifest {
+	int64_t version;
+	bool has_trace_time;
+	uint32_t tt_clock;
+	char *tt_file;    /* or NULL */
+	char *tt_machine; /* or NULL */
+	struct cJSON *tt_extra;
+	bool has_files;
+	size_t n_files;
+	struct tm_manifest_file *files;
+	bool has_attributes;
+	size_t n_attrs;
+	struct tm_manifest_attr *attrs;
+	struct cJSON *extra;      /* unknown keys inside "perfetto_manifest" */
+	struct cJSON *root_extra; /* unknown keys beside "perfetto_manifest" */
+};
+
+void tm_manifest_init(struct tm_manifest *m); /* version 1, nothing else */
+void tm_manifest_fini(struct tm_manifest *m);
+void tm_manifest_copy(struct tm_manifest *dst, const struct tm_manifest *src); /* deep; dst uninitialised */
+bool tm_manifest_equal(const struct tm_manifest *a, const struct tm_manifest *b);
+
+/* Parse and validate text as trace_processor's manifest reader does, with its
+ * exact error text in err->msg (TM_ERR_MANIFEST) and, for the outdated syntax
+ * of older docs, a hint with the valid form in err->hint.  Checks that need
+ * the archive (member names, trace content) are made by tm_session_evaluate.
+ * On error *out is left initialised and empty. */
+enum tm_status tm_manifest_parse(const char *text, size_t len, struct tm_manifest *out,
+				 struct tm_error *err) TM_WUR;
+
+/* Canonical JSON: 2-space indentation, the key order of Perfetto's dialog
+ * (version, trace_time, files, attributes; path, machine/machines, clocks;
+ * sync_to, offset_ns, clock; file, machine, clock), unknown keys after the
+ * known ones, newline at the end.  Byte-stable: parse(emit(m)) == m. */
+void tm_manifest_emit(const struct tm_manifest *m, struct tm_buf *out);
+
+/* True when the manifest configures nothing (version only): the dialog and
+ * `util merge` then omit it from the TAR. */
+bool tm_manifest_is_trivial(const struct tm_manifest *m);
+
+/* Editing helpers (used by the CLI config options and the workbench). */
+/* Returns the entry for path, appending an empty one when create is true
+ * (else NULL when absent).  Borrowed; invalidated by the next append. */
+struct tm_manifest_file *tm_manifest_file_get(struct tm_manifest *m, const char *path,
+					      bool create);
+void tm_manifest_set_machine(struct tm_manifest *m, const char *path, const char *name);
+/* name NULL or "" removes the entry's machine. */
+void tm_manifest_set_clocks(struct tm_manifest *m, const char *path, uint32_t clock,
+			    const char *ref_file, uint32_t ref_clock, const char *ref_machine,
+			    int64_t offset_ns);
+void tm_manifest_clear_clocks(struct tm_manifest *m, const char *path);
+void tm_manifest_set_trace_time(struct tm_manifest *m, uint32_t clock, const char *file,
+				const char *machine); /* clock UNSET removes it */
+void tm_manifest_set_attr_str(struct tm_manifest *m, const char *key, const char *val);
+void tm_manifest_set_attr_int(struct tm_manifest *m, const char *key, int64_t val);
+void tm_manifest_remove_attr(struct tm_manifest *m, const char *key);
+
+/* Parse an offset with an optional unit: "250ms", "-1.5s", "500", "20us",
+ * "7ns" (plain numbers are ns).  Result in integer ns; fractional ns, values
+ * outside int64 and INT64_MIN are rejected (TM_ERR_INVALID with a message). */
+enum tm_status tm_parse_duration_ns(const char *s, int64_t *out, struct tm_error *err) TM_WUR;
+/* Human-readable duration: "+250 ms", "-1.5 s", "+7 ns" (exact when possible). */
+void tm_format_duration_ns(int64_t ns, struct tm_buf *out);
+
+/* ------------------------------------------------------------------ */
+/* Formats and archive members                                         */
+/* ------------------------------------------------------------------ */
+
+/* trace_processor's trace types, by detection priority.  tm_format_name()
+ * gives its trace_type names (proto, json, systrace, perfetto_manifest, ...). */
+#define TM_FORMAT_LIST(X)                                                                          \
+	X(TM_FMT_UNKNOWN, "unknown")                                                               \
+	X(TM_FMT_TAR, "tar")                                                                       \
+	X(TM_FMT_ARROW, "arrow")                                                                   \
+	X(TM_FMT_FUCHSIA, "fuchsia")                                                               \
+	X(TM_FMT_PERF, "perf")                                                                     \
+	X(TM_FMT_SIMPLEPERF_PROTO, "simpleperf_proto")                                             \
+	X(TM_FMT_ZIP, "zip")                                                                       \
+	X(TM_FMT_GZIP, "gzip")                                                                     \
+	X(TM_FMT_ZSTD, "zstd")                                                                     \
+	X(TM_FMT_ART_METHOD_V2, "art_method_v2")                                                   \
+	X(TM_FMT_ART_METHOD, "art_method")                                                         \
+	X(TM_FMT_ART_HPROF, "art_hprof")                                                           \
+	X(TM_FMT_MANIFEST, "perfetto_manifest")                                                    \
+	X(TM_FMT_GECKO, "gecko")                                                                   \
+	X(TM_FMT_JSON, "json")                                                                     \
+	X(TM_FMT_INSTRUMENTS_XML, "instruments_xml")                                               \
+	X(TM_FMT_CTRACE, "ctrace")                                                                 \
+	X(TM_FMT_NINJA_LOG, "ninja_log")                                                           \
+	X(TM_FMT_ANDROID_LOGCAT, "android_logcat")                                                 \
+	X(TM_FMT_COLLAPSED_STACK, "collapsed_stack")                                               \
+	X(TM_FMT_PERF_TEXT, "perf_text")                                                           \
+	X(TM_FMT_STRACE, "strace")                                                                 \
+	X(TM_FMT_SYSTRACE, "systrace")                                                             \
+	X(TM_FMT_SYMBOLS, "symbols")                                                               \
+	X(TM_FMT_PPROF, "pprof")                                                                   \
+	X(TM_FMT_PROTO, "proto")                                                                   \
+	X(TM_FMT_PRIMES, "primes")                                                                 \
+	X(TM_FMT_ANDROID_DUMPSTATE, "android_dumpstate")
+
+enum tm_format {
+#define TM_X_(id, s) id,
+	TM_FORMAT_LIST(TM_X_)
+#undef TM_X_
+	TM_FMT__COUNT
+};
+
+const char *tm_format_name(enum tm_format f);
+/* trace_processor's archive priority: manifest -1, proto 0, containers 1,
+ * symbols 3, everything else 2. */
+int tm_format_priority(enum tm_format f);
+bool tm_format_is_container(enum tm_format f); /* tar zip gzip zstd ctrace */
+/* Formats whose events the engine scans and predicts (proto, json, systrace).
+ * For every other format the verdict says its events are not predicted. */
+bool tm_format_is_predicted(enum tm_format f);
+
+/* Sniff a format from the first bytes of a file, with trace_processor's
+ * rules (at most 128 bytes looked at by most sniffers; pass what TP would:
+ * a TAR member's first min(512,size) bytes, a whole ZIP member). */
+enum tm_format tm_sniff(const void *data, size_t len);
+
+/* One row of trace_processor's trace_file table, plus what we know. */
+struct tm_member {
+	char *name;       /* member path (NUL-terminated); NULL for the top-level input */
+	size_t name_len;  /* bytes in name; may include a GNU long-name trailing NUL */
+	uint64_t size;    /* size as trace_file.size shows it after a successful import */
+	uint64_t stored_size; /* bytes in the archive (compressed size for ZIP deflate) */
+	enum tm_format format;
+	int priority;     /* tm_format_priority(format) */
+	bool is_hidden;   /* a path component starts with '.' (never registered) */
+	int parent;       /* index of the containing member, -1 for top level */
+	uint32_t trace_file_id; /* trace_file.id (0 = the top-level input); UINT32_MAX if hidden */
+	uint32_t order;   /* trace_file.processing_order; UINT32_MAX if never processed */
+	const char *source_path; /* the file on disk holding it (archive or loose file) */
+	uint64_t index;   /* position in the archive (entry index), for the sort key */
+	char *error;      /* set when this member cannot be read: "where: what" */
+};
+
+/* ------------------------------------------------------------------ */
+/* Session                                                             */
+/* ------------------------------------------------------------------ */
+
+struct tm_session;
+
+struct tm_session_opts {
+	bool keep_events; /* keep names and per-event details for the report's events list */
+};
+
+/* Open inputs: one archive (TAR, ZIP, tar.gz, a single gzip'd trace) or one
+ * trace file, opened as trace_processor opens that file; or several trace
+ * files, treated as the TAR `util merge` would pack them (member name = base
+ * name, in argument order).  Lists and sniffs members; does not scan.
+ * A manifest member is parsed here (see tm_session_manifest). */
+enum tm_status tm_session_open(struct tm_session **out, const char *const *paths, size_t n_paths,
+			       const struct tm_session_opts *opts, struct tm_error *err) TM_WUR;
+void tm_session_close(struct tm_session *s);
+
+/* True when the input is several loose files (a TAR to be written). */
+bool tm_session_is_loose(const struct tm_session *s);
+size_t tm_session_n_members(const struct tm_session *s);
+/* Index 0 is the top-level input (the archive itself, or the single trace). */
+const struct tm_member *tm_session_member(const struct tm_session *s, size_t i);
+
+/* The manifest found in the input, or NULL when there is none or it did not
+ * parse; *err_out (borrowed, may be NULL) receives the parse error if any. */
+const struct tm_manifest *tm_session_manifest(const struct tm_session *s,
+					      const struct tm_error **err_out);
+
+/* Scan one member (or every member with SIZE_MAX).  Safe to call from one
+ * worker thread while the caller polls tm_session_progress(); set *cancel to
+ * true from any thread to stop (TM_ERR_CANCELLED).  A member that fails to
+ * read keeps its error in tm_member.error and its scan stops there, as
+ * trace_processor's import would; other members are still scanned. */
+enum tm_status tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel,
+			       struct tm_error *err) TM_WUR;
+
+struct tm_progress {
+	uint64_t done_bytes;
+	uint64_t total_bytes;
+	bool is_scanned;
+};
+void tm_session_progress(const struct tm_session *s, size_t member, struct tm_progress *p);
+
+/* ------------------------------------------------------------------ */
+/* Evaluation: the verdict for one manifest                            */
+/* ------------------------------------------------------------------ */
+
+struct tm_stat {
+	const char *name; /* trace_processor's stat name (static) */
+	uint64_t value;
+};
+
+struct tm_report_machine {
+	uint32_t id;     /* machine.id */
+	uint64_t raw_id; /* machine.raw_id (manifest names from 2^32) */
+	char *name;      /* NULL when unnamed */
+};
+
+struct tm_report_file {
+	size_t member;     /* index into the session's members */
+	const char *path;  /* borrowed from the member; NULL for the top level */
+	enum tm_format format;
+	uint64_t size;
+	uint32_t order;
+	bool is_hidden;
+	bool is_predicted; /* false: format not scanned; its events are not predicted */
+	bool is_trace;     /* a trace file (not a container, manifest or hidden) */
+	size_t n_machines;
+	uint32_t *machines; /* machine table ids its events land on */
+	size_t n_clocks;
+	uint32_t *clocks;   /* builtin/seq clock ids seen in its snapshots or events */
+	uint64_t events;    /* events pushed or dropped (trace_processor's pushes) */
+	uint64_t dropped;   /* this file's share of the dialog's dropped count */
+	bool has_ts;
+	int64_t first_ts, last_ts; /* trace-time range of kept events */
+	size_t n_stats;
+	struct tm_stat *stats; /* non-zero stats attributed to this file */
+	char *placement;   /* ours: how it is placed and why, one sentence */
+};
+
+struct tm_report_event { /* only with keep_events */
+	uint32_t file;   /* index into report files */
+	const char *name;
+	int64_t ts;      /* trace time */
+	int64_t dur;     /* -1 unknown/unfinished; only for slices */
+	uint32_t machine;
+	const char *dropped; /* stat name or NULL */
+	char phase;      /* 'B','E','X','I','C',... or 0 */
+	bool is_slice;   /* a slice as trace_processor's slice table would hold it */
+};
+
+struct tm_meta {
+	char *key;
+	bool is_int;
+	int64_t ival;
+	char *sval;
+};
+
+struct tm_report {
+	bool ok;          /* no manifest/content error and nothing dropped */
+	char *error;      /* the text trace_processor's import fails with, or NULL */
+	char *hint;       /* ours: how to fix error, or NULL */
+	uint64_t dropped; /* sum of the three stats the dialog and util merge report */
+	size_t n_stats;
+	struct tm_stat *stats; /* every non-zero stat, summed over files, sorted by name */
+	uint32_t tt_clock;     /* trace-time clock id */
+	int tt_file;           /* index into files of the owner, -1 if none */
+	int64_t tt_machine;    /* machine table id of the trace-time clock, -1 if none */
+	char *tt_why;          /* ours: why that file owns the timeline */
+	size_t n_machines;
+	struct tm_report_machine *machines;
+	size_t n_meta;
+	struct tm_meta *meta;
+	size_t n_files;
+	struct tm_report_file *files;
+	size_t n_events;
+	struct tm_report_event *events;
+	bool is_complete;      /* every trace file's format is predicted */
+	size_t n_warnings;
+	char **warnings;       /* ours: beyond trace_processor, never changes a number */
+};
+
+/* Evaluate manifest m (NULL: the input's own manifest, if any) against the
+ * scanned members.  Members not yet scanned are scanned first (blocking).
+ * Caller frees *out with tm_report_free. */
+enum tm_status tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m,
+				   struct tm_report **out, struct tm_error *err) TM_WUR;
+void tm_report_free(struct tm_report *r);
+
+/* The verdict line in the dialog's words: "All traces line up on the shared
+ * timeline." or "N events would be dropped: ..." (written into out). */
+void tm_report_verdict(const struct tm_report *r, struct tm_buf *out);
+
+/* ------------------------------------------------------------------ */
+/* Writing the merged TAR                                              */
+/* ------------------------------------------------------------------ */
+
+struct tm_write_opts {
+	bool reproducible; /* mtime 0, uid/gid 0, owner names empty */
+	int64_t mtime;     /* used when not reproducible; 0 = now */
+	volatile bool *cancel;
+	void (*progress)(void *ud, uint64_t done, uint64_t total);
+	void *progress_ud;
+};
+
+/* Write out_path as a ustar TAR: the manifest first as perfetto_manifest.json
+ * (omitted when m is NULL or trivial), then every trace file streamed from its
+ * source (loose files by base name; an archive's non-hidden regular members by
+ * their names).  Temp file in the target directory, fsync, rename; refuses to
+ * write over any input.  Errors name the file and the offset. */
+enum tm_status tm_merge_write(struct tm_session *s, const struct tm_manifest *m,
+			      const char *out_path, const struct tm_write_opts *opts,
+			      struct tm_error *err) TM_WUR;
+
+/* ------------------------------------------------------------------ */
+/* Demo                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Write the built-in demo traces into dir (created if needed); *paths_out
+ * receives a NULL-terminated array of file paths (caller frees each and the
+ * array). */
+enum tm_status tm_demo_write(const char *dir, char ***paths_out, struct tm_error *err) TM_WUR;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/* Allocation, errors, buffers and status names. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+#define TM_X_(id, s) s,
+	TM_STATUS_LIST(TM_X_)
+#undef TM_X_
+};
+
+const char *
+tm_status_str(enum tm_status s)
+{
+	if ((size_t)s < sizeof status_names / sizeof status_names[0])
+		return status_names[s];
+	return "unknown status";
+}
+
+static void
+oom(void)
+{
+	/* The engine may not print; abort() is the documented OOM policy. */
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom();
+	return q;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *
+xstrdup0(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void
+xgrow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t nc = *cap ? *cap : 8;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2 / elem)
+			oom();
+		nc *= 2;
+	}
+	*p = xrealloc(*p, nc * elem);
+	*cap = nc;
+}
+
+void
+tm_error_clear(struct tm_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof *err);
+}
+
+enum tm_status
+tm_error_set(struct tm_error *err, enum tm_status code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		err->code = code;
+		err->sys_errno = 0;
+		err->hint[0] = 0;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+enum tm_status
+tm_error_sys(struct tm_error *err, int errnum, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		char tmp[sizeof err->msg];
+		va_start(ap, fmt);
+		vsnprintf(tmp, sizeof tmp, fmt, ap);
+		va_end(ap);
+		err->code = TM_ERR_IO;
+		err->sys_errno = errnum;
+		err->hint[0] = 0;
+		snprintf(err->msg, sizeof err->msg, "%s: %s", tmp, strerror(errnum));
+	}
+	return TM_ERR_IO;
+}
+
+void
+tm_error_wrap(struct tm_error *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	char pre[512], old[sizeof err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof pre, fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof old);
+	snprintf(err->msg, sizeof err->msg, "%s: %s", pre, old);
+}
+
+void
+tm_error_hint(struct tm_error *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->hint, sizeof err->hint, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- tm_buf ---- */
+
+void
+tm_buf_init(struct tm_buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void
+tm_buf_fini(struct tm_buf *b)
+{
+	free(b->data);
+	tm_buf_init(b);
+}
+
+void
+tm_buf_reset(struct tm_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = 0;
+}
+
+static void
+buf_reserve(struct tm_buf *b, size_t extra)
+{
+	if (b->len + extra + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 64;
+		while (nc < b->len + extra + 1)
+			nc *= 2;
+		b->data = xrealloc(b->data, nc);
+		b->cap = nc;
+	}
+}
+
+void
+tm_buf_add(struct tm_buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void
+tm_buf_adds(struct tm_buf *b, const char *s)
+{
+	tm_buf_add(b, s, strlen(s));
+}
+
+void
+tm_buf_addc(struct tm_buf *b, char c)
+{
+	tm_buf_add(b, &c, 1);
+}
+
+void
+tm_buf_addf(struct tm_buf *b, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		buf_reserve(b, (size_t)n);
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+		b->len += (size_t)n;
+	}
+	va_end(ap2);
+}
+
+char *
+tm_buf_steal(struct tm_buf *b)
+{
+	char *p = b->data ? b->data : xstrdup("");
+	tm_buf_init(b);
+	return p;
+}

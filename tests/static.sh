@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Static checks: the engine layer stays free of terminal code, the man pages lint clean.
+set -u
+SAN=${1:-build/asan}
+if grep -lE '#include <(n?curses|readline)' engine/*.[ch] >/dev/null 2>&1; then
+	echo "FAIL: layers: engine/ includes curses or readline"
+else
+	echo "PASS: layers: no curses/readline include in engine/"
+fi
+bad=$(nm -u "$SAN/libtmengine.a" 2>/dev/null | awk '{print $2}' |
+	grep -E '^(initscr|newterm|wgetch|readline|rl_[a-z_]+|printf|puts|putchar|exit|fputs|fprintf|vprintf)$' | sort -u | tr '\n' ' ')
+if [ -n "$bad" ]; then echo "FAIL: layers: engine calls $bad"; else echo "PASS: layers: engine does not print, exit or use the terminal"; fi
+for m in man/*.[15]; do
+	[ -f "$m" ] || continue
+	if out=$(mandoc -Tlint -Wwarning "$m" 2>&1) && [ -z "$out" ]; then
+		echo "PASS: man: $m lints clean"
+	else
+		echo "FAIL: man: $m: $(echo "$out" | head -3 | tr '\n' ' ')"
+	fi
+done
