@@ -18,7 +18,7 @@
  *   tm_merge_write()       write the merged TAR
  *   tm_session_close()
  *
- * Ownership: pointers returned by *_get/*_member functions are borrowed and
+ * Ownership: pointers returned by the _get and _member functions are borrowed and
  * valid until the owner is freed or closed.  Everything a caller must free
  * says so.  Out-of-memory aborts (xmalloc); data errors are returned.
  */

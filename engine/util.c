@@ -21,6 +21,18 @@ tm_status_str(enum tm_status s)
 	return "unknown status";
 }
 
+/* dst = a + sep + b, truncated to cap (snprintf would warn on truncation). */
+static void
+join3(char *dst, size_t cap, const char *a, const char *sep, const char *b)
+{
+	size_t n = 0;
+	const char *parts[3] = {a, sep, b};
+	for (int i = 0; i < 3; i++)
+		for (const char *q = parts[i]; *q && n + 1 < cap; q++)
+			dst[n++] = *q;
+	dst[n] = 0;
+}
+
 static void
 oom(void)
 {
@@ -125,7 +137,7 @@ tm_error_sys(struct tm_error *err, int errnum, const char *fmt, ...)
 		err->code = TM_ERR_IO;
 		err->sys_errno = errnum;
 		err->hint[0] = 0;
-		snprintf(err->msg, sizeof err->msg, "%s: %s", tmp, strerror(errnum));
+		join3(err->msg, sizeof err->msg, tmp, ": ", strerror(errnum));
 	}
 	return TM_ERR_IO;
 }
@@ -141,7 +153,7 @@ tm_error_wrap(struct tm_error *err, const char *fmt, ...)
 	vsnprintf(pre, sizeof pre, fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof old);
-	snprintf(err->msg, sizeof err->msg, "%s: %s", pre, old);
+	join3(err->msg, sizeof err->msg, pre, ": ", old);
 }
 
 void

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The op log's byte encoding (see oplog.h).  Each op is one kind byte then
+ * varints.  Bit 0x80 of the kind byte marks the common case machine = clock =
+ * seq = 0, whose fields are then omitted.  Timestamps are zigzag deltas
+ * against the previous timestamp written; offsets likewise.  A JSON or
+ * systrace event therefore costs 3-6 bytes.
+ */
+#include "oplog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const stat_names[] = {
+#define TM_X_(id, s) s,
+	TM_STAT_LIST(TM_X_)
+#undef TM_X_
+};
+
+const char *
+tm_stat_name(enum tm_stat_id id)
+{
+	return (unsigned)id < TM_STAT__COUNT ? stat_names[id] : "unknown_stat";
+}
+
+bool
+tm_stat_is_drop(enum tm_stat_id id)
+{
+	return id == TM_STAT_UNRELATABLE || id == TM_STAT_NO_PATH || id == TM_STAT_NEG_DROPPED;
+}
+
+void
+tm_oplog_init(struct tm_oplog *l)
+{
+	memset(l, 0, sizeof *l);
+	tm_buf_init(&l->pool);
+}
+
+void
+tm_oplog_fini(struct tm_oplog *l)
+{
+	free(l->bytes);
+	free(l->details);
+	tm_buf_fini(&l->pool);
+	memset(l, 0, sizeof *l);
+}
+
+static inline void
+reserve(struct tm_oplog *l, size_t n)
+{
+	if (l->len + n > l->cap) {
+		size_t nc = l->cap ? l->cap : 4096;
+		while (nc < l->len + n)
+			nc *= 2;
+		l->bytes = xrealloc(l->bytes, nc);
+		l->cap = nc;
+	}
+}
+
+static inline void
+put_u(struct tm_oplog *l, uint64_t v)
+{
+	reserve(l, 10);
+	uint8_t *p = l->bytes + l->len;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	l->len = (size_t)(p - l->bytes);
+}
+
+static inline uint64_t
+zz(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t
+unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline void
+put_ts(struct tm_oplog *l, int64_t ts)
+{
+	put_u(l, zz(wrap_sub(ts, l->last_ts)));
+	l->last_ts = ts;
+}
+
+static inline void
+put_head(struct tm_oplog *l, const struct tm_op *op, bool has_clock)
+{
+	bool compact = op->machine == 0 && (!has_clock || (op->clock == 0 && op->seq == 0));
+	reserve(l, 1);
+	l->bytes[l->len++] = (uint8_t)(op->kind | (compact ? 0x80 : 0));
+	put_u(l, zz((int64_t)(op->offset - l->last_off)));
+	l->last_off = op->offset;
+	if (!compact) {
+		put_u(l, op->machine);
+		if (has_clock) {
+			put_u(l, op->clock);
+			put_u(l, op->seq);
+		}
+	}
+}
+
+static void
+put_text(struct tm_oplog *l, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	put_u(l, n);
+	reserve(l, n);
+	memcpy(l->bytes + l->len, s ? s : "", n);
+	l->len += n;
+}
+
+static void
+put_clocks(struct tm_oplog *l, const struct tm_op_clock *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		put_u(l, c[i].id);
+		put_u(l, zz(c[i].ts));
+		put_u(l, c[i].unit);
+		put_u(l, c[i].is_incremental);
+	}
+}
+
+void
+tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
+{
+	l->n_ops++;
+	switch (op->kind) {
+	case TM_OP_MACHINE:
+		put_head(l, op, false);
+		break;
+	case TM_OP_SNAPSHOT:
+		put_head(l, op, false);
+		put_u(l, op->seq);
+		put_u(l, op->flags);
+		put_u(l, op->primary);
+		put_u(l, op->n);
+		put_clocks(l, op->clocks, op->n);
+		break;
+	case TM_OP_PACKET:
+		put_head(l, op, true);
+		put_u(l, op->flags);
+		put_ts(l, op->ts);
+		put_u(l, op->n);
+		break;
+	case TM_OP_PUSH:
+		put_head(l, op, false);
+		put_u(l, op->flags);
+		put_ts(l, op->ts);
+		put_u(l, op->detail);
+		break;
+	case TM_OP_PUSH_NOTS:
+		put_head(l, op, false);
+		put_u(l, op->n);
+		break;
+	case TM_OP_CONVERT:
+		put_head(l, op, true);
+		put_u(l, op->flags);
+		put_ts(l, op->ts);
+		put_u(l, op->detail);
+		break;
+	case TM_OP_CONVERT_ARRAY:
+		put_head(l, op, true);
+		put_u(l, op->flags);
+		put_u(l, op->n);
+		for (uint32_t i = 0; i < op->n; i++)
+			put_ts(l, op->tss[i]);
+		break;
+	case TM_OP_SERVICE:
+		put_head(l, op, true);
+		put_ts(l, op->ts);
+		break;
+	case TM_OP_REMOTE_SYNC: {
+		put_head(l, op, false);
+		put_u(l, op->n);
+		size_t total = 0;
+		for (uint32_t i = 0; i < 2 * op->n; i++) {
+			put_u(l, op->counts[i]);
+			total += op->counts[i];
+		}
+		put_clocks(l, op->clocks, total);
+		break;
+	}
+	case TM_OP_SYSINFO:
+	case TM_OP_FATAL:
+		put_head(l, op, false);
+		put_text(l, op->text);
+		break;
+	case TM_OP_STAT:
+		put_head(l, op, false);
+		put_u(l, op->stat);
+		put_u(l, op->n);
+		break;
+	}
+}
+
+void
+tm_oplog_push(struct tm_oplog *l, uint32_t machine, int64_t ts, uint32_t flags, uint32_t detail,
+	      uint64_t offset)
+{
+	struct tm_op op = {.kind = TM_OP_PUSH, .machine = machine, .ts = ts, .flags = flags,
+			   .detail = detail, .offset = offset};
+	tm_oplog_add(l, &op);
+}
+
+void
+tm_oplog_convert(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
+		 uint32_t flags, uint32_t detail, uint64_t offset)
+{
+	struct tm_op op = {.kind = TM_OP_CONVERT, .machine = machine, .clock = clock, .seq = seq,
+			   .ts = ts, .flags = flags, .detail = detail, .offset = offset};
+	tm_oplog_add(l, &op);
+}
+
+void
+tm_oplog_stat(struct tm_oplog *l, uint32_t machine, enum tm_stat_id stat, uint32_t n)
+{
+	struct tm_op op = {.kind = TM_OP_STAT, .machine = machine, .stat = stat, .n = n,
+			   .offset = l->last_off};
+	tm_oplog_add(l, &op);
+}
+
+void
+tm_oplog_fatal(struct tm_oplog *l, uint32_t machine, const char *text, uint64_t offset)
+{
+	struct tm_op op = {.kind = TM_OP_FATAL, .machine = machine, .text = text, .offset = offset};
+	tm_oplog_add(l, &op);
+}
+
+uint32_t
+tm_oplog_detail(struct tm_oplog *l, const char *name, size_t name_len, char phase, uint64_t track,
+		int64_t dur)
+{
+	XGROW(l->details, l->cap_details, l->n_details + 1);
+	struct tm_detail *d = &l->details[l->n_details++];
+	d->name = 0;
+	if (name) {
+		d->name = (uint32_t)l->pool.len + 1;
+		tm_buf_add(&l->pool, name, name_len);
+		tm_buf_addc(&l->pool, 0);
+	}
+	d->phase = phase;
+	d->track = track;
+	d->dur = dur;
+	return (uint32_t)l->n_details;
+}
+
+const char *
+tm_oplog_detail_name(const struct tm_oplog *l, const struct tm_detail *d)
+{
+	return d->name ? l->pool.data + d->name - 1 : NULL;
+}
+
+/* ---- decoding ---- */
+
+void
+tm_opiter_init(struct tm_opiter *it, const struct tm_oplog *log)
+{
+	memset(it, 0, sizeof *it);
+	it->log = log;
+	tm_buf_init(&it->text);
+}
+
+void
+tm_opiter_fini(struct tm_opiter *it)
+{
+	free(it->clocks);
+	free(it->counts);
+	free(it->tss);
+	tm_buf_fini(&it->text);
+}
+
+static inline uint64_t
+get_u(struct tm_opiter *it)
+{
+	const uint8_t *p = it->log->bytes + it->pos;
+	uint64_t v = 0;
+	unsigned shift = 0;
+	for (;;) {
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+		shift += 7;
+	}
+	it->pos = (size_t)(p - it->log->bytes);
+	return v;
+}
+
+static inline int64_t
+get_ts(struct tm_opiter *it)
+{
+	it->last_ts = wrap_add(it->last_ts, unzz(get_u(it)));
+	return it->last_ts;
+}
+
+static void
+get_clocks(struct tm_opiter *it, size_t n)
+{
+	XGROW(it->clocks, it->cap_clocks, n + 1);
+	for (size_t i = 0; i < n; i++) {
+		it->clocks[i].id = (uint32_t)get_u(it);
+		it->clocks[i].ts = unzz(get_u(it));
+		it->clocks[i].unit = get_u(it);
+		it->clocks[i].is_incremental = get_u(it) != 0;
+	}
+}
+
+static const char *
+get_text(struct tm_opiter *it)
+{
+	size_t n = (size_t)get_u(it);
+	tm_buf_reset(&it->text);
+	tm_buf_add(&it->text, it->log->bytes + it->pos, n);
+	it->pos += n;
+	return it->text.data;
+}
+
+bool
+tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
+{
+	if (it->pos >= it->log->len)
+		return false;
+	uint8_t kb = it->log->bytes[it->pos++];
+	bool compact = kb & 0x80;
+	memset(op, 0, sizeof *op);
+	op->kind = (enum tm_op_kind)(kb & 0x7f);
+	it->last_off += (uint64_t)unzz(get_u(it));
+	op->offset = it->last_off;
+	bool has_clock = op->kind == TM_OP_PACKET || op->kind == TM_OP_CONVERT ||
+			 op->kind == TM_OP_CONVERT_ARRAY || op->kind == TM_OP_SERVICE;
+	if (!compact) {
+		op->machine = (uint32_t)get_u(it);
+		if (has_clock) {
+			op->clock = (uint32_t)get_u(it);
+			op->seq = (uint32_t)get_u(it);
+		}
+	}
+	switch (op->kind) {
+	case TM_OP_MACHINE:
+		break;
+	case TM_OP_SNAPSHOT:
+		op->seq = (uint32_t)get_u(it);
+		op->flags = (uint32_t)get_u(it);
+		op->primary = (uint32_t)get_u(it);
+		op->n = (uint32_t)get_u(it);
+		get_clocks(it, op->n);
+		op->clocks = it->clocks;
+		break;
+	case TM_OP_PACKET:
+		op->flags = (uint32_t)get_u(it);
+		op->ts = get_ts(it);
+		op->n = (uint32_t)get_u(it);
+		break;
+	case TM_OP_PUSH:
+	case TM_OP_CONVERT:
+		op->flags = (uint32_t)get_u(it);
+		op->ts = get_ts(it);
+		op->detail = (uint32_t)get_u(it);
+		break;
+	case TM_OP_PUSH_NOTS:
+		op->n = (uint32_t)get_u(it);
+		break;
+	case TM_OP_CONVERT_ARRAY:
+		op->flags = (uint32_t)get_u(it);
+		op->n = (uint32_t)get_u(it);
+		XGROW(it->tss, it->cap_tss, (size_t)op->n + 1);
+		for (uint32_t i = 0; i < op->n; i++)
+			it->tss[i] = get_ts(it);
+		op->tss = it->tss;
+		break;
+	case TM_OP_SERVICE:
+		op->ts = get_ts(it);
+		break;
+	case TM_OP_REMOTE_SYNC: {
+		op->n = (uint32_t)get_u(it);
+		XGROW(it->counts, it->cap_counts, 2 * (size_t)op->n + 1);
+		size_t total = 0;
+		for (uint32_t i = 0; i < 2 * op->n; i++) {
+			it->counts[i] = (uint32_t)get_u(it);
+			total += it->counts[i];
+		}
+		get_clocks(it, total);
+		op->counts = it->counts;
+		op->clocks = it->clocks;
+		break;
+	}
+	case TM_OP_SYSINFO:
+	case TM_OP_FATAL:
+		op->text = get_text(it);
+		break;
+	case TM_OP_STAT:
+		op->stat = (uint32_t)get_u(it);
+		op->n = (uint32_t)get_u(it);
+		break;
+	}
+	return true;
+}
