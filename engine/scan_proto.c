@@ -1,0 +1,1704 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Perfetto proto scanner: one streaming pass over a member's bytes with a
+ * hand-written wire walker, emitting the op log of oplog.h.
+ *
+ * It reproduces the tokenizer stage of trace_processor's proto import
+ * (proto_trace_tokenizer.h, proto_trace_reader.cc, track_event_tokenizer.cc,
+ * ftrace_tokenizer.cc at ec5d16b14b, v58.2): top-level framing, inline
+ * compressed_packets, machine dispatch markers, per-(machine, sequence)
+ * incremental state, TracePacketDefaults, interned event names, packet
+ * timestamp clock resolution, TrackEvent timestamp sources, ftrace bundles
+ * (compact sched, the ftrace clock pair, first-bundle conversions).  What
+ * depends on other files or on the manifest is left to the replay.
+ *
+ * Blocks come from tm_stream_next; a top-level field that straddles blocks
+ * is copied into a growable carry buffer, everything else is walked in place.
+ */
+#include "scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define MAX_PACKET (256u << 20)       /* one top-level packet, ours */
+#define MAX_INFLATED (256u << 20)     /* one compressed_packets, inflated */
+#define MAX_RATIO 1024u               /* inflated / compressed */
+#define MAX_HEADER 20                 /* kMaxHeaderBytes of the TP tokenizer */
+#define MAX_CPU 1024
+
+#define MSG_PACKET_CORRUPT                                                                         \
+	"Failed to parse proto packet fully; the trace is probably corrupt. (ERR:tp-corrupt)"
+
+/* ------------------------------------------------------------------ */
+/* varints                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Decode a varint in [p, end); returns the byte after it, or NULL when the
+ * varint does not end before end (or is longer than 10 bytes). */
+static inline const uint8_t *
+get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (p < end && *p < 0x80) {
+		*v = *p;
+		return p + 1;
+	}
+	uint64_t r = 0;
+	for (unsigned shift = 0; p < end && shift < 70; shift += 7) {
+		uint8_t b = *p++;
+		r |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 63);
+		if (!(b & 0x80)) {
+			*v = r;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* One field of a message: id, wire type, varint value or byte range. */
+struct field {
+	uint32_t id;
+	uint32_t wt;
+	uint64_t v;
+	const uint8_t *p;
+	size_t len;
+};
+
+/* Next field of [*pp, end).  1 = field read, 0 = end, -1 = malformed (as
+ * protozero's decoder, which then leaves bytes_left). */
+static inline int
+next_field(const uint8_t **pp, const uint8_t *end, struct field *f)
+{
+	const uint8_t *p = *pp;
+	uint64_t tag;
+	if (p >= end)
+		return 0;
+	p = get_varint(p, end, &tag);
+	if (!p)
+		return -1;
+	f->id = (uint32_t)(tag >> 3);
+	f->wt = (uint32_t)(tag & 7);
+	if (f->id == 0 || (tag >> 3) > UINT32_MAX)
+		return -1;
+	switch (f->wt) {
+	case 0:
+		p = get_varint(p, end, &f->v);
+		if (!p)
+			return -1;
+		break;
+	case 1:
+		if (end - p < 8)
+			return -1;
+		memcpy(&f->v, p, 8);
+		f->p = p;
+		f->len = 8;
+		p += 8;
+		break;
+	case 2: {
+		uint64_t n;
+		p = get_varint(p, end, &n);
+		if (!p || n > (uint64_t)(end - p))
+			return -1;
+		f->p = p;
+		f->len = (size_t)n;
+		f->v = n;
+		p += n;
+		break;
+	}
+	case 5: {
+		uint32_t x;
+		if (end - p < 4)
+			return -1;
+		memcpy(&x, p, 4);
+		f->v = x;
+		f->p = p;
+		f->len = 4;
+		p += 4;
+		break;
+	}
+	default:
+		return -1;
+	}
+	*pp = p;
+	return 1;
+}
+
+static int64_t
+sat_mul_1000(int64_t v)
+{
+	int64_t r;
+	if (__builtin_mul_overflow(v, (int64_t)1000, &r))
+		return v < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* state                                                               */
+/* ------------------------------------------------------------------ */
+
+struct seq {
+	uint64_t key; /* machine << 32 | seq id; UINT64_MAX = empty slot */
+	bool used;
+	bool valid;        /* incremental state valid (starts invalid) */
+	bool has_defaults; /* TracePacketDefaults present in this generation */
+	bool def_has_track;
+	bool te_ts_valid;  /* ThreadDescriptor reference timestamps valid */
+	uint32_t def_clock;
+	uint64_t def_track;
+	int64_t te_ref_ns;
+	uint32_t gen;      /* interning generation, bumped on clear */
+};
+
+struct machine {
+	uint32_t id;
+	bool seen;
+	bool has_ft_snap;
+	int64_t last_ft_snap; /* latest_ftrace_clock_snapshot_ts_ */
+	uint8_t first_bundle[MAX_CPU / 8];
+};
+
+struct iname {
+	uint64_t key; /* hash of (seq slot, gen, iid); 0 = empty */
+	uint32_t slot, gen;
+	uint64_t iid;
+	uint32_t off, len; /* into names pool */
+};
+
+struct pend {
+	struct tm_op op;
+	size_t arr; /* index into the clocks or tss pool */
+};
+
+struct ps {
+	struct tm_scan *sc;
+	struct tm_oplog *log;
+	const struct tm_scan_ctl *ctl;
+	bool keep;
+	bool stop; /* FATAL emitted: the import fails here */
+
+	struct seq *seqs;
+	size_t cap_seqs, n_seqs; /* power of two */
+
+	struct machine *machines;
+	size_t n_machines, cap_machines;
+
+	struct iname *names;
+	size_t cap_names, n_names;
+	struct tm_buf npool;
+
+	/* payload ops of the current packet */
+	struct pend *pend;
+	size_t n_pend, cap_pend;
+	struct tm_op_clock *pclocks;
+	size_t n_pclocks, cap_pclocks;
+	int64_t *ptss;
+	size_t n_ptss, cap_ptss;
+	struct tm_buf ptext; /* NUL-separated texts of pending SYSINFO/FATAL */
+
+	uint32_t nots; /* pending merged PUSH_NOTS */
+	uint32_t nots_machine;
+	uint64_t nots_off;
+
+	int codec; /* 0 none yet, 1 gzip/zlib, 2 zstd */
+	uint8_t *inflated;
+	size_t cap_inflated;
+	uint32_t depth;
+};
+
+static uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void
+seqs_grow(struct ps *s)
+{
+	size_t nc = s->cap_seqs ? s->cap_seqs * 2 : 64;
+	struct seq *ns = xcalloc(nc, sizeof *ns);
+	for (size_t i = 0; i < s->cap_seqs; i++) {
+		if (!s->seqs[i].used)
+			continue;
+		size_t j = mix64(s->seqs[i].key) & (nc - 1);
+		while (ns[j].used)
+			j = (j + 1) & (nc - 1);
+		ns[j] = s->seqs[i];
+	}
+	free(s->seqs);
+	s->seqs = ns;
+	s->cap_seqs = nc;
+}
+
+static struct seq *
+get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
+{
+	uint64_t key = (uint64_t)machine << 32 | seq;
+	if ((s->n_seqs + 1) * 2 > s->cap_seqs)
+		seqs_grow(s);
+	size_t j = mix64(key) & (s->cap_seqs - 1);
+	while (s->seqs[j].used) {
+		if (s->seqs[j].key == key)
+			goto out;
+		j = (j + 1) & (s->cap_seqs - 1);
+	}
+	memset(&s->seqs[j], 0, sizeof s->seqs[j]);
+	s->seqs[j].used = true;
+	s->seqs[j].key = key;
+	s->n_seqs++;
+out:
+	if (slot)
+		*slot = (uint32_t)j;
+	return &s->seqs[j];
+}
+
+static struct machine *
+get_machine(struct ps *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->n_machines; i++)
+		if (s->machines[i].id == id)
+			return &s->machines[i];
+	XGROW(s->machines, s->cap_machines, s->n_machines + 1);
+	struct machine *m = &s->machines[s->n_machines++];
+	memset(m, 0, sizeof *m);
+	m->id = id;
+	return m;
+}
+
+/* Interned names, keyed by the sequence's stable id (machine, seq), its
+ * generation and the iid. */
+static uint64_t
+name_key(uint64_t seqkey, uint32_t gen, uint64_t iid)
+{
+	uint64_t k = mix64(seqkey ^ mix64(((uint64_t)gen << 1) ^ mix64(iid)));
+	return k ? k : 1;
+}
+
+static void
+names_grow(struct ps *s)
+{
+	size_t nc = s->cap_names ? s->cap_names * 2 : 256;
+	struct iname *nn = xcalloc(nc, sizeof *nn);
+	for (size_t i = 0; i < s->cap_names; i++) {
+		if (!s->names[i].key)
+			continue;
+		size_t j = s->names[i].key & (nc - 1);
+		while (nn[j].key)
+			j = (j + 1) & (nc - 1);
+		nn[j] = s->names[i];
+	}
+	free(s->names);
+	s->names = nn;
+	s->cap_names = nc;
+}
+
+static void
+name_put(struct ps *s, const struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
+{
+	if ((s->n_names + 1) * 2 > s->cap_names)
+		names_grow(s);
+	uint64_t k = name_key(q->key, q->gen, iid);
+	size_t j = k & (s->cap_names - 1);
+	while (s->names[j].key && s->names[j].key != k)
+		j = (j + 1) & (s->cap_names - 1);
+	if (!s->names[j].key)
+		s->n_names++;
+	s->names[j].key = k;
+	s->names[j].iid = iid;
+	s->names[j].off = (uint32_t)s->npool.len;
+	s->names[j].len = (uint32_t)len;
+	tm_buf_add(&s->npool, str, len);
+}
+
+static bool
+name_get(const struct ps *s, const struct seq *q, uint64_t iid, const char **str, size_t *len)
+{
+	if (!s->cap_names)
+		return false;
+	uint64_t k = name_key(q->key, q->gen, iid);
+	size_t j = k & (s->cap_names - 1);
+	while (s->names[j].key) {
+		if (s->names[j].key == k) {
+			*str = s->npool.data + s->names[j].off;
+			*len = s->names[j].len;
+			return true;
+		}
+		j = (j + 1) & (s->cap_names - 1);
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* emitting                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+flush_nots(struct ps *s)
+{
+	if (!s->nots)
+		return;
+	struct tm_op op = {.kind = TM_OP_PUSH_NOTS, .machine = s->nots_machine, .n = s->nots,
+			   .offset = s->nots_off};
+	tm_oplog_add(s->log, &op);
+	s->sc->n_events += s->nots;
+	s->nots = 0;
+}
+
+static void
+emit(struct ps *s, const struct tm_op *op)
+{
+	flush_nots(s);
+	tm_oplog_add(s->log, op);
+	if (op->kind == TM_OP_FATAL) {
+		s->stop = true;
+		s->sc->failed = true;
+		tm_error_set(&s->sc->err, TM_ERR_FORMAT, "byte 0x%llx: %s",
+			     (unsigned long long)op->offset, op->text);
+	}
+}
+
+static struct tm_op *
+pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off)
+{
+	XGROW(s->pend, s->cap_pend, s->n_pend + 1);
+	struct pend *p = &s->pend[s->n_pend++];
+	memset(p, 0, sizeof *p);
+	p->op.kind = kind;
+	p->op.machine = machine;
+	p->op.offset = off;
+	return &p->op;
+}
+
+/* A pending op with a text (copied: fixed up at flush). */
+static void
+pend_text(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off, const char *text,
+	  size_t len)
+{
+	pend_add(s, kind, machine, off);
+	s->pend[s->n_pend - 1].arr = s->ptext.len;
+	tm_buf_add(&s->ptext, text, len);
+	tm_buf_addc(&s->ptext, 0);
+}
+
+static void
+pend_fatal(struct ps *s, uint32_t machine, uint64_t off, const char *text)
+{
+	pend_text(s, TM_OP_FATAL, machine, off, text, strlen(text));
+}
+
+static void
+pend_stat(struct ps *s, uint32_t machine, uint64_t off, enum tm_stat_id st)
+{
+	struct tm_op *op = pend_add(s, TM_OP_STAT, machine, off);
+	op->stat = (uint32_t)st;
+	op->n = 1;
+}
+
+/* Emit the pending payload ops: after a PACKET (has_ts) or on their own. */
+static void
+pend_flush(struct ps *s, bool has_ts)
+{
+	for (size_t i = 0; i < s->n_pend; i++) {
+		struct tm_op *op = &s->pend[i].op;
+		switch (op->kind) {
+		case TM_OP_SNAPSHOT:
+			op->clocks = s->pclocks + s->pend[i].arr;
+			break;
+		case TM_OP_SYSINFO:
+		case TM_OP_FATAL:
+			op->text = s->ptext.data + s->pend[i].arr;
+			break;
+		case TM_OP_CONVERT_ARRAY:
+			op->tss = s->ptss + s->pend[i].arr;
+			s->sc->n_events += op->n;
+			break;
+		case TM_OP_CONVERT:
+			if (!(op->flags & TM_CONV_NO_PUSH))
+				s->sc->n_events++;
+			break;
+		case TM_OP_PUSH:
+			if (!has_ts && !op->detail) {
+				if (s->nots && s->nots_machine != op->machine)
+					flush_nots(s);
+				if (!s->nots) {
+					s->nots_machine = op->machine;
+					s->nots_off = op->offset;
+				}
+				s->nots++;
+				continue;
+			}
+			if (!has_ts) {
+				/* A detailed push without a timestamp: the
+				 * op log's PUSH_NOTS carries no detail. */
+				op->kind = TM_OP_PUSH_NOTS;
+				op->n = 1;
+				emit(s, op);
+				s->sc->n_events++;
+				continue;
+			}
+			s->sc->n_events++;
+			break;
+		default:
+			break;
+		}
+		emit(s, op);
+		if (s->stop)
+			break;
+	}
+	s->n_pend = s->n_pclocks = s->n_ptss = 0;
+	tm_buf_reset(&s->ptext);
+}
+
+static void
+note_clock(struct ps *s, uint32_t c)
+{
+	tm_scan_note_clock(s->sc, c);
+}
+
+/* ------------------------------------------------------------------ */
+/* TracePacket                                                         */
+/* ------------------------------------------------------------------ */
+
+struct pkt {
+	uint64_t off;
+	uint32_t machine;
+	bool has_ts, has_clock, has_seq, has_flags, has_sync, cleared_legacy;
+	uint64_t ts;
+	uint32_t clock, seq, flags, dropped;
+	struct field snapshot, defaults, interned, remote, compressed, zstd;
+	bool has_snapshot, has_defaults, has_interned, has_remote, has_service, has_ext;
+	bool has_compressed, has_zstd, has_chrome;
+	/* first module-handled field, and an earlier thread_descriptor */
+	uint32_t handler;
+	struct field hfield;
+	bool has_td_before;
+	struct field td;
+};
+
+enum {
+	F_FTRACE = 1,
+	F_TRACK_EVENT = 11,
+	F_THREAD_DESC = 44,
+	F_SYSINFO = 45,
+	F_STATSD = 84,
+};
+
+static bool
+is_handler(uint32_t id)
+{
+	switch (id) {
+	case 1:   /* ftrace_events */
+	case 11:  /* track_event */
+	case 45:  /* system_info */
+	case 48:  /* chrome_benchmark_metadata */
+	case 51:  /* chrome_metadata */
+	case 67:  /* cpu_info */
+	case 78:  /* ui_state */
+	case 84:  /* statsd_atom */
+	case 89:  /* trace_uuid */
+	case 128: /* gpu_info */
+	case 130: /* interrupt_info */
+		return true;
+	}
+	return false;
+}
+
+/* Walk a TracePacket's top-level fields.  false: malformed. */
+static bool
+decode_packet(const uint8_t *p, size_t n, struct pkt *k)
+{
+	const uint8_t *end = p + n;
+	struct field f;
+	int r;
+	while ((r = next_field(&p, end, &f)) > 0) {
+		switch (f.id) {
+		case 8:
+			if (f.wt == 0) {
+				k->has_ts = true;
+				k->ts = f.v;
+			}
+			break;
+		case 58:
+			if (f.wt == 0) {
+				k->has_clock = true;
+				k->clock = (uint32_t)f.v;
+			}
+			break;
+		case 10:
+			if (f.wt == 0) {
+				k->has_seq = true;
+				k->seq = (uint32_t)f.v;
+			}
+			break;
+		case 13:
+			if (f.wt == 0) {
+				k->has_flags = true;
+				k->flags = (uint32_t)f.v;
+			}
+			break;
+		case 41:
+			if (f.wt == 0)
+				k->cleared_legacy = f.v != 0;
+			break;
+		case 42:
+			if (f.wt == 0)
+				k->dropped = (uint32_t)f.v;
+			break;
+		case 98:
+			if (f.wt == 0)
+				k->machine = (uint32_t)f.v;
+			break;
+		case 6:
+			if (f.wt == 2) {
+				k->has_snapshot = true;
+				k->snapshot = f;
+			}
+			break;
+		case 59:
+			if (f.wt == 2) {
+				k->has_defaults = true;
+				k->defaults = f;
+			}
+			break;
+		case 12:
+			if (f.wt == 2) {
+				k->has_interned = true;
+				k->interned = f;
+			}
+			break;
+		case 107:
+			if (f.wt == 2) {
+				k->has_remote = true;
+				k->remote = f;
+			}
+			break;
+		case 69:
+			k->has_service = true;
+			break;
+		case 72:
+			k->has_ext = true;
+			break;
+		case 36:
+			k->has_sync = true;
+			break;
+		case 50:
+			if (f.wt == 2) {
+				k->has_compressed = true;
+				k->compressed = f;
+			}
+			break;
+		case 133:
+			if (f.wt == 2) {
+				k->has_zstd = true;
+				k->zstd = f;
+			}
+			break;
+		case 5:
+			k->has_chrome = true;
+			break;
+		default:
+			break;
+		}
+		if (f.id == 51)
+			k->has_chrome = true;
+		if (!k->handler && f.wt == 2) {
+			if (f.id == F_THREAD_DESC && !k->has_td_before) {
+				k->has_td_before = true;
+				k->td = f;
+			} else if (is_handler(f.id)) {
+				k->handler = f.id;
+				k->hfield = f;
+			}
+		}
+	}
+	return r == 0;
+}
+
+static void process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off);
+
+/* ClockSnapshot → SNAPSHOT op (or the sequence-clock fatal). */
+static void
+do_snapshot(struct ps *s, const struct pkt *k)
+{
+	const uint8_t *p = k->snapshot.p, *end = p + k->snapshot.len;
+	struct field f;
+	uint32_t primary = 0;
+	size_t base = s->n_pclocks;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id == 2 && f.wt == 0) {
+			primary = (uint32_t)f.v;
+		} else if (f.id == 1 && f.wt == 2) {
+			struct tm_op_clock c = {0, 0, 1, false};
+			const uint8_t *q = f.p, *qe = f.p + f.len;
+			struct field g;
+			while (next_field(&q, qe, &g) > 0) {
+				if (g.wt != 0)
+					continue;
+				if (g.id == 1)
+					c.id = (uint32_t)g.v;
+				else if (g.id == 2)
+					c.ts = (int64_t)g.v;
+				else if (g.id == 3)
+					c.is_incremental = g.v != 0;
+				else if (g.id == 4)
+					c.unit = g.v ? g.v : 1;
+			}
+			if (c.id >= 64 && c.id <= 127 && !k->seq) {
+				s->n_pclocks = base;
+				emit(s, &(struct tm_op){
+						.kind = TM_OP_FATAL, .machine = k->machine,
+						.offset = k->off,
+						.text = "ClockSnapshot packet is specifying a "
+							"sequence-scoped clock id (0) but the "
+							"TracePacket sequence_id is zero"});
+				return;
+			}
+			XGROW(s->pclocks, s->cap_pclocks, s->n_pclocks + 1);
+			s->pclocks[s->n_pclocks++] = c;
+			note_clock(s, c.id);
+		}
+	}
+	struct tm_op op = {.kind = TM_OP_SNAPSHOT, .machine = k->machine, .seq = k->seq,
+			   .flags = TM_SNAP_PACKET, .primary = primary,
+			   .n = (uint32_t)(s->n_pclocks - base), .clocks = s->pclocks + base,
+			   .offset = k->off};
+	s->sc->has_snapshot = true;
+	emit(s, &op);
+	s->n_pclocks = base;
+}
+
+/* RemoteClockSync → REMOTE_SYNC op: per round the client clocks, then the
+ * host clocks, each as given (unit 1, not incremental, as TP adds them). */
+static void
+snap_clocks(struct ps *s, const uint8_t *p, size_t n, uint32_t *count)
+{
+	const uint8_t *end = p + n;
+	struct field f;
+	*count = 0;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id != 1 || f.wt != 2)
+			continue;
+		struct tm_op_clock c = {0, 0, 1, false};
+		const uint8_t *q = f.p, *qe = f.p + f.len;
+		struct field g;
+		while (next_field(&q, qe, &g) > 0) {
+			if (g.wt != 0)
+				continue;
+			if (g.id == 1)
+				c.id = (uint32_t)g.v;
+			else if (g.id == 2)
+				c.ts = (int64_t)g.v;
+		}
+		XGROW(s->pclocks, s->cap_pclocks, s->n_pclocks + 1);
+		s->pclocks[s->n_pclocks++] = c;
+		(*count)++;
+	}
+}
+
+static void
+do_remote_sync(struct ps *s, const struct pkt *k)
+{
+	const uint8_t *p = k->remote.p, *end = p + k->remote.len;
+	struct field f;
+	uint32_t *counts = NULL;
+	size_t n_rounds = 0, cap = 0;
+	size_t base = s->n_pclocks;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id != 1 || f.wt != 2)
+			continue;
+		struct field client = {0}, host = {0};
+		const uint8_t *q = f.p, *qe = f.p + f.len;
+		struct field g;
+		while (next_field(&q, qe, &g) > 0) {
+			if (g.wt == 2 && g.id == 2)
+				client = g;
+			else if (g.wt == 2 && g.id == 3)
+				host = g;
+		}
+		XGROW(counts, cap, 2 * n_rounds + 2);
+		snap_clocks(s, client.p, client.len, &counts[2 * n_rounds]);
+		snap_clocks(s, host.p, host.len, &counts[2 * n_rounds + 1]);
+		n_rounds++;
+	}
+	struct tm_op op = {.kind = TM_OP_REMOTE_SYNC, .machine = k->machine,
+			   .n = (uint32_t)n_rounds, .counts = counts,
+			   .clocks = s->pclocks + base, .offset = k->off};
+	emit(s, &op);
+	free(counts);
+	s->n_pclocks = base;
+}
+
+static void
+do_defaults(struct seq *q, const struct field *d)
+{
+	const uint8_t *p = d->p, *end = p + d->len;
+	struct field f;
+	q->has_defaults = true;
+	q->def_clock = 0;
+	q->def_has_track = false;
+	q->def_track = 0;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id == 58 && f.wt == 0) {
+			q->def_clock = (uint32_t)f.v;
+		} else if (f.id == 11 && f.wt == 2) {
+			const uint8_t *r = f.p, *re = f.p + f.len;
+			struct field g;
+			while (next_field(&r, re, &g) > 0) {
+				if (g.id == 11 && g.wt == 0) {
+					q->def_has_track = true;
+					q->def_track = g.v;
+				}
+			}
+		}
+	}
+}
+
+static void
+do_interned(struct ps *s, struct seq *q, const struct field *d)
+{
+	const uint8_t *p = d->p, *end = p + d->len;
+	struct field f;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id != 2 || f.wt != 2)
+			continue; /* event_names */
+		const uint8_t *r = f.p, *re = f.p + f.len;
+		struct field g;
+		uint64_t iid = 0;
+		const uint8_t *str = NULL;
+		size_t len = 0;
+		while (next_field(&r, re, &g) > 0) {
+			if (g.id == 1 && g.wt == 0)
+				iid = g.v;
+			else if (g.id == 2 && g.wt == 2) {
+				str = g.p;
+				len = g.len;
+			}
+		}
+		if (str)
+			name_put(s, q, iid, str, len);
+	}
+}
+
+/* TrackEvent tokenization (track_event_tokenizer.cc TokenizeTrackEventPacket). */
+static void
+do_track_event(struct ps *s, const struct pkt *k, struct seq *q, const struct field *te)
+{
+	if (!k->has_seq)
+		return; /* track_event_missing_sequence_id */
+	const uint8_t *p = te->p, *end = p + te->len;
+	struct field f;
+	bool has_delta = false, has_tt_delta = false, has_track = false;
+	bool has_counter = false, has_name = false, has_name_iid = false;
+	bool has_ic_delta = false;
+	int64_t delta = 0, absolute = 0;
+	uint64_t type = 0, track = 0, name_iid = 0;
+	int64_t legacy_phase = 0;
+	const uint8_t *name = NULL;
+	size_t name_len = 0;
+	while (next_field(&p, end, &f) > 0) {
+		switch (f.id) {
+		case 1:
+			if (f.wt == 0) {
+				has_delta = true;
+				delta = (int64_t)f.v;
+			}
+			break;
+		case 16:
+			if (f.wt == 0)
+				absolute = (int64_t)f.v;
+			break;
+		case 2:
+			has_tt_delta = f.wt == 0;
+			break;
+		case 8:
+			has_ic_delta = f.wt == 0;
+			break;
+		case 9:
+			if (f.wt == 0)
+				type = f.v;
+			break;
+		case 10:
+			if (f.wt == 0) {
+				has_name_iid = true;
+				name_iid = f.v;
+			}
+			break;
+		case 11:
+			if (f.wt == 0) {
+				has_track = true;
+				track = f.v;
+			}
+			break;
+		case 23:
+			if (f.wt == 2) {
+				has_name = true;
+				name = f.p;
+				name_len = f.len;
+			}
+			break;
+		case 30:
+			if (f.wt == 0)
+				has_counter = true;
+			break;
+		case 44:
+			if (f.wt == 1)
+				has_counter = true;
+			break;
+		case 6:
+			if (f.wt == 2 && s->keep) {
+				const uint8_t *r = f.p, *re = f.p + f.len;
+				struct field g;
+				while (next_field(&r, re, &g) > 0)
+					if (g.id == 2 && g.wt == 0)
+						legacy_phase = (int64_t)g.v;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+
+	int64_t ts = 0;
+	bool conv = false;
+	if (has_delta) {
+		if (!q->te_ts_valid)
+			return; /* track_event_skipped_timestamp_delta_without_valid_state */
+		q->te_ref_ns = sat_add(q->te_ref_ns, sat_mul_1000(delta));
+		ts = q->te_ref_ns;
+		conv = true;
+	} else if (absolute) {
+		ts = sat_mul_1000(absolute);
+		conv = true;
+	} else if (!k->has_ts) {
+		return; /* track_event_missing_timestamp */
+	}
+	if (conv && ts < 0) {
+		pend_stat(s, k->machine, k->off, TM_STAT_TE_INVALID_TS);
+		return;
+	}
+
+	/* Validation after the legacy conversion. */
+	bool ok = true;
+	if ((has_tt_delta || has_ic_delta) && !q->te_ts_valid)
+		ok = false;
+	if (type == 4 && ((!has_track && !q->def_has_track) || !has_counter))
+		ok = false;
+	if (type == 5 && !has_track && !q->def_has_track)
+		ok = false;
+
+	uint32_t detail = 0;
+	if (ok && s->keep) {
+		const char *nm = (const char *)name;
+		size_t nl = name_len;
+		if (!has_name && has_name_iid && !name_get(s, q, name_iid, &nm, &nl)) {
+			nm = NULL;
+			nl = 0;
+		}
+		if (!has_name && !has_name_iid)
+			nm = NULL;
+		char ph = 0;
+		switch (type) {
+		case 1: ph = 'B'; break;
+		case 2: ph = 'E'; break;
+		case 3: ph = 'I'; break;
+		case 4: ph = 'C'; break;
+		default:
+			if (legacy_phase > 0 && legacy_phase < 128)
+				ph = (char)legacy_phase;
+			break;
+		}
+		uint64_t key = has_track ? track
+			       : q->def_has_track ? q->def_track
+						  : (1ULL << 63) | q->key;
+		detail = tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
+	}
+
+	if (conv) {
+		struct tm_op *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+		op->clock = 3; /* MONOTONIC */
+		op->ts = ts;
+		op->flags = TM_CONV_FAIL_KEEP_RAW | (ok ? 0 : TM_CONV_NO_PUSH);
+		op->detail = detail;
+		note_clock(s, 3);
+		if (ok)
+			tm_scan_note_ts(s->sc, ts);
+		return;
+	}
+	if (!ok)
+		return;
+	struct tm_op *op = pend_add(s, TM_OP_PUSH, k->machine, k->off);
+	op->flags = TM_PUSH_TRACK_EVENT;
+	op->detail = detail;
+}
+
+static void
+do_thread_descriptor(struct seq *q, const struct field *td)
+{
+	const uint8_t *p = td->p, *end = p + td->len;
+	struct field f;
+	int64_t ref = 0;
+	while (next_field(&p, end, &f) > 0)
+		if (f.id == 6 && f.wt == 0)
+			ref = (int64_t)f.v;
+	q->te_ref_ns = sat_mul_1000(ref);
+	q->te_ts_valid = true;
+}
+
+/* Packed varint array into *out (count *n); false if malformed. */
+static size_t
+count_packed(const struct field *f)
+{
+	if (!f->p)
+		return 0;
+	size_t c = 0;
+	for (size_t i = 0; i < f->len; i++)
+		if (!(f->p[i] & 0x80))
+			c++;
+	return c;
+}
+
+static void
+compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
+	      const struct field *ts, const struct field *const *cols, size_t n_cols,
+	      const struct field *comm, size_t n_intern)
+{
+	size_t n = count_packed(ts);
+	for (size_t i = 0; i < n_cols; i++) {
+		size_t c = count_packed(cols[i]);
+		if (c < n)
+			n = c;
+	}
+	size_t c = count_packed(comm);
+	if (c < n)
+		n = c;
+	if (!n)
+		return;
+	XGROW(s->ptss, s->cap_ptss, s->n_ptss + n);
+	size_t base = s->n_ptss;
+	const uint8_t *tp = ts->p, *te = ts->p + ts->len;
+	const uint8_t *cp = comm->p, *ce = comm->p + comm->len;
+	int64_t acc = 0;
+	size_t m = 0;
+	for (; m < n; m++) {
+		uint64_t d, ci;
+		tp = get_varint(tp, te, &d);
+		cp = get_varint(cp, ce, &ci);
+		if (!tp || !cp || ci >= n_intern)
+			break;
+		acc = wrap_add(acc, (int64_t)d);
+		s->ptss[base + m] = acc;
+		tm_scan_note_ts(s->sc, acc);
+	}
+	if (!m)
+		return;
+	s->n_ptss += m;
+	struct tm_op *op = pend_add(s, TM_OP_CONVERT_ARRAY, k->machine, k->off);
+	op->clock = clock;
+	op->seq = seq;
+	op->n = (uint32_t)m;
+	s->pend[s->n_pend - 1].arr = base;
+}
+
+static void
+do_compact_sched(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
+		 const struct field *cs)
+{
+	struct field col[13];
+	memset(col, 0, sizeof col);
+	size_t n_intern = 0;
+	const uint8_t *p = cs->p, *end = p + cs->len;
+	struct field f;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id == 5 && f.wt == 2)
+			n_intern++;
+		else if (f.id < 13 && f.wt == 2)
+			col[f.id] = f;
+	}
+	const struct field *sw[] = {&col[2], &col[3], &col[4]};
+	compact_array(s, k, clock, seq, &col[1], sw, 3, &col[6], n_intern);
+	const struct field *wk[] = {&col[8], &col[9], &col[10]};
+	compact_array(s, k, clock, seq, &col[7], wk, 3, &col[11], n_intern);
+}
+
+/* FtraceEventBundle (ftrace_tokenizer.cc TokenizeFtraceBundle). */
+static void
+do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
+{
+	const uint8_t *p = b->p, *end = p + b->len;
+	struct field f, compact = {0};
+	bool has_cpu = false, has_clk = false, has_fts = false, has_bts = false;
+	bool has_compact = false, has_first = false, has_prev = false, has_last = false;
+	uint64_t cpu = 0, clk = 0, prev = 0, last = 0;
+	int64_t fts = 0, bts = 0;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.wt == 0) {
+			switch (f.id) {
+			case 1: has_cpu = true; cpu = f.v; break;
+			case 5: has_clk = true; clk = f.v; break;
+			case 6: has_fts = true; fts = (int64_t)f.v; break;
+			case 7: has_bts = true; bts = (int64_t)f.v; break;
+			case 9: has_last = true; last = f.v; break;
+			case 10: has_prev = true; prev = f.v; break;
+			}
+		} else if (f.wt == 2 && f.id == 4) {
+			has_compact = true;
+			compact = f;
+		}
+	}
+	if (!has_cpu) {
+		pend_stat(s, k->machine, k->off, TM_STAT_FTRACE_BUNDLE_ERRORS);
+		return;
+	}
+	if ((uint32_t)cpu >= MAX_CPU) {
+		char msg[160];
+		snprintf(msg, sizeof msg,
+			 "CPU %u is greater than maximum allowed of %u. This is likely because "
+			 "of trace corruption (ERR:tp-corrupt)",
+			 (unsigned)(uint32_t)cpu, (unsigned)MAX_CPU);
+		pend_fatal(s, k->machine, k->off, msg);
+		return;
+	}
+	uint32_t clock = 6, seq = 0;
+	struct machine *m = get_machine(s, k->machine);
+	if (has_clk) {
+		switch (clk) {
+		case 0: clock = 6; break;
+		case 4: clock = 5; break;
+		case 2:
+		case 3:
+			clock = 64;
+			seq = k->seq;
+			break;
+		default:
+			pend_fatal(s, k->machine, k->off,
+				   "Unable to parse ftrace packets with unknown clock");
+			return;
+		}
+		if (has_fts && has_bts && (!m->has_ft_snap ? fts != 0 : m->last_ft_snap != fts)) {
+			XGROW(s->pclocks, s->cap_pclocks, s->n_pclocks + 2);
+			size_t base = s->n_pclocks;
+			s->pclocks[s->n_pclocks++] = (struct tm_op_clock){clock, fts, 1, false};
+			s->pclocks[s->n_pclocks++] = (struct tm_op_clock){6, bts, 1, false};
+			struct tm_op *op = pend_add(s, TM_OP_SNAPSHOT, k->machine, k->off);
+			op->flags = TM_SNAP_AUX;
+			op->seq = seq;
+			op->n = 2;
+			s->pend[s->n_pend - 1].arr = base;
+			m->has_ft_snap = true;
+			m->last_ft_snap = fts;
+		}
+	}
+	note_clock(s, clock);
+	if (has_compact)
+		do_compact_sched(s, k, clock, seq, &compact);
+
+	p = b->p;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id != 2 || f.wt != 2)
+			continue;
+		const uint8_t *q = f.p, *qe = f.p + f.len;
+		struct field g;
+		bool has_ts = false;
+		uint64_t ts = 0;
+		uint32_t event_id = 0;
+		const uint8_t *buf = NULL;
+		size_t buf_len = 0;
+		while (next_field(&q, qe, &g) > 0) {
+			if (g.id == 1 && g.wt == 0 && !has_ts) {
+				has_ts = true;
+				ts = g.v;
+			} else if (g.wt == 2 && !event_id) {
+				event_id = g.id;
+				if (g.id == 3 && s->keep) {
+					const uint8_t *r = g.p, *re = g.p + g.len;
+					struct field h;
+					while (next_field(&r, re, &h) > 0)
+						if (h.id == 2 && h.wt == 2) {
+							buf = h.p;
+							buf_len = h.len;
+						}
+				}
+			}
+		}
+		if (!has_ts) {
+			pend_stat(s, k->machine, k->off, TM_STAT_FTRACE_BUNDLE_ERRORS);
+			continue;
+		}
+		if (!event_id)
+			continue; /* ftrace_missing_event_id */
+		uint32_t detail = 0;
+		if (s->keep) {
+			const char *nm = event_id == 3 ? "print" : event_id == 4 ? "sched_switch"
+										: NULL;
+			if (buf) {
+				nm = (const char *)buf;
+				while (buf_len && (buf[buf_len - 1] == '\n' || buf[buf_len - 1] == 0))
+					buf_len--;
+			}
+			detail = tm_oplog_detail(s->log, nm, nm ? (buf ? buf_len : strlen(nm)) : 0,
+						 'I', (1ULL << 62) | cpu, -1);
+		}
+		struct tm_op *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+		op->clock = clock;
+		op->seq = seq;
+		op->ts = (int64_t)ts;
+		op->flags = TM_CONV_FAIL_DROP;
+		op->detail = detail;
+		tm_scan_note_ts(s->sc, (int64_t)ts);
+	}
+
+	if (!(m->first_bundle[cpu / 8] & (1u << (cpu % 8)))) {
+		m->first_bundle[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
+		has_first = has_prev || has_last;
+		if (has_first) {
+			struct tm_op *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+			op->clock = clock;
+			op->seq = seq;
+			op->ts = (int64_t)(has_prev ? prev : last);
+			op->flags = TM_CONV_FAIL_FATAL | TM_CONV_NO_PUSH;
+		}
+	}
+}
+
+static void
+do_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
+{
+	const uint8_t *p = si->p, *end = p + si->len;
+	struct field f;
+	while (next_field(&p, end, &f) > 0)
+		if (f.id == 17 && f.wt == 2)
+			pend_text(s, TM_OP_SYSINFO, k->machine, k->off, (const char *)f.p, f.len);
+}
+
+/* Statsd atoms: one push per atom (at timestamp_nanos[i] raw, else at the
+ * packet ts); approximated as pushes at the packet ts. */
+static void
+do_statsd(struct ps *s, const struct pkt *k, const struct field *sa)
+{
+	const uint8_t *p = sa->p, *end = p + sa->len;
+	struct field f;
+	while (next_field(&p, end, &f) > 0)
+		if (f.id == 1 && f.wt == 2)
+			pend_add(s, TM_OP_PUSH, k->machine, k->off);
+}
+
+static void
+do_compressed(struct ps *s, const struct pkt *k)
+{
+	int codec = k->has_compressed ? 1 : 2;
+	if (s->codec && s->codec != codec) {
+		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = 0, .offset = k->off,
+					.text = "A trace must not mix compressed_packets and "
+						"zstd_compressed_packets (ERR:tp-corrupt)"});
+		return;
+	}
+	s->codec = codec;
+	if (codec == 2) {
+		s->stop = true;
+		s->sc->failed = true;
+		tm_error_set(&s->sc->err, TM_ERR_UNSUPPORTED,
+			     "byte 0x%llx: zstd_compressed_packets are not supported by tracemerge",
+			     (unsigned long long)k->off);
+		return;
+	}
+	if (s->depth > 0) {
+		/* Inner packets are never decompressed again by TP (its
+		 * callback expects plain packets); treat like TP's CHECK. */
+		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+					.text = "Failed to decompress compressed_packets "
+						"(ERR:tp-corrupt)"});
+		return;
+	}
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, 15 + 32) != Z_OK) {
+		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+					.text = "Failed to decompress compressed_packets "
+						"(ERR:tp-corrupt)"});
+		return;
+	}
+	size_t cap_out = (size_t)k->compressed.len * MAX_RATIO;
+	if (cap_out > MAX_INFLATED || cap_out < k->compressed.len)
+		cap_out = MAX_INFLATED;
+	size_t len = 0;
+	z.next_in = (Bytef *)(uintptr_t)k->compressed.p;
+	z.avail_in = (uInt)k->compressed.len;
+	int zr = Z_OK;
+	for (;;) {
+		if (len == s->cap_inflated) {
+			size_t nc = s->cap_inflated ? s->cap_inflated * 2 : 65536;
+			s->inflated = xrealloc(s->inflated, nc);
+			s->cap_inflated = nc;
+		}
+		z.next_out = s->inflated + len;
+		z.avail_out = (uInt)(s->cap_inflated - len);
+		zr = inflate(&z, Z_NO_FLUSH);
+		len = s->cap_inflated - z.avail_out;
+		if (zr == Z_STREAM_END)
+			break;
+		if (zr != Z_OK && zr != Z_BUF_ERROR)
+			break;
+		if (zr == Z_BUF_ERROR && z.avail_out != 0)
+			break; /* input exhausted before the end */
+		if (len > cap_out) {
+			zr = Z_MEM_ERROR;
+			break;
+		}
+	}
+	inflateEnd(&z);
+	if (zr != Z_STREAM_END) {
+		if (len > cap_out) {
+			s->stop = true;
+			s->sc->failed = true;
+			tm_error_set(&s->sc->err, TM_ERR_LIMIT,
+				     "byte 0x%llx: compressed_packets inflate beyond %zu bytes",
+				     (unsigned long long)k->off, cap_out);
+			return;
+		}
+		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+					.text = "Failed to decompress compressed_packets "
+						"(ERR:tp-corrupt)"});
+		return;
+	}
+	/* The inflated buffer is reused: walk a private copy. */
+	uint8_t *buf = s->inflated;
+	s->inflated = NULL;
+	s->cap_inflated = 0;
+	const uint8_t *ptr = buf, *end = buf + len;
+	s->depth++;
+	while (end - ptr > 2 && !s->stop) {
+		const uint8_t *outer = ptr;
+		if (*ptr != 0x0A) {
+			emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+						.text = "Expected TracePacket tag (ERR:tp-corrupt)"});
+			break;
+		}
+		uint64_t sz = 0;
+		const uint8_t *q = get_varint(ptr + 1, end, &sz);
+		if (!q || sz > (uint64_t)(end - q) || q + sz - outer < 2) {
+			emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+						.text = "Invalid packet size (ERR:tp-corrupt)"});
+			break;
+		}
+		process_packet(s, q, (size_t)sz, k->off);
+		ptr = q + sz;
+	}
+	s->depth--;
+	if (!s->inflated) {
+		s->inflated = buf;
+		s->cap_inflated = len ? len : 0;
+		if (!len) {
+			free(buf);
+			s->inflated = NULL;
+		}
+	} else {
+		free(buf);
+	}
+}
+
+static void
+process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
+{
+	struct pkt k;
+	memset(&k, 0, sizeof k);
+	k.off = off;
+	s->sc->n_packets++;
+	bool ok = decode_packet(p, n, &k);
+	if (k.has_compressed || k.has_zstd) {
+		if (k.has_compressed && k.has_zstd)
+			k.has_zstd = false; /* TP prefers compressed_packets */
+		do_compressed(s, &k);
+		return;
+	}
+	if (!ok) {
+		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = k.machine, .offset = off,
+					.text = MSG_PACKET_CORRUPT});
+		return;
+	}
+
+	/* Machine dispatch marker. */
+	struct machine *m = get_machine(s, k.machine);
+	if (!m->seen && (k.machine != 0 || !k.has_sync)) {
+		m->seen = true;
+		emit(s, &(struct tm_op){.kind = TM_OP_MACHINE, .machine = k.machine, .offset = off});
+		tm_scan_note_machine(s->sc, k.machine);
+	}
+
+	uint32_t slot;
+	struct seq *q = get_seq(s, k.machine, k.seq, &slot);
+	if (k.cleared_legacy || (k.flags & 1)) {
+		if (k.has_seq) {
+			q->valid = true;
+			q->has_defaults = false;
+			q->def_clock = 0;
+			q->def_has_track = false;
+			q->te_ts_valid = false;
+			q->gen++;
+		}
+	} else if (k.dropped && k.has_seq) {
+		q->valid = false;
+		q->te_ts_valid = false;
+	}
+	if (k.has_defaults && k.has_seq)
+		do_defaults(q, &k.defaults);
+	if (k.has_interned && k.has_seq && q->valid && s->keep)
+		do_interned(s, q, &k.interned);
+
+	if (k.has_snapshot) {
+		do_snapshot(s, &k);
+		return;
+	}
+	if (k.has_remote) {
+		do_remote_sync(s, &k);
+		return;
+	}
+	if (k.has_service) {
+		uint32_t c = k.has_clock ? k.clock : 6;
+		note_clock(s, c);
+		emit(s, &(struct tm_op){.kind = TM_OP_SERVICE, .machine = k.machine, .clock = c,
+					.ts = (int64_t)k.ts, .offset = off});
+		return;
+	}
+	if (k.has_ext)
+		return;
+	if (k.flags & 2) {
+		if (!k.seq) {
+			emit(s, &(struct tm_op){
+					.kind = TM_OP_FATAL, .machine = k.machine, .offset = off,
+					.text = "TracePacket specified SEQ_NEEDS_INCREMENTAL_STATE "
+						"but the TraceWriter's sequence_id is zero (the "
+						"service is probably too old)"});
+			return;
+		}
+		if (!q->valid) {
+			emit(s, &(struct tm_op){.kind = TM_OP_STAT, .machine = k.machine,
+						.stat = TM_STAT_SEQ_NEEDS_INCR_INVALID, .n = 1,
+						.offset = off});
+			return;
+		}
+	}
+
+	/* Timestamp clock resolution; 0 = the reader's default clock. */
+	uint32_t clock = 0;
+	if (k.has_ts) {
+		clock = k.clock;
+		if (!clock && q->has_defaults)
+			clock = q->def_clock;
+		if (!k.has_chrome && clock >= 64 && clock <= 127 && !k.seq) {
+			char msg[200];
+			snprintf(msg, sizeof msg,
+				 "TracePacket specified a sequence-local clock id (%u) but the "
+				 "TraceWriter's sequence_id is zero (the service is probably too "
+				 "old)",
+				 (unsigned)clock);
+			emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = k.machine,
+						.offset = off, .text = msg});
+			return;
+		}
+		if (clock)
+			note_clock(s, clock);
+	}
+
+	/* Payload: module dispatch in wire order. */
+	s->n_pend = s->n_pclocks = s->n_ptss = 0;
+	bool handled = false;
+	if (k.has_td_before) {
+		if (!k.has_seq || !q->valid)
+			handled = true; /* thread_descriptor_* stats, no push */
+		else
+			do_thread_descriptor(q, &k.td);
+	}
+	if (!handled && k.handler) {
+		handled = true;
+		switch (k.handler) {
+		case F_FTRACE:
+			do_ftrace(s, &k, &k.hfield);
+			break;
+		case F_TRACK_EVENT:
+			do_track_event(s, &k, q, &k.hfield);
+			break;
+		case F_SYSINFO:
+			do_sysinfo(s, &k, &k.hfield);
+			break;
+		case F_STATSD:
+			do_statsd(s, &k, &k.hfield);
+			break;
+		default:
+			break; /* handled at tokenize time, not pushed */
+		}
+	}
+	if (!handled)
+		pend_add(s, TM_OP_PUSH, k.machine, off);
+
+	if (k.has_ts) {
+		struct tm_op op = {.kind = TM_OP_PACKET, .machine = k.machine, .clock = clock,
+				   .seq = k.seq, .ts = (int64_t)k.ts,
+				   .flags = k.has_chrome ? TM_PKT_CHROME : 0,
+				   .n = (uint32_t)s->n_pend, .offset = off};
+		emit(s, &op);
+		tm_scan_note_ts(s->sc, (int64_t)k.ts);
+		pend_flush(s, true);
+	} else {
+		pend_flush(s, false);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* top-level framing                                                   */
+/* ------------------------------------------------------------------ */
+
+enum frame { FR_NEED, FR_DONE, FR_FATAL, FR_LIMIT };
+
+/* Frame one top-level field at p[0..avail).  FR_DONE: *used bytes consumed
+ * (packet processed or field skipped; *skip = bytes still to skip beyond
+ * avail for a large skipped field).  FR_NEED: *need = total bytes needed if
+ * known, else 0. */
+static enum frame
+frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *used,
+	  uint64_t *skip, size_t *need)
+{
+	const uint8_t *end = p + avail;
+	size_t hdr_avail = avail < MAX_HEADER ? avail : MAX_HEADER;
+	const uint8_t *he = p + hdr_avail;
+	uint64_t tag, v;
+	char msg[160];
+	*need = 0;
+	*skip = 0;
+	const uint8_t *q = get_varint(p, he, &tag);
+	if (!q) {
+		if (hdr_avail < MAX_HEADER)
+			return FR_NEED;
+		snprintf(msg, sizeof msg, "Failed to parse tag @ 0x%llx (ERR:tp-corrupt)",
+			 (unsigned long long)off);
+		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off, .text = msg});
+		return FR_FATAL;
+	}
+	if (tag != 0x0A) {
+		switch (tag & 7) {
+		case 0:
+			if (!get_varint(q, he, &v)) {
+				if (hdr_avail < MAX_HEADER)
+					return FR_NEED;
+				snprintf(msg, sizeof msg,
+					 "Failed to skip varint @ 0x%llx (ERR:tp-corrupt)",
+					 (unsigned long long)off);
+				emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
+							.text = msg});
+				return FR_FATAL;
+			}
+			*used = (size_t)(get_varint(q, he, &v) - p);
+			return FR_DONE;
+		case 2: {
+			const uint8_t *r = get_varint(q, he, &v);
+			if (!r) {
+				if (hdr_avail < MAX_HEADER)
+					return FR_NEED;
+				snprintf(msg, sizeof msg,
+					 "Failed to skip delimited @ 0x%llx (ERR:tp-corrupt)",
+					 (unsigned long long)off);
+				emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
+							.text = msg});
+				return FR_FATAL;
+			}
+			size_t h = (size_t)(r - p);
+			if (v > (uint64_t)(end - r)) {
+				/* skip without buffering */
+				*used = avail;
+				*skip = v - (uint64_t)(end - r);
+				return FR_DONE;
+			}
+			*used = h + (size_t)v;
+			return FR_DONE;
+		}
+		case 1:
+		case 5: {
+			size_t tot = (size_t)(q - p) + ((tag & 7) == 1 ? 8 : 4);
+			if (tot > avail) {
+				*need = tot;
+				return FR_NEED;
+			}
+			*used = tot;
+			return FR_DONE;
+		}
+		default:
+			snprintf(msg, sizeof msg,
+				 "Unknown field type @ 0x%llx; the trace is corrupt or was produced "
+				 "by a newer version of Perfetto (ERR:tp-corrupt)",
+				 (unsigned long long)off);
+			emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off, .text = msg});
+			return FR_FATAL;
+		}
+	}
+	const uint8_t *r = get_varint(q, he, &v);
+	if (!r) {
+		if (hdr_avail < MAX_HEADER)
+			return FR_NEED;
+		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
+					.text = "Failed to parse TracePacket size (ERR:tp-corrupt)"});
+		return FR_FATAL;
+	}
+	size_t h = (size_t)(r - p);
+	if (v == 0) {
+		*used = h;
+		return FR_DONE;
+	}
+	if (v > MAX_PACKET)
+		return FR_LIMIT;
+	if (v > (uint64_t)(end - r)) {
+		*need = h + (size_t)v;
+		return FR_NEED;
+	}
+	process_packet(s, r, (size_t)v, off);
+	*used = h + (size_t)v;
+	return FR_DONE;
+}
+
+static void
+ps_fini(struct ps *s)
+{
+	free(s->seqs);
+	free(s->machines);
+	free(s->names);
+	tm_buf_fini(&s->npool);
+	free(s->pend);
+	free(s->pclocks);
+	free(s->ptss);
+	tm_buf_fini(&s->ptext);
+	free(s->inflated);
+}
+
+enum tm_status
+tm_scan_proto(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+	      struct tm_error *err)
+{
+	struct ps s;
+	memset(&s, 0, sizeof s);
+	s.sc = sc;
+	s.log = &sc->log;
+	s.ctl = ctl;
+	s.keep = ctl && ctl->keep_events;
+	tm_buf_init(&s.npool);
+	tm_buf_init(&s.ptext);
+
+	struct tm_buf carry;
+	tm_buf_init(&carry);
+	uint64_t carry_off = 0; /* member offset of carry.data[0] */
+	uint64_t skip = 0;
+	uint64_t pos = 0; /* member offset of the block start */
+	enum tm_status rc = TM_OK;
+	unsigned ticks = 0;
+
+	for (;;) {
+		const uint8_t *blk;
+		size_t n;
+		rc = tm_stream_next(st, &blk, &n, err);
+		if (rc != TM_OK) {
+			sc->failed = true;
+			if (err)
+				sc->err = *err;
+			break;
+		}
+		if (n == 0)
+			break; /* EOF: an incomplete trailing field is ignored, as TP does */
+		if (ctl && ctl->cancel && *ctl->cancel) {
+			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
+			break;
+		}
+		if (ctl && ctl->progress && (++ticks & 15) == 0)
+			atomic_store(ctl->progress, pos);
+		size_t i = 0;
+		if (skip) {
+			size_t k = skip < n ? (size_t)skip : n;
+			skip -= k;
+			i = k;
+		}
+		while (i < n && !s.stop) {
+			size_t used, need;
+			uint64_t sk;
+			enum frame fr;
+			if (carry.len) {
+				/* Top up the carry: header first, then the body. */
+				size_t want = carry.len < MAX_HEADER ? MAX_HEADER - carry.len : 0;
+				if (want) {
+					size_t k = want < n - i ? want : n - i;
+					tm_buf_add(&carry, blk + i, k);
+					i += k;
+				}
+				for (;;) {
+					fr = frame_one(&s, (const uint8_t *)carry.data, carry.len,
+						       carry_off, &used, &sk, &need);
+					if (fr != FR_NEED || !need || i == n)
+						break;
+					size_t k = need - carry.len;
+					if (k > n - i)
+						k = n - i;
+					tm_buf_add(&carry, blk + i, k);
+					i += k;
+				}
+				if (fr == FR_NEED)
+					break; /* next block */
+				if (fr == FR_FATAL)
+					break;
+				if (fr == FR_LIMIT)
+					goto limit;
+				/* Bytes of this block beyond the field go back. */
+				size_t extra = carry.len - used;
+				i -= extra;
+				if (sk) {
+					size_t k = sk < n - i ? (size_t)sk : n - i;
+					i += k;
+					skip = sk - k;
+				}
+				tm_buf_reset(&carry);
+				continue;
+			}
+			fr = frame_one(&s, blk + i, n - i, pos + i, &used, &sk, &need);
+			if (fr == FR_DONE) {
+				i += used;
+				skip = sk;
+				continue;
+			}
+			if (fr == FR_LIMIT)
+				goto limit;
+			if (fr == FR_FATAL)
+				break;
+			/* FR_NEED: keep the tail */
+			carry_off = pos + i;
+			tm_buf_add(&carry, blk + i, n - i);
+			i = n;
+		}
+		pos += n;
+		if (s.stop)
+			break;
+		/* A straddling field larger than our cap is refused early. */
+		continue;
+	limit:
+		sc->failed = true;
+		rc = tm_error_set(err, TM_ERR_LIMIT,
+				  "byte 0x%llx: a trace packet larger than %u MiB is not supported",
+				  (unsigned long long)(carry.len ? carry_off : pos + i),
+				  MAX_PACKET >> 20);
+		sc->err = *err;
+		break;
+	}
+	flush_nots(&s);
+	if (ctl && ctl->progress)
+		atomic_store(ctl->progress, pos);
+	tm_buf_fini(&carry);
+	ps_fini(&s);
+	return rc;
+}
