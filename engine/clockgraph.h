@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_processor's global clock graph, replayed: clock nodes are
+ * (clock_id, seq_id, trace_file_id, machine_row) tuples; each snapshot adds
+ * a series (keyed by an order-dependent hash of its clock list) and edges
+ * between every pair of its clocks; conversion is a breadth-first search of
+ * at most 4 hops taking the first edge that reaches the target, each hop
+ * applying the last snapshot at or before the value (the first one when the
+ * value precedes them all).  engine-semantics.md §4.1-4.3.
+ */
+#ifndef TM_CLOCKGRAPH_H
+#define TM_CLOCKGRAPH_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include "internal.h"
+
+struct tm_clockid {
+	uint32_t clock, seq, tf, machine;
+};
+
+static inline bool
+tm_clockid_eq(struct tm_clockid a, struct tm_clockid b)
+{
+	return a.clock == b.clock && a.seq == b.seq && a.tf == b.tf && a.machine == b.machine;
+}
+
+/* Qualify(c, m, tag): machine = m; trace_file_id = tag when seq and tf are 0. */
+static inline struct tm_clockid
+tm_clockid_qualify(struct tm_clockid c, uint32_t machine, uint32_t tag)
+{
+	c.machine = machine;
+	if (c.seq == 0 && c.tf == 0)
+		c.tf = tag;
+	return c;
+}
+
+/* "6(seq=0,tf=2,m=0)" style, as trace_processor prints clock ids. */
+void tm_clockid_str(struct tm_clockid c, char *buf, size_t cap);
+
+struct tm_graph_clock {
+	struct tm_clockid id;
+	int64_t ts;
+	uint64_t unit;
+	bool is_incremental;
+};
+
+enum tm_conv_result {
+	TM_CONV_OK,
+	TM_CONV_UNKNOWN_SOURCE,
+	TM_CONV_UNKNOWN_TARGET,
+	TM_CONV_NO_PATH,
+};
+
+struct tm_graph;
+struct tm_graph *tm_graph_new(void);
+void tm_graph_free(struct tm_graph *g);
+
+/* AddSnapshot.  tt is the current trace-time clock (for the unit and
+ * monotonicity rules).  On error returns false with trace_processor's text
+ * in msg; clocks processed before the error keep their series entries. */
+bool tm_graph_add_snapshot(struct tm_graph *g, const struct tm_graph_clock *c, size_t n,
+			   struct tm_clockid tt, char *msg, size_t msg_cap);
+/* Convert; *out valid on TM_CONV_OK.  Incremental sources accumulate (mutate)
+ * only when a path was found, unless probe is true (no mutation). */
+enum tm_conv_result tm_graph_convert(struct tm_graph *g, struct tm_clockid src, int64_t ts,
+				     struct tm_clockid dst, bool probe, int64_t *out);
+bool tm_graph_knows(const struct tm_graph *g, struct tm_clockid c);
+/* "a Convert of ts 0 succeeds" without side effects. */
+bool tm_graph_reaches(struct tm_graph *g, struct tm_clockid a, struct tm_clockid b);
+uint32_t tm_graph_n_snapshots(const struct tm_graph *g);
+
+#endif

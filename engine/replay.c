@@ -1,0 +1,1434 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The import replay: trace_processor's archive import, minus the bytes.
+ *
+ * Input: the session's members in processing order, each trace member's op
+ * log (scan.h), and one manifest.  Output: a tm_report with the error the
+ * import fails with (if any), the machine table, trace time, every stat the
+ * tokenizers would count, and per-file figures.  Everything here follows
+ * engine-semantics.md: §3 per-file setup, §4 clock trackers and the deferred
+ * bridge, §5 trace-time claims, §6 negative drops, §7.3 manifest apply, §8
+ * machines, §10 proto tokenization (what depends on more than one file).
+ */
+#include "session.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clockgraph.h"
+
+#define MANIFEST_RAW_BASE (UINT64_C(1) << 32)
+#define NO_OWNER INT64_MIN
+
+struct row {
+	uint64_t raw;
+	char *name;
+};
+
+/* One ClockTracker (file x machine context), with the proto reader's
+ * default clock. */
+struct ctx {
+	size_t file;       /* report file index (= member index) */
+	uint32_t trace_id; /* the file's trace_file id */
+	uint64_t raw;
+	uint32_t row;
+	bool is_primary;
+	uint32_t tag;
+	uint64_t n_conv;
+	bool has_default;
+	struct tm_clockid default_clock; /* unqualified */
+	bool has_pending;
+	struct tm_clockid pending; /* unqualified */
+	bool is_pin;
+};
+
+struct entry_state { /* a manifest files[] entry, applied */
+	bool has_machine_id;
+	uint64_t machine_id;
+	size_t n_remap;
+	uint32_t *remap_id;
+	uint64_t *remap_raw;
+};
+
+struct file_acc {
+	uint64_t stats[TM_STAT__COUNT];
+	uint64_t events;
+	bool has_ts;
+	int64_t first_ts, last_ts;
+	uint32_t *rows;
+	size_t n_rows, cap_rows;
+	bool is_predicted;
+	bool is_trace;
+};
+
+struct ev {
+	uint32_t file;
+	uint32_t detail;
+	int64_t ts;
+	uint32_t row;
+	int stat; /* -1 kept */
+};
+
+struct rp {
+	struct tm_session *s;
+	const struct tm_manifest *m;
+	struct tm_report *r;
+	struct tm_graph *g;
+	struct tm_clockid tt;
+	int64_t tt_owner;
+	bool tt_claimed;
+	uint32_t tt_clock_meta;
+	struct row *rows;
+	size_t n_rows, cap_rows;
+	/* raw id -> row, for every raw id that got a row */
+	uint64_t *rr_raw;
+	uint32_t *rr_row;
+	size_t n_rr, cap_rr;
+	/* raw ids that have a context already (is_primary) */
+	uint64_t *ctx_raw;
+	size_t n_ctx_raw, cap_ctx_raw;
+	struct ctx **ctxs;
+	size_t n_ctxs, cap_ctxs;
+	bool any_forked;
+	bool manifest_seen;
+	struct entry_state *entries; /* per manifest files[] entry */
+	struct file_acc *acc;        /* per member */
+	uint64_t global_neg;
+	struct ev *evs;
+	size_t n_evs, cap_evs;
+	char *error;
+	char *hint;
+	int64_t sorter_max; /* latest pushed ts (for packets without ts) */
+};
+
+/* ------------------------------------------------------------------ */
+/* machines                                                            */
+/* ------------------------------------------------------------------ */
+
+static long
+row_of_raw(const struct rp *p, uint64_t raw)
+{
+	for (size_t i = 0; i < p->n_rr; i++)
+		if (p->rr_raw[i] == raw)
+			return p->rr_row[i];
+	return -1;
+}
+
+static uint32_t
+new_row(struct rp *p, uint64_t raw, const char *name)
+{
+	XGROW(p->rows, p->cap_rows, p->n_rows + 1);
+	p->rows[p->n_rows].raw = raw;
+	p->rows[p->n_rows].name = xstrdup0(name);
+	XGROW(p->rr_raw, p->cap_rr, p->n_rr + 1);
+	p->rr_row = xrealloc(p->rr_row, p->cap_rr * sizeof *p->rr_row);
+	p->rr_raw[p->n_rr] = raw;
+	p->rr_row[p->n_rr] = (uint32_t)p->n_rows;
+	p->n_rr++;
+	return (uint32_t)p->n_rows++;
+}
+
+static uint32_t
+ensure_row(struct rp *p, uint64_t raw)
+{
+	long r = row_of_raw(p, raw);
+	return r >= 0 ? (uint32_t)r : new_row(p, raw, NULL);
+}
+
+static bool
+ctx_raw_exists(const struct rp *p, uint64_t raw)
+{
+	for (size_t i = 0; i < p->n_ctx_raw; i++)
+		if (p->ctx_raw[i] == raw)
+			return true;
+	return false;
+}
+
+static struct ctx *
+fork_ctx(struct rp *p, size_t file, uint64_t raw)
+{
+	struct ctx *c = xcalloc(1, sizeof *c);
+	c->file = file;
+	c->trace_id = tm_session_member(p->s, file)->trace_file_id;
+	c->raw = raw;
+	c->row = ensure_row(p, raw);
+	c->is_primary = !ctx_raw_exists(p, raw);
+	if (c->is_primary) {
+		XGROW(p->ctx_raw, p->cap_ctx_raw, p->n_ctx_raw + 1);
+		p->ctx_raw[p->n_ctx_raw++] = raw;
+	}
+	XGROW(p->ctxs, p->cap_ctxs, p->n_ctxs + 1);
+	p->ctxs[p->n_ctxs++] = c;
+	p->any_forked = true;
+	struct file_acc *a = &p->acc[file];
+	bool have = false;
+	for (size_t i = 0; i < a->n_rows; i++)
+		have |= a->rows[i] == c->row;
+	if (!have) {
+		XGROW(a->rows, a->cap_rows, a->n_rows + 1);
+		a->rows[a->n_rows++] = c->row;
+	}
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* errors and stats                                                    */
+/* ------------------------------------------------------------------ */
+
+static void
+fail(struct rp *p, const char *fmt, ...) TM_PRINTF(2, 3);
+
+static void
+fail(struct rp *p, const char *fmt, ...)
+{
+	if (p->error)
+		return;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	char tmp[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	/* trace_processor_storage_impl.cc: top-level parse errors are wrapped
+	 * unless they carry (ERR:fmt). */
+	if (strstr(tmp, "(ERR:fmt)"))
+		tm_buf_adds(&b, tmp);
+	else
+		tm_buf_addf(&b, "Trace parse failure: %s (ERR:tp-parse)", tmp);
+	p->error = tm_buf_steal(&b);
+}
+
+static void
+stat_add(struct rp *p, size_t file, enum tm_stat_id st, uint64_t n)
+{
+	p->acc[file].stats[st] += n;
+	if (st == TM_STAT_NEG_DROPPED)
+		p->global_neg += n;
+}
+
+static void
+record_event(struct rp *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
+{
+	if (!p->s->opts.keep_events || !detail)
+		return;
+	XGROW(p->evs, p->cap_evs, p->n_evs + 1);
+	p->evs[p->n_evs++] = (struct ev){(uint32_t)file, detail, ts, row, stat};
+}
+
+/* ------------------------------------------------------------------ */
+/* trace time and trackers                                             */
+/* ------------------------------------------------------------------ */
+
+static bool
+try_set_clock(struct rp *p, struct tm_clockid c, int64_t owner)
+{
+	if (p->tt_owner != NO_OWNER && p->tt_owner != owner)
+		return false;
+	p->tt = c;
+	p->tt_owner = owner;
+	p->tt_claimed = true;
+	p->tt_clock_meta = c.clock;
+	return true;
+}
+
+static void
+ctx_set_global_clock(struct rp *p, struct ctx *c, struct tm_clockid clk)
+{
+	if (c->n_conv > 0)
+		return;
+	try_set_clock(p, tm_clockid_qualify(clk, c->row, 0), c->trace_id);
+}
+
+static void
+zero_edge(struct rp *p, struct tm_clockid a, struct tm_clockid b)
+{
+	struct tm_graph_clock gc[2] = {{a, 0, 1, false}, {b, 0, 1, false}};
+	char msg[512];
+	(void)tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg);
+}
+
+static void
+flush_pending(struct rp *p, struct ctx *c)
+{
+	if (!c->has_pending)
+		return;
+	c->has_pending = false;
+	struct tm_clockid gt = p->tt;
+	struct tm_clockid q = tm_clockid_qualify(c->pending, c->row, c->tag);
+	struct tm_clockid k = tm_clockid_qualify(c->pending, c->row, 0);
+	if (!tm_clockid_eq(q, k) && !tm_graph_reaches(p->g, q, k))
+		zero_edge(p, q, k);
+	if (tm_clockid_eq(k, gt) || tm_graph_reaches(p->g, k, gt))
+		return;
+	struct tm_clockid r = {TM_CLOCK_REALTIME, 0, 0, c->row};
+	struct tm_clockid R = {TM_CLOCK_REALTIME, 0, 0, gt.machine};
+	if (!tm_clockid_eq(r, R) && tm_graph_reaches(p->g, k, r) && tm_graph_reaches(p->g, R, gt)) {
+		if (!tm_graph_reaches(p->g, r, R))
+			zero_edge(p, r, R);
+		return;
+	}
+	if (k.clock == TM_CLOCK_TRACE_FILE || gt.clock == TM_CLOCK_TRACE_FILE || k.clock == gt.clock) {
+		zero_edge(p, k, gt);
+		return;
+	}
+	stat_add(p, c->file, TM_STAT_UNRELATABLE, 1);
+}
+
+/* ClockTracker::ToTraceTime on an unqualified clock. */
+static bool
+to_trace_time(struct rp *p, struct ctx *c, struct tm_clockid clk, int64_t ts, bool suppress,
+	      int64_t *out, enum tm_conv_result *why)
+{
+	flush_pending(p, c);
+	c->n_conv++;
+	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
+	enum tm_conv_result res = tm_graph_convert(p->g, q, ts, p->tt, false, out);
+	if (why)
+		*why = res;
+	if (res == TM_CONV_OK)
+		return true;
+	if (!suppress) {
+		enum tm_stat_id st = res == TM_CONV_UNKNOWN_SOURCE   ? TM_STAT_UNKNOWN_SOURCE
+				     : res == TM_CONV_UNKNOWN_TARGET ? TM_STAT_UNKNOWN_TARGET
+								     : TM_STAT_NO_PATH;
+		stat_add(p, c->file, st, 1);
+	}
+	return false;
+}
+
+/* ClockTracker::AddSnapshot.  Returns false on the PIN error (48). */
+static bool
+ctx_add_snapshot(struct rp *p, struct ctx *c, const struct tm_op_clock *clk, size_t n, uint32_t seq)
+{
+	if (c->is_pin)
+		return false;
+	if (!c->is_primary && c->tag == 0) {
+		c->tag = c->trace_id;
+		if (c->n_conv > 0)
+			stat_add(p, c->file, TM_STAT_MIXED_SOURCES, 1);
+	}
+	struct tm_graph_clock *gc = xmalloc((2 * n + 1) * sizeof *gc);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct tm_clockid id = {clk[i].id, 0, 0, 0};
+		if (clk[i].id >= 64 && clk[i].id < 128) {
+			id.seq = seq;
+			id.tf = c->trace_id;
+		}
+		gc[k++] = (struct tm_graph_clock){tm_clockid_qualify(id, c->row, c->tag), clk[i].ts,
+						  clk[i].unit ? clk[i].unit : 1, clk[i].is_incremental};
+	}
+	if (!c->is_primary && c->row != p->tt.machine) {
+		size_t base = k;
+		for (size_t i = 0; i < base; i++)
+			if ((gc[i].id.clock == TM_CLOCK_REALTIME ||
+			     gc[i].id.clock == TM_CLOCK_REALTIME_COARSE) &&
+			    gc[i].id.seq == 0) {
+				gc[k] = gc[i];
+				gc[k].id = (struct tm_clockid){gc[i].id.clock, 0, 0, c->row};
+				k++;
+			}
+	}
+	char msg[512];
+	if (!tm_graph_add_snapshot(p->g, gc, k, p->tt, msg, sizeof msg))
+		stat_add(p, c->file, TM_STAT_INVALID_SNAPSHOT, 1);
+	free(gc);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* manifest apply (§7.3)                                               */
+/* ------------------------------------------------------------------ */
+
+static uint64_t
+raw_of_name(struct rp *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_rows; i++)
+		if (p->rows[i].raw >= MANIFEST_RAW_BASE && p->rows[i].name &&
+		    strcmp(p->rows[i].name, name) == 0)
+			return p->rows[i].raw;
+	return UINT64_MAX;
+}
+
+static const struct tm_manifest_file *
+entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
+{
+	for (size_t i = 0; i < m->n_files; i++)
+		if (m->files[i].path && strcmp(m->files[i].path, path) == 0) {
+			if (idx)
+				*idx = i;
+			return &m->files[i];
+		}
+	return NULL;
+}
+
+static bool
+entry_declares(const struct tm_manifest_file *e, const char *name)
+{
+	if (e->machine_name && strcmp(e->machine_name, name) == 0)
+		return true;
+	for (size_t i = 0; i < e->n_machines; i++)
+		if (e->machines[i].name && strcmp(e->machines[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* resolve_ref (perfetto_manifest_reader.cc); false on error (p->error set). */
+static bool
+resolve_ref(struct rp *p, const char *flabel, const char *mlabel, const char *file,
+	    const char *machine, uint64_t fallback, uint64_t *out)
+{
+	if (machine && !file) {
+		fail(p,
+		     "perfetto_manifest: %s '%s' needs %s too: a machine name alone is ambiguous "
+		     "because embedded machine ids are scoped to their trace.",
+		     mlabel, machine, flabel);
+		return false;
+	}
+	if (!file) {
+		*out = fallback;
+		return true;
+	}
+	size_t ei;
+	const struct tm_manifest_file *e = entry_by_path(p->m, file, &ei);
+	if (!e) {
+		fail(p,
+		     "perfetto_manifest: %s names unknown file '%s'. It must match the `path` of an "
+		     "entry in the `files` array.",
+		     flabel, file);
+		return false;
+	}
+	if (!machine) {
+		if (e->has_machines) {
+			fail(p, "perfetto_manifest: %s '%s' is a multi-machine trace; also name the "
+				"machine with %s.",
+			     flabel, file, mlabel);
+			return false;
+		}
+		*out = p->entries[ei].has_machine_id ? p->entries[ei].machine_id : 0;
+		return true;
+	}
+	if (!entry_declares(e, machine)) {
+		fail(p, "perfetto_manifest: %s '%s' is not a machine declared by file '%s'.", mlabel,
+		     machine, file);
+		return false;
+	}
+	*out = raw_of_name(p, machine);
+	return true;
+}
+
+static long
+tid_of_path(struct rp *p, const char *path)
+{
+	size_t n = tm_session_n_members(p->s);
+	for (size_t i = 0; i < n; i++) {
+		const struct tm_member *mb = tm_session_member(p->s, i);
+		if (mb->name && mb->trace_file_id != UINT32_MAX && mb->name_len == strlen(path) &&
+		    memcmp(mb->name, path, mb->name_len) == 0)
+			return mb->trace_file_id;
+	}
+	return -1;
+}
+
+static void
+apply_manifest(struct rp *p, uint32_t manifest_tid)
+{
+	const struct tm_manifest *m = p->m;
+	/* 1. names -> raw ids, rows in files[] order */
+	uint64_t next_raw = MANIFEST_RAW_BASE;
+	for (size_t i = 0; i < m->n_files; i++) {
+		const struct tm_manifest_file *f = &m->files[i];
+		struct entry_state *es = &p->entries[i];
+		const char *names[1] = {f->machine_name};
+		for (size_t k = 0; k < 1 + f->n_machines; k++) {
+			const char *nm = k == 0 ? names[0] : f->machines[k - 1].name;
+			if (!nm)
+				continue;
+			uint64_t raw = raw_of_name(p, nm);
+			if (raw == UINT64_MAX) {
+				raw = next_raw++;
+				new_row(p, raw, nm);
+			}
+			if (k == 0) {
+				es->has_machine_id = true;
+				es->machine_id = raw;
+			} else {
+				es->remap_id = xrealloc(es->remap_id, (es->n_remap + 1) * sizeof(uint32_t));
+				es->remap_raw =
+					xrealloc(es->remap_raw, (es->n_remap + 1) * sizeof(uint64_t));
+				es->remap_id[es->n_remap] = f->machines[k - 1].id;
+				es->remap_raw[es->n_remap] = raw;
+				es->n_remap++;
+				if (f->machines[k - 1].id == 0) {
+					es->has_machine_id = true;
+					es->machine_id = raw;
+				}
+			}
+		}
+	}
+	/* 2. trace_time */
+	if (m->has_trace_time) {
+		uint64_t raw;
+		if (!resolve_ref(p, "trace_time: file", "trace_time: machine", m->tt_file,
+				 m->tt_machine, 0, &raw))
+			return;
+		uint32_t row = ensure_row(p, raw);
+		try_set_clock(p, (struct tm_clockid){m->tt_clock, 0, 0, row}, manifest_tid);
+	}
+	/* 3. clock overrides */
+	for (size_t i = 0; i < m->n_files && !p->error; i++) {
+		const struct tm_manifest_file *f = &m->files[i];
+		if (!f->has_clocks)
+			continue;
+		const struct tm_manifest_clocks *ck = &f->clocks;
+		uint64_t src_raw;
+		if (!ck->machine) {
+			if (f->has_machines) {
+				fail(p, "perfetto_manifest: clocks: file '%s' is a multi-machine trace; "
+					"name which machine the clock is on with clocks: machine.",
+				     f->path);
+				return;
+			}
+			src_raw = p->entries[i].has_machine_id ? p->entries[i].machine_id : 0;
+		} else {
+			if (!entry_declares(f, ck->machine)) {
+				fail(p, "perfetto_manifest: clocks: machine '%s' is not a machine "
+					"declared by file '%s'.",
+				     ck->machine, f->path);
+				return;
+			}
+			src_raw = raw_of_name(p, ck->machine);
+		}
+		uint64_t ref_raw;
+		if (!resolve_ref(p, "clocks: sync_to.file", "clocks: sync_to.machine", ck->sync_file,
+				 ck->sync_machine, src_raw, &ref_raw))
+			return;
+		uint32_t src_row = ensure_row(p, src_raw);
+		uint32_t ref_row = ensure_row(p, ref_raw);
+		struct tm_clockid src, ref;
+		if (ck->clock) {
+			src = (struct tm_clockid){ck->clock, 0, 0, src_row};
+		} else {
+			long tid = tid_of_path(p, f->path);
+			if (tid < 0) {
+				fail(p, "perfetto_manifest: clocks: could not resolve file '%s'. It must "
+					"match the `path` of an entry in the `files` array.",
+				     f->path);
+				return;
+			}
+			src = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, (uint32_t)tid, src_row};
+		}
+		if (ck->sync_clock) {
+			ref = (struct tm_clockid){ck->sync_clock, 0, 0, ref_row};
+		} else {
+			long tid = tid_of_path(p, ck->sync_file);
+			if (tid < 0) {
+				fail(p, "perfetto_manifest: clocks: could not resolve file '%s'. It must "
+					"match the `path` of an entry in the `files` array.",
+				     ck->sync_file);
+				return;
+			}
+			ref = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, (uint32_t)tid, ref_row};
+		}
+		int64_t off = ck->offset_ns;
+		struct tm_graph_clock gc[2] = {{src, off < 0 ? -off : 0, 1, false},
+					       {ref, off > 0 ? off : 0, 1, false}};
+		char msg[512];
+		if (!tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg)) {
+			fail(p, "%s", msg);
+			return;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* per-file replay                                                     */
+/* ------------------------------------------------------------------ */
+
+enum policy { POL_NONE, POL_MONO, POL_BOOT, POL_RT, POL_TF, POL_PROTO };
+
+static enum policy
+policy_of(enum tm_format f)
+{
+	switch (f) {
+	case TM_FMT_JSON:
+	case TM_FMT_GECKO:
+	case TM_FMT_INSTRUMENTS_XML:
+	case TM_FMT_PRIMES:
+		return POL_TF;
+	case TM_FMT_SYSTRACE:
+	case TM_FMT_PERF:
+	case TM_FMT_SIMPLEPERF_PROTO:
+	case TM_FMT_ART_METHOD_V2:
+	case TM_FMT_ART_METHOD:
+	case TM_FMT_PERF_TEXT:
+		return POL_MONO;
+	case TM_FMT_FUCHSIA:
+		return POL_BOOT;
+	case TM_FMT_ANDROID_LOGCAT:
+	case TM_FMT_STRACE:
+	case TM_FMT_ANDROID_DUMPSTATE:
+		return POL_RT;
+	case TM_FMT_PROTO:
+		return POL_PROTO;
+	default:
+		return POL_NONE;
+	}
+}
+
+struct reader { /* one embedded machine of a file */
+	uint32_t embedded;
+	struct ctx *c;
+};
+
+struct fstate {
+	size_t file;
+	uint32_t tid;
+	const struct tm_scan *sc;
+	struct ctx *host;
+	struct reader *readers;
+	size_t n_readers, cap_readers;
+	bool host_used;
+	bool has_machine_override, has_clock_override;
+	const struct entry_state *es;
+	/* deferred packets: iterator states */
+	struct defer {
+		size_t pos;
+		int64_t last_ts;
+		uint64_t last_off;
+	} *defers;
+	size_t n_defers, cap_defers;
+	int64_t latest;
+};
+
+static struct ctx *
+reader_ctx(struct rp *p, struct fstate *fs, uint32_t machine)
+{
+	if (machine == 0)
+		return fs->host;
+	for (size_t i = 0; i < fs->n_readers; i++)
+		if (fs->readers[i].embedded == machine)
+			return fs->readers[i].c;
+	(void)p;
+	return fs->host; /* MACHINE op missing: treat as host */
+}
+
+static void
+on_machine(struct rp *p, struct fstate *fs, uint32_t machine)
+{
+	if (machine == 0) {
+		fs->host_used = true;
+		return;
+	}
+	for (size_t i = 0; i < fs->n_readers; i++)
+		if (fs->readers[i].embedded == machine)
+			return;
+	if (fs->has_machine_override) {
+		fail(p, "perfetto_manifest: a `machine` override attributes the file to one machine, "
+			"but the file contains packets from multiple machines. Replace `machine` with a "
+			"`machines` block that maps each embedded machine_id to a named machine, e.g. "
+			"\"machines\": [{\"id\": 0, \"name\": \"phone\"}, {\"id\": 7, \"name\": "
+			"\"vm\"}].");
+		return;
+	}
+	if (fs->has_clock_override) {
+		fail(p, "perfetto_manifest: a `clocks` override applies only to a single-machine "
+			"file, but the file contains packets from multiple machines. Remove the "
+			"`clocks` override and let the trace's own remote clock snapshots align the "
+			"machines; if you need to anchor a specific embedded machine, split it into its "
+			"own file and override that.");
+		return;
+	}
+	bool has_remap = fs->es && fs->es->n_remap > 0;
+	struct ctx *h = fs->host;
+	XGROW(fs->readers, fs->cap_readers, fs->n_readers + 1);
+	if (!fs->host_used && p->rows[h->row].raw == 0 && !has_remap && !ctx_raw_exists(p, machine)) {
+		/* adoption: relabel the host row */
+		p->rows[h->row].raw = machine;
+		for (size_t i = 0; i < p->n_rr; i++)
+			if (p->rr_row[i] == h->row)
+				p->rr_raw[i] = machine;
+		h->raw = machine;
+		XGROW(p->ctx_raw, p->cap_ctx_raw, p->n_ctx_raw + 1);
+		p->ctx_raw[p->n_ctx_raw++] = machine;
+		fs->readers[fs->n_readers++] = (struct reader){machine, h};
+		return;
+	}
+	uint64_t raw = machine;
+	if (has_remap) {
+		raw = UINT64_MAX;
+		for (size_t i = 0; i < fs->es->n_remap; i++)
+			if (fs->es->remap_id[i] == machine)
+				raw = fs->es->remap_raw[i];
+		if (raw == UINT64_MAX) {
+			fail(p, "perfetto_manifest: machines: trace has a packet from undeclared machine "
+				"id %" PRIu32,
+			     machine);
+			return;
+		}
+	}
+	struct ctx *c = fork_ctx(p, fs->file, raw);
+	c->has_default = h->has_default;
+	c->default_clock = h->default_clock;
+	c->has_pending = true;
+	c->pending = (struct tm_clockid){TM_CLOCK_BOOTTIME, 0, 0, 0};
+	fs->readers[fs->n_readers++] = (struct reader){machine, c};
+}
+
+static void
+keep(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail)
+{
+	struct file_acc *a = &p->acc[fs->file];
+	a->events++;
+	if (!a->has_ts || ts < a->first_ts)
+		a->first_ts = ts;
+	if (!a->has_ts || ts > a->last_ts)
+		a->last_ts = ts;
+	a->has_ts = true;
+	if (ts > p->sorter_max)
+		p->sorter_max = ts;
+	record_event(p, fs->file, detail, ts, c->row, -1);
+}
+
+static void
+push(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail, bool te)
+{
+	if (ts < 0) {
+		enum tm_stat_id st = te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED;
+		stat_add(p, fs->file, st, 1);
+		p->acc[fs->file].events++;
+		record_event(p, fs->file, detail, ts, c->row, (int)st);
+		return;
+	}
+	keep(p, fs, c, ts, detail);
+}
+
+static void
+drop(struct rp *p, struct fstate *fs, struct ctx *c, enum tm_stat_id st, int64_t raw, uint32_t detail)
+{
+	p->acc[fs->file].events++;
+	record_event(p, fs->file, detail, raw, c->row, (int)st);
+}
+
+static enum tm_stat_id
+why_stat(enum tm_conv_result why)
+{
+	return why == TM_CONV_UNKNOWN_SOURCE   ? TM_STAT_UNKNOWN_SOURCE
+	       : why == TM_CONV_UNKNOWN_TARGET ? TM_STAT_UNKNOWN_TARGET
+					       : TM_STAT_NO_PATH;
+}
+
+/* Node for a clock spec on a reader: 0 = default (or none: raw). */
+static bool
+resolve_clock(struct fstate *fs, struct ctx *c, uint32_t clock, uint32_t seq, struct tm_clockid *out)
+{
+	if (clock == 0) {
+		if (!c->has_default)
+			return false;
+		*out = c->default_clock;
+		return true;
+	}
+	*out = (struct tm_clockid){clock, 0, 0, 0};
+	if (clock >= 64 && clock < 128) {
+		out->seq = seq;
+		out->tf = fs->tid;
+	}
+	return true;
+}
+
+/* Run one op that is not a PACKET header.  pkt_ts: the packet's converted
+ * ts when inside a packet. */
+static void run_op(struct rp *p, struct fstate *fs, const struct tm_op *op, bool in_pkt,
+		   int64_t pkt_ts);
+
+static void
+run_convert(struct rp *p, struct fstate *fs, const struct tm_op *op)
+{
+	struct ctx *c = reader_ctx(p, fs, op->machine);
+	struct tm_clockid clk;
+	if (!resolve_clock(fs, c, op->clock, op->seq, &clk)) {
+		if (!(op->flags & TM_CONV_NO_PUSH))
+			push(p, fs, c, op->ts, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
+		return;
+	}
+	int64_t v;
+	enum tm_conv_result why;
+	bool sup = op->flags & TM_CONV_SUPPRESS;
+	if (!to_trace_time(p, c, clk, op->ts, sup, &v, &why)) {
+		if (op->flags & TM_CONV_FAIL_FATAL) {
+			fail(p, "Failed to convert timestamp to trace time");
+			return;
+		}
+		if (op->flags & TM_CONV_FAIL_KEEP_RAW) {
+			if (!(op->flags & TM_CONV_NO_PUSH))
+				push(p, fs, c, op->ts, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
+			return;
+		}
+		if (!(op->flags & TM_CONV_NO_PUSH))
+			drop(p, fs, c, sup ? TM_STAT_UNKNOWN_SOURCE : why_stat(why), op->ts, op->detail);
+		return;
+	}
+	if (!(op->flags & TM_CONV_NO_PUSH))
+		push(p, fs, c, v, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
+}
+
+static void
+run_snapshot(struct rp *p, struct fstate *fs, const struct tm_op *op)
+{
+	struct ctx *c = reader_ctx(p, fs, op->machine);
+	if (op->flags & TM_SNAP_PACKET) {
+		if (c->is_pin) {
+			fail(p, "perfetto_manifest: clock overrides require the trace to use a single "
+				"clock");
+			return;
+		}
+		bool has_boot = false, has_tf = false;
+		for (uint32_t i = 0; i < op->n; i++) {
+			has_boot |= op->clocks[i].id == TM_CLOCK_BOOTTIME;
+			has_tf |= op->clocks[i].id == TM_CLOCK_TRACE_FILE;
+		}
+		uint32_t dflt = op->primary ? op->primary : (has_boot && !has_tf ? TM_CLOCK_BOOTTIME : 0);
+		if (dflt) {
+			struct tm_clockid d;
+			resolve_clock(fs, c, dflt, op->seq, &d);
+			c->has_default = true;
+			c->default_clock = d;
+			ctx_set_global_clock(p, c, d);
+		}
+	}
+	ctx_add_snapshot(p, c, op->clocks, op->n, op->seq);
+}
+
+static void
+run_remote_sync(struct rp *p, struct fstate *fs, const struct tm_op *op)
+{
+	/* proto_trace_reader.cc ParseRemoteClockSync: client snapshots are
+	 * added on the remote machine; per-clock offsets from consecutive rounds
+	 * whose client BOOTTIME readings are < 30 s apart are averaged and added
+	 * as an edge to the current trace-time machine. */
+	struct ctx *c = reader_ctx(p, fs, op->machine);
+	const struct tm_op_clock *ck = op->clocks;
+	size_t pos = 0;
+	size_t n = op->n;
+	const struct tm_op_clock **cl = xcalloc(n ? n : 1, sizeof *cl);
+	const struct tm_op_clock **hl = xcalloc(n ? n : 1, sizeof *hl);
+	uint32_t *cn = xcalloc(n ? n : 1, sizeof *cn), *hn = xcalloc(n ? n : 1, sizeof *hn);
+	for (size_t i = 0; i < n; i++) {
+		cl[i] = ck + pos;
+		cn[i] = op->counts[2 * i];
+		pos += cn[i];
+		hl[i] = ck + pos;
+		hn[i] = op->counts[2 * i + 1];
+		pos += hn[i];
+		ctx_add_snapshot(p, c, cl[i], cn[i], op->seq);
+	}
+	/* clocks present in the rounds, in first-seen order */
+	uint32_t ids[16];
+	size_t n_ids = 0;
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < cn[i] && n_ids < 16; j++) {
+			bool seen = false;
+			for (size_t k = 0; k < n_ids; k++)
+				seen |= ids[k] == cl[i][j].id;
+			if (!seen)
+				ids[n_ids++] = cl[i][j].id;
+		}
+	for (size_t k = 0; k < n_ids; k++) {
+		uint32_t b = ids[k];
+		int64_t sum = 0, cnt = 0, anchor = 0;
+		bool have_prev = false;
+		int64_t t1c = 0, t1h = 0, boot1 = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t tc = 0, th = 0, boot = 0;
+			bool hc = false, hh = false;
+			for (uint32_t j = 0; j < cn[i]; j++) {
+				if (cl[i][j].id == b) {
+					tc = cl[i][j].ts;
+					hc = true;
+				}
+				if (cl[i][j].id == TM_CLOCK_BOOTTIME)
+					boot = cl[i][j].ts;
+			}
+			for (uint32_t j = 0; j < hn[i]; j++)
+				if (hl[i][j].id == b) {
+					th = hl[i][j].ts;
+					hh = true;
+				}
+			if (!hc || !hh)
+				continue;
+			if (th != 0)
+				anchor = th;
+			if (have_prev && boot - boot1 < INT64_C(30000000000)) {
+				int64_t o1 = (t1c + tc) / 2 - t1h;
+				int64_t o2 = tc - (t1h + th) / 2;
+				sum += o1 + o2;
+				cnt += 2;
+			}
+			have_prev = true;
+			t1c = tc;
+			t1h = th;
+			boot1 = boot;
+		}
+		if (!cnt)
+			continue;
+		int64_t off = sum / cnt;
+		struct tm_graph_clock gc[2] = {
+			{{b, 0, 0, p->tt.machine}, anchor, 1, false},
+			{{b, 0, 0, c->row}, wrap_add(anchor, off), 1, false}};
+		char msg[512];
+		(void)tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg);
+	}
+	free(cl);
+	free(hl);
+	free(cn);
+	free(hn);
+}
+
+static void
+run_op(struct rp *p, struct fstate *fs, const struct tm_op *op, bool in_pkt, int64_t pkt_ts)
+{
+	struct ctx *c;
+	switch (op->kind) {
+	case TM_OP_MACHINE:
+		on_machine(p, fs, op->machine);
+		break;
+	case TM_OP_SNAPSHOT:
+		run_snapshot(p, fs, op);
+		break;
+	case TM_OP_PUSH:
+		c = reader_ctx(p, fs, op->machine);
+		push(p, fs, c, in_pkt ? pkt_ts : op->ts, op->detail, op->flags & TM_PUSH_TRACK_EVENT);
+		break;
+	case TM_OP_PUSH_NOTS:
+		p->acc[fs->file].events += op->n;
+		break;
+	case TM_OP_CONVERT:
+		run_convert(p, fs, op);
+		break;
+	case TM_OP_CONVERT_ARRAY: {
+		c = reader_ctx(p, fs, op->machine);
+		struct tm_clockid clk;
+		bool have = resolve_clock(fs, c, op->clock, op->seq, &clk);
+		for (uint32_t i = 0; i < op->n; i++) {
+			int64_t v = op->tss[i];
+			if (have && !to_trace_time(p, c, clk, op->tss[i], false, &v, NULL)) {
+				p->acc[fs->file].events += op->n - i;
+				break;
+			}
+			push(p, fs, c, v, 0, false);
+		}
+		break;
+	}
+	case TM_OP_SERVICE: {
+		c = reader_ctx(p, fs, op->machine);
+		struct tm_clockid clk;
+		int64_t v;
+		if (resolve_clock(fs, c, op->clock ? op->clock : TM_CLOCK_BOOTTIME, op->seq, &clk))
+			(void)to_trace_time(p, c, clk, op->ts, true, &v, NULL);
+		break;
+	}
+	case TM_OP_REMOTE_SYNC:
+		run_remote_sync(p, fs, op);
+		break;
+	case TM_OP_SYSINFO:
+		c = reader_ctx(p, fs, op->machine);
+		free(p->rows[c->row].name);
+		p->rows[c->row].name = xstrdup(op->text);
+		break;
+	case TM_OP_STAT:
+		stat_add(p, fs->file, (enum tm_stat_id)op->stat, op->n);
+		break;
+	case TM_OP_FATAL:
+		fail(p, "%s", op->text);
+		break;
+	case TM_OP_PACKET:
+		break; /* handled by the caller */
+	}
+}
+
+/* Run a PACKET op and its payload (the next op->n ops from it).  final: the
+ * EOF retry (errors recorded, failure drops the packet). */
+static void
+run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct tm_op *hdr, bool final,
+	   size_t hdr_pos, int64_t hdr_last_ts, uint64_t hdr_last_off)
+{
+	struct ctx *c = reader_ctx(p, fs, hdr->machine);
+	struct tm_op op;
+	struct tm_clockid clk;
+	int64_t ts = hdr->ts;
+	bool have = resolve_clock(fs, c, hdr->clock, hdr->seq, &clk);
+	bool ok = true;
+	if (hdr->flags & TM_PKT_CHROME) {
+		uint32_t rc = have ? clk.clock : 0;
+		if (rc == 0 || rc == TM_CLOCK_MONOTONIC) {
+			int64_t v;
+			if (to_trace_time(p, c, (struct tm_clockid){TM_CLOCK_MONOTONIC, 0, 0, 0}, ts,
+					  false, &v, NULL))
+				ts = v;
+			have = false;
+		}
+	}
+	if (have) {
+		int64_t v;
+		enum tm_conv_result why;
+		if (to_trace_time(p, c, clk, ts, !final, &v, &why)) {
+			ts = v;
+		} else if (!final) {
+			XGROW(fs->defers, fs->cap_defers, fs->n_defers + 1);
+			fs->defers[fs->n_defers++] = (struct defer){hdr_pos, hdr_last_ts, hdr_last_off};
+			ok = false;
+		} else {
+			stat_add(p, fs->file, TM_STAT_UNDEFERRABLE, 1);
+			ok = false;
+		}
+	}
+	uint32_t n = hdr->n;
+	for (uint32_t i = 0; i < n && !p->error; i++) {
+		if (!tm_opiter_next(it, &op))
+			break;
+		if (ok) {
+			run_op(p, fs, &op, true, ts);
+		} else if (final && (op.kind == TM_OP_PUSH || op.kind == TM_OP_CONVERT)) {
+			drop(p, fs, c, TM_STAT_NO_PATH, hdr->ts, op.detail);
+		}
+	}
+}
+
+static void
+replay_ops(struct rp *p, struct fstate *fs)
+{
+	struct tm_opiter it;
+	tm_opiter_init(&it, &fs->sc->log);
+	struct tm_op op;
+	for (;;) {
+		size_t pos = it.pos;
+		int64_t lts = it.last_ts;
+		uint64_t loff = it.last_off;
+		if (p->error || !tm_opiter_next(&it, &op))
+			break;
+		if (op.kind == TM_OP_PACKET) {
+			struct tm_op hdr = op;
+			run_packet(p, fs, &it, &hdr, false, pos, lts, loff);
+		} else {
+			run_op(p, fs, &op, false, 0);
+		}
+	}
+	/* EOF: deferred packets, errors recorded */
+	for (size_t i = 0; i < fs->n_defers && !p->error; i++) {
+		it.pos = fs->defers[i].pos;
+		it.last_ts = fs->defers[i].last_ts;
+		it.last_off = fs->defers[i].last_off;
+		if (!tm_opiter_next(&it, &op))
+			break;
+		struct tm_op hdr = op;
+		run_packet(p, fs, &it, &hdr, true, 0, 0, 0);
+	}
+	tm_opiter_fini(&it);
+}
+
+static void
+process_trace(struct rp *p, size_t mi)
+{
+	const struct tm_member *mb = tm_session_member(p->s, mi);
+	struct fstate fs;
+	memset(&fs, 0, sizeof fs);
+	fs.file = mi;
+	fs.tid = mb->trace_file_id;
+	fs.sc = p->s->scans ? p->s->scans[mi] : NULL;
+	const struct tm_manifest_file *e = NULL;
+	size_t ei = 0;
+	if (p->m && mb->name && mb->name_len == strlen(mb->name))
+		e = entry_by_path(p->m, mb->name, &ei);
+	fs.es = e ? &p->entries[ei] : NULL;
+	uint64_t base_raw = fs.es && fs.es->has_machine_id ? fs.es->machine_id : 0;
+	fs.host = fork_ctx(p, mi, base_raw);
+	fs.has_clock_override = e && e->has_clocks && !e->clocks.clock;
+	fs.has_machine_override = fs.es && fs.es->has_machine_id && !e->has_machines;
+	fs.host->is_pin = fs.has_clock_override;
+	p->acc[mi].is_trace = true;
+	enum policy pol = policy_of(mb->format);
+	struct tm_clockid tc = {0, 0, 0, 0};
+	switch (pol) {
+	case POL_MONO:
+		tc.clock = TM_CLOCK_MONOTONIC;
+		break;
+	case POL_BOOT:
+	case POL_PROTO:
+		tc.clock = TM_CLOCK_BOOTTIME;
+		break;
+	case POL_RT:
+		tc.clock = TM_CLOCK_REALTIME;
+		break;
+	case POL_TF:
+		tc = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, fs.tid, 0};
+		break;
+	case POL_NONE:
+		break;
+	}
+	if (pol != POL_NONE) {
+		if (pol != POL_PROTO) {
+			fs.host->has_default = true;
+			fs.host->default_clock = tc;
+			ctx_set_global_clock(p, fs.host, tc);
+		}
+		fs.host->has_pending = true;
+		fs.host->pending = tc;
+	}
+	p->acc[mi].is_predicted = tm_format_is_predicted(mb->format) && fs.sc;
+	if (fs.sc)
+		replay_ops(p, &fs);
+	free(fs.readers);
+	free(fs.defers);
+}
+
+static void
+process_manifest(struct rp *p, size_t mi)
+{
+	const struct tm_member *mb = tm_session_member(p->s, mi);
+	if (p->any_forked) {
+		fail(p, "perfetto_manifest file must be the first trace file in the input");
+		return;
+	}
+	if (p->manifest_seen) {
+		fail(p, "multiple perfetto_manifest files in archive");
+		return;
+	}
+	p->manifest_seen = true;
+	const struct tm_manifest *m = p->m;
+	if (!m) {
+		/* evaluating the input's own manifest */
+		const struct tm_manifest_slot *sl = &p->s->manifests[mi];
+		if (!sl->is_ok) {
+			fail(p, "%s", sl->err.msg);
+			if (sl->err.hint[0])
+				p->hint = xstrdup(sl->err.hint);
+			return;
+		}
+		m = &sl->m;
+	}
+	p->m = m;
+	p->entries = xcalloc(m->n_files + 1, sizeof *p->entries);
+	apply_manifest(p, mb->trace_file_id);
+}
+
+static void
+check_container_override(struct rp *p, const struct tm_member *mb)
+{
+	if (!p->m || !mb->name)
+		return;
+	size_t ei;
+	const struct tm_manifest_file *e = entry_by_path(p->m, mb->name, &ei);
+	if (e && (e->has_clocks || p->entries[ei].has_machine_id))
+		fail(p, "perfetto_manifest: overrides are not supported for trace files which are "
+			"themselves archives or perfetto_manifest files: %s",
+		     mb->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* report                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+cmp_stat(const void *a, const void *b)
+{
+	return strcmp(((const struct tm_stat *)a)->name, ((const struct tm_stat *)b)->name);
+}
+
+static void
+add_meta_int(struct tm_report *r, const char *key, int64_t v)
+{
+	r->meta = xrealloc(r->meta, (r->n_meta + 1) * sizeof *r->meta);
+	r->meta[r->n_meta++] = (struct tm_meta){xstrdup(key), true, v, NULL};
+}
+
+static void
+add_meta_str(struct tm_report *r, const char *key, const char *v)
+{
+	r->meta = xrealloc(r->meta, (r->n_meta + 1) * sizeof *r->meta);
+	r->meta[r->n_meta++] = (struct tm_meta){xstrdup(key), false, 0, xstrdup(v)};
+}
+
+static void
+build_events(struct rp *p, struct tm_report *r)
+{
+	r->events = xcalloc(p->n_evs + 1, sizeof *r->events);
+	r->n_events = p->n_evs;
+	for (size_t i = 0; i < p->n_evs; i++) {
+		const struct ev *e = &p->evs[i];
+		const struct tm_scan *sc = p->s->scans[e->file];
+		const struct tm_detail *d = &sc->log.details[e->detail - 1];
+		struct tm_report_event *o = &r->events[i];
+		o->file = e->file;
+		o->name = tm_oplog_detail_name(&sc->log, d);
+		o->ts = e->ts;
+		o->dur = -1;
+		o->machine = e->row;
+		o->dropped = e->stat >= 0 ? tm_stat_name((enum tm_stat_id)e->stat) : NULL;
+		o->phase = d->phase;
+		if (e->stat >= 0)
+			continue;
+		if (d->phase == 'X') {
+			o->is_slice = true;
+			o->dur = d->dur;
+		} else if (d->phase == 'I' || d->phase == 'i' || d->phase == 'n') {
+			o->is_slice = true;
+			o->dur = 0;
+		} else if (d->phase == 'B') {
+			o->is_slice = true;
+		}
+	}
+	/* pair B/E per (file, machine, track) in trace-time order of arrival */
+	for (size_t i = 0; i < p->n_evs; i++) {
+		struct tm_report_event *o = &r->events[i];
+		if (o->phase != 'E' || o->dropped)
+			continue;
+		const struct ev *e = &p->evs[i];
+		uint64_t track = p->s->scans[e->file]->log.details[e->detail - 1].track;
+		for (size_t j = i; j-- > 0;) {
+			struct tm_report_event *b = &r->events[j];
+			const struct ev *be = &p->evs[j];
+			if (b->phase != 'B' || b->dropped || b->dur >= 0 || be->file != e->file ||
+			    be->row != e->row)
+				continue;
+			if (p->s->scans[be->file]->log.details[be->detail - 1].track != track)
+				continue;
+			b->dur = o->ts - b->ts;
+			break;
+		}
+	}
+}
+
+static const char *
+member_label(const struct tm_member *mb)
+{
+	return mb->name ? mb->name : "(top level)";
+}
+
+static void
+build_report(struct rp *p)
+{
+	struct tm_report *r = p->r;
+	struct tm_session *s = p->s;
+	size_t nm = tm_session_n_members(s);
+	uint64_t tot[TM_STAT__COUNT] = {0};
+	r->files = xcalloc(nm + 1, sizeof *r->files);
+	r->n_files = nm;
+	r->is_complete = true;
+	for (size_t i = 0; i < nm; i++) {
+		const struct tm_member *mb = tm_session_member(s, i);
+		struct file_acc *a = &p->acc[i];
+		struct tm_report_file *f = &r->files[i];
+		f->member = i;
+		f->path = mb->name;
+		f->format = mb->format;
+		f->size = mb->size;
+		f->order = mb->order;
+		f->is_hidden = mb->is_hidden;
+		f->is_trace = a->is_trace;
+		f->is_predicted = a->is_predicted;
+		if (a->is_trace && !a->is_predicted)
+			r->is_complete = false;
+		f->events = a->events;
+		f->has_ts = a->has_ts;
+		f->first_ts = a->first_ts;
+		f->last_ts = a->last_ts;
+		f->machines = a->rows;
+		f->n_machines = a->n_rows;
+		a->rows = NULL;
+		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
+		if (sc) {
+			f->clocks = xcalloc(129, sizeof *f->clocks);
+			for (uint32_t c = 0; c < 128; c++)
+				if (sc->clocks_seen[c / 64] >> (c % 64) & 1)
+					f->clocks[f->n_clocks++] = c;
+		}
+		f->stats = xcalloc(TM_STAT__COUNT, sizeof *f->stats);
+		for (int st = 0; st < TM_STAT__COUNT; st++) {
+			if (!a->stats[st])
+				continue;
+			tot[st] += a->stats[st];
+			f->stats[f->n_stats++] = (struct tm_stat){tm_stat_name((enum tm_stat_id)st),
+								  a->stats[st]};
+			if (tm_stat_is_drop((enum tm_stat_id)st))
+				f->dropped += a->stats[st];
+		}
+		struct tm_buf b;
+		tm_buf_init(&b);
+		if (!a->is_trace) {
+			tm_buf_adds(&b, mb->is_hidden ? "hidden: trace_processor skips it"
+				    : tm_format_is_container(mb->format) ? "container: its members are listed separately"
+				    : mb->format == TM_FMT_MANIFEST ? "the manifest: applied before any trace"
+								   : "not processed");
+		} else if (!a->is_predicted) {
+			tm_buf_addf(&b, "%s: tracemerge does not scan this format; its events are not "
+					"predicted",
+				    tm_format_name(mb->format));
+		} else if ((int64_t)i == r->tt_file) {
+			tm_buf_adds(&b, "owns the timeline: its events keep their own timestamps");
+		} else if (f->dropped) {
+			tm_buf_addf(&b, "%" PRIu64 " of its events would be dropped", f->dropped);
+		} else {
+			tm_buf_adds(&b, "converted onto the shared timeline");
+		}
+		f->placement = tm_buf_steal(&b);
+	}
+	r->stats = xcalloc(TM_STAT__COUNT, sizeof *r->stats);
+	for (int st = 0; st < TM_STAT__COUNT; st++)
+		if (tot[st]) {
+			r->stats[r->n_stats++] = (struct tm_stat){tm_stat_name((enum tm_stat_id)st), tot[st]};
+			if (tm_stat_is_drop((enum tm_stat_id)st))
+				r->dropped += tot[st];
+		}
+	qsort(r->stats, r->n_stats, sizeof *r->stats, cmp_stat);
+	r->machines = xcalloc(p->n_rows + 1, sizeof *r->machines);
+	r->n_machines = p->n_rows;
+	for (size_t i = 0; i < p->n_rows; i++) {
+		r->machines[i].id = (uint32_t)i;
+		r->machines[i].raw_id = p->rows[i].raw;
+		r->machines[i].name = p->rows[i].name;
+		p->rows[i].name = NULL;
+	}
+	if (p->tt_claimed)
+		add_meta_int(r, "trace_time_clock_id", p->tt_clock_meta);
+	if (p->m && !p->error)
+		for (size_t i = 0; i < p->m->n_attrs; i++) {
+			char key[600];
+			snprintf(key, sizeof key, "manifest_attribute.%s", p->m->attrs[i].key);
+			if (p->m->attrs[i].is_int)
+				add_meta_int(r, key, p->m->attrs[i].ival);
+			else
+				add_meta_str(r, key, p->m->attrs[i].sval);
+		}
+	r->tt_clock = p->tt.clock;
+	r->tt_machine = p->tt_claimed ? (int64_t)p->tt.machine : -1;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	if (r->tt_file >= 0) {
+		const struct tm_member *mb = tm_session_member(s, (size_t)r->tt_file);
+		if (mb->format == TM_FMT_MANIFEST)
+			tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
+		else if (mb->format == TM_FMT_PROTO)
+			tm_buf_addf(&b,
+				    "%s is the first proto, in name order, whose ClockSnapshot claims "
+				    "trace time (protos are processed before other formats)",
+				    member_label(mb));
+		else
+			tm_buf_addf(&b,
+				    "%s is processed first among the files with a clock: its name sorts "
+				    "first (trace_processor orders members by priority, then name, not "
+				    "by packing order)",
+				    member_label(mb));
+	} else {
+		tm_buf_adds(&b, "no file claims trace time");
+	}
+	r->tt_why = tm_buf_steal(&b);
+	if (s->opts.keep_events && s->scans)
+		build_events(p, r);
+	r->error = p->error;
+	r->hint = p->hint;
+	r->ok = !r->error && r->dropped == 0;
+}
+
+void
+tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r)
+{
+	struct rp p;
+	memset(&p, 0, sizeof p);
+	p.s = s;
+	p.r = r;
+	p.g = tm_graph_new();
+	p.tt = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, 0, 0};
+	p.tt_owner = NO_OWNER;
+	size_t nm = tm_session_n_members(s);
+	p.acc = xcalloc(nm + 1, sizeof *p.acc);
+	const struct tm_manifest *override = m;
+	bool virtual_manifest = override && s->first_manifest == SIZE_MAX;
+	if (virtual_manifest) {
+		/* The manifest is written first into the TAR we would produce. */
+		p.manifest_seen = true;
+		p.m = override;
+		p.entries = xcalloc(override->n_files + 1, sizeof *p.entries);
+		apply_manifest(&p, 1);
+	}
+	const struct tm_input *in = &s->in;
+	for (size_t k = 0; k < in->n_proc && !p.error; k++) {
+		if (in->fatal && k == in->fatal_after) {
+			fail(&p, "%s", in->fatal);
+			break;
+		}
+		size_t mi = in->proc[k];
+		const struct tm_member *mb = tm_session_member(s, mi);
+		if (mb->format == TM_FMT_MANIFEST) {
+			check_container_override(&p, mb);
+			if (!p.error) {
+				if (override && p.manifest_seen && p.m == override && mi != s->first_manifest)
+					fail(&p, "multiple perfetto_manifest files in archive");
+				else if (override && mi == s->first_manifest) {
+					p.manifest_seen = false;
+					if (p.any_forked)
+						fail(&p, "perfetto_manifest file must be the first trace "
+							 "file in the input");
+					else {
+						p.manifest_seen = true;
+						p.m = override;
+						p.entries = xcalloc(override->n_files + 1, sizeof *p.entries);
+						apply_manifest(&p, mb->trace_file_id);
+					}
+				} else
+					process_manifest(&p, mi);
+			}
+			continue;
+		}
+		if (tm_format_is_container(mb->format)) {
+			check_container_override(&p, mb);
+			continue;
+		}
+		if (mb->format == TM_FMT_UNKNOWN) {
+			fail(&p, "Unknown trace type provided (ERR:fmt)");
+			break;
+		}
+		if (mb->format == TM_FMT_NINJA_LOG && mb->parent >= 0) {
+			fail(&p, "Ninja traces currently do not support being contained inside other "
+				 "trace formats. Please file a bug at "
+				 "https://github.com/google/perfetto/issues if this is important to you.");
+			break;
+		}
+		process_trace(&p, mi);
+	}
+	if (!p.error && in->fatal && in->fatal_after >= in->n_proc)
+		fail(&p, "%s", in->fatal);
+	/* owner file */
+	r->tt_file = -1;
+	if (p.tt_owner != NO_OWNER)
+		for (size_t i = 0; i < nm; i++)
+			if (tm_session_member(s, i)->trace_file_id == (uint32_t)p.tt_owner &&
+			    !tm_session_member(s, i)->is_hidden) {
+				r->tt_file = (int)i;
+				break;
+			}
+	build_report(&p);
+	/* cleanup */
+	for (size_t i = 0; i < p.n_ctxs; i++)
+		free(p.ctxs[i]);
+	free(p.ctxs);
+	for (size_t i = 0; i < p.n_rows; i++)
+		free(p.rows[i].name);
+	free(p.rows);
+	free(p.rr_raw);
+	free(p.rr_row);
+	free(p.ctx_raw);
+	if (p.entries && p.m)
+		for (size_t i = 0; i < p.m->n_files; i++) {
+			free(p.entries[i].remap_id);
+			free(p.entries[i].remap_raw);
+		}
+	free(p.entries);
+	for (size_t i = 0; i < nm; i++)
+		free(p.acc[i].rows);
+	free(p.acc);
+	free(p.evs);
+	tm_graph_free(p.g);
+}

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sessions: open inputs (archive.c), parse manifest members, scan each trace
+ * member once (scan_*.c), evaluate manifests by replaying the import over
+ * what the scans kept (replay.c), and write the merged TAR.
+ */
+#include "session.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "oplog.h"
+
+/* A manifest is buffered whole by trace_processor too; ours are tiny.  The
+ * cap keeps a hostile "manifest" member from eating memory. */
+#define MAX_MANIFEST_BYTES (16u << 20)
+
+static void
+read_manifest(struct tm_session *s, size_t i)
+{
+	struct tm_manifest_slot *sl = &s->manifests[i];
+	struct tm_stream *st = NULL;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_manifest_init(&sl->m);
+	if (tm_stream_open(&s->in, i, &st, &sl->err) != TM_OK)
+		goto out;
+	for (;;) {
+		const uint8_t *p;
+		size_t n;
+		if (tm_stream_next(st, &p, &n, &sl->err) != TM_OK)
+			goto out;
+		if (!n)
+			break;
+		if (b.len + n > MAX_MANIFEST_BYTES) {
+			tm_error_set(&sl->err, TM_ERR_LIMIT, "%s: manifest larger than %u MiB",
+				     s->in.members[i].name ? s->in.members[i].name : "input",
+				     MAX_MANIFEST_BYTES >> 20);
+			goto out;
+		}
+		tm_buf_add(&b, p, n);
+	}
+	tm_manifest_fini(&sl->m);
+	sl->is_ok = tm_manifest_parse(b.data ? b.data : "", b.len, &sl->m, &sl->err) == TM_OK;
+out:
+	tm_stream_close(st);
+	tm_buf_fini(&b);
+}
+
+enum tm_status
+tm_session_open(struct tm_session **out, const char *const *paths, size_t n_paths,
+		const struct tm_session_opts *opts, struct tm_error *err)
+{
+	*out = NULL;
+	if (n_paths == 0)
+		return tm_error_set(err, TM_ERR_INVALID, "no input files");
+	struct tm_session *s = xcalloc(1, sizeof *s);
+	if (opts)
+		s->opts = *opts;
+	enum tm_status st = tm_input_open(&s->in, paths, n_paths, err);
+	if (st != TM_OK) {
+		free(s);
+		return st;
+	}
+	size_t n = s->in.n_members;
+	s->scans = xcalloc(n, sizeof *s->scans);
+	s->progress = xcalloc(n, sizeof *s->progress);
+	s->is_scanned = xcalloc(n, sizeof *s->is_scanned);
+	s->manifests = xcalloc(n, sizeof *s->manifests);
+	s->first_manifest = SIZE_MAX;
+	for (size_t k = 0; k < s->in.n_proc; k++) {
+		size_t i = s->in.proc[k];
+		if (s->in.members[i].format != TM_FMT_MANIFEST)
+			continue;
+		read_manifest(s, i);
+		if (s->first_manifest == SIZE_MAX)
+			s->first_manifest = i;
+	}
+	*out = s;
+	return TM_OK;
+}
+
+void
+tm_session_close(struct tm_session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->in.n_members; i++) {
+		if (s->scans[i]) {
+			tm_scan_fini(s->scans[i]);
+			free(s->scans[i]);
+		}
+		if (s->in.members[i].format == TM_FMT_MANIFEST)
+			tm_manifest_fini(&s->manifests[i].m);
+	}
+	free(s->scans);
+	free((void *)(uintptr_t)s->progress);
+	free((void *)(uintptr_t)s->is_scanned);
+	free(s->manifests);
+	tm_input_close(&s->in);
+	free(s);
+}
+
+bool
+tm_session_is_loose(const struct tm_session *s)
+{
+	return s->in.is_loose;
+}
+
+size_t
+tm_session_n_members(const struct tm_session *s)
+{
+	return s->in.n_members;
+}
+
+const struct tm_member *
+tm_session_member(const struct tm_session *s, size_t i)
+{
+	return i < s->in.n_members ? &s->in.members[i] : NULL;
+}
+
+const struct tm_manifest *
+tm_session_manifest(const struct tm_session *s, const struct tm_error **err_out)
+{
+	if (err_out)
+		*err_out = NULL;
+	if (s->first_manifest == SIZE_MAX)
+		return NULL;
+	const struct tm_manifest_slot *sl = &s->manifests[s->first_manifest];
+	if (!sl->is_ok) {
+		if (err_out)
+			*err_out = &sl->err;
+		return NULL;
+	}
+	return &sl->m;
+}
+
+static bool
+is_scannable(const struct tm_member *mb)
+{
+	return !mb->is_hidden && mb->order != UINT32_MAX && tm_format_is_predicted(mb->format);
+}
+
+static enum tm_status
+scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error *err)
+{
+	struct tm_member *mb = &s->in.members[i];
+	if (atomic_load(&s->is_scanned[i]))
+		return TM_OK;
+	if (!is_scannable(mb)) {
+		atomic_store(&s->is_scanned[i], true);
+		return TM_OK;
+	}
+	struct tm_scan *sc = xcalloc(1, sizeof *sc);
+	tm_scan_init(sc, mb->format);
+	struct tm_scan_ctl ctl = {s->opts.keep_events, cancel, &s->progress[i]};
+	struct tm_stream *stm = NULL;
+	struct tm_error e;
+	tm_error_clear(&e);
+	enum tm_status st = tm_stream_open(&s->in, i, &stm, &e);
+	if (st == TM_OK) {
+		switch (mb->format) {
+		case TM_FMT_PROTO:
+			st = tm_scan_proto(stm, sc, &ctl, &e);
+			break;
+		case TM_FMT_JSON:
+			st = tm_scan_json(stm, sc, &ctl, &e);
+			break;
+		case TM_FMT_SYSTRACE:
+			st = tm_scan_systrace(stm, sc, &ctl, &e);
+			break;
+		default:
+			break;
+		}
+	}
+	tm_stream_close(stm);
+	if (st == TM_ERR_CANCELLED) {
+		tm_scan_fini(sc);
+		free(sc);
+		return tm_error_set(err, TM_ERR_CANCELLED, "scan cancelled");
+	}
+	if (st != TM_OK) {
+		/* A read error: the member ends here; record ours. */
+		sc->failed = true;
+		sc->err = e;
+		free(mb->error);
+		mb->error = xstrdup(e.msg);
+	}
+	s->scans[i] = sc;
+	atomic_store(&s->is_scanned[i], true);
+	return TM_OK;
+}
+
+enum tm_status
+tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel, struct tm_error *err)
+{
+	if (member != SIZE_MAX)
+		return member < s->in.n_members ? scan_one(s, member, cancel, err)
+						: tm_error_set(err, TM_ERR_INVALID, "no member %zu", member);
+	for (size_t i = 0; i < s->in.n_members; i++) {
+		enum tm_status st = scan_one(s, i, cancel, err);
+		if (st != TM_OK)
+			return st;
+	}
+	return TM_OK;
+}
+
+void
+tm_session_progress(const struct tm_session *s, size_t member, struct tm_progress *p)
+{
+	memset(p, 0, sizeof *p);
+	if (member >= s->in.n_members)
+		return;
+	p->done_bytes = atomic_load(&s->progress[member]);
+	p->total_bytes = s->in.members[member].size;
+	p->is_scanned = atomic_load(&s->is_scanned[member]);
+}
+
+enum tm_status
+tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm_report **out,
+		    struct tm_error *err)
+{
+	*out = NULL;
+	enum tm_status st = tm_session_scan(s, SIZE_MAX, NULL, err);
+	if (st != TM_OK)
+		return st;
+	struct tm_report *r = xcalloc(1, sizeof *r);
+	r->tt_file = -1;
+	r->tt_machine = -1;
+	tm_replay(s, m, r);
+	/* A read error of ours (not trace_processor's) in a member that the
+	 * replay reached is reported too. */
+	for (size_t i = 0; i < s->in.n_members && !r->error; i++)
+		if (s->scans[i] && s->scans[i]->failed && !r->error) {
+			r->error = xstrdup(s->scans[i]->err.msg);
+			r->ok = false;
+		}
+	*out = r;
+	return TM_OK;
+}
+
+void
+tm_report_free(struct tm_report *r)
+{
+	if (!r)
+		return;
+	free(r->error);
+	free(r->hint);
+	free(r->tt_why);
+	free(r->stats);
+	for (size_t i = 0; i < r->n_machines; i++)
+		free(r->machines[i].name);
+	free(r->machines);
+	for (size_t i = 0; i < r->n_meta; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].sval);
+	}
+	free(r->meta);
+	for (size_t i = 0; i < r->n_files; i++) {
+		free(r->files[i].machines);
+		free(r->files[i].clocks);
+		free(r->files[i].stats);
+		free(r->files[i].placement);
+	}
+	free(r->files);
+	free(r->events);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	free(r);
+}
+
+void
+tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
+{
+	if (r->error) {
+		tm_buf_addf(out, "The merged trace would fail to open: %s", r->error);
+		return;
+	}
+	if (r->dropped == 0) {
+		tm_buf_adds(out, "All traces line up on the shared timeline.");
+		return;
+	}
+	tm_buf_addf(out, "%" PRIu64 " event%s would be dropped:", r->dropped,
+		    r->dropped == 1 ? "" : "s");
+	const char *sep = " ";
+	for (size_t i = 0; i < r->n_stats; i++) {
+		const char *n = r->stats[i].name;
+		if (strcmp(n, "clock_sync_unrelatable_clock_domains") &&
+		    strcmp(n, "clock_sync_failure_no_path") &&
+		    strcmp(n, "trace_sorter_negative_timestamp_dropped"))
+			continue;
+		tm_buf_addf(out, "%s%s %" PRIu64, sep, n, r->stats[i].value);
+		sep = ", ";
+	}
+	tm_buf_adds(out, ".");
+}
+
+/* ------------------------------------------------------------------ */
+/* merge                                                               */
+/* ------------------------------------------------------------------ */
+
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+enum tm_status
+tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *out_path,
+	       const struct tm_write_opts *opts, struct tm_error *err)
+{
+	struct tm_write_opts o = {0};
+	if (opts)
+		o = *opts;
+	struct tm_tar_writer *w = NULL;
+	enum tm_status st = tm_tar_begin(&w, out_path, (const char *const *)s->in.paths,
+					 s->in.n_paths, o.reproducible, o.mtime, err);
+	if (st != TM_OK)
+		return st;
+	struct tm_buf js;
+	tm_buf_init(&js);
+	uint64_t total = 0, done = 0;
+	for (size_t i = 1; i < s->in.n_members; i++)
+		total += s->in.members[i].size;
+	if (!s->in.is_loose && s->in.n_members == 1)
+		total = s->in.members[0].size;
+	if (m && !tm_manifest_is_trivial(m)) {
+		tm_manifest_emit(m, &js);
+		st = tm_tar_add(w, "perfetto_manifest.json", js.len, err);
+		if (st == TM_OK)
+			st = tm_tar_write(w, js.data, js.len, err);
+	}
+	/* Members to copy: loose files (base names), or the archive's
+	 * non-hidden top-level regular members; a single trace input is
+	 * written as one member named by its base name. */
+	enum tm_format top = s->in.members[0].format;
+	bool is_archive = top == TM_FMT_TAR || top == TM_FMT_ZIP;
+	for (size_t i = 0; i < s->in.n_members && st == TM_OK; i++) {
+		const struct tm_member *mb = &s->in.members[i];
+		const char *name = mb->name;
+		if (s->in.is_loose || is_archive) {
+			if (i == 0 || mb->parent != 0 || mb->is_hidden)
+				continue;
+			if (m && mb->format == TM_FMT_MANIFEST)
+				continue; /* replaced by m */
+		} else {
+			if (i != 0)
+				continue;
+			name = base_name(s->in.paths[0]);
+		}
+		struct tm_stream *stm = NULL;
+		st = tm_stream_open_raw(&s->in, i, &stm, err);
+		if (st != TM_OK)
+			break;
+		uint64_t size = mb->size;
+		st = tm_tar_add(w, name, size, err);
+		uint64_t wrote = 0;
+		while (st == TM_OK) {
+			const uint8_t *p;
+			size_t n;
+			st = tm_stream_next(stm, &p, &n, err);
+			if (st != TM_OK || n == 0)
+				break;
+			if (o.cancel && *o.cancel) {
+				st = tm_error_set(err, TM_ERR_CANCELLED, "write cancelled");
+				break;
+			}
+			st = tm_tar_write(w, p, n, err);
+			wrote += n;
+			done += n;
+			if (o.progress)
+				o.progress(o.progress_ud, done, total);
+		}
+		tm_stream_close(stm);
+		if (st == TM_OK && wrote != size)
+			st = tm_error_set(err, TM_ERR_IO, "%s: read %" PRIu64 " bytes, expected %" PRIu64,
+					  name, wrote, size);
+	}
+	tm_buf_fini(&js);
+	if (st != TM_OK) {
+		tm_tar_abort(w);
+		return st;
+	}
+	return tm_tar_commit(w, err);
+}
