@@ -1582,8 +1582,8 @@ ps_fini(struct ps *s)
 }
 
 enum tm_status
-tm_scan_proto(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
-	      struct tm_error *err)
+tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
+		     const struct tm_scan_ctl *ctl, struct tm_error *err)
 {
 	struct ps s;
 	memset(&s, 0, sizeof s);
@@ -1605,7 +1605,7 @@ tm_scan_proto(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl
 	for (;;) {
 		const uint8_t *blk;
 		size_t n;
-		rc = tm_stream_next(st, &blk, &n, err);
+		rc = next(ctx, &blk, &n, err);
 		if (rc != TM_OK) {
 			sc->failed = true;
 			if (err)
@@ -1701,4 +1701,17 @@ tm_scan_proto(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl
 	tm_buf_fini(&carry);
 	ps_fini(&s);
 	return rc;
+}
+
+static enum tm_status
+stream_next(void *ctx, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	return tm_stream_next(ctx, p, n, err);
+}
+
+enum tm_status
+tm_scan_proto(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+	      struct tm_error *err)
+{
+	return tm_scan_proto_blocks(stream_next, st, sc, ctl, err);
 }

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * struct tm_scan helpers (scan.h).  Defined weak so that a session-side
+ * definition, if one lands, takes precedence without a link conflict.
+ */
+#include "scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+__attribute__((weak)) void
+tm_scan_init(struct tm_scan *sc, enum tm_format format)
+{
+	memset(sc, 0, sizeof *sc);
+	tm_oplog_init(&sc->log);
+	sc->format = format;
+	sc->raw_min = INT64_MAX;
+	sc->raw_max = INT64_MIN;
+}
+
+__attribute__((weak)) void
+tm_scan_fini(struct tm_scan *sc)
+{
+	tm_oplog_fini(&sc->log);
+	free(sc->embedded);
+	sc->embedded = NULL;
+	sc->n_embedded = sc->cap_embedded = 0;
+}
+
+__attribute__((weak)) void
+tm_scan_note_machine(struct tm_scan *sc, uint32_t machine)
+{
+	if (!machine)
+		return;
+	for (size_t i = 0; i < sc->n_embedded; i++)
+		if (sc->embedded[i] == machine)
+			return;
+	XGROW(sc->embedded, sc->cap_embedded, sc->n_embedded + 1);
+	sc->embedded[sc->n_embedded++] = machine;
+}
+
+__attribute__((weak)) void
+tm_scan_note_clock(struct tm_scan *sc, uint32_t clock)
+{
+	if (clock < 128)
+		sc->clocks_seen[clock / 64] |= 1ULL << (clock % 64);
+}
+
+__attribute__((weak)) void
+tm_scan_note_ts(struct tm_scan *sc, int64_t ts)
+{
+	if (!sc->has_raw_ts || ts < sc->raw_min)
+		sc->raw_min = ts;
+	if (!sc->has_raw_ts || ts > sc->raw_max)
+		sc->raw_max = ts;
+	sc->has_raw_ts = true;
+}

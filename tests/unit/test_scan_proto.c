@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: MIT */
+/* Proto scanner: traces built with protobuf-c in memory, scanned with
+ * several block sizes, checked op by op through tm_opiter. */
+#include "scan.h"
+#include "t.h"
+#include "trace.pb-c.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+typedef Perfetto__Protos__TracePacket Pkt;
+typedef Perfetto__Protos__ClockSnapshot Snap;
+typedef Perfetto__Protos__ClockSnapshot__Clock Clk;
+typedef Perfetto__Protos__TrackEvent TE;
+
+struct tb {
+	uint8_t *d;
+	size_t n, cap;
+};
+
+static void
+tb_add(struct tb *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 64;
+		b->d = realloc(b->d, b->cap);
+	}
+	memcpy(b->d + b->n, p, n);
+	b->n += n;
+}
+
+static void
+tb_varint(struct tb *b, uint64_t v)
+{
+	uint8_t x[10];
+	size_t n = 0;
+	do {
+		x[n] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			x[n] |= 0x80;
+		n++;
+	} while (v);
+	tb_add(b, x, n);
+}
+
+static void
+tb_pkt(struct tb *b, const Pkt *p)
+{
+	size_t n = perfetto__protos__trace_packet__get_packed_size(p);
+	uint8_t *buf = malloc(n + 1);
+	perfetto__protos__trace_packet__pack(p, buf);
+	tb_add(b, "\x0a", 1);
+	tb_varint(b, n);
+	tb_add(b, buf, n);
+	free(buf);
+}
+
+/* block source over memory */
+struct mem {
+	const uint8_t *p;
+	size_t n, pos, bs;
+};
+
+static enum tm_status
+mem_next(void *ctx, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	(void)err;
+	struct mem *m = ctx;
+	size_t k = m->n - m->pos;
+	if (k > m->bs)
+		k = m->bs;
+	*p = m->p + m->pos;
+	*n = k;
+	m->pos += k;
+	return TM_OK;
+}
+
+static char ops_buf[65536];
+
+/* Scan and render the op log as one string. */
+static const char *
+scan_ops(const void *d, size_t n, size_t bs, bool keep, struct tm_scan *out)
+{
+	struct tm_scan sc;
+	struct tm_error err;
+	tm_error_clear(&err);
+	tm_scan_init(&sc, TM_FMT_PROTO);
+	struct mem m = {d, n, 0, bs};
+	struct tm_scan_ctl ctl = {.keep_events = keep};
+	enum tm_status rc = tm_scan_proto_blocks(mem_next, &m, &sc, &ctl, &err);
+	struct tm_opiter it;
+	struct tm_op op;
+	size_t w = 0;
+	ops_buf[0] = 0;
+	if (rc != TM_OK)
+		w += (size_t)snprintf(ops_buf + w, sizeof ops_buf - w, "RC %d|", (int)rc);
+	tm_opiter_init(&it, &sc.log);
+	while (tm_opiter_next(&it, &op) && w < sizeof ops_buf - 512) {
+		char *o = ops_buf + w;
+		size_t r = sizeof ops_buf - w;
+		int k = 0;
+		switch (op.kind) {
+		case TM_OP_MACHINE:
+			k = snprintf(o, r, "MACHINE %u", op.machine);
+			break;
+		case TM_OP_SNAPSHOT:
+			k = snprintf(o, r, "SNAP m%u s%u f%u p%u", op.machine, op.seq, op.flags,
+				     op.primary);
+			for (uint32_t i = 0; i < op.n; i++)
+				k += snprintf(o + k, r - (size_t)k, " %u:%lld%s%s", op.clocks[i].id,
+					      (long long)op.clocks[i].ts,
+					      op.clocks[i].unit != 1 ? "u" : "",
+					      op.clocks[i].is_incremental ? "i" : "");
+			break;
+		case TM_OP_PACKET:
+			k = snprintf(o, r, "PKT m%u c%u s%u %lld n%u%s", op.machine, op.clock, op.seq,
+				     (long long)op.ts, op.n, op.flags & TM_PKT_CHROME ? " chrome" : "");
+			break;
+		case TM_OP_PUSH:
+			k = snprintf(o, r, "PUSH%s", op.flags & TM_PUSH_TRACK_EVENT ? " te" : "");
+			if (op.detail) {
+				const struct tm_detail *dt = &sc.log.details[op.detail - 1];
+				const char *nm = tm_oplog_detail_name(&sc.log, dt);
+				k += snprintf(o + k, r - (size_t)k, " '%s' %c %llu", nm ? nm : "",
+					      dt->phase ? dt->phase : '-',
+					      (unsigned long long)dt->track);
+			}
+			break;
+		case TM_OP_PUSH_NOTS:
+			k = snprintf(o, r, "NOTS %u", op.n);
+			break;
+		case TM_OP_CONVERT:
+			k = snprintf(o, r, "CONV c%u s%u %lld f%u", op.clock, op.seq, (long long)op.ts,
+				     op.flags);
+			break;
+		case TM_OP_CONVERT_ARRAY:
+			k = snprintf(o, r, "ARR c%u s%u", op.clock, op.seq);
+			for (uint32_t i = 0; i < op.n; i++)
+				k += snprintf(o + k, r - (size_t)k, " %lld", (long long)op.tss[i]);
+			break;
+		case TM_OP_SERVICE:
+			k = snprintf(o, r, "SERVICE c%u %lld", op.clock, (long long)op.ts);
+			break;
+		case TM_OP_REMOTE_SYNC: {
+			k = snprintf(o, r, "RSYNC m%u", op.machine);
+			size_t c = 0;
+			for (uint32_t i = 0; i < 2 * op.n; i++) {
+				k += snprintf(o + k, r - (size_t)k, " [");
+				for (uint32_t j = 0; j < op.counts[i]; j++, c++)
+					k += snprintf(o + k, r - (size_t)k, "%s%u:%lld", j ? " " : "",
+						      op.clocks[c].id, (long long)op.clocks[c].ts);
+				k += snprintf(o + k, r - (size_t)k, "]");
+			}
+			break;
+		}
+		case TM_OP_SYSINFO:
+			k = snprintf(o, r, "SYSINFO m%u %s", op.machine, op.text);
+			break;
+		case TM_OP_STAT:
+			k = snprintf(o, r, "STAT %s %u", tm_stat_name(op.stat), op.n);
+			break;
+		case TM_OP_FATAL:
+			k = snprintf(o, r, "FATAL @%llu %s", (unsigned long long)op.offset, op.text);
+			break;
+		}
+		w += (size_t)k;
+		ops_buf[w++] = '|';
+		ops_buf[w] = 0;
+	}
+	if (w && ops_buf[w - 1] == '|')
+		ops_buf[--w] = 0;
+	tm_opiter_fini(&it);
+	if (out)
+		*out = sc;
+	else
+		tm_scan_fini(&sc);
+	return ops_buf;
+}
+
+/* Scan with several block sizes; every one must give the same ops. */
+static const char *
+scan_all(struct tb *b, bool keep)
+{
+	static char first[65536];
+	static const size_t sizes[] = {1, 7, 64, 1 << 20};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		const char *s = scan_ops(b->d, b->n, sizes[i], keep, NULL);
+		if (i == 0)
+			snprintf(first, sizeof first, "%s", s);
+		else
+			CHECK_STR(s, first);
+	}
+	return first;
+}
+
+static Pkt
+pkt(void)
+{
+	Pkt p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	return p;
+}
+
+static void
+set_ts(Pkt *p, uint64_t ts)
+{
+	p->has_timestamp = true;
+	p->timestamp = ts;
+}
+
+static void
+set_seq(Pkt *p, uint32_t seq, uint32_t flags)
+{
+	p->has_trusted_packet_sequence_id = true;
+	p->trusted_packet_sequence_id = seq;
+	if (flags) {
+		p->has_sequence_flags = true;
+		p->sequence_flags = flags;
+	}
+}
+
+static void
+add_snapshot(struct tb *b, uint32_t machine, uint32_t c1, uint64_t t1, uint32_t c2, uint64_t t2,
+	     uint32_t primary)
+{
+	Pkt p = pkt();
+	Snap s = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT;
+	Clk a = PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT, c = a;
+	Clk *cl[2] = {&a, &c};
+	a.has_clock_id = a.has_timestamp = true;
+	a.clock_id = c1;
+	a.timestamp = t1;
+	c.has_clock_id = c.has_timestamp = true;
+	c.clock_id = c2;
+	c.timestamp = t2;
+	s.n_clocks = 2;
+	s.clocks = cl;
+	if (primary) {
+		s.has_primary_trace_clock = true;
+		s.primary_trace_clock = primary;
+	}
+	p.clock_snapshot = &s;
+	if (machine) {
+		p.has_machine_id = true;
+		p.machine_id = machine;
+	}
+	set_seq(&p, 1, 0);
+	tb_pkt(b, &p);
+}
+
+static void
+test_snapshot_and_packets(void)
+{
+	struct tb b = {0};
+	add_snapshot(&b, 0, 6, 1000, 1, 5000, 0);
+	Pkt p = pkt();
+	set_ts(&p, 2000);
+	Perfetto__Protos__ProcessTree pt = PERFETTO__PROTOS__PROCESS_TREE__INIT;
+	p.process_tree = &pt;
+	tb_pkt(&b, &p);
+	p = pkt();
+	p.process_tree = &pt; /* no ts: pushed at latest */
+	tb_pkt(&b, &p);
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 3000);
+	p.has_timestamp_clock_id = true;
+	p.timestamp_clock_id = 1;
+	tb_pkt(&b, &p);
+	CHECK_STR(scan_all(&b, false),
+		  "MACHINE 0|SNAP m0 s1 f1 p0 6:1000 1:5000|PKT m0 c0 s0 2000 n1|PUSH|NOTS 2|"
+		  "PKT m0 c1 s0 3000 n1|PUSH");
+	free(b.d);
+}
+
+static void
+test_sequence_flags(void)
+{
+	struct tb b = {0};
+	Pkt p = pkt();
+	set_ts(&p, 10);
+	set_seq(&p, 1, 2); /* NEEDS on a never-cleared sequence: skipped */
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 20);
+	set_seq(&p, 1, 1); /* CLEARED */
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 30);
+	set_seq(&p, 1, 2); /* kept */
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 40);
+	set_seq(&p, 1, 0);
+	p.has_previous_packet_dropped = true;
+	p.previous_packet_dropped = 1;
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 50);
+	set_seq(&p, 1, 2); /* skipped again */
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 60);
+	p.has_sequence_flags = true;
+	p.sequence_flags = 2; /* NEEDS with seq 0: fatal */
+	tb_pkt(&b, &p);
+	const char *s = scan_all(&b, false);
+	CHECK_STR(s, "MACHINE 0|STAT packet_skipped_seq_needs_incremental_state_invalid 1|"
+		     "PKT m0 c0 s1 20 n1|PUSH|PKT m0 c0 s1 30 n1|PUSH|PKT m0 c0 s1 40 n1|PUSH|"
+		     "STAT packet_skipped_seq_needs_incremental_state_invalid 1|"
+		     "FATAL @41 TracePacket specified SEQ_NEEDS_INCREMENTAL_STATE but the "
+		     "TraceWriter's sequence_id is zero (the service is probably too old)");
+	free(b.d);
+}
+
+static void
+test_defaults_reset_on_clear(void)
+{
+	struct tb b = {0};
+	Pkt p = pkt();
+	Perfetto__Protos__TracePacketDefaults d = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+	d.has_timestamp_clock_id = true;
+	d.timestamp_clock_id = 3;
+	p.trace_packet_defaults = &d;
+	set_seq(&p, 5, 1);
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 5000);
+	set_seq(&p, 5, 0);
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 6000);
+	set_seq(&p, 5, 1); /* clear: defaults gone */
+	tb_pkt(&b, &p);
+	p = pkt();
+	set_ts(&p, 7000);
+	set_seq(&p, 5, 0);
+	p.has_timestamp_clock_id = true;
+	p.timestamp_clock_id = 64; /* sequence clock */
+	tb_pkt(&b, &p);
+	CHECK_STR(scan_all(&b, false), "MACHINE 0|NOTS 1|PKT m0 c3 s5 5000 n1|PUSH|"
+				       "PKT m0 c0 s5 6000 n1|PUSH|PKT m0 c64 s5 7000 n1|PUSH");
+	free(b.d);
+}
+
+static void
+add_te(struct tb *b, uint32_t seq, uint32_t flags, uint64_t ts, int type, const char *name,
+       uint64_t name_iid, uint64_t track)
+{
+	Pkt p = pkt();
+	TE te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	if (ts)
+		set_ts(&p, ts);
+	set_seq(&p, seq, flags);
+	if (type) {
+		te.has_type = true;
+		te.type = type;
+	}
+	te.name = (char *)(uintptr_t)name;
+	if (name_iid) {
+		te.has_name_iid = true;
+		te.name_iid = name_iid;
+	}
+	if (track) {
+		te.has_track_uuid = true;
+		te.track_uuid = track;
+	}
+	p.track_event = &te;
+	tb_pkt(b, &p);
+}
+
+static void
+add_interned(struct tb *b, uint32_t seq, uint32_t flags, uint64_t iid, const char *name)
+{
+	Pkt p = pkt();
+	Perfetto__Protos__InternedData id = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+	Perfetto__Protos__EventName en = PERFETTO__PROTOS__EVENT_NAME__INIT;
+	Perfetto__Protos__EventName *ens[1] = {&en};
+	en.has_iid = true;
+	en.iid = iid;
+	en.name = (char *)(uintptr_t)name;
+	id.n_event_names = 1;
+	id.event_names = ens;
+	p.interned_data = &id;
+	set_seq(&p, seq, flags);
+	tb_pkt(b, &p);
+}
+
+static void
+test_interned_names(void)
+{
+	struct tb b = {0};
+	add_interned(&b, 1, 1, 7, "draw");
+	add_te(&b, 1, 2, 100, 1, NULL, 7, 42);
+	add_te(&b, 1, 2, 200, 2, NULL, 0, 42);
+	add_te(&b, 1, 2, 300, 3, "inline", 0, 0);
+	add_te(&b, 1, 1, 400, 3, NULL, 7, 0); /* cleared: iid 7 gone */
+	CHECK_STR(scan_all(&b, true),
+		  "MACHINE 0|NOTS 1|PKT m0 c0 s1 100 n1|PUSH te 'draw' B 42|"
+		  "PKT m0 c0 s1 200 n1|PUSH te '' E 42|"
+		  "PKT m0 c0 s1 300 n1|PUSH te 'inline' I 9223372036854775809|"
+		  "PKT m0 c0 s1 400 n1|PUSH te '' I 9223372036854775809");
+	free(b.d);
+}
+
+static void
+test_te_legacy_and_negative(void)
+{
+	struct tb b = {0};
+	Pkt p = pkt();
+	TE te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	set_seq(&p, 1, 1);
+	te.has_timestamp_absolute_us = true;
+	te.timestamp_absolute_us = 5;
+	te.has_type = true;
+	te.type = 3;
+	p.track_event = &te;
+	tb_pkt(&b, &p);
+	te.timestamp_absolute_us = -5;
+	tb_pkt(&b, &p);
+	/* delta without a ThreadDescriptor: skipped */
+	te.has_timestamp_absolute_us = false;
+	te.has_timestamp_delta_us = true;
+	te.timestamp_delta_us = 3;
+	tb_pkt(&b, &p);
+	Pkt q = pkt();
+	set_seq(&q, 1, 0);
+	Perfetto__Protos__ThreadDescriptor td = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	td.has_reference_timestamp_us = true;
+	td.reference_timestamp_us = 1000;
+	q.thread_descriptor = &td;
+	tb_pkt(&b, &q);
+	p.has_sequence_flags = false;
+	tb_pkt(&b, &p);
+	tb_pkt(&b, &p);
+	/* counter without a value is dropped after the conversion */
+	te.type = 4;
+	te.has_track_uuid = true;
+	te.track_uuid = 9;
+	tb_pkt(&b, &p);
+	CHECK_STR(scan_all(&b, false),
+		  "MACHINE 0|CONV c3 s0 5000 f32|STAT track_event_invalid_timestamp 1|NOTS 1|"
+		  "CONV c3 s0 1003000 f32|CONV c3 s0 1006000 f32|CONV c3 s0 1009000 f160");
+	free(b.d);
+}
+
+static void
+test_machines(void)
+{
+	struct tb b = {0};
+	Pkt p = pkt();
+	p.synchronization_marker.len = 4;
+	p.synchronization_marker.data = (uint8_t *)(uintptr_t)"sync";
+	p.has_synchronization_marker = true;
+	tb_pkt(&b, &p);
+	add_snapshot(&b, 7, 6, 100, 1, 200, 0);
+	add_te(&b, 1, 1, 150, 3, "x", 0, 0);
+	p = pkt();
+	p.has_machine_id = true;
+	p.machine_id = 8;
+	set_ts(&p, 99);
+	tb_pkt(&b, &p);
+	struct tm_scan sc;
+	const char *s = scan_ops(b.d, b.n, 1 << 20, false, &sc);
+	CHECK_STR(s, "NOTS 1|MACHINE 7|SNAP m7 s1 f1 p0 6:100 1:200|MACHINE 0|"
+		     "PKT m0 c0 s1 150 n1|PUSH te|MACHINE 8|PKT m8 c0 s0 99 n1|PUSH");
+	CHECK_INT(sc.n_embedded, 2);
+	CHECK_INT(sc.embedded[0], 7);
+	CHECK(sc.has_snapshot);
+	tm_scan_fini(&sc);
+	free(b.d);
+}
+
+static void
+test_ftrace(void)
+{
+	struct tb b = {0};
+	Pkt p = pkt();
+	Perfetto__Protos__FtraceEventBundle fb = PERFETTO__PROTOS__FTRACE_EVENT_BUNDLE__INIT;
+	Perfetto__Protos__FtraceEventBundle__CompactSched cs =
+		PERFETTO__PROTOS__FTRACE_EVENT_BUNDLE__COMPACT_SCHED__INIT;
+	uint64_t sts[3] = {100, 10, 5};
+	int64_t pst[3] = {0, 0, 0};
+	int32_t pid[3] = {1, 2, 3}, prio[3] = {120, 120, 120};
+	uint32_t comm[3] = {0, 0, 1};
+	char *intern[1] = {(char *)(uintptr_t)"swapper"};
+	cs.n_switch_timestamp = 3;
+	cs.switch_timestamp = sts;
+	cs.n_switch_prev_state = 3;
+	cs.switch_prev_state = pst;
+	cs.n_switch_next_pid = 3;
+	cs.switch_next_pid = pid;
+	cs.n_switch_next_prio = 3;
+	cs.switch_next_prio = prio;
+	cs.n_switch_next_comm_index = 3;
+	cs.switch_next_comm_index = comm; /* third index out of range: stops */
+	cs.n_intern_table = 1;
+	cs.intern_table = intern;
+	uint64_t wts[2] = {50, 50};
+	cs.n_waking_timestamp = 2;
+	cs.waking_timestamp = wts;
+	cs.n_waking_pid = 2;
+	cs.waking_pid = pid;
+	cs.n_waking_target_cpu = 2;
+	cs.waking_target_cpu = pid;
+	cs.n_waking_prio = 2;
+	cs.waking_prio = prio;
+	cs.n_waking_comm_index = 2;
+	cs.waking_comm_index = comm;
+	fb.compact_sched = &cs;
+	fb.has_cpu = true;
+	fb.cpu = 2;
+	fb.has_ftrace_clock = true;
+	fb.ftrace_clock = PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_GLOBAL;
+	fb.has_ftrace_timestamp = fb.has_boot_timestamp = true;
+	fb.ftrace_timestamp = 5000;
+	fb.boot_timestamp = 105000;
+	fb.has_previous_bundle_end_timestamp = true;
+	fb.previous_bundle_end_timestamp = 4000;
+	Perfetto__Protos__FtraceEvent ev = PERFETTO__PROTOS__FTRACE_EVENT__INIT;
+	Perfetto__Protos__PrintFtraceEvent pr = PERFETTO__PROTOS__PRINT_FTRACE_EVENT__INIT;
+	Perfetto__Protos__FtraceEvent *evs[1] = {&ev};
+	pr.buf = (char *)(uintptr_t)"hello\n";
+	ev.has_timestamp = true;
+	ev.timestamp = 6000;
+	ev.print = &pr;
+	fb.n_event = 1;
+	fb.event = evs;
+	p.ftrace_events = &fb;
+	set_seq(&p, 3, 0);
+	tb_pkt(&b, &p);
+	tb_pkt(&b, &p); /* same pair: no second snapshot; not first bundle */
+	fb.cpu = 1024;
+	tb_pkt(&b, &p);
+	const char *s = scan_all(&b, false);
+	CHECK_STR(s, "MACHINE 0|SNAP m0 s3 f2 p0 64:5000 6:105000|ARR c64 s3 100 110|"
+		     "ARR c64 s3 50 100|CONV c64 s3 6000 f16|CONV c64 s3 4000 f192|"
+		     "ARR c64 s3 100 110|ARR c64 s3 50 100|CONV c64 s3 6000 f16|"
+		     "FATAL @182 CPU 1024 is greater than maximum allowed of 1024. This is likely "
+		     "because of trace corruption (ERR:tp-corrupt)");
+	/* unknown clock, missing cpu */
+	free(b.d);
+	memset(&b, 0, sizeof b);
+	fb.cpu = 0;
+	fb.has_cpu = false;
+	tb_pkt(&b, &p);
+	fb.has_cpu = true;
+	fb.ftrace_clock = PERFETTO__PROTOS__FTRACE_CLOCK__FTRACE_CLOCK_UNKNOWN;
+	tb_pkt(&b, &p);
+	s = scan_all(&b, false);
+	CHECK_STR(s, "MACHINE 0|STAT ftrace_bundle_tokenizer_errors 1|"
+		     "FATAL @118 Unable to parse ftrace packets with unknown clock");
+	free(b.d);
+}
+
+static void
+test_remote_sync_and_sysinfo(void)
+{
+	struct tb b = {0};
+	Pkt p = pkt();
+	Perfetto__Protos__RemoteClockSync rs = PERFETTO__PROTOS__REMOTE_CLOCK_SYNC__INIT;
+	Perfetto__Protos__RemoteClockSync__SyncedClocks r1 =
+		PERFETTO__PROTOS__REMOTE_CLOCK_SYNC__SYNCED_CLOCKS__INIT, r2 = r1;
+	Perfetto__Protos__RemoteClockSync__SyncedClocks *rr[2] = {&r1, &r2};
+	Snap c1 = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT, h1 = c1, c2 = c1, h2 = c1;
+	Clk k[4];
+	Clk *kp[4];
+	uint64_t v[4] = {5000, 1000, 5200, 1300};
+	Snap *sn[4] = {&c1, &h1, &c2, &h2};
+	for (int i = 0; i < 4; i++) {
+		Clk z = PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
+		k[i] = z;
+		k[i].has_clock_id = k[i].has_timestamp = true;
+		k[i].clock_id = 6;
+		k[i].timestamp = v[i];
+		kp[i] = &k[i];
+		sn[i]->n_clocks = 1;
+		sn[i]->clocks = &kp[i];
+	}
+	r1.client_clocks = &c1;
+	r1.host_clocks = &h1;
+	r2.client_clocks = &c2;
+	r2.host_clocks = &h2;
+	rs.n_synced_clocks = 2;
+	rs.synced_clocks = rr;
+	p.remote_clock_sync = &rs;
+	p.has_machine_id = true;
+	p.machine_id = 7;
+	tb_pkt(&b, &p);
+	p = pkt();
+	Perfetto__Protos__SystemInfo si = PERFETTO__PROTOS__SYSTEM_INFO__INIT;
+	si.machine_name = (char *)(uintptr_t)"phone";
+	p.system_info = &si;
+	tb_pkt(&b, &p);
+	p = pkt();
+	p.has_service_event = true;
+	p.service_event.len = 2;
+	p.service_event.data = (uint8_t *)(uintptr_t)"\x08\x01";
+	set_ts(&p, 777);
+	tb_pkt(&b, &p);
+	CHECK_STR(scan_all(&b, false), "MACHINE 7|RSYNC m7 [6:5000] [6:1000] [6:5200] [6:1300]|"
+				       "MACHINE 0|SYSINFO m0 phone|SERVICE c6 777");
+	free(b.d);
+}
+
+static void
+test_compressed(void)
+{
+	struct tb inner = {0};
+	add_snapshot(&inner, 0, 6, 10, 3, 20, 0);
+	Pkt p = pkt();
+	set_ts(&p, 55);
+	tb_pkt(&inner, &p);
+	uLongf zn = compressBound(inner.n);
+	uint8_t *z = malloc(zn);
+	CHECK(compress(z, &zn, inner.d, inner.n) == Z_OK);
+	struct tb b = {0};
+	p = pkt();
+	p.has_compressed_packets = true;
+	p.compressed_packets.data = z;
+	p.compressed_packets.len = zn;
+	tb_pkt(&b, &p);
+	tb_pkt(&b, &p);
+	CHECK_STR(scan_all(&b, false), "MACHINE 0|SNAP m0 s1 f1 p0 6:10 3:20|PKT m0 c0 s0 55 n1|"
+				       "PUSH|SNAP m0 s1 f1 p0 6:10 3:20|PKT m0 c0 s0 55 n1|PUSH");
+	/* garbage */
+	free(b.d);
+	memset(&b, 0, sizeof b);
+	p.compressed_packets.len = 5;
+	tb_pkt(&b, &p);
+	CHECK_STR(scan_all(&b, false),
+		  "FATAL @0 Failed to decompress compressed_packets (ERR:tp-corrupt)");
+	free(b.d);
+	free(z);
+	free(inner.d);
+}
+
+static void
+test_corrupt(void)
+{
+	struct tb b = {0};
+	Pkt p = pkt();
+	set_ts(&p, 5);
+	tb_pkt(&b, &p);
+	/* a packet whose inner field overruns the packet */
+	tb_add(&b, "\x0a\x03\x40\x80\x80", 5);
+	CHECK_STR(scan_all(&b, false),
+		  "MACHINE 0|PKT m0 c0 s0 5 n1|PUSH|FATAL @4 Failed to parse proto packet fully; "
+		  "the trace is probably corrupt. (ERR:tp-corrupt)");
+	free(b.d);
+	/* bad wire type at top level */
+	memset(&b, 0, sizeof b);
+	tb_pkt(&b, &p);
+	tb_add(&b, "\x0b\x00", 2);
+	CHECK_STR(scan_all(&b, false),
+		  "MACHINE 0|PKT m0 c0 s0 5 n1|PUSH|FATAL @4 Unknown field type @ 0x4; the trace is "
+		  "corrupt or was produced by a newer version of Perfetto (ERR:tp-corrupt)");
+	free(b.d);
+	/* a truncated final packet is silently ignored (TP waits for more) */
+	memset(&b, 0, sizeof b);
+	tb_pkt(&b, &p);
+	tb_add(&b, "\x0a\x10\x40\x01", 4);
+	CHECK_STR(scan_all(&b, false), "MACHINE 0|PKT m0 c0 s0 5 n1|PUSH");
+	free(b.d);
+	/* other top-level fields are skipped, including large ones */
+	memset(&b, 0, sizeof b);
+	tb_add(&b, "\x10\x05\x1d\x01\x02\x03\x04", 7);
+	tb_add(&b, "\x12\x90\x4e", 3);
+	for (int i = 0; i < 10000; i++)
+		tb_add(&b, "\x0a", 1);
+	tb_pkt(&b, &p);
+	CHECK_STR(scan_all(&b, false), "MACHINE 0|PKT m0 c0 s0 5 n1|PUSH");
+	free(b.d);
+}
+
+/* Every conformance input.pb must scan with no error. */
+static void
+test_conformance_inputs(void)
+{
+	const char *root = "/work/shared/conformance";
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d))) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s/input.pb", root, e->d_name);
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			continue;
+		struct tb b = {0};
+		char buf[65536];
+		size_t k;
+		while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+			tb_add(&b, buf, k);
+		fclose(f);
+		struct tm_scan sc;
+		const char *s = scan_ops(b.d, b.n, 4096, true, &sc);
+		if (sc.failed || strncmp(s, "RC", 2) == 0) {
+			CHECK_STR(e->d_name, s);
+		}
+		tm_scan_fini(&sc);
+		free(b.d);
+		n++;
+	}
+	closedir(d);
+	CHECK(n > 0);
+}
+
+int
+main(void)
+{
+	RUN(test_snapshot_and_packets);
+	RUN(test_sequence_flags);
+	RUN(test_defaults_reset_on_clear);
+	RUN(test_interned_names);
+	RUN(test_te_legacy_and_negative);
+	RUN(test_machines);
+	RUN(test_ftrace);
+	RUN(test_remote_sync_and_sysinfo);
+	RUN(test_compressed);
+	RUN(test_corrupt);
+	RUN(test_conformance_inputs);
+	return 0;
+}
