@@ -550,7 +550,7 @@ test_ftrace(void)
 	tb_pkt(&b, &p);
 	s = scan_all(&b, false);
 	CHECK_STR(s, "MACHINE 0|STAT ftrace_bundle_tokenizer_errors 1|"
-		     "FATAL @118 Unable to parse ftrace packets with unknown clock");
+		     "FATAL @89 Unable to parse ftrace packets with unknown clock");
 	free(b.d);
 }
 
