@@ -1,0 +1,1246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inputs and the member table (engine-semantics §0, §1).
+ *
+ * One path: a TAR, ZIP, gzip (tar.gz is gzip -> "" -> tar), or a plain
+ * trace.  Several paths: the TAR `trace_processor util merge` would write
+ * (member 0 a virtual "tar", members = base names in argument order).
+ *
+ * The TAR walker follows tar_trace_reader.cc rule by rule; the ZIP walker
+ * reads local headers in physical order like util/zip_reader.cc (our own
+ * walker over zlib rather than libarchive: trace_processor's error texts
+ * carry byte offsets of its own local-header walk, and its streaming checks
+ * — data descriptors, version, flags — need the raw header fields).
+ *
+ * Listing reads: TAR headers and each member's first 512 bytes (windows over
+ * files are skipped without reading); ZIP and gzip containers are read (and
+ * inflated) once in full, because trace_processor's registration depends on
+ * the decompressed bytes (CRC check, sniff of the whole member, the inflated
+ * size shown as trace_file.size, the truncation error).
+ *
+ * Limits (hostile input): nesting depth 8 (real archives nest 2-3 deep),
+ * 1,000,000 members (more than any trace archive; each costs a table row),
+ * GNU long names of 1 MiB (PATH_MAX is 4 KiB), sniff buffers of 1 MiB.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "archive.h"
+#include "archive_priv.h"
+
+#define MAX_DEPTH 8
+#define MAX_MEMBERS 1000000u
+#define MAX_LONG_NAME (1u << 20)
+#define SNIFF_CAP (1u << 20) /* top level, ZIP members, inflated streams */
+#define TAR_SNIFF 512u
+
+enum loc_kind { L_FILE, L_VIRTUAL, L_RANGE, L_ZIP, L_INFLATE, L_ZSTD };
+
+struct loc {
+	enum loc_kind kind;
+	size_t path_idx; /* L_FILE */
+	uint64_t off;    /* L_RANGE / L_ZIP: data offset in the parent's stream */
+	uint64_t len;    /* L_RANGE: size; L_ZIP: compressed size */
+	int method;      /* L_ZIP: 0 stored, 8 deflate */
+	/* containers: the walk's outcome */
+	char *cfatal;    /* trace_processor's text */
+	char *cwhere;    /* ours */
+	size_t reg_limit; /* children registered before cfatal (SIZE_MAX all) */
+	bool fatal_late;  /* cfatal raised after the children were processed */
+};
+
+struct priv {
+	struct loc *locs;
+	size_t cap;
+	uint32_t next_id;
+	uint32_t next_order;
+	size_t proc_cap;
+	bool stop;
+};
+
+/* ---- table ---- */
+
+static struct priv *
+P(const struct tm_input *in)
+{
+	return in->priv;
+}
+
+static size_t
+add_member(struct tm_input *in, int parent, const char *name, size_t name_len,
+	   enum loc_kind kind)
+{
+	struct priv *pv = P(in);
+	size_t cap = pv->cap;
+	XGROW(in->members, cap, in->n_members + 1);
+	XGROW(pv->locs, pv->cap, in->n_members + 1);
+	size_t i = in->n_members++;
+	struct tm_member *m = &in->members[i];
+	memset(m, 0, sizeof *m);
+	memset(&pv->locs[i], 0, sizeof pv->locs[i]);
+	pv->locs[i].kind = kind;
+	pv->locs[i].reg_limit = SIZE_MAX;
+	if (name) {
+		m->name = xmalloc(name_len + 1);
+		memcpy(m->name, name, name_len);
+		m->name[name_len] = 0;
+		m->name_len = name_len;
+	}
+	m->parent = parent;
+	m->trace_file_id = UINT32_MAX;
+	m->order = UINT32_MAX;
+	m->source_path = parent >= 0 ? in->members[parent].source_path : NULL;
+	return i;
+}
+
+static void
+set_format(struct tm_member *m, enum tm_format f)
+{
+	m->format = f;
+	m->priority = tm_format_priority(f);
+}
+
+/* Hidden rule (archive_entry.cc): a non-empty component starting with '.'
+ * other than "." and "..". */
+static bool
+is_hidden(const char *p, size_t n)
+{
+	size_t s = 0;
+	while (s <= n) {
+		size_t e = s;
+		while (e < n && p[e] != '/')
+			e++;
+		if (e > s && p[s] == '.') {
+			bool dot = e - s == 1, dotdot = e - s == 2 && p[s + 1] == '.';
+			if (!dot && !dotdot)
+				return true;
+		}
+		if (e >= n)
+			break;
+		s = e + 1;
+	}
+	return false;
+}
+
+static const char *
+disp(const struct tm_member *m)
+{
+	if (!m->name)
+		return "(top level)";
+	return m->name_len ? m->name : "(decompressed)";
+}
+
+/* "<archive>: <member>: <nested member>" for errors. */
+static char *
+label(const struct tm_input *in, size_t i)
+{
+	struct tm_buf b;
+	size_t chain[MAX_DEPTH * 2 + 4], n = 0;
+	tm_buf_init(&b);
+	for (int j = (int)i; j >= 0 && n < sizeof chain / sizeof chain[0];
+	     j = in->members[j].parent)
+		chain[n++] = (size_t)j;
+	const struct tm_member *m = &in->members[i];
+	tm_buf_adds(&b, m->source_path ? m->source_path : "(input)");
+	while (n--) {
+		const struct tm_member *c = &in->members[chain[n]];
+		if (chain[n] == 0 && !c->name)
+			continue;
+		if (in->is_loose && c->parent == 0) {
+			continue; /* source_path already names the loose file */
+		}
+		tm_buf_adds(&b, ": ");
+		tm_buf_adds(&b, disp(c));
+	}
+	return tm_buf_steal(&b);
+}
+
+static void
+set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
+	TM_PRINTF(4, 5);
+
+static void
+set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
+{
+	struct loc *l = &P(in)->locs[ci];
+	if (l->cfatal)
+		return;
+	l->cfatal = xstrdup(tp);
+	struct tm_buf b;
+	va_list ap;
+	char tmp[1024];
+	tm_buf_init(&b);
+	char *lab = label(in, ci);
+	tm_buf_adds(&b, lab);
+	free(lab);
+	tm_buf_adds(&b, ": ");
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	tm_buf_adds(&b, tmp);
+	l->cwhere = tm_buf_steal(&b);
+}
+
+/* ---- streams ---- */
+
+static enum tm_status
+open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct tm_error *err)
+{
+	const struct tm_member *m = &in->members[i];
+	const struct loc *l = &P(in)->locs[i];
+	struct tm_stream *ps = NULL, *st;
+	enum tm_status s;
+	char *lab = label(in, i);
+
+	switch (l->kind) {
+	case L_FILE:
+		s = tm_stream_file(in->paths[l->path_idx], lab, 0, m->stored_size, out, err);
+		break;
+	case L_VIRTUAL:
+		s = tm_error_set(err, TM_ERR_UNSUPPORTED,
+				 "%s: the loose files' archive is virtual; open its members", lab);
+		break;
+	case L_ZSTD:
+		s = tm_error_set(err, TM_ERR_UNSUPPORTED,
+				 "%s: zstd is not supported by tracemerge yet", lab);
+		break;
+	case L_RANGE:
+	case L_ZIP:
+		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
+			break;
+		if ((s = tm_stream_window(ps, l->off, l->len, lab, &st, err)) != TM_OK)
+			break;
+		if (l->kind == L_ZIP && l->method == 8)
+			st = tm_stream_inflate(st, lab, true, false, m->name, l->len);
+		*out = st;
+		break;
+	case L_INFLATE:
+		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
+			break;
+		*out = tm_stream_inflate(ps, lab, false, true, NULL, 0);
+		s = TM_OK;
+		break;
+	default:
+		s = tm_error_set(err, TM_ERR_INVALID, "%s: bad member", lab);
+	}
+	free(lab);
+	return s;
+}
+
+enum tm_status
+tm_stream_open(const struct tm_input *in, size_t member, struct tm_stream **out,
+	       struct tm_error *err)
+{
+	if (!in || member >= in->n_members || !out)
+		return tm_error_set(err, TM_ERR_INVALID, "no member %zu", member);
+	*out = NULL;
+	return open_member(in, member, out, err);
+}
+
+enum tm_status
+tm_stream_open_raw(const struct tm_input *in, size_t member, struct tm_stream **out,
+		   struct tm_error *err)
+{
+	return tm_stream_open(in, member, out, err);
+}
+
+/* Read up to cap bytes from the start of a member. */
+static enum tm_status
+read_head(const struct tm_input *in, size_t i, size_t cap, uint8_t *buf, size_t *got,
+	  struct tm_error *err)
+{
+	struct tm_stream *st;
+	enum tm_status s = open_member(in, i, &st, err);
+	if (s != TM_OK)
+		return s;
+	struct tm_rd rd = {.st = st};
+	s = tm_rd_read(&rd, buf, cap, got, err);
+	tm_stream_close(st);
+	return s;
+}
+
+/* ---- TAR ---- */
+
+/* ExtractUint64 of the 12-byte size field; NULL or the error text. */
+static const char *
+tar_size(const uint8_t *f, uint64_t *out)
+{
+	if (f[0] == 0)
+		return "Size field is empty or zero.";
+	if (f[0] & 0x80) {
+		if (f[0] & 0x40)
+			return "Negative size in base-256 encoding is not supported.";
+		size_t start = 1;
+		while (start < 12 && f[start] == 0)
+			start++;
+		if (12 - start > 8)
+			return "Base-256 value exceeds uint64_t range.";
+		uint64_t v = 0;
+		for (size_t i = start; i < 12; i++)
+			v = (v << 8) | f[i];
+		*out = v;
+		return NULL;
+	}
+	size_t i = 0;
+	uint64_t v = 0;
+	while (i < 12 && f[i] == ' ')
+		i++;
+	for (; i < 12 && f[i] != 0 && f[i] != ' '; i++) {
+		if (f[i] < '0' || f[i] > '7')
+			return "Invalid octal digit in size field.";
+		v = (v << 3) + (uint64_t)(f[i] - '0');
+	}
+	*out = v;
+	return NULL;
+}
+
+static size_t
+field_len(const uint8_t *p, size_t n)
+{
+	const uint8_t *z = memchr(p, 0, n);
+	return z ? (size_t)(z - p) : n;
+}
+
+static enum tm_status walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err);
+
+static bool
+too_many(struct tm_input *in, struct tm_error *err, enum tm_status *s)
+{
+	if (in->n_members < MAX_MEMBERS)
+		return false;
+	*s = tm_error_set(err, TM_ERR_LIMIT, "more than %u archive members", MAX_MEMBERS);
+	return true;
+}
+
+static enum tm_status
+walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
+{
+	struct tm_stream *st;
+	enum tm_status s = open_member(in, ci, &st, err);
+	if (s != TM_OK)
+		return s;
+	struct tm_rd rd = {.st = st};
+	uint8_t h[512];
+	int zeros = 0;
+	bool pending_meta = false; /* a zero-size entry of another type */
+	uint8_t pending_type = 0;
+	char *long_name = NULL;
+	size_t long_len = 0;
+	uint64_t index = 0;
+
+	for (;;) {
+		uint64_t hoff = rd.off;
+		size_t got;
+		if ((s = tm_rd_read(&rd, h, 512, &got, err)) != TM_OK)
+			goto out;
+		if (pending_meta && got > 0) {
+			set_cfatal(in, ci,
+				   "trace_processor aborts (PERFETTO_CHECK failure) on this archive",
+				   "byte 0x%" PRIx64 ": a zero-size TAR entry of type 0x%02x (link, "
+				   "symlink, FIFO, ...) makes trace_processor crash when it reads "
+				   "the next header; it cannot open this archive",
+				   hoff - 512, pending_type);
+			goto out;
+		}
+		if (got < 512) {
+			set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
+				   "byte 0x%" PRIx64 ": input ends before the two zero blocks "
+				   "that end a TAR",
+				   hoff + got);
+			goto out;
+		}
+		bool gnu = memcmp(h + 257, "ustar  \0", 8) == 0;
+		bool ustar = !gnu && memcmp(h + 257, "ustar\0", 6) == 0;
+		if (!gnu && !ustar) {
+			bool allz = true;
+			for (size_t i = 0; i < 512 && allz; i++)
+				allz = h[i] == 0;
+			if (!allz) {
+				set_cfatal(in, ci, "Invalid magic value",
+					   "byte 0x%" PRIx64 ": not a TAR header (no ustar magic) "
+					   "and not a zero block",
+					   hoff);
+				goto out;
+			}
+			if (++zeros == 2)
+				break; /* anything after the end is ignored */
+			continue;
+		}
+		uint8_t type = h[156];
+		if (type == '5')
+			continue; /* directory: no content consumed, state kept */
+		zeros = 0;
+		if (ustar && (h[263] != '0' || h[264] != '0')) {
+			char t[64];
+			snprintf(t, sizeof t, "Invalid version: %c%c", h[263], h[264]);
+			set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": ustar version must be \"00\"",
+				   hoff + 263);
+			goto out;
+		}
+		uint64_t size = 0;
+		const char *se = tar_size(h + 124, &size);
+		if (se) {
+			char t[128];
+			snprintf(t, sizeof t, "Failed to parse size field: %s", se);
+			set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": bad size field", hoff + 124);
+			goto out;
+		}
+		char *name;
+		size_t nlen;
+		if (long_name) {
+			name = long_name;
+			nlen = long_len;
+			long_name = NULL;
+		} else {
+			size_t pl = field_len(h + 345, 155), nl = field_len(h, 100);
+			name = xmalloc(pl + 1 + nl + 1);
+			nlen = 0;
+			if (pl) {
+				memcpy(name, h + 345, pl);
+				name[pl] = '/';
+				nlen = pl + 1;
+			}
+			memcpy(name + nlen, h, nl);
+			nlen += nl;
+			name[nlen] = 0;
+		}
+		bool content = type == '0' || type == 0 || type == 'L' || type == 'x' || type == 'g';
+		if (!content) {
+			free(name);
+			if (size != 0) {
+				char t[64];
+				snprintf(t, sizeof t, "Unsupported file type: 0x%02x", type);
+				set_cfatal(in, ci, t,
+					   "byte 0x%" PRIx64 ": TAR entry type '%c' with content",
+					   hoff + 156, type >= 0x20 && type < 0x7f ? type : '?');
+				goto out;
+			}
+			pending_meta = true;
+			pending_type = type;
+			continue;
+		}
+		uint64_t pad = (512 - size % 512) % 512;
+		uint64_t doff = rd.off;
+		if (size > UINT64_MAX - 512 || doff + size + pad < doff) {
+			free(name);
+			set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
+				   "byte 0x%" PRIx64 ": size field too large", hoff + 124);
+			goto out;
+		}
+		if (type == 'L') {
+			free(name);
+			if (size > MAX_LONG_NAME) {
+				s = tm_error_set(err, TM_ERR_LIMIT,
+						 "%s: byte 0x%" PRIx64
+						 ": GNU long name of %" PRIu64 " bytes (limit %u)",
+						 in->members[ci].source_path, hoff, size, MAX_LONG_NAME);
+				goto out;
+			}
+			long_name = xmalloc((size_t)size + 1);
+			if ((s = tm_rd_read(&rd, long_name, (size_t)size, &got, err)) != TM_OK)
+				goto out;
+			long_name[size] = 0;
+			long_len = (size_t)size;
+			uint64_t k;
+			if (got == size && (s = tm_rd_skip(&rd, pad, &k, err)) != TM_OK)
+				goto out;
+			if (got < size || k < pad) {
+				set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
+					   "byte 0x%" PRIx64 ": GNU long name runs past the end",
+					   doff);
+				goto out;
+			}
+			continue;
+		}
+		size_t mi = SIZE_MAX;
+		uint8_t head[TAR_SNIFF];
+		size_t hn = 0;
+		if (type != 'x' && type != 'g') {
+			if (too_many(in, err, &s)) {
+				free(name);
+				goto out;
+			}
+			mi = add_member(in, (int)ci, name, nlen, L_RANGE);
+			struct tm_member *m = &in->members[mi];
+			m->is_hidden = is_hidden(name, nlen);
+			m->size = m->stored_size = size;
+			m->index = index++;
+			P(in)->locs[mi].off = doff;
+			P(in)->locs[mi].len = size;
+			if (!m->is_hidden) {
+				if ((s = tm_rd_read(&rd, head, size < TAR_SNIFF ? (size_t)size : TAR_SNIFF,
+						    &hn, err)) != TM_OK) {
+					free(name);
+					goto out;
+				}
+			}
+		}
+		free(name);
+		uint64_t k = 0;
+		if ((s = tm_rd_skip(&rd, size - hn + pad, &k, err)) != TM_OK)
+			goto out;
+		if (hn + k < size + pad) {
+			/* The entry was never complete: trace_processor waits for
+			 * the rest and never registers it. */
+			if (mi != SIZE_MAX) {
+				free(in->members[mi].name);
+				in->n_members--;
+				index--;
+			}
+			set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
+				   "byte 0x%" PRIx64 ": member data (%" PRIu64
+				   " bytes and padding) runs past the end",
+				   doff, size);
+			goto out;
+		}
+		if (mi != SIZE_MAX && !in->members[mi].is_hidden)
+			set_format(&in->members[mi], tm_sniff(head, hn));
+	}
+out:
+	free(long_name);
+	tm_stream_close(st);
+	return s;
+}
+
+/* ---- ZIP ---- */
+
+static uint16_t
+le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t
+le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+static uint64_t
+le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32);
+}
+
+struct zent {
+	size_t mi;
+	char *err;  /* trace_processor's decompression-time error */
+};
+
+/* Copy of what the sniffer gets, capped. */
+static void
+capture(uint8_t *dst, size_t *dn, const uint8_t *p, size_t n)
+{
+	if (*dn >= SNIFF_CAP)
+		return;
+	size_t k = SNIFF_CAP - *dn < n ? SNIFF_CAP - *dn : n;
+	memcpy(dst + *dn, p, k);
+	*dn += k;
+}
+
+/* Inflate raw deflate from rd.  bounded: at most csize input bytes.
+ * *consumed = input bytes used up to the end of the deflate stream.
+ * Returns 0 ok (stream end), 1 input ended first, 2 data error. */
+static int
+zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
+	    uint64_t *out_n, uint32_t *crc, uint8_t *sn, size_t *snn, struct tm_error *err,
+	    enum tm_status *s)
+{
+	z_stream z;
+	uint8_t out[65536];
+	int res = 1;
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, -15) != Z_OK)
+		abort();
+	*consumed = 0;
+	*out_n = 0;
+	*crc = (uint32_t)crc32(0, NULL, 0);
+	*s = TM_OK;
+	for (;;) {
+		if ((*s = tm_rd_fill(rd, err)) != TM_OK)
+			break;
+		size_t avail = rd->n;
+		if (bounded && avail > csize - *consumed)
+			avail = (size_t)(csize - *consumed);
+		if (!avail)
+			break;
+		z.next_in = (Bytef *)(uintptr_t)rd->p;
+		z.avail_in = (uInt)(avail > UINT32_MAX ? UINT32_MAX : avail);
+		uInt given = z.avail_in;
+		int r = Z_OK;
+		while (z.avail_in && r == Z_OK) {
+			z.next_out = out;
+			z.avail_out = sizeof out;
+			r = inflate(&z, Z_NO_FLUSH);
+			size_t prod = sizeof out - z.avail_out;
+			*crc = (uint32_t)crc32(*crc, out, (uInt)prod);
+			*out_n += prod;
+			capture(sn, snn, out, prod);
+			if (r == Z_BUF_ERROR && prod == 0)
+				break;
+			if (r == Z_BUF_ERROR)
+				r = Z_OK;
+		}
+		size_t used = given - z.avail_in;
+		rd->p += used;
+		rd->n -= used;
+		rd->off += used;
+		*consumed += used;
+		if (r == Z_STREAM_END) {
+			/* drain any output still pending */
+			res = 0;
+			break;
+		}
+		if (r != Z_OK && r != Z_BUF_ERROR) {
+			res = 2;
+			break;
+		}
+	}
+	inflateEnd(&z);
+	return res;
+}
+
+static enum tm_status
+walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
+{
+	struct tm_stream *st;
+	enum tm_status s = open_member(in, ci, &st, err);
+	if (s != TM_OK)
+		return s;
+	struct tm_rd rd = {.st = st};
+	uint8_t *sn = xmalloc(SNIFF_CAP);
+	struct zent *ents = NULL;
+	size_t n_ents = 0, ecap = 0;
+	size_t first_member = in->n_members;
+	bool header_error = false;
+	char t[1024];
+
+	for (uint64_t index = 0;; index++) {
+		uint8_t h[30];
+		size_t got;
+		uint64_t hoff = rd.off;
+		if ((s = tm_rd_read(&rd, h, 30, &got, err)) != TM_OK)
+			goto out;
+		if (got < 30)
+			break; /* truncated: trace_processor drops a partial entry */
+		uint32_t sig = le32(h);
+		if (sig == 0x02014b50)
+			break; /* central directory: the rest is ignored */
+		uint64_t at = hoff + 30;
+		if (sig != 0x04034b50) {
+			snprintf(t, sizeof t,
+				 "Invalid signature found at offset 0x%" PRIx64
+				 ". Actual=0x%x, expected=0x%x",
+				 at, sig, 0x04034b50u);
+			set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": not a ZIP local header", hoff);
+			header_error = true;
+			goto out;
+		}
+		uint16_t version = le16(h + 4), flags = le16(h + 6), method = le16(h + 8);
+		uint32_t crc = le32(h + 14);
+		uint64_t csize = le32(h + 18), usize = le32(h + 22);
+		uint16_t fnl = le16(h + 26), exl = le16(h + 28);
+		uint16_t known = 1u | 2u | 4u | 8u | (1u << 11);
+		if (version > 45 || (flags & 1) || (flags & ~known)) {
+			snprintf(t, sizeof t,
+				 "Unsupported zip features at offset 0x%" PRIx64
+				 ". version=%x, flags=%x",
+				 at, version, flags);
+			set_cfatal(in, ci, t,
+				   "byte 0x%" PRIx64 ": entry needs zip version %u.%u or flags %#x "
+				   "(encryption, bzip2, LZMA, ...)",
+				   hoff, version / 10, version % 10, flags);
+			header_error = true;
+			goto out;
+		}
+		if (method != 0 && method != 8) {
+			snprintf(t, sizeof t,
+				 "Unsupported compression type at offset 0x%" PRIx64
+				 ". type=%x. Only deflate and no compression are supported.",
+				 at, method);
+			set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": compression method %u", hoff,
+				   method);
+			header_error = true;
+			goto out;
+		}
+		if ((flags & 8) && method != 8) {
+			snprintf(t, sizeof t,
+				 "Unsupported compression type at offset 0x%" PRIx64
+				 ". type=%x. Only deflate supported for ZIPs compressed in a "
+				 "streaming fashion.",
+				 at, method);
+			set_cfatal(in, ci, t,
+				   "byte 0x%" PRIx64 ": stored entry with a data descriptor", hoff);
+			header_error = true;
+			goto out;
+		}
+		char *name = xmalloc((size_t)fnl + 1);
+		if ((s = tm_rd_read(&rd, name, fnl, &got, err)) != TM_OK || got < fnl) {
+			free(name);
+			goto out;
+		}
+		name[fnl] = 0;
+		uint8_t ex[65536];
+		bool zip64 = false;
+		if ((s = tm_rd_read(&rd, ex, exl, &got, err)) != TM_OK || got < exl) {
+			free(name);
+			goto out;
+		}
+		for (size_t p = 0; p + 4 <= exl;) {
+			uint16_t id = le16(ex + p), sz = le16(ex + p + 2);
+			p += 4;
+			if (exl - p < sz)
+				break;
+			if (id == 1) {
+				size_t f = p, fe = p + sz;
+				zip64 = true;
+				if (usize == 0xffffffffu) {
+					if (fe - f < 8) {
+						snprintf(t, sizeof t,
+							 "Malformed ZIP at offset 0x%" PRIx64
+							 ". Zip64 extra field is too short to hold the "
+							 "uncompressed size.",
+							 rd.off);
+						set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": zip64 field",
+							   rd.off);
+						header_error = true;
+						free(name);
+						goto out;
+					}
+					usize = le64(ex + f);
+					f += 8;
+				}
+				if (csize == 0xffffffffu) {
+					if (fe - f < 8) {
+						snprintf(t, sizeof t,
+							 "Malformed ZIP at offset 0x%" PRIx64
+							 ". Zip64 extra field is too short to hold the "
+							 "compressed size.",
+							 rd.off);
+						set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": zip64 field",
+							   rd.off);
+						header_error = true;
+						free(name);
+						goto out;
+					}
+					csize = le64(ex + f);
+				}
+			}
+			p += sz;
+		}
+		uint64_t doff = rd.off;
+		size_t snn = 0;
+		uint64_t outn = 0, consumed = 0;
+		uint32_t acrc = 0;
+		bool hidden = is_hidden(name, fnl);
+		int zr = 0;
+		if (flags & 8) {
+			zr = zip_inflate(&rd, false, 0, &consumed, &outn, &acrc, sn, &snn, err, &s);
+			if (s != TM_OK) {
+				free(name);
+				goto out;
+			}
+			if (zr == 2) {
+				snprintf(t, sizeof t,
+					 "Failed decompressing stream in ZIP file at offset 0x%" PRIx64,
+					 doff);
+				set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": bad deflate data in %s",
+					   doff, name);
+				header_error = true;
+				free(name);
+				goto out;
+			}
+			if (zr == 1) {
+				free(name);
+				break; /* truncated: the entry is never complete */
+			}
+			uint8_t dd[24];
+			size_t dsz = zip64 ? 24 : 16;
+			if ((s = tm_rd_read(&rd, dd, dsz, &got, err)) != TM_OK || got < dsz) {
+				free(name);
+				goto out;
+			}
+			if (le32(dd) != 0x08074b50) {
+				snprintf(t, sizeof t,
+					 "Invalid signature found at offset 0x%" PRIx64
+					 ". Actual=0x%x, expected=0x%x",
+					 rd.off, le32(dd), 0x08074b50u);
+				set_cfatal(in, ci, t,
+					   "byte 0x%" PRIx64 ": data descriptor without signature",
+					   rd.off - dsz);
+				header_error = true;
+				free(name);
+				goto out;
+			}
+			crc = le32(dd + 4);
+			csize = zip64 ? le64(dd + 8) : le32(dd + 8);
+			usize = zip64 ? le64(dd + 16) : le32(dd + 12);
+			if (csize != consumed) {
+				set_cfatal(in, ci,
+					   "trace_processor aborts (PERFETTO_CHECK failure) on this "
+					   "archive",
+					   "byte 0x%" PRIx64 ": %s: data descriptor says %" PRIu64
+					   " compressed bytes, the deflate stream has %" PRIu64,
+					   doff, name, csize, consumed);
+				header_error = true;
+				free(name);
+				goto out;
+			}
+		} else if (method == 8) {
+			zr = zip_inflate(&rd, true, csize, &consumed, &outn, &acrc, sn, &snn, err, &s);
+			if (s != TM_OK) {
+				free(name);
+				goto out;
+			}
+			uint64_t k;
+			if (consumed < csize) {
+				if ((s = tm_rd_skip(&rd, csize - consumed, &k, err)) != TM_OK) {
+					free(name);
+					goto out;
+				}
+				if (k < csize - consumed) {
+					free(name);
+					break;
+				}
+			}
+		} else {
+			if (csize != usize) {
+				set_cfatal(in, ci,
+					   "trace_processor aborts (PERFETTO_CHECK failure) on this "
+					   "archive",
+					   "byte 0x%" PRIx64 ": stored entry %s with compressed size "
+					   "%" PRIu64 " != uncompressed size %" PRIu64,
+					   hoff, name, csize, usize);
+				header_error = true;
+				free(name);
+				goto out;
+			}
+			acrc = (uint32_t)crc32(0, NULL, 0);
+			uint64_t left = csize;
+			bool trunc = false;
+			while (left) {
+				if ((s = tm_rd_fill(&rd, err)) != TM_OK) {
+					free(name);
+					goto out;
+				}
+				if (!rd.n) {
+					trunc = true;
+					break;
+				}
+				size_t k = left < rd.n ? (size_t)left : rd.n;
+				if (!hidden) {
+					acrc = (uint32_t)crc32(acrc, rd.p, (uInt)k);
+					capture(sn, &snn, rd.p, k);
+				}
+				rd.p += k;
+				rd.n -= k;
+				rd.off += k;
+				left -= k;
+			}
+			if (trunc) {
+				free(name);
+				break;
+			}
+			outn = csize;
+		}
+		if (too_many(in, err, &s)) {
+			free(name);
+			goto out;
+		}
+		size_t mi = add_member(in, (int)ci, name, fnl, L_ZIP);
+		struct tm_member *m = &in->members[mi];
+		struct loc *l = &P(in)->locs[mi];
+		m->is_hidden = hidden;
+		m->index = index;
+		m->stored_size = csize;
+		l->off = doff;
+		l->len = csize;
+		l->method = method;
+		XGROW(ents, ecap, n_ents + 1);
+		ents[n_ents].mi = mi;
+		ents[n_ents].err = NULL;
+		/* What ZipFile::Decompress hands over. */
+		if (method == 8 && usize == 0) {
+			m->size = 0;
+			snn = 0;
+			l->method = 0;
+			l->len = 0;
+		} else if (method == 8) {
+			if (zr != 0 || outn > usize) {
+				snprintf(t, sizeof t,
+					 "Zip decompression error (%d) on %s (c=%" PRIu64 ", u=%" PRIu64
+					 ") (ERR:tp-corrupt)",
+					 zr == 2 ? 2 : zr == 1 ? 3 : 0, name, csize, usize);
+				ents[n_ents].err = xstrdup(t);
+			} else if (acrc != crc) {
+				snprintf(t, sizeof t,
+					 "Zip CRC32 failure on %s (actual: %x, expected: %x) "
+					 "(ERR:tp-corrupt)",
+					 name, acrc, crc);
+				ents[n_ents].err = xstrdup(t);
+			}
+			m->size = outn;
+		} else {
+			if (acrc != crc) {
+				snprintf(t, sizeof t,
+					 "Zip CRC32 failure on %s (actual: %x, expected: %x) "
+					 "(ERR:tp-corrupt)",
+					 name, acrc, crc);
+				ents[n_ents].err = xstrdup(t);
+			}
+			m->size = csize;
+		}
+		n_ents++;
+		if (!hidden)
+			set_format(m, tm_sniff(sn, snn));
+		free(name);
+	}
+out:
+	if (header_error) {
+		/* ZipReader failed while parsing: nothing was registered. */
+		for (size_t i = first_member; i < in->n_members; i++)
+			free(in->members[i].name);
+		in->n_members = first_member;
+	} else if (s == TM_OK) {
+		/* Registration decompresses each non-hidden entry in order; the
+		 * first failure stops it (that entry is already registered). */
+		size_t reg = 0;
+		for (size_t e = 0; e < n_ents; e++) {
+			if (in->members[ents[e].mi].is_hidden)
+				continue;
+			reg++;
+			if (ents[e].err) {
+				P(in)->locs[ci].reg_limit = reg;
+				set_cfatal(in, ci, ents[e].err, "%s: bad compressed data",
+					   disp(&in->members[ents[e].mi]));
+				break;
+			}
+		}
+	}
+	for (size_t e = 0; e < n_ents; e++)
+		free(ents[e].err);
+	free(ents);
+	free(sn);
+	tm_stream_close(st);
+	return s;
+}
+
+/* ---- gzip / ctrace / zstd ---- */
+
+static enum tm_status
+walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
+{
+	enum tm_format f = in->members[ci].format;
+	size_t mi = add_member(in, (int)ci, "", 0, f == TM_FMT_ZSTD ? L_ZSTD : L_INFLATE);
+	struct tm_member *m = &in->members[mi];
+	if (f == TM_FMT_ZSTD) {
+		m->error = xstrdup("zstd is not supported by tracemerge yet");
+		m->size = m->stored_size = 0;
+		set_format(m, TM_FMT_UNKNOWN);
+		return TM_OK;
+	}
+	struct tm_stream *st;
+	struct tm_error e2;
+	tm_error_clear(&e2);
+	enum tm_status s = open_member(in, mi, &st, err);
+	if (s != TM_OK)
+		return s;
+	uint8_t *sn = xmalloc(SNIFF_CAP);
+	size_t snn = 0;
+	uint64_t total = 0;
+	for (;;) {
+		const uint8_t *p;
+		size_t n;
+		s = tm_stream_next(st, &p, &n, &e2);
+		if (s != TM_OK)
+			break;
+		if (!n)
+			break;
+		capture(sn, &snn, p, n);
+		total += n;
+	}
+	tm_stream_close(st);
+	m = &in->members[mi];
+	m->size = m->stored_size = total;
+	set_format(m, tm_sniff(sn, snn));
+	free(sn);
+	if (s != TM_OK) {
+		const char *tp = strstr(e2.msg, "Compressed stream incomplete")
+				 ? "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)"
+			 : strstr(e2.msg, "Failed to decompress")
+				 ? "Failed to decompress trace chunk (ERR:tp-corrupt)"
+				 : NULL;
+		if (!tp) {
+			*err = e2;
+			return s;
+		}
+		P(in)->locs[ci].fatal_late = true;
+		set_cfatal(in, ci, tp, "after %" PRIu64 " decompressed bytes: %s", total, e2.msg);
+		m->error = xstrdup(e2.msg);
+	}
+	return TM_OK;
+}
+
+static enum tm_status
+walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
+{
+	enum tm_format f = in->members[ci].format;
+	size_t first = in->n_members;
+	enum tm_status s;
+
+	if (!tm_format_is_container(f))
+		return TM_OK;
+	if (depth >= MAX_DEPTH) {
+		in->members[ci].error = xstrdup("archives nested more than 8 deep are not expanded");
+		return TM_OK;
+	}
+	switch (f) {
+	case TM_FMT_TAR:
+		s = walk_tar(in, ci, err);
+		break;
+	case TM_FMT_ZIP:
+		s = walk_zip(in, ci, err);
+		break;
+	default:
+		s = walk_compressed(in, ci, err);
+		break;
+	}
+	if (s != TM_OK)
+		return s;
+	size_t last = in->n_members;
+	for (size_t i = first; i < last; i++) {
+		if (in->members[i].parent != (int)ci || in->members[i].is_hidden)
+			continue;
+		if ((s = walk(in, i, depth + 1, err)) != TM_OK)
+			return s;
+	}
+	return TM_OK;
+}
+
+/* ---- ids and processing order ---- */
+
+static int
+entry_cmp(const struct tm_member *a, const struct tm_member *b)
+{
+	if (a->priority != b->priority)
+		return a->priority < b->priority ? -1 : 1;
+	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+	int c = memcmp(a->name, b->name, n);
+	if (c)
+		return c;
+	if (a->name_len != b->name_len)
+		return a->name_len < b->name_len ? -1 : 1;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	return 0;
+}
+
+static void
+start(struct tm_input *in, size_t i)
+{
+	struct priv *pv = P(in);
+	in->members[i].order = pv->next_order++;
+	XGROW(in->proc, pv->proc_cap, in->n_proc + 1);
+	in->proc[in->n_proc++] = i;
+}
+
+static void
+fail_at(struct tm_input *in, size_t ci)
+{
+	struct priv *pv = P(in);
+	pv->stop = true;
+	if (in->fatal)
+		return;
+	in->fatal = xstrdup(pv->locs[ci].cfatal);
+	in->fatal_where = xstrdup0(pv->locs[ci].cwhere);
+	in->fatal_after = in->n_proc;
+}
+
+/* Container ci has just started: register its children (ids in physical
+ * order), then process them in (priority, name, index) order. */
+static void
+process(struct tm_input *in, size_t ci)
+{
+	struct priv *pv = P(in);
+	struct loc *l = &pv->locs[ci];
+	size_t *kids = NULL, nk = 0, kcap = 0;
+
+	if (!tm_format_is_container(in->members[ci].format))
+		return;
+	for (size_t i = 0; i < in->n_members; i++) {
+		struct tm_member *m = &in->members[i];
+		if (m->parent != (int)ci || m->is_hidden)
+			continue;
+		if (nk >= l->reg_limit)
+			break;
+		m->trace_file_id = pv->next_id++;
+		XGROW(kids, kcap, nk + 1);
+		kids[nk++] = i;
+	}
+	if (l->cfatal && !l->fatal_late) {
+		fail_at(in, ci);
+		free(kids);
+		return;
+	}
+	/* insertion sort: stable and fine for archive sizes */
+	for (size_t a = 1; a < nk; a++) {
+		size_t v = kids[a], b = a;
+		while (b > 0 && entry_cmp(&in->members[kids[b - 1]], &in->members[v]) > 0) {
+			kids[b] = kids[b - 1];
+			b--;
+		}
+		kids[b] = v;
+	}
+	for (size_t k = 0; k < nk && !pv->stop; k++) {
+		struct tm_member *m = &in->members[kids[k]];
+		if (tm_format_is_container(in->members[ci].format) &&
+		    (in->members[ci].format == TM_FMT_GZIP || in->members[ci].format == TM_FMT_CTRACE ||
+		     in->members[ci].format == TM_FMT_ZSTD) &&
+		    m->size == 0 && !m->error)
+			continue; /* an empty inflated stream never reaches its parser */
+		start(in, kids[k]);
+		process(in, kids[k]);
+	}
+	if (l->cfatal && l->fatal_late && !pv->stop)
+		fail_at(in, ci);
+	free(kids);
+}
+
+/* ---- open / close ---- */
+
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static enum tm_status
+stat_file(const char *path, uint64_t *size, struct tm_error *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return tm_error_sys(err, errno, "%s", path);
+	if (!S_ISREG(sb.st_mode))
+		return tm_error_set(err, TM_ERR_INVALID, "%s: not a regular file", path);
+	*size = (uint64_t)sb.st_size;
+	return TM_OK;
+}
+
+enum tm_status
+tm_input_open(struct tm_input *in, const char *const *paths, size_t n_paths,
+	      struct tm_error *err)
+{
+	enum tm_status s;
+	uint8_t *buf = NULL;
+	size_t got;
+
+	memset(in, 0, sizeof *in);
+	if (!paths || n_paths == 0)
+		return tm_error_set(err, TM_ERR_INVALID, "no input files");
+	in->priv = xcalloc(1, sizeof(struct priv));
+	in->paths = xcalloc(n_paths, sizeof *in->paths);
+	for (size_t i = 0; i < n_paths; i++)
+		in->paths[i] = xstrdup(paths[i]);
+	in->n_paths = n_paths;
+	in->fatal_after = SIZE_MAX;
+
+	if (n_paths == 1) {
+		uint64_t size;
+		if ((s = stat_file(paths[0], &size, err)) != TM_OK)
+			goto fail;
+		size_t mi = add_member(in, -1, NULL, 0, L_FILE);
+		in->members[mi].source_path = in->paths[0];
+		in->members[mi].size = in->members[mi].stored_size = size;
+		buf = xmalloc(SNIFF_CAP);
+		if ((s = read_head(in, 0, SNIFF_CAP, buf, &got, err)) != TM_OK)
+			goto fail;
+		set_format(&in->members[0], tm_sniff(buf, got));
+	} else {
+		in->is_loose = true;
+		size_t mi = add_member(in, -1, NULL, 0, L_VIRTUAL);
+		set_format(&in->members[mi], TM_FMT_TAR);
+		uint64_t tar = 1024;
+		buf = xmalloc(TAR_SNIFF);
+		for (size_t i = 0; i < n_paths; i++) {
+			uint64_t size;
+			if ((s = stat_file(paths[i], &size, err)) != TM_OK)
+				goto fail;
+			const char *bn = base_name(paths[i]);
+			size_t k = add_member(in, 0, bn, strlen(bn), L_FILE);
+			struct tm_member *m = &in->members[k];
+			m->source_path = in->paths[i];
+			m->size = m->stored_size = size;
+			m->index = i;
+			m->is_hidden = is_hidden(m->name, m->name_len);
+			P(in)->locs[k].path_idx = i;
+			tar += 512 + (size + 511) / 512 * 512;
+			if (m->is_hidden)
+				continue;
+			if ((s = read_head(in, k, TAR_SNIFF, buf, &got, err)) != TM_OK)
+				goto fail;
+			set_format(&in->members[k], tm_sniff(buf, got));
+		}
+		in->members[0].size = in->members[0].stored_size = (tar + 10239) / 10240 * 10240;
+	}
+	free(buf);
+	buf = NULL;
+
+	/* Expand containers: the top level, or each loose file. */
+	if (in->is_loose) {
+		size_t n = in->n_members;
+		for (size_t i = 1; i < n; i++)
+			if (!in->members[i].is_hidden && (s = walk(in, i, 1, err)) != TM_OK)
+				goto fail;
+	} else if ((s = walk(in, 0, 0, err)) != TM_OK) {
+		goto fail;
+	}
+
+	/* trace_file ids and processing order. */
+	struct priv *pv = P(in);
+	in->members[0].trace_file_id = pv->next_id++;
+	start(in, 0);
+	process(in, 0);
+	if (!in->fatal)
+		in->fatal_after = SIZE_MAX;
+	return TM_OK;
+fail:
+	free(buf);
+	tm_input_close(in);
+	return s;
+}
+
+void
+tm_input_close(struct tm_input *in)
+{
+	if (!in)
+		return;
+	struct priv *pv = in->priv;
+	for (size_t i = 0; i < in->n_members; i++) {
+		free(in->members[i].name);
+		free(in->members[i].error);
+		if (pv) {
+			free(pv->locs[i].cfatal);
+			free(pv->locs[i].cwhere);
+		}
+	}
+	free(in->members);
+	for (size_t i = 0; i < in->n_paths; i++)
+		free(in->paths[i]);
+	free(in->paths);
+	free(in->proc);
+	free(in->fatal);
+	free(in->fatal_where);
+	if (pv)
+		free(pv->locs);
+	free(pv);
+	memset(in, 0, sizeof *in);
+}

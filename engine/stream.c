@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Member byte streams: a file window (pread), a window over a parent stream
+ * (a TAR member or stored ZIP member inside a compressed container), and an
+ * inflating stream over a parent (gzip/ctrace children, deflated ZIP
+ * members).  Everything is read block by block; no stream ever holds a whole
+ * member.  archive.c describes each member with a struct tm_loc and builds
+ * the chain of streams from it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "archive.h"
+#include "archive_priv.h"
+
+#define BLOCK (256u * 1024u)
+
+enum kind { K_FILE, K_RANGE, K_INFLATE };
+
+struct tm_stream {
+	enum kind kind;
+	char *label; /* "<archive>: <member>" for error messages */
+	uint64_t pos;
+	uint64_t size; /* UINT64_MAX when unknown */
+	uint8_t *buf;
+	/* K_FILE */
+	int fd;
+	uint64_t base;
+	/* K_RANGE, K_INFLATE */
+	struct tm_rd rd;
+	/* K_INFLATE */
+	z_stream z;
+	bool z_init, raw, strip, first, boundary, eof;
+	char *zip_name;     /* raw ZIP: TP's error names the entry */
+	uint64_t zip_csize; /* raw ZIP: compressed size */
+};
+
+static enum tm_status
+fail(struct tm_stream *st, struct tm_error *err, enum tm_status code, uint64_t off,
+     const char *what)
+{
+	return tm_error_set(err, code, "%s: byte 0x%" PRIx64 ": %s", st->label, off, what);
+}
+
+static struct tm_stream *
+new_stream(enum kind k, const char *label)
+{
+	struct tm_stream *st = xcalloc(1, sizeof *st);
+	st->kind = k;
+	st->label = xstrdup(label);
+	st->fd = -1;
+	st->size = UINT64_MAX;
+	return st;
+}
+
+enum tm_status
+tm_stream_file(const char *path, const char *label, uint64_t off, uint64_t len,
+	       struct tm_stream **out, struct tm_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tm_error_sys(err, errno, "%s", path);
+	struct tm_stream *st = new_stream(K_FILE, label);
+	st->fd = fd;
+	st->base = off;
+	st->size = len;
+	*out = st;
+	return TM_OK;
+}
+
+struct tm_stream *
+tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
+{
+	/* A window of a file window is just a smaller file window. */
+	if (parent->kind == K_FILE) {
+		struct tm_stream *st = new_stream(K_FILE, label);
+		st->fd = parent->fd;
+		parent->fd = -1;
+		st->base = parent->base + parent->pos;
+		/* The walkers only register members that lie inside their
+		 * container, so the window never runs past the parent's. */
+		st->size = len;
+		tm_stream_close(parent);
+		return st;
+	}
+	struct tm_stream *st = new_stream(K_RANGE, label);
+	st->rd.st = parent;
+	st->size = len;
+	return st;
+}
+
+struct tm_stream *
+tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool strip_trace,
+		  const char *zip_name, uint64_t zip_csize)
+{
+	struct tm_stream *st = new_stream(K_INFLATE, label);
+	st->rd.st = parent;
+	st->raw = raw;
+	st->strip = strip_trace;
+	st->first = true;
+	st->boundary = true;
+	st->zip_name = zip_name ? xstrdup(zip_name) : NULL;
+	st->zip_csize = zip_csize;
+	if (inflateInit2(&st->z, raw ? -15 : 15 + 32) != Z_OK)
+		abort(); /* only fails on out-of-memory */
+	st->z_init = true;
+	return st;
+}
+
+void
+tm_stream_close(struct tm_stream *st)
+{
+	if (!st)
+		return;
+	if (st->fd >= 0)
+		close(st->fd);
+	if (st->rd.st)
+		tm_stream_close(st->rd.st);
+	if (st->z_init)
+		inflateEnd(&st->z);
+	free(st->buf);
+	free(st->label);
+	free(st->zip_name);
+	free(st);
+}
+
+uint64_t
+tm_stream_offset(const struct tm_stream *st)
+{
+	return st->pos;
+}
+
+uint64_t
+tm_stream_size(const struct tm_stream *st)
+{
+	return st->size;
+}
+
+/* ---- byte reader over a stream (leftover of the last block) ---- */
+
+enum tm_status
+tm_rd_fill(struct tm_rd *rd, struct tm_error *err)
+{
+	if (rd->n)
+		return TM_OK;
+	return tm_stream_next(rd->st, &rd->p, &rd->n, err);
+}
+
+enum tm_status
+tm_rd_read(struct tm_rd *rd, void *dst, size_t want, size_t *got, struct tm_error *err)
+{
+	size_t done = 0;
+	enum tm_status s;
+	while (done < want) {
+		if ((s = tm_rd_fill(rd, err)) != TM_OK)
+			return s;
+		if (!rd->n)
+			break;
+		size_t k = want - done < rd->n ? want - done : rd->n;
+		memcpy((uint8_t *)dst + done, rd->p, k);
+		rd->p += k;
+		rd->n -= k;
+		rd->off += k;
+		done += k;
+	}
+	*got = done;
+	return TM_OK;
+}
+
+static enum tm_status stream_skip(struct tm_stream *st, uint64_t want, uint64_t *got,
+				  struct tm_error *err);
+
+enum tm_status
+tm_rd_skip(struct tm_rd *rd, uint64_t want, uint64_t *got, struct tm_error *err)
+{
+	uint64_t done = 0;
+	enum tm_status s;
+	while (done < want) {
+		if (!rd->n && rd->st->kind != K_INFLATE) {
+			/* Windows skip without reading. */
+			uint64_t k;
+			if ((s = stream_skip(rd->st, want - done, &k, err)) != TM_OK)
+				return s;
+			rd->off += k;
+			done += k;
+			break;
+		}
+		if ((s = tm_rd_fill(rd, err)) != TM_OK)
+			return s;
+		if (!rd->n)
+			break;
+		size_t k = want - done < rd->n ? (size_t)(want - done) : rd->n;
+		rd->p += k;
+		rd->n -= k;
+		rd->off += k;
+		done += k;
+	}
+	*got = done;
+	return TM_OK;
+}
+
+/* Skip within a window (K_FILE or K_RANGE); short at the window's end. */
+static enum tm_status
+stream_skip(struct tm_stream *st, uint64_t want, uint64_t *got, struct tm_error *err)
+{
+	uint64_t left = st->size - st->pos;
+	uint64_t w = want < left ? want : left, k;
+	if (st->kind == K_FILE) {
+		st->pos += w;
+		*got = w;
+		return TM_OK;
+	}
+	enum tm_status s = tm_rd_skip(&st->rd, w, &k, err);
+	if (s != TM_OK)
+		return s;
+	st->pos += k;
+	*got = k;
+	if (k < w)
+		return fail(st, err, TM_ERR_FORMAT, st->pos,
+			    "unexpected end of data (member runs past the end of its container)");
+	return TM_OK;
+}
+
+/* ---- next ---- */
+
+static enum tm_status
+next_file(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	uint64_t left = st->size - st->pos;
+	if (!left) {
+		*n = 0;
+		return TM_OK;
+	}
+	if (!st->buf)
+		st->buf = xmalloc(BLOCK);
+	size_t want = left < BLOCK ? (size_t)left : BLOCK;
+	size_t have = 0;
+	while (have < want) {
+		ssize_t r = pread(st->fd, st->buf + have, want - have,
+				  (off_t)(st->base + st->pos + have));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			tm_error_sys(err, e, "%s: byte 0x%" PRIx64, st->label, st->pos + have);
+			return TM_ERR_IO;
+		}
+		if (r == 0)
+			break;
+		have += (size_t)r;
+	}
+	if (have == 0)
+		return fail(st, err, TM_ERR_FORMAT, st->pos,
+			    "unexpected end of file (member runs past the end of the archive)");
+	*p = st->buf;
+	*n = have;
+	st->pos += have;
+	return TM_OK;
+}
+
+static enum tm_status
+next_range(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	uint64_t left = st->size - st->pos;
+	enum tm_status s;
+	if (!left) {
+		*n = 0;
+		return TM_OK;
+	}
+	if ((s = tm_rd_fill(&st->rd, err)) != TM_OK)
+		return s;
+	if (!st->rd.n)
+		return fail(st, err, TM_ERR_FORMAT, st->pos,
+			    "unexpected end of data (member runs past the end of its container)");
+	size_t k = left < st->rd.n ? (size_t)left : st->rd.n;
+	*p = st->rd.p;
+	*n = k;
+	st->rd.p += k;
+	st->rd.n -= k;
+	st->rd.off += k;
+	st->pos += k;
+	return TM_OK;
+}
+
+static const uint8_t *
+find_trace_marker(const uint8_t *p, size_t n)
+{
+	static const char m[] = "TRACE:\n";
+	for (size_t i = 0; i + 7 <= n; i++)
+		if (p[i] == 'T' && memcmp(p + i, m, 7) == 0)
+			return p + i + 7;
+	return NULL;
+}
+
+static enum tm_status
+next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	enum tm_status s;
+	if (!st->buf)
+		st->buf = xmalloc(BLOCK);
+	*n = 0;
+	if (st->eof)
+		return TM_OK;
+	st->z.next_out = st->buf;
+	st->z.avail_out = BLOCK;
+	for (;;) {
+		if (st->z.avail_in == 0) {
+			/* Hand the consumed input back to the reader. */
+			if ((s = tm_rd_fill(&st->rd, err)) != TM_OK)
+				return s;
+			if (!st->rd.n) {
+				size_t got = BLOCK - st->z.avail_out;
+				if (got) /* deliver what we have first */
+					break;
+				if (st->boundary && !st->raw) {
+					st->eof = true;
+					return TM_OK;
+				}
+				st->eof = true;
+				if (st->raw)
+					return tm_error_set(
+						err, TM_ERR_FORMAT,
+						"%s: Zip decompression error (3) on %s (c=%" PRIu64
+						", u=?) (ERR:tp-corrupt): deflate data ends early",
+						st->label, st->zip_name ? st->zip_name : "",
+						st->zip_csize);
+				return fail(st, err, TM_ERR_FORMAT, st->pos,
+					    "Compressed stream incomplete, trace is likely corrupt "
+					    "(ERR:tp-corrupt)");
+			}
+			const uint8_t *in = st->rd.p;
+			size_t len = st->rd.n;
+			if (st->first) {
+				st->first = false;
+				/* gzip only: cut everything up to and including
+				 * "TRACE:\n" in the first raw chunk (§1.6). */
+				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
+				if (m) {
+					len -= (size_t)(m - in);
+					in = m;
+				}
+			}
+			st->z.next_in = (Bytef *)(uintptr_t)in;
+			st->z.avail_in = (uInt)(len > UINT32_MAX ? UINT32_MAX : len);
+			st->rd.off += (uint64_t)(in - st->rd.p) + st->z.avail_in;
+			st->rd.n -= (size_t)(in - st->rd.p) + st->z.avail_in;
+			st->rd.p = in + st->z.avail_in;
+		}
+		if (st->z.avail_out == 0)
+			break;
+		st->boundary = false;
+		int r = inflate(&st->z, Z_NO_FLUSH);
+		if (r == Z_STREAM_END) {
+			st->boundary = true;
+			if (st->raw) {
+				st->eof = true;
+				break;
+			}
+			inflateReset(&st->z);
+			continue;
+		}
+		if (r == Z_BUF_ERROR)
+			continue; /* needs more input (or output: checked above) */
+		if (r != Z_OK) {
+			st->eof = true;
+			if (st->raw)
+				return tm_error_set(err, TM_ERR_FORMAT,
+						    "%s: Zip decompression error (2) on %s (c=%" PRIu64
+						    ", u=?) (ERR:tp-corrupt)",
+						    st->label, st->zip_name ? st->zip_name : "",
+						    st->zip_csize);
+			return fail(st, err, TM_ERR_FORMAT, st->pos,
+				    "Failed to decompress trace chunk (ERR:tp-corrupt)");
+		}
+	}
+	*p = st->buf;
+	*n = BLOCK - st->z.avail_out;
+	st->pos += *n;
+	return TM_OK;
+}
+
+enum tm_status
+tm_stream_next(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	switch (st->kind) {
+	case K_FILE:
+		return next_file(st, p, n, err);
+	case K_RANGE:
+		return next_range(st, p, n, err);
+	case K_INFLATE:
+		return next_inflate(st, p, n, err);
+	}
+	return TM_ERR_INVALID;
+}
+
+enum tm_status
+tm_stream_window(struct tm_stream *parent, uint64_t off, uint64_t len, const char *label,
+		 struct tm_stream **out, struct tm_error *err)
+{
+	uint64_t got;
+	enum tm_status s;
+	if (parent->kind == K_FILE) {
+		if (off > parent->size - parent->pos) {
+			tm_stream_close(parent);
+			return tm_error_set(err, TM_ERR_FORMAT, "%s: window past the end", label);
+		}
+		parent->pos += off;
+		*out = tm_stream_range(parent, label, len);
+		return TM_OK;
+	}
+	struct tm_stream *st = new_stream(K_RANGE, label);
+	st->rd.st = parent;
+	st->size = len;
+	if ((s = tm_rd_skip(&st->rd, off, &got, err)) != TM_OK) {
+		tm_stream_close(st);
+		return s;
+	}
+	if (got < off) {
+		tm_stream_close(st);
+		return tm_error_set(err, TM_ERR_FORMAT, "%s: byte 0x%" PRIx64 ": container ends early",
+				    label, got);
+	}
+	*out = st;
+	return TM_OK;
+}

@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: MIT */
+/* Archive input: TAR reader rules (hand-built headers), ZIP (libarchive-
+ * written), gzip / tar.gz nesting, ids and processing order (engine-
+ * semantics §1.5, §1.6, §16 runs 5, 6, 24, 29), member streams, and the
+ * conformance corpus's trace_file rows and member formats. */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <zlib.h>
+
+#include "archive.h"
+#include "t.h"
+#include "tarfix.h"
+
+static const char J[] = "{\"traceEvents\":[]}\n";
+
+static struct tm_input in;
+static struct tm_error err;
+
+static int
+open1(const char *path)
+{
+	const char *p[1] = {path};
+	tm_error_clear(&err);
+	return tm_input_open(&in, p, 1, &err);
+}
+
+static const struct tm_member *
+find(const char *name)
+{
+	for (size_t i = 0; i < in.n_members; i++) {
+		const struct tm_member *m = &in.members[i];
+		if ((!name && !m->name) || (name && m->name && strcmp(m->name, name) == 0))
+			return m;
+	}
+	return NULL;
+}
+
+/* "name:order" of proc[] joined by spaces. */
+static const char *
+proc_str(void)
+{
+	static char b[4096];
+	b[0] = 0;
+	for (size_t i = 0; i < in.n_proc; i++) {
+		const struct tm_member *m = &in.members[in.proc[i]];
+		char one[300];
+		snprintf(one, sizeof one, "%s%s", i ? " " : "",
+			 m->name ? (m->name_len ? m->name : "\"\"") : "TOP");
+		strncat(b, one, sizeof b - strlen(b) - 1);
+	}
+	return b;
+}
+
+static void
+t_run5_order(void)
+{
+	struct fx f = {0};
+	fx_file(&f, "b.json", J, sizeof J - 1);
+	fx_file(&f, "a.json", J, sizeof J - 1);
+	fx_file(&f, "B.json", J, sizeof J - 1);
+	fx_file(&f, "a.json", J, sizeof J - 1);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("r5.tar", f.d, f.n)), TM_OK);
+	CHECK_INT(in.n_members, 5);
+	CHECK_INT(in.members[0].format, TM_FMT_TAR);
+	for (size_t i = 1; i < 5; i++) {
+		CHECK_INT(in.members[i].trace_file_id, i);
+		CHECK_INT(in.members[i].format, TM_FMT_JSON);
+	}
+	CHECK_STR(proc_str(), "TOP B.json a.json a.json b.json");
+	CHECK_INT(in.members[2].order, 2);
+	CHECK_INT(in.members[4].order, 3);
+	CHECK_INT(in.members[1].order, 4);
+	CHECK(in.fatal == NULL);
+	tm_input_close(&in);
+	free(f.d);
+}
+
+static void
+t_run6_hidden(void)
+{
+	struct fx f = {0};
+	const char *names[] = {"._x.json", "__MACOSX/._y.json", "a/.git/b.json",
+			       "./x.json", "../y.json", ".DS_Store"};
+	for (int i = 0; i < 6; i++)
+		fx_file(&f, names[i], J, sizeof J - 1);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("r6.tar", f.d, f.n)), TM_OK);
+	CHECK_INT(in.n_members, 7);
+	CHECK_STR(proc_str(), "TOP ../y.json ./x.json");
+	CHECK(find("._x.json")->is_hidden);
+	CHECK_INT(find(".DS_Store")->trace_file_id, UINT32_MAX);
+	CHECK_INT(find(".DS_Store")->order, UINT32_MAX);
+	CHECK_INT(find("./x.json")->trace_file_id, 1);
+	CHECK_INT(find("../y.json")->trace_file_id, 2);
+	tm_input_close(&in);
+	free(f.d);
+}
+
+static void
+t_run29_nested(void)
+{
+	struct fx inner = {0}, f = {0};
+	fx_file(&inner, "y.json", J, sizeof J - 1);
+	fx_file(&inner, "x.json", J, sizeof J - 1);
+	fx_end(&inner);
+	fx_file(&f, "b.json", J, sizeof J - 1);
+	fx_file(&f, "inner.tar", inner.d, inner.n);
+	fx_file(&f, "a.json", J, sizeof J - 1);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("r29.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(proc_str(), "TOP inner.tar x.json y.json a.json b.json");
+	CHECK_INT(find("inner.tar")->format, TM_FMT_TAR);
+	CHECK_INT(find("a.json")->trace_file_id, 3);
+	CHECK_INT(find("y.json")->trace_file_id, 4);
+	CHECK_INT(find("x.json")->trace_file_id, 5);
+	CHECK_INT(find("x.json")->order, 2);
+	/* stream a nested member */
+	struct tm_stream *st;
+	const uint8_t *p;
+	size_t n;
+	size_t xi = (size_t)(find("x.json") - in.members);
+	CHECK_INT(tm_stream_open(&in, xi, &st, &err), TM_OK);
+	CHECK_INT(tm_stream_next(st, &p, &n, &err), TM_OK);
+	CHECK_INT(n, sizeof J - 1);
+	CHECK(memcmp(p, J, n) == 0);
+	CHECK_INT(tm_stream_next(st, &p, &n, &err), TM_OK);
+	CHECK_INT(n, 0);
+	tm_stream_close(st);
+	tm_input_close(&in);
+
+	/* the same as inner.tar.gz */
+	uLongf zl = compressBound((uLong)inner.n) + 64;
+	unsigned char *gz = malloc(zl);
+	z_stream z = {0};
+	deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+	z.next_in = inner.d;
+	z.avail_in = (uInt)inner.n;
+	z.next_out = gz;
+	z.avail_out = (uInt)zl;
+	deflate(&z, Z_FINISH);
+	size_t gzn = z.total_out;
+	deflateEnd(&z);
+	struct fx g = {0};
+	fx_file(&g, "b.json", J, sizeof J - 1);
+	fx_file(&g, "inner.tar.gz", gz, gzn);
+	fx_file(&g, "a.json", J, sizeof J - 1);
+	fx_end(&g);
+	CHECK_INT(open1(fx_write("r29gz.tar", g.d, g.n)), TM_OK);
+	CHECK_STR(proc_str(), "TOP inner.tar.gz \"\" x.json y.json a.json b.json");
+	const struct tm_member *c = find("");
+	CHECK(c != NULL);
+	CHECK_INT(c->format, TM_FMT_TAR);
+	CHECK_INT(c->size, inner.n);
+	CHECK_INT(c->trace_file_id, 4);
+	CHECK_INT(find("x.json")->trace_file_id, 6);
+	xi = (size_t)(find("y.json") - in.members);
+	CHECK_INT(tm_stream_open(&in, xi, &st, &err), TM_OK);
+	CHECK_INT(tm_stream_next(st, &p, &n, &err), TM_OK);
+	CHECK_INT(n, sizeof J - 1);
+	CHECK(n == sizeof J - 1 && memcmp(p, J, n) == 0);
+	tm_stream_close(st);
+	tm_input_close(&in);
+
+	/* top-level tar.gz: gzip -> "" -> tar -> members */
+	CHECK_INT(open1(fx_write("t.tar.gz", gz, gzn)), TM_OK);
+	CHECK_STR(proc_str(), "TOP \"\" x.json y.json");
+	CHECK_INT(in.members[0].format, TM_FMT_GZIP);
+	tm_input_close(&in);
+
+	/* truncated gzip */
+	CHECK_INT(open1(fx_write("trunc.gz", gz, gzn - 6)), TM_OK);
+	CHECK_STR(in.fatal, "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)");
+	tm_input_close(&in);
+	free(gz);
+	free(inner.d);
+	free(f.d);
+	free(g.d);
+}
+
+static void
+t_gzip_concat_and_trace_marker(void)
+{
+	/* two gzip members splitting one JSON file */
+	unsigned char buf[512];
+	size_t n = 0;
+	const char *parts[2] = {"{\"traceEv", "ents\":[]}"};
+	for (int i = 0; i < 2; i++) {
+		z_stream z = {0};
+		deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+		z.next_in = (Bytef *)(uintptr_t)parts[i];
+		z.avail_in = (uInt)strlen(parts[i]);
+		z.next_out = buf + n;
+		z.avail_out = (uInt)(sizeof buf - n);
+		deflate(&z, Z_FINISH);
+		n += z.total_out;
+		deflateEnd(&z);
+	}
+	CHECK_INT(open1(fx_write("cat.gz", buf, n)), TM_OK);
+	CHECK_INT(in.n_members, 2);
+	CHECK_INT(in.members[1].format, TM_FMT_JSON);
+	CHECK_INT(in.members[1].size, 18);
+	CHECK(in.fatal == NULL);
+	tm_input_close(&in);
+
+	/* "TRACE:\n" before the gzip bytes is cut (raw first chunk) ... */
+	unsigned char b2[600];
+	memcpy(b2, "\x1f\x8b", 2); /* still sniffs gzip */
+	/* ctrace: text, TRACE:\n, zlib of systrace */
+	const char *sys = "# tracer: nop\n";
+	unsigned char zb[256];
+	uLongf zn = sizeof zb;
+	compress(zb, &zn, (const Bytef *)sys, (uLong)strlen(sys));
+	size_t k = 0;
+	memcpy(b2, "hello\nTRACE:\n", 13);
+	k = 13;
+	memcpy(b2 + k, zb, zn);
+	k += zn;
+	CHECK_INT(open1(fx_write("x.ctrace", b2, k)), TM_OK);
+	CHECK_INT(in.members[0].format, TM_FMT_CTRACE);
+	CHECK_INT(in.n_members, 2);
+	CHECK_INT(in.members[1].format, TM_FMT_SYSTRACE);
+	CHECK_STR(proc_str(), "TOP \"\"");
+	tm_input_close(&in);
+}
+
+static void
+t_tar_rules(void)
+{
+	struct fx f = {0};
+	/* no end blocks */
+	fx_file(&f, "a.json", J, sizeof J - 1);
+	CHECK_INT(open1(fx_write("noend.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(in.fatal, "Premature end of TAR file (ERR:tp-corrupt)");
+	CHECK_INT(in.fatal_after, 1);
+	CHECK(in.fatal_where && strstr(in.fatal_where, "noend.tar"));
+	CHECK_INT(find("a.json")->trace_file_id, 1);
+	CHECK_INT(find("a.json")->order, UINT32_MAX);
+	tm_input_close(&in);
+	/* one zero block only */
+	fx_zero(&f, 512);
+	CHECK_INT(open1(fx_write("onez.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(in.fatal, "Premature end of TAR file (ERR:tp-corrupt)");
+	tm_input_close(&in);
+	/* zero block between members, garbage after the end */
+	fx_file(&f, "b.json", J, sizeof J - 1);
+	fx_end(&f);
+	fx_add(&f, "garbage garbage", 15);
+	CHECK_INT(open1(fx_write("gap.tar", f.d, f.n)), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK_STR(proc_str(), "TOP a.json b.json");
+	tm_input_close(&in);
+	f.n = 0;
+
+	/* version 01 */
+	fx_hdr(&f, "a.json", NULL, 3, '0', 0);
+	f.d[f.n - 512 + 264] = '1';
+	fx_zero(&f, 512);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("v01.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(in.fatal, "Invalid version: 01");
+	tm_input_close(&in);
+	f.n = 0;
+
+	/* invalid magic */
+	fx_add(&f, "not a tar header", 16);
+	fx_zero(&f, 496);
+	memcpy(f.d + 257, "ustar\0" "00", 8); /* sniffs as TAR ... */
+	fx_zero(&f, 512);
+	memcpy(f.d + 512, "junk", 4);          /* ... second block is junk */
+	fx_end(&f);
+	struct fx g = {0};
+	fx_file(&g, "a.json", J, sizeof J - 1);
+	fx_add(&g, "junkjunk", 8);
+	fx_zero(&g, 504);
+	fx_end(&g);
+	CHECK_INT(open1(fx_write("magic.tar", g.d, g.n)), TM_OK);
+	CHECK_STR(in.fatal, "Invalid magic value");
+	tm_input_close(&in);
+	free(f.d);
+	f = (struct fx){0};
+
+	/* size field: first byte NUL; spaces + space terminator; 12 digits; base-256 */
+	fx_hdr(&f, "a.json", NULL, 0, '0', 0);
+	memset(f.d + 124, 0, 12);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("sz0.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(in.fatal, "Failed to parse size field: Size field is empty or zero.");
+	tm_input_close(&in);
+	f.n = 0;
+	fx_hdr(&f, "a.json", NULL, 0, '0', 0);
+	memcpy(f.d + 124, "        23 ", 12);
+	fx_add(&f, J, sizeof J - 1);
+	fx_zero(&f, 512 - (sizeof J - 1));
+	fx_hdr(&f, "b.json", NULL, 0, '0', 0);
+	memcpy(f.d + 512 * 2 + 124, "000000000023", 12);
+	fx_add(&f, J, sizeof J - 1);
+	fx_zero(&f, 512 - (sizeof J - 1));
+	fx_hdr(&f, "c.json", NULL, 0, '0', 1);
+	memset(f.d + 512 * 4 + 124, 0, 12);
+	f.d[512 * 4 + 124] = 0x80;
+	f.d[512 * 4 + 135] = 19;
+	fx_add(&f, J, sizeof J - 1);
+	fx_zero(&f, 512 - (sizeof J - 1));
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("sizes.tar", f.d, f.n)), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK_INT(find("a.json")->size, 19);
+	CHECK_INT(find("b.json")->size, 19);
+	CHECK_INT(find("c.json")->size, 19);
+	CHECK_INT(find("c.json")->format, TM_FMT_JSON);
+	tm_input_close(&in);
+	f.n = 0;
+
+	/* prefix, GNU long name with NUL, PAX skipped, dir, type NUL, empty member */
+	fx_hdr(&f, "b.json", "some/prefix", sizeof J - 1, '0', 0);
+	fx_add(&f, J, sizeof J - 1);
+	fx_zero(&f, 512 - (sizeof J - 1));
+	char ln[300];
+	memset(ln, 'n', 200);
+	memcpy(ln + 200, ".json", 6); /* includes the NUL: 206 bytes */
+	fx_hdr(&f, "././@LongLink", NULL, 206, 'L', 1);
+	fx_add(&f, ln, 206);
+	fx_zero(&f, 512 - 206);
+	fx_hdr(&f, "nnnn", NULL, sizeof J - 1, '0', 1);
+	fx_add(&f, J, sizeof J - 1);
+	fx_zero(&f, 512 - (sizeof J - 1));
+	fx_hdr(&f, "PaxHeader/x", NULL, 30, 'x', 0);
+	fx_add(&f, "30 path=very/long/pax/name.js\n", 30);
+	fx_zero(&f, 512 - 30);
+	fx_hdr(&f, "short.json", NULL, sizeof J - 1, '0', 0);
+	fx_add(&f, J, sizeof J - 1);
+	fx_zero(&f, 512 - (sizeof J - 1));
+	fx_hdr(&f, "dir/", NULL, 0, '5', 0);
+	fx_hdr(&f, "nul.json", NULL, sizeof J - 1, '\0', 0);
+	fx_add(&f, J, sizeof J - 1);
+	fx_zero(&f, 512 - (sizeof J - 1));
+	fx_hdr(&f, "empty.json", NULL, 0, '0', 0);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("names.tar", f.d, f.n)), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK(find("some/prefix/b.json") != NULL);
+	const struct tm_member *m = NULL;
+	for (size_t i = 0; i < in.n_members; i++)
+		if (in.members[i].name_len == 206)
+			m = &in.members[i];
+	CHECK(m != NULL);
+	CHECK(m && m->name[205] == 0 && memcmp(m->name, ln, 205) == 0);
+	CHECK(find("short.json") != NULL);
+	CHECK(find("dir/") == NULL);
+	CHECK_INT(find("nul.json")->format, TM_FMT_JSON);
+	CHECK_INT(find("empty.json")->format, TM_FMT_UNKNOWN);
+	CHECK_INT(find("empty.json")->trace_file_id, 5);
+	CHECK_INT(in.n_members, 6);
+	tm_input_close(&in);
+	f.n = 0;
+
+	/* directory claiming content: content read as a header */
+	fx_hdr(&f, "d/", NULL, 512, '5', 0);
+	fx_add(&f, "content!", 8);
+	fx_zero(&f, 504);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("dirc.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(in.fatal, "Invalid magic value");
+	tm_input_close(&in);
+	f.n = 0;
+
+	/* type 7 with content; zero-size symlink (TP aborts) */
+	fx_hdr(&f, "x", NULL, 3, '7', 0);
+	fx_add(&f, "abc", 3);
+	fx_zero(&f, 509);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("t7.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(in.fatal, "Unsupported file type: 0x37");
+	tm_input_close(&in);
+	f.n = 0;
+	fx_file(&f, "a.json", J, sizeof J - 1);
+	fx_hdr(&f, "link", NULL, 0, '2', 0);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("sym.tar", f.d, f.n)), TM_OK);
+	CHECK(in.fatal && strstr(in.fatal, "trace_processor aborts"));
+	CHECK(in.fatal_where && strstr(in.fatal_where, "0x32"));
+	tm_input_close(&in);
+
+	/* truncated member data */
+	f.n = 0;
+	fx_hdr(&f, "big.json", NULL, 5000, '0', 0);
+	fx_add(&f, J, sizeof J - 1);
+	CHECK_INT(open1(fx_write("tr.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(in.fatal, "Premature end of TAR file (ERR:tp-corrupt)");
+	CHECK(find("big.json") == NULL);
+	tm_input_close(&in);
+	free(f.d);
+	free(g.d);
+}
+
+/* ZIPs written by libarchive (bsdtar; -Iengine shadows <archive.h>) and
+ * Info-ZIP. */
+static void
+zip_write(const char *path, const char *const *names, const char *const *datas, size_t n,
+	  bool deflate)
+{
+	char cmd[4096], dir[600];
+	snprintf(dir, sizeof dir, "%s.d", path);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	if (system(cmd) != 0)
+		abort();
+	/* bsdtar streams (data descriptors), which trace_processor accepts
+	 * only for deflate; stored ZIPs come from Info-ZIP. */
+	if (deflate)
+		snprintf(cmd, sizeof cmd,
+			 "cd '%s' && bsdtar -c --format zip --options zip:compression=deflate -f '%s'",
+			 dir, path);
+	else
+		snprintf(cmd, sizeof cmd, "cd '%s' && rm -f '%s' && zip -q -0 -X -D '%s'", dir,
+			 path, path);
+	for (size_t i = 0; i < n; i++) {
+		char fp[1200], mk[1400];
+		snprintf(fp, sizeof fp, "%s/%s", dir, names[i]);
+		size_t l = strlen(names[i]);
+		snprintf(mk, sizeof mk, "mkdir -p \"$(dirname '%s')\"", fp);
+		if (system(mk) != 0)
+			abort();
+		if (l && names[i][l - 1] == '/') {
+			snprintf(mk, sizeof mk, "mkdir -p '%s'", fp);
+			if (system(mk) != 0)
+				abort();
+		} else {
+			FILE *f = fopen(fp, "wb");
+			fwrite(datas[i], 1, strlen(datas[i]), f);
+			fclose(f);
+		}
+		strncat(cmd, " '", sizeof cmd - strlen(cmd) - 1);
+		strncat(cmd, names[i], sizeof cmd - strlen(cmd) - 1);
+		strncat(cmd, "'", sizeof cmd - strlen(cmd) - 1);
+	}
+	if (system(cmd) != 0)
+		abort();
+}
+
+static void
+t_zip(void)
+{
+	const char *names[] = {"__MACOSX/._b.json", "b.json", ".DS_Store", "B.json"};
+	char big[3000];
+	memset(big, ' ', sizeof big);
+	memcpy(big, J, sizeof J - 1);
+	big[sizeof big - 1] = 0;
+	const char *datas[] = {"junk", J, "junk", big};
+	for (int d = 0; d < 2; d++) {
+		const char *p = fx_path(d ? "r24d.zip" : "r24s.zip");
+		zip_write(p, names, datas, 4, d);
+		CHECK_INT(open1(p), TM_OK);
+		CHECK_INT(in.members[0].format, TM_FMT_ZIP);
+		CHECK(in.fatal == NULL);
+		if (in.fatal)
+			snprintf(t_why_, sizeof t_why_, "%s", in.fatal);
+		CHECK_STR(proc_str(), "TOP B.json b.json");
+		CHECK_INT(find("b.json")->trace_file_id, 1);
+		CHECK_INT(find("B.json")->trace_file_id, 2);
+		CHECK_INT(find("B.json")->size, sizeof big - 1);
+		CHECK(find("._b.json") == NULL);
+		CHECK(find("__MACOSX/._b.json")->is_hidden);
+		if (d)
+			CHECK(find("B.json")->stored_size < 200);
+		/* stream the deflated member */
+		struct tm_stream *st;
+		const uint8_t *q;
+		size_t n, tot = 0;
+		size_t bi = (size_t)(find("B.json") - in.members);
+		CHECK_INT(tm_stream_open(&in, bi, &st, &err), TM_OK);
+		do {
+			CHECK_INT(tm_stream_next(st, &q, &n, &err), TM_OK);
+			if (tot == 0 && n)
+				CHECK(memcmp(q, J, sizeof J - 1) == 0);
+			tot += n;
+		} while (n);
+		CHECK_INT(tot, sizeof big - 1);
+		tm_stream_close(st);
+		tm_input_close(&in);
+	}
+	/* directory entry / empty member sniff unknown */
+	const char *n2[] = {"dir/", "a.json"};
+	const char *d2[] = {"", J};
+	zip_write(fx_path("dir.zip"), n2, d2, 2, true);
+	CHECK_INT(open1(fx_path("dir.zip")), TM_OK);
+	CHECK_INT(find("dir/")->format, TM_FMT_UNKNOWN);
+	CHECK_STR(proc_str(), "TOP a.json dir/");
+	tm_input_close(&in);
+}
+
+static void
+t_zip_stream_stored(void)
+{
+	/* a streamed stored entry (flag bit 3, method 0): TP refuses it */
+	unsigned char h[64] = {0};
+	memcpy(h, "PK\x03\x04", 4);
+	h[4] = 20;
+	h[6] = 8; /* data descriptor */
+	h[26] = 1;
+	h[30] = 'a';
+	CHECK_INT(open1(fx_write("ss.zip", h, 40)), TM_OK);
+	CHECK_STR(in.fatal, "Unsupported compression type at offset 0x1e. type=0. Only deflate "
+			    "supported for ZIPs compressed in a streaming fashion.");
+	CHECK_INT(in.n_members, 1);
+	tm_input_close(&in);
+	h[4] = 0x2e; /* bzip2's version */
+	h[6] = 0;
+	h[8] = 12;
+	CHECK_INT(open1(fx_write("bz.zip", h, 40)), TM_OK);
+	CHECK_STR(in.fatal, "Unsupported zip features at offset 0x1e. version=2e, flags=0");
+	tm_input_close(&in);
+}
+
+static void
+t_loose(void)
+{
+	char *a = xstrdup(fx_write("z.json", J, sizeof J - 1));
+	char *b = xstrdup(fx_write("m.pb", "\x0a\x02\x08\x01", 4));
+	const char *p[3] = {a, b, a};
+	tm_error_clear(&err);
+	CHECK_INT(tm_input_open(&in, p, 3, &err), TM_OK);
+	CHECK(in.is_loose);
+	CHECK_INT(in.n_members, 4);
+	CHECK_INT(in.members[0].format, TM_FMT_TAR);
+	CHECK(in.members[0].name == NULL);
+	CHECK_STR(in.members[1].name, "z.json");
+	CHECK_INT(in.members[2].format, TM_FMT_PROTO);
+	CHECK_STR(proc_str(), "TOP m.pb z.json z.json");
+	struct tm_stream *st;
+	const uint8_t *q;
+	size_t n;
+	CHECK_INT(tm_stream_open(&in, 2, &st, &err), TM_OK);
+	CHECK_INT(tm_stream_next(st, &q, &n, &err), TM_OK);
+	CHECK_INT(n, 4);
+	tm_stream_close(st);
+	CHECK(tm_stream_open(&in, 0, &st, &err) != TM_OK);
+	tm_input_close(&in);
+	free(a);
+	free(b);
+}
+
+/* ---- conformance corpus ---- */
+
+static const char *
+case_fmt(enum tm_format f)
+{
+	return f == TM_FMT_MANIFEST ? "json" : tm_format_name(f);
+}
+
+static void
+t_conformance(void)
+{
+	const char *root = "/work/shared/conformance";
+	DIR *d = opendir(root);
+	int cases = 0, with_files = 0;
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char path[1024], inp[1024];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s/case.json", root, de->d_name);
+		FILE *fp = fopen(path, "rb");
+		if (!fp)
+			continue;
+		static char txt[1 << 20];
+		size_t tn = fread(txt, 1, sizeof txt - 1, fp);
+		fclose(fp);
+		txt[tn] = 0;
+		cJSON *c = cJSON_Parse(txt);
+		if (!c)
+			continue;
+		cases++;
+		const char *input = cJSON_GetObjectItem(c, "input")->valuestring;
+		snprintf(inp, sizeof inp, "%s/%s/%s", root, de->d_name, input);
+		if (open1(inp) != TM_OK) {
+			CHECK(!"open failed");
+			cJSON_Delete(c);
+			continue;
+		}
+		CHECK(in.fatal == NULL);
+		/* members[]: in archive order, our non-hidden children of 0 */
+		cJSON *mem = cJSON_GetObjectItem(c, "members"), *e;
+		size_t k = 1;
+		cJSON_ArrayForEach(e, mem)
+		{
+			while (k < in.n_members && (in.members[k].parent != 0 || in.members[k].is_hidden))
+				k++;
+			if (k >= in.n_members) {
+				CHECK(!"fewer members than case.json");
+				break;
+			}
+			const char *nm = cJSON_GetObjectItem(e, "name")->valuestring;
+			const char *fm = cJSON_GetObjectItem(e, "format")->valuestring;
+			if (strcmp(in.members[k].name, nm) != 0 ||
+			    strcmp(case_fmt(in.members[k].format), fm) != 0) {
+				CHECK(!"member mismatch");
+				fprintf(stderr, "%s: member %s/%s vs ours %s/%s\n", de->d_name, nm,
+					fm, in.members[k].name, case_fmt(in.members[k].format));
+			}
+			k++;
+		}
+		if (cJSON_GetArraySize(mem) == 0 && in.n_members == 1) {
+			/* a single-file input */
+		}
+		cJSON *obs = cJSON_GetObjectItem(c, "observables");
+		cJSON *files = obs ? cJSON_GetObjectItem(obs, "files") : NULL;
+		if (files) {
+			with_files++;
+			cJSON_ArrayForEach(e, files)
+			{
+				cJSON *nm = cJSON_GetObjectItem(e, "name");
+				const char *tt = cJSON_GetObjectItem(e, "trace_type")->valuestring;
+				int ord = cJSON_GetObjectItem(e, "processing_order")->valueint;
+				const struct tm_member *m =
+					find(cJSON_IsNull(nm) ? NULL : nm->valuestring);
+				if (!m || strcmp(tm_format_name(m->format), tt) != 0 ||
+				    (int)m->order != ord) {
+					CHECK(!"files row mismatch");
+					fprintf(stderr, "%s: row %s %s %d\n", de->d_name,
+						cJSON_IsNull(nm) ? "NULL" : nm->valuestring, tt, ord);
+				}
+			}
+			CHECK_INT(in.n_proc, cJSON_GetArraySize(files));
+		}
+		tm_input_close(&in);
+		cJSON_Delete(c);
+	}
+	closedir(d);
+	CHECK_INT(cases, 73);
+	CHECK(with_files >= 3);
+}
+
+int
+main(void)
+{
+	RUN(t_run5_order);
+	RUN(t_run6_hidden);
+	RUN(t_run29_nested);
+	RUN(t_gzip_concat_and_trace_marker);
+	RUN(t_tar_rules);
+	RUN(t_zip);
+	RUN(t_zip_stream_stored);
+	RUN(t_loose);
+	RUN(t_conformance);
+	fx_cleanup();
+	return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* tm_sniff: one case per format, detection priorities, and the 128-byte
+ * whitespace-stripped window (engine-semantics §2, §16 run 76). */
+#include "internal.h"
+#include "t.h"
+
+static enum tm_format
+S(const char *s)
+{
+	return tm_sniff(s, strlen(s));
+}
+
+static enum tm_format
+SN(const void *p, size_t n)
+{
+	return tm_sniff(p, n);
+}
+
+static void
+t_formats(void)
+{
+	unsigned char tar[600] = {0};
+	memcpy(tar + 257, "ustar\0" "00", 8);
+	CHECK_INT(SN(tar, sizeof tar), TM_FMT_TAR);
+	memcpy(tar + 257, "ustar  \0", 8);
+	CHECK_INT(SN(tar, sizeof tar), TM_FMT_TAR);
+	CHECK_INT(SN(tar, 263), TM_FMT_UNKNOWN);
+	CHECK_INT(S("ARROW1...."), TM_FMT_ARROW);
+	CHECK_INT(SN("\x10\x00\x04\x46\x78\x54\x16\x00zz", 10), TM_FMT_FUCHSIA);
+	CHECK_INT(S("PERFILE2xxxx"), TM_FMT_PERF);
+	CHECK_INT(S("SIMPLEPERFxx"), TM_FMT_SIMPLEPERF_PROTO);
+	CHECK_INT(SN("PK\x03\x04zz", 6), TM_FMT_ZIP);
+	CHECK_INT(SN("\x1f\x8b\x08", 3), TM_FMT_GZIP);
+	CHECK_INT(SN("\x28\xb5\x2f\xfd", 4), TM_FMT_ZSTD);
+	CHECK_INT(SN("SLOW\x05\x00", 6), TM_FMT_ART_METHOD_V2);
+	CHECK_INT(SN("SLOW\x03\x00", 6), TM_FMT_ART_METHOD);
+	CHECK_INT(S("SLOW"), TM_FMT_ART_METHOD);
+	CHECK_INT(S("*version\n3\n"), TM_FMT_ART_METHOD);
+	CHECK_INT(S("JAVA PROFILE 1.0.3"), TM_FMT_ART_HPROF);
+	CHECK_INT(S(" {\n \"perfetto_manifest\": {}}"), TM_FMT_MANIFEST);
+	CHECK_INT(S("{\"meta\":{}}"), TM_FMT_GECKO);
+	CHECK_INT(S("{ \"libs\":[]}"), TM_FMT_GECKO);
+	CHECK_INT(S("{\"traceEvents\":[]}"), TM_FMT_JSON);
+	CHECK_INT(S("[{\"ph\":\"X\"}]"), TM_FMT_JSON);
+	CHECK_INT(S("[ {\"ph\":\"X\"}]"), TM_FMT_JSON);
+	CHECK_INT(S("[1]"), TM_FMT_UNKNOWN);
+	CHECK_INT(S("<?xml version=\"1.0\"?>\n<trace-query-result>"), TM_FMT_INSTRUMENTS_XML);
+	CHECK_INT(SN("x\nTRACE:\n\x78\x9c", 12), TM_FMT_CTRACE);
+	CHECK_INT(S("# ninja log v5\n"), TM_FMT_NINJA_LOG);
+	CHECK_INT(S("--------- beginning of main\n"
+		    "01-02 03:04:05.678  1000  1001 I tag: msg\n"),
+		  TM_FMT_ANDROID_LOGCAT);
+	CHECK_INT(S("2024-01-02 03:04:05.678  1000  1001 W tag: msg\n"), TM_FMT_ANDROID_LOGCAT);
+	CHECK_INT(S("01-02 03:04:05.678 root 1000 1001 D tag: msg\n"), TM_FMT_ANDROID_LOGCAT);
+	CHECK_INT(S("01-02 03:04:05.678  1000  1001 I tag: no newline"), TM_FMT_UNKNOWN);
+	CHECK_INT(S("# comment\nmain;foo;bar 10\nmain;baz 3\n"), TM_FMT_COLLAPSED_STACK);
+	CHECK_INT(S("main;foo 10\nnot a stack\n"), TM_FMT_UNKNOWN);
+	CHECK_INT(S("trace_processor 3962131 303057.417513:          1 cpu_atom/cycles/Pu:\n"),
+		  TM_FMT_PERF_TEXT);
+	CHECK_INT(S("comm 10/11 [003] 12.000001: cycles:\n"), TM_FMT_PERF_TEXT);
+	CHECK_INT(S("1700000000.123456 openat(AT_FDCWD, \"/x\", O_RDONLY) = 3\n"), TM_FMT_STRACE);
+	CHECK_INT(S("1234 1700000000.123456 read(3, <unfinished ...>\n"), TM_FMT_STRACE);
+	CHECK_INT(S("12:00:00.123456 read(3, \"\", 1) = 0\n"), TM_FMT_UNKNOWN);
+	CHECK_INT(S("# tracer: nop\n"), TM_FMT_SYSTRACE);
+	CHECK_INT(S("<!DOCTYPE html>"), TM_FMT_SYSTRACE);
+	CHECK_INT(S("<HTML>"), TM_FMT_SYSTRACE);
+	CHECK_INT(S("cpus=8\n"), TM_FMT_SYSTRACE);
+	CHECK_INT(S(" foo"), TM_FMT_SYSTRACE);
+	CHECK_INT(S("done\nTRACE:\nxx"), TM_FMT_SYSTRACE);
+	/* symbols: packet with field 61 (LD) first */
+	CHECK_INT(SN("\x0a\x05\xea\x03\x02\x08\x01", 7), TM_FMT_SYMBOLS);
+	CHECK_INT(SN("\x0a\x00\xea\x03", 4), TM_FMT_PROTO);
+	/* pprof: string_table (6) + sample_type (1) */
+	CHECK_INT(SN("\x32\x03" "abc" "\x32\x03" "def", 10), TM_FMT_PPROF);
+	CHECK_INT(SN("\x0a\x02\x08\x01\x0a\x02\x08\x01\x0a\x00", 10), TM_FMT_PROTO);
+	CHECK_INT(SN("\x32\x03" "abc" "\x32\x03" "de", 9), TM_FMT_UNKNOWN); /* < 10 bytes */
+	CHECK_INT(SN("\x0a\x02\x08\x01", 4), TM_FMT_PROTO);
+	CHECK_INT(SN("\x09zzz", 4), TM_FMT_PRIMES);
+	CHECK_INT(S("9,0,i,vers,4,..."), TM_FMT_ANDROID_DUMPSTATE);
+	CHECK_INT(S("========================================================\n== dumpstate: 2024"),
+		  TM_FMT_ANDROID_DUMPSTATE);
+	CHECK_INT(S(""), TM_FMT_UNKNOWN);
+	CHECK_INT(S("hello"), TM_FMT_UNKNOWN);
+	CHECK_INT(tm_sniff(NULL, 0), TM_FMT_UNKNOWN);
+}
+
+static void
+t_window(void)
+{
+	char b[400];
+	for (int n = 126; n <= 128; n++) {
+		memset(b, ' ', (size_t)n);
+		strcpy(b + n, "{\"traceEvents\":[]}");
+		CHECK_INT(S(b), n == 126 ? TM_FMT_JSON : TM_FMT_SYSTRACE);
+	}
+	memset(b, '\n', 200);
+	strcpy(b + 200, "{\"traceEvents\":[]}");
+	CHECK_INT(S(b), TM_FMT_PROTO);
+	memset(b, '\t', 200);
+	CHECK_INT(S(b), TM_FMT_PRIMES);
+	/* the manifest wins over json, json over systrace's leading space */
+	CHECK_INT(S("   {\"perfetto_manifest\":{\"version\":1}}"), TM_FMT_MANIFEST);
+}
+
+static void
+t_tables(void)
+{
+	CHECK_STR(tm_format_name(TM_FMT_MANIFEST), "perfetto_manifest");
+	CHECK_STR(tm_format_name(TM_FMT_PROTO), "proto");
+	CHECK_STR(tm_format_name(TM_FMT__COUNT), "unknown");
+	CHECK_INT(tm_format_priority(TM_FMT_MANIFEST), -1);
+	CHECK_INT(tm_format_priority(TM_FMT_PROTO), 0);
+	CHECK_INT(tm_format_priority(TM_FMT_GZIP), 1);
+	CHECK_INT(tm_format_priority(TM_FMT_CTRACE), 2);
+	CHECK_INT(tm_format_priority(TM_FMT_UNKNOWN), 2);
+	CHECK_INT(tm_format_priority(TM_FMT_SYMBOLS), 3);
+	CHECK(tm_format_is_container(TM_FMT_CTRACE));
+	CHECK(!tm_format_is_container(TM_FMT_JSON));
+	CHECK(tm_format_is_predicted(TM_FMT_SYSTRACE));
+	CHECK(!tm_format_is_predicted(TM_FMT_GECKO));
+}
+
+int
+main(void)
+{
+	RUN(t_formats);
+	RUN(t_window);
+	RUN(t_tables);
+	return 0;
+}
