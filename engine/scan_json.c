@@ -1,0 +1,1500 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Chrome JSON scanner: one streaming pass that reproduces trace_processor's
+ * JsonTraceTokenizer (importers/json/json_trace_tokenizer.cc) and its field
+ * iterator (util/json_parser.h) closely enough to predict every push, every
+ * json_tokenizer_failure and every import-failing error.
+ *
+ * Top level and systemTraceEvents strings are scanned by small resumable
+ * state machines; an event object is parsed whole from a contiguous window
+ * (the block itself, or a carry buffer when it straddles blocks).  A window
+ * that stays incomplete is retried only once it has doubled, so a huge event
+ * costs O(size).  Number semantics are trace_processor's own decimal
+ * conversion (not strtod), then its integer-vs-double ts rules and llround.
+ *
+ * TP feeds the tokenizer in chunks (1 MiB in the shell, whole members from
+ * ZIP); a few of its behaviours depend on where chunks end.  We model the
+ * member as delivered in one chunk: see the notes at P_STUCK and P_EOF.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+
+#define MAX_WINDOW (64u * 1024u * 1024u)
+#define MAX_MSG 1000 /* bytes of input quoted in an error text */
+
+/* ---- tm_scan helpers (fallback definitions; a common scan.c may override) ---- */
+
+__attribute__((weak)) void
+tm_scan_init(struct tm_scan *sc, enum tm_format format)
+{
+	memset(sc, 0, sizeof *sc);
+	tm_oplog_init(&sc->log);
+	sc->format = format;
+}
+
+__attribute__((weak)) void
+tm_scan_fini(struct tm_scan *sc)
+{
+	tm_oplog_fini(&sc->log);
+	free(sc->embedded);
+	memset(sc, 0, sizeof *sc);
+}
+
+__attribute__((weak)) void
+tm_scan_note_machine(struct tm_scan *sc, uint32_t machine)
+{
+	for (size_t i = 0; i < sc->n_embedded; i++)
+		if (sc->embedded[i] == machine)
+			return;
+	XGROW(sc->embedded, sc->cap_embedded, sc->n_embedded + 1);
+	sc->embedded[sc->n_embedded++] = machine;
+}
+
+__attribute__((weak)) void
+tm_scan_note_clock(struct tm_scan *sc, uint32_t clock)
+{
+	if (clock < 128)
+		sc->clocks_seen[clock / 64] |= 1ull << (clock % 64);
+}
+
+__attribute__((weak)) void
+tm_scan_note_ts(struct tm_scan *sc, int64_t ts)
+{
+	if (!sc->has_raw_ts) {
+		sc->has_raw_ts = true;
+		sc->raw_min = sc->raw_max = ts;
+	} else if (ts < sc->raw_min) {
+		sc->raw_min = ts;
+	} else if (ts > sc->raw_max) {
+		sc->raw_max = ts;
+	}
+}
+
+/* ---- values ---- */
+
+enum vtype { V_NULL, V_BOOL, V_INT, V_DBL, V_STR, V_OBJ, V_ARR };
+
+struct jval {
+	enum vtype t;
+	int64_t i;
+	double d;
+	const char *s; /* STR: content (unescaped); OBJ/ARR: raw text */
+	size_t n;
+};
+
+enum pres { R_OK, R_ERR, R_INC };
+
+struct jp {
+	const char *end;
+	struct tm_buf *msg;  /* error text of R_ERR */
+	struct tm_buf *sticky; /* TP's iterator status_ left set by an int overflow */
+	bool has_sticky;
+};
+
+static uint64_t
+hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	if (!h)
+		h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* x86-64 semantics of static_cast<int64_t>(double) (cvttsd2si). */
+static int64_t
+d2i(double d)
+{
+	if (!(d < 9223372036854775808.0 && d >= -9223372036854775808.0))
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
+static void
+set_msg(struct tm_buf *b, const char *fmt, ...) TM_PRINTF(2, 3);
+static void
+set_msg(struct tm_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char tmp[4096];
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	tm_buf_reset(b);
+	tm_buf_adds(b, tmp);
+}
+
+static int
+quote_len(const char *s, const char *e)
+{
+	size_t n = (size_t)(e - s);
+	return (int)(n > MAX_MSG ? MAX_MSG : n);
+}
+
+static inline bool
+is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static inline const char *
+skip_ws(const char *c, const char *e)
+{
+	while (c != e && is_ws(*c))
+		c++;
+	return c;
+}
+
+static inline bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* json_parser.h UnescapeString: unknown escapes vanish, \u is decoded. */
+static enum pres
+unescape(const char *s, size_t n, struct tm_buf *out, struct tm_buf *msg)
+{
+	const char *e = s + n;
+	tm_buf_reset(out);
+	for (const char *it = s; it < e; it++) {
+		if (*it != '\\') {
+			const char *q = memchr(it, '\\', (size_t)(e - it));
+			if (!q)
+				q = e;
+			tm_buf_add(out, it, (size_t)(q - it));
+			it = q - 1;
+			continue;
+		}
+		++it;
+		if (it >= e)
+			break;
+		switch (*it) {
+		case '"': tm_buf_addc(out, '"'); break;
+		case '\\': tm_buf_addc(out, '\\'); break;
+		case '/': tm_buf_addc(out, '/'); break;
+		case 'b': tm_buf_addc(out, '\b'); break;
+		case 'f': tm_buf_addc(out, '\f'); break;
+		case 'n': tm_buf_addc(out, '\n'); break;
+		case 'r': tm_buf_addc(out, '\r'); break;
+		case 't': tm_buf_addc(out, '\t'); break;
+		case 'u': {
+			uint32_t cp = 0;
+			for (int j = 0; j < 4; j++) {
+				/* TP reads 4 chars; the closing quote is always there */
+				char h = (it + 1 < e + 1) ? *++it : '"';
+				cp <<= 4;
+				if (h >= '0' && h <= '9')
+					cp += (uint32_t)(h - '0');
+				else if (h >= 'a' && h <= 'f')
+					cp += (uint32_t)(h - 'a' + 10);
+				else if (h >= 'A' && h <= 'F')
+					cp += (uint32_t)(h - 'A' + 10);
+				else {
+					set_msg(msg, "Invalid escape sequence: \\u%c%c%c%c", it[-3],
+						it[-2], it[-1], h);
+					return R_ERR;
+				}
+			}
+			if (cp <= 0x7f) {
+				tm_buf_addc(out, (char)cp);
+			} else if (cp <= 0x7ff) {
+				tm_buf_addc(out, (char)(0xc0 | (cp >> 6)));
+				tm_buf_addc(out, (char)(0x80 | (cp & 0x3f)));
+			} else if (cp >= 0xd800 && cp <= 0xdfff) {
+				set_msg(msg,
+					"Invalid escape sequence: \\u%c%c%c%c (code point %u is "
+					"reserved for surrogate pairs)",
+					it[-3], it[-2], it[-1], *it, cp);
+				return R_ERR;
+			} else {
+				tm_buf_addc(out, (char)(0xe0 | (cp >> 12)));
+				tm_buf_addc(out, (char)(0x80 | ((cp >> 6) & 0x3f)));
+				tm_buf_addc(out, (char)(0x80 | (cp & 0x3f)));
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return R_OK;
+}
+
+/* json_parser.h ScanString: memchr for the closing quote, backslash parity. */
+static enum pres
+scan_string(const char *start, const char *end, const char **out, const char **s, size_t *n,
+	    bool *esc, struct tm_buf *msg)
+{
+	if (*start != '"') {
+		set_msg(msg, "Expected '\"' at the start of string. Got '%c'", *start);
+		return R_ERR;
+	}
+	const char *str = start + 1, *cur = str;
+	for (;;) {
+		cur = memchr(cur, '"', (size_t)(end - cur));
+		if (!cur)
+			return R_INC;
+		if (cur[-1] != '\\')
+			break;
+		size_t bs = 1;
+		const char *p = cur - 2;
+		while (p >= str && *p == '\\') {
+			bs++;
+			p--;
+		}
+		if ((bs & 1) == 0)
+			break;
+		cur++;
+	}
+	*esc = memchr(str, '\\', (size_t)(cur - str)) != NULL;
+	*s = str;
+	*n = (size_t)(cur - str);
+	*out = cur + 1;
+	return R_OK;
+}
+
+static enum pres
+parse_string(struct jp *jp, const char **cur, const char **s, size_t *n, struct tm_buf *unesc)
+{
+	bool esc;
+	enum pres r = scan_string(*cur, jp->end, cur, s, n, &esc, jp->msg);
+	if (r != R_OK || !esc)
+		return r;
+	if (unescape(*s, *n, unesc, jp->msg) != R_OK)
+		return R_ERR;
+	*s = unesc->data;
+	*n = unesc->len;
+	return R_OK;
+}
+
+static enum pres
+scan_block(const char *start, const char *end, char open, char close, const char **out,
+	   struct tm_buf *msg)
+{
+	const char *cur = start + 1;
+	uint32_t bal = 1;
+	while (cur != end) {
+		char c = *cur;
+		if (c == '"') {
+			const char *s;
+			size_t n;
+			bool esc;
+			enum pres r = scan_string(cur, end, &cur, &s, &n, &esc, msg);
+			if (r != R_OK)
+				return r;
+		} else if (c == open) {
+			cur++;
+			bal++;
+		} else if (c == close) {
+			cur++;
+			if (--bal == 0) {
+				*out = cur;
+				return R_OK;
+			}
+		} else {
+			/* jump to the next interesting byte */
+			const char *q = cur + 1;
+			while (q != end && *q != '"' && *q != open && *q != close)
+				q++;
+			cur = q;
+		}
+	}
+	return R_INC;
+}
+
+/* json_parser.h StringToInt64: false on overflow. */
+static bool
+str_to_i64(const char *s, const char *e, int64_t *out)
+{
+	bool neg = *s == '-';
+	const char *c = s + neg;
+	int64_t v = 0;
+	const int64_t dv = INT64_MAX / 10;
+	const int md = (int)(INT64_MAX % 10);
+	for (; c != e; c++) {
+		int dg = *c - '0';
+		if (v > dv || (v == dv && dg > md)) {
+			if (!(neg && v == dv && dg == md + 1))
+				return false;
+		}
+		v = (int64_t)((uint64_t)v * 10u + (uint64_t)dg);
+	}
+	*out = neg ? (int64_t)(0u - (uint64_t)v) : v;
+	return true;
+}
+
+/* json_parser.h StringToDouble, bit for bit: int64/uint64 wrap-around
+ * included. */
+static bool
+str_to_dbl(const char *s, const char *e, double *out)
+{
+	const char *c = s;
+	bool neg = false;
+	if (*c == '-') {
+		neg = true;
+		c++;
+	}
+	uint64_t ip = 0;
+	for (; c != e && is_digit(*c); c++)
+		ip = ip * 10u + (uint64_t)(*c - '0');
+	double frac = 0;
+	if (c != e && *c == '.') {
+		c++;
+		uint64_t fi = 0, div = 1;
+		for (; c != e && is_digit(*c); c++) {
+			fi = (uint64_t)(*c - '0') + fi * 10u;
+			div *= 10u;
+		}
+		frac = (double)(int64_t)fi / (double)div;
+	}
+	uint64_t ex = 0;
+	bool eneg = false;
+	if (c != e && (*c == 'e' || *c == 'E')) {
+		c++;
+		if (c != e && (*c == '+' || *c == '-'))
+			eneg = *c++ == '-';
+		for (; c != e && is_digit(*c); c++)
+			ex = ex * 10u + (uint64_t)(*c - '0');
+	}
+	double v = (double)(int64_t)ip + frac;
+	if (eneg)
+		v /= pow(10, (double)(int64_t)ex);
+	else if ((int64_t)ex > 0)
+		v *= pow(10, (double)(int64_t)ex);
+	if (isinf(v) || isnan(v))
+		return false;
+	*out = neg ? -v : v;
+	return true;
+}
+
+static enum pres
+parse_number(struct jp *jp, const char **pcur, const char *end, struct jval *v)
+{
+	const char *start = *pcur, *cur = start;
+	bool intlike = true;
+	cur += *cur == '-';
+	if (cur != end && *cur == '0') {
+		cur++;
+		if (cur != end && is_digit(*cur)) {
+			set_msg(jp->msg, "Invalid number: leading zero in '%.*s'",
+				quote_len(start, end), start);
+			return R_ERR;
+		}
+	} else if (cur != end && *cur >= '1' && *cur <= '9') {
+		cur++;
+		while (cur != end && is_digit(*cur))
+			cur++;
+	} else if (cur != end) {
+		set_msg(jp->msg, "Invalid number: expected digit in '%.*s'", quote_len(start, end),
+			start);
+		return R_ERR;
+	}
+	if (cur != end && *cur == '.') {
+		intlike = false;
+		const char *f = ++cur;
+		while (cur != end && is_digit(*cur))
+			cur++;
+		if (cur != end && cur == f) {
+			set_msg(jp->msg, "Invalid number: expected digit after '.' in '%.*s'",
+				quote_len(start, end), start);
+			return R_ERR;
+		}
+	}
+	if (cur != end && (*cur == 'e' || *cur == 'E')) {
+		intlike = false;
+		cur++;
+		cur += cur != end && (*cur == '+' || *cur == '-');
+		const char *f = cur;
+		while (cur != end && is_digit(*cur))
+			cur++;
+		if (cur != end && cur == f) {
+			set_msg(jp->msg, "Invalid number: expected digit after 'e' in '%.*s'",
+				quote_len(start, end), start);
+			return R_ERR;
+		}
+	}
+	if (cur == end)
+		return R_INC;
+	if (intlike) {
+		if (str_to_i64(start, cur, &v->i)) {
+			v->t = V_INT;
+			*pcur = cur;
+			return R_OK;
+		}
+		if (jp->sticky) {
+			set_msg(jp->sticky, "Integer overflow parsing '%.*s'", quote_len(start, cur),
+				start);
+			jp->has_sticky = true;
+		}
+	}
+	if (!str_to_dbl(start, cur, &v->d)) {
+		set_msg(jp->msg, "Double overflow/underflow parsing '%.*s'", quote_len(start, cur),
+			start);
+		return R_ERR;
+	}
+	v->t = V_DBL;
+	*pcur = cur;
+	return R_OK;
+}
+
+static enum pres
+literal(struct jp *jp, const char **cur, const char *end, const char *word, struct jval *v,
+	enum vtype t, bool b)
+{
+	size_t n = strlen(word);
+	if ((size_t)(end - *cur) < n)
+		return R_INC;
+	if (memcmp(*cur, word, n) != 0) {
+		set_msg(jp->msg, "Invalid token: expected '%s' but got '%.*s'", word, (int)n, *cur);
+		return R_ERR;
+	}
+	*cur += n;
+	v->t = t;
+	v->i = b;
+	return R_OK;
+}
+
+static enum pres
+parse_value(struct jp *jp, const char **cur, const char *end, struct jval *v, struct tm_buf *unesc)
+{
+	const char *start = *cur;
+	enum pres r;
+	switch (*start) {
+	case '{':
+	case '[':
+		r = scan_block(start, end, *start, *start == '{' ? '}' : ']', cur, jp->msg);
+		v->t = *start == '{' ? V_OBJ : V_ARR;
+		v->s = start;
+		v->n = (size_t)(*cur - start);
+		return r;
+	case '"': {
+		struct jp sub = *jp;
+		sub.end = end;
+		v->t = V_STR;
+		return parse_string(&sub, cur, &v->s, &v->n, unesc);
+	}
+	case 't': return literal(jp, cur, end, "true", v, V_BOOL, true);
+	case 'f': return literal(jp, cur, end, "false", v, V_BOOL, false);
+	case 'n': return literal(jp, cur, end, "null", v, V_NULL, false);
+	default: return parse_number(jp, cur, end, v);
+	}
+}
+
+/* One field of an object (Iterator::ParseObjectFieldWithoutRecursing).
+ * R_OK with *eos: the closing '}' was consumed. */
+static enum pres
+next_field(struct jp *jp, const char **pcur, char end_char, const char **key, size_t *klen,
+	   struct jval *v, bool *eos, struct tm_buf *ukey, struct tm_buf *uval)
+{
+	const char *cur = *pcur, *end = jp->end;
+	*eos = false;
+	if (*cur == '}') {
+		*pcur = cur + 1;
+		*eos = true;
+		return R_OK;
+	}
+	cur = skip_ws(cur, end);
+	if (cur == end)
+		return R_INC;
+	if (*cur != '"') {
+		set_msg(jp->msg, "Expected '\"' at the start of key. Got '%c'", *cur);
+		return R_ERR;
+	}
+	enum pres r = parse_string(jp, &cur, key, klen, ukey);
+	if (r != R_OK)
+		return r;
+	cur = skip_ws(cur, end);
+	if (cur == end)
+		return R_INC;
+	if (*cur != ':') {
+		set_msg(jp->msg, "Expected ':' after key '%.*s'. Got '%c'", quote_len(*key, *key + *klen),
+			*key, *cur);
+		return R_ERR;
+	}
+	cur = skip_ws(cur + 1, end);
+	if (cur == end)
+		return R_INC;
+	r = parse_value(jp, &cur, end, v, uval);
+	if (r != R_OK)
+		return r;
+	cur = skip_ws(cur, end);
+	if (cur == end)
+		return R_INC;
+	if (*cur == ',') {
+		cur = skip_ws(cur + 1, end);
+		if (cur == end)
+			return R_INC;
+	} else if (*cur != end_char) {
+		if (*klen)
+			set_msg(jp->msg, "Expected ',' or '%c' after value for key '%.*s'. Got '%c'",
+				end_char, quote_len(*key, *key + *klen), *key, *cur);
+		else
+			set_msg(jp->msg, "Expected ',' or '%c' after value. Got '%c'", end_char, *cur);
+		return R_ERR;
+	}
+	*pcur = cur;
+	return R_OK;
+}
+
+static bool
+key_is(const char *k, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	return n == l && memcmp(k, lit, l) == 0;
+}
+
+/* CoerceToTs. */
+static bool
+coerce_ts(const struct jval *v, int64_t *ts)
+{
+	switch (v->t) {
+	case V_DBL:
+		*ts = v->d == trunc(v->d) ? wrap_mul(d2i(v->d), 1000) : (int64_t)llround(v->d * 1000.0);
+		return true;
+	case V_INT:
+		*ts = wrap_mul(v->i, 1000);
+		return true;
+	case V_STR: {
+		/* ParseValue over the contents plus the character after them (the
+		 * closing quote, or the NUL of an unescaped copy). */
+		char tmp[64];
+		struct tm_buf big;
+		tm_buf_init(&big);
+		const char *p;
+		if (v->n + 1 <= sizeof tmp) {
+			memcpy(tmp, v->s, v->n);
+			tmp[v->n] = '"';
+			p = tmp;
+		} else {
+			tm_buf_add(&big, v->s, v->n);
+			tm_buf_addc(&big, '"');
+			p = big.data;
+		}
+		struct tm_buf m, u;
+		tm_buf_init(&m);
+		tm_buf_init(&u);
+		struct jp jp = { .end = p + v->n + 1, .msg = &m };
+		struct jval nv = { 0 };
+		const char *cur = p;
+		bool ok = false;
+		if (*cur != '"' && *cur != '{' && *cur != '[' && *cur != 't' && *cur != 'f' &&
+		    *cur != 'n') {
+			if (parse_number(&jp, &cur, jp.end, &nv) == R_OK && cur == p + v->n)
+				ok = coerce_ts(&nv, ts);
+		}
+		tm_buf_fini(&m);
+		tm_buf_fini(&u);
+		tm_buf_fini(&big);
+		return ok;
+	}
+	default:
+		return false;
+	}
+}
+
+static uint32_t
+to_u32(int64_t n)
+{
+	return n < 0 || n > UINT32_MAX ? 0 : (uint32_t)n;
+}
+
+/* ---- scanner state ---- */
+
+enum pos { P_START, P_DICT, P_EVENTS, P_SKIP, P_SYS, P_STUCK, P_EOF, P_DONE };
+
+struct v8sess {
+	uint64_t id;
+	uint32_t pid;
+	int64_t ts;
+};
+
+struct js {
+	struct tm_scan *sc;
+	const struct tm_scan_ctl *ctl;
+	enum pos pos;
+	bool object_form;
+	bool comma;          /* a ',' consumed since the last event */
+	/* P_SKIP */
+	bool sk_str, sk_esc, sk_meta;
+	uint32_t sk_brace, sk_bracket;
+	char sk_key[256];
+	/* P_SYS */
+	bool sy_esc;
+	struct tm_buf line;
+	uint64_t line_off;
+	/* window */
+	struct tm_buf w;
+	uint64_t w_off;
+	size_t last_try;
+	uint64_t total;
+	struct tm_buf msg, sticky, ukey, uval, name, tmp;
+	struct v8sess *v8;
+	size_t n_v8, cap_v8;
+	enum tm_status status;
+	struct tm_error *err;
+};
+
+static void
+fatal(struct js *js, const char *text, uint64_t off)
+{
+	tm_oplog_fatal(&js->sc->log, 0, text, off);
+	js->sc->failed = true;
+	js->pos = P_DONE;
+}
+
+static void
+failure(struct js *js)
+{
+	tm_oplog_stat(&js->sc->log, 0, TM_STAT_JSON_TOKENIZER_FAILURE, 1);
+}
+
+static void
+push(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
+     int64_t dur, uint64_t off)
+{
+	uint32_t detail = 0;
+	if (js->ctl && js->ctl->keep_events)
+		detail = tm_oplog_detail(&js->sc->log, name, nlen, phase, track, dur);
+	tm_scan_note_ts(js->sc, ts);
+	js->sc->n_events++;
+	tm_oplog_convert(&js->sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+}
+
+/* id2 sub-object (ParseId2): false when malformed. */
+static bool
+id2_ok(struct js *js, const struct jval *v)
+{
+	struct jp jp = { .end = v->s + v->n, .msg = &js->tmp };
+	const char *cur = skip_ws(v->s + 1, jp.end);
+	if (cur == jp.end)
+		return true;
+	for (;;) {
+		const char *k;
+		size_t kl;
+		bool eos;
+		struct jval fv;
+		struct tm_buf uk, uv;
+		tm_buf_init(&uk);
+		tm_buf_init(&uv);
+		enum pres r = next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv);
+		tm_buf_fini(&uk);
+		tm_buf_fini(&uv);
+		if (r != R_OK)
+			return false; /* R_INC crashes TP (PERFETTO_FATAL); count it */
+		if (eos)
+			return true;
+	}
+}
+
+/* Find a key's value inside a complete object text; false if absent. */
+static bool
+obj_get(struct js *js, const struct jval *obj, const char *want, struct jval *out)
+{
+	struct jp jp = { .end = obj->s + obj->n, .msg = &js->tmp };
+	const char *cur = skip_ws(obj->s + 1, jp.end);
+	bool found = false;
+	struct tm_buf uk, uv;
+	tm_buf_init(&uk);
+	tm_buf_init(&uv);
+	while (cur != jp.end) {
+		const char *k;
+		size_t kl;
+		bool eos;
+		struct jval fv;
+		if (next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv) != R_OK || eos)
+			break;
+		if (key_is(k, kl, want) && fv.t != V_STR) {
+			*out = fv;
+			found = true;
+		}
+	}
+	tm_buf_fini(&uk);
+	tm_buf_fini(&uv);
+	return found;
+}
+
+/* Numbers of a complete array text ('[' ... ']'); returns the count. */
+static size_t
+arr_ints(const struct jval *arr, int64_t *vals, size_t cap)
+{
+	size_t n = 0;
+	const char *c = arr->s + 1, *e = arr->s + arr->n - 1;
+	while (c < e) {
+		while (c < e && (is_ws(*c) || *c == ','))
+			c++;
+		if (c >= e)
+			break;
+		char *q;
+		long long x = strtoll(c, &q, 10);
+		if (q == c) {
+			c++;
+			continue;
+		}
+		if (n < cap)
+			vals[n] = x;
+		n++;
+		c = q;
+	}
+	return n;
+}
+
+/* Phase P: legacy V8 CPU profile chunk (ParseV8SampleEvent, simplified to
+ * what decides pushes: startTime, samples, timeDeltas). */
+static void
+v8_event(struct js *js, bool has_id, uint64_t id, uint32_t pid, const struct jval *args,
+	 uint64_t track, uint64_t off)
+{
+	if (!has_id || !args)
+		return;
+	struct jval data, v;
+	if (!obj_get(js, args, "data", &data) || data.t != V_OBJ)
+		return;
+	struct v8sess *s = NULL;
+	for (size_t i = 0; i < js->n_v8; i++)
+		if (js->v8[i].id == id && js->v8[i].pid == pid)
+			s = &js->v8[i];
+	if (obj_get(js, &data, "startTime", &v) && (v.t == V_INT || v.t == V_DBL)) {
+		int64_t st = v.t == V_INT ? v.i : d2i(v.d);
+		if (!s) {
+			XGROW(js->v8, js->cap_v8, js->n_v8 + 1);
+			s = &js->v8[js->n_v8++];
+			s->id = id;
+			s->pid = pid;
+		}
+		s->ts = wrap_mul(st, 1000);
+		return;
+	}
+	struct jval prof, samples, deltas;
+	size_t ns = 0, nd = 0;
+	if (obj_get(js, &data, "cpuProfile", &prof) && prof.t == V_OBJ &&
+	    obj_get(js, &prof, "samples", &samples) && samples.t == V_ARR)
+		ns = arr_ints(&samples, NULL, 0);
+	int64_t *dv = NULL;
+	if (obj_get(js, &data, "timeDeltas", &deltas) && deltas.t == V_ARR) {
+		nd = arr_ints(&deltas, NULL, 0);
+		dv = xcalloc(nd ? nd : 1, sizeof *dv);
+		arr_ints(&deltas, dv, nd);
+	}
+	if (ns != nd) {
+		failure(js);
+	} else if (ns && !s) {
+		failure(js);
+	} else {
+		for (size_t i = 0; i < ns; i++) {
+			s->ts = wrap_add(s->ts, wrap_mul(dv[i], 1000));
+			push(js, s->ts, "v8 sample", 9, 'P', track, -1, off);
+		}
+	}
+	free(dv);
+}
+
+/* One event object at p (ParseTraceEventContents).  *stuck: a bad
+ * dur/tts/tdur, after which TP never gets past this event. */
+static enum pres
+parse_event(struct js *js, const char *p, const char *end, const char **next, uint64_t off,
+	    bool *stuck)
+{
+	struct jp jp = { .end = end, .msg = &js->msg, .sticky = &js->sticky };
+	const char *cur = p;
+	*stuck = false;
+	if (*cur != '{' && *cur != '[') {
+		set_msg(jp.msg, "Expected '{' or '[' at the start. Got '%c'", *cur);
+		return R_ERR;
+	}
+	char end_char = *cur == '{' ? '}' : ']';
+	cur = skip_ws(cur + 1, end);
+	if (cur == end)
+		return R_INC;
+	char phase = 0;
+	int64_t ts = INT64_MAX, dur = -1;
+	bool saw = false, pid_str = false, tid_str = false, has_id = false, has_args = false;
+	uint32_t pid = 0, tid = 0;
+	uint64_t pid_h = 0, tid_h = 0, id = 0;
+	struct jval args = { 0 };
+	bool keep = js->ctl && js->ctl->keep_events;
+	bool want_args = false;
+	tm_buf_reset(&js->name);
+	bool has_name = false;
+	for (;;) {
+		const char *k;
+		size_t kl;
+		bool eos;
+		struct jval v;
+		enum pres r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
+		if (r != R_OK) {
+			if (r == R_ERR)
+				return R_ERR;
+			return R_INC;
+		}
+		if (eos)
+			break;
+		saw = true;
+		if (kl < 2 || kl > 8)
+			continue;
+		switch (k[0]) {
+		case 'p':
+			if (key_is(k, kl, "ph")) {
+				phase = v.t == V_STR && v.n ? v.s[0] : 0;
+			} else if (key_is(k, kl, "pid")) {
+				if (v.t == V_STR) {
+					pid_str = true;
+					pid_h = hash_bytes(0, v.s, v.n);
+				} else if (v.t == V_INT) {
+					pid = to_u32(v.i);
+				} else if (v.t == V_DBL) {
+					pid = to_u32(d2i(v.d));
+				}
+			}
+			break;
+		case 't':
+			if (key_is(k, kl, "ts")) {
+				coerce_ts(&v, &ts);
+			} else if (key_is(k, kl, "tid")) {
+				if (v.t == V_STR) {
+					tid_str = true;
+					tid_h = hash_bytes(0, v.s, v.n);
+				} else if (v.t == V_INT) {
+					tid = to_u32(v.i);
+				} else if (v.t == V_DBL) {
+					tid = to_u32(d2i(v.d));
+				}
+			} else if (key_is(k, kl, "tts") || key_is(k, kl, "tdur")) {
+				int64_t x;
+				if (!coerce_ts(&v, &x))
+					goto bad;
+			}
+			break;
+		case 'd':
+			if (key_is(k, kl, "dur") && !coerce_ts(&v, &dur))
+				goto bad;
+			break;
+		case 'n':
+			if (keep && key_is(k, kl, "name")) {
+				tm_buf_reset(&js->name);
+				has_name = v.t == V_STR && v.n;
+				if (has_name)
+					tm_buf_add(&js->name, v.s, v.n);
+			}
+			break;
+		case 'i':
+			if (key_is(k, kl, "id")) {
+				if (v.t == V_STR) {
+					/* ParseV8SampleEvent: hex string id */
+					char hb[32];
+					size_t n = v.n < sizeof hb - 1 ? v.n : sizeof hb - 1;
+					memcpy(hb, v.s, n);
+					hb[n] = 0;
+					char *q;
+					id = strtoull(hb, &q, 16);
+					has_id = n && !*q && n == v.n;
+					want_args = true;
+				} else if (v.t == V_INT) {
+					id = (uint64_t)v.i;
+					has_id = true;
+				} else {
+					has_id = false;
+				}
+			} else if (key_is(k, kl, "id2")) {
+				if (v.t == V_OBJ && !id2_ok(js, &v))
+					failure(js);
+			}
+			break;
+		case 'a':
+			if (key_is(k, kl, "args") && v.t == V_OBJ) {
+				args = v;
+				has_args = true;
+			}
+			break;
+		default:
+			break;
+		}
+		continue;
+	bad:
+		failure(js);
+		*stuck = true;
+		return R_INC;
+	}
+	(void)want_args;
+	*next = cur;
+	js->sc->n_packets++;
+	if (!phase) {
+		if (saw)
+			failure(js);
+		return R_OK;
+	}
+	if (ts == INT64_MAX) {
+		if (phase != 'M') {
+			failure(js);
+			return R_OK;
+		}
+		ts = 0;
+	}
+	if (tid == 0 && pid != 0 && !tid_str)
+		tid = pid;
+	uint64_t track = 0;
+	if (keep) {
+		uint64_t kk[4] = { pid_str ? pid_h : pid, tid_str ? tid_h : tid, pid_str, tid_str };
+		track = hash_bytes(0, kk, sizeof kk);
+	}
+	if (phase == 'P') {
+		v8_event(js, has_id, id, pid, has_args ? &args : NULL, track, off);
+		return R_OK;
+	}
+	push(js, ts, has_name ? js->name.data : NULL, js->name.len, phase, track,
+	     phase == 'X' ? dur : -1, off);
+	return R_OK;
+}
+
+/* systemTraceEvents line (HandleSystemTraceEvent). */
+static void
+sys_line(struct js *js)
+{
+	const char *l = js->line.data ? js->line.data : "";
+	size_t n = js->line.len;
+	if (n == 0 || l[0] == '#')
+		return;
+	js->sc->n_packets++;
+	struct tm_systrace_line sl;
+	if (!tm_systrace_tokenize(l, n, &sl)) {
+		tm_buf_reset(&js->tmp);
+		tm_buf_addf(&js->tmp, "Not a known systrace event format (line: %.*s)",
+			    (int)strnlen(l, n), l);
+		fatal(js, js->tmp.data, js->line_off);
+		return;
+	}
+	char ph = 0;
+	const char *name = NULL;
+	size_t nl = 0;
+	uint64_t track = 0;
+	if (js->ctl && js->ctl->keep_events)
+		tm_systrace_point(&sl, &ph, &name, &nl, &track);
+	push(js, sl.ts, name, nl, ph, track, -1, js->line_off);
+}
+
+/* ReadOneJsonKey.  Returns 1 found (key in js->ukey, *val at the value's
+ * first char), 2 end of dictionary (*val after '}'), 0 needs more, -1
+ * fatal.  *keystart: where to resume when more is needed. */
+static int
+read_key(struct js *js, const char *s, const char *end, const char **val, const char **keystart)
+{
+	int state = 0;
+	bool esc = false;
+	*keystart = s;
+	for (; s < end; s++) {
+		if (state != 1 && isspace((unsigned char)*s))
+			continue;
+		switch (state) {
+		case 0:
+			if (*s == '}') {
+				*val = s + 1;
+				return 2;
+			}
+			if (*s == ',')
+				continue;
+			if (*s != '"')
+				return -1;
+			*keystart = s;
+			tm_buf_reset(&js->ukey);
+			state = 1;
+			esc = false;
+			break;
+		case 1:
+			if (iscntrl((unsigned char)*s))
+				return -1;
+			if (*s == '"' && !esc) {
+				state = 2;
+				break;
+			}
+			if (esc) {
+				switch (*s) {
+				case '"': case '\\': case '/': tm_buf_addc(&js->ukey, *s); break;
+				case 'b': tm_buf_addc(&js->ukey, '\b'); break;
+				case 'f': tm_buf_addc(&js->ukey, '\f'); break;
+				case 'n': tm_buf_addc(&js->ukey, '\n'); break;
+				case 'r': tm_buf_addc(&js->ukey, '\r'); break;
+				case 't': tm_buf_addc(&js->ukey, '\t'); break;
+				case 'u': tm_buf_adds(&js->ukey, "\\u"); break;
+				default: return -1;
+				}
+			} else if (*s != '\\') {
+				tm_buf_addc(&js->ukey, *s);
+			}
+			esc = *s == '\\' && !esc;
+			break;
+		case 2:
+			if (*s != ':')
+				return -1;
+			state = 3;
+			break;
+		case 3:
+			if (*s == '[' || *s == '{' || isdigit((unsigned char)*s) || *s == '-' ||
+			    *s == '"' || *s == 't' || *s == 'f' || *s == 'n') {
+				*val = s;
+				return 1;
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Run the state machine over [p, end) (file offset base).  Returns bytes
+ * consumed; stops early when more input is needed. */
+static size_t
+step(struct js *js, const char *p, const char *end, uint64_t base, bool eof)
+{
+	const char *cur = p;
+#define OFF(c) (base + (uint64_t)((c) - p))
+	while (cur < end) {
+		switch (js->pos) {
+		case P_START:
+			while (cur < end && isspace((unsigned char)*cur))
+				cur++;
+			if (cur == end)
+				break;
+			if (*cur != '{' && *cur != '[') {
+				fatal(js,
+				      "Failure parsing JSON: first non-whitespace character is not [ or {",
+				      OFF(cur));
+				break;
+			}
+			js->object_form = *cur == '{';
+			js->pos = js->object_form ? P_DICT : P_EVENTS;
+			cur++;
+			break;
+		case P_DICT: {
+			const char *val, *ks;
+			int r = read_key(js, cur, end, &val, &ks);
+			if (r == 0)
+				return (size_t)(ks - p);
+			if (r < 0) {
+				fatal(js, "Failure parsing JSON: encountered fatal error while parsing key",
+				      OFF(ks));
+				break;
+			}
+			if (r == 2) {
+				js->pos = P_EOF;
+				cur = val;
+				break;
+			}
+			const char *k = js->ukey.data;
+			size_t kl = js->ukey.len;
+			if (key_is(k, kl, "traceEvents")) {
+				if (*val != '[') {
+					fatal(js, "Failure parsing JSON: traceEvents is not an array.",
+					      OFF(val));
+					break;
+				}
+				js->pos = P_EVENTS;
+				js->comma = false;
+				cur = val + 1;
+			} else if (key_is(k, kl, "systemTraceEvents")) {
+				if (*val != '"') {
+					fatal(js,
+					      "Failure parsing JSON: systemTraceEvents is not an string.",
+					      OFF(val));
+					break;
+				}
+				js->pos = P_SYS;
+				js->sy_esc = false;
+				tm_buf_reset(&js->line);
+				cur = val + 1;
+				js->line_off = OFF(cur);
+			} else if (key_is(k, kl, "displayTimeUnit")) {
+				/* ReadOneJsonString: ctl chars and bad escapes are fatal */
+				if (*val != '"') {
+					fatal(js, "Could not parse displayTimeUnit", OFF(val));
+					break;
+				}
+				const char *s = val + 1;
+				bool esc = false, done = false, bad = false;
+				for (; s < end; s++) {
+					if (iscntrl((unsigned char)*s)) {
+						bad = true;
+						break;
+					}
+					if (*s == '"' && !esc) {
+						done = true;
+						break;
+					}
+					if (esc && !strchr("\"\\/bfnrtu", *s)) {
+						bad = true;
+						break;
+					}
+					esc = *s == '\\' && !esc;
+				}
+				if (bad) {
+					fatal(js, "Could not parse displayTimeUnit", OFF(val));
+					break;
+				}
+				if (!done)
+					return (size_t)(ks - p);
+				tm_oplog_stat(&js->sc->log, 0, TM_STAT_JSON_DISPLAY_TIME_UNIT, 1);
+				cur = s + 1;
+			} else {
+				js->sk_meta = key_is(k, kl, "metadata");
+				snprintf(js->sk_key, sizeof js->sk_key, "%s", k);
+				js->sk_str = js->sk_esc = false;
+				js->sk_brace = js->sk_bracket = 0;
+				js->pos = P_SKIP;
+				cur = val;
+			}
+			break;
+		}
+		case P_SKIP:
+			for (; cur < end; cur++) {
+				char c = *cur;
+				if (js->sk_str) {
+					if (iscntrl((unsigned char)c))
+						goto skip_bad;
+					if (c == '"' && !js->sk_esc) {
+						js->sk_str = false;
+						continue;
+					}
+					if (js->sk_esc && !strchr("\"\\/bfnrtu", c))
+						goto skip_bad;
+					js->sk_esc = c == '\\' && !js->sk_esc;
+					continue;
+				}
+				if (c == '"') {
+					js->sk_str = true;
+					js->sk_esc = false;
+					continue;
+				}
+				if (js->sk_brace == 0 && js->sk_bracket == 0 && (c == ',' || c == '}')) {
+					js->pos = P_DICT;
+					break;
+				}
+				if (c == '[') {
+					js->sk_bracket++;
+				} else if (c == ']') {
+					if (!js->sk_bracket)
+						goto skip_bad;
+					js->sk_bracket--;
+				} else if (c == '{') {
+					js->sk_brace++;
+				} else if (c == '}') {
+					if (!js->sk_brace)
+						goto skip_bad;
+					js->sk_brace--;
+				}
+			}
+			break;
+		skip_bad:
+			if (js->sk_meta) {
+				fatal(js, "Failure parsing JSON: error while parsing metadata", OFF(cur));
+			} else {
+				tm_buf_reset(&js->tmp);
+				tm_buf_addf(&js->tmp,
+					    "Failure parsing JSON: error while parsing value for key %s",
+					    js->sk_key);
+				fatal(js, js->tmp.data, OFF(cur));
+			}
+			break;
+		case P_SYS:
+			for (; cur < end && js->pos == P_SYS; cur++) {
+				char c = *cur;
+				if (c == '"' && !js->sy_esc) {
+					js->pos = P_DICT;
+					tm_buf_reset(&js->line);
+					continue;
+				}
+				if (c == 'n' && js->sy_esc) {
+					sys_line(js);
+					tm_buf_reset(&js->line);
+					js->sy_esc = false;
+					js->line_off = OFF(cur + 1);
+					continue;
+				}
+				if (js->sy_esc) {
+					switch (c) {
+					case '"': case '\\': case '/': tm_buf_addc(&js->line, c); break;
+					case 'b': tm_buf_addc(&js->line, '\b'); break;
+					case 'f': tm_buf_addc(&js->line, '\f'); break;
+					case 'r': tm_buf_addc(&js->line, '\r'); break;
+					case 't': tm_buf_addc(&js->line, '\t'); break;
+					case 'u': tm_buf_adds(&js->line, "\\u"); break;
+					default:
+						fatal(js,
+						      "Failure parsing JSON: encountered fatal error while "
+						      "parsing event inside trace event string",
+						      OFF(cur));
+						continue;
+					}
+				} else if (c != '\\') {
+					const char *q = cur;
+					while (q < end && *q != '"' && *q != '\\')
+						q++;
+					tm_buf_add(&js->line, cur, (size_t)(q - cur));
+					cur = q - 1;
+					continue;
+				}
+				js->sy_esc = c == '\\' && !js->sy_esc;
+				if (js->line.len > MAX_WINDOW) {
+					js->status = tm_error_set(js->err, TM_ERR_LIMIT,
+								  "byte 0x%" PRIx64
+								  ": systemTraceEvents line longer than 64 MiB",
+								  js->line_off);
+					js->pos = P_DONE;
+				}
+			}
+			break;
+		case P_EVENTS: {
+			cur = skip_ws(cur, end);
+			if (cur == end)
+				break;
+			if (*cur == ',' && !js->comma) {
+				js->comma = true;
+				cur++;
+				break;
+			}
+			if (*cur == ']') {
+				js->pos = js->object_form ? P_DICT : P_EOF;
+				js->comma = false;
+				cur++;
+				break;
+			}
+			const char *nx = cur;
+			bool stuck;
+			tm_buf_reset(&js->sticky);
+			enum pres r = parse_event(js, cur, end, &nx, OFF(cur), &stuck);
+			if (js->sticky.len && (stuck || (r == R_INC && eof))) {
+				/* the iterator's status_ was left set by an integer
+				 * overflow: TP reports it when the event stops early */
+				tm_buf_reset(&js->tmp);
+				tm_buf_addf(&js->tmp, "Failure parsing JSON: %s", js->sticky.data);
+				fatal(js, js->tmp.data, OFF(cur));
+				break;
+			}
+			if (r == R_ERR) {
+				tm_buf_reset(&js->tmp);
+				tm_buf_addf(&js->tmp, "Failure parsing JSON: %s", js->msg.data);
+				fatal(js, js->tmp.data, OFF(cur));
+				break;
+			}
+			if (stuck) {
+				/* TP returns "needs more data" for ever: nothing after this
+				 * event is read.  It re-records the failure on every later
+				 * chunk; we model one chunk (one failure). */
+				js->pos = P_STUCK;
+				break;
+			}
+			if (r == R_INC) {
+				if (!eof)
+					return (size_t)(cur - p);
+				/* incomplete at EOF: lost; the EOF check decides */
+				return (size_t)(end - p);
+			}
+			js->comma = false;
+			cur = nx;
+			break;
+		}
+		case P_STUCK:
+		case P_EOF:
+		case P_DONE:
+			/* After the closing bracket TP ignores the rest of the chunk
+			 * it is in (a later chunk would fail "tried to parse data
+			 * after EOF"; not modelled). */
+			return (size_t)(end - p);
+		}
+	}
+#undef OFF
+	return (size_t)(cur - p);
+}
+
+static void
+js_init(struct js *js, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	memset(js, 0, sizeof *js);
+	js->sc = sc;
+	js->ctl = ctl;
+	js->err = err;
+	js->status = TM_OK;
+	tm_buf_init(&js->line);
+	tm_buf_init(&js->w);
+	tm_buf_init(&js->msg);
+	tm_buf_init(&js->sticky);
+	tm_buf_init(&js->ukey);
+	tm_buf_init(&js->uval);
+	tm_buf_init(&js->name);
+	tm_buf_init(&js->tmp);
+}
+
+static void
+js_fini(struct js *js)
+{
+	tm_buf_fini(&js->line);
+	tm_buf_fini(&js->w);
+	tm_buf_fini(&js->msg);
+	tm_buf_fini(&js->sticky);
+	tm_buf_fini(&js->ukey);
+	tm_buf_fini(&js->uval);
+	tm_buf_fini(&js->name);
+	tm_buf_fini(&js->tmp);
+	free(js->v8);
+}
+
+static void
+drop_front(struct tm_buf *b, size_t n)
+{
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+	b->data[b->len] = 0;
+}
+
+/* One block of the member, at file offset js->total. */
+static void
+js_feed(struct js *js, const char *p, size_t n)
+{
+	uint64_t off = js->total;
+	js->total += n;
+	if (js->pos == P_DONE || js->status != TM_OK)
+		return;
+	if (js->w.len == 0) {
+		size_t used = step(js, p, p + n, off, false);
+		if (used < n && js->pos != P_DONE) {
+			tm_buf_add(&js->w, p + used, n - used);
+			js->w_off = off + used;
+			js->last_try = js->w.len;
+		}
+		return;
+	}
+	tm_buf_add(&js->w, p, n);
+	if (js->w.len < 2 * js->last_try)
+		return;
+	for (;;) {
+		size_t used = step(js, js->w.data, js->w.data + js->w.len, js->w_off, false);
+		drop_front(&js->w, used);
+		js->w_off += used;
+		js->last_try = js->w.len;
+		if (!used || !js->w.len || js->pos == P_DONE)
+			break;
+	}
+	if (js->pos == P_DONE) {
+		js->w.len = 0;
+	} else if (js->w.len > MAX_WINDOW) {
+		js->status = tm_error_set(js->err, TM_ERR_LIMIT,
+					  "byte 0x%" PRIx64 ": JSON token or event larger than 64 MiB",
+					  js->w_off);
+		js->pos = P_DONE;
+	}
+}
+
+/* End of member: parse what is left, then OnPushDataToSorter's check. */
+static void
+js_finish(struct js *js)
+{
+	if (js->status != TM_OK)
+		return;
+	while (js->w.len && js->pos != P_DONE) {
+		size_t used = step(js, js->w.data, js->w.data + js->w.len, js->w_off, true);
+		drop_front(&js->w, used);
+		js->w_off += used;
+		if (!used)
+			break;
+	}
+	switch (js->pos) {
+	case P_START:
+		fatal(js, js->total ? "Failure parsing JSON: first chunk has only whitespace"
+				    : "JSON trace file is incomplete (ERR:tp-corrupt)",
+		      js->total);
+		break;
+	case P_EVENTS:
+	case P_STUCK:
+		if (!js->object_form)
+			break;
+		/* fall through */
+	case P_DICT:
+	case P_SKIP:
+	case P_SYS:
+		fatal(js, "JSON trace file is incomplete (ERR:tp-corrupt)", js->total);
+		break;
+	case P_EOF:
+	case P_DONE:
+		break;
+	}
+}
+
+static bool
+cancelled(const struct tm_scan_ctl *ctl)
+{
+	return ctl && ctl->cancel && *ctl->cancel;
+}
+
+enum tm_status
+tm_scan_json(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+	     struct tm_error *err)
+{
+	struct js js;
+	enum tm_status rc = TM_OK;
+	js_init(&js, sc, ctl, err);
+	for (;;) {
+		const uint8_t *p;
+		size_t n;
+		if (cancelled(ctl)) {
+			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
+			break;
+		}
+		rc = tm_stream_next(st, &p, &n, err);
+		if (rc != TM_OK) {
+			sc->failed = true;
+			break;
+		}
+		if (!n) {
+			js_finish(&js);
+			break;
+		}
+		js_feed(&js, (const char *)p, n);
+		if (ctl && ctl->progress)
+			atomic_store(ctl->progress, js.total);
+		if (js.status != TM_OK)
+			break;
+	}
+	if (rc == TM_OK && js.status != TM_OK) {
+		rc = js.status;
+		sc->failed = true;
+	}
+	if (rc != TM_OK && err)
+		sc->err = *err;
+	js_fini(&js);
+	return rc;
+}
+
+enum tm_status
+tm_scan_json_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+		 const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	struct js js;
+	enum tm_status rc = TM_OK;
+	const char *b = p;
+	js_init(&js, sc, ctl, err);
+	if (!block)
+		block = n ? n : 1;
+	for (size_t off = 0; off < n && js.status == TM_OK; off += block) {
+		if (cancelled(ctl)) {
+			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
+			break;
+		}
+		js_feed(&js, b + off, n - off < block ? n - off : block);
+	}
+	if (rc == TM_OK)
+		js_finish(&js);
+	if (rc == TM_OK && js.status != TM_OK) {
+		rc = js.status;
+		sc->failed = true;
+	}
+	if (rc != TM_OK && err)
+		sc->err = *err;
+	js_fini(&js);
+	return rc;
+}

@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Systrace text scanner: trace_processor's SystraceTraceParser
+ * (importers/systrace/systrace_trace_parser.cc) and line tokenizer
+ * (systrace_line_tokenizer.cc), streaming.  Only '\n'-terminated lines are
+ * looked at (there is no EOF flush); the line regex is matched by a small
+ * hand-written backtracking matcher with the regex engine's leftmost-first
+ * priorities, memoised so that no line costs more than O(len^2).
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+
+#define MAX_LINE (64u * 1024u * 1024u)
+
+/* ---- the line regex ----
+ * -(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*([a-zA-Z.]{3}[0-9a-f.]{1,2}\s*)?(\d+\.\d+):\s+(\S+):
+ */
+
+enum { NSTEP = 19 };
+
+struct rx {
+	const char *s;
+	size_t len;
+	uint8_t *failed; /* NSTEP * (len + 1) */
+	size_t g1s, g1e, g5s, g5e, g6s, g6e, end;
+};
+
+static bool
+is_sp(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static bool
+is_dg(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+is_alpha_dot(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.';
+}
+
+static bool
+is_hex_dot(char c)
+{
+	return is_dg(c) || (c >= 'a' && c <= 'f') || c == '.';
+}
+
+static size_t
+run(const struct rx *r, size_t pos, bool (*cls)(char), size_t max)
+{
+	size_t k = 0;
+	while (pos + k < r->len && k < max && cls(r->s[pos + k]))
+		k++;
+	return k;
+}
+
+static bool
+not_sp(char c)
+{
+	return !is_sp(c);
+}
+
+static bool
+is_dash(char c)
+{
+	return c == '-';
+}
+
+static bool m(struct rx *r, int st, size_t pos);
+
+/* Greedy quantifier: try counts from the longest down to min. */
+static bool
+greedy(struct rx *r, int next, size_t pos, bool (*cls)(char), size_t min, size_t max)
+{
+	size_t k = run(r, pos, cls, max);
+	for (;; k--) {
+		if (k < min)
+			return false;
+		if (m(r, next, pos + k))
+			return true;
+		if (k == 0)
+			return false;
+	}
+}
+
+static bool
+at(const struct rx *r, size_t pos, char c)
+{
+	return pos < r->len && r->s[pos] == c;
+}
+
+static bool
+m_(struct rx *r, int st, size_t pos)
+{
+	switch (st) {
+	case 0:
+		return at(r, pos, '-') && m(r, 1, pos + 1);
+	case 1: {
+		size_t k = run(r, pos, is_dg, SIZE_MAX);
+		for (; k >= 1; k--) {
+			r->g1s = pos;
+			r->g1e = pos + k;
+			if (m(r, 2, pos + k))
+				return true;
+		}
+		return false;
+	}
+	case 2:
+		return greedy(r, 3, pos, is_sp, 1, SIZE_MAX);
+	case 3:
+		return (at(r, pos, '(') && m(r, 4, pos + 1)) || m(r, 4, pos);
+	case 4:
+		return greedy(r, 5, pos, is_sp, 0, SIZE_MAX);
+	case 5:
+		/* (\d+|-+)? */
+		if (greedy(r, 6, pos, is_dg, 1, SIZE_MAX))
+			return true;
+		if (greedy(r, 6, pos, is_dash, 1, SIZE_MAX))
+			return true;
+		return m(r, 6, pos);
+	case 6:
+		return (at(r, pos, ')') && m(r, 7, pos + 1)) || m(r, 7, pos);
+	case 7:
+		return (pos < r->len && is_sp(r->s[pos]) && m(r, 8, pos + 1)) || m(r, 8, pos);
+	case 8:
+		return at(r, pos, '[') && m(r, 9, pos + 1);
+	case 9:
+		return greedy(r, 10, pos, is_dg, 1, SIZE_MAX);
+	case 10:
+		return at(r, pos, ']') && m(r, 11, pos + 1);
+	case 11:
+		return greedy(r, 12, pos, is_sp, 0, SIZE_MAX);
+	case 12:
+		/* ([a-zA-Z.]{3}[0-9a-f.]{1,2}\s*)? */
+		if (run(r, pos, is_alpha_dot, 3) == 3) {
+			size_t k = run(r, pos + 3, is_hex_dot, 2);
+			for (; k >= 1; k--)
+				if (greedy(r, 13, pos + 3 + k, is_sp, 0, SIZE_MAX))
+					return true;
+		}
+		return m(r, 13, pos);
+	case 13: {
+		size_t a = run(r, pos, is_dg, SIZE_MAX);
+		if (!a || !at(r, pos + a, '.'))
+			return false;
+		size_t b = run(r, pos + a + 1, is_dg, SIZE_MAX);
+		if (!b)
+			return false;
+		r->g5s = pos;
+		r->g5e = pos + a + 1 + b;
+		return m(r, 14, r->g5e);
+	}
+	case 14:
+		return at(r, pos, ':') && m(r, 15, pos + 1);
+	case 15:
+		return greedy(r, 16, pos, is_sp, 1, SIZE_MAX);
+	case 16: {
+		size_t k = run(r, pos, not_sp, SIZE_MAX);
+		for (; k >= 1; k--) {
+			r->g6s = pos;
+			r->g6e = pos + k;
+			if (m(r, 17, pos + k))
+				return true;
+		}
+		return false;
+	}
+	case 17:
+		if (!at(r, pos, ':'))
+			return false;
+		r->end = pos + 1;
+		return true;
+	}
+	return false;
+}
+
+static bool
+m(struct rx *r, int st, size_t pos)
+{
+	uint8_t *f = &r->failed[(size_t)st * (r->len + 1) + pos];
+	if (*f)
+		return false;
+	if (m_(r, st, pos))
+		return true;
+	*f = 1;
+	return false;
+}
+
+static double
+to_ns(double sec)
+{
+	return sec * 1e9;
+}
+
+bool
+tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out)
+{
+	/* The regex sees the line as a C string: up to its first NUL. */
+	size_t clen = strnlen(line, len);
+	uint8_t stackmemo[NSTEP * 257];
+	size_t need = (size_t)NSTEP * (clen + 1);
+	struct rx r = { .s = line, .len = clen };
+	r.failed = need <= sizeof stackmemo ? stackmemo : xmalloc(need);
+	memset(r.failed, 0, need);
+	bool ok = false;
+	for (size_t i = 0; i < clen; i++) {
+		const char *d = memchr(line + i, '-', clen - i);
+		if (!d)
+			break;
+		i = (size_t)(d - line);
+		if (m(&r, 0, i)) {
+			ok = true;
+			break;
+		}
+	}
+	if (r.failed != stackmemo)
+		free(r.failed);
+	if (!ok)
+		return false;
+	char num[64];
+	size_t n = r.g1e - r.g1s;
+	if (n >= sizeof num) {
+		out->pid = UINT32_MAX; /* strtoul saturates, then the cast */
+	} else {
+		memcpy(num, line + r.g1s, n);
+		num[n] = 0;
+		out->pid = (uint32_t)strtoul(num, NULL, 10);
+	}
+	n = r.g5e - r.g5s;
+	char *ts = xstrndup(line + r.g5s, n);
+	double sec = strtod(ts, NULL);
+	free(ts);
+	double ns = to_ns(sec);
+	out->ts = (ns < 9223372036854775808.0 && ns >= -9223372036854775808.0) ? (int64_t)ns
+										: INT64_MIN;
+	out->event = line + r.g6s;
+	out->event_len = r.g6e - r.g6s;
+	const char *a = line + r.end, *e = line + len;
+	while (a < e && isspace((unsigned char)*a))
+		a++;
+	while (e > a && isspace((unsigned char)e[-1]))
+		e--;
+	out->args = a;
+	out->args_len = (size_t)(e - a);
+	return true;
+}
+
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static bool
+field_u32(const char *s, size_t n, uint32_t *v)
+{
+	char buf[32];
+	if (!n || n >= sizeof buf)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	char *q;
+	*v = (uint32_t)strtoul(buf, &q, 10);
+	return !*q;
+}
+
+static bool
+field_i64(const char *s, size_t n, int64_t *v)
+{
+	char buf[32];
+	if (!n || n >= sizeof buf)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	char *q;
+	*v = (int64_t)strtoll(buf, &q, 10);
+	return !*q;
+}
+
+bool
+tm_systrace_point(const struct tm_systrace_line *l, char *phase, const char **name,
+		  size_t *name_len, uint64_t *track)
+{
+	*phase = 0;
+	*name = l->event;
+	*name_len = l->event_len;
+	*track = 0;
+	if (!((l->event_len == 18 && !memcmp(l->event, "tracing_mark_write", 18)) ||
+	      (l->event_len == 1 && l->event[0] == '0') ||
+	      (l->event_len == 5 && !memcmp(l->event, "print", 5))))
+		return false;
+	/* ParseSystraceTracePoint over the args as a C string. */
+	size_t len = strnlen(l->args, l->args_len);
+	const char *s = l->args;
+	const char *f[5];
+	size_t fl[5], nf = 0, off = 0;
+	while (nf < 5) {
+		size_t st = off;
+		while (off < len && s[off] != '|')
+			off++;
+		f[nf] = s + st;
+		fl[nf] = off - st;
+		nf++;
+		if (off >= len)
+			break;
+		off++;
+	}
+	for (size_t i = nf; i < 5; i++) {
+		f[i] = s + len;
+		fl[i] = 0;
+	}
+	if (!fl[0])
+		return false;
+	uint32_t tgid = 0;
+	bool has_tgid = field_u32(f[1], fl[1], &tgid);
+	uint64_t h = 1469598103934665603ull;
+	int64_t cookie;
+	switch (f[0][0]) {
+	case 'B': {
+		if (!has_tgid)
+			return false;
+		/* the name is everything after "B|tgid|" */
+		size_t nstart = (size_t)(f[1] - s) + fl[1] + 1;
+		*phase = 'B';
+		if (nstart >= len) {
+			*name = "[empty slice name]";
+			*name_len = 18;
+		} else {
+			*name = s + nstart;
+			*name_len = len - nstart;
+		}
+		*track = fnv(fnv(h, "t", 1), &l->pid, sizeof l->pid);
+		return true;
+	}
+	case 'E':
+		*phase = 'E';
+		*name = NULL;
+		*name_len = 0;
+		*track = fnv(fnv(h, "t", 1), &l->pid, sizeof l->pid);
+		return true;
+	case 'S':
+	case 'F':
+		if (!has_tgid || !fl[2] || !field_i64(f[3], fl[3], &cookie))
+			return false;
+		*phase = f[0][0] == 'S' ? 'B' : 'E';
+		*name = f[2];
+		*name_len = fl[2];
+		*track = fnv(fnv(fnv(fnv(h, "a", 1), &tgid, sizeof tgid), f[2], fl[2]), &cookie,
+			     sizeof cookie);
+		return true;
+	case 'C':
+		if (!has_tgid || !fl[2] || !field_i64(f[3], fl[3], &cookie))
+			return false;
+		*phase = 'C';
+		*name = f[2];
+		*name_len = fl[2];
+		*track = fnv(fnv(fnv(h, "c", 1), &tgid, sizeof tgid), f[2], fl[2]);
+		return true;
+	case 'I':
+		if (!has_tgid || !fl[2])
+			return false;
+		*phase = 'I';
+		*name = f[2];
+		*name_len = fl[2];
+		*track = fnv(fnv(h, "t", 1), &l->pid, sizeof l->pid);
+		return true;
+	case 'N':
+		if (!has_tgid || !fl[2] || !fl[3])
+			return false;
+		*phase = 'I';
+		*name = f[3];
+		*name_len = fl[3];
+		*track = fnv(fnv(fnv(h, "n", 1), &tgid, sizeof tgid), f[2], fl[2]);
+		return true;
+	case 'G':
+		if (!has_tgid || !fl[2] || !fl[3] || !field_i64(f[4], fl[4], &cookie))
+			return false;
+		*phase = 'B';
+		*name = f[3];
+		*name_len = fl[3];
+		*track = fnv(fnv(fnv(fnv(h, "g", 1), &tgid, sizeof tgid), f[2], fl[2]), &cookie,
+			     sizeof cookie);
+		return true;
+	case 'H': {
+		const char *cs = fl[4] ? f[4] : f[3];
+		size_t cl = fl[4] ? fl[4] : fl[3];
+		if (!has_tgid || !fl[2] || !field_i64(cs, cl, &cookie))
+			return false;
+		*phase = 'E';
+		*name = NULL;
+		*name_len = 0;
+		*track = fnv(fnv(fnv(fnv(h, "g", 1), &tgid, sizeof tgid), f[2], fl[2]), &cookie,
+			     sizeof cookie);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+/* ---- the scanner ---- */
+
+enum sstate { S_BEFORE, S_HTML, S_DATA, S_SYS, S_DUMP_LONG, S_DUMP_SHORT, S_CGROUP, S_END };
+
+struct ss {
+	struct tm_scan *sc;
+	const struct tm_scan_ctl *ctl;
+	enum sstate st;
+	struct tm_buf carry; /* partial line (or the unprocessed head) */
+	uint64_t carry_off;
+	uint64_t total;
+	enum tm_status status;
+	struct tm_error *err;
+};
+
+static bool
+contains(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	if (l > n)
+		return false;
+	for (size_t i = 0; i + l <= n; i++) {
+		const char *p = memchr(s + i, lit[0], n - l + 1 - i);
+		if (!p)
+			return false;
+		i = (size_t)(p - s);
+		if (!memcmp(p, lit, l))
+			return true;
+	}
+	return false;
+}
+
+static bool
+starts(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+	return n >= l && !memcmp(s, lit, l);
+}
+
+/* SplitOnSpaces: tokens separated by ' ' only. */
+static size_t
+split_spaces(const char *s, size_t n, const char **tok, size_t *tl, size_t max)
+{
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		while (i < n && s[i] == ' ')
+			i++;
+		if (i != n) {
+			size_t st = i;
+			while (i < n && s[i] != ' ')
+				i++;
+			if (nt < max) {
+				tok[nt] = s + st;
+				tl[nt] = i - st;
+			}
+			nt++;
+		}
+	}
+	return nt;
+}
+
+static void
+ss_fatal(struct ss *ss, const char *text, uint64_t off)
+{
+	tm_oplog_fatal(&ss->sc->log, 0, text, off);
+	ss->sc->failed = true;
+	ss->st = S_END;
+}
+
+static void
+dump_line(struct ss *ss, const char *l, size_t n, uint64_t off)
+{
+	if (contains(l, n, "</script>")) {
+		ss->st = S_HTML;
+		return;
+	}
+	const char *tok[12];
+	size_t tl[12];
+	size_t nt = split_spaces(l, n, tok, tl, 12);
+	if (nt == 4 && tl[0] == 4 && !memcmp(tok[0], "USER", 4) && tl[1] == 3 &&
+	    !memcmp(tok[1], "PID", 3) && tl[2] == 3 && !memcmp(tok[2], "TID", 3) && tl[3] == 3 &&
+	    !memcmp(tok[3], "CMD", 3)) {
+		ss->st = S_DUMP_SHORT;
+	} else if (nt > 4 && tl[0] == 4 && !memcmp(tok[0], "USER", 4) && tl[1] == 3 &&
+		   !memcmp(tok[1], "PID", 3) && tl[2] == 4 && !memcmp(tok[2], "PPID", 4) &&
+		   tl[3] == 3 && !memcmp(tok[3], "VSZ", 3)) {
+		ss->st = S_DUMP_LONG;
+	} else if ((ss->st == S_DUMP_LONG && nt >= 10) || (ss->st == S_DUMP_SHORT && nt >= 4)) {
+		uint32_t a, b;
+		if (!field_u32(tok[1], tl[1], &a) || !field_u32(tok[2], tl[2], &b))
+			ss_fatal(ss, "Could not parse PROCESS DUMP line", off);
+	}
+}
+
+static void
+one_line(struct ss *ss, const char *l, size_t n, uint64_t off)
+{
+	switch (ss->st) {
+	case S_HTML:
+		if (contains(l, n, "<script class=\"trace-data\" type=\"application/text\">"))
+			ss->st = S_DATA;
+		break;
+	case S_DATA:
+		if (starts(l, n, "#") && contains(l, n, "TASK-PID"))
+			ss->st = S_SYS;
+		else if (starts(l, n, "PROCESS DUMP"))
+			ss->st = S_DUMP_LONG;
+		else if (starts(l, n, "CGROUP DUMP"))
+			ss->st = S_CGROUP;
+		else if (contains(l, n, "</script>"))
+			ss->st = S_HTML;
+		break;
+	case S_SYS: {
+		if (n >= 9 && contains(l, n, "</script>")) {
+			ss->st = S_END;
+			break;
+		}
+		if (!n || l[0] == '#')
+			break;
+		ss->sc->n_packets++;
+		struct tm_systrace_line sl;
+		if (!tm_systrace_tokenize(l, n, &sl)) {
+			tm_oplog_stat(&ss->sc->log, 0, TM_STAT_SYSTRACE_PARSE_FAILURE, 1);
+			break;
+		}
+		uint32_t detail = 0;
+		if (ss->ctl && ss->ctl->keep_events) {
+			char ph;
+			const char *name;
+			size_t nl;
+			uint64_t track;
+			tm_systrace_point(&sl, &ph, &name, &nl, &track);
+			detail = tm_oplog_detail(&ss->sc->log, name, nl, ph, track, -1);
+		}
+		tm_scan_note_ts(ss->sc, sl.ts);
+		ss->sc->n_events++;
+		tm_oplog_convert(&ss->sc->log, 0, 0, 0, sl.ts, TM_CONV_FAIL_DROP, detail, off);
+		break;
+	}
+	case S_DUMP_LONG:
+	case S_DUMP_SHORT:
+		dump_line(ss, l, n, off);
+		break;
+	case S_CGROUP:
+		if (contains(l, n, "</script>"))
+			ss->st = S_HTML;
+		break;
+	case S_BEFORE:
+	case S_END:
+		break;
+	}
+}
+
+/* Process every complete line of [p, p+n) at file offset off; returns the
+ * bytes consumed (up to and including the last '\n'). */
+static size_t
+lines(struct ss *ss, const char *p, size_t n, uint64_t off)
+{
+	size_t i = 0;
+	while (i < n && ss->st != S_END) {
+		const char *nl = memchr(p + i, '\n', n - i);
+		if (!nl)
+			break;
+		size_t e = (size_t)(nl - p);
+		one_line(ss, p + i, e - i, off + i);
+		i = e + 1;
+	}
+	return ss->st == S_END ? n : i;
+}
+
+static bool
+is_cpus_line(const char *s, size_t n)
+{
+	if (n < 5 || memcmp(s, "cpus=", 5))
+		return false;
+	for (size_t i = 5; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* First chunk: TRACE:\n marker in the first 128 bytes, a cpus= line, HTML. */
+static void
+preprocess(struct ss *ss)
+{
+	struct tm_buf *b = &ss->carry;
+	size_t look = b->len < 128 ? b->len : 128;
+	for (size_t i = 0; i + 7 <= look; i++) {
+		if (!memcmp(b->data + i, "TRACE:\n", 7)) {
+			size_t cut = i + 7;
+			memmove(b->data, b->data + cut, b->len - cut);
+			b->len -= cut;
+			ss->carry_off += cut;
+			break;
+		}
+	}
+	const char *nl = b->len ? memchr(b->data, '\n', b->len) : NULL;
+	if (nl && is_cpus_line(b->data, (size_t)(nl - b->data))) {
+		size_t cut = (size_t)(nl - b->data) + 1;
+		memmove(b->data, b->data + cut, b->len - cut);
+		b->len -= cut;
+		ss->carry_off += cut;
+	}
+	ss->st = b->len && b->data[0] == '<' ? S_HTML : S_SYS;
+}
+
+static void
+ss_drain(struct ss *ss)
+{
+	size_t used = lines(ss, ss->carry.data, ss->carry.len, ss->carry_off);
+	memmove(ss->carry.data, ss->carry.data + used, ss->carry.len - used);
+	ss->carry.len -= used;
+	ss->carry_off += used;
+}
+
+static void
+ss_feed(struct ss *ss, const char *p, size_t n)
+{
+	uint64_t off = ss->total;
+	ss->total += n;
+	if (ss->st == S_END || ss->status != TM_OK)
+		return;
+	if (ss->st == S_BEFORE) {
+		tm_buf_add(&ss->carry, p, n);
+		/* TP sees its whole first chunk; wait for 128 bytes and a line */
+		if (ss->carry.len < 128 || !memchr(ss->carry.data, '\n', ss->carry.len))
+			return;
+		preprocess(ss);
+		ss_drain(ss);
+		return;
+	}
+	if (ss->carry.len) {
+		const char *nl = memchr(p, '\n', n);
+		if (!nl) {
+			tm_buf_add(&ss->carry, p, n);
+		} else {
+			size_t k = (size_t)(nl - p) + 1;
+			tm_buf_add(&ss->carry, p, k);
+			ss_drain(ss);
+			p += k;
+			n -= k;
+			off += k;
+			if (ss->carry.len == 0 && ss->st != S_END) {
+				size_t used = lines(ss, p, n, off);
+				if (used < n && ss->st != S_END) {
+					tm_buf_add(&ss->carry, p + used, n - used);
+					ss->carry_off = off + used;
+				}
+			}
+		}
+	} else {
+		size_t used = lines(ss, p, n, off);
+		if (used < n && ss->st != S_END) {
+			tm_buf_add(&ss->carry, p + used, n - used);
+			ss->carry_off = off + used;
+		}
+	}
+	if (ss->carry.len > MAX_LINE) {
+		ss->status = tm_error_set(ss->err, TM_ERR_LIMIT,
+					  "byte 0x%" PRIx64 ": systrace line longer than 64 MiB",
+					  ss->carry_off);
+		ss->st = S_END;
+	}
+}
+
+static void
+ss_finish(struct ss *ss)
+{
+	if (ss->st == S_BEFORE) {
+		preprocess(ss);
+		ss_drain(ss);
+	}
+	/* A final line without '\n' is never tokenized. */
+}
+
+static void
+ss_init(struct ss *ss, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	memset(ss, 0, sizeof *ss);
+	ss->sc = sc;
+	ss->ctl = ctl;
+	ss->err = err;
+	ss->status = TM_OK;
+	tm_buf_init(&ss->carry);
+	tm_scan_note_clock(sc, TM_CLOCK_MONOTONIC);
+}
+
+enum tm_status
+tm_scan_systrace(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+		 struct tm_error *err)
+{
+	struct ss ss;
+	enum tm_status rc = TM_OK;
+	ss_init(&ss, sc, ctl, err);
+	for (;;) {
+		const uint8_t *p;
+		size_t n;
+		if (ctl && ctl->cancel && *ctl->cancel) {
+			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
+			break;
+		}
+		rc = tm_stream_next(st, &p, &n, err);
+		if (rc != TM_OK) {
+			sc->failed = true;
+			break;
+		}
+		if (!n) {
+			ss_finish(&ss);
+			break;
+		}
+		ss_feed(&ss, (const char *)p, n);
+		if (ctl && ctl->progress)
+			atomic_store(ctl->progress, ss.total);
+		if (ss.status != TM_OK)
+			break;
+	}
+	if (rc == TM_OK && ss.status != TM_OK) {
+		rc = ss.status;
+		sc->failed = true;
+	}
+	if (rc != TM_OK && err)
+		sc->err = *err;
+	tm_buf_fini(&ss.carry);
+	return rc;
+}
+
+enum tm_status
+tm_scan_systrace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+		     const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	struct ss ss;
+	const char *b = p;
+	ss_init(&ss, sc, ctl, err);
+	if (!block)
+		block = n ? n : 1;
+	for (size_t off = 0; off < n && ss.status == TM_OK; off += block)
+		ss_feed(&ss, b + off, n - off < block ? n - off : block);
+	ss_finish(&ss);
+	enum tm_status rc = ss.status;
+	if (rc != TM_OK) {
+		sc->failed = true;
+		if (err)
+			sc->err = *err;
+	}
+	tm_buf_fini(&ss.carry);
+	return rc;
+}
