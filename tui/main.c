@@ -1,0 +1,919 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracemerge: subcommand dispatch and the batch commands (ls, check,
+ * manifest, merge).  Everything else opens the workbench (workbench.h).
+ * The batch commands are the engine's report printed; they compute nothing
+ * themselves.  Exit status: 0 clean, 1 events would be dropped, 2 the
+ * archive would fail to open or an input is unreadable, 64 usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracemerge.h"
+#include "workbench.h"
+
+#define EXIT_DROPS 1
+#define EXIT_BROKEN 2
+#define EXIT_USAGE 64
+
+static const char usage_text[] =
+	"usage: tracemerge [FILE...|ARCHIVE]           open the workbench\n"
+	"       tracemerge demo                         open the built-in demo\n"
+	"       tracemerge ls [--json] INPUT...\n"
+	"       tracemerge check [--json] [--events] [--manifest FILE] [--strict] [CONFIG] INPUT...\n"
+	"       tracemerge manifest [--manifest FILE] [CONFIG] INPUT...\n"
+	"       tracemerge merge -o OUT.tar [--manifest FILE] [--strict] [--no-validate]\n"
+	"                        [--reproducible] [CONFIG] INPUT...\n"
+	"CONFIG: --machine PATH=NAME  --offset PATH[:CLOCK]=OFFSET[@REF[:CLOCK]]\n"
+	"        --trace-time CLOCK[@FILE]\n";
+
+static int
+usage(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "tracemerge: %s\n", msg);
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------ */
+/* output helpers                                                      */
+/* ------------------------------------------------------------------ */
+
+static void
+put_escaped(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("(none)", f);
+		return;
+	}
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_escape_display(s, strlen(s), &b, NULL, 0, NULL);
+	fputs(b.data ? b.data : "", f);
+	tm_buf_fini(&b);
+}
+
+static void
+json_str(struct tm_buf *o, const char *s)
+{
+	if (!s) {
+		tm_buf_adds(o, "null");
+		return;
+	}
+	tm_buf_addc(o, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			tm_buf_adds(o, "\\\"");
+			break;
+		case '\\':
+			tm_buf_adds(o, "\\\\");
+			break;
+		case '\n':
+			tm_buf_adds(o, "\\n");
+			break;
+		case '\r':
+			tm_buf_adds(o, "\\r");
+			break;
+		case '\t':
+			tm_buf_adds(o, "\\t");
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				tm_buf_addf(o, "\\u%04x", *p);
+			else
+				tm_buf_addc(o, (char)*p);
+		}
+	}
+	tm_buf_addc(o, '"');
+}
+
+static void
+json_key(struct tm_buf *o, bool *first, const char *k)
+{
+	if (!*first)
+		tm_buf_addc(o, ',');
+	*first = false;
+	json_str(o, k);
+	tm_buf_addc(o, ':');
+}
+
+/* ------------------------------------------------------------------ */
+/* options                                                             */
+/* ------------------------------------------------------------------ */
+
+struct opts {
+	bool json, events, strict, no_validate, reproducible;
+	const char *manifest_path;
+	const char *out;
+	const char **inputs;
+	size_t n_inputs;
+	/* config edits, applied in order */
+	struct cfg {
+		char kind; /* 'm' machine, 'o' offset, 't' trace-time */
+		const char *arg;
+	} *cfg;
+	size_t n_cfg;
+};
+
+static int
+parse_opts(int argc, char **argv, struct opts *o, bool allow_out)
+{
+	memset(o, 0, sizeof *o);
+	o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
+	o->cfg = calloc((size_t)argc + 1, sizeof *o->cfg);
+	if (!o->inputs || !o->cfg)
+		abort();
+	bool dashdash = false;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+#define NEEDVAL()                                                                                  \
+	do {                                                                                       \
+		if (i + 1 >= argc)                                                                 \
+			return usage("option needs a value");                                      \
+		val = argv[++i];                                                                   \
+	} while (0)
+		if (dashdash || a[0] != '-' || !a[1]) {
+			o->inputs[o->n_inputs++] = a;
+		} else if (!strcmp(a, "--")) {
+			dashdash = true;
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
+		} else if (!strcmp(a, "--events")) {
+			o->events = true;
+		} else if (!strcmp(a, "--strict")) {
+			o->strict = true;
+		} else if (!strcmp(a, "--no-validate")) {
+			o->no_validate = true;
+		} else if (!strcmp(a, "--reproducible")) {
+			o->reproducible = true;
+		} else if (!strcmp(a, "--manifest")) {
+			NEEDVAL();
+			o->manifest_path = val;
+		} else if (allow_out && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+			NEEDVAL();
+			o->out = val;
+		} else if (!strcmp(a, "--machine") || !strcmp(a, "--offset") ||
+			   !strcmp(a, "--trace-time")) {
+			char k = a[2] == 'm' ? 'm' : a[3] == 'f' ? 'o' : 't';
+			NEEDVAL();
+			o->cfg[o->n_cfg++] = (struct cfg){k, val};
+		} else {
+			fprintf(stderr, "tracemerge: unknown option %s\n", a);
+			return usage(NULL);
+		}
+#undef NEEDVAL
+	}
+	if (o->n_inputs == 0)
+		return usage("no input files");
+	return 0;
+}
+
+static void
+free_opts(struct opts *o)
+{
+	free(o->inputs);
+	free(o->cfg);
+}
+
+static char *
+read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
+		tm_buf_add(&b, tmp, n);
+		if (b.len > (64u << 20)) {
+			fclose(f);
+			tm_buf_fini(&b);
+			errno = EFBIG;
+			return NULL;
+		}
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		tm_buf_fini(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return tm_buf_steal(&b);
+}
+
+static void
+print_manifest_error(const struct tm_error *e)
+{
+	fprintf(stderr, "%s\n", e->msg);
+	if (e->hint[0])
+		fprintf(stderr, "hint (tracemerge, not trace_processor): %s\n", e->hint);
+}
+
+/* The default reference of an offset: the first other trace member. */
+static const char *
+first_other_member(const struct tm_session *s, const char *path)
+{
+	for (size_t i = 1; i < tm_session_n_members(s); i++) {
+		const struct tm_member *m = tm_session_member(s, i);
+		if (m->name && !m->is_hidden && m->parent == 0 && m->format != TM_FMT_MANIFEST &&
+		    strcmp(m->name, path))
+			return m->name;
+	}
+	return NULL;
+}
+
+static int
+apply_cfg(const struct opts *o, const struct tm_session *s, struct tm_manifest *m)
+{
+	for (size_t i = 0; i < o->n_cfg; i++) {
+		char *a = strdup(o->cfg[i].arg);
+		if (!a)
+			abort();
+		int rc = 0;
+		if (o->cfg[i].kind == 'm') {
+			char *eq = strrchr(a, '=');
+			if (!eq || eq == a)
+				rc = usage("--machine takes PATH=NAME");
+			else {
+				*eq = 0;
+				tm_manifest_set_machine(m, a, eq + 1);
+			}
+		} else if (o->cfg[i].kind == 't') {
+			char *at = strchr(a, '@');
+			if (at)
+				*at = 0;
+			uint32_t c = tm_clock_from_name(a);
+			if (!c) {
+				fprintf(stderr, "tracemerge: unknown clock '%s' (use REALTIME, "
+						"REALTIME_COARSE, MONOTONIC, MONOTONIC_COARSE, "
+						"MONOTONIC_RAW or BOOTTIME)\n",
+					a);
+				rc = EXIT_USAGE;
+			} else
+				tm_manifest_set_trace_time(m, c, at ? at + 1 : NULL, NULL);
+		} else {
+			/* PATH[:CLOCK]=OFFSET[@REF[:CLOCK]] */
+			char *eq = strchr(a, '=');
+			if (!eq) {
+				rc = usage("--offset takes PATH[:CLOCK]=OFFSET[@REF[:CLOCK]]");
+				free(a);
+				return rc;
+			}
+			*eq = 0;
+			char *path = a, *val = eq + 1;
+			uint32_t src_clock = 0, ref_clock = 0;
+			char *pc = strrchr(path, ':');
+			if (pc && tm_clock_from_name(pc + 1)) {
+				src_clock = tm_clock_from_name(pc + 1);
+				*pc = 0;
+			}
+			char *at = strchr(val, '@');
+			const char *ref = NULL;
+			if (at) {
+				*at = 0;
+				ref = at + 1;
+				char *rc2 = strrchr(at + 1, ':');
+				if (rc2) {
+					ref_clock = tm_clock_from_name(rc2 + 1);
+					if (!ref_clock) {
+						fprintf(stderr, "tracemerge: unknown clock '%s'\n", rc2 + 1);
+						free(a);
+						return EXIT_USAGE;
+					}
+					*rc2 = 0;
+				}
+			}
+			if (!ref)
+				ref = first_other_member(s, path);
+			if (!ref) {
+				fprintf(stderr, "tracemerge: --offset %s: no reference file; use @REF\n",
+					o->cfg[i].arg);
+				free(a);
+				return EXIT_USAGE;
+			}
+			int64_t ns;
+			struct tm_error e;
+			if (tm_parse_duration_ns(val, &ns, &e) != TM_OK) {
+				fprintf(stderr, "tracemerge: --offset %s: %s\n", o->cfg[i].arg, e.msg);
+				rc = EXIT_USAGE;
+			} else
+				tm_manifest_set_clocks(m, path, src_clock, ref, ref_clock, NULL, ns);
+		}
+		free(a);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Open the inputs and build the manifest the options describe.  *have_m is
+ * false when neither --manifest nor config options nor an archive manifest
+ * are present (evaluate the input exactly as it is). */
+static int
+open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, bool *have_m,
+	 bool keep_events)
+{
+	struct tm_error e;
+	struct tm_session_opts so = {.keep_events = keep_events};
+	tm_error_clear(&e);
+	if (tm_session_open(s, o->inputs, o->n_inputs, &so, &e) != TM_OK) {
+		fprintf(stderr, "tracemerge: %s\n", e.msg);
+		return EXIT_BROKEN;
+	}
+	tm_manifest_init(m);
+	*have_m = false;
+	if (o->manifest_path) {
+		size_t len;
+		char *txt = read_file(o->manifest_path, &len);
+		if (!txt) {
+			fprintf(stderr, "tracemerge: cannot read manifest file '%s': %s\n",
+				o->manifest_path, strerror(errno));
+			return EXIT_BROKEN;
+		}
+		tm_manifest_fini(m);
+		enum tm_status st = tm_manifest_parse(txt, len, m, &e);
+		free(txt);
+		if (st != TM_OK) {
+			print_manifest_error(&e);
+			return EXIT_BROKEN;
+		}
+		*have_m = true;
+	} else if (o->n_cfg) {
+		const struct tm_manifest *am = tm_session_manifest(*s, NULL);
+		if (am) {
+			tm_manifest_fini(m);
+			tm_manifest_copy(m, am);
+		}
+	}
+	if (o->n_cfg) {
+		int rc = apply_cfg(o, *s, m);
+		if (rc)
+			return rc;
+		*have_m = true;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ls                                                                  */
+/* ------------------------------------------------------------------ */
+
+static int
+cmd_ls(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_opts(argc, argv, &o, false);
+	if (rc)
+		return rc;
+	struct tm_session *s;
+	struct tm_error e;
+	if (tm_session_open(&s, o.inputs, o.n_inputs, NULL, &e) != TM_OK) {
+		fprintf(stderr, "tracemerge: %s\n", e.msg);
+		free_opts(&o);
+		return EXIT_BROKEN;
+	}
+	size_t n = tm_session_n_members(s);
+	if (o.json) {
+		struct tm_buf b;
+		tm_buf_init(&b);
+		tm_buf_adds(&b, "{\"members\":[");
+		for (size_t i = 0; i < n; i++) {
+			const struct tm_member *m = tm_session_member(s, i);
+			bool first = true;
+			tm_buf_adds(&b, i ? ",{" : "{");
+			json_key(&b, &first, "name");
+			json_str(&b, m->name);
+			json_key(&b, &first, "trace_type");
+			json_str(&b, tm_format_name(m->format));
+			json_key(&b, &first, "size");
+			tm_buf_addf(&b, "%" PRIu64, m->size);
+			json_key(&b, &first, "stored_size");
+			tm_buf_addf(&b, "%" PRIu64, m->stored_size);
+			json_key(&b, &first, "id");
+			if (m->trace_file_id == UINT32_MAX)
+				tm_buf_adds(&b, "null");
+			else
+				tm_buf_addf(&b, "%" PRIu32, m->trace_file_id);
+			json_key(&b, &first, "processing_order");
+			if (m->order == UINT32_MAX)
+				tm_buf_adds(&b, "null");
+			else
+				tm_buf_addf(&b, "%" PRIu32, m->order);
+			json_key(&b, &first, "priority");
+			tm_buf_addf(&b, "%d", m->priority);
+			json_key(&b, &first, "hidden");
+			tm_buf_adds(&b, m->is_hidden ? "true" : "false");
+			json_key(&b, &first, "container");
+			tm_buf_adds(&b, tm_format_is_container(m->format) ? "true" : "false");
+			json_key(&b, &first, "parent");
+			tm_buf_addf(&b, "%d", m->parent);
+			json_key(&b, &first, "error");
+			json_str(&b, m->error);
+			tm_buf_addc(&b, '}');
+		}
+		tm_buf_adds(&b, "]}\n");
+		fputs(b.data, stdout);
+		tm_buf_fini(&b);
+	} else {
+		printf("%5s %4s %-18s %12s  %s\n", "ORDER", "ID", "FORMAT", "SIZE", "NAME");
+		for (size_t i = 0; i < n; i++) {
+			const struct tm_member *m = tm_session_member(s, i);
+			char ord[16] = "-", id[16] = "-";
+			if (m->order != UINT32_MAX)
+				snprintf(ord, sizeof ord, "%" PRIu32, m->order);
+			if (m->trace_file_id != UINT32_MAX)
+				snprintf(id, sizeof id, "%" PRIu32, m->trace_file_id);
+			printf("%5s %4s %-18s %12" PRIu64 "  ", ord, id, tm_format_name(m->format),
+			       m->size);
+			if (m->name)
+				put_escaped(stdout, m->name);
+			else
+				fputs("(input)", stdout);
+			if (m->is_hidden)
+				fputs("  [hidden: skipped by trace_processor]", stdout);
+			if (m->error) {
+				fputs("  [error: ", stdout);
+				put_escaped(stdout, m->error);
+				fputs("]", stdout);
+			}
+			putchar('\n');
+		}
+	}
+	tm_session_close(s);
+	free_opts(&o);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* check                                                               */
+/* ------------------------------------------------------------------ */
+
+static void
+print_check_json(const struct tm_session *s, const struct tm_report *r, bool events)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	bool first = true;
+	tm_buf_addc(&b, '{');
+	json_key(&b, &first, "ok");
+	tm_buf_adds(&b, r->ok ? "true" : "false");
+	json_key(&b, &first, "error");
+	json_str(&b, r->error);
+	json_key(&b, &first, "hint");
+	json_str(&b, r->hint);
+	json_key(&b, &first, "dropped");
+	tm_buf_addf(&b, "%" PRIu64, r->dropped);
+	json_key(&b, &first, "complete");
+	tm_buf_adds(&b, r->is_complete ? "true" : "false");
+	json_key(&b, &first, "stats");
+	tm_buf_addc(&b, '{');
+	for (size_t i = 0; i < r->n_stats; i++) {
+		if (i)
+			tm_buf_addc(&b, ',');
+		json_str(&b, r->stats[i].name);
+		tm_buf_addf(&b, ":%" PRIu64, r->stats[i].value);
+	}
+	tm_buf_addc(&b, '}');
+	json_key(&b, &first, "trace_time");
+	tm_buf_addf(&b, "{\"clock\":");
+	json_str(&b, tm_clock_name(r->tt_clock));
+	tm_buf_addf(&b, ",\"clock_id\":%" PRIu32 ",\"file\":", r->tt_clock);
+	json_str(&b, r->tt_file >= 0 ? r->files[r->tt_file].path : NULL);
+	tm_buf_adds(&b, ",\"machine\":");
+	if (r->tt_machine >= 0)
+		tm_buf_addf(&b, "%" PRId64, r->tt_machine);
+	else
+		tm_buf_adds(&b, "null");
+	tm_buf_adds(&b, ",\"why\":");
+	json_str(&b, r->tt_why);
+	tm_buf_addc(&b, '}');
+	json_key(&b, &first, "machines");
+	tm_buf_addc(&b, '[');
+	for (size_t i = 0; i < r->n_machines; i++) {
+		tm_buf_addf(&b, "%s{\"id\":%" PRIu32 ",\"raw_id\":%" PRIu64 ",\"name\":", i ? "," : "",
+			    r->machines[i].id, r->machines[i].raw_id);
+		json_str(&b, r->machines[i].name);
+		tm_buf_addc(&b, '}');
+	}
+	tm_buf_addc(&b, ']');
+	json_key(&b, &first, "metadata");
+	tm_buf_addc(&b, '{');
+	for (size_t i = 0; i < r->n_meta; i++) {
+		if (i)
+			tm_buf_addc(&b, ',');
+		json_str(&b, r->meta[i].key);
+		tm_buf_addc(&b, ':');
+		if (r->meta[i].is_int)
+			tm_buf_addf(&b, "%" PRId64, r->meta[i].ival);
+		else
+			json_str(&b, r->meta[i].sval);
+	}
+	tm_buf_addc(&b, '}');
+	json_key(&b, &first, "files");
+	tm_buf_addc(&b, '[');
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *f = &r->files[i];
+		bool ff = true;
+		tm_buf_adds(&b, i ? ",{" : "{");
+		json_key(&b, &ff, "path");
+		json_str(&b, f->path);
+		json_key(&b, &ff, "format");
+		json_str(&b, tm_format_name(f->format));
+		json_key(&b, &ff, "size");
+		tm_buf_addf(&b, "%" PRIu64, f->size);
+		json_key(&b, &ff, "order");
+		if (f->order == UINT32_MAX)
+			tm_buf_adds(&b, "null");
+		else
+			tm_buf_addf(&b, "%" PRIu32, f->order);
+		json_key(&b, &ff, "hidden");
+		tm_buf_adds(&b, f->is_hidden ? "true" : "false");
+		json_key(&b, &ff, "predicted");
+		tm_buf_adds(&b, f->is_predicted ? "true" : "false");
+		json_key(&b, &ff, "machines");
+		tm_buf_addc(&b, '[');
+		for (size_t k = 0; k < f->n_machines; k++)
+			tm_buf_addf(&b, "%s%" PRIu32, k ? "," : "", f->machines[k]);
+		tm_buf_addc(&b, ']');
+		json_key(&b, &ff, "clocks");
+		tm_buf_addc(&b, '[');
+		for (size_t k = 0; k < f->n_clocks; k++) {
+			if (k)
+				tm_buf_addc(&b, ',');
+			json_str(&b, tm_clock_name(f->clocks[k]));
+		}
+		tm_buf_addc(&b, ']');
+		json_key(&b, &ff, "events");
+		tm_buf_addf(&b, "%" PRIu64, f->events);
+		json_key(&b, &ff, "dropped");
+		tm_buf_addf(&b, "%" PRIu64, f->dropped);
+		json_key(&b, &ff, "first_ts");
+		if (f->has_ts)
+			tm_buf_addf(&b, "%" PRId64, f->first_ts);
+		else
+			tm_buf_adds(&b, "null");
+		json_key(&b, &ff, "last_ts");
+		if (f->has_ts)
+			tm_buf_addf(&b, "%" PRId64, f->last_ts);
+		else
+			tm_buf_adds(&b, "null");
+		json_key(&b, &ff, "stats");
+		tm_buf_addc(&b, '{');
+		for (size_t k = 0; k < f->n_stats; k++) {
+			if (k)
+				tm_buf_addc(&b, ',');
+			json_str(&b, f->stats[k].name);
+			tm_buf_addf(&b, ":%" PRIu64, f->stats[k].value);
+		}
+		tm_buf_addc(&b, '}');
+		json_key(&b, &ff, "placement");
+		json_str(&b, f->placement);
+		tm_buf_addc(&b, '}');
+	}
+	tm_buf_addc(&b, ']');
+	if (events) {
+		json_key(&b, &first, "events");
+		tm_buf_addc(&b, '[');
+		for (size_t i = 0; i < r->n_events; i++) {
+			const struct tm_report_event *e = &r->events[i];
+			tm_buf_adds(&b, i ? ",{\"file\":" : "{\"file\":");
+			json_str(&b, r->files[e->file].path);
+			tm_buf_adds(&b, ",\"name\":");
+			json_str(&b, e->name);
+			tm_buf_addf(&b, ",\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"machine\":%" PRIu32,
+				    e->ts, e->dur, e->machine);
+			char ph[2] = {e->phase, 0};
+			tm_buf_adds(&b, ",\"phase\":");
+			json_str(&b, e->phase ? ph : NULL);
+			tm_buf_addf(&b, ",\"slice\":%s,\"dropped\":", e->is_slice ? "true" : "false");
+			json_str(&b, e->dropped);
+			tm_buf_addc(&b, '}');
+		}
+		tm_buf_addc(&b, ']');
+	}
+	tm_buf_adds(&b, "}\n");
+	fputs(b.data, stdout);
+	tm_buf_fini(&b);
+	(void)s;
+}
+
+static void
+print_check_text(const struct tm_report *r)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_report_verdict(r, &b);
+	puts(b.data);
+	tm_buf_fini(&b);
+	if (r->hint) {
+		fputs("hint (tracemerge, not trace_processor): ", stdout);
+		put_escaped(stdout, r->hint);
+		putchar('\n');
+	}
+	printf("timeline: %s", tm_clock_name(r->tt_clock));
+	if (r->tt_file >= 0) {
+		fputs(" of ", stdout);
+		put_escaped(stdout, r->files[r->tt_file].path);
+	}
+	if (r->tt_why) {
+		fputs(" (", stdout);
+		put_escaped(stdout, r->tt_why);
+		fputs(")", stdout);
+	}
+	putchar('\n');
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *f = &r->files[i];
+		if (!f->is_trace)
+			continue;
+		printf("  %-10s ", tm_format_name(f->format));
+		put_escaped(stdout, f->path ? f->path : "(input)");
+		printf(": %" PRIu64 " events, %" PRIu64 " dropped", f->events, f->dropped);
+		if (f->n_machines) {
+			fputs(", machine", stdout);
+			for (size_t k = 0; k < f->n_machines; k++) {
+				const struct tm_report_machine *m = &r->machines[f->machines[k]];
+				printf(" %" PRIu32 "", m->id);
+				if (m->name) {
+					fputs(" (", stdout);
+					put_escaped(stdout, m->name);
+					fputs(")", stdout);
+				}
+			}
+		}
+		putchar('\n');
+		for (size_t k = 0; k < f->n_stats; k++)
+			printf("      %s %" PRIu64 "\n", f->stats[k].name, f->stats[k].value);
+		if (f->placement) {
+			fputs("      ", stdout);
+			put_escaped(stdout, f->placement);
+			putchar('\n');
+		}
+	}
+	if (!r->is_complete)
+		puts("note (tracemerge): some files are in formats whose events tracemerge does not "
+		     "predict; their drops are not counted above.");
+	for (size_t i = 0; i < r->n_warnings; i++) {
+		fputs("warning (tracemerge): ", stdout);
+		put_escaped(stdout, r->warnings[i]);
+		putchar('\n');
+	}
+}
+
+static int
+exit_for(const struct tm_report *r, bool strict)
+{
+	if (r->error)
+		return EXIT_BROKEN;
+	if (r->dropped)
+		return EXIT_DROPS;
+	if (strict && !r->is_complete)
+		return EXIT_DROPS;
+	return 0;
+}
+
+static int
+cmd_check(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_opts(argc, argv, &o, false);
+	if (rc)
+		return rc;
+	struct tm_session *s = NULL;
+	struct tm_manifest m;
+	bool have_m;
+	rc = open_all(&o, &s, &m, &have_m, o.events);
+	if (rc) {
+		if (s)
+			tm_manifest_fini(&m);
+		tm_session_close(s);
+		free_opts(&o);
+		return rc;
+	}
+	struct tm_report *r;
+	struct tm_error e;
+	if (tm_session_evaluate(s, have_m ? &m : NULL, &r, &e) != TM_OK) {
+		fprintf(stderr, "tracemerge: %s\n", e.msg);
+		rc = EXIT_BROKEN;
+	} else {
+		if (o.json)
+			print_check_json(s, r, o.events);
+		else
+			print_check_text(r);
+		rc = exit_for(r, o.strict);
+		tm_report_free(r);
+	}
+	tm_manifest_fini(&m);
+	tm_session_close(s);
+	free_opts(&o);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* manifest                                                            */
+/* ------------------------------------------------------------------ */
+
+/* util merge's own check: every files[].path names an input member. */
+static int
+check_paths(const struct tm_session *s, const struct tm_manifest *m)
+{
+	for (size_t i = 0; i < m->n_files; i++) {
+		bool found = false;
+		for (size_t k = 1; k < tm_session_n_members(s) && !found; k++) {
+			const struct tm_member *mb = tm_session_member(s, k);
+			found = mb->name && mb->parent == 0 && !strcmp(mb->name, m->files[i].path);
+		}
+		if (!found && tm_session_n_members(s) == 1) {
+			/* single trace input: util merge names it by its base name */
+			const struct tm_member *mb = tm_session_member(s, 0);
+			const char *p = mb->source_path ? strrchr(mb->source_path, '/') : NULL;
+			p = p ? p + 1 : mb->source_path;
+			found = p && !strcmp(p, m->files[i].path);
+		}
+		if (!found) {
+			fprintf(stderr,
+				"merge: the manifest names file '%s' but no input file has that name. "
+				"Manifest paths must match the input files' base names.\n",
+				m->files[i].path);
+			return EXIT_BROKEN;
+		}
+	}
+	return 0;
+}
+
+static int
+cmd_manifest(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_opts(argc, argv, &o, false);
+	if (rc)
+		return rc;
+	struct tm_session *s = NULL;
+	struct tm_manifest m;
+	bool have_m;
+	rc = open_all(&o, &s, &m, &have_m, false);
+	if (!rc && !have_m) {
+		const struct tm_error *pe;
+		const struct tm_manifest *am = tm_session_manifest(s, &pe);
+		if (pe) {
+			print_manifest_error(pe);
+			rc = EXIT_BROKEN;
+		} else if (am) {
+			tm_manifest_fini(&m);
+			tm_manifest_copy(&m, am);
+		}
+	}
+	if (!rc)
+		rc = check_paths(s, &m);
+	if (!rc) {
+		/* Errors that need the archive (the replay's), e.g. unresolvable files. */
+		struct tm_report *r;
+		struct tm_error e;
+		if (tm_session_evaluate(s, &m, &r, &e) == TM_OK) {
+			if (r->error && strstr(r->error, "perfetto_manifest")) {
+				fprintf(stderr, "%s\n", r->error);
+				rc = EXIT_BROKEN;
+			}
+			tm_report_free(r);
+		}
+	}
+	if (!rc) {
+		struct tm_buf b;
+		tm_buf_init(&b);
+		tm_manifest_emit(&m, &b);
+		fputs(b.data ? b.data : "", stdout);
+		tm_buf_fini(&b);
+	}
+	if (s)
+		tm_manifest_fini(&m);
+	tm_session_close(s);
+	free_opts(&o);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* merge                                                               */
+/* ------------------------------------------------------------------ */
+
+static int
+cmd_merge(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_opts(argc, argv, &o, true);
+	if (rc)
+		return rc;
+	if (!o.out) {
+		free_opts(&o);
+		fprintf(stderr, "merge: an output path is required (-o FILE).\n");
+		return EXIT_USAGE;
+	}
+	if (o.n_inputs > 1)
+		for (size_t i = 0; i < o.n_inputs; i++)
+			for (size_t k = 0; k < i; k++) {
+				const char *a = strrchr(o.inputs[i], '/'), *b = strrchr(o.inputs[k], '/');
+				a = a ? a + 1 : o.inputs[i];
+				b = b ? b + 1 : o.inputs[k];
+				if (!strcmp(a, b)) {
+					fprintf(stderr,
+						"merge: two input files share the name '%s'; archive "
+						"members must be unique. Rename one of the files.\n",
+						a);
+					free_opts(&o);
+					return EXIT_BROKEN;
+				}
+			}
+	struct tm_session *s = NULL;
+	struct tm_manifest m;
+	bool have_m;
+	rc = open_all(&o, &s, &m, &have_m, false);
+	if (!rc && have_m)
+		rc = check_paths(s, &m);
+	if (!rc) {
+		struct tm_write_opts wo = {.reproducible = o.reproducible};
+		struct tm_error e;
+		if (tm_merge_write(s, have_m ? &m : NULL, o.out, &wo, &e) != TM_OK) {
+			fprintf(stderr, "tracemerge: %s\n", e.msg);
+			rc = EXIT_BROKEN;
+		} else {
+			size_t nt = o.n_inputs;
+			printf("Wrote %s (%zu trace%s%s).\n", o.out, nt, nt == 1 ? "" : "s",
+			       have_m && !tm_manifest_is_trivial(&m) ? " plus manifest" : "");
+			fflush(stdout);
+		}
+	}
+	if (!rc && !o.no_validate) {
+		struct tm_report *r;
+		struct tm_error e;
+		if (tm_session_evaluate(s, have_m ? &m : NULL, &r, &e) != TM_OK) {
+			fprintf(stderr, "tracemerge: %s\n", e.msg);
+			rc = EXIT_BROKEN;
+		} else {
+			if (r->error) {
+				fprintf(stderr, "%s\n", r->error);
+				rc = EXIT_BROKEN;
+			} else if (r->dropped == 0) {
+				printf("Validation: all traces line up on the shared timeline.\n");
+			} else if (o.strict) {
+				fprintf(stderr,
+					"merge: %" PRIu64 " events would be dropped when this archive is "
+					"opened: they cannot be placed on the shared timeline. Adjust the "
+					"clocks in the manifest.\n",
+					r->dropped);
+				rc = EXIT_DROPS;
+			} else {
+				fprintf(stderr,
+					"Warning: %" PRIu64 " events would be dropped when this archive "
+					"is opened: they cannot be placed on the shared timeline. Adjust "
+					"the clocks in the manifest.\n",
+					r->dropped);
+			}
+			if (!r->is_complete)
+				fprintf(stderr, "note (tracemerge): some files are in formats whose "
+						"events tracemerge does not predict.\n");
+			tm_report_free(r);
+		}
+	}
+	if (s)
+		tm_manifest_fini(&m);
+	tm_session_close(s);
+	free_opts(&o);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 2) {
+		const char *c = argv[1];
+		if (!strcmp(c, "ls"))
+			return cmd_ls(argc - 2, argv + 2);
+		if (!strcmp(c, "check"))
+			return cmd_check(argc - 2, argv + 2);
+		if (!strcmp(c, "manifest"))
+			return cmd_manifest(argc - 2, argv + 2);
+		if (!strcmp(c, "merge"))
+			return cmd_merge(argc - 2, argv + 2);
+		if (!strcmp(c, "demo")) {
+			char *dargv[] = {(char *)(uintptr_t) "--demo", NULL};
+			return workbench_main(1, dargv);
+		}
+		if (!strcmp(c, "--version") || !strcmp(c, "version")) {
+			printf("tracemerge %s\n", TM_VERSION);
+			return 0;
+		}
+		if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+	}
+	return workbench_main(argc - 1, argv + 1);
+}
