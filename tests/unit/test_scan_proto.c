@@ -6,6 +6,7 @@
 #include "trace.pb-c.h"
 
 #include <dirent.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -709,6 +710,59 @@ test_conformance_inputs(void)
 	CHECK(n > 0);
 }
 
+static void
+slurp(const char *path, struct tb *b)
+{
+	FILE *f = fopen(path, "rb");
+	char buf[65536];
+	size_t k;
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+		tb_add(b, buf, k);
+	fclose(f);
+}
+
+/* The demo writes five files (manifest first); its protos scan cleanly. */
+static void
+test_demo(void)
+{
+	char dir[] = "/tmp/tm_demo_XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char **paths = NULL;
+	struct tm_error err;
+	CHECK_INT(tm_demo_write(dir, &paths, &err), TM_OK);
+	if (!paths)
+		return;
+	size_t n = 0;
+	while (paths[n])
+		n++;
+	CHECK_INT(n, 5);
+	CHECK(strstr(paths[0], "perfetto_manifest.json") != NULL);
+	for (size_t i = 0; i < n; i++) {
+		if (strstr(paths[i], ".pftrace")) {
+			struct tb b = {0};
+			struct tm_scan sc;
+			slurp(paths[i], &b);
+			const char *s = scan_ops(b.d, b.n, 1000, true, &sc);
+			CHECK(!sc.failed);
+			CHECK(strstr(s, "FATAL") == NULL);
+			CHECK(strstr(s, "STAT") == NULL);
+			if (strstr(paths[i], "relay"))
+				CHECK_INT(sc.n_embedded, 2);
+			if (strstr(paths[i], "phone"))
+				CHECK(strstr(s, "'Choreographer#doFrame' B 1001") != NULL);
+			tm_scan_fini(&sc);
+			free(b.d);
+		}
+		unlink(paths[i]);
+		free(paths[i]);
+	}
+	free(paths);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -723,5 +777,6 @@ main(void)
 	RUN(test_compressed);
 	RUN(test_corrupt);
 	RUN(test_conformance_inputs);
+	RUN(test_demo);
 	return 0;
 }
