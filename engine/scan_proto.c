@@ -1335,7 +1335,8 @@ process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
 	if (!m->seen && (k.machine != 0 || !k.has_sync)) {
 		m->seen = true;
 		emit(s, &(struct tm_op){.kind = TM_OP_MACHINE, .machine = k.machine, .offset = off});
-		tm_scan_note_machine(s->sc, k.machine);
+		if (k.machine)
+			tm_scan_note_machine(s->sc, k.machine);
 	}
 
 	uint32_t slot;
