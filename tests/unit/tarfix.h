@@ -9,12 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#define FX_UNUSED __attribute__((unused))
+
 struct fx {
 	unsigned char *d;
 	size_t n, cap;
 };
 
-static void
+FX_UNUSED static void
 fx_add(struct fx *f, const void *p, size_t n)
 {
 	if (f->n + n > f->cap) {
@@ -25,7 +27,7 @@ fx_add(struct fx *f, const void *p, size_t n)
 	f->n += n;
 }
 
-static void
+FX_UNUSED static void
 fx_zero(struct fx *f, size_t n)
 {
 	unsigned char z[512] = {0};
@@ -37,7 +39,7 @@ fx_zero(struct fx *f, size_t n)
 }
 
 /* One header; magic 0 = POSIX "ustar\0" "00", 1 = GNU "ustar  \0". */
-static void
+FX_UNUSED static void
 fx_hdr(struct fx *f, const char *name, const char *prefix, unsigned long long size, char type,
        int magic)
 {
@@ -60,7 +62,7 @@ fx_hdr(struct fx *f, const char *name, const char *prefix, unsigned long long si
 	fx_add(f, h, 512);
 }
 
-static void
+FX_UNUSED static void
 fx_file(struct fx *f, const char *name, const void *data, size_t n)
 {
 	fx_hdr(f, name, NULL, n, '0', 0);
@@ -68,7 +70,7 @@ fx_file(struct fx *f, const char *name, const void *data, size_t n)
 	fx_zero(f, (512 - n % 512) % 512);
 }
 
-static void
+FX_UNUSED static void
 fx_end(struct fx *f)
 {
 	fx_zero(f, 1024);
@@ -76,7 +78,7 @@ fx_end(struct fx *f)
 
 static char fx_dir[256];
 
-static const char *
+FX_UNUSED static const char *
 fx_path(const char *name)
 {
 	static char p[512];
@@ -89,7 +91,7 @@ fx_path(const char *name)
 	return p;
 }
 
-static const char *
+FX_UNUSED static const char *
 fx_write(const char *name, const void *d, size_t n)
 {
 	const char *p = fx_path(name);
@@ -102,7 +104,7 @@ fx_write(const char *name, const void *d, size_t n)
 	return p;
 }
 
-static void
+FX_UNUSED static void
 fx_cleanup(void)
 {
 	if (fx_dir[0]) {

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ustar writer for the merged archive.  POSIX ustar only ("ustar\0" "00"):
+ * trace_processor ignores PAX headers, so a name that does not fit the
+ * name/prefix fields is an error rather than a PAX record.  Sizes of 8 GiB
+ * and more use the base-256 size encoding trace_processor reads.
+ *
+ * Atomicity: the archive is written to a temp file in the target directory
+ * (mkstemp), fsync'd, renamed over out_path, and the directory fsync'd; on
+ * any error or abort the temp file is removed and out_path is untouched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "archive.h"
+#include "archive_priv.h"
+
+#define RECORD 10240u
+
+struct tm_tar_writer {
+	int fd;
+	char *tmp, *out;
+	bool reproducible;
+	int64_t mtime;
+	uint64_t left;    /* bytes still owed to the current member */
+	uint64_t pad;     /* padding after it */
+	uint64_t total;   /* bytes written */
+	char *cur;        /* current member name, for errors */
+};
+
+static void
+octal(uint8_t *f, size_t width, uint64_t v) /* width-1 digits and a NUL */
+{
+	f[width - 1] = 0;
+	for (size_t i = width - 1; i > 0; i--) {
+		f[i - 1] = (uint8_t)('0' + (v & 7));
+		v >>= 3;
+	}
+}
+
+enum tm_status
+tm_tar_header(uint8_t h[512], const char *name, uint64_t size, int64_t mtime,
+	      struct tm_error *err)
+{
+	size_t len = strlen(name);
+	memset(h, 0, 512);
+	if (len == 0)
+		return tm_error_set(err, TM_ERR_INVALID, "empty member name");
+	if (len <= 100) {
+		memcpy(h, name, len);
+	} else {
+		/* prefix (<= 155) "/" name (1..100): try each '/' */
+		size_t cut = SIZE_MAX;
+		for (size_t i = 0; i < len && i <= 155; i++)
+			if (name[i] == '/' && len - i - 1 <= 100 && len - i - 1 > 0)
+				cut = i;
+		if (cut == SIZE_MAX || cut == 0)
+			return tm_error_set(err, TM_ERR_INVALID,
+					    "%s: member name of %zu bytes does not fit a ustar header "
+					    "(at most 155 bytes of directories, '/', 100 bytes of name; "
+					    "trace_processor ignores PAX long names)",
+					    name, len);
+		memcpy(h + 345, name, cut);
+		memcpy(h, name + cut + 1, len - cut - 1);
+	}
+	memcpy(h + 100, "0000644", 8);
+	memcpy(h + 108, "0000000", 8);
+	memcpy(h + 116, "0000000", 8);
+	if (size < (1ull << 33)) {
+		octal(h + 124, 12, size);
+	} else {
+		h[124] = 0x80;
+		for (int i = 0; i < 8; i++)
+			h[135 - i] = (uint8_t)(size >> (8 * i));
+	}
+	octal(h + 136, 12, mtime > 0 && (uint64_t)mtime < (1ull << 33) ? (uint64_t)mtime : 0);
+	h[156] = '0';
+	memcpy(h + 257, "ustar\0" "00", 8);
+	memcpy(h + 329, "0000000", 8);
+	memcpy(h + 337, "0000000", 8);
+	memset(h + 148, ' ', 8);
+	unsigned sum = 0;
+	for (int i = 0; i < 512; i++)
+		sum += h[i];
+	octal(h + 148, 7, sum);
+	h[155] = ' ';
+	return TM_OK;
+}
+
+static enum tm_status
+put(struct tm_tar_writer *w, const void *p, size_t n, struct tm_error *err)
+{
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t r = write(w->fd, b, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return tm_error_sys(err, errno, "%s: byte 0x%" PRIx64, w->tmp, w->total);
+		}
+		b += r;
+		n -= (size_t)r;
+		w->total += (uint64_t)r;
+	}
+	return TM_OK;
+}
+
+static enum tm_status
+zeros(struct tm_tar_writer *w, uint64_t n, struct tm_error *err)
+{
+	static const uint8_t z[512];
+	enum tm_status s;
+	while (n) {
+		size_t k = n < 512 ? (size_t)n : 512;
+		if ((s = put(w, z, k, err)) != TM_OK)
+			return s;
+		n -= k;
+	}
+	return TM_OK;
+}
+
+enum tm_status
+tm_tar_begin(struct tm_tar_writer **out, const char *out_path, const char *const *inputs,
+	     size_t n_inputs, bool reproducible, int64_t mtime, struct tm_error *err)
+{
+	struct stat os, is;
+	*out = NULL;
+	if (!out_path || !*out_path)
+		return tm_error_set(err, TM_ERR_INVALID, "no output path");
+	bool exists = stat(out_path, &os) == 0;
+	for (size_t i = 0; i < n_inputs; i++) {
+		if (strcmp(inputs[i], out_path) == 0 ||
+		    (exists && stat(inputs[i], &is) == 0 && is.st_dev == os.st_dev &&
+		     is.st_ino == os.st_ino))
+			return tm_error_set(err, TM_ERR_INVALID,
+					    "%s: refusing to write over an input", out_path);
+	}
+	const char *slash = strrchr(out_path, '/');
+	size_t dl = slash ? (size_t)(slash - out_path) + 1 : 0;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_buf_add(&b, out_path, dl);
+	tm_buf_adds(&b, ".");
+	tm_buf_adds(&b, out_path + dl);
+	tm_buf_adds(&b, ".tmp-XXXXXX");
+	char *tmp = tm_buf_steal(&b);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return tm_error_sys(err, e, "%s: cannot create a temp file beside it", out_path);
+	}
+	(void)fchmod(fd, 0644);
+	struct tm_tar_writer *w = xcalloc(1, sizeof *w);
+	w->fd = fd;
+	w->tmp = tmp;
+	w->out = xstrdup(out_path);
+	w->reproducible = reproducible;
+	w->mtime = reproducible ? 0 : mtime ? mtime : (int64_t)time(NULL);
+	*out = w;
+	return TM_OK;
+}
+
+static enum tm_status
+finish_member(struct tm_tar_writer *w, struct tm_error *err)
+{
+	if (w->left)
+		return tm_error_set(err, TM_ERR_INVALID,
+				    "%s: member %s: %" PRIu64 " bytes missing", w->out,
+				    w->cur ? w->cur : "", w->left);
+	enum tm_status s = zeros(w, w->pad, err);
+	w->pad = 0;
+	return s;
+}
+
+enum tm_status
+tm_tar_add(struct tm_tar_writer *w, const char *name, uint64_t size, struct tm_error *err)
+{
+	uint8_t h[512];
+	enum tm_status s;
+	if ((s = finish_member(w, err)) != TM_OK)
+		return s;
+	if ((s = tm_tar_header(h, name, size, w->mtime, err)) != TM_OK)
+		return s;
+	if ((s = put(w, h, 512, err)) != TM_OK)
+		return s;
+	free(w->cur);
+	w->cur = xstrdup(name);
+	w->left = size;
+	w->pad = (512 - size % 512) % 512;
+	return TM_OK;
+}
+
+enum tm_status
+tm_tar_write(struct tm_tar_writer *w, const void *p, size_t n, struct tm_error *err)
+{
+	if (n > w->left)
+		return tm_error_set(err, TM_ERR_INVALID,
+				    "%s: member %s: more data than its declared size", w->out,
+				    w->cur ? w->cur : "");
+	w->left -= n;
+	return put(w, p, n, err);
+}
+
+static void
+writer_free(struct tm_tar_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->tmp);
+	free(w->out);
+	free(w->cur);
+	free(w);
+}
+
+enum tm_status
+tm_tar_commit(struct tm_tar_writer *w, struct tm_error *err)
+{
+	enum tm_status s;
+	if ((s = finish_member(w, err)) != TM_OK)
+		goto fail;
+	if ((s = zeros(w, 1024, err)) != TM_OK)
+		goto fail;
+	if ((s = zeros(w, (RECORD - w->total % RECORD) % RECORD, err)) != TM_OK)
+		goto fail;
+	if (fsync(w->fd) != 0) {
+		s = tm_error_sys(err, errno, "%s: fsync", w->tmp);
+		goto fail;
+	}
+	if (close(w->fd) != 0) {
+		w->fd = -1;
+		s = tm_error_sys(err, errno, "%s: close", w->tmp);
+		goto fail;
+	}
+	w->fd = -1;
+	if (rename(w->tmp, w->out) != 0) {
+		s = tm_error_sys(err, errno, "%s: rename to %s", w->tmp, w->out);
+		goto fail;
+	}
+	/* make the rename durable */
+	const char *slash = strrchr(w->out, '/');
+	char *dir = slash ? xstrndup(w->out, (size_t)(slash - w->out) + 1) : xstrdup(".");
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	writer_free(w);
+	return TM_OK;
+fail:
+	unlink(w->tmp);
+	writer_free(w);
+	return s;
+}
+
+void
+tm_tar_abort(struct tm_tar_writer *w)
+{
+	if (!w)
+		return;
+	unlink(w->tmp);
+	writer_free(w);
+}

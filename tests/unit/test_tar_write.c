@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/* TAR writer: read back with GNU tar, bsdtar and our own reader, byte-
+ * identical extraction, 255-byte names via the prefix field, base-256 sizes
+ * (header encoder only), atomic behaviour. */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "archive.h"
+#include "archive_priv.h"
+#include "t.h"
+#include "tarfix.h"
+
+static struct tm_error err;
+
+static char long_name[256];
+
+static int
+count_tmp(void)
+{
+	DIR *d = opendir(fx_dir);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".tmp-"))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void
+t_roundtrip(void)
+{
+	char in0[600], out[600];
+	snprintf(in0, sizeof in0, "%s", fx_write("seed", "x", 1));
+	snprintf(out, sizeof out, "%s", fx_path("out.tar"));
+	/* 155 bytes of directories, '/', 99 of name = 255 */
+	memset(long_name, 'd', 155);
+	long_name[60] = '/';
+	long_name[155] = '/';
+	memset(long_name + 156, 'f', 99);
+	long_name[255] = 0;
+	static char big[70000];
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (char)('a' + i % 26);
+	struct tm_tar_writer *w;
+	const char *ins[1] = {in0};
+	CHECK_INT(tm_tar_begin(&w, out, ins, 1, true, 0, &err), TM_OK);
+	CHECK_INT(tm_tar_add(w, "perfetto_manifest.json", 26, &err), TM_OK);
+	CHECK_INT(tm_tar_write(w, "{\"perfetto_manifest\":{}}\n\n", 26, &err), TM_OK);
+	CHECK_INT(tm_tar_add(w, long_name, sizeof big, &err), TM_OK);
+	CHECK_INT(tm_tar_write(w, big, 1000, &err), TM_OK);
+	CHECK_INT(tm_tar_write(w, big + 1000, sizeof big - 1000, &err), TM_OK);
+	CHECK_INT(tm_tar_add(w, "empty", 0, &err), TM_OK);
+	CHECK_INT(tm_tar_commit(w, &err), TM_OK);
+	CHECK_INT(count_tmp(), 0);
+	struct stat sb;
+	CHECK(stat(out, &sb) == 0 && sb.st_size % 10240 == 0);
+
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "tar -tvf '%s' >/dev/null 2>&1", out);
+	CHECK_INT(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "bsdtar -tvf '%s' >/dev/null 2>&1", out);
+	CHECK_INT(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "tar -tf '%s' | grep -qx '%s'", out, long_name);
+	CHECK_INT(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "bsdtar -tf '%s' | grep -qx '%s'", out, long_name);
+	CHECK_INT(system(cmd), 0);
+	const char *bigp = fx_write("big.expected", big, sizeof big);
+	snprintf(cmd, sizeof cmd, "tar -xOf '%s' '%s' | cmp -s - '%s'", out, long_name, bigp);
+	CHECK_INT(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "bsdtar -xOf '%s' '%s' | cmp -s - '%s'", out, long_name, bigp);
+	CHECK_INT(system(cmd), 0);
+
+	/* our reader */
+	struct tm_input in;
+	const char *p[1] = {out};
+	CHECK_INT(tm_input_open(&in, p, 1, &err), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK_INT(in.n_members, 4);
+	CHECK_INT(in.members[1].format, TM_FMT_MANIFEST);
+	CHECK_STR(in.members[2].name, long_name);
+	CHECK_INT(in.members[2].size, sizeof big);
+	struct tm_stream *st;
+	const uint8_t *q;
+	size_t n, tot = 0;
+	CHECK_INT(tm_stream_open(&in, 2, &st, &err), TM_OK);
+	int same = 1;
+	do {
+		CHECK_INT(tm_stream_next(st, &q, &n, &err), TM_OK);
+		if (n && memcmp(q, big + tot, n) != 0)
+			same = 0;
+		tot += n;
+	} while (n);
+	CHECK(same);
+	CHECK_INT(tot, sizeof big);
+	tm_stream_close(st);
+	tm_input_close(&in);
+}
+
+static void
+t_header(void)
+{
+	uint8_t h[512];
+	CHECK_INT(tm_tar_header(h, "a.json", 8ull << 30, 0, &err), TM_OK);
+	CHECK_INT(h[124], 0x80);
+	uint64_t v = 0;
+	for (int i = 128; i < 136; i++)
+		v = (v << 8) | h[i];
+	CHECK(v == 8ull << 30);
+	CHECK_INT(tm_tar_header(h, "a.json", (8ull << 30) - 1, 0, &err), TM_OK);
+	CHECK(memcmp(h + 124, "77777777777", 12) == 0);
+	CHECK(memcmp(h + 257, "ustar\0" "00", 8) == 0);
+	CHECK(memcmp(h + 100, "0000644", 8) == 0);
+	/* checksum */
+	unsigned sum = 0;
+	for (int i = 0; i < 512; i++)
+		sum += (i >= 148 && i < 156) ? ' ' : h[i];
+	char cs[8];
+	snprintf(cs, sizeof cs, "%06o", sum);
+	CHECK(memcmp(h + 148, cs, 7) == 0 && h[155] == ' ');
+	/* names that cannot be split */
+	char nm[300];
+	memset(nm, 'x', 101);
+	nm[101] = 0;
+	CHECK_INT(tm_tar_header(h, nm, 1, 0, &err), TM_ERR_INVALID);
+	memset(nm, 'x', 256);
+	nm[100] = '/';
+	nm[256] = 0;
+	CHECK_INT(tm_tar_header(h, nm, 1, 0, &err), TM_ERR_INVALID);
+	/* exactly 100 bytes: no NUL needed */
+	memset(nm, 'y', 100);
+	nm[100] = 0;
+	CHECK_INT(tm_tar_header(h, nm, 1, 0, &err), TM_OK);
+	CHECK(memcmp(h, nm, 100) == 0 && h[345] == 0);
+	/* base-256 size read back by our TAR reader */
+	struct fx f = {0};
+	CHECK_INT(tm_tar_header(h, "b.json", 19, 0, &err), TM_OK);
+	memset(h + 124, 0, 12);
+	h[124] = 0x80;
+	h[135] = 19;
+	fx_add(&f, h, 512);
+	fx_add(&f, "{\"traceEvents\":[]}\n", 19);
+	fx_zero(&f, 512 - 19 + 1024);
+	struct tm_input in;
+	const char *p[1] = {fx_write("b256.tar", f.d, f.n)};
+	CHECK_INT(tm_input_open(&in, p, 1, &err), TM_OK);
+	CHECK_INT(in.members[1].size, 19);
+	tm_input_close(&in);
+	free(f.d);
+}
+
+static void
+t_atomic(void)
+{
+	const char *a = fx_write("input.json", "{}", 2);
+	char ap[600], lnk[600];
+	snprintf(ap, sizeof ap, "%s", a);
+	struct tm_tar_writer *w;
+	const char *ins[1] = {ap};
+	CHECK_INT(tm_tar_begin(&w, ap, ins, 1, true, 0, &err), TM_ERR_INVALID);
+	/* same inode under another name */
+	snprintf(lnk, sizeof lnk, "%s", fx_path("hardlink.tar"));
+	CHECK(link(ap, lnk) == 0);
+	CHECK_INT(tm_tar_begin(&w, lnk, ins, 1, true, 0, &err), TM_ERR_INVALID);
+	/* abort leaves nothing */
+	char out[600];
+	snprintf(out, sizeof out, "%s", fx_path("aborted.tar"));
+	CHECK_INT(tm_tar_begin(&w, out, ins, 1, false, 12345, &err), TM_OK);
+	CHECK_INT(tm_tar_add(w, "x", 10, &err), TM_OK);
+	CHECK_INT(count_tmp(), 1);
+	tm_tar_abort(w);
+	CHECK_INT(count_tmp(), 0);
+	struct stat sb;
+	CHECK(stat(out, &sb) != 0);
+	/* a short member fails the commit and removes the temp file */
+	CHECK_INT(tm_tar_begin(&w, out, ins, 1, false, 12345, &err), TM_OK);
+	CHECK_INT(tm_tar_add(w, "x", 10, &err), TM_OK);
+	CHECK_INT(tm_tar_write(w, "abc", 3, &err), TM_OK);
+	CHECK(tm_tar_write(w, "0123456789", 10, &err) != TM_OK);
+	CHECK(tm_tar_commit(w, &err) != TM_OK);
+	CHECK_INT(count_tmp(), 0);
+	CHECK(stat(out, &sb) != 0);
+	/* a name that cannot be written */
+	char nm[300];
+	memset(nm, 'q', 200);
+	nm[200] = 0;
+	CHECK_INT(tm_tar_begin(&w, out, ins, 1, false, 0, &err), TM_OK);
+	CHECK_INT(tm_tar_add(w, nm, 1, &err), TM_ERR_INVALID);
+	tm_tar_abort(w);
+	CHECK_INT(count_tmp(), 0);
+}
+
+int
+main(void)
+{
+	RUN(t_roundtrip);
+	RUN(t_header);
+	RUN(t_atomic);
+	fx_cleanup();
+	return 0;
+}
