@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Output: copy the manifest with OSC 52 (wrapped for tmux and GNU screen),
+ * the file fallback, writing the merged TAR through tm_merge_write with a
+ * progress line, the recovery manifest written on SIGHUP/SIGTERM, and the
+ * commands printed on exit that open the result.
+ */
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wb.h"
+
+#define OSC52_MAX (100 * 1024) /* xterm and most terminals cap OSC 52 near here */
+
+char *
+out_base64(const void *data, size_t len)
+{
+	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = data;
+	char *out = malloc(4 * ((len + 2) / 3) + 1), *o = out;
+
+	if (!out)
+		abort();
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned v = (unsigned)p[i] << 16;
+		if (i + 1 < len)
+			v |= (unsigned)p[i + 1] << 8;
+		if (i + 2 < len)
+			v |= p[i + 2];
+		*o++ = tbl[(v >> 18) & 63];
+		*o++ = tbl[(v >> 12) & 63];
+		*o++ = i + 1 < len ? tbl[(v >> 6) & 63] : '=';
+		*o++ = i + 2 < len ? tbl[v & 63] : '=';
+	}
+	*o = 0;
+	return out;
+}
+
+static void
+emit(const struct wb *wb, struct tm_buf *b)
+{
+	tm_manifest_emit(&wb->man, b);
+}
+
+void
+out_copy_manifest(struct wb *wb)
+{
+	struct tm_buf json, seq;
+	char *b64;
+	const char *tmux = getenv("TMUX"), *sty = getenv("STY"), *term = getenv("TERM");
+
+	tm_buf_init(&json);
+	tm_buf_init(&seq);
+	emit(wb, &json);
+	if (json.len > OSC52_MAX) {
+		wb_set_msg(wb, ROLE_WARNING,
+			   "The manifest (%zu bytes) is too large for OSC 52: save it with e",
+			   json.len);
+		tm_buf_fini(&json);
+		return;
+	}
+	b64 = out_base64(json.data, json.len);
+	if (tmux && *tmux) {
+		/* tmux stores a plain OSC 52 in its paste buffer (set-clipboard on)
+		 * and forwards it; the DCS-wrapped copy reaches the outer terminal
+		 * when allow-passthrough is on and set-clipboard is not. */
+		tm_buf_addf(&seq, "\033]52;c;%s\a", b64);
+		tm_buf_addf(&seq, "\033Ptmux;\033\033]52;c;%s\a\033\\", b64);
+	} else if ((sty && *sty) || (term && strncmp(term, "screen", 6) == 0)) {
+		/* GNU screen: DCS passthrough in chunks below its 768-byte limit. */
+		size_t n = strlen(b64);
+		tm_buf_adds(&seq, "\033P\033]52;c;");
+		for (size_t i = 0; i < n; i += 512) {
+			if (i)
+				tm_buf_adds(&seq, "\033\\\033P");
+			tm_buf_add(&seq, b64 + i, n - i < 512 ? n - i : 512);
+		}
+		tm_buf_adds(&seq, "\a\033\\");
+	} else {
+		tm_buf_addf(&seq, "\033]52;c;%s\a", b64);
+	}
+	if (wb->tty_out) {
+		fwrite(seq.data, 1, seq.len, wb->tty_out);
+		fflush(wb->tty_out);
+	}
+	wb->copied = true;
+	wb_set_msg(wb, ROLE_OK,
+		   "Copied %zu bytes to the clipboard (OSC 52%s). No clipboard? e saves a file, "
+		   ":print-on-exit prints it.",
+		   json.len, tmux && *tmux ? " via tmux" : "");
+	free(b64);
+	tm_buf_fini(&seq);
+	tm_buf_fini(&json);
+}
+
+static bool
+write_atomic(const char *path, const void *data, size_t len, char *err, size_t err_len)
+{
+	char tmp[PATH_MAX];
+	int fd;
+	ssize_t w = 0;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	for (size_t off = 0; off < len; off += (size_t)w) {
+		w = write(fd, (const char *)data + off, len - off);
+		if (w <= 0) {
+			snprintf(err, err_len, "%s: %s", path, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			return false;
+		}
+	}
+	fchmod(fd, 0644);
+	if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+bool
+out_save_manifest(struct wb *wb, const char *path)
+{
+	struct tm_buf json;
+	char err[PATH_MAX + 128];
+	bool ok;
+
+	tm_buf_init(&json);
+	emit(wb, &json);
+	ok = write_atomic(path, json.data, json.len, err, sizeof err);
+	if (ok) {
+		tm_manifest_fini(&wb->saved);
+		tm_manifest_copy(&wb->saved, &wb->man);
+		wb_set_msg(wb, ROLE_OK, "Wrote the manifest (%zu bytes) to %s", json.len, path);
+	} else {
+		wb_set_msg(wb, ROLE_ERROR, "%s", err);
+	}
+	tm_buf_fini(&json);
+	return ok;
+}
+
+static void
+on_progress(void *ud, uint64_t done, uint64_t total)
+{
+	struct wb *wb = ud;
+
+	wb_set_msg(wb, ROLE_INFO, "Writing... %d%%",
+		   total ? (int)((double)done * 100.0 / (double)total) : 100);
+	if (!wb->headless)
+		wb_draw_now(wb);
+}
+
+void
+out_write_tar(struct wb *wb, const char *path, bool overwrite)
+{
+	struct tm_write_opts opts;
+	struct tm_error err;
+
+	(void)overwrite; /* the prompt already asked; tm_merge_write renames over */
+	memset(&opts, 0, sizeof opts);
+	opts.progress = on_progress;
+	opts.progress_ud = wb;
+	opts.reproducible = wb->headless; /* byte-stable output in tests */
+	tm_error_clear(&err);
+	if (!wb->s) {
+		wb_set_msg(wb, ROLE_ERROR, "Nothing to write");
+		return;
+	}
+	if (tm_merge_write(wb->s, &wb->man, path, &opts, &err) != TM_OK) {
+		wb_set_msg(wb, ROLE_ERROR, "Write failed: %s", err.msg);
+		return;
+	}
+	free(wb->written);
+	wb->written = strdup(path);
+	tm_manifest_fini(&wb->saved);
+	tm_manifest_copy(&wb->saved, &wb->man);
+	wb_set_msg(wb, ROLE_OK, "Wrote %s%s", path,
+		   tm_manifest_is_trivial(&wb->man) ? " (no manifest needed)" : " with its manifest");
+}
+
+/* ---- recovery ---- */
+
+char *
+out_recovery_path(const struct wb *wb)
+{
+	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	uint64_t h = 1469598103934665603ull; /* FNV-1a over the absolute input paths */
+
+	if (x && *x)
+		snprintf(dir, sizeof dir, "%s/tracemerge", x);
+	else if (home && *home)
+		snprintf(dir, sizeof dir, "%s/.local/state/tracemerge", home);
+	else
+		return NULL;
+	for (size_t i = 0; i < wb->n_paths; i++) {
+		char abs[PATH_MAX];
+		const char *p = realpath(wb->paths[i], abs) ? abs : wb->paths[i];
+		for (const char *c = p; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		h = (h ^ 0) * 1099511628211ull;
+	}
+	snprintf(path, sizeof path, "%s/recovery-%016llx.json", dir, (unsigned long long)h);
+	return strdup(path);
+}
+
+static void
+mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof tmp, "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p == '/') {
+			*p = 0;
+			mkdir(tmp, 0700);
+			*p = '/';
+		}
+	}
+	mkdir(tmp, 0700);
+}
+
+bool
+out_save_recovery(struct wb *wb)
+{
+	struct tm_buf json;
+	char err[PATH_MAX + 128], dir[PATH_MAX];
+	bool ok;
+
+	if (!wb->recovery_path)
+		wb->recovery_path = out_recovery_path(wb);
+	if (!wb->recovery_path)
+		return false;
+	snprintf(dir, sizeof dir, "%s", wb->recovery_path);
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = 0;
+	mkdir_p(dir);
+	tm_buf_init(&json);
+	emit(wb, &json);
+	ok = write_atomic(wb->recovery_path, json.data, json.len, err, sizeof err);
+	tm_buf_fini(&json);
+	return ok;
+}
+
+void
+out_exit_message(struct wb *wb)
+{
+	if (wb_got_signal) {
+		if (wb->recovery_path && edit_is_dirty(wb))
+			fprintf(stderr, "tracemerge: edits saved to %s\n", wb->recovery_path);
+		return;
+	}
+	if (wb->print_manifest_on_exit) {
+		struct tm_buf json;
+		tm_buf_init(&json);
+		emit(wb, &json);
+		fwrite(json.data, 1, json.len, stdout);
+		tm_buf_fini(&json);
+	}
+	if (wb->written) {
+		char *e = tm_escape_str(wb->written);
+		char host[256] = "this-host";
+		gethostname(host, sizeof host - 1);
+		char *eh = tm_escape_str(host);
+		printf("Wrote %s. Open it with:\n"
+		       "  trace_processor %s\n"
+		       "  trace_processor --httpd %s   # then open https://ui.perfetto.dev\n"
+		       "  # from your laptop, forward the port first: ssh -L 9001:localhost:9001 %s\n",
+		       e, e, e, eh);
+		free(e);
+		free(eh);
+	}
+}
