@@ -1370,6 +1370,13 @@ js_feed(struct js *js, const char *p, size_t n)
 		return;
 	}
 	tm_buf_add(&js->w, p, n);
+	if (js->w.len > MAX_WINDOW) {
+		js->status = tm_error_set(js->err, TM_ERR_LIMIT,
+					  "byte 0x%" PRIx64 ": JSON token or event larger than 64 MiB",
+					  js->w_off);
+		js->pos = P_DONE;
+		return;
+	}
 	if (js->w.len < 2 * js->last_try)
 		return;
 	for (;;) {
@@ -1380,14 +1387,8 @@ js_feed(struct js *js, const char *p, size_t n)
 		if (!used || !js->w.len || js->pos == P_DONE)
 			break;
 	}
-	if (js->pos == P_DONE) {
+	if (js->pos == P_DONE)
 		js->w.len = 0;
-	} else if (js->w.len > MAX_WINDOW) {
-		js->status = tm_error_set(js->err, TM_ERR_LIMIT,
-					  "byte 0x%" PRIx64 ": JSON token or event larger than 64 MiB",
-					  js->w_off);
-		js->pos = P_DONE;
-	}
 }
 
 /* End of member: parse what is left, then OnPushDataToSorter's check. */

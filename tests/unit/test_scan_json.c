@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/* Chrome JSON scanner: trace_processor's tokenizer semantics (runs 73-77 of
+ * engine-semantics §16), block-boundary independence, limits, conformance. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "t.h"
+#include "scan_helpers.h"
+
+static char *
+js(const char *s)
+{
+	return scan_str_n(tm_scan_json_mem, s, strlen(s), 0, 0);
+}
+
+/* Same ops whatever the block size. */
+static void
+check_blocks(const char *s)
+{
+	char *whole = scan_str_n(tm_scan_json_mem, s, strlen(s), 0, 1);
+	size_t blocks[] = { 1, 2, 3, 7, 64 };
+	for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+		char *b = scan_str_n(tm_scan_json_mem, s, strlen(s), blocks[i], 1);
+		CHECK_STR(b, whole);
+		free(b);
+	}
+	free(whole);
+}
+
+#define EXPECT(json, ops)                                                                          \
+	do {                                                                                       \
+		char *r_ = js(json);                                                               \
+		CHECK_STR(r_, ops);                                                                \
+		free(r_);                                                                          \
+		check_blocks(json);                                                                \
+	} while (0)
+
+static void
+ts_one(const char *ts, const char *want)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "[{\"ph\":\"X\",\"ts\":%s,\"dur\":1,\"pid\":1,\"tid\":1}]", ts);
+	EXPECT(buf, want);
+}
+
+/* run 73 */
+static void
+test_ts_rounding(void)
+{
+	ts_one("1", "C1000");
+	ts_one("1.5", "C1500");
+	ts_one("1.0005", "C1001");
+	ts_one("1.2345", "C1235");
+	ts_one("0.0005", "C1");
+	ts_one("0.0015", "C2");
+	ts_one("-0.0004", "C0");
+	ts_one("2.0", "C2000");
+	ts_one("1e3", "C1000000");
+	ts_one("\"123\"", "C123000");
+	ts_one("\"12.5\"", "C12500");
+	ts_one("-1", "C-1000");
+	ts_one("\"abc\"", "S:json_tokenizer_failure");
+	ts_one("\" 12\"", "S:json_tokenizer_failure");
+	ts_one("\"12 \"", "S:json_tokenizer_failure");
+	ts_one("null", "S:json_tokenizer_failure");
+	ts_one("1E+2", "C100000");
+	ts_one("-0", "C0");
+}
+
+static void
+test_missing_ts(void)
+{
+	EXPECT("[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1}]", "C0");
+	EXPECT("[{\"ph\":\"X\",\"pid\":1}]", "S:json_tokenizer_failure");
+	EXPECT("[{\"ts\":1}]", "S:json_tokenizer_failure");
+	EXPECT("[{}]", "");
+	EXPECT("[{\"ph\":\"\",\"ts\":1}]", "S:json_tokenizer_failure");
+	EXPECT("[{\"ph\":1,\"ts\":1}]", "S:json_tokenizer_failure");
+	/* every other phase is pushed once */
+	EXPECT("[{\"ph\":\"B\",\"ts\":1},{\"ph\":\"E\",\"ts\":2},{\"ph\":\"i\",\"ts\":3},"
+	       "{\"ph\":\"C\",\"ts\":4},{\"ph\":\"b\",\"ts\":5},{\"ph\":\"n\",\"ts\":6}]",
+	       "C1000 C2000 C3000 C4000 C5000 C6000");
+}
+
+/* run 74 */
+static void
+test_bad_dur(void)
+{
+	EXPECT("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1},{\"ph\":\"X\",\"ts\":2,"
+	       "\"dur\":\"x\"},{\"ph\":\"X\",\"ts\":3,\"dur\":1}]}",
+	       "C1000 S:json_tokenizer_failure F:JSON trace file is incomplete (ERR:tp-corrupt)");
+	EXPECT("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":2,\"tts\":null}]}",
+	       "S:json_tokenizer_failure F:JSON trace file is incomplete (ERR:tp-corrupt)");
+	EXPECT("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":2,\"tdur\":{}}]}",
+	       "S:json_tokenizer_failure F:JSON trace file is incomplete (ERR:tp-corrupt)");
+	/* array form: nothing after it is read, but no failure at EOF */
+	EXPECT("[{\"ph\":\"X\",\"ts\":1,\"dur\":\"x\"},{\"ph\":\"X\",\"ts\":3,\"dur\":1}]",
+	       "S:json_tokenizer_failure");
+	/* a numeric string dur is fine */
+	EXPECT("[{\"ph\":\"X\",\"ts\":1,\"dur\":\"5\"}]", "C1000");
+}
+
+/* run 75 */
+static void
+test_forms(void)
+{
+	const char *e1 = "{\"ph\":\"X\",\"ts\":1,\"dur\":1}", *e2 = "{\"ph\":\"X\",\"ts\":2,\"dur\":1}";
+	char b[512];
+	snprintf(b, sizeof b, "[%s,%s", e1, e2);
+	EXPECT(b, "C1000 C2000");
+	snprintf(b, sizeof b, "[%s,%s,", e1, e2);
+	EXPECT(b, "C1000 C2000");
+	snprintf(b, sizeof b, "[%s,%s,]", e1, e2);
+	EXPECT(b, "C1000 C2000");
+	snprintf(b, sizeof b, "[%s,%s]\n", e1, e2);
+	EXPECT(b, "C1000 C2000");
+	snprintf(b, sizeof b, "{\"traceEvents\":[%s,%s]", e1, e2);
+	EXPECT(b, "C1000 C2000 F:JSON trace file is incomplete (ERR:tp-corrupt)");
+	snprintf(b, sizeof b, "{\"traceEvents\":[%s,%s", e1, e2);
+	EXPECT(b, "C1000 C2000 F:JSON trace file is incomplete (ERR:tp-corrupt)");
+	snprintf(b, sizeof b, "{\"traceEvents\":[%s,%s,]}", e1, e2);
+	EXPECT(b, "C1000 C2000");
+	/* a partial last event in the array form is silently lost */
+	snprintf(b, sizeof b, "[%s,{\"ph\":\"X\",\"ts\":5", e1);
+	EXPECT(b, "C1000");
+	/* two commas */
+	snprintf(b, sizeof b, "[%s,,%s]", e1, e2);
+	EXPECT(b, "C1000 F:Failure parsing JSON: Expected '{' or '[' at the start. Got ','");
+	/* unknown keys, nested, before and after; two traceEvents keys */
+	snprintf(b, sizeof b,
+		 "{\"x\":{\"a\":[1,{\"b\":\"]}\"}]},\"traceEvents\":[%s],\"y\":[[]],"
+		 "\"metadata\":{\"m\":1},\"traceEvents\":[%s]}",
+		 e1, e2);
+	EXPECT(b, "C1000 C2000");
+	snprintf(b, sizeof b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[%s]}", e1);
+	EXPECT(b, "S:json_display_time_unit C1000");
+	EXPECT("{\"displayTimeUnit\":1,\"traceEvents\":[]}", "F:Could not parse displayTimeUnit");
+	EXPECT("{\"traceEvents\":{}}", "F:Failure parsing JSON: traceEvents is not an array.");
+	EXPECT("{\"x\":[}]}", "F:Failure parsing JSON: error while parsing value for key x");
+	EXPECT("{\"traceEvents\":[],,\"y\":1}", "");
+	EXPECT("{\"a\":1 x}", "");
+	EXPECT("  \n x", "F:Failure parsing JSON: first non-whitespace character is not [ or {");
+}
+
+static void
+test_event_syntax(void)
+{
+	EXPECT("[{\"ph\":\"X\",\"ts\":01}]",
+	       "F:Failure parsing JSON: Invalid number: leading zero in '01}]'");
+	EXPECT("[{\"ph\":\"X\" \"ts\":1}]",
+	       "F:Failure parsing JSON: Expected ',' or '}' after value for key 'ph'. Got '\"'");
+	EXPECT("[{\"ph\":\"X\",\"ts\":1,}]", "C1000");
+	EXPECT("[{\"ph\":\"X\",\"ts\":tru}]",
+	       "F:Failure parsing JSON: Invalid token: expected 'true' but got 'tru}'");
+	EXPECT("[{\"ph\":\"X\",\"ts\":tr", "");
+	EXPECT("[{\"ph\":\"X\",\"ts\":trux}]",
+	       "F:Failure parsing JSON: Invalid token: expected 'true' but got 'trux'");
+	EXPECT("[{\"ph\":\"X\",\"name\":\"\\uD83D\\uDE00\",\"ts\":1}]",
+	       "F:Failure parsing JSON: Invalid escape sequence: \\uD83D (code point 55357 is "
+	       "reserved for surrogate pairs)");
+	/* unknown escapes vanish, \u is decoded, invalid UTF-8 is just bytes */
+	EXPECT("[{\"ph\":\"X\",\"name\":\"a\\qb\\u00e9\xff\xfe\",\"ts\":1}]", "C1000");
+	/* escaped quote and braces inside strings */
+	EXPECT("[{\"args\":{\"s\":\"}\\\"{\"},\"ph\":\"X\",\"ts\":1}]", "C1000");
+	/* integer overflow: parsed as a double, but the iterator's status stays
+	 * set and is reported if the event then stops early */
+	EXPECT("[{\"ph\":\"X\",\"ts\":1,\"x\":99999999999999999999,\"dur\":\"x\"}]",
+	       "S:json_tokenizer_failure F:Failure parsing JSON: Integer overflow parsing "
+	       "'99999999999999999999'");
+	EXPECT("[{\"ph\":\"X\",\"ts\":1,\"x\":99999999999999999999}]", "C1000");
+	/* bad id2 counts a failure, the event is still pushed */
+	EXPECT("[{\"ph\":\"b\",\"ts\":1,\"id2\":{\"local\":01}}]", "S:json_tokenizer_failure C1000");
+	/* array as an event */
+	EXPECT("[[1]]", "F:Failure parsing JSON: Expected '\"' at the start of key. Got '1'");
+}
+
+static void
+test_details(void)
+{
+	char *r = scan_str_n(tm_scan_json_mem,
+			     "[{\"name\":\"a\\\"b\",\"ph\":\"X\",\"ts\":1.5,\"dur\":2.5,\"pid\":1},"
+			     "{\"name\":\"s\",\"ph\":\"B\",\"ts\":3}]",
+			     93, 0, 1);
+	CHECK_STR(r, "C1500[X,a\"b,2500] C3000[B,s,-1]");
+	free(r);
+}
+
+/* run 77 */
+static void
+test_system_trace_events(void)
+{
+	const char *j =
+		"{\"traceEvents\":[],\"systemTraceEvents\":\"# tracer: nop\\n"
+		"  <...>-12 (  12) [000] ...1 100.000200: tracing_mark_write: B|12|work\\n"
+		"\\n  <...>-12 (  12) [000] ...1 100.000300: tracing_mark_write: E|12\"}";
+	char *r = scan_str_n(tm_scan_json_mem, j, strlen(j), 0, 1);
+	/* the last line has no \n: lost */
+	CHECK_STR(r, "C100000200000[B,work,-1]");
+	free(r);
+	check_blocks(j);
+	EXPECT("{\"systemTraceEvents\":\"garbage\\n\"}",
+	       "F:Not a known systrace event format (line: garbage)");
+	EXPECT("{\"systemTraceEvents\":\"a\\x\\n\"}",
+	       "F:Failure parsing JSON: encountered fatal error while parsing event inside trace "
+	       "event string");
+	EXPECT("{\"systemTraceEvents\":\"x-1 [0] 1.5: e: \\n", "C1500000000 F:JSON trace file is "
+							       "incomplete (ERR:tp-corrupt)");
+}
+
+static void
+test_huge_and_deep(void)
+{
+	/* a 3 MB name and 100k-deep args nesting, fed in small blocks */
+	size_t n = 3u << 20;
+	char *big = malloc(n + 200);
+	size_t o = (size_t)sprintf(big, "[{\"ph\":\"X\",\"ts\":7,\"name\":\"");
+	memset(big + o, 'a', n);
+	o += n;
+	o += (size_t)sprintf(big + o, "\"},{\"ph\":\"X\",\"ts\":8}]");
+	char *r = scan_str_n(tm_scan_json_mem, big, o, 4096, 0);
+	CHECK_STR(r, "C7000 C8000");
+	free(r);
+	r = scan_str_n(tm_scan_json_mem, big, o, 1, 0);
+	CHECK_STR(r, "C7000 C8000");
+	free(r);
+	free(big);
+	size_t d = 100000;
+	char *deep = malloc(2 * d + 100);
+	o = (size_t)sprintf(deep, "[{\"ph\":\"X\",\"ts\":1,\"args\":");
+	for (size_t i = 0; i < d; i++)
+		deep[o++] = '[';
+	for (size_t i = 0; i < d; i++)
+		deep[o++] = ']';
+	o += (size_t)sprintf(deep + o, "}]");
+	r = scan_str_n(tm_scan_json_mem, deep, o, 100, 0);
+	CHECK_STR(r, "C1000");
+	free(r);
+	free(deep);
+	/* an event that never closes: bounded memory, clear error */
+	size_t h = (65u << 20);
+	char *inf = malloc(h);
+	memcpy(inf, "[{\"a\":\"", 7);
+	memset(inf + 7, 'x', h - 7);
+	r = scan_str_n(tm_scan_json_mem, inf, h, 1u << 20, 0);
+	CHECK(strstr(r, "ERR:") && strstr(r, "larger than 64 MiB"));
+	free(r);
+	free(inf);
+}
+
+static char *
+slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	char tmp[65536];
+	size_t k;
+	while ((k = fread(tmp, 1, sizeof tmp, f)) > 0)
+		tm_buf_add(&b, tmp, k);
+	fclose(f);
+	*n = b.len;
+	return tm_buf_steal(&b);
+}
+
+static int n_conf;
+
+static void
+conf_one(const char *name, const char *data, size_t n)
+{
+	enum tm_format f = tm_sniff(data, n);
+	if (f != TM_FMT_JSON && f != TM_FMT_SYSTRACE)
+		return;
+	scan_fn fn = f == TM_FMT_JSON ? tm_scan_json_mem : tm_scan_systrace_mem;
+	char *a = scan_str_n(fn, data, n, 0, 1);
+	char *b = scan_str_n(fn, data, n, 5, 1);
+	CHECK(strncmp(a, "ERR:", 4) != 0);
+	if (strcmp(a, b) != 0) {
+		fprintf(stderr, "conformance %s: block-size dependent\n", name);
+		CHECK_STR(b, a);
+	}
+	if (strstr(a, "F:"))
+		fprintf(stderr, "conformance %s: %s\n", name, strstr(a, "F:"));
+	n_conf++;
+	free(a);
+	free(b);
+}
+
+static void
+test_conformance(void)
+{
+	const char *root = "/work/shared/conformance";
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[1024];
+		size_t n;
+		const char *files[] = { "input.json", "input.txt", "input.systrace" };
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(path, sizeof path, "%s/%s/%s", root, de->d_name, files[i]);
+			char *data = slurp(path, &n);
+			if (data) {
+				conf_one(path, data, n);
+				free(data);
+			}
+		}
+		snprintf(path, sizeof path, "%s/%s/input.zip", root, de->d_name);
+		struct stat st;
+		if (stat(path, &st) == 0) {
+			char cmd[2200];
+			snprintf(cmd, sizeof cmd, "unzip -Z1 '%s' 2>/dev/null", path);
+			FILE *ls = popen(cmd, "r");
+			char member[1024];
+			while (ls && fgets(member, sizeof member, ls)) {
+				member[strcspn(member, "\n")] = 0;
+				if (!member[0] || member[strlen(member) - 1] == '/')
+					continue;
+				snprintf(cmd, sizeof cmd, "unzip -p '%s' '%s' 2>/dev/null", path,
+					 member);
+				FILE *p = popen(cmd, "r");
+				struct tm_buf b;
+				tm_buf_init(&b);
+				char tmp[65536];
+				size_t k;
+				while (p && (k = fread(tmp, 1, sizeof tmp, p)) > 0)
+					tm_buf_add(&b, tmp, k);
+				if (p)
+					pclose(p);
+				char label[2100];
+				snprintf(label, sizeof label, "%s:%s", path, member);
+				conf_one(label, b.data ? b.data : "", b.len);
+				tm_buf_fini(&b);
+			}
+			if (ls)
+				pclose(ls);
+		}
+	}
+	closedir(d);
+	CHECK(n_conf > 0);
+}
+
+int
+main(void)
+{
+	RUN(test_ts_rounding);
+	RUN(test_missing_ts);
+	RUN(test_bad_dur);
+	RUN(test_forms);
+	RUN(test_event_syntax);
+	RUN(test_details);
+	RUN(test_system_trace_events);
+	RUN(test_huge_and_deep);
+	RUN(test_conformance);
+	return 0;
+}
