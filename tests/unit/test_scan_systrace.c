@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* Systrace text scanner: run 78 of engine-semantics §16, the line regex,
+ * HTML mode, block-boundary independence. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "t.h"
+#include "scan_helpers.h"
+
+static void
+check_blocks(const char *s)
+{
+	char *whole = scan_str_n(tm_scan_systrace_mem, s, strlen(s), 0, 1);
+	size_t blocks[] = { 1, 3, 7, 200 };
+	for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+		char *b = scan_str_n(tm_scan_systrace_mem, s, strlen(s), blocks[i], 1);
+		CHECK_STR(b, whole);
+		free(b);
+	}
+	free(whole);
+}
+
+#define EXPECT(txt, ops)                                                                           \
+	do {                                                                                       \
+		char *r_ = scan_str_n(tm_scan_systrace_mem, txt, strlen(txt), 0, 1);               \
+		CHECK_STR(r_, ops);                                                                \
+		free(r_);                                                                          \
+		check_blocks(txt);                                                                 \
+	} while (0)
+
+#define HDR "# tracer: nop\n#\n"
+
+/* run 78 */
+static void
+test_truncation(void)
+{
+	EXPECT(HDR "  a-1 [000] 1.000403869: foo: x\n"
+		   "  a-1 [000] 33.000261327: foo: x\n"
+		   "  a-1 [000] 100.0000001239: foo: x\n",
+	       "C1000403868[-,foo,-1] C33000261326[-,foo,-1] C100000000123[-,foo,-1]");
+}
+
+static void
+test_last_line_lost(void)
+{
+	EXPECT(HDR "  <...>-5 (    5) [001] ...1  10.5: tracing_mark_write: B|5|slice\n"
+		   "  <...>-5 (    5) [001] ...1  11.5: tracing_mark_write: E|5",
+	       "C10500000000[B,slice,-1]");
+	EXPECT(HDR "  <...>-5 (    5) [001] ...1  10.5: tracing_mark_write: B|5|slice\n"
+		   "  <...>-5 (    5) [001] ...1  11.5: tracing_mark_write: E|5\n",
+	       "C10500000000[B,slice,-1] C11500000000[E,,-1]");
+}
+
+static void
+test_headers_and_garbage(void)
+{
+	EXPECT("TRACE:\ncpus=4\n  x-2 [000] 1.5: sched_wakeup: a\n"
+	       "garbage\n\n# comment\n",
+	       "C1500000000[-,sched_wakeup,-1] S:systrace_parse_failure");
+	/* cpus= must be digits only */
+	EXPECT("cpus=4x\n  x-2 [000] 1.5: e: a\n", "S:systrace_parse_failure C1500000000[-,e,-1]");
+	/* </script> ends the trace even outside HTML */
+	EXPECT(HDR "  x-2 [000] 1.5: e: a\n</script>\n  x-2 [000] 2.5: e: a\n",
+	       "C1500000000[-,e,-1]");
+}
+
+static void
+test_regex(void)
+{
+	struct tm_systrace_line l;
+	const char *a = "kworker/u16:1-77    (   77) [004] ....   316.196720: 0: B|77|__scm_call|0";
+	CHECK(tm_systrace_tokenize(a, strlen(a), &l));
+	CHECK_INT(l.pid, 77);
+	CHECK_INT(l.ts, 316196720000);
+	CHECK(l.event_len == 1 && l.event[0] == '0');
+	CHECK(l.args_len == 17 && !memcmp(l.args, "B|77|__scm_call|0", 17));
+	const char *b = "<idle>-0     [000] ...2     0.002188: task_newtask: pid=1 comm=x";
+	CHECK(tm_systrace_tokenize(b, strlen(b), &l));
+	CHECK_INT(l.pid, 0);
+	CHECK_INT(l.ts, 2188000);
+	CHECK(l.event_len == 12 && !memcmp(l.event, "task_newtask", 12));
+	const char *c = "<idle>-0     [000]  0.002188: task_newtask: pid=1";
+	CHECK(tm_systrace_tokenize(c, strlen(c), &l));
+	const char *d = "com.google-android-1234 ( 1234) [000] d..3 5.000001: sched_switch: a";
+	CHECK(tm_systrace_tokenize(d, strlen(d), &l));
+	CHECK_INT(l.pid, 1234);
+	const char *e = "Binder:12_3-4567  (-----) [001] .... 7.5: foo:bar: x";
+	CHECK(tm_systrace_tokenize(e, strlen(e), &l));
+	CHECK_INT(l.pid, 4567);
+	CHECK(l.event_len == 7 && !memcmp(l.event, "foo:bar", 7));
+	const char *f = "no match here";
+	CHECK(!tm_systrace_tokenize(f, strlen(f), &l));
+	const char *g = "x-1 [0] 1: e:";
+	CHECK(!tm_systrace_tokenize(g, strlen(g), &l));
+	/* a long run of spaces does not blow up */
+	size_t n = 20000;
+	char *sp = malloc(n + 16);
+	memcpy(sp, "-1", 2);
+	memset(sp + 2, ' ', n);
+	memcpy(sp + 2 + n, "x", 2);
+	CHECK(!tm_systrace_tokenize(sp, n + 3, &l));
+	free(sp);
+}
+
+static void
+test_points(void)
+{
+	EXPECT(HDR "  a-9 ( 9) [0] 1.0: tracing_mark_write: S|9|async|42\n"
+		   "  a-9 ( 9) [0] 2.0: tracing_mark_write: F|9|async|42\n"
+		   "  a-9 ( 9) [0] 3.0: tracing_mark_write: C|9|ctr|7\n"
+		   "  a-9 ( 9) [0] 4.0: print: B|9|\n",
+	       "C1000000000[B,async,-1] C2000000000[E,async,-1] C3000000000[C,ctr,-1] "
+	       "C4000000000[B,[empty slice name],-1]");
+}
+
+static void
+test_html(void)
+{
+	EXPECT("<!DOCTYPE html>\n<html>\n"
+	       "<script class=\"trace-data\" type=\"application/text\">\n"
+	       "PROCESS DUMP\nUSER PID PPID VSZ RSS WCHAN PC S NAME COMM\n"
+	       "root 1 0 1 1 0 0 S init /init\n</script>\n"
+	       "<script class=\"trace-data\" type=\"application/text\">\n"
+	       "# tracer: nop\n#           TASK-PID    CPU#  TIMESTAMP  FUNCTION\n"
+	       "  a-9 ( 9) [0] 1.0: e: x\n</script>\n  a-9 ( 9) [0] 2.0: e: x\n",
+	       "C1000000000[-,e,-1]");
+	EXPECT("<html>\n<script class=\"trace-data\" type=\"application/text\">\n"
+	       "PROCESS DUMP\nUSER PID PPID VSZ RSS WCHAN PC S NAME COMM\n"
+	       "root x 0 1 1 0 0 S init /init\n",
+	       "F:Could not parse PROCESS DUMP line");
+}
+
+int
+main(void)
+{
+	RUN(test_truncation);
+	RUN(test_last_line_lost);
+	RUN(test_headers_and_garbage);
+	RUN(test_regex);
+	RUN(test_points);
+	RUN(test_html);
+	return 0;
+}
