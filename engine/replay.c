@@ -86,9 +86,12 @@ struct rp {
 	uint64_t *rr_raw;
 	uint32_t *rr_row;
 	size_t n_rr, cap_rr;
-	/* raw ids that have a context already (is_primary) */
-	uint64_t *ctx_raw;
-	size_t n_ctx_raw, cap_ctx_raw;
+	/* machine_to_context: raw id at fork time -> row of its per-machine
+	 * state.  A fork for a raw id already present shares the row and is not
+	 * primary; adoption registers the adopted id too. */
+	uint64_t *mc_raw;
+	uint32_t *mc_row;
+	size_t n_mc, cap_mc;
 	struct ctx **ctxs;
 	size_t n_ctxs, cap_ctxs;
 	bool any_forked;
@@ -107,6 +110,7 @@ struct rp {
 /* machines                                                            */
 /* ------------------------------------------------------------------ */
 
+/* The manifest's raw_id_to_table_id (only rows the manifest made). */
 static long
 row_of_raw(const struct rp *p, uint64_t raw)
 {
@@ -117,19 +121,30 @@ row_of_raw(const struct rp *p, uint64_t raw)
 }
 
 static uint32_t
-new_row(struct rp *p, uint64_t raw, const char *name)
+insert_row(struct rp *p, uint64_t raw, const char *name)
 {
 	XGROW(p->rows, p->cap_rows, p->n_rows + 1);
 	p->rows[p->n_rows].raw = raw;
 	p->rows[p->n_rows].name = xstrdup0(name);
-	XGROW(p->rr_raw, p->cap_rr, p->n_rr + 1);
-	p->rr_row = xrealloc(p->rr_row, p->cap_rr * sizeof *p->rr_row);
-	p->rr_raw[p->n_rr] = raw;
-	p->rr_row[p->n_rr] = (uint32_t)p->n_rows;
-	p->n_rr++;
 	return (uint32_t)p->n_rows++;
 }
 
+/* A row made by the manifest, recorded in its raw_id_to_table_id. */
+static uint32_t
+new_row(struct rp *p, uint64_t raw, const char *name)
+{
+	uint32_t row = insert_row(p, raw, name);
+	size_t cap = p->cap_rr;
+	XGROW(p->rr_raw, p->cap_rr, p->n_rr + 1);
+	if (p->cap_rr != cap || !p->rr_row)
+		p->rr_row = xrealloc(p->rr_row, p->cap_rr * sizeof *p->rr_row);
+	p->rr_raw[p->n_rr] = raw;
+	p->rr_row[p->n_rr] = row;
+	p->n_rr++;
+	return row;
+}
+
+/* The manifest's EnsureMachineRow: lookup-or-allocate and record. */
 static uint32_t
 ensure_row(struct rp *p, uint64_t raw)
 {
@@ -137,15 +152,39 @@ ensure_row(struct rp *p, uint64_t raw)
 	return r >= 0 ? (uint32_t)r : new_row(p, raw, NULL);
 }
 
-static bool
-ctx_raw_exists(const struct rp *p, uint64_t raw)
+static long
+mc_find(const struct rp *p, uint64_t raw)
 {
-	for (size_t i = 0; i < p->n_ctx_raw; i++)
-		if (p->ctx_raw[i] == raw)
-			return true;
-	return false;
+	for (size_t i = 0; i < p->n_mc; i++)
+		if (p->mc_raw[i] == raw)
+			return p->mc_row[i];
+	return -1;
 }
 
+static void
+mc_add(struct rp *p, uint64_t raw, uint32_t row)
+{
+	size_t cap = p->cap_mc;
+	XGROW(p->mc_raw, p->cap_mc, p->n_mc + 1);
+	if (p->cap_mc != cap || !p->mc_row)
+		p->mc_row = xrealloc(p->mc_row, p->cap_mc * sizeof *p->mc_row);
+	p->mc_raw[p->n_mc] = raw;
+	p->mc_row[p->n_mc] = row;
+	p->n_mc++;
+}
+
+static void
+note_file_row(struct rp *p, size_t file, uint32_t row)
+{
+	struct file_acc *a = &p->acc[file];
+	for (size_t i = 0; i < a->n_rows; i++)
+		if (a->rows[i] == row)
+			return;
+	XGROW(a->rows, a->cap_rows, a->n_rows + 1);
+	a->rows[a->n_rows++] = row;
+}
+
+/* ForkContextForTrace(file, raw) (trace_processor_context.cc). */
 static struct ctx *
 fork_ctx(struct rp *p, size_t file, uint64_t raw)
 {
@@ -153,23 +192,21 @@ fork_ctx(struct rp *p, size_t file, uint64_t raw)
 	c->file = file;
 	c->trace_id = tm_session_member(p->s, file)->trace_file_id;
 	c->raw = raw;
-	c->row = ensure_row(p, raw);
-	c->is_primary = !ctx_raw_exists(p, raw);
-	if (c->is_primary) {
-		XGROW(p->ctx_raw, p->cap_ctx_raw, p->n_ctx_raw + 1);
-		p->ctx_raw[p->n_ctx_raw++] = raw;
+	long mrow = mc_find(p, raw);
+	if (mrow >= 0) {
+		c->row = (uint32_t)mrow;
+		c->is_primary = false;
+	} else {
+		/* MachineTracker: reuse the manifest's row, else insert one. */
+		long r = row_of_raw(p, raw);
+		c->row = r >= 0 ? (uint32_t)r : insert_row(p, raw, NULL);
+		c->is_primary = true;
+		mc_add(p, raw, c->row);
 	}
 	XGROW(p->ctxs, p->cap_ctxs, p->n_ctxs + 1);
 	p->ctxs[p->n_ctxs++] = c;
 	p->any_forked = true;
-	struct file_acc *a = &p->acc[file];
-	bool have = false;
-	for (size_t i = 0; i < a->n_rows; i++)
-		have |= a->rows[i] == c->row;
-	if (!have) {
-		XGROW(a->rows, a->cap_rows, a->n_rows + 1);
-		a->rows[a->n_rows++] = c->row;
-	}
+	note_file_row(p, file, c->row);
 	return c;
 }
 
@@ -592,6 +629,8 @@ struct fstate {
 	struct reader *readers;
 	size_t n_readers, cap_readers;
 	bool host_used;
+	bool adopt_resolved;
+	uint32_t adopted; /* embedded id routed to the host reader, 0 none */
 	bool has_machine_override, has_clock_override;
 	const struct entry_state *es;
 	/* deferred packets: iterator states */
@@ -607,7 +646,7 @@ struct fstate {
 static struct ctx *
 reader_ctx(struct rp *p, struct fstate *fs, uint32_t machine)
 {
-	if (machine == 0)
+	if (machine == 0 || machine == fs->adopted)
 		return fs->host;
 	for (size_t i = 0; i < fs->n_readers; i++)
 		if (fs->readers[i].embedded == machine)
@@ -617,48 +656,10 @@ reader_ctx(struct rp *p, struct fstate *fs, uint32_t machine)
 }
 
 static void
-on_machine(struct rp *p, struct fstate *fs, uint32_t machine)
+fork_reader(struct rp *p, struct fstate *fs, uint32_t machine)
 {
-	if (machine == 0) {
-		fs->host_used = true;
-		return;
-	}
-	for (size_t i = 0; i < fs->n_readers; i++)
-		if (fs->readers[i].embedded == machine)
-			return;
-	if (fs->has_machine_override) {
-		fail(p, "perfetto_manifest: a `machine` override attributes the file to one machine, "
-			"but the file contains packets from multiple machines. Replace `machine` with a "
-			"`machines` block that maps each embedded machine_id to a named machine, e.g. "
-			"\"machines\": [{\"id\": 0, \"name\": \"phone\"}, {\"id\": 7, \"name\": "
-			"\"vm\"}].");
-		return;
-	}
-	if (fs->has_clock_override) {
-		fail(p, "perfetto_manifest: a `clocks` override applies only to a single-machine "
-			"file, but the file contains packets from multiple machines. Remove the "
-			"`clocks` override and let the trace's own remote clock snapshots align the "
-			"machines; if you need to anchor a specific embedded machine, split it into its "
-			"own file and override that.");
-		return;
-	}
-	bool has_remap = fs->es && fs->es->n_remap > 0;
-	struct ctx *h = fs->host;
-	XGROW(fs->readers, fs->cap_readers, fs->n_readers + 1);
-	if (!fs->host_used && p->rows[h->row].raw == 0 && !has_remap && !ctx_raw_exists(p, machine)) {
-		/* adoption: relabel the host row */
-		p->rows[h->row].raw = machine;
-		for (size_t i = 0; i < p->n_rr; i++)
-			if (p->rr_row[i] == h->row)
-				p->rr_raw[i] = machine;
-		h->raw = machine;
-		XGROW(p->ctx_raw, p->cap_ctx_raw, p->n_ctx_raw + 1);
-		p->ctx_raw[p->n_ctx_raw++] = machine;
-		fs->readers[fs->n_readers++] = (struct reader){machine, h};
-		return;
-	}
 	uint64_t raw = machine;
-	if (has_remap) {
+	if (fs->es && fs->es->n_remap > 0) {
 		raw = UINT64_MAX;
 		for (size_t i = 0; i < fs->es->n_remap; i++)
 			if (fs->es->remap_id[i] == machine)
@@ -670,12 +671,65 @@ on_machine(struct rp *p, struct fstate *fs, uint32_t machine)
 			return;
 		}
 	}
+	struct ctx *h = fs->host;
 	struct ctx *c = fork_ctx(p, fs->file, raw);
 	c->has_default = h->has_default;
 	c->default_clock = h->default_clock;
 	c->has_pending = true;
 	c->pending = (struct tm_clockid){TM_CLOCK_BOOTTIME, 0, 0, 0};
+	XGROW(fs->readers, fs->cap_readers, fs->n_readers + 1);
 	fs->readers[fs->n_readers++] = (struct reader){machine, c};
+}
+
+static bool
+check_single_machine(struct rp *p, struct fstate *fs)
+{
+	if (fs->has_machine_override) {
+		fail(p, "perfetto_manifest: a `machine` override attributes the file to one machine, "
+			"but the file contains packets from multiple machines. Replace `machine` with a "
+			"`machines` block that maps each embedded machine_id to a named machine, e.g. "
+			"\"machines\": [{\"id\": 0, \"name\": \"phone\"}, {\"id\": 7, \"name\": "
+			"\"vm\"}].");
+		return false;
+	}
+	if (fs->has_clock_override) {
+		fail(p, "perfetto_manifest: a `clocks` override applies only to a single-machine "
+			"file, but the file contains packets from multiple machines. Remove the "
+			"`clocks` override and let the trace's own remote clock snapshots align the "
+			"machines; if you need to anchor a specific embedded machine, split it into its "
+			"own file and override that.");
+		return false;
+	}
+	return true;
+}
+
+/* ProtoTraceReader's machine dispatch (proto_trace_reader.cc:285-305,795-860). */
+static void
+on_machine(struct rp *p, struct fstate *fs, uint32_t machine)
+{
+	if (machine == 0) {
+		fs->host_used = true;
+		return;
+	}
+	if (!fs->adopt_resolved) {
+		fs->adopt_resolved = true;
+		if (!check_single_machine(p, fs))
+			return;
+		struct ctx *h = fs->host;
+		bool has_remap = fs->es && fs->es->n_remap > 0;
+		if (!fs->host_used && p->rows[h->row].raw == 0 && !has_remap &&
+		    mc_find(p, machine) < 0) {
+			p->rows[h->row].raw = machine;
+			mc_add(p, machine, h->row);
+			fs->adopted = machine;
+		}
+	}
+	if (machine == fs->adopted)
+		return;
+	for (size_t i = 0; i < fs->n_readers; i++)
+		if (fs->readers[i].embedded == machine)
+			return;
+	fork_reader(p, fs, machine);
 }
 
 static void
@@ -1285,7 +1339,11 @@ build_report(struct rp *p)
 	qsort(r->stats, r->n_stats, sizeof *r->stats, cmp_stat);
 	r->machines = xcalloc(p->n_rows + 1, sizeof *r->machines);
 	r->n_machines = p->n_rows;
+	uint32_t n_remote = 0;
 	for (size_t i = 0; i < p->n_rows; i++) {
+		if (p->rows[i].raw != 0)
+			n_remote++;
+		r->machines[i].label_index = p->rows[i].raw != 0 ? n_remote : 0;
 		r->machines[i].id = (uint32_t)i;
 		r->machines[i].raw_id = p->rows[i].raw;
 		r->machines[i].name = p->rows[i].name;
@@ -1419,7 +1477,8 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 	free(p.rows);
 	free(p.rr_raw);
 	free(p.rr_row);
-	free(p.ctx_raw);
+	free(p.mc_raw);
+	free(p.mc_row);
 	if (p.entries && p.m)
 		for (size_t i = 0; i < p.m->n_files; i++) {
 			free(p.entries[i].remap_id);

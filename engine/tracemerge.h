@@ -375,6 +375,8 @@ struct tm_report_machine {
 	uint32_t id;     /* machine.id */
 	uint64_t raw_id; /* machine.raw_id (manifest names from 2^32) */
 	char *name;      /* NULL when unnamed */
+	uint32_t label_index; /* machine.label_index: 0 for raw_id 0, else the
+			       * running count of rows with a non-zero raw_id */
 };
 
 struct tm_report_file {

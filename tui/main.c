@@ -500,8 +500,11 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 	json_key(&b, &first, "machines");
 	tm_buf_addc(&b, '[');
 	for (size_t i = 0; i < r->n_machines; i++) {
-		tm_buf_addf(&b, "%s{\"id\":%" PRIu32 ",\"raw_id\":%" PRIu64 ",\"name\":", i ? "," : "",
-			    r->machines[i].id, r->machines[i].raw_id);
+		tm_buf_addf(&b,
+			    "%s{\"id\":%" PRIu32 ",\"raw_id\":%" PRIu64 ",\"label_index\":%" PRIu32
+			    ",\"name\":",
+			    i ? "," : "", r->machines[i].id, r->machines[i].raw_id,
+			    r->machines[i].label_index);
 		json_str(&b, r->machines[i].name);
 		tm_buf_addc(&b, '}');
 	}

@@ -121,7 +121,7 @@ def run_case(tm, d):
                         continue
                     if "remote" in w and (m["raw_id"] != 0) != w["remote"]:
                         continue
-                    if "label_index" in w and m["id"] != w["label_index"]:
+                    if "label_index" in w and m["label_index"] != w["label_index"]:
                         continue
                     found = True
                 if not found:
