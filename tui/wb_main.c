@@ -371,7 +371,9 @@ script_step(struct wb *wb)
 	line[strcspn(line, "\n")] = 0;
 	if (line[0] == '#' || line[0] == 0)
 		return;
-	if (line[0] == ':' && wb->prompt == PROMPT_NONE) {
+	/* Test-harness commands work even while a prompt is open. */
+	if (strncmp(line, ":dump-screen", 12) == 0 || strncmp(line, ":resize ", 8) == 0 ||
+	    (line[0] == ':' && wb->prompt == PROMPT_NONE)) {
 		edit_command(wb, line + 1);
 		return;
 	}

@@ -138,7 +138,8 @@ fill_to(int y, int x_end, int attr)
 	int y0, x0;
 
 	getyx(stdscr, y0, x0);
-	(void)y0;
+	if (y0 != y)
+		return;
 	attrset(attr);
 	for (int x = x0; x < x_end; x++)
 		mvaddch(y, x, ' ');
@@ -265,11 +266,13 @@ static void
 draw_list(struct wb *wb, int y0, int h, int x0, int w)
 {
 	size_t n = wb_n_rows(wb);
-	int name_w = w - 56;
+	int name_w = w - 59; /* the other columns take 59 */
 	char buf[256];
 
 	if (name_w < 8)
 		name_w = 8;
+	/* Nothing may wrap: a wrapped row would land on the next one. */
+	scrollok(stdscr, FALSE);
 	attrset(theme_attr(ROLE_HEADER));
 	move(y0, x0);
 	snprintf(buf, sizeof buf, "  %-*s %-8s %9s %-12s %-10s %7s %5s", name_w, "FILE", "FORMAT",

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# TUI golden screen dumps: each scripts/<case>.script runs the workbench
+# headless (TM_HEADLESS=1, newterm on /dev/null) and every ":dump-screen"
+# it makes is compared with golden/<case>[-N].screen.  One "PASS: name" or
+# "FAIL: name: why" line per case.  TM_UPDATE_GOLDEN=1 rewrites the goldens.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+BIN=${TM_BIN:-$top/build/asan/tracemerge}
+if [ ! -x "$BIN" ]; then echo "FAIL: tui-golden: no binary at $BIN"; exit 0; fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export LC_ALL=C.UTF-8 TZ=UTC HOME="$work/home" XDG_CONFIG_HOME="$work/config" \
+	XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" TM_CONFIG=/dev/null \
+	INPUTRC=/dev/null ESCDELAY=25 TERM=xterm-256color TM_HEADLESS=1
+unset NO_COLOR TMUX STY TM_SCRIPT
+mkdir -p "$HOME"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=99}
+
+# Hostile member names, packed as a TAR (GNU long names for the 4 KiB one).
+make_hostile() {
+	python3 - "$1" <<'PY'
+import io, sys, tarfile
+out = sys.argv[1]
+names = [b"esc\x1b[31mred.json", b"bell\x07.json", b"new\nline.json", b"c1\xc2\x9bx.json",
+         b"rlo\xe2\x80\xaetxt.json", b"bad\xff\xfeutf8.json", b"L" * 4096 + b".json"]
+body = b'{"traceEvents":[{"name":"e","ph":"X","ts":10,"dur":5,"pid":1,"tid":1}]}\n'
+with tarfile.open(out, "w", format=tarfile.GNU_FORMAT, encoding="utf-8", errors="surrogateescape") as t:
+    for n in names:
+        ti = tarfile.TarInfo(n.decode("utf-8", "surrogateescape"))
+        ti.size = len(body); ti.mtime = 0
+        t.addfile(ti, io.BytesIO(body))
+PY
+}
+
+run_case() { # name: runs scripts/name.script with args from its first "#args:" line
+	local name=$1 script="$here/scripts/$1.script" dir="$work/$1"
+	mkdir -p "$dir"
+	local args rows cols
+	args=$(sed -n 's/^#args: *//p' "$script" | head -1)
+	rows=$(sed -n 's/^#size: *\([0-9]*\)x.*/\1/p' "$script" | head -1)
+	cols=$(sed -n 's/^#size: *[0-9]*x\([0-9]*\).*/\1/p' "$script" | head -1)
+	# The script dumps into $DUMP-N.screen; rewrite the placeholder.
+	sed "s|@DUMP@|$dir/dump|g; s|@WORK@|$dir|g" "$script" >"$dir/script"
+	args=${args//@WORK@/$dir}
+	args=${args//@HOSTILE@/$work/hostile.tar}
+	(cd "$dir" && LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args --script "$dir/script" \
+		>"$dir/stdout" 2>"$dir/stderr")
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAIL: $name: exit status $rc: $(head -c 300 "$dir/stderr" | tr '\n' ' ')"
+		return
+	fi
+	local n=0 bad=""
+	for d in "$dir"/dump-*.screen; do
+		[ -f "$d" ] || continue
+		n=$((n + 1))
+		local g="$here/golden/$name-$(basename "$d" .screen | sed 's/^dump-//').screen"
+		# Temp-dir paths vary per run.
+		sed -i "s|$work|@WORK@|g; s|/tmp/tracemerge-demo-[A-Za-z0-9]*|@DEMO@|g" "$d"
+		if [ "${TM_UPDATE_GOLDEN:-0}" = 1 ]; then
+			cp "$d" "$g"
+		elif [ ! -f "$g" ]; then
+			bad="$bad missing golden $(basename "$g");"
+		elif ! diff -u "$g" "$d" >"$dir/diff" 2>&1; then
+			bad="$bad $(basename "$g") differs: $(grep '^[-+][^-+]' "$dir/diff" | head -4 | tr '\n' ' ');"
+		fi
+	done
+	if [ -f "$here/scripts/$name.check" ]; then
+		local why
+		if ! why=$(cd "$dir" && DIR="$dir" bash "$here/scripts/$name.check" 2>&1); then
+			bad="$bad check: $why;"
+		fi
+	fi
+	if [ $n -eq 0 ]; then bad="$bad no screen dumped;"; fi
+	if [ -n "$bad" ]; then echo "FAIL: $name:$bad"; else echo "PASS: $name"; fi
+}
+
+make_hostile "$work/hostile.tar" 2>/dev/null || echo "SKIP: hostile-tar: python3 missing"
+for s in "$here"/scripts/*.script; do
+	run_case "$(basename "$s" .script)"
+done
