@@ -17,6 +17,7 @@
  */
 #include "scan.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,9 @@ next_field(const uint8_t **pp, const uint8_t *end, struct field *f)
 {
 	const uint8_t *p = *pp;
 	uint64_t tag;
+	f->p = NULL;
+	f->len = 0;
+	f->v = 0;
 	if (p >= end)
 		return 0;
 	p = get_varint(p, end, &tag);
@@ -188,6 +192,7 @@ struct ps {
 
 	struct seq *seqs;
 	size_t cap_seqs, n_seqs; /* power of two */
+	size_t last_seq;         /* slot of the last lookup */
 
 	struct machine *machines;
 	size_t n_machines, cap_machines;
@@ -248,6 +253,11 @@ static struct seq *
 get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
 {
 	uint64_t key = (uint64_t)machine << 32 | seq;
+	if (s->cap_seqs && s->seqs[s->last_seq].used && s->seqs[s->last_seq].key == key) {
+		if (slot)
+			*slot = (uint32_t)s->last_seq;
+		return &s->seqs[s->last_seq];
+	}
 	if ((s->n_seqs + 1) * 2 > s->cap_seqs)
 		seqs_grow(s);
 	size_t j = mix64(key) & (s->cap_seqs - 1);
@@ -261,6 +271,7 @@ get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
 	s->seqs[j].key = key;
 	s->n_seqs++;
 out:
+	s->last_seq = j;
 	if (slot)
 		*slot = (uint32_t)j;
 	return &s->seqs[j];
@@ -269,6 +280,8 @@ out:
 static struct machine *
 get_machine(struct ps *s, uint32_t id)
 {
+	if (s->n_machines && s->machines[0].id == id)
+		return &s->machines[0];
 	for (size_t i = 0; i < s->n_machines; i++)
 		if (s->machines[i].id == id)
 			return &s->machines[i];
@@ -479,14 +492,14 @@ struct pkt {
 	bool has_ts, has_clock, has_seq, has_flags, has_sync, cleared_legacy;
 	uint64_t ts;
 	uint32_t clock, seq, flags, dropped;
-	struct field snapshot, defaults, interned, remote, compressed, zstd;
 	bool has_snapshot, has_defaults, has_interned, has_remote, has_service, has_ext;
 	bool has_compressed, has_zstd, has_chrome;
-	/* first module-handled field, and an earlier thread_descriptor */
-	uint32_t handler;
-	struct field hfield;
 	bool has_td_before;
-	struct field td;
+	uint32_t handler; /* first module-handled field */
+	/* Below: valid only when the matching has_ / handler is set (not
+	 * cleared per packet). */
+	struct field snapshot, defaults, interned, remote, compressed, zstd;
+	struct field hfield, td;
 };
 
 enum {
@@ -720,7 +733,9 @@ do_remote_sync(struct ps *s, const struct pkt *k)
 	while (next_field(&p, end, &f) > 0) {
 		if (f.id != 1 || f.wt != 2)
 			continue;
-		struct field client = {0}, host = {0};
+		struct field client, host;
+		memset(&client, 0, sizeof client);
+		memset(&host, 0, sizeof host);
 		const uint8_t *q = f.p, *qe = f.p + f.len;
 		struct field g;
 		while (next_field(&q, qe, &g) > 0) {
@@ -994,7 +1009,7 @@ compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
 	int64_t acc = 0;
 	size_t m = 0;
 	for (; m < n; m++) {
-		uint64_t d, ci;
+		uint64_t d = 0, ci = 0;
 		tp = get_varint(tp, te, &d);
 		cp = get_varint(cp, ce, &ci);
 		if (!tp || !cp || ci >= n_intern)
@@ -1039,7 +1054,8 @@ static void
 do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 {
 	const uint8_t *p = b->p, *end = p + b->len;
-	struct field f, compact = {0};
+	struct field f, compact;
+	memset(&compact, 0, sizeof compact);
 	bool has_cpu = false, has_clk = false, has_fts = false, has_bts = false;
 	bool has_compact = false, has_first = false, has_prev = false, has_last = false;
 	uint64_t cpu = 0, clk = 0, prev = 0, last = 0;
@@ -1314,7 +1330,7 @@ static void
 process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
 {
 	struct pkt k;
-	memset(&k, 0, sizeof k);
+	memset(&k, 0, offsetof(struct pkt, snapshot));
 	k.off = off;
 	s->sc->n_packets++;
 	bool ok = decode_packet(p, n, &k);

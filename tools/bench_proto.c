@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_proto: the proto scanner's hand-written walker versus protobuf-c
+ * unpacking, on a generated trace of ~40-byte TrackEvent packets.
+ *   bench_proto [packets]     (default 5,000,000)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scan.h"
+#include "trace.pb-c.h"
+
+struct mem {
+	const uint8_t *p;
+	size_t n, pos;
+};
+
+static enum tm_status
+mem_next(void *ctx, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	(void)err;
+	struct mem *m = ctx;
+	size_t k = m->n - m->pos;
+	if (k > (1u << 20))
+		k = 1u << 20;
+	*p = m->p + m->pos;
+	*n = k;
+	m->pos += k;
+	return TM_OK;
+}
+
+static double
+now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 5000000;
+	size_t cap = n * 48 + 4096, len = 0;
+	uint8_t *buf = malloc(cap);
+	uint8_t tmp[256];
+	for (size_t i = 0; i < n; i++) {
+		Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+		Perfetto__Protos__TrackEvent te = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+		p.has_timestamp = true;
+		p.timestamp = 1000000000ULL + i * 1000;
+		p.has_trusted_packet_sequence_id = true;
+		p.trusted_packet_sequence_id = 1 + (uint32_t)(i % 4);
+		p.has_sequence_flags = true;
+		p.sequence_flags = i < 4 ? 1 : 2;
+		te.has_type = true;
+		te.type = (i & 1) ? 2 : 1;
+		te.has_track_uuid = true;
+		te.track_uuid = 0x1234567 + i % 4;
+		te.has_name_iid = true;
+		te.name_iid = 1 + i % 16;
+		uint64_t cats[1] = {3};
+		te.n_category_iids = 1;
+		te.category_iids = cats;
+		te.has_counter_value = (i % 7) == 0;
+		te.counter_value = 42;
+		p.track_event = &te;
+		size_t sz = perfetto__protos__trace_packet__pack(&p, tmp);
+		buf[len++] = 0x0a;
+		buf[len++] = (uint8_t)sz; /* < 128 */
+		memcpy(buf + len, tmp, sz);
+		len += sz;
+	}
+	printf("trace: %zu packets, %zu bytes, %.1f B/packet\n", n, len, (double)len / (double)n);
+
+	double best = 1e9;
+	for (int r = 0; r < 3; r++) {
+		struct tm_scan sc;
+		struct tm_error err;
+		struct tm_scan_ctl ctl = {0};
+		struct mem m = {buf, len, 0};
+		tm_scan_init(&sc, TM_FMT_PROTO);
+		double t = now();
+		if (tm_scan_proto_blocks(mem_next, &m, &sc, &ctl, &err) != TM_OK)
+			return 1;
+		t = now() - t;
+		if (t < best)
+			best = t;
+		if (r == 0)
+			printf("walker: %llu packets, op log %zu bytes\n",
+			       (unsigned long long)sc.n_packets, sc.log.len);
+		tm_scan_fini(&sc);
+	}
+	printf("walker (scan_proto, ops emitted): %.3f s  %.2f GB/s  %.1f M packets/s\n", best,
+	       (double)len / best / 1e9, (double)n / best / 1e6);
+
+	if (getenv("BENCH_WALKER_ONLY"))
+		return 0;
+	best = 1e9;
+	for (int r = 0; r < 3; r++) {
+		double t = now();
+		size_t pos = 0, got = 0;
+		while (pos < len) {
+			size_t sz = buf[pos + 1];
+			Perfetto__Protos__TracePacket *p =
+				perfetto__protos__trace_packet__unpack(NULL, sz, buf + pos + 2);
+			if (p && p->has_timestamp)
+				got++;
+			perfetto__protos__trace_packet__free_unpacked(p, NULL);
+			pos += 2 + sz;
+		}
+		t = now() - t;
+		if (t < best)
+			best = t;
+		if (got != n)
+			return 1;
+	}
+	printf("protobuf-c unpack per packet:     %.3f s  %.2f GB/s  %.1f M packets/s\n", best,
+	       (double)len / best / 1e9, (double)n / best / 1e6);
+	free(buf);
+	return 0;
+}
