@@ -212,6 +212,7 @@ static void
 open_inputs(struct wb *wb, char **paths, size_t n)
 {
 	struct tm_session_opts opts = {0};
+	uint64_t total = 0;
 	struct tm_error err;
 	const struct tm_manifest *m;
 	const struct tm_error *merr = NULL;
@@ -223,6 +224,14 @@ open_inputs(struct wb *wb, char **paths, size_t n)
 			continue;
 		wb->paths[wb->n_paths++] = strdup(paths[i]);
 	}
+	/* Per-event details (for the dropped part of the timeline) only while
+	 * they stay small. */
+	for (size_t i = 0; i < wb->n_paths; i++) {
+		struct stat st;
+		if (stat(wb->paths[i], &st) == 0)
+			total += (uint64_t)st.st_size;
+	}
+	opts.keep_events = total < 16u * 1024 * 1024;
 	tm_error_clear(&err);
 	if (wb->n_paths == 0) {
 		wb->open_error = strdup("no trace files to open");

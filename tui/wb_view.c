@@ -552,7 +552,9 @@ draw_timeline(struct wb *wb, int y0, int h, int x0, int w)
 		for (int c = 0; c < bar_w; c++) {
 			double t0 = (double)lo + span * c / bar_w;
 			double t1 = (double)lo + span * (c + 1) / bar_w;
-			bool on = rf->has_ts && (double)rf->last_ts >= t0 && (double)rf->first_ts < t1;
+			bool on = rf->has_ts && (double)rf->last_ts >= t0 &&
+				  ((double)rf->first_ts < t1 ||
+				   (c == bar_w - 1 && (double)rf->first_ts <= t1));
 			bool before = t1 <= 0.0;
 			bool dropped_here = has_drop_ts && before && (double)dlo < t1;
 			if (c == zero_col) {
@@ -830,7 +832,8 @@ view_draw(struct wb *wb)
 		char buf[128];
 		snprintf(buf, sizeof buf, "Terminal too small (%dx%d); tracemerge needs %dx%d.",
 			 cols, rows, MIN_COLS, MIN_ROWS);
-		mvaddnstr(0, 0, buf, cols);
+		for (int y = 0, o = 0, len = (int)strlen(buf); o < len && y < rows; y++, o += cols)
+			mvaddnstr(y, 0, buf + o, cols);
 		wnoutrefresh(stdscr);
 		return;
 	}
