@@ -32,7 +32,7 @@ PKG_TUI    := ncursesw readline
 PKGCONFIG  := pkg-config
 
 WARN := -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
-        -Wmissing-prototypes -Wformat=2 -Wundef -Wvla -Wwrite-strings -Wnull-dereference \
+        -Wmissing-prototypes -Wformat=2 -Wundef -Wvla -Wwrite-strings \
         -Wimplicit-fallthrough -Wdouble-promotion
 ifeq ($(WERROR),1)
   WARN += -Werror
