@@ -9,6 +9,7 @@
  */
 #include <curses.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -909,6 +910,9 @@ edit_command(struct wb *wb, const char *line)
 			if (wb->prompt != PROMPT_NONE)
 				prompt_feed(wb, KEY_RESIZE);
 		}
+	} else if (strcmp(name, "raise") == 0) {
+		/* Tests: deliver SIGTERM/SIGHUP to ourselves (recovery path). */
+		raise(strcmp(args, "HUP") == 0 ? SIGHUP : SIGTERM);
 	} else if (strcmp(name, "select") == 0) {
 		select_spec(wb, args);
 	} else if (strcmp(name, "wait") == 0 || strcmp(name, "idle") == 0) {
