@@ -448,9 +448,20 @@ draw_details(struct wb *wb, int y0, int h, int x0, int w)
 				unnamed += blank;
 				tm_buf_addf(&b, " %u->%s", f->machines[i].id, blank ? "(unnamed)" : nm);
 			}
+			size_t total = f->n_machines;
+			/* Embedded ids the manifest does not name yet. */
+			for (size_t j = 0; rf && j < rf->n_machines; j++) {
+				bool named = false;
+				for (size_t i = 0; i < f->n_machines; i++)
+					named |= f->machines[i].id == rf->machines[j];
+				if (!named) {
+					unnamed++;
+					total++;
+					tm_buf_addf(&b, " %u->(unnamed)", rf->machines[j]);
+				}
+			}
 			if (unnamed)
-				tm_buf_addf(&b, "  (not written: %zu of %zu ids unnamed)", unnamed,
-					    f->n_machines);
+				tm_buf_addf(&b, "  (note: %zu of %zu ids unnamed)", unnamed, total);
 		} else if (rf && rf->n_machines > 1) {
 			tm_buf_adds(&b, "  ids unnamed (press i to name them)");
 		}
@@ -720,6 +731,11 @@ draw_owner(struct wb *wb, int y)
 	if (wb->man.tt_file && r->tt_file >= 0 && (size_t)r->tt_file < r->n_files &&
 	    strcmp(wb->man.tt_file, wb_member_name(wb, r->files[r->tt_file].member)) != 0)
 		tm_buf_addf(&b, "  [note: not %s]", wb->man.tt_file);
+	if (wb->baseline && r->tt_file >= 0 && (size_t)r->tt_file < r->n_files &&
+	    strcmp(wb->baseline, wb_member_name(wb, r->files[r->tt_file].member)) != 0)
+		tm_buf_addf(&b, "  [warning: baseline is %s, but trace_processor's name order gives "
+			    "the timeline to %s]",
+			    wb->baseline, wb_member_name(wb, r->files[r->tt_file].member));
 	for (size_t i = 0; i < r->n_warnings; i++)
 		tm_buf_addf(&b, "  | %s", r->warnings[i]);
 	move(y, 0);
