@@ -539,6 +539,7 @@ wb_fini(struct wb *wb)
 	free(wb->written);
 	free(wb->recovery_path);
 	free(wb->demo_dir);
+	free(wb->baseline);
 	free(wb->config_path);
 	if (wb->script)
 		fclose(wb->script);
