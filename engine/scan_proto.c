@@ -508,6 +508,7 @@ enum {
 	F_THREAD_DESC = 44,
 	F_SYSINFO = 45,
 	F_STATSD = 84,
+	F_STREAMING_PROFILE = 54,
 };
 
 static bool
@@ -519,6 +520,7 @@ is_handler(uint32_t id)
 	case 45:  /* system_info */
 	case 48:  /* chrome_benchmark_metadata */
 	case 51:  /* chrome_metadata */
+	case 54:  /* streaming_profile_packet */
 	case 67:  /* cpu_info */
 	case 78:  /* ui_state */
 	case 84:  /* statsd_atom */
@@ -958,6 +960,82 @@ do_track_event(struct ps *s, const struct pkt *k, struct seq *q, const struct fi
 	struct tm_op *op = pend_add(s, TM_OP_PUSH, k->machine, k->off);
 	op->flags = TM_PUSH_TRACK_EVENT;
 	op->detail = detail;
+}
+
+static size_t count_packed(const struct field *f);
+
+/* StreamingProfilePacket (profile_module.cc TokenizeStreamingProfilePacket):
+ * resolved at tokenize time against the sequence's TrackEvent reference
+ * timestamp, which every delta advances (saturating).  A negative running
+ * value counts streaming_profile_invalid_timestamp and stops the packet; it
+ * also poisons later delta-timestamped TrackEvents on the sequence.  The
+ * packet time is converted once from MONOTONIC (errors recorded, raw kept);
+ * each sample is pushed at that time plus the cumulative deltas.  Here each
+ * sample is converted on its own with errors suppressed, which gives the
+ * same value unless a clock snapshot falls between two samples. */
+static void
+do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const struct field *sp)
+{
+	int64_t packet_ts = q->te_ref_ns;
+	if (packet_ts < 0) {
+		pend_stat(s, k->machine, k->off, TM_STAT_STREAMING_PROFILE_INVALID_TS);
+		return;
+	}
+	int64_t deltas[64];
+	size_t n_deltas = 0, n_stacks = 0;
+	const uint8_t *p = sp->p, *end = p + sp->len;
+	struct field f;
+	bool more = false;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id == 1)
+			n_stacks += f.wt == 2 ? count_packed(&f) : 1;
+		if (f.id == 2) {
+			if (f.wt == 0) {
+				if (n_deltas < 64)
+					deltas[n_deltas++] = (int64_t)f.v;
+				else
+					more = true;
+			} else if (f.wt == 2) {
+				const uint8_t *dp = f.p, *de = f.p + f.len;
+				while (dp < de) {
+					uint64_t v = 0;
+					unsigned sh = 0;
+					while (dp < de && (*dp & 0x80) && sh < 63) {
+						v |= (uint64_t)(*dp++ & 0x7f) << sh;
+						sh += 7;
+					}
+					if (dp < de)
+						v |= (uint64_t)(*dp++ & 0x7f) << sh;
+					if (n_deltas < 64)
+						deltas[n_deltas++] = (int64_t)v;
+					else
+						more = true;
+				}
+			}
+		}
+	}
+	(void)more;
+	struct tm_op *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+	op->clock = 3;
+	op->ts = packet_ts;
+	op->flags = TM_CONV_FAIL_KEEP_RAW | TM_CONV_NO_PUSH;
+	note_clock(s, 3);
+	int64_t sample = packet_ts;
+	for (size_t i = 0; i < n_deltas; i++) {
+		int64_t d = sat_mul_1000(deltas[i]);
+		q->te_ref_ns = sat_add(q->te_ref_ns, d);
+		if (q->te_ref_ns < 0) {
+			pend_stat(s, k->machine, k->off, TM_STAT_STREAMING_PROFILE_INVALID_TS);
+			return;
+		}
+		if (i < n_stacks) {
+			sample = sat_add(sample, d);
+			struct tm_op *sop = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+			sop->clock = 3;
+			sop->ts = sample;
+			sop->flags = TM_CONV_FAIL_KEEP_RAW | TM_CONV_SUPPRESS;
+		}
+	}
 }
 
 static void
@@ -1453,6 +1531,9 @@ process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
 			break;
 		case F_STATSD:
 			do_statsd(s, &k, &k.hfield);
+			break;
+		case F_STREAMING_PROFILE:
+			do_streaming_profile(s, &k, q, &k.hfield);
 			break;
 		default:
 			break; /* handled at tokenize time, not pushed */
