@@ -450,14 +450,21 @@ draw_details(struct wb *wb, int y0, int h, int x0, int w)
 			}
 			size_t total = f->n_machines;
 			/* Embedded ids the manifest does not name yet. */
-			for (size_t j = 0; rf && j < rf->n_machines; j++) {
+			for (size_t j = 0; rf && wb->rep && j < rf->n_machines; j++) {
 				bool named = false;
+				uint64_t raw = UINT64_MAX;
+				/* report ids are machine-table ids: compare raw ids */
+				for (size_t k = 0; k < wb->rep->n_machines; k++)
+					if (wb->rep->machines[k].id == rf->machines[j])
+						raw = wb->rep->machines[k].raw_id;
+				if (raw > UINT32_MAX)
+					continue; /* a manifest-named machine, not an embedded id */
 				for (size_t i = 0; i < f->n_machines; i++)
-					named |= f->machines[i].id == rf->machines[j];
+					named |= f->machines[i].id == raw;
 				if (!named) {
 					unnamed++;
 					total++;
-					tm_buf_addf(&b, " %u->(unnamed)", rf->machines[j]);
+					tm_buf_addf(&b, " %llu->(unnamed)", (unsigned long long)raw);
 				}
 			}
 			if (unnamed)
