@@ -419,7 +419,7 @@ draw_details(struct wb *wb, int y0, int h, int x0, int w)
 		if (rf->n_clocks == 0)
 			tm_buf_adds(&b, "none (private clock)");
 		if (rf->n_machines > 1 || (rf->n_machines == 1 && rf->machines[0] != 0)) {
-			tm_buf_adds(&b, "  machine ids: ");
+			tm_buf_adds(&b, "  machine rows: ");
 			for (size_t i = 0; i < rf->n_machines; i++)
 				tm_buf_addf(&b, "%s%u", i ? "," : "", rf->machines[i]);
 		}
