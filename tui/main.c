@@ -906,8 +906,9 @@ main(int argc, char **argv)
 		if (!strcmp(c, "merge"))
 			return cmd_merge(argc - 2, argv + 2);
 		if (!strcmp(c, "demo")) {
-			char *dargv[] = {(char *)(uintptr_t) "--demo", NULL};
-			return workbench_main(1, dargv);
+			/* "--demo" plus any workbench options that follow */
+			argv[1] = (char *)(uintptr_t) "--demo";
+			return workbench_main(argc - 1, argv + 1);
 		}
 		if (!strcmp(c, "--version") || !strcmp(c, "version")) {
 			printf("tracemerge %s\n", TM_VERSION);
