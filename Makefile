@@ -58,6 +58,8 @@ TOOL_SRC   := $(wildcard tools/*.c)
 TOOL_BIN   := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRC))
 
 LIBENGINE  := $(O)/libtmengine.a
+# generated sources are kept (make would delete the .h as an intermediate)
+.SECONDARY: $(PROTO_C) $(PROTO_H)
 BIN        := $(O)/tracemerge
 
 .PHONY: all test check demo deps deps-check bench clean lint-man check-layers install uninstall fmt-check unit tools

@@ -306,8 +306,13 @@ apply_cfg(const struct opts *o, const struct tm_session *s, struct tm_manifest *
 			if (tm_parse_duration_ns(val, &ns, &e) != TM_OK) {
 				fprintf(stderr, "tracemerge: --offset %s: %s\n", o->cfg[i].arg, e.msg);
 				rc = EXIT_USAGE;
-			} else
+			} else {
+				/* trace_processor resolves sync_to.file against files[]: the
+				 * reference needs an entry of its own (the dialog lists every
+				 * file once any has config). */
+				(void)tm_manifest_file_get(m, ref, true);
 				tm_manifest_set_clocks(m, path, src_clock, ref, ref_clock, NULL, ns);
+			}
 		}
 		free(a);
 		if (rc)
@@ -373,8 +378,10 @@ cmd_ls(int argc, char **argv)
 {
 	struct opts o;
 	int rc = parse_opts(argc, argv, &o, false);
-	if (rc)
+	if (rc) {
+		free_opts(&o);
 		return rc;
+	}
 	struct tm_session *s;
 	struct tm_error e;
 	if (tm_session_open(&s, o.inputs, o.n_inputs, NULL, &e) != TM_OK) {
@@ -689,8 +696,10 @@ cmd_check(int argc, char **argv)
 {
 	struct opts o;
 	int rc = parse_opts(argc, argv, &o, false);
-	if (rc)
+	if (rc) {
+		free_opts(&o);
 		return rc;
+	}
 	struct tm_session *s = NULL;
 	struct tm_manifest m;
 	bool have_m;
@@ -758,8 +767,10 @@ cmd_manifest(int argc, char **argv)
 {
 	struct opts o;
 	int rc = parse_opts(argc, argv, &o, false);
-	if (rc)
+	if (rc) {
+		free_opts(&o);
 		return rc;
+	}
 	struct tm_session *s = NULL;
 	struct tm_manifest m;
 	bool have_m;
@@ -812,8 +823,10 @@ cmd_merge(int argc, char **argv)
 {
 	struct opts o;
 	int rc = parse_opts(argc, argv, &o, true);
-	if (rc)
+	if (rc) {
+		free_opts(&o);
 		return rc;
+	}
 	if (!o.out) {
 		free_opts(&o);
 		fprintf(stderr, "merge: an output path is required (-o FILE).\n");
