@@ -8,33 +8,6 @@
 #define TM_SCAN_H
 #ifndef TM_ENGINE_INTERNAL
 #error "engine-internal header"
-/* Feed a member held in memory to a scanner in blocks of `block` bytes
- * (0 = one block), exactly as tm_stream_next would deliver it (tests,
- * benchmarks).  Same results as the stream variants. */
-enum tm_status tm_scan_json_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-				const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-enum tm_status tm_scan_systrace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-				    const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-
-/* trace_processor's systrace line tokenizer (systrace_line_tokenizer.cc),
- * shared by scan_systrace.c and the systemTraceEvents string of scan_json.c.
- * Pointers borrow from the line. */
-struct tm_systrace_line {
-	int64_t ts;           /* (int64)(seconds * 1e9), truncated */
-	uint32_t pid;         /* the task's pid (thread id) */
-	const char *event;    /* event name, e.g. "tracing_mark_write" */
-	size_t event_len;
-	const char *args;     /* text after the match, trimmed */
-	size_t args_len;
-};
-/* False when the line is "Not a known systrace event format". */
-bool tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out);
-/* Slice details of a print/tracing_mark_write line (B|pid|name, E|pid,
- * S/F|pid|name|cookie, C|pid|name|value, I, N, G, H): phase and name and the
- * slice-stack key; false when the line is not such an event. */
-bool tm_systrace_point(const struct tm_systrace_line *l, char *phase, const char **name,
-		       size_t *name_len, uint64_t *track);
-
 #endif
 
 #include <stdatomic.h>

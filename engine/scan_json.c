@@ -28,54 +28,6 @@
 #define MAX_WINDOW (64u * 1024u * 1024u)
 #define MAX_MSG 1000 /* bytes of input quoted in an error text */
 
-/* ---- tm_scan helpers (fallback definitions; a common scan.c may override) ---- */
-
-__attribute__((weak)) void
-tm_scan_init(struct tm_scan *sc, enum tm_format format)
-{
-	memset(sc, 0, sizeof *sc);
-	tm_oplog_init(&sc->log);
-	sc->format = format;
-}
-
-__attribute__((weak)) void
-tm_scan_fini(struct tm_scan *sc)
-{
-	tm_oplog_fini(&sc->log);
-	free(sc->embedded);
-	memset(sc, 0, sizeof *sc);
-}
-
-__attribute__((weak)) void
-tm_scan_note_machine(struct tm_scan *sc, uint32_t machine)
-{
-	for (size_t i = 0; i < sc->n_embedded; i++)
-		if (sc->embedded[i] == machine)
-			return;
-	XGROW(sc->embedded, sc->cap_embedded, sc->n_embedded + 1);
-	sc->embedded[sc->n_embedded++] = machine;
-}
-
-__attribute__((weak)) void
-tm_scan_note_clock(struct tm_scan *sc, uint32_t clock)
-{
-	if (clock < 128)
-		sc->clocks_seen[clock / 64] |= 1ull << (clock % 64);
-}
-
-__attribute__((weak)) void
-tm_scan_note_ts(struct tm_scan *sc, int64_t ts)
-{
-	if (!sc->has_raw_ts) {
-		sc->has_raw_ts = true;
-		sc->raw_min = sc->raw_max = ts;
-	} else if (ts < sc->raw_min) {
-		sc->raw_min = ts;
-	} else if (ts > sc->raw_max) {
-		sc->raw_max = ts;
-	}
-}
-
 /* ---- values ---- */
 
 enum vtype { V_NULL, V_BOOL, V_INT, V_DBL, V_STR, V_OBJ, V_ARR };

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * struct tm_scan helpers (scan.h).  Defined weak so that a session-side
- * definition, if one lands, takes precedence without a link conflict.
+ * struct tm_scan helpers (scan.h): init, fini and the summary notes every
+ * scanner fills.
  */
 #include "scan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-__attribute__((weak)) void
+void
 tm_scan_init(struct tm_scan *sc, enum tm_format format)
 {
 	memset(sc, 0, sizeof *sc);
@@ -18,7 +18,7 @@ tm_scan_init(struct tm_scan *sc, enum tm_format format)
 	sc->raw_max = INT64_MIN;
 }
 
-__attribute__((weak)) void
+void
 tm_scan_fini(struct tm_scan *sc)
 {
 	tm_oplog_fini(&sc->log);
@@ -27,7 +27,7 @@ tm_scan_fini(struct tm_scan *sc)
 	sc->n_embedded = sc->cap_embedded = 0;
 }
 
-__attribute__((weak)) void
+void
 tm_scan_note_machine(struct tm_scan *sc, uint32_t machine)
 {
 	if (!machine)
@@ -39,14 +39,14 @@ tm_scan_note_machine(struct tm_scan *sc, uint32_t machine)
 	sc->embedded[sc->n_embedded++] = machine;
 }
 
-__attribute__((weak)) void
+void
 tm_scan_note_clock(struct tm_scan *sc, uint32_t clock)
 {
 	if (clock < 128)
 		sc->clocks_seen[clock / 64] |= 1ULL << (clock % 64);
 }
 
-__attribute__((weak)) void
+void
 tm_scan_note_ts(struct tm_scan *sc, int64_t ts)
 {
 	if (!sc->has_raw_ts || ts < sc->raw_min)
