@@ -32,7 +32,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "archive.h"
+#include "input.h"
 #include "archive_priv.h"
 
 #define MAX_DEPTH 8

@@ -4,7 +4,7 @@
 #ifndef TM_ARCHIVE_PRIV_H
 #define TM_ARCHIVE_PRIV_H
 
-#include "archive.h"
+#include "input.h"
 
 /* Reads a stream byte-exactly: the unconsumed rest of the last block. */
 struct tm_rd {

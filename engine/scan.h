@@ -12,7 +12,7 @@
 
 #include <stdatomic.h>
 
-#include "archive.h"
+#include "input.h"
 #include "oplog.h"
 
 struct tm_scan_ctl {

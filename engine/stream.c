@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "archive.h"
+#include "input.h"
 #include "archive_priv.h"
 
 #define BLOCK (256u * 1024u)

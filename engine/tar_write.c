@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "archive.h"
+#include "input.h"
 #include "archive_priv.h"
 
 #define RECORD 10240u

@@ -7,7 +7,7 @@
 #include <dirent.h>
 #include <zlib.h>
 
-#include "archive.h"
+#include "input.h"
 #include "t.h"
 #include "tarfix.h"
 

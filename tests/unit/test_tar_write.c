@@ -5,7 +5,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include "archive.h"
+#include "input.h"
 #include "archive_priv.h"
 #include "t.h"
 #include "tarfix.h"

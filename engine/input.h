@@ -15,8 +15,8 @@
  * Streams: tm_stream_open() gives the (decompressed) bytes of one member,
  * read block by block; never the whole member in memory.
  */
-#ifndef TM_ARCHIVE_H
-#define TM_ARCHIVE_H
+#ifndef TM_INPUT_H
+#define TM_INPUT_H
 #ifndef TM_ENGINE_INTERNAL
 #error "engine-internal header"
 #endif
