@@ -436,3 +436,136 @@ tm_graph_reaches(struct tm_graph *g, struct tm_clockid a, struct tm_clockid b)
 	int64_t v;
 	return tm_graph_convert(g, a, 0, b, true, &v) == TM_CONV_OK;
 }
+
+static const struct series *
+series_of(const struct node *nd, uint32_t hash)
+{
+	for (size_t i = 0; i < nd->n_series; i++)
+		if (nd->series[i].hash == hash)
+			return &nd->series[i];
+	return NULL;
+}
+
+static void
+piece_push(struct tm_piece **out, size_t *n, size_t *cap, int64_t a, int64_t b, int64_t off)
+{
+	if (*n && (*out)[*n - 1].off == off && (*out)[*n - 1].b + 1 == a) {
+		(*out)[*n - 1].b = b; /* merge equal neighbours */
+		return;
+	}
+	XGROW(*out, *cap, *n + 1);
+	(*out)[(*n)++] = (struct tm_piece){a, b, off};
+}
+
+bool
+tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst, int64_t lo,
+		int64_t hi, struct tm_piece **out, size_t *n, size_t *cap)
+{
+	*n = 0;
+	if (tm_clockid_eq(src, dst)) {
+		piece_push(out, n, cap, lo, hi, 0);
+		return true;
+	}
+	long si = find_node(g, src), di = find_node(g, dst);
+	if (si < 0 || di < 0)
+		return false;
+	if (g->nodes[si].is_incremental || g->nodes[si].unit != 1)
+		return false;
+	uint32_t last_hash = 0;
+	long qi = find_path(g, (uint32_t)si, (uint32_t)di, &last_hash);
+	if (qi < 0)
+		return false;
+	uint32_t nodes[6], hashes[6];
+	int len = 1;
+	nodes[0] = (uint32_t)di;
+	hashes[0] = last_hash;
+	for (long q = qi; q >= 0 && g->queue[q].parent != UINT32_MAX; q = g->queue[q].parent) {
+		nodes[len] = g->queue[q].node;
+		hashes[len] = g->queue[q].hash;
+		len++;
+	}
+	nodes[len] = (uint32_t)si;
+	struct tm_piece *cur = NULL, *nxt = NULL;
+	size_t n_cur = 0, cap_cur = 0, n_nxt = 0, cap_nxt = 0;
+	piece_push(&cur, &n_cur, &cap_cur, lo, hi, 0);
+	bool ok = true;
+	for (int h = len; h >= 1 && ok; h--) {
+		const struct series *sa = series_of(&g->nodes[nodes[h]], hashes[h - 1]);
+		const struct series *sb = series_of(&g->nodes[nodes[h - 1]], hashes[h - 1]);
+		n_nxt = 0;
+		for (size_t i = 0; i < n_cur && ok; i++) {
+			int64_t start = cur[i].a, o = cur[i].off;
+			if (!sa || !sb || !sa->n) {
+				piece_push(&nxt, &n_nxt, &cap_nxt, cur[i].a, cur[i].b, o);
+				continue;
+			}
+			for (;;) {
+				int64_t ns;
+				if (__builtin_add_overflow(start, o, &ns)) {
+					ok = false;
+					break;
+				}
+				size_t l = 0, r = sa->n;
+				while (l < r) {
+					size_t mid = (l + r) / 2;
+					if (sa->ts[mid] <= ns)
+						l = mid + 1;
+					else
+						r = mid;
+				}
+				size_t k = l ? l - 1 : 0;
+				int64_t end = cur[i].b;
+				if (l < sa->n) {
+					int64_t lim;
+					if (__builtin_sub_overflow(sa->ts[l], o, &lim)) {
+						ok = false;
+						break;
+					}
+					if (lim - 1 < end)
+						end = lim - 1;
+				}
+				/* translation of this hop for snapshot k */
+				size_t bl = 0, br = sb->n;
+				uint32_t snap = sa->ids[k];
+				while (bl < br) {
+					size_t mid = (bl + br) / 2;
+					if (sb->ids[mid] < snap)
+						bl = mid + 1;
+					else
+						br = mid;
+				}
+				int64_t tr = 0;
+				if (bl < sb->n && sb->ids[bl] == snap &&
+				    __builtin_sub_overflow(sb->ts[bl], sa->ts[k], &tr)) {
+					ok = false;
+					break;
+				}
+				if (!(bl < sb->n && sb->ids[bl] == snap))
+					tr = 0;
+				int64_t no;
+				if (__builtin_add_overflow(o, tr, &no)) {
+					ok = false;
+					break;
+				}
+				piece_push(&nxt, &n_nxt, &cap_nxt, start, end, no);
+				if (end >= cur[i].b)
+					break;
+				start = end + 1;
+			}
+		}
+		struct tm_piece *t = cur;
+		size_t tc = cap_cur;
+		cur = nxt;
+		n_cur = n_nxt;
+		cap_cur = cap_nxt;
+		nxt = t;
+		cap_nxt = tc;
+	}
+	if (ok) {
+		for (size_t i = 0; i < n_cur; i++)
+			piece_push(out, n, cap, cur[i].a, cur[i].b, cur[i].off);
+	}
+	free(cur);
+	free(nxt);
+	return ok;
+}

@@ -71,4 +71,17 @@ bool tm_graph_knows(const struct tm_graph *g, struct tm_clockid c);
 bool tm_graph_reaches(struct tm_graph *g, struct tm_clockid a, struct tm_clockid b);
 uint32_t tm_graph_n_snapshots(const struct tm_graph *g);
 
+/* The conversion src -> dst over the whole source range [lo, hi] as pieces:
+ * on [a, b] (source values, ascending, covering [lo, hi]) the result is
+ * value + off, exactly as tm_graph_convert computes it one value at a time.
+ * Only for non-incremental sources with unit 1.  Returns false when there
+ * is no path, the source does not qualify, or offsets would overflow
+ * (callers then convert one value at a time).  *out is grown as needed;
+ * caller frees. */
+struct tm_piece {
+	int64_t a, b, off;
+};
+bool tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst, int64_t lo,
+		     int64_t hi, struct tm_piece **out, size_t *n, size_t *cap);
+
 #endif

@@ -41,6 +41,7 @@ tm_oplog_fini(struct tm_oplog *l)
 {
 	free(l->bytes);
 	free(l->details);
+	free(l->run_ts);
 	tm_buf_fini(&l->pool);
 	memset(l, 0, sizeof *l);
 }
@@ -127,10 +128,9 @@ put_clocks(struct tm_oplog *l, const struct tm_op_clock *c, size_t n)
 	}
 }
 
-void
-tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
+static void
+encode_op(struct tm_oplog *l, const struct tm_op *op)
 {
-	l->n_ops++;
 	switch (op->kind) {
 	case TM_OP_MACHINE:
 		put_head(l, op, false);
@@ -197,7 +197,140 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 		put_u(l, op->stat);
 		put_u(l, op->n);
 		break;
+	case TM_OP_RUN: {
+		put_head(l, op, true);
+		put_u(l, op->flags);
+		put_u(l, op->push_flags);
+		put_u(l, op->n);
+		put_u(l, zz(l->run_ts[op->n - 1]));
+		/* skip table (fixed 16-byte entries), then the deltas */
+		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
+		size_t skip_at = l->len;
+		reserve(l, (size_t)n_skip * 16);
+		l->len += (size_t)n_skip * 16;
+		size_t base = l->len;
+		for (uint32_t i = 0; i < op->n; i++) {
+			if (i % TM_RUN_SKIP == 0) {
+				int64_t v = l->run_ts[i];
+				uint64_t o = l->len - base;
+				memcpy(l->bytes + skip_at + (size_t)(i / TM_RUN_SKIP) * 16, &v, 8);
+				memcpy(l->bytes + skip_at + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
+			}
+			put_ts(l, l->run_ts[i]);
+		}
+		break;
 	}
+	}
+}
+
+/* Runs cap their length so the staging buffer stays small. */
+#define RUN_MAX 262144u
+
+static void
+flush_run(struct tm_oplog *l)
+{
+	if (l->run.n == 0)
+		return;
+	if (l->run.n == 1) {
+		/* a run of one is stored as the plain op(s) */
+		struct tm_op e = l->run;
+		e.ts = l->run_ts[0];
+		if (l->run.flags & TM_RUN_PACKET) {
+			e.kind = TM_OP_PACKET;
+			e.flags = 0;
+			e.n = 1;
+			encode_op(l, &e);
+			struct tm_op pu = {.kind = TM_OP_PUSH, .machine = e.machine,
+					   .flags = l->run.push_flags, .ts = e.ts, .offset = e.offset};
+			encode_op(l, &pu);
+		} else {
+			e.kind = TM_OP_CONVERT;
+			e.flags = l->run.push_flags;
+			e.n = 0;
+			encode_op(l, &e);
+		}
+	} else {
+		encode_op(l, &l->run);
+		l->n_runs++;
+		l->n_run_elems += l->run.n;
+	}
+	l->run.n = 0;
+}
+
+static bool
+run_clock_ok(uint32_t clock)
+{
+	return !(clock >= 64 && clock < 128); /* sequence clocks keep their seq */
+}
+
+/* Add one element to the open run, or start a new one. */
+static void
+run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t push_flags, int64_t ts)
+{
+	struct tm_op *r = &l->run;
+	if (r->n && (r->flags != rflags || r->machine != key->machine || r->clock != key->clock ||
+		     r->push_flags != push_flags || ts < l->run_ts[r->n - 1] || r->n >= RUN_MAX))
+		flush_run(l);
+	if (r->n == 0) {
+		memset(r, 0, sizeof *r);
+		r->kind = TM_OP_RUN;
+		r->flags = rflags;
+		r->machine = key->machine;
+		r->clock = key->clock;
+		r->seq = 0;
+		r->push_flags = push_flags;
+		r->offset = key->offset;
+	}
+	XGROW(l->run_ts, l->cap_run_ts, (size_t)r->n + 1);
+	l->run_ts[r->n++] = ts;
+}
+
+static void
+emit_held(struct tm_oplog *l)
+{
+	if (l->has_held) {
+		l->has_held = false;
+		flush_run(l);
+		encode_op(l, &l->held);
+	}
+}
+
+void
+tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
+{
+	l->n_ops++;
+	if (!l->use_runs) {
+		encode_op(l, op);
+		return;
+	}
+	if (l->has_held) {
+		if (op->kind == TM_OP_PUSH && op->detail == 0 && op->machine == l->held.machine &&
+		    (op->flags & ~(uint32_t)TM_PUSH_TRACK_EVENT) == 0) {
+			l->has_held = false;
+			run_add(l, TM_RUN_PACKET, &l->held, op->flags, l->held.ts);
+			return;
+		}
+		emit_held(l);
+	}
+	if (op->kind == TM_OP_PACKET && op->n == 1 && op->flags == 0 && run_clock_ok(op->clock)) {
+		l->held = *op;
+		l->has_held = true;
+		return;
+	}
+	if (op->kind == TM_OP_CONVERT && op->detail == 0 && run_clock_ok(op->clock) &&
+	    (op->flags == TM_CONV_FAIL_DROP)) {
+		run_add(l, TM_RUN_CONVERT, op, op->flags, op->ts);
+		return;
+	}
+	flush_run(l);
+	encode_op(l, op);
+}
+
+void
+tm_oplog_finish(struct tm_oplog *l)
+{
+	emit_held(l);
+	flush_run(l);
 }
 
 void
@@ -273,6 +406,7 @@ tm_opiter_fini(struct tm_opiter *it)
 	free(it->clocks);
 	free(it->counts);
 	free(it->tss);
+	free(it->run_tss);
 	tm_buf_fini(&it->text);
 }
 
@@ -322,11 +456,47 @@ get_text(struct tm_opiter *it)
 	return it->text.data;
 }
 
+/* Yield the next op of an expanded run. */
+static void
+run_elem(struct tm_opiter *it, struct tm_op *op)
+{
+	const struct tm_op *r = &it->run;
+	memset(op, 0, sizeof *op);
+	op->machine = r->machine;
+	op->clock = r->clock;
+	op->offset = r->offset;
+	op->ts = it->run_tss[it->run_i];
+	if (r->flags & TM_RUN_PACKET) {
+		if (!it->run_push_next) {
+			op->kind = TM_OP_PACKET;
+			op->n = 1;
+			it->run_push_next = true;
+			return;
+		}
+		op->kind = TM_OP_PUSH;
+		op->clock = 0;
+		op->flags = r->push_flags;
+		it->run_push_next = false;
+	} else {
+		op->kind = TM_OP_CONVERT;
+		op->flags = r->push_flags;
+	}
+	it->run_i++;
+}
+
 bool
 tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 {
+	if (it->run_i < it->run.n) {
+		run_elem(it, op);
+		return true;
+	}
+	it->run.n = 0;
 	if (it->pos >= it->log->len)
 		return false;
+	size_t start = it->pos;
+	int64_t start_ts = it->last_ts;
+	uint64_t start_off = it->last_off;
 	uint8_t kb = it->log->bytes[it->pos++];
 	bool compact = kb & 0x80;
 	memset(op, 0, sizeof *op);
@@ -334,7 +504,8 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 	it->last_off += (uint64_t)unzz(get_u(it));
 	op->offset = it->last_off;
 	bool has_clock = op->kind == TM_OP_PACKET || op->kind == TM_OP_CONVERT ||
-			 op->kind == TM_OP_CONVERT_ARRAY || op->kind == TM_OP_SERVICE;
+			 op->kind == TM_OP_CONVERT_ARRAY || op->kind == TM_OP_SERVICE ||
+			 op->kind == TM_OP_RUN;
 	if (!compact) {
 		op->machine = (uint32_t)get_u(it);
 		if (has_clock) {
@@ -399,6 +570,170 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 		op->stat = (uint32_t)get_u(it);
 		op->n = (uint32_t)get_u(it);
 		break;
+	case TM_OP_RUN: {
+		op->flags = (uint32_t)get_u(it);
+		op->push_flags = (uint32_t)get_u(it);
+		op->n = (uint32_t)get_u(it);
+		int64_t last = unzz(get_u(it));
+		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
+		op->run.skip = it->log->bytes + it->pos;
+		it->pos += (size_t)n_skip * 16;
+		op->run.deltas = it->log->bytes + it->pos;
+		op->run.n = op->n;
+		op->run.last = last;
+		/* the end of the delta stream: after the last element */
+		if (it->raw_runs) {
+			uint64_t off_last;
+			memcpy(&off_last, op->run.skip + (size_t)(n_skip - 1) * 16 + 8, 8);
+			it->pos += (size_t)off_last;
+			/* skip the varints of the last block */
+			for (uint32_t i = (n_skip - 1) * TM_RUN_SKIP; i < op->n; i++)
+				(void)get_u(it);
+			it->last_ts = last;
+			op->tss = NULL;
+		} else {
+			XGROW(it->run_tss, it->cap_run_tss, (size_t)op->n + 1);
+			for (uint32_t i = 0; i < op->n; i++)
+				it->run_tss[i] = get_ts(it);
+			op->tss = it->run_tss;
+		}
+		it->run_pos = start;
+		it->run_last_ts = start_ts;
+		it->run_last_off = start_off;
+		if (!it->raw_runs) {
+			it->run = *op;
+			it->run_i = 0;
+			it->run_push_next = false;
+			run_elem(it, op);
+		}
+		break;
+	}
 	}
 	return true;
+}
+
+static void
+skip_entry(const struct tm_run *r, uint32_t k, int64_t *v, uint64_t *off)
+{
+	memcpy(v, r->skip + (size_t)k * 16, 8);
+	memcpy(off, r->skip + (size_t)k * 16 + 8, 8);
+}
+
+static uint64_t
+read_u(const uint8_t **pp)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0;
+	unsigned sh = 0;
+	for (;;) {
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80))
+			break;
+		sh += 7;
+	}
+	*pp = p;
+	return v;
+}
+
+int64_t
+tm_run_at(const struct tm_run *r, uint32_t i)
+{
+	int64_t v;
+	uint64_t off;
+	skip_entry(r, i / TM_RUN_SKIP, &v, &off);
+	const uint8_t *p = r->deltas + off;
+	(void)read_u(&p); /* the skip element's own delta */
+	for (uint32_t k = i - i % TM_RUN_SKIP; k < i; k++)
+		v = wrap_add(v, unzz(read_u(&p)));
+	return v;
+}
+
+uint32_t
+tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, bool strict)
+{
+	if (lo >= hi)
+		return hi;
+	/* last skip block whose first value does not pass x */
+	uint32_t bl = lo / TM_RUN_SKIP, bh = (hi - 1) / TM_RUN_SKIP + 1;
+	while (bh - bl > 1) {
+		uint32_t mid = (bl + bh) / 2;
+		int64_t v;
+		uint64_t off;
+		skip_entry(r, mid, &v, &off);
+		bool passes = strict ? v > x : v >= x;
+		if (passes)
+			bh = mid;
+		else
+			bl = mid;
+	}
+	uint32_t i = bl * TM_RUN_SKIP;
+	int64_t v;
+	uint64_t off;
+	skip_entry(r, bl, &v, &off);
+	const uint8_t *p = r->deltas + off;
+	(void)read_u(&p);
+	for (;; i++) {
+		if (i >= lo && (strict ? v > x : v >= x))
+			return i;
+		if (i + 1 >= hi)
+			return hi;
+		v = wrap_add(v, unzz(read_u(&p)));
+	}
+}
+
+void
+tm_opiter_tell(const struct tm_opiter *it, struct tm_oppos *p)
+{
+	if (it->run.n && it->run_i < it->run.n && !it->run_push_next) {
+		p->pos = it->run_pos;
+		p->last_ts = it->run_last_ts;
+		p->last_off = it->run_last_off;
+		p->run_i = it->run_i;
+	} else {
+		p->pos = it->pos;
+		p->last_ts = it->last_ts;
+		p->last_off = it->last_off;
+		p->run_i = UINT32_MAX;
+	}
+}
+
+void
+tm_opiter_seek(struct tm_opiter *it, const struct tm_oppos *p)
+{
+	it->pos = p->pos;
+	it->last_ts = p->last_ts;
+	it->last_off = p->last_off;
+	it->run.n = 0;
+	it->run_i = 0;
+	it->run_push_next = false;
+	if (p->run_i == UINT32_MAX)
+		return;
+	/* re-decode the run, then position on element run_i */
+	bool raw = it->raw_runs;
+	struct tm_op op;
+	it->raw_runs = true;
+	(void)tm_opiter_next(it, &op);
+	it->raw_runs = raw;
+	it->run = op;
+	it->run.tss = it->run_tss;
+	it->run_i = p->run_i;
+	it->run_push_next = false;
+}
+
+void
+tm_run_decode(const struct tm_run *r, int64_t *out)
+{
+	if (!r->n)
+		return;
+	int64_t v;
+	uint64_t off;
+	skip_entry(r, 0, &v, &off);
+	const uint8_t *p = r->deltas + off;
+	(void)read_u(&p);
+	out[0] = v;
+	for (uint32_t i = 1; i < r->n; i++) {
+		v = wrap_add(v, unzz(read_u(&p)));
+		out[i] = v;
+	}
 }

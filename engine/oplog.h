@@ -82,6 +82,14 @@ enum tm_op_kind {
 	TM_OP_STAT,
 	/* The import fails here with text (trace_processor's message, unwrapped). */
 	TM_OP_FATAL,
+	/* Never appended by scanners: oplog.c folds consecutive events of one
+	 * shape into a run when the log has use_runs set.  n elements, tss[]
+	 * non-decreasing.  flags TM_RUN_PACKET: each element is a PACKET (clock,
+	 * seq, ts, packet flags 0, n 1) followed by a PUSH with push_flags and no
+	 * detail; TM_RUN_CONVERT: each element is a CONVERT (clock, seq, ts,
+	 * conv flags = push_flags, no detail).  Iterators expand runs back into
+	 * those ops unless raw_runs is set (the replay's fast path). */
+	TM_OP_RUN,
 };
 
 enum {
@@ -96,6 +104,8 @@ enum {
 	TM_CONV_SUPPRESS = 1u << 8,
 	/* CONVERT: negative result goes to track_event_invalid_timestamp, no push */
 	TM_CONV_NEG_TE_INVALID = 1u << 9,
+	TM_RUN_PACKET = 1u << 10,
+	TM_RUN_CONVERT = 1u << 11,
 };
 
 /* Stats the scanners may count directly (TM_OP_STAT) and the replay counts.
@@ -146,6 +156,22 @@ struct tm_detail {
 	int64_t dur;    /* X events: dur in the event's own units (ns); -1 none */
 };
 
+/* A RUN's values without decoding them all: a skip entry every
+ * TM_RUN_SKIP elements gives the absolute value and the byte offset of that
+ * element in the delta stream (tm_run_at, tm_run_lower_bound). */
+#define TM_RUN_SKIP 256u
+struct tm_run {
+	const uint8_t *deltas; /* zigzag delta varints; element 0 relative to base */
+	const uint8_t *skip;   /* n_skip entries of 16 bytes: int64 value, uint64 offset */
+	uint32_t n;
+	int64_t last;          /* value of element n-1 */
+};
+int64_t tm_run_at(const struct tm_run *r, uint32_t i);
+/* All n values into out[n]. */
+void tm_run_decode(const struct tm_run *r, int64_t *out);
+/* First index in [lo, hi) whose value is >= x (strict: > x), or hi. */
+uint32_t tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, bool strict);
+
 struct tm_op {
 	enum tm_op_kind kind;
 	uint32_t machine;
@@ -161,6 +187,8 @@ struct tm_op {
 	const uint32_t *counts;           /* REMOTE_SYNC: 2 per round */
 	const int64_t *tss;               /* CONVERT_ARRAY */
 	const char *text;                 /* SYSINFO, FATAL */
+	uint32_t push_flags;              /* RUN: flags of each element's PUSH/CONVERT */
+	struct tm_run run;                /* RUN (raw): the values */
 	uint64_t offset;                  /* byte offset in the member where the op's packet/event starts */
 };
 
@@ -173,12 +201,23 @@ struct tm_oplog {
 	struct tm_detail *details;
 	size_t n_details, cap_details;
 	struct tm_buf pool; /* NUL-separated strings for details */
+	/* Runs (see TM_OP_RUN): off unless use_runs; call tm_oplog_finish
+	 * after the last append. */
+	bool use_runs;
+	bool has_held;      /* a PACKET n=1 waiting to see its payload */
+	struct tm_op held;
+	struct tm_op run;   /* the open run's key (kind TM_OP_RUN), n = 0 if none */
+	int64_t *run_ts;
+	size_t cap_run_ts;
+	uint64_t n_runs, n_run_elems;
 };
 
 void tm_oplog_init(struct tm_oplog *l);
 void tm_oplog_fini(struct tm_oplog *l);
 /* Append one op (fields as documented above; unused ones ignored). */
 void tm_oplog_add(struct tm_oplog *l, const struct tm_op *op);
+/* Flush a pending run; needed once after the last append when use_runs. */
+void tm_oplog_finish(struct tm_oplog *l);
 /* Convenience appenders for the hot paths. */
 void tm_oplog_push(struct tm_oplog *l, uint32_t machine, int64_t ts, uint32_t flags,
 		   uint32_t detail, uint64_t offset);
@@ -204,7 +243,27 @@ struct tm_opiter {
 	int64_t *tss;
 	size_t cap_tss;
 	struct tm_buf text;
+	bool raw_runs; /* yield TM_OP_RUN as is instead of expanding it */
+	/* expansion state of the current run */
+	struct tm_op run;
+	uint32_t run_i;
+	bool run_push_next;
+	int64_t *run_tss;
+	size_t cap_run_tss;
+	size_t run_pos;        /* where the open run's RUN op starts */
+	int64_t run_last_ts;
+	uint64_t run_last_off;
 };
+
+/* A saved iterator position (also inside an expanded run). */
+struct tm_oppos {
+	size_t pos;
+	int64_t last_ts;
+	uint64_t last_off;
+	uint32_t run_i; /* UINT32_MAX: not inside a run */
+};
+void tm_opiter_tell(const struct tm_opiter *it, struct tm_oppos *p);
+void tm_opiter_seek(struct tm_opiter *it, const struct tm_oppos *p);
 
 void tm_opiter_init(struct tm_opiter *it, const struct tm_oplog *log);
 void tm_opiter_fini(struct tm_opiter *it);

@@ -104,6 +104,10 @@ struct rp {
 	char *error;
 	char *hint;
 	int64_t sorter_max; /* latest pushed ts (for packets without ts) */
+	struct tm_piece *pieces; /* scratch for run_run */
+	size_t n_pieces, cap_pieces;
+	int64_t *vals;
+	size_t cap_vals;
 };
 
 /* ------------------------------------------------------------------ */
@@ -634,11 +638,7 @@ struct fstate {
 	bool has_machine_override, has_clock_override;
 	const struct entry_state *es;
 	/* deferred packets: iterator states */
-	struct defer {
-		size_t pos;
-		int64_t last_ts;
-		uint64_t last_off;
-	} *defers;
+	struct tm_oppos *defers; /* deferred packets (or runs): where to re-read them */
 	size_t n_defers, cap_defers;
 	int64_t latest;
 };
@@ -999,6 +999,7 @@ run_op(struct rp *p, struct fstate *fs, const struct tm_op *op, bool in_pkt, int
 		fail(p, "%s", op->text);
 		break;
 	case TM_OP_PACKET:
+	case TM_OP_RUN:
 		break; /* handled by the caller */
 	}
 }
@@ -1006,8 +1007,15 @@ run_op(struct rp *p, struct fstate *fs, const struct tm_op *op, bool in_pkt, int
 /* Run a PACKET op and its payload (the next op->n ops from it).  final: the
  * EOF retry (errors recorded, failure drops the packet). */
 static void
+defer_at(struct fstate *fs, const struct tm_oppos *pos)
+{
+	XGROW(fs->defers, fs->cap_defers, fs->n_defers + 1);
+	fs->defers[fs->n_defers++] = *pos;
+}
+
+static void
 run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct tm_op *hdr, bool final,
-	   size_t hdr_pos, int64_t hdr_last_ts, uint64_t hdr_last_off)
+	   const struct tm_oppos *pos)
 {
 	struct ctx *c = reader_ctx(p, fs, hdr->machine);
 	struct tm_op op;
@@ -1031,8 +1039,7 @@ run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct t
 		if (to_trace_time(p, c, clk, ts, !final, &v, &why)) {
 			ts = v;
 		} else if (!final) {
-			XGROW(fs->defers, fs->cap_defers, fs->n_defers + 1);
-			fs->defers[fs->n_defers++] = (struct defer){hdr_pos, hdr_last_ts, hdr_last_off};
+			defer_at(fs, pos);
 			ok = false;
 		} else {
 			stat_add(p, fs->file, TM_STAT_UNDEFERRABLE, 1);
@@ -1051,34 +1058,173 @@ run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct t
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* runs: the fast path                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Account the pushes of run elements [j, e) at value + off (sorted). */
+static void
+bulk_push(struct rp *p, struct fstate *fs, const struct tm_run *r, uint32_t j, uint32_t e,
+	  int64_t off, bool te)
+{
+	if (j >= e)
+		return;
+	struct file_acc *a = &p->acc[fs->file];
+	a->events += e - j;
+	/* first index with v + off >= 0, i.e. v >= -off; v + INT64_MIN < 0 always */
+	uint32_t k = off == INT64_MIN ? e : tm_run_lower_bound(r, j, e, -off, false);
+	if (k > j)
+		stat_add(p, fs->file, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
+	if (k < e) {
+		int64_t first = tm_run_at(r, k) + off, last = tm_run_at(r, e - 1) + off;
+		if (!a->has_ts || first < a->first_ts)
+			a->first_ts = first;
+		if (!a->has_ts || last > a->last_ts)
+			a->last_ts = last;
+		a->has_ts = true;
+		if (last > p->sorter_max)
+			p->sorter_max = last;
+	}
+}
+
+/* One element of a run, converted on its own (fallback). */
+static void
+run_elem_plain(struct rp *p, struct fstate *fs, struct ctx *c, struct tm_clockid clk, int64_t ts,
+	       bool is_packet, bool te, bool final, const struct tm_oppos *pos)
+{
+	int64_t v;
+	enum tm_conv_result why;
+	if (to_trace_time(p, c, clk, ts, is_packet && !final, &v, &why)) {
+		push(p, fs, c, v, 0, te);
+		return;
+	}
+	if (is_packet && !final) {
+		defer_at(fs, pos);
+		return;
+	}
+	if (is_packet)
+		stat_add(p, fs->file, TM_STAT_UNDEFERRABLE, 1);
+	p->acc[fs->file].events++;
+}
+
+static bool
+add_fits(int64_t a, int64_t b)
+{
+	int64_t r;
+	return !__builtin_add_overflow(a, b, &r);
+}
+
+static int64_t *
+run_values(struct rp *p, const struct tm_run *r)
+{
+	XGROW(p->vals, p->cap_vals, (size_t)r->n + 1);
+	tm_run_decode(r, p->vals);
+	return p->vals;
+}
+
+/* A RUN op (raw): every element converted as the plain replay would, in
+ * bulk.  The path does not depend on the value, so the first conversion
+ * decides the fate of all; placement follows the pieces of the path's
+ * snapshot floors, and each piece is counted by binary search over the
+ * run's sorted values.  No value is decoded except at piece boundaries. */
+static void
+run_run(struct rp *p, struct fstate *fs, const struct tm_op *op, bool final, const struct tm_oppos *pos)
+{
+	struct ctx *c = reader_ctx(p, fs, op->machine);
+	bool is_packet = op->flags & TM_RUN_PACKET;
+	bool te = is_packet && (op->push_flags & TM_PUSH_TRACK_EVENT);
+	const struct tm_run *r = &op->run;
+	uint32_t n = r->n;
+	struct tm_clockid clk;
+	if (!resolve_clock(fs, c, op->clock, 0, &clk)) {
+		bulk_push(p, fs, r, 0, n, 0, te); /* no clock: raw values */
+		return;
+	}
+	if (clk.clock >= 64 && clk.clock < 128) {
+		const int64_t *v = run_values(p, r);
+		for (uint32_t i = 0; i < n; i++) {
+			struct tm_oppos ep = *pos;
+			ep.run_i = i;
+			run_elem_plain(p, fs, c, clk, v[i], is_packet, te, final, &ep);
+		}
+		return;
+	}
+	int64_t v0;
+	enum tm_conv_result why;
+	if (!to_trace_time(p, c, clk, tm_run_at(r, 0), is_packet && !final, &v0, &why)) {
+		c->n_conv += n - 1;
+		if (is_packet && !final) {
+			defer_at(fs, pos);
+			return;
+		}
+		stat_add(p, fs->file, why_stat(why), n - 1);
+		if (is_packet)
+			stat_add(p, fs->file, TM_STAT_UNDEFERRABLE, n);
+		p->acc[fs->file].events += n;
+		return;
+	}
+	push(p, fs, c, v0, 0, te);
+	if (n == 1)
+		return;
+	c->n_conv += n - 1;
+	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
+	if (!tm_graph_pieces(p->g, q, p->tt, tm_run_at(r, 1), r->last, &p->pieces, &p->n_pieces,
+			     &p->cap_pieces)) {
+		const int64_t *v = run_values(p, r);
+		for (uint32_t i = 1; i < n; i++) {
+			int64_t x;
+			if (tm_graph_convert(p->g, q, v[i], p->tt, false, &x) == TM_CONV_OK)
+				push(p, fs, c, x, 0, te);
+			else
+				p->acc[fs->file].events++; /* cannot happen: the path exists */
+		}
+		return;
+	}
+	uint32_t j = 1;
+	for (size_t k = 0; k < p->n_pieces && j < n; k++) {
+		const struct tm_piece *pc = &p->pieces[k];
+		uint32_t e = tm_run_lower_bound(r, j, n, pc->b, true);
+		if (add_fits(tm_run_at(r, j), pc->off) && add_fits(tm_run_at(r, e - 1), pc->off)) {
+			bulk_push(p, fs, r, j, e, pc->off, te);
+		} else {
+			for (uint32_t i = j; i < e; i++)
+				push(p, fs, c, wrap_add(tm_run_at(r, i), pc->off), 0, te);
+		}
+		j = e;
+	}
+}
+
 static void
 replay_ops(struct rp *p, struct fstate *fs)
 {
 	struct tm_opiter it;
 	tm_opiter_init(&it, &fs->sc->log);
+	it.raw_runs = !p->s->opts.plain_replay;
 	struct tm_op op;
+	struct tm_oppos pos;
 	for (;;) {
-		size_t pos = it.pos;
-		int64_t lts = it.last_ts;
-		uint64_t loff = it.last_off;
+		tm_opiter_tell(&it, &pos);
 		if (p->error || !tm_opiter_next(&it, &op))
 			break;
 		if (op.kind == TM_OP_PACKET) {
 			struct tm_op hdr = op;
-			run_packet(p, fs, &it, &hdr, false, pos, lts, loff);
+			run_packet(p, fs, &it, &hdr, false, &pos);
+		} else if (op.kind == TM_OP_RUN) {
+			run_run(p, fs, &op, false, &pos);
 		} else {
 			run_op(p, fs, &op, false, 0);
 		}
 	}
 	/* EOF: deferred packets, errors recorded */
 	for (size_t i = 0; i < fs->n_defers && !p->error; i++) {
-		it.pos = fs->defers[i].pos;
-		it.last_ts = fs->defers[i].last_ts;
-		it.last_off = fs->defers[i].last_off;
+		tm_opiter_seek(&it, &fs->defers[i]);
 		if (!tm_opiter_next(&it, &op))
 			break;
 		struct tm_op hdr = op;
-		run_packet(p, fs, &it, &hdr, true, 0, 0, 0);
+		if (op.kind == TM_OP_RUN)
+			run_run(p, fs, &hdr, true, &fs->defers[i]);
+		else
+			run_packet(p, fs, &it, &hdr, true, &fs->defers[i]);
 	}
 	tm_opiter_fini(&it);
 }
@@ -1489,5 +1635,7 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 		free(p.acc[i].rows);
 	free(p.acc);
 	free(p.evs);
+	free(p.pieces);
+	free(p.vals);
 	tm_graph_free(p.g);
 }

@@ -155,6 +155,8 @@ scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error 
 	}
 	struct tm_scan *sc = xcalloc(1, sizeof *sc);
 	tm_scan_init(sc, mb->format);
+	/* Runs fold same-shape events (oplog.h); details need single events. */
+	sc->log.use_runs = !s->opts.keep_events;
 	struct tm_scan_ctl ctl = {s->opts.keep_events, cancel, &s->progress[i]};
 	struct tm_stream *stm = NULL;
 	struct tm_error e;
@@ -176,6 +178,7 @@ scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error 
 		}
 	}
 	tm_stream_close(stm);
+	tm_oplog_finish(&sc->log);
 	if (st == TM_ERR_CANCELLED) {
 		tm_scan_fini(sc);
 		free(sc);

@@ -325,6 +325,8 @@ struct tm_session;
 
 struct tm_session_opts {
 	bool keep_events; /* keep names and per-event details for the report's events list */
+	bool plain_replay; /* the reference path: replay every event one by one
+			    * instead of in runs (results are identical; slower) */
 };
 
 /* Open inputs: one archive (TAR, ZIP, tar.gz, a single gzip'd trace) or one

@@ -1,0 +1,376 @@
+/* The fast replay (runs counted in bulk over snapshot pieces) against the
+ * reference replay (every event converted one by one): generated archives
+ * with millions of events, several clocks, snapshots with drift, deferred
+ * packets, negative drops, machines and manifests; every figure of the two
+ * reports must be equal. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracemerge.h"
+#include "t.h"
+
+static char dir[256];
+
+/* ---- a tiny protobuf writer ---- */
+struct w {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void
+wb(struct w *w, const void *d, size_t n)
+{
+	if (w->n + n > w->cap) {
+		w->cap = (w->n + n) * 2 + 64;
+		w->p = realloc(w->p, w->cap);
+		if (!w->p)
+			abort();
+	}
+	memcpy(w->p + w->n, d, n);
+	w->n += n;
+}
+
+static void
+wv(struct w *w, uint64_t v)
+{
+	unsigned char b[10];
+	size_t k = 0;
+	while (v >= 0x80) {
+		b[k++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	b[k++] = (unsigned char)v;
+	wb(w, b, k);
+}
+
+static void
+wfv(struct w *w, uint32_t f, uint64_t v)
+{
+	wv(w, (uint64_t)f << 3);
+	wv(w, v);
+}
+
+static void
+wfl(struct w *w, uint32_t f, const struct w *sub)
+{
+	wv(w, (uint64_t)f << 3 | 2);
+	wv(w, sub->n);
+	wb(w, sub->p, sub->n);
+}
+
+static void
+packet(struct w *out, struct w *pk)
+{
+	wfl(out, 1, pk);
+	pk->n = 0;
+}
+
+static void
+snapshot(struct w *out, const uint32_t *ids, const int64_t *ts, int n)
+{
+	struct w snap = {0}, ck = {0}, pk = {0};
+	for (int i = 0; i < n; i++) {
+		ck.n = 0;
+		wfv(&ck, 1, ids[i]);
+		wfv(&ck, 2, (uint64_t)ts[i]);
+		wfl(&snap, 1, &ck);
+	}
+	wfl(&pk, 6, &snap);
+	packet(out, &pk);
+	free(snap.p);
+	free(ck.p);
+	free(pk.p);
+}
+
+static void
+te(struct w *out, int64_t ts, uint32_t seq, uint32_t clock)
+{
+	struct w ev = {0}, pk = {0};
+	wfv(&ev, 9, 3); /* TYPE_INSTANT */
+	wfv(&ev, 11, 100 + seq);
+	wfv(&pk, 8, (uint64_t)ts);
+	if (clock)
+		wfv(&pk, 58, clock);
+	wfv(&pk, 10, seq);
+	wfl(&pk, 11, &ev);
+	packet(out, &pk);
+	free(ev.p);
+	free(pk.p);
+}
+
+static void
+plain_packet(struct w *out, int64_t ts, uint32_t seq)
+{
+	struct w pt = {0}, pk = {0};
+	wfv(&pt, 3, 1); /* process_tree.collection_end_timestamp: a pushed generic packet */
+	wfv(&pk, 8, (uint64_t)ts);
+	wfv(&pk, 10, seq);
+	wfl(&pk, 2, &pt);
+	packet(out, &pk);
+	free(pt.p);
+	free(pk.p);
+}
+
+static void
+save(const char *name, const struct w *w)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(w->p, 1, w->n, f) != w->n)
+		abort();
+	fclose(f);
+}
+
+/* phone: BOOTTIME/MONOTONIC/REALTIME snapshots every 50k events with drift;
+ * TrackEvents on the default clock, some on MONOTONIC, some before the
+ * first MONOTONIC snapshot (deferred to EOF), a few generic packets. */
+static void
+gen_phone(int n)
+{
+	struct w out = {0};
+	te(&out, 500, 1, 3); /* MONOTONIC before MONOTONIC is known: deferred */
+	int64_t boot = 1000000, mono = 400000, rt = 1700000000000000000;
+	for (int i = 0; i < n; i++) {
+		if (i % 50000 == 0) {
+			uint32_t ids[3] = {6, 3, 1};
+			int64_t ts[3] = {boot, mono, rt};
+			snapshot(&out, ids, ts, 3);
+			mono += 7; /* drift */
+		}
+		boot += 1000;
+		mono += 1000;
+		rt += 1000;
+		if (i % 97 == 5)
+			te(&out, mono, 2, 3);
+		else if (i % 1009 == 7)
+			plain_packet(&out, boot, 3);
+		else
+			te(&out, boot, 1 + (uint32_t)(i % 4), 0);
+	}
+	save("phone.pftrace", &out);
+	free(out.p);
+}
+
+/* watch: another boot; REALTIME snapshots; events before its first snapshot
+ * are taken raw. */
+static void
+gen_watch(int n)
+{
+	struct w out = {0};
+	for (int i = 0; i < 100; i++)
+		te(&out, 1000 + i, 1, 0);
+	int64_t boot = 5000000000, rt = 1700000000000500000;
+	for (int i = 0; i < n; i++) {
+		if (i % 100000 == 0) {
+			uint32_t ids[2] = {6, 1};
+			int64_t ts[2] = {boot, rt};
+			snapshot(&out, ids, ts, 2);
+			rt += 3;
+		}
+		boot += 700;
+		rt += 700;
+		te(&out, boot, 1, 0);
+	}
+	save("watch.pftrace", &out);
+	free(out.p);
+}
+
+static void
+gen_json(int n)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/app.json", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		abort();
+	fputs("{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1}", f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, ",{\"ph\":\"X\",\"name\":\"w\",\"ts\":%d.%03d,\"dur\":1,\"pid\":1,\"tid\":1}",
+			i / 2, (i % 2) * 500);
+	fputs("]}\n", f);
+	fclose(f);
+}
+
+static void
+gen_systrace(int n)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/sys.systrace", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		abort();
+	fputs("# tracer: nop\n", f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "  app-100 (  100) [001] ...1  %d.%06d: tracing_mark_write: %s|100%s\n",
+			1 + i / 1000000, i % 1000000, i % 2 ? "E" : "B", i % 2 ? "" : "|s");
+	fclose(f);
+}
+
+static int
+parse_m(const char *json, struct tm_manifest *m)
+{
+	struct tm_error e;
+	if (tm_manifest_parse(json, strlen(json), m, &e) != TM_OK) {
+		printf("# manifest: %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+compare(const struct tm_report *a, const struct tm_report *b, const char *what)
+{
+	CHECK_STR(a->error ? a->error : "", b->error ? b->error : "");
+	CHECK_INT(a->dropped, b->dropped);
+	CHECK_INT(a->n_stats, b->n_stats);
+	for (size_t i = 0; i < a->n_stats && i < b->n_stats; i++) {
+		CHECK_STR(a->stats[i].name, b->stats[i].name);
+		CHECK_INT(a->stats[i].value, b->stats[i].value);
+	}
+	CHECK_INT(a->n_machines, b->n_machines);
+	CHECK_INT(a->tt_clock, b->tt_clock);
+	CHECK_INT(a->tt_file, b->tt_file);
+	CHECK_INT(a->n_files, b->n_files);
+	for (size_t i = 0; i < a->n_files && i < b->n_files; i++) {
+		CHECK_INT(a->files[i].events, b->files[i].events);
+		CHECK_INT(a->files[i].dropped, b->files[i].dropped);
+		CHECK_INT(a->files[i].has_ts, b->files[i].has_ts);
+		CHECK_INT(a->files[i].first_ts, b->files[i].first_ts);
+		CHECK_INT(a->files[i].last_ts, b->files[i].last_ts);
+		CHECK_INT(a->files[i].n_stats, b->files[i].n_stats);
+	}
+	if (t_failed_)
+		printf("# differs for manifest: %s\n", what);
+}
+
+static const char *const manifests[] = {
+	NULL,
+	"{\"perfetto_manifest\":{\"version\":1,\"files\":[{\"path\":\"phone.pftrace\","
+	"\"machine\":{\"name\":\"phone\"}},{\"path\":\"watch.pftrace\",\"machine\":{\"name\":"
+	"\"watch\"}}]}}",
+	"{\"perfetto_manifest\":{\"version\":1,\"trace_time\":{\"clock\":\"REALTIME\"},\"files\":"
+	"[{\"path\":\"phone.pftrace\",\"machine\":{\"name\":\"phone\"}},{\"path\":\"watch.pftrace\","
+	"\"machine\":{\"name\":\"watch\"}}]}}",
+	"{\"perfetto_manifest\":{\"version\":1,\"files\":[{\"path\":\"phone.pftrace\",\"machine\":"
+	"{\"name\":\"phone\"}},{\"path\":\"watch.pftrace\",\"machine\":{\"name\":\"watch\"},"
+	"\"clocks\":{\"clock\":\"BOOTTIME\",\"sync_to\":{\"file\":\"phone.pftrace\",\"clock\":"
+	"\"BOOTTIME\"},\"offset_ns\":-5000500000}},{\"path\":\"app.json\",\"clocks\":{\"sync_to\":"
+	"{\"file\":\"phone.pftrace\",\"clock\":\"BOOTTIME\"},\"offset_ns\":-40000000}}]}}",
+	"{\"perfetto_manifest\":{\"version\":1,\"trace_time\":{\"clock\":\"MONOTONIC\"},\"files\":"
+	"[{\"path\":\"sys.systrace\",\"machine\":{\"name\":\"m1\"}},{\"path\":\"phone.pftrace\","
+	"\"machine\":{\"name\":\"m1\"}},{\"path\":\"app.json\",\"clocks\":{\"sync_to\":{\"file\":"
+	"\"sys.systrace\",\"clock\":\"MONOTONIC\"},\"offset_ns\":123456789}}]}}",
+	"{\"perfetto_manifest\":{\"version\":1,\"files\":[{\"path\":\"phone.pftrace\"},{\"path\":"
+	"\"sys.systrace\",\"clocks\":{\"clock\":\"MONOTONIC\",\"sync_to\":{\"file\":"
+	"\"phone.pftrace\",\"clock\":\"BOOTTIME\"},\"offset_ns\":-1500000000}}]}}",
+	/* phone owns the timeline: watch's TrackEvents go negative (not counted),
+	 * app.json's first 40 ms are dropped (counted) */
+	"{\"perfetto_manifest\":{\"version\":1,\"trace_time\":{\"clock\":\"BOOTTIME\",\"file\":"
+	"\"phone.pftrace\"},\"files\":[{\"path\":\"phone.pftrace\",\"machine\":{\"name\":"
+	"\"phone\"}},{\"path\":\"watch.pftrace\",\"machine\":{\"name\":\"watch\"},\"clocks\":"
+	"{\"clock\":\"BOOTTIME\",\"sync_to\":{\"file\":\"phone.pftrace\",\"clock\":"
+	"\"BOOTTIME\"},\"offset_ns\":-5000500000}},{\"path\":\"app.json\",\"clocks\":{\"sync_to\":"
+	"{\"file\":\"phone.pftrace\",\"clock\":\"BOOTTIME\"},\"offset_ns\":-40000000}}]}}",
+};
+
+static void
+fast_equals_reference(void)
+{
+	char p1[512], p2[512], p3[512], p4[512];
+	snprintf(p1, sizeof p1, "%s/phone.pftrace", dir);
+	snprintf(p2, sizeof p2, "%s/watch.pftrace", dir);
+	snprintf(p3, sizeof p3, "%s/app.json", dir);
+	snprintf(p4, sizeof p4, "%s/sys.systrace", dir);
+	const char *paths[4] = {p1, p2, p3, p4};
+	struct tm_session *fast, *ref;
+	struct tm_session_opts of = {0}, orf = {.plain_replay = true};
+	struct tm_error e;
+	CHECK(tm_session_open(&fast, paths, 4, &of, &e) == TM_OK);
+	CHECK(tm_session_open(&ref, paths, 4, &orf, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	uint64_t total = 0;
+	for (size_t k = 0; k < sizeof manifests / sizeof manifests[0]; k++) {
+		struct tm_manifest m;
+		tm_manifest_init(&m);
+		if (manifests[k] && parse_m(manifests[k], &m)) {
+			CHECK(!"manifest parses");
+			continue;
+		}
+		struct tm_report *a, *b;
+		CHECK(tm_session_evaluate(fast, manifests[k] ? &m : NULL, &a, &e) == TM_OK);
+		CHECK(tm_session_evaluate(ref, manifests[k] ? &m : NULL, &b, &e) == TM_OK);
+		if (!t_failed_) {
+			compare(a, b, manifests[k] ? manifests[k] : "(none)");
+			for (size_t i = 0; i < a->n_files; i++)
+				total += a->files[i].events;
+			total += a->dropped;
+		}
+		tm_report_free(a);
+		tm_report_free(b);
+		tm_manifest_fini(&m);
+	}
+	/* the archives really are large and the manifests really drop events */
+	CHECK(total > 6000000);
+	tm_session_close(fast);
+	tm_session_close(ref);
+}
+
+static void
+drops_happen(void)
+{
+	/* guard against a vacuous comparison: manifest 3 and 5 drop events */
+	char p1[512], p2[512], p3[512], p4[512];
+	snprintf(p1, sizeof p1, "%s/phone.pftrace", dir);
+	snprintf(p2, sizeof p2, "%s/watch.pftrace", dir);
+	snprintf(p3, sizeof p3, "%s/app.json", dir);
+	snprintf(p4, sizeof p4, "%s/sys.systrace", dir);
+	const char *paths[4] = {p1, p2, p3, p4};
+	struct tm_session *s;
+	struct tm_error e;
+	CHECK(tm_session_open(&s, paths, 4, NULL, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	int with_drops = 0;
+	for (size_t k = 1; k < sizeof manifests / sizeof manifests[0]; k++) {
+		struct tm_manifest m;
+		tm_manifest_init(&m);
+		if (parse_m(manifests[k], &m))
+			continue;
+		struct tm_report *r;
+		if (tm_session_evaluate(s, &m, &r, &e) == TM_OK) {
+			if (r->dropped > 1000)
+				with_drops++;
+			printf("# manifest %zu: dropped %llu%s%s\n", k, (unsigned long long)r->dropped,
+			       r->error ? ", error: " : "", r->error ? r->error : "");
+			tm_report_free(r);
+		}
+		tm_manifest_fini(&m);
+	}
+	CHECK(with_drops >= 2);
+	tm_session_close(s);
+}
+
+int
+main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/tm-replay-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	gen_phone(1500000);
+	gen_watch(400000);
+	gen_json(300000);
+	gen_systrace(200000);
+	RUN(fast_equals_reference);
+	RUN(drops_happen);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (getenv("TM_TEST_KEEP"))
+		printf("# kept %s\n", dir);
+	else if (system(cmd) != 0)
+		return 1;
+	return 0;
+}
