@@ -155,3 +155,95 @@ clean:
 	rm -rf $(B)
 
 -include $(ENGINE_OBJ:.o=.d) $(TUI_OBJ:.o=.d)
+
+# ---------- fuzz (libFuzzer; tests/fuzz/) ----------
+#   make fuzz                  build every target, seed, run each FUZZ_SECONDS
+#   make fuzz FUZZ_TARGETS=fuzz_input FUZZ_SECONDS=3600
+#   make fuzz-build            build only (build/fuzz/fuzz_*)
+#   make fuzz-regress          replay tests/fuzz/regress/ through the targets
+# Engine sources and protoc-c output are compiled here with clang for the
+# fuzzer (coverage + ASan + UBSan); prints SKIP when clang is missing.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 1
+FUZZ_ARGS    ?=
+FZ           := $(B)/fuzz
+FUZZ_ALL     := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_HAVE_CC := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 1)
+# pointer-overflow stays recoverable so tests/fuzz/ubsan.supp can silence the
+# open findings listed there; everything else aborts at once.
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+                -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c11 -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -pthread \
+                -D_DEFAULT_SOURCE -DTM_ENGINE_INTERNAL -Iengine -I$(FZ)/protos
+FUZZ_PROTO_C := $(patsubst protos/%.proto,$(FZ)/protos/%.pb-c.c,$(PROTOS))
+FUZZ_OBJ     := $(patsubst engine/%.c,$(FZ)/engine/%.o,$(ENGINE_SRC)) $(FUZZ_PROTO_C:.c=.o)
+FUZZ_BIN     := $(addprefix $(FZ)/,$(FUZZ_ALL))
+# dictionary per target (none for fuzz_escape)
+FUZZ_DICT_fuzz_manifest      := tests/fuzz/manifest.dict
+FUZZ_DICT_fuzz_scan_json     := tests/fuzz/json.dict
+FUZZ_DICT_fuzz_scan_systrace := tests/fuzz/systrace.dict
+FUZZ_DICT_fuzz_scan_proto    := tests/fuzz/proto.dict
+FUZZ_DICT_fuzz_input         := tests/fuzz/proto.dict
+FUZZ_MAXLEN_fuzz_input       := 262144
+
+.PHONY: fuzz fuzz-build fuzz-regress
+.SECONDARY: $(FUZZ_PROTO_C) $(FUZZ_PROTO_C:.c=.h)
+# named outside the pattern rule, so the objects are not intermediates
+$(FUZZ_BIN): $(FUZZ_OBJ)
+
+$(FZ)/protos/%.pb-c.c $(FZ)/protos/%.pb-c.h: protos/%.proto
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  PROTOC  $< (fuzz)")
+	$(Q)protoc-c --proto_path=protos --c_out=$(FZ)/protos $<
+
+$(FZ)/protos/%.pb-c.o: $(FZ)/protos/%.pb-c.c
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -w $(ENG_PC_CFLAGS) -c $< -o $@
+
+# Engine warnings are the engine build's business (gcc, -Werror); under clang
+# they are shown but not fatal, so a clang-only warning cannot block fuzzing.
+$(FZ)/engine/%.o: engine/%.c | $(FUZZ_PROTO_C:.c=.h)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter-out -Werror -Wimplicit-fallthrough,$(WARN)) $(ENG_PC_CFLAGS) -c $< -o $@
+
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJ)
+	$(if $(Q),@echo "  FUZZLD  $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) $(ENG_PC_CFLAGS) -o $@ $< $(FUZZ_OBJ) \
+		-fsanitize=fuzzer $(ENG_PC_LIBS) -lm
+
+ifeq ($(FUZZ_HAVE_CC),1)
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	$(Q)rm -rf $(FZ)/seed && python3 tests/fuzz/seed.py . $(FZ)/seed
+	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FZ)/corpus/$$t $(FZ)/artifacts; \
+		echo "  FUZZ    $$t for $(FUZZ_SECONDS)s"; \
+		d=$$( case $$t in \
+			fuzz_manifest) echo $(FUZZ_DICT_fuzz_manifest);; \
+			fuzz_scan_json) echo $(FUZZ_DICT_fuzz_scan_json);; \
+			fuzz_scan_systrace) echo $(FUZZ_DICT_fuzz_scan_systrace);; \
+			fuzz_scan_proto|fuzz_input) echo $(FUZZ_DICT_fuzz_scan_proto);; esac ); \
+		ml=; [ $$t != fuzz_input ] || ml=-max_len=$(FUZZ_MAXLEN_fuzz_input); \
+		ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=tests/fuzz/ubsan.supp \
+		$(FZ)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			$(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) -print_final_stats=1 \
+			$${d:+-dict=$$d} $$ml -artifact_prefix=$(FZ)/artifacts/$$t- $(FUZZ_ARGS) \
+			$(FZ)/corpus/$$t $(FZ)/seed/$$t 2>&1 | tail -n 20; \
+		[ $${PIPESTATUS[0]} -eq 0 ] || { echo "FAIL: $$t: see $(FZ)/artifacts/"; exit 1; }; \
+	done
+
+fuzz-regress: fuzz-build
+	$(Q)for t in $(FUZZ_ALL); do \
+		ls tests/fuzz/regress/$$t-* tests/fuzz/regress/open-$$t-* >/dev/null 2>&1 || continue; \
+		$(FZ)/$$t -timeout=10 -rss_limit_mb=2048 tests/fuzz/regress/$$t-* tests/fuzz/regress/open-$$t-* 2>&1 | tail -n 3; \
+	done
+else
+fuzz fuzz-build fuzz-regress:
+	@echo "SKIP: fuzz: $(FUZZ_CC) not found (apt-get install clang)"
+endif
+
+-include $(FUZZ_OBJ:.o=.d)

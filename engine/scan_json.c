@@ -47,6 +47,11 @@ struct jp {
 	struct tm_buf *msg;  /* error text of R_ERR */
 	struct tm_buf *sticky; /* TP's iterator status_ left set by an int overflow */
 	bool has_sticky;
+	/* Set when an R_ERR text quotes the input up to the window end with
+	 * fewer than MAX_MSG bytes: with more of the member (the one-chunk
+	 * model) the quote would be longer, so the caller waits for more data
+	 * (found by fuzz_scan_json: the text depended on block splitting). */
+	bool *quote_cut;
 };
 
 static uint64_t
@@ -90,6 +95,15 @@ quote_len(const char *s, const char *e)
 {
 	size_t n = (size_t)(e - s);
 	return (int)(n > MAX_MSG ? MAX_MSG : n);
+}
+
+/* quote_len of a quote that runs to the window end (see jp.quote_cut). */
+static int
+quote_to_end(struct jp *jp, const char *s, const char *e)
+{
+	if (jp->quote_cut && (size_t)(e - s) < MAX_MSG)
+		*jp->quote_cut = true;
+	return quote_len(s, e);
 }
 
 static inline bool
@@ -224,7 +238,10 @@ parse_string(struct jp *jp, const char **cur, const char **s, size_t *n, struct 
 		return r;
 	if (unescape(*s, *n, unesc, jp->msg) != R_OK)
 		return R_ERR;
-	*s = unesc->data;
+	/* An escape sequence that unescapes to nothing leaves the buffer
+	 * unallocated: never hand out NULL as the string (fuzz_scan_json:
+	 * NULL + 0 in next_field's "Expected ':'" message). */
+	*s = unesc->data ? unesc->data : "";
 	*n = unesc->len;
 	return R_OK;
 }
@@ -339,7 +356,7 @@ parse_number(struct jp *jp, const char **pcur, const char *end, struct jval *v)
 		cur++;
 		if (cur != end && is_digit(*cur)) {
 			set_msg(jp->msg, "Invalid number: leading zero in '%.*s'",
-				quote_len(start, end), start);
+				quote_to_end(jp, start, end), start);
 			return R_ERR;
 		}
 	} else if (cur != end && *cur >= '1' && *cur <= '9') {
@@ -347,7 +364,7 @@ parse_number(struct jp *jp, const char **pcur, const char *end, struct jval *v)
 		while (cur != end && is_digit(*cur))
 			cur++;
 	} else if (cur != end) {
-		set_msg(jp->msg, "Invalid number: expected digit in '%.*s'", quote_len(start, end),
+		set_msg(jp->msg, "Invalid number: expected digit in '%.*s'", quote_to_end(jp, start, end),
 			start);
 		return R_ERR;
 	}
@@ -358,7 +375,7 @@ parse_number(struct jp *jp, const char **pcur, const char *end, struct jval *v)
 			cur++;
 		if (cur != end && cur == f) {
 			set_msg(jp->msg, "Invalid number: expected digit after '.' in '%.*s'",
-				quote_len(start, end), start);
+				quote_to_end(jp, start, end), start);
 			return R_ERR;
 		}
 	}
@@ -371,7 +388,7 @@ parse_number(struct jp *jp, const char **pcur, const char *end, struct jval *v)
 			cur++;
 		if (cur != end && cur == f) {
 			set_msg(jp->msg, "Invalid number: expected digit after 'e' in '%.*s'",
-				quote_len(start, end), start);
+				quote_to_end(jp, start, end), start);
 			return R_ERR;
 		}
 	}
@@ -590,6 +607,7 @@ struct js {
 	size_t last_try;
 	uint64_t total;
 	struct tm_buf msg, sticky, ukey, uval, name, tmp;
+	bool quote_cut; /* msg's quote stopped at the window end (jp.quote_cut) */
 	struct v8sess *v8;
 	size_t n_v8, cap_v8;
 	enum tm_status status;
@@ -756,7 +774,8 @@ static enum pres
 parse_event(struct js *js, const char *p, const char *end, const char **next, uint64_t off,
 	    bool *stuck)
 {
-	struct jp jp = { .end = end, .msg = &js->msg, .sticky = &js->sticky };
+	struct jp jp = { .end = end, .msg = &js->msg, .sticky = &js->sticky,
+			 .quote_cut = &js->quote_cut };
 	const char *cur = p;
 	*stuck = false;
 	if (*cur != '{' && *cur != '[') {
@@ -1219,7 +1238,10 @@ step(struct js *js, const char *p, const char *end, uint64_t base, bool eof)
 			const char *nx = cur;
 			bool stuck;
 			tm_buf_reset(&js->sticky);
+			js->quote_cut = false;
 			enum pres r = parse_event(js, cur, end, &nx, OFF(cur), &stuck);
+			if (r == R_ERR && js->quote_cut && !eof)
+				return (size_t)(cur - p); /* error text needs more bytes */
 			if (js->sticky.len && (stuck || (r == R_INC && eof))) {
 				/* the iterator's status_ was left set by an integer
 				 * overflow: TP reports it when the event stops early */
