@@ -2,21 +2,35 @@
 /*
  * Inputs and the member table (engine-semantics §0, §1).
  *
- * One path: a TAR, ZIP, gzip (tar.gz is gzip -> "" -> tar), or a plain
- * trace.  Several paths: the TAR `trace_processor util merge` would write
- * (member 0 a virtual "tar", members = base names in argument order).
+ * One path: a TAR, ZIP, gzip or zstd (tar.gz is gzip -> "" -> tar), or a
+ * plain trace.  Several paths: the TAR `trace_processor util merge` would
+ * write (member 0 a virtual "tar", members = base names in argument order).
  *
  * The TAR walker follows tar_trace_reader.cc rule by rule; the ZIP walker
- * reads local headers in physical order like util/zip_reader.cc (our own
- * walker over zlib rather than libarchive: trace_processor's error texts
- * carry byte offsets of its own local-header walk, and its streaming checks
- * — data descriptors, version, flags — need the raw header fields).
+ * reads local headers in physical order like util/zip_reader.cc.  Both are
+ * ours, not libarchive's readers: trace_processor ignores PAX headers
+ * (libarchive applies them), aborts on zero-size links, and its error texts
+ * carry byte offsets of its own header walk; its ZIP streaming checks (data
+ * descriptors, version, flags) need the raw header fields.  libarchive is
+ * used where it serves: zstd decompression (stream.c); gzip stays on zlib
+ * (stream.c says why).
  *
  * Listing reads: TAR headers and each member's first 512 bytes (windows over
- * files are skipped without reading); ZIP and gzip containers are read (and
- * inflated) once in full, because trace_processor's registration depends on
- * the decompressed bytes (CRC check, sniff of the whole member, the inflated
- * size shown as trace_file.size, the truncation error).
+ * files are skipped without reading); ZIP, gzip and zstd containers are read
+ * (and decompressed) once in full.  That cannot be deferred to the scan
+ * without changing what tm_input_open promises: trace_file ids of ZIP
+ * entries depend on the CRC/decompression outcome of the entries before
+ * them (registration stops at the first failure), trace_file.size of a
+ * gzip/zstd child is its decompressed size, a tar.gz's members are only
+ * known by inflating through them, and whether the import fails (and which
+ * members are processed first) is part of the listing.
+ *
+ * gzip/zstd: trace_processor hands the inner parser 32 MiB blobs and each
+ * complete gzip member / zstd frame; on a decompression error the rest is
+ * never parsed.  The walk records how much was handed over; the child's
+ * size, sniff and stream are cut there, and nothing nested in it reaches its
+ * own end of input (the outer error comes first).  zstd frame ends are not
+ * visible through libarchive, so there only the 32 MiB hand-overs count.
  *
  * Limits (hostile input): nesting depth 8 (real archives nest 2-3 deep),
  * 1,000,000 members (more than any trace archive; each costs a table row),
@@ -54,6 +68,8 @@ struct loc {
 	char *cwhere;    /* ours */
 	size_t reg_limit; /* children registered before cfatal (SIZE_MAX all) */
 	bool fatal_late;  /* cfatal raised after the children were processed */
+	bool fatal_eof;   /* cfatal raised only at the container's end of input */
+	uint64_t limit;   /* L_INFLATE / L_ZSTD: bytes the inner parser is handed */
 };
 
 struct priv {
@@ -87,6 +103,7 @@ add_member(struct tm_input *in, int parent, const char *name, size_t name_len,
 	memset(&pv->locs[i], 0, sizeof pv->locs[i]);
 	pv->locs[i].kind = kind;
 	pv->locs[i].reg_limit = SIZE_MAX;
+	pv->locs[i].limit = UINT64_MAX;
 	if (name) {
 		m->name = xmalloc(name_len + 1);
 		memcpy(m->name, name, name_len);
@@ -173,6 +190,8 @@ set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 	if (l->cfatal)
 		return;
 	l->cfatal = xstrdup(tp);
+	/* TarTraceReader notices a short archive only at its end of input. */
+	l->fatal_eof = strncmp(tp, "Premature end of TAR file", 25) == 0;
 	struct tm_buf b;
 	va_list ap;
 	char tmp[1024];
@@ -208,8 +227,11 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 				 "%s: the loose files' archive is virtual; open its members", lab);
 		break;
 	case L_ZSTD:
-		s = tm_error_set(err, TM_ERR_UNSUPPORTED,
-				 "%s: zstd is not supported by tracemerge yet", lab);
+		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
+			break;
+		*out = tm_stream_unzstd(ps, lab);
+		if (l->limit != UINT64_MAX) /* what trace_processor hands over */
+			*out = tm_stream_range(*out, lab, l->limit);
 		break;
 	case L_RANGE:
 	case L_ZIP:
@@ -225,6 +247,8 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
 			break;
 		*out = tm_stream_inflate(ps, lab, false, true, NULL, 0);
+		if (l->limit != UINT64_MAX)
+			*out = tm_stream_range(*out, lab, l->limit);
 		s = TM_OK;
 		break;
 	default:
@@ -921,6 +945,8 @@ out:
 				P(in)->locs[ci].reg_limit = reg;
 				set_cfatal(in, ci, ents[e].err, "%s: bad compressed data",
 					   disp(&in->members[ents[e].mi]));
+				/* ZipTraceReader decompresses at its end of input */
+				P(in)->locs[ci].fatal_eof = true;
 				break;
 			}
 		}
@@ -935,14 +961,22 @@ out:
 
 /* ---- gzip / ctrace / zstd ---- */
 
+/* trace_processor's DecompressingTraceReader collects output in a 32 MiB
+ * buffer and hands it to the inner parser when the buffer is full or a gzip
+ * member / zstd frame ends.  Output still in the buffer when decompression
+ * fails is never parsed (decompressing_trace_reader.cc:96-145). */
+#define TP_BLOB (32ull << 20)
+
 static enum tm_status
 walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 {
 	enum tm_format f = in->members[ci].format;
 	size_t mi = add_member(in, (int)ci, "", 0, f == TM_FMT_ZSTD ? L_ZSTD : L_INFLATE);
 	struct tm_member *m = &in->members[mi];
-	if (f == TM_FMT_ZSTD) {
-		m->error = xstrdup("zstd is not supported by tracemerge yet");
+	if (f == TM_FMT_ZSTD && !tm_zstd_available()) {
+		/* Our limitation, not trace_processor's (it decodes zstd). */
+		m->error = xstrdup("zstd decompression is unavailable: this libarchive was built "
+				   "without libzstd");
 		m->size = m->stored_size = 0;
 		set_format(m, TM_FMT_UNKNOWN);
 		return TM_OK;
@@ -955,7 +989,7 @@ walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 		return s;
 	uint8_t *sn = xmalloc(SNIFF_CAP);
 	size_t snn = 0;
-	uint64_t total = 0;
+	uint64_t total = 0, flushed = 0;
 	for (;;) {
 		const uint8_t *p;
 		size_t n;
@@ -966,12 +1000,16 @@ walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 			break;
 		capture(sn, &snn, p, n);
 		total += n;
+		/* zstd frame ends are not visible through libarchive: only the
+		 * 32 MiB hand-overs count there. */
+		uint64_t me = tm_stream_member_end(st);
+		if (me > flushed)
+			flushed = me;
+		while (total - flushed >= TP_BLOB)
+			flushed += TP_BLOB;
 	}
 	tm_stream_close(st);
 	m = &in->members[mi];
-	m->size = m->stored_size = total;
-	set_format(m, tm_sniff(sn, snn));
-	free(sn);
 	if (s != TM_OK) {
 		const char *tp = strstr(e2.msg, "Compressed stream incomplete")
 				 ? "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)"
@@ -979,13 +1017,25 @@ walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 				 ? "Failed to decompress trace chunk (ERR:tp-corrupt)"
 				 : NULL;
 		if (!tp) {
+			free(sn);
 			*err = e2;
 			return s;
 		}
 		P(in)->locs[ci].fatal_late = true;
-		set_cfatal(in, ci, tp, "after %" PRIu64 " decompressed bytes: %s", total, e2.msg);
+		set_cfatal(in, ci, tp,
+			   "after %" PRIu64 " decompressed bytes (%" PRIu64
+			   " handed to the inner parser): %s",
+			   total, flushed, e2.msg);
 		m->error = xstrdup(e2.msg);
+		/* The inner parser sees only what was handed over. */
+		total = flushed;
+		if (snn > total)
+			snn = (size_t)total;
+		P(in)->locs[mi].limit = total;
 	}
+	m->size = m->stored_size = total;
+	set_format(m, tm_sniff(sn, snn));
+	free(sn);
 	return TM_OK;
 }
 
@@ -1064,6 +1114,12 @@ fail_at(struct tm_input *in, size_t ci)
 	in->fatal_after = in->n_proc;
 }
 
+static bool
+is_compressed(enum tm_format f)
+{
+	return f == TM_FMT_GZIP || f == TM_FMT_CTRACE || f == TM_FMT_ZSTD;
+}
+
 /* Container ci has just started: register its children (ids in physical
  * order), then process them in (priority, name, index) order. */
 static void
@@ -1085,6 +1141,16 @@ process(struct tm_input *in, size_t ci)
 		XGROW(kids, kcap, nk + 1);
 		kids[nk++] = i;
 	}
+	/* Inside a gzip/zstd stream that fails, the inner container never
+	 * reaches its end of input: the outer error comes first, and the
+	 * inner one only if raised while parsing (a bad TAR header). */
+	int pa = in->members[ci].parent;
+	if (pa >= 0 && is_compressed(in->members[pa].format) && pv->locs[pa].cfatal &&
+	    (!l->cfatal || l->fatal_eof || l->fatal_late)) {
+		fail_at(in, (size_t)pa);
+		free(kids);
+		return;
+	}
 	if (l->cfatal && !l->fatal_late) {
 		fail_at(in, ci);
 		free(kids);
@@ -1101,11 +1167,9 @@ process(struct tm_input *in, size_t ci)
 	}
 	for (size_t k = 0; k < nk && !pv->stop; k++) {
 		struct tm_member *m = &in->members[kids[k]];
-		if (tm_format_is_container(in->members[ci].format) &&
-		    (in->members[ci].format == TM_FMT_GZIP || in->members[ci].format == TM_FMT_CTRACE ||
-		     in->members[ci].format == TM_FMT_ZSTD) &&
-		    m->size == 0 && !m->error)
-			continue; /* an empty inflated stream never reaches its parser */
+		if (is_compressed(in->members[ci].format) && m->size == 0 &&
+		    (!m->error || l->cfatal))
+			continue; /* nothing handed over: the parser never starts */
 		start(in, kids[k]);
 		process(in, kids[k]);
 	}

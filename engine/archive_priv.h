@@ -32,6 +32,15 @@ struct tm_stream *tm_stream_range(struct tm_stream *parent, const char *label, u
 struct tm_stream *tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw,
 				    bool strip_trace, const char *zip_name, uint64_t zip_csize);
 
+/* Output offset where the last complete gzip member ended (tm_stream_inflate
+ * streams; 0 for others). */
+uint64_t tm_stream_member_end(const struct tm_stream *st);
+/* Decompress parent (owned), a zstd stream with any number of frames, through
+ * libarchive's zstd filter.  Errors carry trace_processor's texts. */
+struct tm_stream *tm_stream_unzstd(struct tm_stream *parent, const char *label);
+/* libarchive can decode zstd in-process (built with libzstd). */
+bool tm_zstd_available(void);
+
 /* Skip off bytes of parent, then a window of len (takes parent). */
 enum tm_status tm_stream_window(struct tm_stream *parent, uint64_t off, uint64_t len,
 				const char *label, struct tm_stream **out, struct tm_error *err) TM_WUR;

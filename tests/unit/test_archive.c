@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Archive input: TAR reader rules (hand-built headers), ZIP (libarchive-
- * written), gzip / tar.gz nesting, ids and processing order (engine-
- * semantics §1.5, §1.6, §16 runs 5, 6, 24, 29), member streams, and the
- * conformance corpus's trace_file rows and member formats. */
+ * written), gzip / tar.gz nesting, zstd (fixtures written with libarchive's
+ * zstd write filter), ids and processing order (engine-semantics §1.5, §1.6,
+ * §16 runs 5, 6, 24, 29), member streams, and the conformance corpus's
+ * trace_file rows and member formats. */
+#include <archive.h>
+#include <archive_entry.h>
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <zlib.h>
 
 #include "input.h"
+#include "archive_priv.h"
 #include "t.h"
 #include "tarfix.h"
 
@@ -221,6 +225,225 @@ t_gzip_concat_and_trace_marker(void)
 	CHECK_INT(in.n_members, 2);
 	CHECK_INT(in.members[1].format, TM_FMT_SYSTRACE);
 	CHECK_STR(proc_str(), "TOP \"\"");
+	tm_input_close(&in);
+}
+
+
+/* One zstd frame of d[0..n) (libarchive's zstd write filter, raw format). */
+static unsigned char *
+zst(const void *d, size_t n, size_t *out_n)
+{
+	size_t cap = n + 4096;
+	unsigned char *buf = malloc(cap);
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	if (archive_write_add_filter_zstd(a) != ARCHIVE_OK ||
+	    archive_write_set_format_raw(a) != ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    archive_write_open_memory(a, buf, cap, out_n) != ARCHIVE_OK)
+		abort();
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_size(e, (la_int64_t)n);
+	if (archive_write_header(a, e) != ARCHIVE_OK ||
+	    (n && archive_write_data(a, d, n) != (la_ssize_t)n) ||
+	    archive_write_close(a) != ARCHIVE_OK)
+		abort();
+	archive_entry_free(e);
+	archive_write_free(a);
+	return buf;
+}
+
+/* Read member mi to the end; returns the bytes (malloc'd), *n their count. */
+static unsigned char *
+slurp(size_t mi, size_t *n, enum tm_status *st)
+{
+	struct tm_stream *s;
+	unsigned char *out = NULL;
+	size_t tot = 0;
+	*st = tm_stream_open(&in, mi, &s, &err);
+	if (*st != TM_OK)
+		return NULL;
+	for (;;) {
+		const uint8_t *p;
+		size_t k;
+		if ((*st = tm_stream_next(s, &p, &k, &err)) != TM_OK || !k)
+			break;
+		out = realloc(out, tot + k);
+		memcpy(out + tot, p, k);
+		tot += k;
+	}
+	tm_stream_close(s);
+	*n = tot;
+	return out;
+}
+
+static void
+t_zstd(void)
+{
+	CHECK(tm_zstd_available());
+	size_t zn, n;
+	enum tm_status st;
+	unsigned char *z = zst(J, sizeof J - 1, &zn);
+	CHECK(zn > 4 && memcmp(z, "\x28\xb5\x2f\xfd", 4) == 0);
+
+	/* top-level .zst: one inner stream with an empty name */
+	CHECK_INT(open1(fx_write("a.json.zst", z, zn)), TM_OK);
+	CHECK_INT(in.members[0].format, TM_FMT_ZSTD);
+	CHECK_INT(in.n_members, 2);
+	CHECK_STR(in.members[1].name, "");
+	CHECK_INT(in.members[1].format, TM_FMT_JSON);
+	CHECK_INT(in.members[1].size, sizeof J - 1);
+	CHECK_INT(in.members[1].trace_file_id, 1);
+	CHECK(in.fatal == NULL && in.members[1].error == NULL);
+	CHECK_STR(proc_str(), "TOP \"\"");
+	unsigned char *b = slurp(1, &n, &st);
+	CHECK_INT(st, TM_OK);
+	CHECK(n == sizeof J - 1 && b && memcmp(b, J, n) == 0);
+	free(b);
+	tm_input_close(&in);
+
+	/* a zstd member in a TAR (priority 1: before the JSON members) */
+	struct fx f = {0};
+	fx_file(&f, "b.json", J, sizeof J - 1);
+	fx_file(&f, "inner.json.zst", z, zn);
+	fx_file(&f, "a.json", J, sizeof J - 1);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("zm.tar", f.d, f.n)), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK_INT(find("inner.json.zst")->format, TM_FMT_ZSTD);
+	CHECK_STR(proc_str(), "TOP inner.json.zst \"\" a.json b.json");
+	CHECK_INT(find("")->format, TM_FMT_JSON);
+	CHECK_INT(find("")->trace_file_id, 4);
+	b = slurp((size_t)(find("") - in.members), &n, &st);
+	CHECK_INT(st, TM_OK);
+	CHECK(n == sizeof J - 1 && b && memcmp(b, J, n) == 0);
+	free(b);
+	tm_input_close(&in);
+	free(f.d);
+
+	/* .tar.zst: zstd -> "" (tar) -> members */
+	struct fx t = {0};
+	fx_file(&t, "y.json", J, sizeof J - 1);
+	fx_file(&t, "x.json", J, sizeof J - 1);
+	fx_end(&t);
+	size_t tzn;
+	unsigned char *tz = zst(t.d, t.n, &tzn);
+	CHECK_INT(open1(fx_write("t.tar.zst", tz, tzn)), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK_INT(find("")->format, TM_FMT_TAR);
+	CHECK_INT(find("")->size, t.n);
+	CHECK_STR(proc_str(), "TOP \"\" x.json y.json");
+	b = slurp((size_t)(find("x.json") - in.members), &n, &st);
+	CHECK_INT(st, TM_OK);
+	CHECK(n == sizeof J - 1 && b && memcmp(b, J, n) == 0);
+	free(b);
+	tm_input_close(&in);
+
+	/* truncated: trace_processor's text; libarchive's words in ours.  The
+	 * inner parser never got a hand-over, so it never starts. */
+	CHECK_INT(open1(fx_write("trunc.zst", z, zn - 3)), TM_OK);
+	CHECK_STR(in.fatal, "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)");
+	CHECK(in.fatal_where && strstr(in.fatal_where, "trunc.zst") &&
+	      strstr(in.fatal_where, "Truncated zstd input"));
+	CHECK_INT(in.fatal_after, 1);
+	CHECK_STR(proc_str(), "TOP");
+	CHECK_INT(in.members[1].trace_file_id, 1);
+	tm_input_close(&in);
+	/* a truncated .tar.zst inside a TAR: the error is the zstd one */
+	f = (struct fx){0};
+	fx_file(&f, "a.json", J, sizeof J - 1);
+	fx_file(&f, "t.tar.zst", tz, tzn - 5);
+	fx_end(&f);
+	CHECK_INT(open1(fx_write("trz.tar", f.d, f.n)), TM_OK);
+	CHECK_STR(in.fatal, "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)");
+	CHECK_STR(proc_str(), "TOP t.tar.zst");
+	tm_input_close(&in);
+	free(f.d);
+	/* garbage after the last frame; a corrupt frame (reserved bit set in
+	 * the frame header descriptor) */
+	unsigned char *g = malloc(zn + 8);
+	memcpy(g, z, zn);
+	memcpy(g + zn, "garbage!", 8);
+	CHECK_INT(open1(fx_write("garb.zst", g, zn + 8)), TM_OK);
+	CHECK_STR(in.fatal, "Failed to decompress trace chunk (ERR:tp-corrupt)");
+	tm_input_close(&in);
+	memcpy(g, z, zn);
+	g[4] |= 0x08;
+	CHECK_INT(open1(fx_write("bad.zst", g, zn)), TM_OK);
+	CHECK_STR(in.fatal, "Failed to decompress trace chunk (ERR:tp-corrupt)");
+	tm_input_close(&in);
+	free(g);
+
+	/* concatenated frames splitting one JSON file are one stream */
+	const char *parts[2] = {"{\"traceEv", "ents\":[]}"};
+	size_t n1, n2;
+	unsigned char *z1 = zst(parts[0], strlen(parts[0]), &n1);
+	unsigned char *z2 = zst(parts[1], strlen(parts[1]), &n2);
+	unsigned char *cat = malloc(n1 + n2);
+	memcpy(cat, z1, n1);
+	memcpy(cat + n1, z2, n2);
+	CHECK_INT(open1(fx_write("cat.zst", cat, n1 + n2)), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK_INT(in.n_members, 2);
+	CHECK_INT(in.members[1].format, TM_FMT_JSON);
+	CHECK_INT(in.members[1].size, 18);
+	b = slurp(1, &n, &st);
+	CHECK_INT(st, TM_OK);
+	CHECK(n == 18 && b && memcmp(b, "{\"traceEvents\":[]}", 18) == 0);
+	free(b);
+	tm_input_close(&in);
+	/* an empty stream never reaches a parser */
+	size_t en;
+	unsigned char *ez = zst("", 0, &en);
+	CHECK_INT(open1(fx_write("empty.zst", ez, en)), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK_INT(in.members[1].size, 0);
+	CHECK_STR(proc_str(), "TOP");
+	tm_input_close(&in);
+	free(ez);
+	free(z1);
+	free(z2);
+	free(cat);
+	free(tz);
+	free(t.d);
+	free(z);
+}
+
+/* What trace_processor's inner parser is handed when gzip fails: complete
+ * members, not the rest (decompressing_trace_reader.cc). */
+static void
+t_gzip_handover(void)
+{
+	unsigned char gz[256];
+	z_stream z = {0};
+	deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+	z.next_in = (Bytef *)(uintptr_t)J;
+	z.avail_in = (uInt)(sizeof J - 1);
+	z.next_out = gz;
+	z.avail_out = sizeof gz - 16;
+	deflate(&z, Z_FINISH);
+	size_t gn = z.total_out;
+	deflateEnd(&z);
+	/* a complete member, then garbage: the member was handed over */
+	memcpy(gz + gn, "garbage!", 8);
+	CHECK_INT(open1(fx_write("garb.gz", gz, gn + 8)), TM_OK);
+	CHECK_STR(in.fatal, "Failed to decompress trace chunk (ERR:tp-corrupt)");
+	CHECK_INT(in.members[1].format, TM_FMT_JSON);
+	CHECK_INT(in.members[1].size, sizeof J - 1);
+	CHECK_STR(proc_str(), "TOP \"\"");
+	size_t n;
+	enum tm_status st;
+	unsigned char *b = slurp(1, &n, &st);
+	CHECK_INT(st, TM_OK); /* the stream stops at what was handed over */
+	CHECK_INT(n, sizeof J - 1);
+	free(b);
+	tm_input_close(&in);
+	/* a CRC error in the only member: nothing handed over */
+	gz[gn - 8] ^= 0xff;
+	CHECK_INT(open1(fx_write("crc.gz", gz, gn)), TM_OK);
+	CHECK_STR(in.fatal, "Failed to decompress trace chunk (ERR:tp-corrupt)");
+	CHECK_INT(in.members[1].size, 0);
+	CHECK_STR(proc_str(), "TOP");
 	tm_input_close(&in);
 }
 
@@ -641,6 +864,8 @@ main(void)
 	RUN(t_run6_hidden);
 	RUN(t_run29_nested);
 	RUN(t_gzip_concat_and_trace_marker);
+	RUN(t_zstd);
+	RUN(t_gzip_handover);
 	RUN(t_tar_rules);
 	RUN(t_zip);
 	RUN(t_zip_stream_stored);
