@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "clockgraph.h"
+#include "manifest_internal.h"
 
 #define MANIFEST_RAW_BASE (UINT64_C(1) << 32)
 #define NO_OWNER INT64_MIN
@@ -146,14 +147,6 @@ new_row(struct rp *p, uint64_t raw, const char *name)
 	p->rr_row[p->n_rr] = row;
 	p->n_rr++;
 	return row;
-}
-
-/* The manifest's EnsureMachineRow: lookup-or-allocate and record. */
-static uint32_t
-ensure_row(struct rp *p, uint64_t raw)
-{
-	long r = row_of_raw(p, raw);
-	return r >= 0 ? (uint32_t)r : new_row(p, raw, NULL);
 }
 
 static long
@@ -384,16 +377,7 @@ ctx_add_snapshot(struct rp *p, struct ctx *c, const struct tm_op_clock *clk, siz
 /* manifest apply (§7.3)                                               */
 /* ------------------------------------------------------------------ */
 
-static uint64_t
-raw_of_name(struct rp *p, const char *name)
-{
-	for (size_t i = 0; i < p->n_rows; i++)
-		if (p->rows[i].raw >= MANIFEST_RAW_BASE && p->rows[i].name &&
-		    strcmp(p->rows[i].name, name) == 0)
-			return p->rows[i].raw;
-	return UINT64_MAX;
-}
-
+/* files[] entry for a member path: the first exact match (as the reader). */
 static const struct tm_manifest_file *
 entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
 {
@@ -404,61 +388,6 @@ entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
 			return &m->files[i];
 		}
 	return NULL;
-}
-
-static bool
-entry_declares(const struct tm_manifest_file *e, const char *name)
-{
-	if (e->machine_name && strcmp(e->machine_name, name) == 0)
-		return true;
-	for (size_t i = 0; i < e->n_machines; i++)
-		if (e->machines[i].name && strcmp(e->machines[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-/* resolve_ref (perfetto_manifest_reader.cc); false on error (p->error set). */
-static bool
-resolve_ref(struct rp *p, const char *flabel, const char *mlabel, const char *file,
-	    const char *machine, uint64_t fallback, uint64_t *out)
-{
-	if (machine && !file) {
-		fail(p,
-		     "perfetto_manifest: %s '%s' needs %s too: a machine name alone is ambiguous "
-		     "because embedded machine ids are scoped to their trace.",
-		     mlabel, machine, flabel);
-		return false;
-	}
-	if (!file) {
-		*out = fallback;
-		return true;
-	}
-	size_t ei;
-	const struct tm_manifest_file *e = entry_by_path(p->m, file, &ei);
-	if (!e) {
-		fail(p,
-		     "perfetto_manifest: %s names unknown file '%s'. It must match the `path` of an "
-		     "entry in the `files` array.",
-		     flabel, file);
-		return false;
-	}
-	if (!machine) {
-		if (e->has_machines) {
-			fail(p, "perfetto_manifest: %s '%s' is a multi-machine trace; also name the "
-				"machine with %s.",
-			     flabel, file, mlabel);
-			return false;
-		}
-		*out = p->entries[ei].has_machine_id ? p->entries[ei].machine_id : 0;
-		return true;
-	}
-	if (!entry_declares(e, machine)) {
-		fail(p, "perfetto_manifest: %s '%s' is not a machine declared by file '%s'.", mlabel,
-		     machine, file);
-		return false;
-	}
-	*out = raw_of_name(p, machine);
-	return true;
 }
 
 static long
@@ -474,115 +403,73 @@ tid_of_path(struct rp *p, const char *path)
 	return -1;
 }
 
+static bool
+find_trace_file(void *ud, const char *path, uint32_t *tid)
+{
+	long t = tid_of_path(ud, path);
+	if (t < 0)
+		return false;
+	*tid = (uint32_t)t;
+	return true;
+}
+
+/* The manifest reader's apply step (manifest.c computes it in
+ * trace_processor's order; here it lands on the machine table and the
+ * graph): EnsureMachineRow calls, the trace-time claim, override edges. */
 static void
 apply_manifest(struct rp *p, uint32_t manifest_tid)
 {
 	const struct tm_manifest *m = p->m;
-	/* 1. names -> raw ids, rows in files[] order */
-	uint64_t next_raw = MANIFEST_RAW_BASE;
-	for (size_t i = 0; i < m->n_files; i++) {
-		const struct tm_manifest_file *f = &m->files[i];
+	struct tm_manifest_archive_ops ops = {find_trace_file, p};
+	struct tm_manifest_plan plan;
+	struct tm_error err;
+	enum tm_status st = tm_manifest_apply(m, &ops, &plan, &err);
+	for (size_t i = 0; i < plan.n_ensure; i++)
+		if (row_of_raw(p, (uint64_t)plan.ensure[i].raw_id) < 0)
+			new_row(p, (uint64_t)plan.ensure[i].raw_id, plan.ensure[i].name);
+	if (st != TM_OK) {
+		fail(p, "%s", err.msg);
+		if (err.hint[0] && !p->hint)
+			p->hint = xstrdup(err.hint);
+		tm_manifest_plan_fini(&plan);
+		return;
+	}
+	for (size_t i = 0; i < m->n_files && i < plan.n_files; i++) {
+		const struct tm_manifest_plan_file *pf = &plan.files[i];
 		struct entry_state *es = &p->entries[i];
-		const char *names[1] = {f->machine_name};
-		for (size_t k = 0; k < 1 + f->n_machines; k++) {
-			const char *nm = k == 0 ? names[0] : f->machines[k - 1].name;
-			if (!nm)
-				continue;
-			uint64_t raw = raw_of_name(p, nm);
-			if (raw == UINT64_MAX) {
-				raw = next_raw++;
-				new_row(p, raw, nm);
-			}
-			if (k == 0) {
-				es->has_machine_id = true;
-				es->machine_id = raw;
-			} else {
-				es->remap_id = xrealloc(es->remap_id, (es->n_remap + 1) * sizeof(uint32_t));
-				es->remap_raw =
-					xrealloc(es->remap_raw, (es->n_remap + 1) * sizeof(uint64_t));
-				es->remap_id[es->n_remap] = f->machines[k - 1].id;
-				es->remap_raw[es->n_remap] = raw;
-				es->n_remap++;
-				if (f->machines[k - 1].id == 0) {
-					es->has_machine_id = true;
-					es->machine_id = raw;
-				}
-			}
-		}
-	}
-	/* 2. trace_time */
-	if (m->has_trace_time) {
-		uint64_t raw;
-		if (!resolve_ref(p, "trace_time: file", "trace_time: machine", m->tt_file,
-				 m->tt_machine, 0, &raw))
-			return;
-		uint32_t row = ensure_row(p, raw);
-		try_set_clock(p, (struct tm_clockid){m->tt_clock, 0, 0, row}, manifest_tid);
-	}
-	/* 3. clock overrides */
-	for (size_t i = 0; i < m->n_files && !p->error; i++) {
-		const struct tm_manifest_file *f = &m->files[i];
-		if (!f->has_clocks)
+		es->has_machine_id = pf->machine_raw >= 0;
+		es->machine_id = (uint64_t)pf->machine_raw;
+		if (!m->files[i].has_machines || !pf->remap_raw)
 			continue;
-		const struct tm_manifest_clocks *ck = &f->clocks;
-		uint64_t src_raw;
-		if (!ck->machine) {
-			if (f->has_machines) {
-				fail(p, "perfetto_manifest: clocks: file '%s' is a multi-machine trace; "
-					"name which machine the clock is on with clocks: machine.",
-				     f->path);
-				return;
-			}
-			src_raw = p->entries[i].has_machine_id ? p->entries[i].machine_id : 0;
-		} else {
-			if (!entry_declares(f, ck->machine)) {
-				fail(p, "perfetto_manifest: clocks: machine '%s' is not a machine "
-					"declared by file '%s'.",
-				     ck->machine, f->path);
-				return;
-			}
-			src_raw = raw_of_name(p, ck->machine);
-		}
-		uint64_t ref_raw;
-		if (!resolve_ref(p, "clocks: sync_to.file", "clocks: sync_to.machine", ck->sync_file,
-				 ck->sync_machine, src_raw, &ref_raw))
-			return;
-		uint32_t src_row = ensure_row(p, src_raw);
-		uint32_t ref_row = ensure_row(p, ref_raw);
-		struct tm_clockid src, ref;
-		if (ck->clock) {
-			src = (struct tm_clockid){ck->clock, 0, 0, src_row};
-		} else {
-			long tid = tid_of_path(p, f->path);
-			if (tid < 0) {
-				fail(p, "perfetto_manifest: clocks: could not resolve file '%s'. It must "
-					"match the `path` of an entry in the `files` array.",
-				     f->path);
-				return;
-			}
-			src = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, (uint32_t)tid, src_row};
-		}
-		if (ck->sync_clock) {
-			ref = (struct tm_clockid){ck->sync_clock, 0, 0, ref_row};
-		} else {
-			long tid = tid_of_path(p, ck->sync_file);
-			if (tid < 0) {
-				fail(p, "perfetto_manifest: clocks: could not resolve file '%s'. It must "
-					"match the `path` of an entry in the `files` array.",
-				     ck->sync_file);
-				return;
-			}
-			ref = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, (uint32_t)tid, ref_row};
-		}
-		int64_t off = ck->offset_ns;
-		struct tm_graph_clock gc[2] = {{src, off < 0 ? -off : 0, 1, false},
-					       {ref, off > 0 ? off : 0, 1, false}};
-		char msg[512];
-		if (!tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg)) {
-			fail(p, "%s", msg);
-			return;
+		es->remap_id = xcalloc(m->files[i].n_machines + 1, sizeof *es->remap_id);
+		es->remap_raw = xcalloc(m->files[i].n_machines + 1, sizeof *es->remap_raw);
+		for (size_t k = 0; k < m->files[i].n_machines; k++) {
+			es->remap_id[es->n_remap] = m->files[i].machines[k].id;
+			es->remap_raw[es->n_remap] = (uint64_t)pf->remap_raw[k];
+			es->n_remap++;
 		}
 	}
+	if (plan.has_trace_time) {
+		long row = plan.tt_has_machine ? row_of_raw(p, (uint64_t)plan.tt_raw) : 0;
+		try_set_clock(p, (struct tm_clockid){plan.tt_clock, 0, 0, (uint32_t)(row < 0 ? 0 : row)},
+			      manifest_tid);
+	}
+	for (size_t i = 0; i < plan.n_edges && !p->error; i++) {
+		const struct tm_manifest_edge *e = &plan.edges[i];
+		long sr = row_of_raw(p, (uint64_t)e->source_raw), rr = row_of_raw(p, (uint64_t)e->ref_raw);
+		struct tm_clockid src = {e->source_clock, 0, 0, (uint32_t)(sr < 0 ? 0 : sr)};
+		struct tm_clockid ref = {e->ref_clock, 0, 0, (uint32_t)(rr < 0 ? 0 : rr)};
+		if (e->source_clock == TM_CLOCK_TRACE_FILE)
+			src.tf = e->source_tf;
+		if (e->ref_clock == TM_CLOCK_TRACE_FILE)
+			ref.tf = e->ref_tf;
+		struct tm_graph_clock gc[2] = {{src, e->source_ts, 1, false},
+					       {ref, e->ref_ts, 1, false}};
+		char msg[512];
+		if (!tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg))
+			fail(p, "%s", msg);
+	}
+	tm_manifest_plan_fini(&plan);
 }
 
 /* ------------------------------------------------------------------ */
@@ -661,7 +548,7 @@ fork_reader(struct rp *p, struct fstate *fs, uint32_t machine)
 	uint64_t raw = machine;
 	if (fs->es && fs->es->n_remap > 0) {
 		raw = UINT64_MAX;
-		for (size_t i = 0; i < fs->es->n_remap; i++)
+		for (size_t i = 0; i < fs->es->n_remap && raw == UINT64_MAX; i++)
 			if (fs->es->remap_id[i] == machine)
 				raw = fs->es->remap_raw[i];
 		if (raw == UINT64_MAX) {
