@@ -1420,7 +1420,8 @@ build_report(struct rp *p)
 		build_events(p, r);
 	r->error = p->error;
 	r->hint = p->hint;
-	r->ok = !r->error && r->dropped == 0;
+	/* Unpredicted formats are never counted as zero drops. */
+	r->ok = !r->error && r->dropped == 0 && r->is_complete;
 }
 
 void

@@ -282,8 +282,18 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 		tm_buf_addf(out, "The merged trace would fail to open: %s", r->error);
 		return;
 	}
-	if (r->dropped == 0) {
+	size_t n_unknown = 0;
+	for (size_t i = 0; i < r->n_files; i++)
+		n_unknown += r->files[i].is_trace && !r->files[i].is_predicted;
+	if (r->dropped == 0 && n_unknown == 0) {
 		tm_buf_adds(out, "All traces line up on the shared timeline.");
+		return;
+	}
+	if (r->dropped == 0) {
+		tm_buf_addf(out,
+			    "No dropped events predicted, but %zu file%s in formats tracemerge does "
+			    "not scan; %s events are not predicted.",
+			    n_unknown, n_unknown == 1 ? " is" : "s are", n_unknown == 1 ? "its" : "their");
 		return;
 	}
 	tm_buf_addf(out, "%" PRIu64 " event%s would be dropped:", r->dropped,
@@ -299,6 +309,9 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 		sep = ", ";
 	}
 	tm_buf_adds(out, ".");
+	if (n_unknown)
+		tm_buf_addf(out, " (%zu file%s not predicted.)", n_unknown,
+			    n_unknown == 1 ? "'s events are" : "s' events are");
 }
 
 /* ------------------------------------------------------------------ */

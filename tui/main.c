@@ -563,10 +563,17 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 			json_str(&b, tm_clock_name(f->clocks[k]));
 		}
 		tm_buf_addc(&b, ']');
+		/* unpredicted formats: unknown, never 0 */
 		json_key(&b, &ff, "events");
-		tm_buf_addf(&b, "%" PRIu64, f->events);
+		if (f->is_trace && !f->is_predicted)
+			tm_buf_adds(&b, "null");
+		else
+			tm_buf_addf(&b, "%" PRIu64, f->events);
 		json_key(&b, &ff, "dropped");
-		tm_buf_addf(&b, "%" PRIu64, f->dropped);
+		if (f->is_trace && !f->is_predicted)
+			tm_buf_adds(&b, "null");
+		else
+			tm_buf_addf(&b, "%" PRIu64, f->dropped);
 		json_key(&b, &ff, "first_ts");
 		if (f->has_ts)
 			tm_buf_addf(&b, "%" PRId64, f->first_ts);
@@ -647,7 +654,10 @@ print_check_text(const struct tm_report *r)
 			continue;
 		printf("  %-10s ", tm_format_name(f->format));
 		put_escaped(stdout, f->path ? f->path : "(input)");
-		printf(": %" PRIu64 " events, %" PRIu64 " dropped", f->events, f->dropped);
+		if (f->is_predicted)
+			printf(": %" PRIu64 " events, %" PRIu64 " dropped", f->events, f->dropped);
+		else
+			printf(": events not predicted (format not scanned by tracemerge)");
 		if (f->n_machines) {
 			fputs(", machine", stdout);
 			for (size_t k = 0; k < f->n_machines; k++) {
@@ -679,14 +689,16 @@ print_check_text(const struct tm_report *r)
 	}
 }
 
+/* 0 only for a clean merge: nothing dropped and every file predicted.
+ * --strict also fails on tracemerge's own warnings. */
 static int
 exit_for(const struct tm_report *r, bool strict)
 {
 	if (r->error)
 		return EXIT_BROKEN;
-	if (r->dropped)
+	if (!r->ok)
 		return EXIT_DROPS;
-	if (strict && !r->is_complete)
+	if (strict && r->n_warnings)
 		return EXIT_DROPS;
 	return 0;
 }
