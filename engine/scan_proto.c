@@ -38,13 +38,14 @@
 
 /* Decode a varint in [p, end); returns the byte after it, or NULL when the
  * varint does not end before end (or is longer than 10 bytes). */
-static inline const uint8_t *
-get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+#define AINLINE static inline __attribute__((always_inline))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The general decoder (and the reference for the fast one below). */
+static const uint8_t *
+get_varint_slow(const uint8_t *p, const uint8_t *end, uint64_t *v)
 {
-	if (p < end && *p < 0x80) {
-		*v = *p;
-		return p + 1;
-	}
 	uint64_t r = 0;
 	for (unsigned shift = 0; p < end && shift < 70; shift += 7) {
 		uint8_t b = *p++;
@@ -55,6 +56,48 @@ get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
 		}
 	}
 	return NULL;
+}
+
+/* Decode a varint in [p, end); returns the byte after it, or NULL when the
+ * varint does not end before end (or is longer than 10 bytes).  With 8
+ * bytes at hand, varints of up to 8 bytes are decoded without a loop: find
+ * the first byte without the continuation bit, mask the bytes after it
+ * off, squeeze out the continuation bits. */
+AINLINE const uint8_t *
+get_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
+{
+	if (LIKELY(p < end && *p < 0x80)) {
+		*v = *p;
+		return p + 1;
+	}
+	if (LIKELY(lim - p >= 8 && p < end)) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		x = __builtin_bswap64(x);
+#endif
+		uint64_t stop = ~x & 0x8080808080808080ULL;
+		if (LIKELY(stop)) {
+			unsigned bits = (unsigned)__builtin_ctzll(stop) + 1; /* 8, 16, .. 64 */
+			x &= ((stop & -stop) << 1) - 1; /* bytes up to the last one */
+			x &= 0x7f7f7f7f7f7f7f7fULL;
+			x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
+			x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
+			x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
+			if (UNLIKELY(bits / 8 > (unsigned)(end - p)))
+				return NULL; /* runs past end */
+			*v = x;
+			return p + bits / 8;
+		}
+	}
+	return get_varint_slow(p, end, v);
+}
+
+/* The same where only [p, end) may be read. */
+AINLINE const uint8_t *
+get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	return get_varint_lim(p, end, end, v);
 }
 
 /* One field of a message: id, wire type, varint value or byte range. */
@@ -126,6 +169,76 @@ next_field(const uint8_t **pp, const uint8_t *end, struct field *f)
 	}
 	*pp = p;
 	return 1;
+}
+
+/* The hot walkers (packet, TrackEvent, ftrace event) read fields with these
+ * two instead of next_field: the same acceptance rules, but no struct and
+ * the tag kept whole (id << 3 | wire type) for one switch.  lim >= end: the
+ * end of the readable buffer (varints may load 8 bytes at once up to it).
+ * Tag at p < end: NULL when malformed (bad varint, id 0 or > UINT32_MAX). */
+AINLINE const uint8_t *
+rd_tag(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *tag)
+{
+	if (LIKELY(*p < 0x80)) {
+		*tag = *p;
+		return *p >= 8 ? p + 1 : NULL;
+	}
+	p = get_varint_lim(p, end, lim, tag);
+	if (!p || (*tag >> 3) == 0 || (*tag >> 3) > UINT32_MAX)
+		return NULL;
+	return p;
+}
+
+/* The value of a field of wire type wt at p: *v = the varint, the fixed
+ * value or the length; [*fp, +*fl) the bytes of non-varint fields.  NULL
+ * when malformed. */
+AINLINE const uint8_t *
+rd_value(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint32_t wt, uint64_t *v,
+	 const uint8_t **fp, size_t *fl)
+{
+	switch (wt) {
+	case 0:
+		if (LIKELY(p < end && *p < 0x80)) {
+			*v = *p;
+			return p + 1;
+		}
+		return get_varint_lim(p, end, lim, v);
+	case 2: {
+		uint64_t n;
+		if (LIKELY(p < end && *p < 0x80)) {
+			n = *p++;
+		} else {
+			p = get_varint_lim(p, end, lim, &n);
+			if (!p)
+				return NULL;
+		}
+		if (n > (uint64_t)(end - p))
+			return NULL;
+		*fp = p;
+		*fl = (size_t)n;
+		*v = n;
+		return p + n;
+	}
+	case 1:
+		if (end - p < 8)
+			return NULL;
+		memcpy(v, p, 8);
+		*fp = p;
+		*fl = 8;
+		return p + 8;
+	case 5: {
+		uint32_t x;
+		if (end - p < 4)
+			return NULL;
+		memcpy(&x, p, 4);
+		*v = x;
+		*fp = p;
+		*fl = 4;
+		return p + 4;
+	}
+	default:
+		return NULL;
+	}
 }
 
 static int64_t
@@ -218,6 +331,13 @@ struct ps {
 	uint8_t *inflated;
 	size_t cap_inflated;
 	uint32_t depth;
+	bool no_fast; /* tests: general path only */
+	bool m0_seen; /* machine 0's MACHINE op is out */
+	/* tm_scan_note_ts, kept here and handed over at the end */
+	bool has_ts_seen;
+	int64_t ts_min, ts_max;
+	/* slot of (machine 0, sequence id) for ids < 64; checked on use */
+	uint32_t seq_small[64];
 };
 
 static uint64_t
@@ -249,10 +369,26 @@ seqs_grow(struct ps *s)
 	s->cap_seqs = nc;
 }
 
-static struct seq *
+static struct seq *get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot);
+
+AINLINE struct seq *
 get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
 {
 	uint64_t key = (uint64_t)machine << 32 | seq;
+	if (key < 64 && s->cap_seqs) {
+		struct seq *q = &s->seqs[s->seq_small[key]];
+		if (q->used && q->key == key) {
+			if (slot)
+				*slot = s->seq_small[key];
+			return q;
+		}
+	}
+	return get_seq_slow(s, key, slot);
+}
+
+static struct seq *
+get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot)
+{
 	if (s->cap_seqs && s->seqs[s->last_seq].used && s->seqs[s->last_seq].key == key) {
 		if (slot)
 			*slot = (uint32_t)s->last_seq;
@@ -272,6 +408,8 @@ get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
 	s->n_seqs++;
 out:
 	s->last_seq = j;
+	if (key < 64)
+		s->seq_small[key] = (uint32_t)j;
 	if (slot)
 		*slot = (uint32_t)j;
 	return &s->seqs[j];
@@ -482,12 +620,27 @@ note_clock(struct ps *s, uint32_t c)
 	tm_scan_note_clock(s->sc, c);
 }
 
+/* tm_scan_note_ts, batched (min and max only: the order does not matter). */
+AINLINE void
+note_ts(struct ps *s, int64_t ts)
+{
+	if (UNLIKELY(!s->has_ts_seen)) {
+		s->has_ts_seen = true;
+		s->ts_min = s->ts_max = ts;
+	}
+	if (ts < s->ts_min)
+		s->ts_min = ts;
+	if (ts > s->ts_max)
+		s->ts_max = ts;
+}
+
 /* ------------------------------------------------------------------ */
 /* TracePacket                                                         */
 /* ------------------------------------------------------------------ */
 
 struct pkt {
 	uint64_t off;
+	const uint8_t *lim; /* end of the buffer holding the packet */
 	uint32_t machine;
 	bool has_ts, has_clock, has_seq, has_flags, has_sync, cleared_legacy;
 	uint64_t ts;
@@ -532,73 +685,80 @@ is_handler(uint32_t id)
 	return false;
 }
 
-/* Walk a TracePacket's top-level fields.  false: malformed. */
+/* Walk a TracePacket's top-level fields.  false: malformed (the fields
+ * before the bad one are kept, as with protozero). */
 static bool
 decode_packet(const uint8_t *p, size_t n, struct pkt *k)
 {
-	const uint8_t *end = p + n;
-	struct field f;
-	int r;
-	while ((r = next_field(&p, end, &f)) > 0) {
-		switch (f.id) {
-		case 8:
-			if (f.wt == 0) {
-				k->has_ts = true;
-				k->ts = f.v;
-			}
+	const uint8_t *end = p + n, *lim = k->lim;
+	while (p < end) {
+		uint64_t tag, v = 0;
+		const uint8_t *fp = NULL;
+		size_t fl = 0;
+		p = rd_tag(p, end, lim, &tag);
+		if (UNLIKELY(!p))
+			return false;
+		uint32_t wt = (uint32_t)(tag & 7);
+		p = rd_value(p, end, lim, wt, &v, &fp, &fl);
+		if (UNLIKELY(!p))
+			return false;
+		/* The common fields first: they are never handlers. */
+		switch (tag) {
+		case 8 << 3 | 0:
+			k->has_ts = true;
+			k->ts = v;
+			continue;
+		case 10 << 3 | 0:
+			k->has_seq = true;
+			k->seq = (uint32_t)v;
+			continue;
+		case 13 << 3 | 0:
+			k->has_flags = true;
+			k->flags = (uint32_t)v;
+			continue;
+		case 58 << 3 | 0:
+			k->has_clock = true;
+			k->clock = (uint32_t)v;
+			continue;
+		default:
 			break;
-		case 58:
-			if (f.wt == 0) {
-				k->has_clock = true;
-				k->clock = (uint32_t)f.v;
-			}
-			break;
-		case 10:
-			if (f.wt == 0) {
-				k->has_seq = true;
-				k->seq = (uint32_t)f.v;
-			}
-			break;
-		case 13:
-			if (f.wt == 0) {
-				k->has_flags = true;
-				k->flags = (uint32_t)f.v;
-			}
-			break;
+		}
+		uint32_t id = (uint32_t)(tag >> 3);
+		switch (id) {
 		case 41:
-			if (f.wt == 0)
-				k->cleared_legacy = f.v != 0;
+			if (wt == 0)
+				k->cleared_legacy = v != 0;
 			break;
 		case 42:
-			if (f.wt == 0)
-				k->dropped = (uint32_t)f.v;
+			if (wt == 0)
+				k->dropped = (uint32_t)v;
 			break;
 		case 98:
-			if (f.wt == 0)
-				k->machine = (uint32_t)f.v;
+			if (wt == 0)
+				k->machine = (uint32_t)v;
 			break;
 		case 6:
-			if (f.wt == 2) {
+			if (wt == 2) {
 				k->has_snapshot = true;
-				k->snapshot = f;
+				k->snapshot = (struct field){id, wt, v, fp, fl};
 			}
 			break;
 		case 59:
-			if (f.wt == 2) {
+			if (wt == 2) {
 				k->has_defaults = true;
-				k->defaults = f;
+				k->defaults = (struct field){id, wt, v, fp, fl};
 			}
 			break;
 		case 12:
-			if (f.wt == 2) {
+			if (wt == 2) {
 				k->has_interned = true;
-				k->interned = f;
+				k->interned = (struct field){id, wt, v, fp, fl};
 			}
 			break;
 		case 107:
-			if (f.wt == 2) {
+			if (wt == 2) {
 				k->has_remote = true;
-				k->remote = f;
+				k->remote = (struct field){id, wt, v, fp, fl};
 			}
 			break;
 		case 69:
@@ -611,39 +771,39 @@ decode_packet(const uint8_t *p, size_t n, struct pkt *k)
 			k->has_sync = true;
 			break;
 		case 50:
-			if (f.wt == 2) {
+			if (wt == 2) {
 				k->has_compressed = true;
-				k->compressed = f;
+				k->compressed = (struct field){id, wt, v, fp, fl};
 			}
 			break;
 		case 133:
-			if (f.wt == 2) {
+			if (wt == 2) {
 				k->has_zstd = true;
-				k->zstd = f;
+				k->zstd = (struct field){id, wt, v, fp, fl};
 			}
 			break;
 		case 5:
+		case 51:
 			k->has_chrome = true;
 			break;
 		default:
 			break;
 		}
-		if (f.id == 51)
-			k->has_chrome = true;
-		if (!k->handler && f.wt == 2) {
-			if (f.id == F_THREAD_DESC && !k->has_td_before) {
+		if (!k->handler && wt == 2) {
+			if (id == F_THREAD_DESC && !k->has_td_before) {
 				k->has_td_before = true;
-				k->td = f;
-			} else if (is_handler(f.id)) {
-				k->handler = f.id;
-				k->hfield = f;
+				k->td = (struct field){id, wt, v, fp, fl};
+			} else if (is_handler(id)) {
+				k->handler = id;
+				k->hfield = (struct field){id, wt, v, fp, fl};
 			}
 		}
 	}
-	return r == 0;
+	return true;
 }
 
-static void process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off);
+static void process_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim,
+			   uint64_t off);
 
 /* ClockSnapshot → SNAPSHOT op (or the sequence-clock fatal). */
 static void
@@ -810,14 +970,22 @@ do_interned(struct ps *s, struct seq *q, const struct field *d)
 	}
 }
 
+/* The one payload op of a TrackEvent packet (kind 0: none). */
+struct te_op {
+	enum tm_op_kind kind; /* TM_OP_PUSH, TM_OP_CONVERT or TM_OP_STAT */
+	uint32_t flags, detail, stat;
+	int64_t ts;
+};
+
 /* TrackEvent tokenization (track_event_tokenizer.cc TokenizeTrackEventPacket). */
-static void
-do_track_event(struct ps *s, const struct pkt *k, struct seq *q, const struct field *te)
+AINLINE void
+do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uint8_t *p,
+	       size_t len, const uint8_t *lim, struct te_op *out)
 {
-	if (!k->has_seq)
+	out->kind = 0;
+	if (!has_seq)
 		return; /* track_event_missing_sequence_id */
-	const uint8_t *p = te->p, *end = p + te->len;
-	struct field f;
+	const uint8_t *end = p + len;
 	bool has_delta = false, has_tt_delta = false, has_track = false;
 	bool has_counter = false, has_name = false, has_name_iid = false;
 	bool has_ic_delta = false;
@@ -826,58 +994,58 @@ do_track_event(struct ps *s, const struct pkt *k, struct seq *q, const struct fi
 	int64_t legacy_phase = 0;
 	const uint8_t *name = NULL;
 	size_t name_len = 0;
-	while (next_field(&p, end, &f) > 0) {
-		switch (f.id) {
-		case 1:
-			if (f.wt == 0) {
-				has_delta = true;
-				delta = (int64_t)f.v;
-			}
+	while (p < end) {
+		uint64_t tag, v = 0;
+		const uint8_t *fp = NULL;
+		size_t fl = 0;
+		p = rd_tag(p, end, lim, &tag);
+		if (UNLIKELY(!p))
 			break;
-		case 16:
-			if (f.wt == 0)
-				absolute = (int64_t)f.v;
+		uint32_t wt = (uint32_t)(tag & 7);
+		p = rd_value(p, end, lim, wt, &v, &fp, &fl);
+		if (UNLIKELY(!p))
 			break;
+		switch (tag) {
+		case 9 << 3 | 0:
+			type = v;
+			continue;
+		case 11 << 3 | 0:
+			has_track = true;
+			track = v;
+			continue;
+		case 10 << 3 | 0:
+			has_name_iid = true;
+			name_iid = v;
+			continue;
+		case 23 << 3 | 2:
+			has_name = true;
+			name = fp;
+			name_len = fl;
+			continue;
+		case 1 << 3 | 0:
+			has_delta = true;
+			delta = (int64_t)v;
+			continue;
+		case 16 << 3 | 0:
+			absolute = (int64_t)v;
+			continue;
+		case 30 << 3 | 0:
+		case 44 << 3 | 1:
+			has_counter = true;
+			continue;
+		default:
+			break;
+		}
+		switch (tag >> 3) {
 		case 2:
-			has_tt_delta = f.wt == 0;
+			has_tt_delta = wt == 0;
 			break;
 		case 8:
-			has_ic_delta = f.wt == 0;
-			break;
-		case 9:
-			if (f.wt == 0)
-				type = f.v;
-			break;
-		case 10:
-			if (f.wt == 0) {
-				has_name_iid = true;
-				name_iid = f.v;
-			}
-			break;
-		case 11:
-			if (f.wt == 0) {
-				has_track = true;
-				track = f.v;
-			}
-			break;
-		case 23:
-			if (f.wt == 2) {
-				has_name = true;
-				name = f.p;
-				name_len = f.len;
-			}
-			break;
-		case 30:
-			if (f.wt == 0)
-				has_counter = true;
-			break;
-		case 44:
-			if (f.wt == 1)
-				has_counter = true;
+			has_ic_delta = wt == 0;
 			break;
 		case 6:
-			if (f.wt == 2 && s->keep) {
-				const uint8_t *r = f.p, *re = f.p + f.len;
+			if (wt == 2 && s->keep) {
+				const uint8_t *r = fp, *re = fp + fl;
 				struct field g;
 				while (next_field(&r, re, &g) > 0)
 					if (g.id == 2 && g.wt == 0)
@@ -900,11 +1068,12 @@ do_track_event(struct ps *s, const struct pkt *k, struct seq *q, const struct fi
 	} else if (absolute) {
 		ts = sat_mul_1000(absolute);
 		conv = true;
-	} else if (!k->has_ts) {
+	} else if (!has_ts) {
 		return; /* track_event_missing_timestamp */
 	}
 	if (conv && ts < 0) {
-		pend_stat(s, k->machine, k->off, TM_STAT_TE_INVALID_TS);
+		out->kind = TM_OP_STAT;
+		out->stat = TM_STAT_TE_INVALID_TS;
 		return;
 	}
 
@@ -945,21 +1114,21 @@ do_track_event(struct ps *s, const struct pkt *k, struct seq *q, const struct fi
 	}
 
 	if (conv) {
-		struct tm_op *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
-		op->clock = 3; /* MONOTONIC */
-		op->ts = ts;
-		op->flags = TM_CONV_FAIL_KEEP_RAW | (ok ? 0 : TM_CONV_NO_PUSH);
-		op->detail = detail;
+		/* clock 3 = MONOTONIC */
+		out->kind = TM_OP_CONVERT;
+		out->ts = ts;
+		out->flags = TM_CONV_FAIL_KEEP_RAW | (ok ? 0 : TM_CONV_NO_PUSH);
+		out->detail = detail;
 		note_clock(s, 3);
 		if (ok)
-			tm_scan_note_ts(s->sc, ts);
+			note_ts(s, ts);
 		return;
 	}
 	if (!ok)
 		return;
-	struct tm_op *op = pend_add(s, TM_OP_PUSH, k->machine, k->off);
-	op->flags = TM_PUSH_TRACK_EVENT;
-	op->detail = detail;
+	out->kind = TM_OP_PUSH;
+	out->flags = TM_PUSH_TRACK_EVENT;
+	out->detail = detail;
 }
 
 static size_t count_packed(const struct field *f);
@@ -1094,7 +1263,7 @@ compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
 			break;
 		acc = wrap_add(acc, (int64_t)d);
 		s->ptss[base + m] = acc;
-		tm_scan_note_ts(s->sc, acc);
+		note_ts(s, acc);
 	}
 	if (!m)
 		return;
@@ -1252,7 +1421,7 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 		op->ts = (int64_t)ts;
 		op->flags = TM_CONV_FAIL_DROP;
 		op->detail = detail;
-		tm_scan_note_ts(s->sc, (int64_t)ts);
+		note_ts(s, (int64_t)ts);
 	}
 
 	if (!(m->first_bundle[cpu / 8] & (1u << (cpu % 8)))) {
@@ -1388,7 +1557,7 @@ do_compressed(struct ps *s, const struct pkt *k)
 						.text = "Invalid packet size (ERR:tp-corrupt)"});
 			break;
 		}
-		process_packet(s, q, (size_t)sz, k->off);
+		process_packet(s, q, (size_t)sz, end, k->off);
 		ptr = q + sz;
 	}
 	s->depth--;
@@ -1404,12 +1573,127 @@ do_compressed(struct ps *s, const struct pkt *k)
 	}
 }
 
-static void
-process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
+/* Append a TrackEvent's payload op after its PACKET (or alone, then never
+ * a PUSH: a TrackEvent without any timestamp is dropped). */
+AINLINE void
+emit_te(struct ps *s, uint32_t machine, uint64_t off, const struct te_op *te)
 {
+	switch (te->kind) {
+	case TM_OP_PUSH:
+		s->sc->n_events++;
+		tm_oplog_push(s->log, machine, 0, te->flags, te->detail, off);
+		break;
+	case TM_OP_CONVERT:
+		if (!(te->flags & TM_CONV_NO_PUSH))
+			s->sc->n_events++;
+		tm_oplog_convert(s->log, machine, 3, 0, te->ts, te->flags, te->detail, off);
+		break;
+	default:
+		tm_oplog_add(s->log, &(struct tm_op){.kind = TM_OP_STAT, .machine = machine,
+						     .stat = te->stat, .n = 1, .offset = off});
+		break;
+	}
+}
+
+/* The fast path for the packets that make up nearly all of a TrackEvent
+ * trace: machine 0 (already seen), only timestamp, trusted_packet_sequence_id,
+ * sequence_flags and track_event, each with a one-byte tag.  Anything else,
+ * and every case that ends in a stat or a fatal, returns false before any
+ * state changed (the sequence lookup may insert: the general path finds the
+ * same entry), and process_packet takes the general path.  Otherwise the
+ * same state changes and ops as the general path (test_scan_proto checks
+ * both on random packets). */
+static bool
+fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64_t off)
+{
+	const uint8_t *end = p + n, *te = NULL;
+	uint64_t ts = 0, seq = 0, flags = 0, te_len = 0;
+	bool has_ts = false, has_seq = false;
+	if (UNLIKELY(!s->m0_seen || s->no_fast))
+		return false;
+	while (p < end) {
+		uint8_t t = *p++;
+		uint64_t v;
+		p = get_varint_lim(p, end, lim, &v);
+		if (UNLIKELY(!p))
+			return false;
+		switch (t) {
+		case 8 << 3 | 0:
+			has_ts = true;
+			ts = v;
+			break;
+		case 10 << 3 | 0:
+			has_seq = true;
+			seq = v;
+			break;
+		case 13 << 3 | 0:
+			flags = v;
+			break;
+		case 11 << 3 | 2:
+			if (v > (uint64_t)(end - p))
+				return false;
+			if (!te) {
+				te = p;
+				te_len = v;
+			}
+			p += v;
+			break;
+		default:
+			return false;
+		}
+	}
+	if (!te)
+		return false;
+	uint32_t seq32 = (uint32_t)seq, flags32 = (uint32_t)flags;
+	if ((flags32 & 2) && !seq32)
+		return false;
+	struct seq *q = get_seq(s, 0, seq32, NULL);
+	bool clear = (flags32 & 1) && has_seq;
+	if ((flags32 & 2) && !clear && !q->valid)
+		return false;
+	uint32_t clock = 0;
+	if (has_ts && !clear && q->has_defaults) {
+		clock = q->def_clock;
+		if (clock >= 64 && clock <= 127 && !seq32)
+			return false;
+	}
+
+	/* Committed: as process_packet from here. */
+	s->sc->n_packets++;
+	if (clear) {
+		q->valid = true;
+		q->has_defaults = false;
+		q->def_clock = 0;
+		q->def_has_track = false;
+		q->te_ts_valid = false;
+		q->gen++;
+	}
+	if (clock)
+		note_clock(s, clock);
+	struct te_op r = {0};
+	do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
+	if (has_ts) {
+		struct tm_op op = {.kind = TM_OP_PACKET, .clock = clock, .seq = seq32,
+				   .ts = (int64_t)ts, .n = r.kind ? 1 : 0, .offset = off};
+		emit(s, &op);
+		note_ts(s, (int64_t)ts);
+	} else if (r.kind) {
+		flush_nots(s);
+	}
+	if (r.kind)
+		emit_te(s, 0, off, &r);
+	return true;
+}
+
+static void
+process_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64_t off)
+{
+	if (fast_packet(s, p, n, lim, off))
+		return;
 	struct pkt k;
 	memset(&k, 0, offsetof(struct pkt, snapshot));
 	k.off = off;
+	k.lim = lim;
 	s->sc->n_packets++;
 	bool ok = decode_packet(p, n, &k);
 	if (k.has_compressed || k.has_zstd) {
@@ -1428,6 +1712,8 @@ process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
 	struct machine *m = get_machine(s, k.machine);
 	if (!m->seen && (k.machine != 0 || !k.has_sync)) {
 		m->seen = true;
+		if (!k.machine)
+			s->m0_seen = true;
 		emit(s, &(struct tm_op){.kind = TM_OP_MACHINE, .machine = k.machine, .offset = off});
 		if (k.machine)
 			tm_scan_note_machine(s->sc, k.machine);
@@ -1511,6 +1797,7 @@ process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
 	/* Payload: module dispatch in wire order. */
 	s->n_pend = s->n_pclocks = s->n_ptss = 0;
 	bool handled = false;
+	struct te_op te = {0};
 	if (k.has_td_before) {
 		if (!k.has_seq || !q->valid)
 			handled = true; /* thread_descriptor_* stats, no push */
@@ -1524,7 +1811,7 @@ process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
 			do_ftrace(s, &k, &k.hfield);
 			break;
 		case F_TRACK_EVENT:
-			do_track_event(s, &k, q, &k.hfield);
+			do_track_event(s, k.has_seq, k.has_ts, q, k.hfield.p, k.hfield.len, lim, &te);
 			break;
 		case F_SYSINFO:
 			do_sysinfo(s, &k, &k.hfield);
@@ -1542,13 +1829,29 @@ process_packet(struct ps *s, const uint8_t *p, size_t n, uint64_t off)
 	if (!handled)
 		pend_add(s, TM_OP_PUSH, k.machine, off);
 
+	if (te.kind) {
+		/* The packet's only payload op (nothing else is pending): straight
+		 * to the log, as pend_flush would. */
+		if (k.has_ts) {
+			struct tm_op op = {.kind = TM_OP_PACKET, .machine = k.machine, .clock = clock,
+					   .seq = k.seq, .ts = (int64_t)k.ts,
+					   .flags = k.has_chrome ? TM_PKT_CHROME : 0, .n = 1,
+					   .offset = off};
+			emit(s, &op);
+			note_ts(s, (int64_t)k.ts);
+		} else {
+			flush_nots(s);
+		}
+		emit_te(s, k.machine, off, &te);
+		return;
+	}
 	if (k.has_ts) {
 		struct tm_op op = {.kind = TM_OP_PACKET, .machine = k.machine, .clock = clock,
 				   .seq = k.seq, .ts = (int64_t)k.ts,
 				   .flags = k.has_chrome ? TM_PKT_CHROME : 0,
 				   .n = (uint32_t)s->n_pend, .offset = off};
 		emit(s, &op);
-		tm_scan_note_ts(s->sc, (int64_t)k.ts);
+		note_ts(s, (int64_t)k.ts);
 		pend_flush(s, true);
 	} else {
 		pend_flush(s, false);
@@ -1660,7 +1963,7 @@ frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *us
 		*need = h + (size_t)v;
 		return FR_NEED;
 	}
-	process_packet(s, r, (size_t)v, off);
+	process_packet(s, r, (size_t)v, end, off);
 	*used = h + (size_t)v;
 	return FR_DONE;
 }
@@ -1764,6 +2067,31 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 				tm_buf_reset(&carry);
 				continue;
 			}
+			/* Fast framing: packets with a one- or two-byte size that
+			 * lie wholly in the block (frame_one's result for them). */
+			while (n - i >= 3) {
+				const uint8_t *b = blk + i;
+				size_t sz, h;
+				if (b[0] != 0x0A)
+					break;
+				if (b[1] < 0x80) {
+					sz = b[1];
+					h = 2;
+				} else if (b[2] < 0x80) {
+					sz = (size_t)(b[1] & 0x7f) | (size_t)b[2] << 7;
+					h = 3;
+				} else {
+					break;
+				}
+				if (!sz || sz > n - i - h)
+					break;
+				process_packet(&s, b + h, sz, blk + n, pos + i);
+				i += h + sz;
+				if (UNLIKELY(s.stop))
+					break;
+			}
+			if (i >= n || s.stop)
+				break;
 			fr = frame_one(&s, blk + i, n - i, pos + i, &used, &sk, &need);
 			if (fr == FR_DONE) {
 				i += used;
@@ -1794,6 +2122,10 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		break;
 	}
 	flush_nots(&s);
+	if (s.has_ts_seen) {
+		tm_scan_note_ts(sc, s.ts_min);
+		tm_scan_note_ts(sc, s.ts_max);
+	}
 	if (ctl && ctl->progress)
 		atomic_store(ctl->progress, pos);
 	tm_buf_fini(&carry);

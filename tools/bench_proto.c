@@ -3,6 +3,7 @@
  * bench_proto: the proto scanner's hand-written walker versus protobuf-c
  * unpacking, on a generated trace of ~40-byte TrackEvent packets.
  *   bench_proto [packets]     (default 5,000,000)
+ * BENCH_WALKER_ONLY=1 skips protobuf-c; BENCH_DUMP=FILE also writes the trace.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,11 @@ main(int argc, char **argv)
 		len += sz;
 	}
 	printf("trace: %zu packets, %zu bytes, %.1f B/packet\n", n, len, (double)len / (double)n);
+	if (getenv("BENCH_DUMP")) { /* write the trace (for differential checks) */
+		FILE *f = fopen(getenv("BENCH_DUMP"), "wb");
+		if (!f || fwrite(buf, 1, len, f) != len || fclose(f))
+			return 1;
+	}
 
 	double best = 1e9;
 	for (int r = 0; r < 3; r++) {
