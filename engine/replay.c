@@ -1291,7 +1291,13 @@ build_events(struct rp *p, struct tm_report *r)
 static const char *
 member_label(const struct tm_member *mb)
 {
-	return mb->name ? mb->name : "(top level)";
+	if (mb->name)
+		return mb->name;
+	if (mb->source_path) {
+		const char *b = strrchr(mb->source_path, '/');
+		return b ? b + 1 : mb->source_path;
+	}
+	return "the input";
 }
 
 static void
