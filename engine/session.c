@@ -177,8 +177,19 @@ scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error 
 			break;
 		}
 	}
+	uint64_t delivered = stm ? tm_stream_offset(stm) : 0;
 	tm_stream_close(stm);
+	if (st != TM_OK && st != TM_ERR_CANCELLED && e.tp[0]) {
+		/* trace_processor fails here too: after this member's events, with
+		 * its own text (our context stays in the member's error). */
+		tm_oplog_fatal(&sc->log, 0, e.tp, delivered);
+		free(mb->error);
+		mb->error = xstrdup(e.msg);
+		st = TM_OK;
+	}
 	tm_oplog_finish(&sc->log);
+	if (mb->size == UINT64_MAX && st == TM_OK)
+		mb->size = delivered; /* learned by streaming it */
 	if (st == TM_ERR_CANCELLED) {
 		tm_scan_fini(sc);
 		free(sc);

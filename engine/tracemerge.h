@@ -72,6 +72,10 @@ struct tm_error {
 	int sys_errno;
 	char msg[1024];
 	char hint[1024];
+	/* Set by readers when trace_processor's import would fail at the same
+	 * point: its own text (e.g. "Compressed stream incomplete, trace is
+	 * likely corrupt (ERR:tp-corrupt)"); empty otherwise. */
+	char tp[512];
 };
 
 const char *tm_status_str(enum tm_status s);
@@ -304,7 +308,8 @@ enum tm_format tm_sniff(const void *data, size_t len);
 struct tm_member {
 	char *name;       /* member path (NUL-terminated); NULL for the top-level input */
 	size_t name_len;  /* bytes in name; may include a GNU long-name trailing NUL */
-	uint64_t size;    /* size as trace_file.size shows it after a successful import */
+	uint64_t size;    /* size as trace_file.size shows it after a successful import;
+			   * UINT64_MAX while unknown (an inflated stream not yet scanned) */
 	uint64_t stored_size; /* bytes in the archive (compressed size for ZIP deflate) */
 	enum tm_format format;
 	int priority;     /* tm_format_priority(format) */

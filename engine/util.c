@@ -118,6 +118,7 @@ tm_error_set(struct tm_error *err, enum tm_status code, const char *fmt, ...)
 		err->code = code;
 		err->sys_errno = 0;
 		err->hint[0] = 0;
+		err->tp[0] = 0;
 		va_start(ap, fmt);
 		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 		va_end(ap);
@@ -137,6 +138,7 @@ tm_error_sys(struct tm_error *err, int errnum, const char *fmt, ...)
 		err->code = TM_ERR_IO;
 		err->sys_errno = errnum;
 		err->hint[0] = 0;
+		err->tp[0] = 0;
 		join3(err->msg, sizeof err->msg, tmp, ": ", strerror(errnum));
 	}
 	return TM_ERR_IO;
