@@ -26,6 +26,14 @@ wait_for() { # session text [seconds]
 	done
 	return 1
 }
+wait_line2() { # session text [seconds]: the screen's second line shows text
+	local i
+	for i in $(seq 1 $((${3:-10} * 10))); do
+		T capture-pane -p -t "$1" 2>/dev/null | head -2 | tail -1 | grep -qF -- "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 start() { # session extra-env
 	T new-session -d -s "$1" -x 80 -y 24 "cd $work && env $envs $2 $BIN --demo; echo EXITED:\$?; sleep 30"
 	T set-option -t "$1" remain-on-exit on >/dev/null 2>&1
@@ -45,7 +53,8 @@ fi
 start s2 ""
 if wait_for s2 "phone.pftrace" 15; then
 	T resize-window -t s2 -x 130 -y 30 >/dev/null 2>&1
-	if wait_for s2 "── manifest" 5 && [ "$(T capture-pane -p -t s2 | head -2 | tail -1 | grep -c 'manifest')" = 1 ]; then
+	# the side pane's header is on line 2 once the 130-column layout is drawn
+	if wait_line2 s2 "manifest" 10; then
 		T resize-window -t s2 -x 40 -y 10 >/dev/null 2>&1
 		if wait_for s2 "Terminal too small" 5; then echo "PASS: tmux-resize"
 		else echo "FAIL: tmux-resize: no too-small notice at 40x10"; fi
