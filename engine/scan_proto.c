@@ -183,6 +183,10 @@ rd_tag(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *tag)
 		*tag = *p;
 		return *p >= 8 ? p + 1 : NULL;
 	}
+	if (LIKELY(end - p >= 2 && p[1] < 0x80)) { /* ids 16..2047: never 0 */
+		*tag = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
 	p = get_varint_lim(p, end, lim, tag);
 	if (!p || (*tag >> 3) == 0 || (*tag >> 3) > UINT32_MAX)
 		return NULL;
@@ -338,6 +342,7 @@ struct ps {
 	int64_t ts_min, ts_max;
 	/* slot of (machine 0, sequence id) for ids < 64; checked on use */
 	uint32_t seq_small[64];
+	struct tm_op pkt_op; /* fast_packet's PACKET op: only the fields it sets change */
 };
 
 static uint64_t
@@ -498,15 +503,20 @@ name_get(const struct ps *s, const struct seq *q, uint64_t iid, const char **str
 /* ------------------------------------------------------------------ */
 
 static void
-flush_nots(struct ps *s)
+flush_nots_now(struct ps *s)
 {
-	if (!s->nots)
-		return;
 	struct tm_op op = {.kind = TM_OP_PUSH_NOTS, .machine = s->nots_machine, .n = s->nots,
 			   .offset = s->nots_off};
 	tm_oplog_add(s->log, &op);
 	s->sc->n_events += s->nots;
 	s->nots = 0;
+}
+
+AINLINE void
+flush_nots(struct ps *s)
+{
+	if (UNLIKELY(s->nots))
+		flush_nots_now(s);
 }
 
 static void
@@ -804,6 +814,8 @@ decode_packet(const uint8_t *p, size_t n, struct pkt *k)
 
 static void process_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim,
 			   uint64_t off);
+static void process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim,
+			    uint64_t off);
 
 /* ClockSnapshot → SNAPSHOT op (or the sequence-clock fatal). */
 static void
@@ -995,53 +1007,70 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 	const uint8_t *name = NULL;
 	size_t name_len = 0;
 	while (p < end) {
-		uint64_t tag, v = 0;
-		const uint8_t *fp = NULL;
-		size_t fl = 0;
+		uint64_t tag, v;
 		p = rd_tag(p, end, lim, &tag);
 		if (UNLIKELY(!p))
 			break;
 		uint32_t wt = (uint32_t)(tag & 7);
+		if (LIKELY(wt == 0)) {
+			p = get_varint_lim(p, end, lim, &v);
+			if (UNLIKELY(!p))
+				break;
+			switch (tag >> 3) {
+			case 9:
+				type = v;
+				break;
+			case 11:
+				has_track = true;
+				track = v;
+				break;
+			case 10:
+				has_name_iid = true;
+				name_iid = v;
+				break;
+			case 1:
+				has_delta = true;
+				delta = (int64_t)v;
+				break;
+			case 16:
+				absolute = (int64_t)v;
+				break;
+			case 30:
+				has_counter = true;
+				break;
+			case 2:
+				has_tt_delta = true;
+				break;
+			case 8:
+				has_ic_delta = true;
+				break;
+			default:
+				break;
+			}
+			continue;
+		}
+		const uint8_t *fp = NULL;
+		size_t fl = 0;
 		p = rd_value(p, end, lim, wt, &v, &fp, &fl);
 		if (UNLIKELY(!p))
 			break;
-		switch (tag) {
-		case 9 << 3 | 0:
-			type = v;
-			continue;
-		case 11 << 3 | 0:
-			has_track = true;
-			track = v;
-			continue;
-		case 10 << 3 | 0:
-			has_name_iid = true;
-			name_iid = v;
-			continue;
-		case 23 << 3 | 2:
-			has_name = true;
-			name = fp;
-			name_len = fl;
-			continue;
-		case 1 << 3 | 0:
-			has_delta = true;
-			delta = (int64_t)v;
-			continue;
-		case 16 << 3 | 0:
-			absolute = (int64_t)v;
-			continue;
-		case 30 << 3 | 0:
-		case 44 << 3 | 1:
-			has_counter = true;
-			continue;
-		default:
-			break;
-		}
 		switch (tag >> 3) {
+		case 23:
+			if (wt == 2) {
+				has_name = true;
+				name = fp;
+				name_len = fl;
+			}
+			break;
+		case 44:
+			if (wt == 1)
+				has_counter = true;
+			break;
 		case 2:
-			has_tt_delta = wt == 0;
+			has_tt_delta = false; /* not a varint */
 			break;
 		case 8:
-			has_ic_delta = wt == 0;
+			has_ic_delta = false;
 			break;
 		case 6:
 			if (wt == 2 && s->keep) {
@@ -1603,7 +1632,7 @@ emit_te(struct ps *s, uint32_t machine, uint64_t off, const struct te_op *te)
  * same entry), and process_packet takes the general path.  Otherwise the
  * same state changes and ops as the general path (test_scan_proto checks
  * both on random packets). */
-static bool
+AINLINE bool
 fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64_t off)
 {
 	const uint8_t *end = p + n, *te = NULL;
@@ -1673,9 +1702,15 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	struct te_op r = {0};
 	do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
 	if (has_ts) {
-		struct tm_op op = {.kind = TM_OP_PACKET, .clock = clock, .seq = seq32,
-				   .ts = (int64_t)ts, .n = r.kind ? 1 : 0, .offset = off};
-		emit(s, &op);
+		/* s->pkt_op: a PACKET op kept zero but for these */
+		struct tm_op *op = &s->pkt_op;
+		op->clock = clock;
+		op->seq = seq32;
+		op->ts = (int64_t)ts;
+		op->n = r.kind ? 1 : 0;
+		op->offset = off;
+		flush_nots(s);
+		tm_oplog_add(s->log, op);
 		note_ts(s, (int64_t)ts);
 	} else if (r.kind) {
 		flush_nots(s);
@@ -1690,6 +1725,12 @@ process_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uin
 {
 	if (fast_packet(s, p, n, lim, off))
 		return;
+	process_general(s, p, n, lim, off);
+}
+
+static void
+process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64_t off)
+{
 	struct pkt k;
 	memset(&k, 0, offsetof(struct pkt, snapshot));
 	k.off = off;
@@ -1992,6 +2033,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 	s.log = &sc->log;
 	s.ctl = ctl;
 	s.keep = ctl && ctl->keep_events;
+	s.pkt_op.kind = TM_OP_PACKET;
 	tm_buf_init(&s.npool);
 	tm_buf_init(&s.ptext);
 
@@ -2085,7 +2127,8 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 				}
 				if (!sz || sz > n - i - h)
 					break;
-				process_packet(&s, b + h, sz, blk + n, pos + i);
+				if (!fast_packet(&s, b + h, sz, blk + n, pos + i))
+					process_general(&s, b + h, sz, blk + n, pos + i);
 				i += h + sz;
 				if (UNLIKELY(s.stop))
 					break;

@@ -3,7 +3,9 @@
  * bench_proto: the proto scanner's hand-written walker versus protobuf-c
  * unpacking, on a generated trace of ~40-byte TrackEvent packets.
  *   bench_proto [packets]     (default 5,000,000)
- * BENCH_WALKER_ONLY=1 skips protobuf-c; BENCH_DUMP=FILE also writes the trace.
+ * The walker runs with op-log runs on (as tracemerge check) and off.
+ * BENCH_WALKER_ONLY=1 skips protobuf-c; BENCH_RUNS_ONLY=1 skips runs-off;
+ * BENCH_DUMP=FILE also writes the trace.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,30 +83,39 @@ main(int argc, char **argv)
 			return 1;
 	}
 
-	double best = 1e9;
-	for (int r = 0; r < 3; r++) {
-		struct tm_scan sc;
-		struct tm_error err;
-		struct tm_scan_ctl ctl = {0};
-		struct mem m = {buf, len, 0};
-		tm_scan_init(&sc, TM_FMT_PROTO);
-		double t = now();
-		if (tm_scan_proto_blocks(mem_next, &m, &sc, &ctl, &err) != TM_OK)
-			return 1;
-		t = now() - t;
-		if (t < best)
-			best = t;
-		if (r == 0)
-			printf("walker: %llu packets, op log %zu bytes\n",
-			       (unsigned long long)sc.n_packets, sc.log.len);
-		tm_scan_fini(&sc);
+	/* As tracemerge check scans (session.c: runs on without keep_events),
+	 * then with the plain op log. */
+	for (int runs = 1; runs >= 0; runs--) {
+		double best = 1e9;
+		for (int r = 0; r < 3; r++) {
+			struct tm_scan sc;
+			struct tm_error err;
+			struct tm_scan_ctl ctl = {0};
+			struct mem m = {buf, len, 0};
+			tm_scan_init(&sc, TM_FMT_PROTO);
+			sc.log.use_runs = runs;
+			double t = now();
+			if (tm_scan_proto_blocks(mem_next, &m, &sc, &ctl, &err) != TM_OK)
+				return 1;
+			tm_oplog_finish(&sc.log);
+			t = now() - t;
+			if (t < best)
+				best = t;
+			if (r == 0)
+				printf("walker: %llu packets, op log %zu bytes%s\n",
+				       (unsigned long long)sc.n_packets, sc.log.len,
+				       runs ? " (runs)" : "");
+			tm_scan_fini(&sc);
+		}
+		printf("walker (scan_proto, ops emitted, runs %s): %.3f s  %.2f GB/s  %.1f M packets/s\n",
+		       runs ? "on " : "off", best, (double)len / best / 1e9, (double)n / best / 1e6);
+		if (getenv("BENCH_RUNS_ONLY"))
+			break;
 	}
-	printf("walker (scan_proto, ops emitted): %.3f s  %.2f GB/s  %.1f M packets/s\n", best,
-	       (double)len / best / 1e9, (double)n / best / 1e6);
 
 	if (getenv("BENCH_WALKER_ONLY"))
 		return 0;
-	best = 1e9;
+	double best = 1e9;
 	for (int r = 0; r < 3; r++) {
 		double t = now();
 		size_t pos = 0, got = 0;
