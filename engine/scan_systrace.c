@@ -620,6 +620,10 @@ preprocess(struct ss *ss)
 static void
 ss_drain(struct ss *ss)
 {
+	/* Nothing carried (possibly never allocated): memmove(NULL, NULL + 0)
+	 * is undefined (found by fuzz_scan_systrace on an empty member). */
+	if (!ss->carry.len)
+		return;
 	size_t used = lines(ss, ss->carry.data, ss->carry.len, ss->carry_off);
 	memmove(ss->carry.data, ss->carry.data + used, ss->carry.len - used);
 	ss->carry.len -= used;
