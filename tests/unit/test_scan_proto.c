@@ -23,6 +23,8 @@ struct tb {
 static void
 tb_add(struct tb *b, const void *p, size_t n)
 {
+	if (!n)
+		return;
 	if (b->n + n > b->cap) {
 		b->cap = (b->n + n) * 2 + 64;
 		b->d = realloc(b->d, b->cap);
@@ -712,6 +714,179 @@ test_conformance_inputs(void)
 	CHECK(n > 0);
 }
 
+/* The walker's fast path (TrackEvent packets of one-byte-tag fields) and its
+ * general path give the same ops and summary.  Each random trace is written
+ * twice with the same bytes per packet: A carries 3 filler bytes inside the
+ * TrackEvent (an ignored category_iids varint; the fast path takes A's
+ * packets), B carries them as an unknown packet field 99 (only the general
+ * path takes packets with it). */
+static uint64_t fp_rng = 0x9e3779b97f4a7c15ULL;
+
+static uint32_t
+fp_rand(uint32_t n)
+{
+	fp_rng ^= fp_rng << 13;
+	fp_rng ^= fp_rng >> 7;
+	fp_rng ^= fp_rng << 17;
+	return (uint32_t)(fp_rng % n);
+}
+
+static void
+fp_varint_field(struct tb *b, const char *tag, size_t tag_len, uint64_t v)
+{
+	tb_add(b, tag, tag_len);
+	tb_varint(b, v);
+}
+
+static uint64_t
+fp_value(void)
+{
+	switch (fp_rand(5)) {
+	case 0: return fp_rand(4);
+	case 1: return 1000000000ULL + fp_rand(1000000);
+	case 2: return (uint64_t)-(int64_t)fp_rand(100);
+	case 3: return 200 + fp_rand(50);
+	default: return (uint64_t)fp_rand(1u << 30) << 20;
+	}
+}
+
+static void
+fp_trace(struct tb *a, struct tb *b)
+{
+	int n = 1 + (int)fp_rand(40);
+	for (int i = 0; i < n; i++) {
+		struct tb te = {0}, pk = {0};
+		if (fp_rand(12) == 0) {
+			/* state changes both paths see: defaults, interned names,
+			 * a thread descriptor */
+			fp_varint_field(&pk, "\x50", 1, fp_rand(3));
+			struct tb d = {0};
+			switch (fp_rand(3)) {
+			case 0:
+				fp_varint_field(&d, "\xd0\x03", 2, fp_rand(2) ? 6 : 64 + fp_rand(2));
+				tb_add(&pk, "\xda\x03", 2); /* 59 */
+				break;
+			case 1:
+				tb_add(&d, "\x12\x05\x08", 3);
+				tb_varint(&d, 1 + fp_rand(3));
+				tb_add(&d, "\x12\x01n", 3);
+				tb_add(&pk, "\x62", 1); /* 12 */
+				break;
+			default:
+				fp_varint_field(&d, "\x30", 1, fp_rand(1000));
+				tb_add(&pk, "\xe2\x02", 2); /* 44 */
+				break;
+			}
+			tb_varint(&pk, d.n);
+			tb_add(&pk, d.d, d.n);
+			free(d.d);
+			tb_add(a, "\x0a", 1);
+			tb_varint(a, pk.n);
+			tb_add(a, pk.d, pk.n);
+			tb_add(b, "\x0a", 1);
+			tb_varint(b, pk.n);
+			tb_add(b, pk.d, pk.n);
+			free(pk.d);
+			continue;
+		}
+		int nf = (int)fp_rand(6);
+		for (int f = 0; f < nf; f++) {
+			switch (fp_rand(10)) {
+			case 0: case 1: fp_varint_field(&te, "\x48", 1, fp_rand(6)); break;
+			case 2: case 3: fp_varint_field(&te, "\x58", 1, fp_value()); break;
+			case 4: fp_varint_field(&te, "\x50", 1, 1 + fp_rand(3)); break;
+			case 5: tb_add(&te, "\xba\x01\x01s", 4); break;
+			case 6: fp_varint_field(&te, "\x08", 1, fp_value()); break;
+			case 7: fp_varint_field(&te, "\x80\x01", 2, fp_value()); break;
+			case 8: fp_varint_field(&te, "\xf0\x01", 2, fp_rand(9)); break;
+			default: fp_varint_field(&te, fp_rand(2) ? "\x10" : "\x40", 1, fp_rand(9)); break;
+			}
+		}
+		/* packet fields in random order; the track_event twice at times */
+		int order[5] = {0, 1, 2, 3, fp_rand(6) == 0 ? 3 : -1};
+		for (int k = 3; k > 0; k--) {
+			int j = (int)fp_rand((uint32_t)k + 1), t = order[k];
+			order[k] = order[j];
+			order[j] = t;
+		}
+		struct tb pa = {0}, pb = {0};
+		for (int k = 0; k < 5; k++) {
+			struct tb head = {0};
+			switch (order[k]) {
+			case 0:
+				if (fp_rand(6))
+					fp_varint_field(&head, "\x40", 1, fp_value());
+				break;
+			case 1:
+				if (fp_rand(8))
+					fp_varint_field(&head, "\x50", 1, fp_rand(4));
+				break;
+			case 2:
+				if (fp_rand(3))
+					fp_varint_field(&head, "\x68", 1, fp_rand(4));
+				break;
+			case 3:
+				tb_add(&pa, "\x5a", 1);
+				tb_varint(&pa, te.n + 3);
+				tb_add(&pa, te.d, te.n);
+				tb_add(&pa, "\x18\x80\x01", 3);
+				tb_add(&pb, "\x5a", 1);
+				tb_varint(&pb, te.n);
+				tb_add(&pb, te.d, te.n);
+				tb_add(&pb, "\x98\x06\x01", 3); /* 99 */
+				break;
+			default:
+				break;
+			}
+			tb_add(&pa, head.d, head.n);
+			tb_add(&pb, head.d, head.n);
+			free(head.d);
+		}
+		CHECK_INT(pa.n, pb.n);
+		tb_add(a, "\x0a", 1);
+		tb_varint(a, pa.n);
+		tb_add(a, pa.d, pa.n);
+		tb_add(b, "\x0a", 1);
+		tb_varint(b, pb.n);
+		tb_add(b, pb.d, pb.n);
+		free(pa.d);
+		free(pb.d);
+		free(te.d);
+	}
+}
+
+static void
+test_fast_path_agrees(void)
+{
+	static char ops_a[65536];
+	for (int round = 0; round < 400; round++) {
+		struct tb a = {0}, b = {0};
+		fp_trace(&a, &b);
+		CHECK_INT(a.n, b.n);
+		for (int keep = 0; keep < 2; keep++) {
+			for (size_t bs = 7; bs <= (1u << 20); bs = bs == 7 ? 1u << 20 : bs * 2) {
+				struct tm_scan sa, sb;
+				snprintf(ops_a, sizeof ops_a, "%s", scan_ops(a.d, a.n, bs, keep, &sa));
+				const char *ob = scan_ops(b.d, b.n, bs, keep, &sb);
+				CHECK_STR(ops_a, ob);
+				CHECK_INT(sa.n_packets, sb.n_packets);
+				CHECK_INT(sa.n_events, sb.n_events);
+				CHECK_INT(sa.has_raw_ts, sb.has_raw_ts);
+				CHECK_INT(sa.raw_min, sb.raw_min);
+				CHECK_INT(sa.raw_max, sb.raw_max);
+				CHECK_INT(sa.clocks_seen[0], sb.clocks_seen[0]);
+				CHECK_INT(sa.clocks_seen[1], sb.clocks_seen[1]);
+				CHECK_INT(sa.failed, sb.failed);
+				CHECK_INT(sa.log.n_details, sb.log.n_details);
+				tm_scan_fini(&sa);
+				tm_scan_fini(&sb);
+			}
+		}
+		free(a.d);
+		free(b.d);
+	}
+}
+
 static void
 slurp(const char *path, struct tb *b)
 {
@@ -778,6 +953,7 @@ main(void)
 	RUN(test_remote_sync_and_sysinfo);
 	RUN(test_compressed);
 	RUN(test_corrupt);
+	RUN(test_fast_path_agrees);
 	RUN(test_conformance_inputs);
 	RUN(test_demo);
 	return 0;
