@@ -58,6 +58,8 @@ struct file_acc {
 	uint64_t events;
 	bool has_ts;
 	int64_t first_ts, last_ts;
+	bool has_all;
+	int64_t all_first, all_last; /* kept or dropped as negative */
 	uint32_t *rows;
 	size_t n_rows, cap_rows;
 	bool is_predicted;
@@ -620,9 +622,20 @@ on_machine(struct rp *p, struct fstate *fs, uint32_t machine)
 }
 
 static void
+note_all(struct file_acc *a, int64_t lo, int64_t hi)
+{
+	if (!a->has_all || lo < a->all_first)
+		a->all_first = lo;
+	if (!a->has_all || hi > a->all_last)
+		a->all_last = hi;
+	a->has_all = true;
+}
+
+static void
 keep(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail)
 {
 	struct file_acc *a = &p->acc[fs->file];
+	note_all(a, ts, ts);
 	a->events++;
 	if (!a->has_ts || ts < a->first_ts)
 		a->first_ts = ts;
@@ -638,6 +651,7 @@ static void
 push(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail, bool te)
 {
 	if (ts < 0) {
+		note_all(&p->acc[fs->file], ts, ts);
 		enum tm_stat_id st = te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED;
 		stat_add(p, fs->file, st, 1);
 		p->acc[fs->file].events++;
@@ -958,6 +972,7 @@ bulk_push(struct rp *p, struct fstate *fs, const struct tm_run *r, uint32_t j, u
 		return;
 	struct file_acc *a = &p->acc[fs->file];
 	a->events += e - j;
+	note_all(a, tm_run_at(r, j) + off, tm_run_at(r, e - 1) + off);
 	/* first index with v + off >= 0, i.e. v >= -off; v + INT64_MIN < 0 always */
 	uint32_t k = off == INT64_MIN ? e : tm_run_lower_bound(r, j, e, -off, false);
 	if (k > j)
@@ -1328,6 +1343,9 @@ build_report(struct rp *p)
 		f->has_ts = a->has_ts;
 		f->first_ts = a->first_ts;
 		f->last_ts = a->last_ts;
+		f->has_all_ts = a->has_all;
+		f->all_first_ts = a->all_first;
+		f->all_last_ts = a->all_last;
 		f->machines = a->rows;
 		f->n_machines = a->n_rows;
 		a->rows = NULL;

@@ -403,6 +403,9 @@ struct tm_report_file {
 	uint64_t dropped;   /* this file's share of the dialog's dropped count */
 	bool has_ts;
 	int64_t first_ts, last_ts; /* trace-time range of kept events */
+	bool has_all_ts;
+	int64_t all_first_ts, all_last_ts; /* the same, counting events dropped as
+					    * negative (where they would have landed) */
 	size_t n_stats;
 	struct tm_stat *stats; /* non-zero stats attributed to this file */
 	char *placement;   /* ours: how it is placed and why, one sentence */

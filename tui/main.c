@@ -584,6 +584,11 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 			tm_buf_addf(&b, "%" PRId64, f->last_ts);
 		else
 			tm_buf_adds(&b, "null");
+		json_key(&b, &ff, "first_ts_with_dropped");
+		if (f->has_all_ts)
+			tm_buf_addf(&b, "%" PRId64, f->all_first_ts);
+		else
+			tm_buf_adds(&b, "null");
 		json_key(&b, &ff, "stats");
 		tm_buf_addc(&b, '{');
 		for (size_t k = 0; k < f->n_stats; k++) {

@@ -240,6 +240,9 @@ compare(const struct tm_report *a, const struct tm_report *b, const char *what)
 		CHECK_INT(a->files[i].has_ts, b->files[i].has_ts);
 		CHECK_INT(a->files[i].first_ts, b->files[i].first_ts);
 		CHECK_INT(a->files[i].last_ts, b->files[i].last_ts);
+		CHECK_INT(a->files[i].has_all_ts, b->files[i].has_all_ts);
+		CHECK_INT(a->files[i].all_first_ts, b->files[i].all_first_ts);
+		CHECK_INT(a->files[i].all_last_ts, b->files[i].all_last_ts);
 		CHECK_INT(a->files[i].n_stats, b->files[i].n_stats);
 	}
 	if (t_failed_)
