@@ -295,9 +295,13 @@ struct iname {
 	uint32_t off, len; /* into names pool */
 };
 
+/* A pending op: the tm_op fields the scanner sets (tm_op itself is large). */
 struct pend {
-	struct tm_op op;
-	size_t arr; /* index into the clocks or tss pool */
+	enum tm_op_kind kind;
+	uint32_t machine, clock, seq, flags, n, primary, stat, detail;
+	int64_t ts;
+	uint64_t offset;
+	size_t arr; /* index into the clocks, tss or text pool */
 };
 
 struct ps {
@@ -532,16 +536,14 @@ emit(struct ps *s, const struct tm_op *op)
 	}
 }
 
-static struct tm_op *
+static struct pend *
 pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off)
 {
-	XGROW(s->pend, s->cap_pend, s->n_pend + 1);
+	if (UNLIKELY(s->n_pend == s->cap_pend))
+		XGROW(s->pend, s->cap_pend, s->n_pend + 1);
 	struct pend *p = &s->pend[s->n_pend++];
-	memset(p, 0, sizeof *p);
-	p->op.kind = kind;
-	p->op.machine = machine;
-	p->op.offset = off;
-	return &p->op;
+	*p = (struct pend){.kind = kind, .machine = machine, .offset = off};
+	return p;
 }
 
 /* A pending op with a text (copied: fixed up at flush). */
@@ -564,7 +566,7 @@ pend_fatal(struct ps *s, uint32_t machine, uint64_t off, const char *text)
 static void
 pend_stat(struct ps *s, uint32_t machine, uint64_t off, enum tm_stat_id st)
 {
-	struct tm_op *op = pend_add(s, TM_OP_STAT, machine, off);
+	struct pend *op = pend_add(s, TM_OP_STAT, machine, off);
 	op->stat = (uint32_t)st;
 	op->n = 1;
 }
@@ -574,30 +576,39 @@ static void
 pend_flush(struct ps *s, bool has_ts)
 {
 	for (size_t i = 0; i < s->n_pend; i++) {
-		struct tm_op *op = &s->pend[i].op;
-		switch (op->kind) {
+		const struct pend *pd = &s->pend[i];
+		if (pd->kind == TM_OP_CONVERT) {
+			/* the bulk of ftrace bundles: straight to the appender */
+			if (!(pd->flags & TM_CONV_NO_PUSH))
+				s->sc->n_events++;
+			flush_nots(s);
+			tm_oplog_convert(s->log, pd->machine, pd->clock, pd->seq, pd->ts, pd->flags,
+					 pd->detail, pd->offset);
+			continue;
+		}
+		struct tm_op op = {.kind = pd->kind, .machine = pd->machine, .clock = pd->clock,
+				   .seq = pd->seq, .flags = pd->flags, .ts = pd->ts, .n = pd->n,
+				   .primary = pd->primary, .stat = pd->stat, .detail = pd->detail,
+				   .offset = pd->offset};
+		switch (op.kind) {
 		case TM_OP_SNAPSHOT:
-			op->clocks = s->pclocks + s->pend[i].arr;
+			op.clocks = s->pclocks + pd->arr;
 			break;
 		case TM_OP_SYSINFO:
 		case TM_OP_FATAL:
-			op->text = s->ptext.data + s->pend[i].arr;
+			op.text = s->ptext.data + pd->arr;
 			break;
 		case TM_OP_CONVERT_ARRAY:
-			op->tss = s->ptss + s->pend[i].arr;
-			s->sc->n_events += op->n;
-			break;
-		case TM_OP_CONVERT:
-			if (!(op->flags & TM_CONV_NO_PUSH))
-				s->sc->n_events++;
+			op.tss = s->ptss + pd->arr;
+			s->sc->n_events += op.n;
 			break;
 		case TM_OP_PUSH:
-			if (!has_ts && !op->detail) {
-				if (s->nots && s->nots_machine != op->machine)
+			if (!has_ts && !op.detail) {
+				if (s->nots && s->nots_machine != op.machine)
 					flush_nots(s);
 				if (!s->nots) {
-					s->nots_machine = op->machine;
-					s->nots_off = op->offset;
+					s->nots_machine = op.machine;
+					s->nots_off = op.offset;
 				}
 				s->nots++;
 				continue;
@@ -605,9 +616,9 @@ pend_flush(struct ps *s, bool has_ts)
 			if (!has_ts) {
 				/* A detailed push without a timestamp: the
 				 * op log's PUSH_NOTS carries no detail. */
-				op->kind = TM_OP_PUSH_NOTS;
-				op->n = 1;
-				emit(s, op);
+				op.kind = TM_OP_PUSH_NOTS;
+				op.n = 1;
+				emit(s, &op);
 				s->sc->n_events++;
 				continue;
 			}
@@ -616,7 +627,7 @@ pend_flush(struct ps *s, bool has_ts)
 		default:
 			break;
 		}
-		emit(s, op);
+		emit(s, &op);
 		if (s->stop)
 			break;
 	}
@@ -1016,18 +1027,23 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			p = get_varint_lim(p, end, lim, &v);
 			if (UNLIKELY(!p))
 				break;
-			switch (tag >> 3) {
-			case 9:
+			/* the common ones by compare, the rest by switch */
+			uint64_t id = tag >> 3;
+			if (id == 9) {
 				type = v;
-				break;
-			case 11:
+				continue;
+			}
+			if (id == 11) {
 				has_track = true;
 				track = v;
-				break;
-			case 10:
+				continue;
+			}
+			if (id == 10) {
 				has_name_iid = true;
 				name_iid = v;
-				break;
+				continue;
+			}
+			switch (id) {
 			case 1:
 				has_delta = true;
 				delta = (int64_t)v;
@@ -1213,7 +1229,7 @@ do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const str
 		}
 	}
 	(void)more;
-	struct tm_op *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+	struct pend *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
 	op->clock = 3;
 	op->ts = packet_ts;
 	op->flags = TM_CONV_FAIL_KEEP_RAW | TM_CONV_NO_PUSH;
@@ -1228,7 +1244,7 @@ do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const str
 		}
 		if (i < n_stacks) {
 			sample = sat_add(sample, d);
-			struct tm_op *sop = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+			struct pend *sop = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
 			sop->clock = 3;
 			sop->ts = sample;
 			sop->flags = TM_CONV_FAIL_KEEP_RAW | TM_CONV_SUPPRESS;
@@ -1297,7 +1313,7 @@ compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
 	if (!m)
 		return;
 	s->n_ptss += m;
-	struct tm_op *op = pend_add(s, TM_OP_CONVERT_ARRAY, k->machine, k->off);
+	struct pend *op = pend_add(s, TM_OP_CONVERT_ARRAY, k->machine, k->off);
 	op->clock = clock;
 	op->seq = seq;
 	op->n = (uint32_t)m;
@@ -1329,26 +1345,43 @@ do_compact_sched(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq
 static void
 do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 {
-	const uint8_t *p = b->p, *end = p + b->len;
-	struct field f, compact;
+	const uint8_t *p = b->p, *end = p + b->len, *lim = k->lim;
+	const uint8_t *events = NULL; /* the first event field */
+	struct field compact;
 	memset(&compact, 0, sizeof compact);
 	bool has_cpu = false, has_clk = false, has_fts = false, has_bts = false;
 	bool has_compact = false, has_first = false, has_prev = false, has_last = false;
 	uint64_t cpu = 0, clk = 0, prev = 0, last = 0;
 	int64_t fts = 0, bts = 0;
-	while (next_field(&p, end, &f) > 0) {
-		if (f.wt == 0) {
-			switch (f.id) {
-			case 1: has_cpu = true; cpu = f.v; break;
-			case 5: has_clk = true; clk = f.v; break;
-			case 6: has_fts = true; fts = (int64_t)f.v; break;
-			case 7: has_bts = true; bts = (int64_t)f.v; break;
-			case 9: has_last = true; last = f.v; break;
-			case 10: has_prev = true; prev = f.v; break;
+	/* Pass 1: the bundle's own fields (they may follow the events). */
+	while (p < end) {
+		const uint8_t *at = p, *fp = NULL;
+		uint64_t tag, v;
+		size_t fl = 0;
+		p = rd_tag(p, end, lim, &tag);
+		if (UNLIKELY(!p))
+			break;
+		uint32_t wt = (uint32_t)(tag & 7);
+		p = rd_value(p, end, lim, wt, &v, &fp, &fl);
+		if (UNLIKELY(!p))
+			break;
+		if (tag == (2 << 3 | 2)) {
+			if (!events)
+				events = at;
+			continue;
+		}
+		if (wt == 0) {
+			switch (tag >> 3) {
+			case 1: has_cpu = true; cpu = v; break;
+			case 5: has_clk = true; clk = v; break;
+			case 6: has_fts = true; fts = (int64_t)v; break;
+			case 7: has_bts = true; bts = (int64_t)v; break;
+			case 9: has_last = true; last = v; break;
+			case 10: has_prev = true; prev = v; break;
 			}
-		} else if (f.wt == 2 && f.id == 4) {
+		} else if (wt == 2 && tag >> 3 == 4) {
 			has_compact = true;
-			compact = f;
+			compact = (struct field){4, 2, v, fp, fl};
 		}
 	}
 	if (!has_cpu) {
@@ -1385,7 +1418,7 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			size_t base = s->n_pclocks;
 			s->pclocks[s->n_pclocks++] = (struct tm_op_clock){clock, fts, 1, false};
 			s->pclocks[s->n_pclocks++] = (struct tm_op_clock){6, bts, 1, false};
-			struct tm_op *op = pend_add(s, TM_OP_SNAPSHOT, k->machine, k->off);
+			struct pend *op = pend_add(s, TM_OP_SNAPSHOT, k->machine, k->off);
 			op->flags = TM_SNAP_AUX;
 			op->seq = seq;
 			op->n = 2;
@@ -1398,25 +1431,45 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 	if (has_compact)
 		do_compact_sched(s, k, clock, seq, &compact);
 
-	p = b->p;
-	while (next_field(&p, end, &f) > 0) {
-		if (f.id != 2 || f.wt != 2)
+	/* Pass 2: the events, from the first one (pass 1 stopped where this
+	 * one stops). */
+	p = events ? events : end;
+	while (p < end) {
+		const uint8_t *fp = NULL;
+		uint64_t tag, v;
+		size_t fl = 0;
+		p = rd_tag(p, end, lim, &tag);
+		if (UNLIKELY(!p))
+			break;
+		p = rd_value(p, end, lim, (uint32_t)(tag & 7), &v, &fp, &fl);
+		if (UNLIKELY(!p))
+			break;
+		if (tag != (2 << 3 | 2))
 			continue;
-		const uint8_t *q = f.p, *qe = f.p + f.len;
-		struct field g;
+		const uint8_t *q = fp, *qe = fp + fl;
 		bool has_ts = false;
 		uint64_t ts = 0;
 		uint32_t event_id = 0;
 		const uint8_t *buf = NULL;
 		size_t buf_len = 0;
-		while (next_field(&q, qe, &g) > 0) {
-			if (g.id == 1 && g.wt == 0 && !has_ts) {
+		while (q < qe) {
+			const uint8_t *gp = NULL;
+			uint64_t gtag, gv;
+			size_t gl = 0;
+			q = rd_tag(q, qe, lim, &gtag);
+			if (UNLIKELY(!q))
+				break;
+			uint32_t gwt = (uint32_t)(gtag & 7);
+			q = rd_value(q, qe, lim, gwt, &gv, &gp, &gl);
+			if (UNLIKELY(!q))
+				break;
+			if (gtag == (1 << 3 | 0) && !has_ts) {
 				has_ts = true;
-				ts = g.v;
-			} else if (g.wt == 2 && !event_id) {
-				event_id = g.id;
-				if (g.id == 3 && s->keep) {
-					const uint8_t *r = g.p, *re = g.p + g.len;
+				ts = gv;
+			} else if (gwt == 2 && !event_id) {
+				event_id = (uint32_t)(gtag >> 3);
+				if (event_id == 3 && s->keep) {
+					const uint8_t *r = gp, *re = gp + gl;
 					struct field h;
 					while (next_field(&r, re, &h) > 0)
 						if (h.id == 2 && h.wt == 2) {
@@ -1444,7 +1497,7 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			detail = tm_oplog_detail(s->log, nm, nm ? (buf ? buf_len : strlen(nm)) : 0,
 						 'I', (1ULL << 62) | cpu, -1);
 		}
-		struct tm_op *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+		struct pend *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
 		op->clock = clock;
 		op->seq = seq;
 		op->ts = (int64_t)ts;
@@ -1457,7 +1510,7 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 		m->first_bundle[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
 		has_first = has_prev || has_last;
 		if (has_first) {
-			struct tm_op *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+			struct pend *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
 			op->clock = clock;
 			op->seq = seq;
 			op->ts = (int64_t)(has_prev ? prev : last);
@@ -1646,19 +1699,13 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		p = get_varint_lim(p, end, lim, &v);
 		if (UNLIKELY(!p))
 			return false;
-		switch (t) {
-		case 8 << 3 | 0:
+		if (t == (8 << 3 | 0)) {
 			has_ts = true;
 			ts = v;
-			break;
-		case 10 << 3 | 0:
+		} else if (t == (10 << 3 | 0)) {
 			has_seq = true;
 			seq = v;
-			break;
-		case 13 << 3 | 0:
-			flags = v;
-			break;
-		case 11 << 3 | 2:
+		} else if (t == (11 << 3 | 2)) {
 			if (v > (uint64_t)(end - p))
 				return false;
 			if (!te) {
@@ -1666,8 +1713,9 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 				te_len = v;
 			}
 			p += v;
-			break;
-		default:
+		} else if (t == (13 << 3 | 0)) {
+			flags = v;
+		} else {
 			return false;
 		}
 	}
