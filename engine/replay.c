@@ -43,6 +43,9 @@ struct ctx {
 	bool has_pending;
 	struct tm_clockid pending; /* unqualified */
 	bool is_pin;
+	/* how the deferred bridge ended (ours, for the placement sentence) */
+	enum bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED } bridge;
+	struct tm_clockid bridged_from; /* k: the format clock on this machine */
 };
 
 struct entry_state { /* a manifest files[] entry, applied */
@@ -111,6 +114,8 @@ struct rp {
 	size_t n_pieces, cap_pieces;
 	int64_t *vals;
 	size_t cap_vals;
+	uint64_t *row_drops; /* dropped-count units per machine row */
+	size_t cap_row_drops;
 };
 
 /* ------------------------------------------------------------------ */
@@ -237,12 +242,20 @@ fail(struct rp *p, const char *fmt, ...)
 	p->error = tm_buf_steal(&b);
 }
 
+/* Count a stat on the context's file and, for the three drop stats, on its
+ * machine row. */
 static void
-stat_add(struct rp *p, size_t file, enum tm_stat_id st, uint64_t n)
+stat_add(struct rp *p, const struct ctx *c, enum tm_stat_id st, uint64_t n)
 {
-	p->acc[file].stats[st] += n;
-	if (st == TM_STAT_NEG_DROPPED)
-		p->global_neg += n;
+	p->acc[c->file].stats[st] += n;
+	if (tm_stat_is_drop(st)) {
+		if (c->row >= p->cap_row_drops) {
+			size_t old = p->cap_row_drops;
+			XGROW(p->row_drops, p->cap_row_drops, (size_t)c->row + 1);
+			memset(p->row_drops + old, 0, (p->cap_row_drops - old) * sizeof *p->row_drops);
+		}
+		p->row_drops[c->row] += n;
+	}
 }
 
 static void
@@ -297,6 +310,8 @@ flush_pending(struct rp *p, struct ctx *c)
 	struct tm_clockid k = tm_clockid_qualify(c->pending, c->row, 0);
 	if (!tm_clockid_eq(q, k) && !tm_graph_reaches(p->g, q, k))
 		zero_edge(p, q, k);
+	c->bridged_from = k;
+	c->bridge = BR_PATH;
 	if (tm_clockid_eq(k, gt) || tm_graph_reaches(p->g, k, gt))
 		return;
 	struct tm_clockid r = {TM_CLOCK_REALTIME, 0, 0, c->row};
@@ -304,13 +319,16 @@ flush_pending(struct rp *p, struct ctx *c)
 	if (!tm_clockid_eq(r, R) && tm_graph_reaches(p->g, k, r) && tm_graph_reaches(p->g, R, gt)) {
 		if (!tm_graph_reaches(p->g, r, R))
 			zero_edge(p, r, R);
+		c->bridge = BR_REALTIME;
 		return;
 	}
 	if (k.clock == TM_CLOCK_TRACE_FILE || gt.clock == TM_CLOCK_TRACE_FILE || k.clock == gt.clock) {
 		zero_edge(p, k, gt);
+		c->bridge = BR_ASSUMED;
 		return;
 	}
-	stat_add(p, c->file, TM_STAT_UNRELATABLE, 1);
+	c->bridge = BR_DECLINED;
+	stat_add(p, c, TM_STAT_UNRELATABLE, 1);
 }
 
 /* ClockTracker::ToTraceTime on an unqualified clock. */
@@ -330,7 +348,7 @@ to_trace_time(struct rp *p, struct ctx *c, struct tm_clockid clk, int64_t ts, bo
 		enum tm_stat_id st = res == TM_CONV_UNKNOWN_SOURCE   ? TM_STAT_UNKNOWN_SOURCE
 				     : res == TM_CONV_UNKNOWN_TARGET ? TM_STAT_UNKNOWN_TARGET
 								     : TM_STAT_NO_PATH;
-		stat_add(p, c->file, st, 1);
+		stat_add(p, c, st, 1);
 	}
 	return false;
 }
@@ -344,7 +362,7 @@ ctx_add_snapshot(struct rp *p, struct ctx *c, const struct tm_op_clock *clk, siz
 	if (!c->is_primary && c->tag == 0) {
 		c->tag = c->trace_id;
 		if (c->n_conv > 0)
-			stat_add(p, c->file, TM_STAT_MIXED_SOURCES, 1);
+			stat_add(p, c, TM_STAT_MIXED_SOURCES, 1);
 	}
 	struct tm_graph_clock *gc = xmalloc((2 * n + 1) * sizeof *gc);
 	size_t k = 0;
@@ -370,7 +388,7 @@ ctx_add_snapshot(struct rp *p, struct ctx *c, const struct tm_op_clock *clk, siz
 	}
 	char msg[512];
 	if (!tm_graph_add_snapshot(p->g, gc, k, p->tt, msg, sizeof msg))
-		stat_add(p, c->file, TM_STAT_INVALID_SNAPSHOT, 1);
+		stat_add(p, c, TM_STAT_INVALID_SNAPSHOT, 1);
 	free(gc);
 	return true;
 }
@@ -653,7 +671,7 @@ push(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail
 	if (ts < 0) {
 		note_all(&p->acc[fs->file], ts, ts);
 		enum tm_stat_id st = te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED;
-		stat_add(p, fs->file, st, 1);
+		stat_add(p, c, st, 1);
 		p->acc[fs->file].events++;
 		record_event(p, fs->file, detail, ts, c->row, (int)st);
 		return;
@@ -894,7 +912,8 @@ run_op(struct rp *p, struct fstate *fs, const struct tm_op *op, bool in_pkt, int
 		p->rows[c->row].name = xstrdup(op->text);
 		break;
 	case TM_OP_STAT:
-		stat_add(p, fs->file, (enum tm_stat_id)op->stat, op->n);
+		c = reader_ctx(p, fs, op->machine);
+		stat_add(p, c, (enum tm_stat_id)op->stat, op->n);
 		break;
 	case TM_OP_FATAL:
 		fail(p, "%s", op->text);
@@ -943,7 +962,7 @@ run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct t
 			defer_at(fs, pos);
 			ok = false;
 		} else {
-			stat_add(p, fs->file, TM_STAT_UNDEFERRABLE, 1);
+			stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
 			ok = false;
 		}
 	}
@@ -965,8 +984,8 @@ run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct t
 
 /* Account the pushes of run elements [j, e) at value + off (sorted). */
 static void
-bulk_push(struct rp *p, struct fstate *fs, const struct tm_run *r, uint32_t j, uint32_t e,
-	  int64_t off, bool te)
+bulk_push(struct rp *p, struct fstate *fs, const struct ctx *c, const struct tm_run *r, uint32_t j,
+	  uint32_t e, int64_t off, bool te)
 {
 	if (j >= e)
 		return;
@@ -976,7 +995,7 @@ bulk_push(struct rp *p, struct fstate *fs, const struct tm_run *r, uint32_t j, u
 	/* first index with v + off >= 0, i.e. v >= -off; v + INT64_MIN < 0 always */
 	uint32_t k = off == INT64_MIN ? e : tm_run_lower_bound(r, j, e, -off, false);
 	if (k > j)
-		stat_add(p, fs->file, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
+		stat_add(p, c, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
 	if (k < e) {
 		int64_t first = tm_run_at(r, k) + off, last = tm_run_at(r, e - 1) + off;
 		if (!a->has_ts || first < a->first_ts)
@@ -1005,7 +1024,7 @@ run_elem_plain(struct rp *p, struct fstate *fs, struct ctx *c, struct tm_clockid
 		return;
 	}
 	if (is_packet)
-		stat_add(p, fs->file, TM_STAT_UNDEFERRABLE, 1);
+		stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
 	p->acc[fs->file].events++;
 }
 
@@ -1039,7 +1058,7 @@ run_run(struct rp *p, struct fstate *fs, const struct tm_op *op, bool final, con
 	uint32_t n = r->n;
 	struct tm_clockid clk;
 	if (!resolve_clock(fs, c, op->clock, 0, &clk)) {
-		bulk_push(p, fs, r, 0, n, 0, te); /* no clock: raw values */
+		bulk_push(p, fs, c, r, 0, n, 0, te); /* no clock: raw values */
 		return;
 	}
 	if (clk.clock >= 64 && clk.clock < 128) {
@@ -1059,9 +1078,9 @@ run_run(struct rp *p, struct fstate *fs, const struct tm_op *op, bool final, con
 			defer_at(fs, pos);
 			return;
 		}
-		stat_add(p, fs->file, why_stat(why), n - 1);
+		stat_add(p, c, why_stat(why), n - 1);
 		if (is_packet)
-			stat_add(p, fs->file, TM_STAT_UNDEFERRABLE, n);
+			stat_add(p, c, TM_STAT_UNDEFERRABLE, n);
 		p->acc[fs->file].events += n;
 		return;
 	}
@@ -1087,7 +1106,7 @@ run_run(struct rp *p, struct fstate *fs, const struct tm_op *op, bool final, con
 		const struct tm_piece *pc = &p->pieces[k];
 		uint32_t e = tm_run_lower_bound(r, j, n, pc->b, true);
 		if (add_fits(tm_run_at(r, j), pc->off) && add_fits(tm_run_at(r, e - 1), pc->off)) {
-			bulk_push(p, fs, r, j, e, pc->off, te);
+			bulk_push(p, fs, c, r, j, e, pc->off, te);
 		} else {
 			for (uint32_t i = j; i < e; i++)
 				push(p, fs, c, wrap_add(tm_run_at(r, i), pc->off), 0, te);
@@ -1315,6 +1334,112 @@ member_label(const struct tm_member *mb)
 	return "the input";
 }
 
+static const char *
+row_label(struct rp *p, uint32_t row, char *buf, size_t cap)
+{
+	if (row < p->n_rows && p->rows[row].name)
+		snprintf(buf, cap, "machine %u \"%.80s\"", row, p->rows[row].name);
+	else
+		snprintf(buf, cap, "machine %u", row);
+	return buf;
+}
+
+/* Ours: how a trace file is placed and why, from the bridges its trackers
+ * took, its manifest entry and the stats it got.  Drop reasons first: they
+ * matter most when the line is cut. */
+static void
+placement(struct rp *p, size_t file, struct tm_buf *b)
+{
+	const struct file_acc *a = &p->acc[file];
+	const struct tm_member *mb = tm_session_member(p->s, file);
+	char m1[128], m2[128];
+	const char *sep = "";
+#define SEP() (tm_buf_adds(b, sep), sep = "; ")
+	if (a->stats[TM_STAT_NEG_DROPPED]) {
+		SEP();
+		tm_buf_addf(b, "%" PRIu64 " events land before the timeline's zero and are dropped",
+			    a->stats[TM_STAT_NEG_DROPPED]);
+	}
+	for (size_t i = 0; i < p->n_ctxs; i++) {
+		const struct ctx *c = p->ctxs[i];
+		if (c->file != file || c->bridge != BR_DECLINED)
+			continue;
+		SEP();
+		tm_buf_addf(b, "%s on %s cannot be related to the timeline (%s on %s): no snapshot "
+			       "path, no REALTIME on both machines, another clock domain; relate it "
+			       "with a clocks entry",
+			    tm_clock_name(c->bridged_from.clock), row_label(p, c->row, m1, sizeof m1),
+			    tm_clock_name(p->tt.clock), row_label(p, p->tt.machine, m2, sizeof m2));
+	}
+	if (a->stats[TM_STAT_NO_PATH]) {
+		SEP();
+		tm_buf_addf(b, "%" PRIu64 " conversions find no path to the timeline (dropped)",
+			    a->stats[TM_STAT_NO_PATH]);
+	}
+	const struct tm_manifest_file *e = NULL;
+	if (p->m && mb->name)
+		e = entry_by_path(p->m, mb->name, NULL);
+	bool shown = false;
+	for (size_t i = 0; i < p->n_ctxs; i++) {
+		const struct ctx *c = p->ctxs[i];
+		if (c->file != file || c->bridge == BR_DECLINED)
+			continue;
+		const char *how = NULL;
+		switch (c->bridge) {
+		case BR_NONE:
+		case BR_DECLINED:
+			break;
+		case BR_PATH:
+			if (c->trace_id == (uint32_t)p->tt_owner && tm_clockid_eq(c->bridged_from, p->tt))
+				how = "owns the timeline: its events keep their own timestamps";
+			else if (e && e->has_clocks)
+				how = e->clocks.clock ? "placed by its clocks entry (relates its clock to "
+							"the reference)"
+						      : "pinned by its clocks entry to the reference";
+			else
+				how = "placed through a clock path (its own or other files' snapshots)";
+			break;
+		case BR_REALTIME:
+			how = "aligned by REALTIME: its machine and the timeline's are assumed to share "
+			      "wall-clock time";
+			break;
+		case BR_ASSUMED:
+			how = c->bridged_from.clock == TM_CLOCK_TRACE_FILE
+				      ? "clockless: assumed to start with the timeline (offset 0)"
+				      : "assumed aligned: same clock domain as the timeline, offset 0";
+			break;
+		}
+		if (!how)
+			continue;
+		SEP();
+		if (a->n_rows > 1)
+			tm_buf_addf(b, "%s: ", row_label(p, c->row, m1, sizeof m1));
+		tm_buf_adds(b, how);
+		shown = true;
+	}
+	if (!shown && !*sep)
+		tm_buf_adds(b, "its timestamps are used as they are (no clock to convert from)");
+	if (e && e->has_clocks && !e->clocks.clock && policy_of(mb->format) != POL_TF) {
+		SEP();
+		tm_buf_addf(b, "its pin (a clocks entry without clock) does not move a %s file: only "
+			       "clockless formats follow a pin",
+			    tm_format_name(mb->format));
+	}
+	if (a->stats[TM_STAT_UNKNOWN_SOURCE]) {
+		SEP();
+		tm_buf_addf(b, "%" PRIu64 " events use a clock no snapshot mentions and are lost (not "
+			       "in the dropped count)",
+			    a->stats[TM_STAT_UNKNOWN_SOURCE]);
+	}
+	if (a->stats[TM_STAT_TE_INVALID_TS]) {
+		SEP();
+		tm_buf_addf(b, "%" PRIu64 " TrackEvents land before zero and are lost "
+			       "(track_event_invalid_timestamp, not in the dropped count)",
+			    a->stats[TM_STAT_TE_INVALID_TS]);
+	}
+#undef SEP
+}
+
 static void
 build_report(struct rp *p)
 {
@@ -1377,12 +1502,8 @@ build_report(struct rp *p)
 			tm_buf_addf(&b, "%s: tracemerge does not scan this format; its events are not "
 					"predicted",
 				    tm_format_name(mb->format));
-		} else if ((int64_t)i == r->tt_file) {
-			tm_buf_adds(&b, "owns the timeline: its events keep their own timestamps");
-		} else if (f->dropped) {
-			tm_buf_addf(&b, "%" PRIu64 " of its events would be dropped", f->dropped);
 		} else {
-			tm_buf_adds(&b, "converted onto the shared timeline");
+			placement(p, i, &b);
 		}
 		f->placement = tm_buf_steal(&b);
 	}
@@ -1404,6 +1525,7 @@ build_report(struct rp *p)
 		r->machines[i].id = (uint32_t)i;
 		r->machines[i].raw_id = p->rows[i].raw;
 		r->machines[i].name = p->rows[i].name;
+		r->machines[i].dropped = i < p->cap_row_drops ? p->row_drops[i] : 0;
 		p->rows[i].name = NULL;
 	}
 	if (p->tt_claimed)
@@ -1548,6 +1670,7 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 	free(p.acc);
 	free(p.evs);
 	free(p.pieces);
+	free(p.row_drops);
 	free(p.vals);
 	tm_graph_free(p.g);
 }

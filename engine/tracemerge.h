@@ -384,6 +384,7 @@ struct tm_report_machine {
 	char *name;      /* NULL when unnamed */
 	uint32_t label_index; /* machine.label_index: 0 for raw_id 0, else the
 			       * running count of rows with a non-zero raw_id */
+	uint64_t dropped;     /* this machine's share of the dropped count */
 };
 
 struct tm_report_file {

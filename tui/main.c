@@ -509,9 +509,9 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 	for (size_t i = 0; i < r->n_machines; i++) {
 		tm_buf_addf(&b,
 			    "%s{\"id\":%" PRIu32 ",\"raw_id\":%" PRIu64 ",\"label_index\":%" PRIu32
-			    ",\"name\":",
+			    ",\"dropped\":%" PRIu64 ",\"name\":",
 			    i ? "," : "", r->machines[i].id, r->machines[i].raw_id,
-			    r->machines[i].label_index);
+			    r->machines[i].label_index, r->machines[i].dropped);
 		json_str(&b, r->machines[i].name);
 		tm_buf_addc(&b, '}');
 	}
@@ -630,6 +630,23 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 }
 
 static void
+put_machine(const struct tm_report *r, uint32_t id)
+{
+	const struct tm_report_machine *m = &r->machines[id];
+	printf("machine %" PRIu32, m->id);
+	if (m->name) {
+		fputs(" \"", stdout);
+		put_escaped(stdout, m->name);
+		fputs("\"", stdout);
+	}
+	if (m->raw_id)
+		printf(" (raw id %" PRIu64 ")", m->raw_id);
+}
+
+/* Text report: the verdict in the dialog's words, then drops by file, by
+ * machine and by stat, the timeline's owner and why, and what is not
+ * predicted.  Lines marked (tracemerge) are ours, not trace_processor's. */
+static void
 print_check_text(const struct tm_report *r)
 {
 	struct tm_buf b;
@@ -642,47 +659,61 @@ print_check_text(const struct tm_report *r)
 		put_escaped(stdout, r->hint);
 		putchar('\n');
 	}
-	printf("timeline: %s", tm_clock_name(r->tt_clock));
-	if (r->tt_file >= 0) {
-		fputs(" of ", stdout);
-		put_escaped(stdout, r->files[r->tt_file].path);
-	}
-	if (r->tt_why) {
-		fputs(" (", stdout);
-		put_escaped(stdout, r->tt_why);
-		fputs(")", stdout);
-	}
-	putchar('\n');
-	for (size_t i = 0; i < r->n_files; i++) {
-		const struct tm_report_file *f = &r->files[i];
-		if (!f->is_trace)
-			continue;
-		printf("  %-10s ", tm_format_name(f->format));
-		put_escaped(stdout, f->path ? f->path : "(input)");
-		if (f->is_predicted)
-			printf(": %" PRIu64 " events, %" PRIu64 " dropped", f->events, f->dropped);
-		else
-			printf(": events not predicted (format not scanned by tracemerge)");
-		if (f->n_machines) {
-			fputs(", machine", stdout);
+	puts("\nfiles, in trace_processor's processing order:");
+	for (uint32_t ord = 0; ord <= r->n_files; ord++)
+		for (size_t i = 0; i < r->n_files; i++) {
+			const struct tm_report_file *f = &r->files[i];
+			if (!f->is_trace || f->order != ord)
+				continue;
+			printf("  %-10s ", tm_format_name(f->format));
+			put_escaped(stdout, f->path ? f->path : "(input)");
+			if (f->is_predicted)
+				printf(": %" PRIu64 " events, %" PRIu64 " dropped", f->events, f->dropped);
+			else
+				printf(": events not predicted (format not scanned by tracemerge)");
 			for (size_t k = 0; k < f->n_machines; k++) {
-				const struct tm_report_machine *m = &r->machines[f->machines[k]];
-				printf(" %" PRIu32 "", m->id);
-				if (m->name) {
-					fputs(" (", stdout);
-					put_escaped(stdout, m->name);
-					fputs(")", stdout);
-				}
+				fputs(k ? ", " : ", on ", stdout);
+				put_machine(r, f->machines[k]);
+			}
+			putchar('\n');
+			for (size_t k = 0; k < f->n_stats; k++)
+				printf("      %s %" PRIu64 "\n", f->stats[k].name, f->stats[k].value);
+			if (f->placement) {
+				fputs("      (tracemerge) ", stdout);
+				put_escaped(stdout, f->placement);
+				putchar('\n');
 			}
 		}
-		putchar('\n');
-		for (size_t k = 0; k < f->n_stats; k++)
-			printf("      %s %" PRIu64 "\n", f->stats[k].name, f->stats[k].value);
-		if (f->placement) {
-			fputs("      ", stdout);
-			put_escaped(stdout, f->placement);
-			putchar('\n');
+	if (r->dropped) {
+		puts("dropped by machine:");
+		for (size_t i = 0; i < r->n_machines; i++) {
+			if (!r->machines[i].dropped)
+				continue;
+			fputs("  ", stdout);
+			put_machine(r, r->machines[i].id);
+			printf(": %" PRIu64 "\n", r->machines[i].dropped);
 		}
+		puts("dropped by stat:");
+		for (size_t i = 0; i < r->n_stats; i++)
+			if (!strcmp(r->stats[i].name, "clock_sync_unrelatable_clock_domains") ||
+			    !strcmp(r->stats[i].name, "clock_sync_failure_no_path") ||
+			    !strcmp(r->stats[i].name, "trace_sorter_negative_timestamp_dropped"))
+				printf("  %s %" PRIu64 "\n", r->stats[i].name, r->stats[i].value);
+	}
+	printf("timeline: %s", tm_clock_name(r->tt_clock));
+	if (r->tt_machine >= 0 && (size_t)r->tt_machine < r->n_machines) {
+		fputs(" on ", stdout);
+		put_machine(r, (uint32_t)r->tt_machine);
+	}
+	if (r->tt_file >= 0) {
+		fputs(", owned by ", stdout);
+		put_escaped(stdout, r->files[r->tt_file].path ? r->files[r->tt_file].path : "the input");
+	}
+	putchar('\n');
+	if (r->tt_why) {
+		fputs("  (tracemerge) ", stdout);
+		put_escaped(stdout, r->tt_why);
+		putchar('\n');
 	}
 	if (!r->is_complete)
 		puts("note (tracemerge): some files are in formats whose events tracemerge does not "
