@@ -422,6 +422,7 @@ struct ss {
 	struct tm_buf carry; /* partial line (or the unprocessed head) */
 	uint64_t carry_off;
 	uint64_t total;
+	size_t nl_scanned; /* S_BEFORE: carry bytes known to hold no newline */
 	enum tm_status status;
 	struct tm_error *err;
 };
@@ -617,6 +618,37 @@ preprocess(struct ss *ss)
 	ss->st = b->len && b->data[0] == '<' ? S_HTML : S_SYS;
 }
 
+/* Can preprocess() decide on b as it would on the whole member?  It needs
+ * the 128 bytes searched for the marker, the first line after the marker,
+ * and, when that line is a cpus= line, one byte after it (the '<' check).
+ * Waiting only for "128 bytes and a newline" let the block splitting decide
+ * (found by fuzz_scan_systrace: a first block ending right after "TRACE:\n"
+ * skipped the HTML check). */
+static bool
+first_chunk_ready(const struct tm_buf *b, size_t *scanned)
+{
+	if (b->len < 128)
+		return false;
+	size_t cut = 0;
+	for (size_t i = 0; i + 7 <= 128; i++) {
+		if (!memcmp(b->data + i, "TRACE:\n", 7)) {
+			cut = i + 7;
+			break;
+		}
+	}
+	/* The cut is fixed once 128 bytes are here; resume the newline search
+	 * where the last call stopped, so a long first line costs O(n). */
+	size_t from = *scanned > cut ? *scanned : cut;
+	const char *nl = memchr(b->data + from, '\n', b->len - from);
+	if (!nl) {
+		*scanned = b->len;
+		return false;
+	}
+	if (is_cpus_line(b->data + cut, (size_t)(nl - (b->data + cut))))
+		return (size_t)(nl - b->data) + 1 < b->len;
+	return true;
+}
+
 static void
 ss_drain(struct ss *ss)
 {
@@ -639,9 +671,19 @@ ss_feed(struct ss *ss, const char *p, size_t n)
 		return;
 	if (ss->st == S_BEFORE) {
 		tm_buf_add(&ss->carry, p, n);
-		/* TP sees its whole first chunk; wait for 128 bytes and a line */
-		if (ss->carry.len < 128 || !memchr(ss->carry.data, '\n', ss->carry.len))
+		/* TP sees its whole first chunk; wait until it decides as that would */
+		if (!first_chunk_ready(&ss->carry, &ss->nl_scanned)) {
+			/* the line cap applies here too: a member with no newline
+			 * must not be buffered whole (fuzzing, hostile inputs) */
+			if (ss->carry.len > MAX_LINE) {
+				ss->status = tm_error_set(ss->err, TM_ERR_LIMIT,
+							  "byte 0x%" PRIx64
+							  ": systrace line longer than 64 MiB",
+							  ss->carry_off);
+				ss->st = S_END;
+			}
 			return;
+		}
 		preprocess(ss);
 		ss_drain(ss);
 		return;

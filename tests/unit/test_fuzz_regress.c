@@ -368,6 +368,30 @@ gzip_bomb_proto(void)
 	CHECK(after < 512);
 }
 
+/* A gzip'd systrace whose first line never ends (1 GiB): the scanner must
+ * cap the line (64 MiB), not buffer the member. */
+static void
+gzip_bomb_systrace(void)
+{
+	const char *path = fx_path("bomb.systrace.gz");
+	gzFile g = gzopen(path, "wb9");
+	CHECK(g != NULL);
+	if (!g)
+		return;
+	gzputs(g, "# tracer: nop ");
+	static unsigned char as[1 << 20];
+	memset(as, 'a', sizeof as);
+	for (int i = 0; i < 1024; i++)
+		gzwrite(g, as, sizeof as);
+	gzclose(g);
+	char msg[1024] = "";
+	(void)run_session(path, false, msg, sizeof msg);
+	long after = maxrss_mib();
+	if (after >= 512)
+		printf("  systrace gzip bomb: maxrss %ld MiB\n", after);
+	CHECK(after < 512);
+}
+
 static void
 fx_hdr_b256(struct fx *f, const char *name, const unsigned char size[12])
 {
@@ -579,6 +603,7 @@ main(void)
 {
 	RUN(gzip_bomb); /* first: ru_maxrss is the process's peak */
 	RUN(gzip_bomb_proto);
+	RUN(gzip_bomb_systrace);
 	regress_dir();
 	RUN(tar_huge_size);
 	RUN(zip_huge_size);
