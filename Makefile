@@ -237,10 +237,14 @@ fuzz: fuzz-build
 	done
 
 fuzz-regress: fuzz-build
-	$(Q)for t in $(FUZZ_ALL); do \
-		ls tests/fuzz/regress/$$t-* tests/fuzz/regress/open-$$t-* >/dev/null 2>&1 || continue; \
-		$(FZ)/$$t -timeout=10 -rss_limit_mb=2048 tests/fuzz/regress/$$t-* tests/fuzz/regress/open-$$t-* 2>&1 | tail -n 3; \
-	done
+	$(Q)st=0; for f in tests/fuzz/regress/*; do \
+		b=$${f##*/}; t=$${b#open-}; t=$${t%%-*}; \
+		if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(FZ)/$$t -timeout=10 \
+			-rss_limit_mb=2048 $$f >$(FZ)/regress.log 2>&1; then r=ok; else r=CRASH; fi; \
+		case $$b in open-*) echo "  $$r (open bug) $$b";; *) echo "  $$r $$b";; esac; \
+		[ $$r = ok ] || case $$b in open-*) ;; *) st=1; \
+			grep -m3 -E 'ERROR|runtime error|property|splitting' $(FZ)/regress.log;; esac; \
+	done; exit $$st
 else
 fuzz fuzz-build fuzz-regress:
 	@echo "SKIP: fuzz: $(FUZZ_CC) not found (apt-get install clang)"
