@@ -108,6 +108,7 @@ struct rp {
 	struct ev *evs;
 	size_t n_evs, cap_evs;
 	char *error;
+	char *error_where;
 	char *hint;
 	int64_t sorter_max; /* latest pushed ts (for packets without ts) */
 	struct tm_piece *pieces; /* scratch for run_run */
@@ -212,6 +213,19 @@ fork_ctx(struct rp *p, size_t file, uint64_t raw)
 	p->any_forked = true;
 	note_file_row(p, file, c->row);
 	return c;
+}
+
+/* A member's name for explanations: its path, or the input's base name. */
+static const char *
+member_label(const struct tm_member *mb)
+{
+	if (mb->name)
+		return mb->name;
+	if (mb->source_path) {
+		const char *b = strrchr(mb->source_path, '/');
+		return b ? b + 1 : mb->source_path;
+	}
+	return "the input";
 }
 
 /* ------------------------------------------------------------------ */
@@ -916,6 +930,14 @@ run_op(struct rp *p, struct fstate *fs, const struct tm_op *op, bool in_pkt, int
 		stat_add(p, c, (enum tm_stat_id)op->stat, op->n);
 		break;
 	case TM_OP_FATAL:
+		if (!p->error) {
+			const struct tm_member *mb = tm_session_member(p->s, fs->file);
+			struct tm_buf w;
+			tm_buf_init(&w);
+			tm_buf_addf(&w, "%s, byte %" PRIu64 " (0x%" PRIx64 ")", member_label(mb),
+				    op->offset, op->offset);
+			p->error_where = tm_buf_steal(&w);
+		}
 		fail(p, "%s", op->text);
 		break;
 	case TM_OP_PACKET:
@@ -1322,17 +1344,6 @@ build_events(struct rp *p, struct tm_report *r)
 	}
 }
 
-static const char *
-member_label(const struct tm_member *mb)
-{
-	if (mb->name)
-		return mb->name;
-	if (mb->source_path) {
-		const char *b = strrchr(mb->source_path, '/');
-		return b ? b + 1 : mb->source_path;
-	}
-	return "the input";
-}
 
 static const char *
 row_label(struct rp *p, uint32_t row, char *buf, size_t cap)
@@ -1565,7 +1576,19 @@ build_report(struct rp *p)
 	if (s->opts.keep_events && s->scans)
 		build_events(p, r);
 	r->error = p->error;
+	r->error_where = p->error_where;
 	r->hint = p->hint;
+	/* scanners' own notes (ours), e.g. a packet cut off at the end */
+	for (size_t i = 0; i < nm; i++) {
+		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
+		if (!sc || !sc->warning)
+			continue;
+		struct tm_buf w;
+		tm_buf_init(&w);
+		tm_buf_addf(&w, "%s: %s", member_label(tm_session_member(s, i)), sc->warning);
+		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
+		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
+	}
 	/* Unpredicted formats are never counted as zero drops. */
 	r->ok = !r->error && r->dropped == 0 && r->is_complete;
 }
@@ -1594,6 +1617,8 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 	const struct tm_input *in = &s->in;
 	for (size_t k = 0; k < in->n_proc && !p.error; k++) {
 		if (in->fatal && k == in->fatal_after) {
+			if (in->fatal_where && !p.error)
+				p.error_where = xstrdup(in->fatal_where);
 			fail(&p, "%s", in->fatal);
 			break;
 		}
@@ -1636,8 +1661,11 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 		}
 		process_trace(&p, mi);
 	}
-	if (!p.error && in->fatal && in->fatal_after >= in->n_proc)
+	if (!p.error && in->fatal && in->fatal_after >= in->n_proc) {
+		if (in->fatal_where)
+			p.error_where = xstrdup(in->fatal_where);
 		fail(&p, "%s", in->fatal);
+	}
 	/* owner file */
 	r->tt_file = -1;
 	if (p.tt_owner != NO_OWNER)

@@ -34,6 +34,8 @@ struct tm_scan {
 	size_t cap_embedded;
 	bool has_raw_ts;      /* min/max of raw event timestamps, for display */
 	int64_t raw_min, raw_max;
+	char *warning;        /* ours, not trace_processor's: something odd that does not
+			       * change the prediction (e.g. a packet cut off at the end) */
 	bool failed;          /* the scan stopped with a TM_OP_FATAL or a read error */
 	struct tm_error err;  /* ours, with member name and byte offset */
 };
@@ -43,6 +45,8 @@ void tm_scan_fini(struct tm_scan *sc);
 void tm_scan_note_machine(struct tm_scan *sc, uint32_t machine);
 void tm_scan_note_clock(struct tm_scan *sc, uint32_t clock);
 void tm_scan_note_ts(struct tm_scan *sc, int64_t ts);
+/* Set the scan's warning (the first one is kept). */
+void tm_scan_warn(struct tm_scan *sc, const char *fmt, ...) TM_PRINTF(2, 3);
 
 /* Each returns TM_OK when the member was read to its end (even if the
  * tokenizer hit a trace_processor-fatal error: that is a TM_OP_FATAL op),

@@ -5,6 +5,8 @@
  */
 #include "scan.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,8 @@ tm_scan_fini(struct tm_scan *sc)
 {
 	tm_oplog_fini(&sc->log);
 	free(sc->embedded);
+	free(sc->warning);
+	sc->warning = NULL;
 	sc->embedded = NULL;
 	sc->n_embedded = sc->cap_embedded = 0;
 }
@@ -54,4 +58,20 @@ tm_scan_note_ts(struct tm_scan *sc, int64_t ts)
 	if (!sc->has_raw_ts || ts > sc->raw_max)
 		sc->raw_max = ts;
 	sc->has_raw_ts = true;
+}
+
+void
+tm_scan_warn(struct tm_scan *sc, const char *fmt, ...)
+{
+	if (sc->warning)
+		return;
+	struct tm_buf b;
+	va_list ap;
+	tm_buf_init(&b);
+	va_start(ap, fmt);
+	char tmp[1024];
+	vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	tm_buf_adds(&b, tmp);
+	sc->warning = tm_buf_steal(&b);
 }

@@ -261,6 +261,7 @@ tm_report_free(struct tm_report *r)
 	if (!r)
 		return;
 	free(r->error);
+	free(r->error_where);
 	free(r->hint);
 	free(r->tt_why);
 	free(r->stats);

@@ -433,6 +433,7 @@ struct tm_meta {
 struct tm_report {
 	bool ok;          /* no manifest/content error and nothing dropped */
 	char *error;      /* the text trace_processor's import fails with, or NULL */
+	char *error_where; /* ours: the member and byte offset where it fails, or NULL */
 	char *hint;       /* ours: how to fix error, or NULL */
 	uint64_t dropped; /* sum of the three stats the dialog and util merge report */
 	size_t n_stats;

@@ -476,6 +476,8 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 	tm_buf_adds(&b, r->ok ? "true" : "false");
 	json_key(&b, &first, "error");
 	json_str(&b, r->error);
+	json_key(&b, &first, "error_where");
+	json_str(&b, r->error_where);
 	json_key(&b, &first, "hint");
 	json_str(&b, r->hint);
 	json_key(&b, &first, "dropped");
@@ -529,6 +531,14 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 			json_str(&b, r->meta[i].sval);
 	}
 	tm_buf_addc(&b, '}');
+	json_key(&b, &first, "warnings");
+	tm_buf_addc(&b, '[');
+	for (size_t i = 0; i < r->n_warnings; i++) {
+		if (i)
+			tm_buf_addc(&b, ',');
+		json_str(&b, r->warnings[i]);
+	}
+	tm_buf_addc(&b, ']');
 	json_key(&b, &first, "files");
 	tm_buf_addc(&b, '[');
 	for (size_t i = 0; i < r->n_files; i++) {
@@ -654,6 +664,11 @@ print_check_text(const struct tm_report *r)
 	tm_report_verdict(r, &b);
 	puts(b.data);
 	tm_buf_fini(&b);
+	if (r->error_where) {
+		fputs("where (tracemerge): ", stdout);
+		put_escaped(stdout, r->error_where);
+		putchar('\n');
+	}
 	if (r->hint) {
 		fputs("hint (tracemerge, not trace_processor): ", stdout);
 		put_escaped(stdout, r->hint);
