@@ -1432,7 +1432,12 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 		do_compact_sched(s, k, clock, seq, &compact);
 
 	/* Pass 2: the events, from the first one (pass 1 stopped where this
-	 * one stops). */
+	 * one stops).  Without a packet timestamp there is no PACKET op to
+	 * count them first: what is pending goes out now and the events
+	 * straight after it, in the same order pend_flush would give. */
+	bool direct = !k->has_ts && events;
+	if (direct && s->n_pend)
+		pend_flush(s, false);
 	p = events ? events : end;
 	while (p < end) {
 		const uint8_t *fp = NULL;
@@ -1480,7 +1485,12 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			}
 		}
 		if (!has_ts) {
-			pend_stat(s, k->machine, k->off, TM_STAT_FTRACE_BUNDLE_ERRORS);
+			if (direct)
+				emit(s, &(struct tm_op){.kind = TM_OP_STAT, .machine = k->machine,
+							.stat = TM_STAT_FTRACE_BUNDLE_ERRORS, .n = 1,
+							.offset = k->off});
+			else
+				pend_stat(s, k->machine, k->off, TM_STAT_FTRACE_BUNDLE_ERRORS);
 			continue;
 		}
 		if (!event_id)
@@ -1497,13 +1507,20 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			detail = tm_oplog_detail(s->log, nm, nm ? (buf ? buf_len : strlen(nm)) : 0,
 						 'I', (1ULL << 62) | cpu, -1);
 		}
+		note_ts(s, (int64_t)ts);
+		if (direct) {
+			s->sc->n_events++;
+			flush_nots(s);
+			tm_oplog_convert(s->log, k->machine, clock, seq, (int64_t)ts, TM_CONV_FAIL_DROP,
+					 detail, k->off);
+			continue;
+		}
 		struct pend *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
 		op->clock = clock;
 		op->seq = seq;
 		op->ts = (int64_t)ts;
 		op->flags = TM_CONV_FAIL_DROP;
 		op->detail = detail;
-		note_ts(s, (int64_t)ts);
 	}
 
 	if (!(m->first_bundle[cpu / 8] & (1u << (cpu % 8)))) {
