@@ -103,6 +103,41 @@ json_key(struct tm_buf *o, bool *first, const char *k)
 	tm_buf_addc(o, ':');
 }
 
+static void
+kv_str(struct tm_buf *o, bool *first, const char *k, const char *v)
+{
+	json_key(o, first, k);
+	json_str(o, v);
+}
+
+static void
+kv_bool(struct tm_buf *o, bool *first, const char *k, bool v)
+{
+	json_key(o, first, k);
+	tm_buf_adds(o, v ? "true" : "false");
+}
+
+/* an integer, or null when !has */
+static void
+kv_int(struct tm_buf *o, bool *first, const char *k, bool has, int64_t v)
+{
+	json_key(o, first, k);
+	if (has)
+		tm_buf_addf(o, "%" PRId64, v);
+	else
+		tm_buf_adds(o, "null");
+}
+
+static void
+kv_u64(struct tm_buf *o, bool *first, const char *k, bool has, uint64_t v)
+{
+	json_key(o, first, k);
+	if (has)
+		tm_buf_addf(o, "%" PRIu64, v);
+	else
+		tm_buf_adds(o, "null");
+}
+
 /* ------------------------------------------------------------------ */
 /* options                                                             */
 /* ------------------------------------------------------------------ */
@@ -398,34 +433,17 @@ cmd_ls(int argc, char **argv)
 			const struct tm_member *m = tm_session_member(s, i);
 			bool first = true;
 			tm_buf_adds(&b, i ? ",{" : "{");
-			json_key(&b, &first, "name");
-			json_str(&b, m->name);
-			json_key(&b, &first, "trace_type");
-			json_str(&b, tm_format_name(m->format));
-			json_key(&b, &first, "size");
-			tm_buf_addf(&b, "%" PRIu64, m->size);
-			json_key(&b, &first, "stored_size");
-			tm_buf_addf(&b, "%" PRIu64, m->stored_size);
-			json_key(&b, &first, "id");
-			if (m->trace_file_id == UINT32_MAX)
-				tm_buf_adds(&b, "null");
-			else
-				tm_buf_addf(&b, "%" PRIu32, m->trace_file_id);
-			json_key(&b, &first, "processing_order");
-			if (m->order == UINT32_MAX)
-				tm_buf_adds(&b, "null");
-			else
-				tm_buf_addf(&b, "%" PRIu32, m->order);
-			json_key(&b, &first, "priority");
-			tm_buf_addf(&b, "%d", m->priority);
-			json_key(&b, &first, "hidden");
-			tm_buf_adds(&b, m->is_hidden ? "true" : "false");
-			json_key(&b, &first, "container");
-			tm_buf_adds(&b, tm_format_is_container(m->format) ? "true" : "false");
-			json_key(&b, &first, "parent");
-			tm_buf_addf(&b, "%d", m->parent);
-			json_key(&b, &first, "error");
-			json_str(&b, m->error);
+			kv_str(&b, &first, "name", m->name);
+			kv_str(&b, &first, "trace_type", tm_format_name(m->format));
+			kv_u64(&b, &first, "size", m->size != UINT64_MAX, m->size);
+			kv_u64(&b, &first, "stored_size", true, m->stored_size);
+			kv_u64(&b, &first, "id", m->trace_file_id != UINT32_MAX, m->trace_file_id);
+			kv_u64(&b, &first, "processing_order", m->order != UINT32_MAX, m->order);
+			kv_int(&b, &first, "priority", true, m->priority);
+			kv_bool(&b, &first, "hidden", m->is_hidden);
+			kv_bool(&b, &first, "container", tm_format_is_container(m->format));
+			kv_int(&b, &first, "parent", true, m->parent);
+			kv_str(&b, &first, "error", m->error);
 			tm_buf_addc(&b, '}');
 		}
 		tm_buf_adds(&b, "]}\n");
@@ -472,18 +490,12 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 	tm_buf_init(&b);
 	bool first = true;
 	tm_buf_addc(&b, '{');
-	json_key(&b, &first, "ok");
-	tm_buf_adds(&b, r->ok ? "true" : "false");
-	json_key(&b, &first, "error");
-	json_str(&b, r->error);
-	json_key(&b, &first, "error_where");
-	json_str(&b, r->error_where);
-	json_key(&b, &first, "hint");
-	json_str(&b, r->hint);
-	json_key(&b, &first, "dropped");
-	tm_buf_addf(&b, "%" PRIu64, r->dropped);
-	json_key(&b, &first, "complete");
-	tm_buf_adds(&b, r->is_complete ? "true" : "false");
+	kv_bool(&b, &first, "ok", r->ok);
+	kv_str(&b, &first, "error", r->error);
+	kv_str(&b, &first, "error_where", r->error_where);
+	kv_str(&b, &first, "hint", r->hint);
+	kv_u64(&b, &first, "dropped", true, r->dropped);
+	kv_bool(&b, &first, "complete", r->is_complete);
 	json_key(&b, &first, "stats");
 	tm_buf_addc(&b, '{');
 	for (size_t i = 0; i < r->n_stats; i++) {
@@ -545,21 +557,12 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 		const struct tm_report_file *f = &r->files[i];
 		bool ff = true;
 		tm_buf_adds(&b, i ? ",{" : "{");
-		json_key(&b, &ff, "path");
-		json_str(&b, f->path);
-		json_key(&b, &ff, "format");
-		json_str(&b, tm_format_name(f->format));
-		json_key(&b, &ff, "size");
-		tm_buf_addf(&b, "%" PRIu64, f->size);
-		json_key(&b, &ff, "order");
-		if (f->order == UINT32_MAX)
-			tm_buf_adds(&b, "null");
-		else
-			tm_buf_addf(&b, "%" PRIu32, f->order);
-		json_key(&b, &ff, "hidden");
-		tm_buf_adds(&b, f->is_hidden ? "true" : "false");
-		json_key(&b, &ff, "predicted");
-		tm_buf_adds(&b, f->is_predicted ? "true" : "false");
+		kv_str(&b, &ff, "path", f->path);
+		kv_str(&b, &ff, "format", tm_format_name(f->format));
+		kv_u64(&b, &ff, "size", f->size != UINT64_MAX, f->size);
+		kv_u64(&b, &ff, "order", f->order != UINT32_MAX, f->order);
+		kv_bool(&b, &ff, "hidden", f->is_hidden);
+		kv_bool(&b, &ff, "predicted", f->is_predicted);
 		json_key(&b, &ff, "machines");
 		tm_buf_addc(&b, '[');
 		for (size_t k = 0; k < f->n_machines; k++)
@@ -574,31 +577,12 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 		}
 		tm_buf_addc(&b, ']');
 		/* unpredicted formats: unknown, never 0 */
-		json_key(&b, &ff, "events");
-		if (f->is_trace && !f->is_predicted)
-			tm_buf_adds(&b, "null");
-		else
-			tm_buf_addf(&b, "%" PRIu64, f->events);
-		json_key(&b, &ff, "dropped");
-		if (f->is_trace && !f->is_predicted)
-			tm_buf_adds(&b, "null");
-		else
-			tm_buf_addf(&b, "%" PRIu64, f->dropped);
-		json_key(&b, &ff, "first_ts");
-		if (f->has_ts)
-			tm_buf_addf(&b, "%" PRId64, f->first_ts);
-		else
-			tm_buf_adds(&b, "null");
-		json_key(&b, &ff, "last_ts");
-		if (f->has_ts)
-			tm_buf_addf(&b, "%" PRId64, f->last_ts);
-		else
-			tm_buf_adds(&b, "null");
-		json_key(&b, &ff, "first_ts_with_dropped");
-		if (f->has_all_ts)
-			tm_buf_addf(&b, "%" PRId64, f->all_first_ts);
-		else
-			tm_buf_adds(&b, "null");
+		bool known = !f->is_trace || f->is_predicted;
+		kv_u64(&b, &ff, "events", known, f->events);
+		kv_u64(&b, &ff, "dropped", known, f->dropped);
+		kv_int(&b, &ff, "first_ts", f->has_ts, f->first_ts);
+		kv_int(&b, &ff, "last_ts", f->has_ts, f->last_ts);
+		kv_int(&b, &ff, "first_ts_with_dropped", f->has_all_ts, f->all_first_ts);
 		json_key(&b, &ff, "stats");
 		tm_buf_addc(&b, '{');
 		for (size_t k = 0; k < f->n_stats; k++) {
@@ -608,8 +592,7 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 			tm_buf_addf(&b, ":%" PRIu64, f->stats[k].value);
 		}
 		tm_buf_addc(&b, '}');
-		json_key(&b, &ff, "placement");
-		json_str(&b, f->placement);
+		kv_str(&b, &ff, "placement", f->placement);
 		tm_buf_addc(&b, '}');
 	}
 	tm_buf_addc(&b, ']');
