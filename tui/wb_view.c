@@ -337,7 +337,12 @@ draw_list(struct wb *wb, int y0, int h, int x0, int w)
 				attrset(cur ? attr : theme_attr(ROLE_ERROR));
 				printw("%7s %5s", "error", "");
 			} else if (rf && !rf->is_predicted && rf->is_trace) {
-				printw("%7s %5s", "n/a", "");
+				/* not scanned: unknown, not zero */
+				printw("%7s %5s", "?", "?");
+			} else if (rf && !rf->is_predicted && wb->rep->error &&
+				   tm_format_is_predicted(rf->format)) {
+				/* the import fails before reaching it */
+				printw("%7s %5s", "-", "-");
 			} else if (rf) {
 				printw("%7llu ", (unsigned long long)rf->events);
 				if (rf->dropped && !cur)
@@ -351,159 +356,407 @@ draw_list(struct wb *wb, int y0, int h, int x0, int w)
 	}
 }
 
+/* ---- wrapped paragraphs ---- */
+
+/* Word-wrap s (escaped first: untrusted parts included) into lines of w
+ * columns.  Draws at (y, x0) when draw is true; at most max_lines lines, the
+ * last one cut with '~' when more follows.  Returns the lines used (or, when
+ * not drawing, the lines the whole text needs). */
 static int
-wrap_text(const char *s, int y, int x0, int w, int max_lines, int attr)
+wrap_lines(const char *s, int y, int x0, int w, int max_lines, int attr, bool draw)
 {
-	/* Word-wrap our own (trusted, ASCII) text; untrusted parts are escaped. */
-	char *e = view_escape_cols(s, 4096);
+	char *e = view_escape_cols(s, 1 << 16);
 	size_t len = strlen(e), i = 0;
 	int lines = 0;
 
+	if (w < 1)
+		w = 1;
 	while (i < len && lines < max_lines) {
-		size_t take = len - i;
-		if (take > (size_t)w) {
-			take = (size_t)w;
-			size_t sp = take;
-			while (sp > 0 && e[i + sp] != ' ')
-				sp--;
-			if (sp > (size_t)w / 3)
-				take = sp;
+		/* Columns, not bytes: walk characters until w columns. */
+		size_t end = i, last_sp = 0;
+		int used = 0;
+		while (end < len) {
+			size_t n = utf8_len((unsigned char)e[end]);
+			int cw;
+			if (end + n > len)
+				n = len - end;
+			cw = char_cols(e + end, n);
+			if (used + cw > w)
+				break;
+			if (e[end] == ' ')
+				last_sp = end;
+			used += cw;
+			end += n;
 		}
-		move(y + lines, x0);
-		if (lines == max_lines - 1 && i + take < len) {
-			view_put_escaped(e + i, len - i, w, attr);
-		} else {
-			attrset(attr);
-			addnstr(e + i, (int)take);
+		size_t take = end - i;
+		if (end < len && e[end] != ' ' && last_sp > i && last_sp - i > (size_t)w / 3)
+			take = last_sp - i;
+		if (draw) {
+			move(y + lines, x0);
+			if (lines == max_lines - 1 && i + take < len) {
+				view_put_escaped(e + i, len - i, w, attr);
+			} else {
+				attrset(attr);
+				addnstr(e + i, (int)take);
+			}
 		}
 		i += take;
 		while (i < len && e[i] == ' ')
 			i++;
 		lines++;
+		if (take == 0)
+			break;
 	}
 	free(e);
 	return lines;
 }
 
+static int
+wrap_text(const char *s, int y, int x0, int w, int max_lines, int attr)
+{
+	return wrap_lines(s, y, x0, w, max_lines, attr, true);
+}
+
+#define MAX_PARAS 16
+struct paras {
+	struct tm_buf b[MAX_PARAS];
+	enum wb_role role[MAX_PARAS];
+	size_t n;
+};
+
+static struct tm_buf *
+para_add(struct paras *ps, enum wb_role role)
+{
+	if (ps->n == MAX_PARAS)
+		ps->n--; /* the last one is reused: never more than MAX_PARAS */
+	else
+		tm_buf_init(&ps->b[ps->n]);
+	tm_buf_reset(&ps->b[ps->n]);
+	ps->role[ps->n] = role;
+	return &ps->b[ps->n++];
+}
+
 static void
-draw_details(struct wb *wb, int y0, int h, int x0, int w)
+paras_fini(struct paras *ps)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		tm_buf_fini(&ps->b[i]);
+	ps->n = 0;
+}
+
+static int
+paras_lines(const struct paras *ps, int w)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->b[i].data)
+			n += wrap_lines(ps->b[i].data, 0, 0, w, 1 << 20, 0, false);
+	return n;
+}
+
+static int
+paras_draw(const struct paras *ps, int y, int x0, int w, int max_lines)
+{
+	int used = 0;
+
+	for (size_t i = 0; i < ps->n && used < max_lines; i++)
+		if (ps->b[i].data)
+			used += wrap_text(ps->b[i].data, y + used, x0, w, max_lines - used,
+					  theme_attr(ps->role[i]));
+	return used;
+}
+
+/* Thousands separators, as the dialog's toLocaleString() shows N. */
+static void
+fmt_count(uint64_t n, char *buf, size_t len)
+{
+	char d[32];
+	size_t k = (size_t)snprintf(d, sizeof d, "%llu", (unsigned long long)n), o = 0;
+
+	for (size_t i = 0; i < k && o + 2 < len; i++) {
+		if (i > 0 && (k - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = 0;
+}
+
+static const char *
+machine_row_name(const struct wb *wb, uint32_t id)
+{
+	for (size_t k = 0; wb->rep && k < wb->rep->n_machines; k++)
+		if (wb->rep->machines[k].id == id)
+			return wb->rep->machines[k].name;
+	return NULL;
+}
+
+static uint64_t
+file_stat(const struct tm_report_file *rf, const char *name)
+{
+	for (size_t i = 0; rf && i < rf->n_stats; i++)
+		if (strcmp(rf->stats[i].name, name) == 0)
+			return rf->stats[i].value;
+	return 0;
+}
+
+static bool
+is_drop_stat(const char *n)
+{
+	return strcmp(n, "clock_sync_unrelatable_clock_domains") == 0 ||
+	       strcmp(n, "clock_sync_failure_no_path") == 0 ||
+	       strcmp(n, "trace_sorter_negative_timestamp_dropped") == 0;
+}
+
+/* A member name cut to about max_len bytes (at a character boundary, '~'
+ * marking the cut) for sentences; escaped later when drawn.  Caller frees. */
+static char *
+short_name(const char *s, size_t max_len)
+{
+	size_t len = strlen(s), n = 0;
+	char *out;
+
+	if (len <= max_len)
+		return strdup(s);
+	while (n < len) {
+		size_t k = utf8_len((unsigned char)s[n]);
+		if (n + k > max_len)
+			break;
+		n += k;
+	}
+	out = malloc(n + 2);
+	if (!out)
+		abort();
+	memcpy(out, s, n);
+	out[n] = '~';
+	out[n + 1] = 0;
+	return out;
+}
+
+/* The selected file's details, one paragraph each (wrapped when drawn). */
+static void
+details_paras(struct wb *wb, struct paras *ps)
 {
 	size_t n = wb_n_rows(wb);
 	const struct tm_report_file *rf;
 	const struct tm_member *mb;
+	const struct tm_manifest_file *f;
 	const char *name;
-	struct tm_buf b;
-	char tmp[128];
-	int y = y0 + 1;
+	struct tm_buf *b;
+	char tmp[64], a[64], c[64];
 
-	if (n == 0) {
-		rule(wb, y0, x0, x0 + w, "details");
+	if (n == 0)
 		return;
-	}
 	name = wb_member_name(wb, wb_row_member(wb, wb->sel));
 	mb = tm_session_member(wb->s, wb_row_member(wb, wb->sel));
 	rf = wb_row_file(wb, wb->sel);
-	rule(wb, y0, x0, x0 + w, name);
-	tm_buf_init(&b);
+	f = man_file(wb, name);
 	if (mb && mb->error) {
-		tm_buf_addf(&b, "error: %s", mb->error);
-		move(y, x0);
-		view_put_escaped(b.data, b.len, w, theme_attr(ROLE_ERROR));
-		y++;
-		tm_buf_reset(&b);
+		b = para_add(ps, ROLE_ERROR);
+		tm_buf_addf(b, "error: %s", mb->error);
 	}
-	if (rf) {
-		tm_buf_adds(&b, "clocks: ");
-		for (size_t i = 0; i < rf->n_clocks; i++)
-			tm_buf_addf(&b, "%s%s", i ? ", " : "", tm_clock_name(rf->clocks[i]));
-		if (rf->n_clocks == 0)
-			tm_buf_adds(&b, "none (private clock)");
-		if (rf->n_machines > 1 || (rf->n_machines == 1 && rf->machines[0] != 0)) {
-			tm_buf_adds(&b, "  machine rows: ");
-			for (size_t i = 0; i < rf->n_machines; i++)
-				tm_buf_addf(&b, "%s%u", i ? "," : "", rf->machines[i]);
-		}
-		if (rf->has_ts) {
-			char a[64], c[64];
-			fmt_dur(rf->first_ts, a, sizeof a);
-			fmt_dur(rf->last_ts, c, sizeof c);
-			tm_buf_addf(&b, "  range: %s .. %s", a, c);
-		}
-		if (y < y0 + h) {
-			move(y++, x0);
-			view_put_escaped(b.data, b.len, w, theme_attr(ROLE_CLOCK));
-		}
-		tm_buf_reset(&b);
+	if (!rf) {
+		b = para_add(ps, ROLE_DIM);
+		tm_buf_adds(b, wb->worker_running ? "Analyzing..." : "not evaluated");
+		return;
 	}
-	/* machine, ids, alignment in words */
-	{
-		const struct tm_manifest_file *f = man_file(wb, name);
-		tm_buf_addf(&b, "machine: %s", machine_text(wb, name));
-		if (f && f->has_machines) {
-			size_t unnamed = 0;
-			tm_buf_adds(&b, "  ids:");
-			for (size_t i = 0; i < f->n_machines; i++) {
-				const char *nm = f->machines[i].name;
-				bool blank = !nm || !nm[strspn(nm, " \t")];
-				unnamed += blank;
-				tm_buf_addf(&b, " %u->%s", f->machines[i].id, blank ? "(unnamed)" : nm);
-			}
-			size_t total = f->n_machines;
-			/* Embedded ids the manifest does not name yet. */
-			for (size_t j = 0; rf && wb->rep && j < rf->n_machines; j++) {
-				bool named = false;
-				uint64_t raw = UINT64_MAX;
-				/* report ids are machine-table ids: compare raw ids */
-				for (size_t k = 0; k < wb->rep->n_machines; k++)
-					if (wb->rep->machines[k].id == rf->machines[j])
-						raw = wb->rep->machines[k].raw_id;
-				if (raw > UINT32_MAX)
-					continue; /* a manifest-named machine, not an embedded id */
-				for (size_t i = 0; i < f->n_machines; i++)
-					named |= f->machines[i].id == raw;
-				if (!named) {
-					unnamed++;
-					total++;
-					tm_buf_addf(&b, " %llu->(unnamed)", (unsigned long long)raw);
+	/* For a file that drops: how many, the cause and the fix, first. */
+	if (rf->dropped) {
+		uint64_t neg = file_stat(rf, "trace_sorter_negative_timestamp_dropped");
+		uint64_t nopath = file_stat(rf, "clock_sync_failure_no_path") +
+				  file_stat(rf, "clock_sync_unrelatable_clock_domains");
+		const char *sep = " (";
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_addf(b, "Drops %llu", (unsigned long long)rf->dropped);
+		for (size_t i = 0; i < rf->n_stats; i++) {
+			if (!is_drop_stat(rf->stats[i].name))
+				continue;
+			tm_buf_addf(b, "%s%s %llu", sep, rf->stats[i].name,
+				    (unsigned long long)rf->stats[i].value);
+			sep = ", ";
+		}
+		if (sep[0] == ',')
+			tm_buf_adds(b, ")");
+		if (neg && rf->has_all_ts && rf->all_first_ts < 0) {
+			fmt_dur(rf->all_first_ts, a, sizeof a);
+			if (f && f->has_clocks && f->clocks.offset_ns < 0) {
+				int64_t need;
+				fmt_dur(f->clocks.offset_ns, c, sizeof c);
+				tm_buf_addf(b, ": the offset %s puts them before zero (from %s).", c,
+					    a);
+				if (!__builtin_sub_overflow(f->clocks.offset_ns, rf->all_first_ts,
+							    &need)) {
+					fmt_dur(need, tmp, sizeof tmp);
+					tm_buf_addf(b, " Fix: offset %s or more (o), or nudge later "
+						       "(] +1ms, } +1s).",
+						    tmp);
 				}
+			} else {
+				tm_buf_addf(b, ": they land before zero (from %s). Fix: move it "
+					       "later (o, ] or }), or let it own the timeline (b, t).",
+					    a);
 			}
-			if (unnamed)
-				tm_buf_addf(&b, "  (note: %zu of %zu ids unnamed)", unnamed, total);
-		} else if (rf && rf->n_machines > 1) {
-			tm_buf_adds(&b, "  ids unnamed (press i to name them)");
+		} else if (neg) {
+			tm_buf_adds(b, ": they land before zero. Fix: move it later (o, ] or }).");
 		}
-		if (f && f->has_clocks) {
-			fmt_dur(f->clocks.offset_ns, tmp, sizeof tmp);
-			tm_buf_addf(&b, "  align: %s%s vs %s", tmp,
-				    f->clocks.offset_ns > 0   ? " (moves later)"
-				    : f->clocks.offset_ns < 0 ? " (moves earlier)"
-							      : "",
-				    f->clocks.sync_file ? f->clocks.sync_file : "?");
-			if (f->clocks.sync_clock)
-				tm_buf_addf(&b, ":%s", tm_clock_name(f->clocks.sync_clock));
-			if (f->clocks.sync_machine)
-				tm_buf_addf(&b, "@%s", f->clocks.sync_machine);
-			tm_buf_addf(&b, " clock %s",
-				    f->clocks.clock ? tm_clock_name(f->clocks.clock) : "PIN");
-		} else {
-			tm_buf_adds(&b, "  align: automatic");
-		}
-		if (y < y0 + h) {
-			move(y++, x0);
-			view_put_escaped(b.data, b.len, w, theme_attr(ROLE_MACHINE));
-		}
-		tm_buf_reset(&b);
+		if (nopath)
+			tm_buf_adds(b, "; its clocks have no path to the timeline's clock. Fix: an "
+				       "offset against a file on the timeline (o), or its own machine "
+				       "(M).");
 	}
-	if (rf && rf->placement && y < y0 + h) {
-		tm_buf_addf(&b, "placed: %s", rf->placement);
-		y += wrap_text(b.data, y, x0, w, y0 + h - y, theme_attr(ROLE_DEFAULT));
-		tm_buf_reset(&b);
-	} else if (!rf && y < y0 + h) {
-		move(y++, x0);
-		put_text(wb->worker_running ? "Analyzing..." : "not evaluated", w,
-			 theme_attr(ROLE_DIM));
+	if (!rf->dropped && wb->rep && wb->rep->dropped) {
+		/* Point at the files that drop (the list's DROPS column). */
+		size_t k = 0;
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_adds(b, "The drops are in");
+		for (size_t i = 0; i < wb->rep->n_files; i++) {
+			const struct tm_report_file *o = &wb->rep->files[i];
+			if (!o->dropped)
+				continue;
+			char *nm = short_name(wb_member_name(wb, o->member), 40);
+			tm_buf_addf(b, "%s%s (%llu)", k++ ? ", " : " ", nm,
+				    (unsigned long long)o->dropped);
+			free(nm);
+		}
+		tm_buf_adds(b, k == 1 ? ": select it (j/k) for the cause and the fix."
+				      : ": select one (j/k) for the cause and the fix.");
 	}
-	tm_buf_fini(&b);
+	/* How it is placed and why (the engine's sentence). */
+	b = para_add(ps, ROLE_DEFAULT);
+	tm_buf_addf(b, "placed: %s", rf->placement ? rf->placement : "?");
+	if (!rf->is_predicted && rf->is_trace) {
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_addf(b, "format %s is not scanned by tracemerge: its events and drops are "
+			       "not predicted (shown as ?).",
+			    tm_format_name(rf->format));
+	}
+	/* Clocks and time range. */
+	b = para_add(ps, ROLE_CLOCK);
+	tm_buf_adds(b, "clocks: ");
+	for (size_t i = 0; i < rf->n_clocks; i++)
+		tm_buf_addf(b, "%s%s", i ? ", " : "", tm_clock_name(rf->clocks[i]));
+	if (rf->n_clocks == 0)
+		tm_buf_adds(b, rf->is_predicted ? "none (private clock)" : "?");
+	if (rf->has_ts) {
+		fmt_dur(rf->first_ts, a, sizeof a);
+		fmt_dur(rf->last_ts, c, sizeof c);
+		tm_buf_addf(b, "  range: %s .. %s", a, c);
+	}
+	if (rf->has_all_ts && (!rf->has_ts || rf->all_first_ts != rf->first_ts ||
+			       rf->all_last_ts != rf->last_ts)) {
+		fmt_dur(rf->all_first_ts, a, sizeof a);
+		fmt_dur(rf->all_last_ts, c, sizeof c);
+		tm_buf_addf(b, "%s%s .. %s with dropped", rf->has_ts ? " kept, " : "  range: ", a, c);
+	}
+	/* Machine: the manifest's choice, the rows it lands on, embedded ids. */
+	b = para_add(ps, ROLE_MACHINE);
+	tm_buf_addf(b, "machine: %s", machine_text(wb, name));
+	if (rf->n_machines > 0) {
+		tm_buf_addf(b, "  machine row%s:", rf->n_machines == 1 ? "" : "s");
+		for (size_t i = 0; i < rf->n_machines; i++) {
+			const char *mn = machine_row_name(wb, rf->machines[i]);
+			tm_buf_addf(b, "%s %u", i ? "," : "", rf->machines[i]);
+			if (mn)
+				tm_buf_addf(b, " (%s)", mn);
+		}
+	}
+	if (f && f->has_machines) {
+		size_t unnamed = 0;
+		tm_buf_adds(b, "  ids:");
+		for (size_t i = 0; i < f->n_machines; i++) {
+			const char *nm = f->machines[i].name;
+			bool blank = !nm || !nm[strspn(nm, " \t")];
+			unnamed += blank;
+			tm_buf_addf(b, " %u->%s", f->machines[i].id, blank ? "(unnamed)" : nm);
+		}
+		size_t total = f->n_machines;
+		/* Embedded ids the manifest does not name yet. */
+		for (size_t j = 0; wb->rep && j < rf->n_machines; j++) {
+			bool named = false;
+			uint64_t raw = UINT64_MAX;
+			/* report ids are machine-table ids: compare raw ids */
+			for (size_t k = 0; k < wb->rep->n_machines; k++)
+				if (wb->rep->machines[k].id == rf->machines[j])
+					raw = wb->rep->machines[k].raw_id;
+			if (raw > UINT32_MAX)
+				continue; /* a manifest-named machine, not an embedded id */
+			for (size_t i = 0; i < f->n_machines; i++)
+				named |= f->machines[i].id == raw;
+			if (!named) {
+				unnamed++;
+				total++;
+				tm_buf_addf(b, " %llu->(unnamed)", (unsigned long long)raw);
+			}
+		}
+		if (unnamed)
+			tm_buf_addf(b, "  (not written: %zu of %zu ids unnamed)", unnamed, total);
+	} else if (rf->n_machines > 1) {
+		tm_buf_adds(b, "  embedded ids unnamed (i names them)");
+	}
+	if (f && f->has_clocks) {
+		fmt_dur(f->clocks.offset_ns, tmp, sizeof tmp);
+		tm_buf_addf(b, "  align: %s%s vs %s", tmp,
+			    f->clocks.offset_ns > 0   ? " (moves later)"
+			    : f->clocks.offset_ns < 0 ? " (moves earlier)"
+						      : "",
+			    f->clocks.sync_file ? f->clocks.sync_file : "?");
+		if (f->clocks.sync_clock)
+			tm_buf_addf(b, ":%s", tm_clock_name(f->clocks.sync_clock));
+		if (f->clocks.sync_machine)
+			tm_buf_addf(b, "@%s", f->clocks.sync_machine);
+		tm_buf_addf(b, ", own clock %s",
+			    f->clocks.clock ? tm_clock_name(f->clocks.clock) : "PIN");
+	} else {
+		tm_buf_adds(b, "  align: automatic");
+	}
+}
+
+static void
+draw_details(struct wb *wb, const struct paras *ps, int y0, int h, int x0, int w)
+{
+	size_t n = wb_n_rows(wb);
+
+	rule(wb, y0, x0, x0 + w,
+	     n == 0 ? "details" : wb_member_name(wb, wb_row_member(wb, wb->sel)));
+	if (h > 1)
+		paras_draw(ps, y0 + 1, x0, w, h - 1);
+}
+
+/* A trace file gets a bar even when the import stops before reaching it
+ * (is_trace is then false): not a container, manifest or hidden member. */
+static bool
+is_tl_file(const struct tm_report_file *rf)
+{
+	if (!rf)
+		return false;
+	if (rf->is_trace)
+		return true;
+	return !rf->is_hidden && rf->format != TM_FMT_UNKNOWN && rf->format != TM_FMT_MANIFEST &&
+	       !tm_format_is_container(rf->format);
+}
+
+/* The report's trace files, in list order (the timeline's rows). */
+static size_t
+timeline_files(const struct wb *wb, size_t *rows, size_t max)
+{
+	size_t k = 0;
+
+	for (size_t row = 0; row < wb_n_rows(wb) && k < max; row++) {
+		if (is_tl_file(wb_row_file(wb, row)))
+			rows[k++] = row;
+	}
+	return k;
+}
+
+static size_t
+n_timeline_files(const struct wb *wb)
+{
+	size_t k = 0;
+
+	for (size_t row = 0; row < wb_n_rows(wb); row++) {
+		k += is_tl_file(wb_row_file(wb, row));
+	}
+	return k;
 }
 
 static void
@@ -512,58 +765,95 @@ draw_timeline(struct wb *wb, int y0, int h, int x0, int w)
 	const struct tm_report *r = wb->rep;
 	int64_t lo = 0, hi = 1;
 	int name_w = 14, bar_w = w - name_w - 8;
-	char label[128], d[64];
-	size_t nshow;
+	char label[160], d[64];
+	size_t n_tl, first = 0, *rows;
+	int bars = h - 1;
 
-	if (!r || bar_w < 10) {
+	if (!r || bar_w < 10 || h < 1) {
 		rule(wb, y0, x0, x0 + w, "timeline");
 		return;
 	}
+	/* The axis covers every file, the part before zero (dropped) included. */
 	for (size_t i = 0; i < r->n_files; i++) {
-		if (!r->files[i].has_ts)
-			continue;
-		if (r->files[i].first_ts < lo)
-			lo = r->files[i].first_ts;
-		if (r->files[i].last_ts > hi)
-			hi = r->files[i].last_ts;
+		const struct tm_report_file *rf = &r->files[i];
+		if (rf->has_all_ts) {
+			if (rf->all_first_ts < lo)
+				lo = rf->all_first_ts;
+			if (rf->all_last_ts > hi)
+				hi = rf->all_last_ts;
+		}
+		if (rf->has_ts) {
+			if (rf->first_ts < lo)
+				lo = rf->first_ts;
+			if (rf->last_ts > hi)
+				hi = rf->last_ts;
+		}
 	}
 	for (size_t i = 0; i < r->n_events; i++)
 		if (r->events[i].dropped && r->events[i].ts < lo)
 			lo = r->events[i].ts;
-	double span = (double)(hi - lo);
+	double span = (double)hi - (double)lo;
 	for (int z = 0; z < wb->zoom; z++)
 		span /= 2.0;
 	if (span < 1.0)
 		span = 1.0;
+	rows = calloc(wb_n_rows(wb) + 1, sizeof *rows);
+	n_tl = timeline_files(wb, rows, wb_n_rows(wb));
+	/* One bar per file; when they do not fit, scroll to keep the selected
+	 * file in view and say how many are off the strip. */
+	if (bars < 0)
+		bars = 0;
+	if ((size_t)bars < n_tl) {
+		size_t sel_k = 0;
+		for (size_t k = 0; k < n_tl; k++)
+			if (rows[k] <= wb->sel)
+				sel_k = k;
+		if (bars > 0 && sel_k >= (size_t)bars)
+			first = sel_k - (size_t)bars + 1;
+	}
 	fmt_dur((int64_t)span, d, sizeof d);
-	snprintf(label, sizeof label, "timeline: %d column%s = %s  (zoom %dx, +/-)", bar_w,
-		 bar_w == 1 ? "" : "s", d, 1 << wb->zoom);
+	size_t shown = n_tl - first < (size_t)bars ? n_tl - first : (size_t)bars;
+	int o = snprintf(label, sizeof label, "timeline: %s over %d columns, %s = 0, zoom %dx (+/-)",
+			 d, bar_w - 1, wb->ascii ? "|" : "\xe2\x94\x82", 1 << wb->zoom);
+	if (shown < n_tl && o > 0 && (size_t)o < sizeof label)
+		snprintf(label + o, sizeof label - (size_t)o, ", files %zu-%zu of %zu", first + 1,
+			 first + shown, n_tl);
 	rule(wb, y0, x0, x0 + w, label);
-	nshow = 0;
+	/* Zero is a marker column of its own, between the time columns.  A
+	 * dropped region narrower than a column still gets one column before
+	 * zero, so it shows at any zoom. */
+	bar_w--;
+	if (lo < 0 && (double)(0 - lo) / span * bar_w < 1.0)
+		lo = -(int64_t)(span / bar_w) - 1;
 	int zero_col = (int)((double)(0 - lo) / span * bar_w);
-	for (size_t row = 0; row < wb_n_rows(wb) && (int)nshow + 1 < h; row++) {
+	for (size_t k = first; k < first + shown; k++) {
+		size_t row = rows[k];
 		const struct tm_report_file *rf = wb_row_file(wb, row);
-		const char *name;
-		int y = y0 + 1 + (int)nshow;
-		int64_t dlo = 0;
+		const char *name = wb_member_name(wb, rf->member);
+		int y = y0 + 1 + (int)(k - first);
 		bool has_drop_ts = false;
+		int64_t dlo = 0, dhi = 0;
 
-		if (!rf || !rf->is_trace)
-			continue;
-		/* Keep the selected file in view when the strip is short. */
-		if (wb->sel >= (size_t)(h - 1) && row + (size_t)(h - 1) <= wb->sel)
-			continue;
-		name = wb_member_name(wb, rf->member);
 		move(y, x0);
 		int used = view_put_escaped(name, strlen(name), name_w - 1,
 					    row == wb->sel ? theme_attr(ROLE_TITLE)
 							   : theme_attr(ROLE_DEFAULT));
+		attrset(theme_attr(ROLE_DEFAULT));
 		for (; used < name_w; used++)
 			addch(' ');
+		/* Where its dropped events would have landed (before zero). */
+		if (rf->has_all_ts && rf->all_first_ts < 0) {
+			has_drop_ts = true;
+			dlo = rf->all_first_ts;
+			dhi = rf->all_last_ts < 0 ? rf->all_last_ts : 0;
+		}
 		for (size_t i = 0; i < r->n_events; i++) {
 			const struct tm_report_event *ev = &r->events[i];
-			if (&r->files[ev->file] == rf && ev->dropped && ev->ts < dlo) {
-				dlo = ev->ts;
+			if (&r->files[ev->file] == rf && ev->dropped && ev->ts < 0) {
+				if (!has_drop_ts || ev->ts < dlo)
+					dlo = ev->ts;
+				if (!has_drop_ts || ev->ts > dhi)
+					dhi = ev->ts;
 				has_drop_ts = true;
 			}
 		}
@@ -573,12 +863,14 @@ draw_timeline(struct wb *wb, int y0, int h, int x0, int w)
 			bool on = rf->has_ts && (double)rf->last_ts >= t0 &&
 				  ((double)rf->first_ts < t1 ||
 				   (c == bar_w - 1 && (double)rf->first_ts <= t1));
-			bool before = t1 <= 0.0;
-			bool dropped_here = has_drop_ts && before && (double)dlo < t1;
+			bool before = t0 + t1 < 0.0; /* its middle is before zero */
+			bool dropped_here = has_drop_ts && before && (double)dlo < t1 &&
+					    (double)dhi >= t0;
 			if (c == zero_col) {
 				attrset(theme_attr(ROLE_ZERO));
 				addstr(wb->ascii ? "|" : "\xe2\x94\x82");
-			} else if (dropped_here) {
+			}
+			if (dropped_here) {
 				attrset(theme_attr(ROLE_DROPPED));
 				addstr(wb->ascii ? "x" : "\xe2\x96\x91");
 			} else if (on) {
@@ -586,18 +878,27 @@ draw_timeline(struct wb *wb, int y0, int h, int x0, int w)
 				addstr(wb->ascii ? "#" : "\xe2\x96\x88");
 			} else if (before) {
 				attrset(theme_attr(ROLE_DIM));
-				addstr(wb->ascii ? ":" : "\xe2\x96\x91");
+				addstr(wb->ascii ? ":" : "\xe2\x94\x84");
 			} else {
 				attrset(theme_attr(ROLE_DIM));
 				addstr(wb->ascii ? "." : "\xc2\xb7");
 			}
 		}
+		if (zero_col >= bar_w) {
+			attrset(theme_attr(ROLE_ZERO));
+			addstr(zero_col == bar_w ? (wb->ascii ? "|" : "\xe2\x94\x82") : ">");
+		} else if (zero_col < 0) {
+			addch(' ');
+		}
 		if (rf->dropped) {
 			attrset(theme_attr(ROLE_WARNING));
 			printw(" -%llu", (unsigned long long)rf->dropped);
+		} else if (!rf->is_predicted) {
+			attrset(theme_attr(ROLE_DIM));
+			printw(" ?");
 		}
-		nshow++;
 	}
+	free(rows);
 	attrset(theme_attr(ROLE_DEFAULT));
 }
 
@@ -605,15 +906,23 @@ static void
 draw_manifest(struct wb *wb, int y0, int h, int x0, int w)
 {
 	struct tm_buf b;
-	size_t line = 0, i = 0;
+	size_t line = 0, i = 0, n_lines = 0;
 	int y = y0 + 1;
-	char label[64];
+	char label[128];
 
 	tm_buf_init(&b);
 	tm_manifest_emit(&wb->man, &b);
-	snprintf(label, sizeof label, "manifest%s%s",
-		 tm_manifest_is_trivial(&wb->man) ? " (trivial: not written to the TAR)" : "",
-		 wb->focus_manifest ? " [focus]" : "");
+	for (size_t j = 0; b.data && j < b.len; j++)
+		n_lines += b.data[j] == '\n';
+	if (h <= 1 && !wb->focus_manifest) {
+		snprintf(label, sizeof label, "manifest: %zu lines%s (Tab shows it)", n_lines,
+			 tm_manifest_is_trivial(&wb->man) ? ", trivial" : "");
+	} else {
+		snprintf(label, sizeof label, "manifest%s%s",
+			 tm_manifest_is_trivial(&wb->man) ? " (trivial: not written to the TAR)"
+							  : "",
+			 wb->focus_manifest ? " [focus: j/k scroll, Tab back]" : "");
+	}
 	rule(wb, y0, x0, x0 + w, label);
 	while (b.data && i < b.len && y < y0 + h) {
 		size_t e = i;
@@ -663,18 +972,17 @@ draw_manifest(struct wb *wb, int y0, int h, int x0, int w)
 	tm_buf_fini(&b);
 }
 
+/* The verdict in the dialog's words (OK/WARN/ERR labels as well as colour),
+ * the manifest's own errors in trace_processor's words plus our hint. */
 static void
-draw_verdict(struct wb *wb, int y0, int h)
+verdict_paras(struct wb *wb, struct paras *ps)
 {
 	const struct tm_report *r = wb->rep;
-	struct tm_buf b;
-	int y = y0;
+	struct tm_buf *b;
 
-	tm_buf_init(&b);
-	move(y, 0);
 	if (wb->open_error && !wb->s) {
-		tm_buf_addf(&b, "ERR %s", wb->open_error);
-		wrap_text(b.data, y, 0, COLS, h, theme_attr(ROLE_ERROR));
+		b = para_add(ps, ROLE_ERROR);
+		tm_buf_addf(b, "ERR %s", wb->open_error);
 	} else if (wb->worker_running) {
 		uint64_t done = 0, total = 0;
 		for (size_t i = 0; i < tm_session_n_members(wb->s); i++) {
@@ -684,93 +992,184 @@ draw_verdict(struct wb *wb, int y0, int h)
 			done += p.done_bytes;
 			total += p.total_bytes;
 		}
-		tm_buf_addf(&b, "Analyzing traces... (%d%%)  x cancels",
+		b = para_add(ps, ROLE_INFO);
+		tm_buf_addf(b, "Analyzing traces... (%d%%)  x cancels",
 			    total ? (int)((double)done * 100.0 / (double)total) : 0);
-		put_text(b.data, COLS, theme_attr(ROLE_INFO));
 	} else if (wb->scan_cancelled) {
-		put_text("Scan cancelled: no verdict.", COLS, theme_attr(ROLE_WARNING));
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_adds(b, "Scan cancelled: no verdict.");
 	} else if (wb->eval_error) {
-		tm_buf_addf(&b, "ERR %s", wb->eval_error);
-		wrap_text(b.data, y, 0, COLS, h, theme_attr(ROLE_ERROR));
+		b = para_add(ps, ROLE_ERROR);
+		tm_buf_addf(b, "ERR %s", wb->eval_error);
 	} else if (!r) {
-		put_text("Checking if the traces line up on the timeline...", COLS,
-			 theme_attr(ROLE_INFO));
+		b = para_add(ps, ROLE_INFO);
+		tm_buf_adds(b, "Checking if the traces line up on the timeline...");
 	} else if (r->error) {
-		tm_buf_addf(&b, "ERR Manifest error: %s", r->error);
-		y += wrap_text(b.data, y, 0, COLS, r->hint ? 1 : h, theme_attr(ROLE_ERROR));
-		if (r->hint && y < y0 + h) {
-			tm_buf_reset(&b);
-			tm_buf_addf(&b, "    hint (tracemerge, not trace_processor): %s", r->hint);
-			wrap_text(b.data, y, 0, COLS, y0 + h - y, theme_attr(ROLE_INFO));
+		b = para_add(ps, ROLE_ERROR);
+		tm_buf_addf(b, "ERR Manifest error: %s", r->error);
+		if (r->hint) {
+			b = para_add(ps, ROLE_INFO);
+			tm_buf_addf(b, "    hint (tracemerge, not trace_processor): %s", r->hint);
 		}
+	} else if (r->dropped) {
+		char cnt[40];
+		size_t n_unknown = 0;
+		for (size_t i = 0; i < r->n_files; i++)
+			n_unknown += r->files[i].is_trace && !r->files[i].is_predicted;
+		fmt_count(r->dropped, cnt, sizeof cnt);
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_addf(b,
+			    "WARN %s event%s would be dropped: they cannot be placed on the shared "
+			    "timeline, either because their trace shares no clock with it or because "
+			    "an offset moves them before its start. Adjust the alignment, or check "
+			    "the manifest.",
+			    cnt, r->dropped == 1 ? "" : "s");
+		if (n_unknown)
+			tm_buf_addf(b, " (%zu file%s not predicted.)", n_unknown,
+				    n_unknown == 1 ? "'s events are" : "s' events are");
 	} else {
 		struct tm_buf v;
 		tm_buf_init(&v);
 		tm_report_verdict(r, &v);
-		tm_buf_addf(&b, "%s %s", r->dropped ? "WARN" : (r->ok ? "OK" : "WARN"),
-			    v.data ? v.data : "");
-		if (!r->is_complete)
-			tm_buf_adds(&b, " (some formats are not predicted)");
-		wrap_text(b.data, y, 0, COLS, h,
-			  theme_attr(r->dropped || !r->ok ? ROLE_WARNING : ROLE_OK));
+		b = para_add(ps, r->ok ? ROLE_OK : ROLE_WARNING);
+		tm_buf_addf(b, "%s %s", r->ok ? "OK" : "WARN", v.data ? v.data : "");
 		tm_buf_fini(&v);
 	}
-	tm_buf_fini(&b);
 }
 
+/* Who owns the timeline and why, and tracemerge's own warnings (about
+ * trace_processor's real order among them), each on its own lines. */
 static void
-draw_owner(struct wb *wb, int y)
+owner_paras(struct wb *wb, struct paras *ps)
 {
 	const struct tm_report *r = wb->rep;
-	struct tm_buf b;
+	const char *owner_full = NULL;
+	char *owner = NULL;
+	struct tm_buf *b;
 
-	if (!r)
+	if (!r || r->error || wb->worker_running)
 		return;
-	tm_buf_init(&b);
-	tm_buf_addf(&b, "Timeline: %s", r->tt_clock ? tm_clock_name(r->tt_clock) : "?");
-	if (r->tt_file >= 0 && (size_t)r->tt_file < r->n_files)
-		tm_buf_addf(&b, " of %s", wb_member_name(wb, r->files[r->tt_file].member));
-	if (r->tt_machine >= 0)
-		tm_buf_addf(&b, " (machine %lld)", (long long)r->tt_machine);
+	if (r->tt_file >= 0 && (size_t)r->tt_file < r->n_files) {
+		owner_full = wb_member_name(wb, r->files[r->tt_file].member);
+		owner = short_name(owner_full, 60);
+	}
+	b = para_add(ps, ROLE_INFO);
+	tm_buf_addf(b, "Timeline: %s", r->tt_clock ? tm_clock_name(r->tt_clock) : "?");
+	if (owner)
+		tm_buf_addf(b, " of %s", owner);
+	if (r->tt_machine >= 0) {
+		const char *mn = machine_row_name(wb, (uint32_t)r->tt_machine);
+		tm_buf_addf(b, " (machine %lld%s%s)", (long long)r->tt_machine, mn ? " " : "",
+			    mn ? mn : "");
+	}
 	if (r->tt_why)
-		tm_buf_addf(&b, ": %s", r->tt_why);
-	/* Warn when the owner is not the file the user chose as baseline. */
-	if (wb->man.tt_file && r->tt_file >= 0 && (size_t)r->tt_file < r->n_files &&
-	    strcmp(wb->man.tt_file, wb_member_name(wb, r->files[r->tt_file].member)) != 0)
-		tm_buf_addf(&b, "  [note: not %s]", wb->man.tt_file);
-	if (wb->baseline && r->tt_file >= 0 && (size_t)r->tt_file < r->n_files &&
-	    strcmp(wb->baseline, wb_member_name(wb, r->files[r->tt_file].member)) != 0)
-		tm_buf_addf(&b, "  [warning: baseline is %s, but trace_processor's name order gives "
-			    "the timeline to %s]",
-			    wb->baseline, wb_member_name(wb, r->files[r->tt_file].member));
-	for (size_t i = 0; i < r->n_warnings; i++)
-		tm_buf_addf(&b, "  | %s", r->warnings[i]);
-	move(y, 0);
-	view_put_escaped(b.data, b.len, COLS, theme_attr(ROLE_INFO));
-	tm_buf_fini(&b);
+		tm_buf_addf(b, ": %s", r->tt_why);
+	if (wb->man.tt_file && owner && strcmp(wb->man.tt_file, owner_full) != 0) {
+		char *tf = short_name(wb->man.tt_file, 60);
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_addf(b, "note: trace_time.file is %s, but %s owns the timeline", tf, owner);
+		free(tf);
+	}
+	if (wb->baseline && owner && strcmp(wb->baseline, owner_full) != 0) {
+		char *bl = short_name(wb->baseline, 60);
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_addf(b,
+			    "warning (tracemerge): the baseline is %s, but trace_processor's order "
+			    "(priority, then name) gives the timeline to %s; b on a file sets "
+			    "trace_time.file",
+			    bl, owner);
+		free(bl);
+	}
+	for (size_t i = 0; i < r->n_warnings; i++) {
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_addf(b, "warning (tracemerge): %s", r->warnings[i]);
+	}
+	free(owner);
+}
+
+/* ---- key hints: the keys needed next, from the request table ---- */
+
+struct hint {
+	enum wb_request req;
+	const char *label;
+};
+
+static void
+hint_add(struct tm_buf *b, int max_cols, const struct hint *h, bool *full)
+{
+	const struct wb_request_info *ri = keymap_info(h->req);
+	char k[32];
+	size_t before = b->len;
+
+	if (*full || !ri)
+		return;
+	keymap_key_name(ri->key1, k, sizeof k);
+	tm_buf_addf(b, "%s%s %s", b->len ? "  " : "", k, h->label ? h->label : ri->name);
+	if ((int)b->len > max_cols) {
+		b->len = before;
+		b->data[before] = 0;
+		*full = true;
+	}
 }
 
 static void
 draw_keys(struct wb *wb, int y)
 {
-	static const enum wb_request hint[] = {REQ_MACHINE, REQ_ADD_MACHINE, REQ_OFFSET, REQ_AUTO,
-					       REQ_TRACE_TIME, REQ_UNDO, REQ_COPY, REQ_WRITE,
-					       REQ_HELP, REQ_QUIT};
+	static const struct hint drop_sel[] = {
+		{REQ_NUDGE_MS_UP, "+1ms"}, {REQ_NUDGE_S_UP, "+1s"}, {REQ_OFFSET, "offset"},
+		{REQ_AUTO, "auto"},        {REQ_UNDO, "undo"},      {REQ_MACHINE, "machine"},
+	};
+	static const struct hint drop_other[] = {
+		{REQ_DOWN, "next file"}, {REQ_UP, "prev"},   {REQ_OFFSET, "offset"},
+		{REQ_AUTO, "auto"},      {REQ_UNDO, "undo"}, {REQ_MACHINE, "machine"},
+	};
+	static const struct hint ok[] = {
+		{REQ_COPY, "copy manifest"}, {REQ_WRITE, "write TAR"}, {REQ_SAVE_MANIFEST, "save"},
+		{REQ_FOCUS, "manifest"},     {REQ_MACHINE, "machine"}, {REQ_OFFSET, "offset"},
+		{REQ_UNDO, "undo"},
+	};
+	static const struct hint man[] = {
+		{REQ_DOWN, "scroll"},     {REQ_FOCUS, "files"},     {REQ_COPY, "copy"},
+		{REQ_SAVE_MANIFEST, "save"}, {REQ_WRITE, "write TAR"}, {REQ_UNDO, "undo"},
+	};
+	static const struct hint err[] = {
+		{REQ_UNDO, "undo"}, {REQ_AUTO, "auto"},        {REQ_OFFSET, "offset"},
+		{REQ_CLOCK, "own clock"}, {REQ_MACHINE, "machine"}, {REQ_FOCUS, "manifest"},
+	};
+	static const struct hint tail[] = {{REQ_HELP, "help"}, {REQ_QUIT, "quit"}};
+	const struct hint *set = ok;
+	size_t n_set = sizeof ok / sizeof ok[0];
+	const struct tm_report_file *rf = wb_row_file(wb, wb->sel);
 	struct tm_buf b;
-	char k[32];
+	bool full = false;
+	int reserve = 16; /* "  ? help  q quit" */
 
 	tm_buf_init(&b);
 	if (wb->help) {
 		tm_buf_adds(&b, "j/k scroll  q close help");
 	} else {
-		for (size_t i = 0; i < sizeof hint / sizeof hint[0]; i++) {
-			const struct wb_request_info *ri = keymap_info(hint[i]);
-			keymap_key_name(ri->key1, k, sizeof k);
-			tm_buf_addf(&b, "%s%s %s", i ? "  " : "", k, ri->name);
+		if (wb->focus_manifest) {
+			set = man;
+			n_set = sizeof man / sizeof man[0];
+		} else if (wb->rep && wb->rep->error) {
+			set = err;
+			n_set = sizeof err / sizeof err[0];
+		} else if (wb->rep && wb->rep->dropped && rf && rf->dropped) {
+			set = drop_sel;
+			n_set = sizeof drop_sel / sizeof drop_sel[0];
+		} else if (wb->rep && wb->rep->dropped) {
+			set = drop_other;
+			n_set = sizeof drop_other / sizeof drop_other[0];
 		}
+		/* COLS - 1: the bottom-right cell cannot be written. */
+		for (size_t i = 0; i < n_set; i++)
+			hint_add(&b, COLS - 1 - reserve, &set[i], &full);
+		full = false;
+		for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+			hint_add(&b, COLS - 1, &tail[i], &full);
 	}
 	move(y, 0);
-	put_text(b.data, COLS, theme_attr(ROLE_KEY_HINT));
+	put_text(b.data ? b.data : "", COLS, theme_attr(ROLE_KEY_HINT));
 	fill_to(y, COLS, theme_attr(ROLE_KEY_HINT));
 	tm_buf_fini(&b);
 }
@@ -844,6 +1243,18 @@ draw_help(struct wb *wb)
 	draw_keys(wb, LINES - 1);
 }
 
+static int
+min_int(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+static int
+max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
 void
 view_draw(struct wb *wb)
 {
@@ -868,49 +1279,78 @@ view_draw(struct wb *wb)
 	}
 	draw_title(wb);
 	size_t n = wb_n_rows(wb);
-	int bottom = 5; /* verdict x2, owner, message, keys */
-	int avail = rows - 1 - bottom;
-	int left_w = cols, right_x = cols;
 	bool side = cols >= 120;
-	if (side) {
-		left_w = cols * 3 / 5;
-		right_x = left_w + 1;
+	int left_w = side ? cols * 3 / 5 : cols, right_x = side ? left_w + 1 : cols;
+	struct paras verdict = {0}, owner = {0}, det = {0};
+
+	/* Bottom: verdict, owner and warnings (wrapped, never cut while the
+	 * screen has room), message, key hints. */
+	verdict_paras(wb, &verdict);
+	owner_paras(wb, &owner);
+	details_paras(wb, &det);
+	int v_h = min_int(max_int(paras_lines(&verdict, cols), 1), 4);
+	int o_h = min_int(paras_lines(&owner, cols), max_int(1, min_int(4, (rows - 12) / 4)));
+	int bottom = v_h + o_h + 2;
+	int avail = rows - 1 - bottom;
+	if (avail < 8) { /* short screens: the owner block gives way first */
+		o_h = max_int(0, o_h - (8 - avail));
+		bottom = v_h + o_h + 2;
+		avail = rows - 1 - bottom;
 	}
+	/* Middle: list, details, timeline, manifest, each from what it needs. */
 	int list_h = 1 + (int)(n < 1 ? 1 : n);
-	int max_list = 1 + (avail - 8) / 2;
-	if (max_list < 3)
-		max_list = 3;
-	if (list_h > max_list)
-		list_h = max_list;
-	int y = 1;
-	draw_list(wb, y, list_h, 0, left_w);
-	y += list_h;
+	int list_max = max_int(3, (avail + 2) / 3);
+	if (list_h > list_max)
+		list_h = list_max;
 	int rest = avail - list_h;
-	int det_h = 4, tl_h, man_h;
+	int det_need = 1 + max_int(1, paras_lines(&det, left_w));
+	int tl_need = 1 + max_int(1, (int)n_timeline_files(wb));
+	int det_h, tl_h, man_h;
 	if (side) {
+		det_h = min_int(det_need, max_int(3, rest - tl_need));
 		tl_h = rest - det_h;
 		man_h = 0;
 		draw_manifest(wb, 1, avail, right_x, cols - right_x);
+	} else if (wb->focus_manifest) {
+		/* The manifest takes the room of the details and the strip. */
+		det_h = 0;
+		tl_h = 0;
+		man_h = rest;
 	} else {
-		tl_h = 1 + (int)(n < 1 ? 1 : n);
-		if (tl_h > 4)
-			tl_h = 4;
+		det_h = min_int(det_need, max_int(3, rest - tl_need - 1));
+		tl_h = min_int(tl_need, max_int(0, rest - det_h - 1));
+		if (tl_h < 2 && rest - det_h >= 2) /* at least one bar */
+			tl_h = 2;
 		man_h = rest - det_h - tl_h;
-		if (man_h < 2) {
-			tl_h = rest - det_h - 2;
-			man_h = 2;
+		if (man_h < 0) {
+			det_h += man_h;
+			man_h = 0;
+		}
+		/* Room left over goes to the details first, then the manifest. */
+		if (man_h > 1 && det_h < det_need) {
+			int give = min_int(det_need - det_h, man_h - 1);
+			det_h += give;
+			man_h -= give;
 		}
 	}
+	int y = 1;
+	draw_list(wb, y, list_h, 0, left_w);
+	y += list_h;
 	if (det_h > 0)
-		draw_details(wb, y, det_h, 0, left_w);
+		draw_details(wb, &det, y, det_h, 0, left_w);
 	y += det_h;
 	if (tl_h > 0)
 		draw_timeline(wb, y, tl_h, 0, left_w);
-	y += tl_h > 0 ? tl_h : 0;
+	y += tl_h;
 	if (man_h > 0)
 		draw_manifest(wb, y, man_h, 0, left_w);
-	draw_verdict(wb, rows - 5, 2);
-	draw_owner(wb, rows - 3);
+	y = rows - bottom;
+	paras_draw(&verdict, y, 0, cols, v_h);
+	if (o_h > 0)
+		paras_draw(&owner, y + v_h, 0, cols, o_h);
+	paras_fini(&verdict);
+	paras_fini(&owner);
+	paras_fini(&det);
 	draw_msg(wb, rows - 2);
 	draw_keys(wb, rows - 1);
 	attrset(theme_attr(ROLE_DEFAULT));

@@ -44,8 +44,10 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	sed "s|@DUMP@|$dir/dump|g; s|@WORK@|$dir|g" "$script" >"$dir/script"
 	args=${args//@WORK@/$dir}
 	args=${args//@HOSTILE@/$work/hostile.tar}
-	(cd "$dir" && LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args --script "$dir/script" \
-		>"$dir/stdout" 2>"$dir/stderr")
+	# The demo's files go under the case's own dir (a .check may read them).
+	mkdir -p "$dir/tmp"
+	(cd "$dir" && TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
+		--script "$dir/script" >"$dir/stdout" 2>"$dir/stderr")
 	local rc=$?
 	if [ $rc -ne 0 ]; then
 		echo "FAIL: $name: exit status $rc: $(head -c 300 "$dir/stderr" | tr '\n' ' ')"
@@ -57,7 +59,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 		n=$((n + 1))
 		local g="$here/golden/$name-$(basename "$d" .screen | sed 's/^dump-//').screen"
 		# Temp-dir paths vary per run.
-		sed -i "s|$work|@WORK@|g; s|/tmp/tracemerge-demo-[A-Za-z0-9]*|@DEMO@|g" "$d"
+		sed -i "s|$dir/tmp/tracemerge-demo-[A-Za-z0-9]*|@DEMO@|g; s|$work|@WORK@|g; s|/tmp/tracemerge-demo-[A-Za-z0-9]*|@DEMO@|g" "$d"
 		if [ "${TM_UPDATE_GOLDEN:-0}" = 1 ]; then
 			cp "$d" "$g"
 		elif [ ! -f "$g" ]; then
@@ -68,7 +70,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	done
 	if [ -f "$here/scripts/$name.check" ]; then
 		local why
-		if ! why=$(cd "$dir" && DIR="$dir" bash "$here/scripts/$name.check" 2>&1); then
+		if ! why=$(cd "$dir" && DIR="$dir" BIN="$BIN" bash "$here/scripts/$name.check" 2>&1); then
 			bad="$bad check: $why;"
 		fi
 	fi
