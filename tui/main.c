@@ -458,12 +458,21 @@ cmd_ls(int argc, char **argv)
 				snprintf(ord, sizeof ord, "%" PRIu32, m->order);
 			if (m->trace_file_id != UINT32_MAX)
 				snprintf(id, sizeof id, "%" PRIu32, m->trace_file_id);
-			printf("%5s %4s %-18s %12" PRIu64 "  ", ord, id, tm_format_name(m->format),
-			       m->size);
-			if (m->name)
+			char sz[24] = "?"; /* unknown until the stream is read */
+			if (m->size != UINT64_MAX)
+				snprintf(sz, sizeof sz, "%" PRIu64, m->size);
+			printf("%5s %4s %-18s %12s  ", ord, id, tm_format_name(m->format), sz);
+			if (m->name && m->name[0]) {
 				put_escaped(stdout, m->name);
-			else
+			} else if (m->name && m->parent >= 0) {
+				/* trace_processor names an inflated stream "" */
+				const struct tm_member *pm = tm_session_member(s, (size_t)m->parent);
+				fputs("\"\" (inflated ", stdout);
+				put_escaped(stdout, pm->name ? pm->name : "input");
+				fputs(")", stdout);
+			} else {
 				fputs("(input)", stdout);
+			}
 			if (m->is_hidden)
 				fputs("  [hidden: skipped by trace_processor]", stdout);
 			if (m->error) {
