@@ -262,6 +262,8 @@ progress_bar(uint64_t done, uint64_t total, int width, char *buf, size_t len)
 	snprintf(buf + o, len - o, "] %3d%%", pct);
 }
 
+static bool is_tl_file(const struct tm_report_file *rf);
+
 static void
 draw_list(struct wb *wb, int y0, int h, int x0, int w)
 {
@@ -285,6 +287,9 @@ draw_list(struct wb *wb, int y0, int h, int x0, int w)
 		wb->top = wb->sel;
 	if (h > 1 && wb->sel >= wb->top + (size_t)(h - 1))
 		wb->top = wb->sel - (size_t)(h - 2);
+	/* After a resize to more rows, show as many rows as fit. */
+	if (h > 1 && wb->top > 0 && wb->top + (size_t)(h - 1) > n)
+		wb->top = n > (size_t)(h - 1) ? n - (size_t)(h - 1) : 0;
 	for (int r = 0; r + 1 < h; r++) {
 		size_t row = wb->top + (size_t)r;
 		int y = y0 + 1 + r;
@@ -336,13 +341,12 @@ draw_list(struct wb *wb, int y0, int h, int x0, int w)
 			if (mb && mb->error) {
 				attrset(cur ? attr : theme_attr(ROLE_ERROR));
 				printw("%7s %5s", "error", "");
-			} else if (rf && !rf->is_predicted && rf->is_trace) {
-				/* not scanned: unknown, not zero */
-				printw("%7s %5s", "?", "?");
-			} else if (rf && !rf->is_predicted && wb->rep->error &&
-				   tm_format_is_predicted(rf->format)) {
+			} else if (rf && !rf->is_predicted && wb->rep->error && is_tl_file(rf)) {
 				/* the import fails before reaching it */
 				printw("%7s %5s", "-", "-");
+			} else if (rf && !rf->is_predicted && is_tl_file(rf)) {
+				/* not scanned: unknown, not zero */
+				printw("%7s %5s", "?", "?");
 			} else if (rf) {
 				printw("%7llu ", (unsigned long long)rf->events);
 				if (rf->dropped && !cur)
@@ -624,7 +628,8 @@ details_paras(struct wb *wb, struct paras *ps)
 	/* How it is placed and why (the engine's sentence). */
 	b = para_add(ps, ROLE_DEFAULT);
 	tm_buf_addf(b, "placed: %s", rf->placement ? rf->placement : "?");
-	if (!rf->is_predicted && rf->is_trace) {
+	if (!rf->is_predicted && rf->is_trace &&
+	    !(rf->placement && strstr(rf->placement, "not scan"))) {
 		b = para_add(ps, ROLE_WARNING);
 		tm_buf_addf(b, "format %s is not scanned by tracemerge: its events and drops are "
 			       "not predicted (shown as ?).",

@@ -44,6 +44,8 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	sed "s|@DUMP@|$dir/dump|g; s|@WORK@|$dir|g" "$script" >"$dir/script"
 	args=${args//@WORK@/$dir}
 	args=${args//@HOSTILE@/$work/hostile.tar}
+	args=${args//@MANY@/$work/many}
+	args=${args//@UNPREDICTED@/$work/unpredicted}
 	# The demo's files go under the case's own dir (a .check may read them).
 	mkdir -p "$dir/tmp"
 	(cd "$dir" && TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
@@ -78,7 +80,22 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	if [ -n "$bad" ]; then echo "FAIL: $name:$bad"; else echo "PASS: $name"; fi
 }
 
+# More files than the timeline has rows (t01..t14), and a format tracemerge
+# does not scan (android_logcat): its events are "?" and the verdict says so.
+make_many() {
+	local i
+	mkdir -p "$work/many" "$work/unpredicted"
+	for i in $(seq 1 14); do
+		printf '{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' \
+			$((i * 1000)) >"$work/many/t$(printf %02d "$i").json"
+	done
+	printf -- '--------- beginning of main\n01-01 00:00:00.100  100  100 I tag: hello\n' \
+		>"$work/unpredicted/app.logcat"
+	cp "$work/many/t01.json" "$work/unpredicted/t01.json"
+}
+
 make_hostile "$work/hostile.tar" 2>/dev/null || echo "SKIP: hostile-tar: python3 missing"
+make_many
 for s in "$here"/scripts/*.script; do
 	run_case "$(basename "$s" .script)"
 done
