@@ -225,7 +225,8 @@ void wb_draw_now(struct wb *wb);
 
 /* wb_view.c */
 void view_draw(struct wb *wb);
-bool view_dump_screen(struct wb *wb, const char *path);
+/* The screen as text; with roles, then a run-length map of style roles per row. */
+bool view_dump_screen(struct wb *wb, const char *path, bool roles);
 /* Draw untrusted text escaped, at most max_cols columns (truncated with '~'). */
 int view_put_escaped(const char *s, size_t len, int max_cols, int base_attr);
 /* Escaped and truncated copy (for non-curses output); caller frees. */

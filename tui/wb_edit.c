@@ -902,7 +902,10 @@ edit_command(struct wb *wb, const char *line)
 		args++;
 
 	if (strcmp(name, "dump-screen") == 0) {
-		view_dump_screen(wb, *args ? args : "screen.txt");
+		bool roles = strncmp(args, "--roles", 7) == 0 && (args[7] == ' ' || !args[7]);
+		if (roles)
+			args += strspn(args + 7, " ") + 7;
+		view_dump_screen(wb, *args ? args : "screen.txt", roles);
 	} else if (strcmp(name, "resize") == 0) {
 		int rows = 0, cols = 0;
 		if (sscanf(args, "%dx%d", &rows, &cols) == 2 && rows > 0 && cols > 0) {

@@ -1367,8 +1367,75 @@ view_draw(struct wb *wb)
 	wnoutrefresh(stdscr);
 }
 
+/* The roles whose attribute is attr ("default" alone when it is the
+ * default's): NO_COLOR and themes give several roles one look. */
+static void
+roles_of(int attr, struct tm_buf *out)
+{
+	const int mask = (int)A_ATTRIBUTES;
+	int n = 0;
+
+	if (attr == 0 || (theme_attr(ROLE_DEFAULT) & mask) == attr) {
+		tm_buf_adds(out, "default");
+		return;
+	}
+	for (int r = 0; r < ROLE__COUNT; r++) {
+		if ((theme_attr((enum wb_role)r) & mask) != attr)
+			continue;
+		if (n < 3)
+			tm_buf_addf(out, "%s%s", n ? "|" : "", theme_role_name((enum wb_role)r));
+		n++;
+	}
+	if (n > 3)
+		tm_buf_addf(out, "|+%d", n - 3);
+	if (n == 0)
+		tm_buf_addf(out, "attr:%#x", (unsigned)attr);
+}
+
+static int
+cell_attr(int y, int x)
+{
+	cchar_t cc;
+	attr_t at = 0;
+	short pair = 0;
+	wchar_t wc[CCHARW_MAX + 1];
+
+	if (mvin_wch(y, x, &cc) == ERR || getcchar(&cc, wc, &at, &pair, NULL) == ERR)
+		return 0;
+	return (int)(((at & ~(attr_t)A_COLOR) | (attr_t)COLOR_PAIR(pair)) & A_ATTRIBUTES);
+}
+
+/* One line per row: "ROW: COL+LEN role ..." runs of the same attribute
+ * (a trailing default run left out; with several roles of one look, up to
+ * three names and how many more). */
+static void
+dump_roles(FILE *f)
+{
+	const int def = theme_attr(ROLE_DEFAULT) & (int)A_ATTRIBUTES;
+
+	fprintf(f, "--- roles\n");
+	for (int y = 0; y < LINES; y++) {
+		struct tm_buf line;
+		int x = 0;
+		tm_buf_init(&line);
+		while (x < COLS) {
+			int a = cell_attr(y, x), x0 = x;
+			if (a == 0)
+				a = def;
+			while (x < COLS && (cell_attr(y, x) == a || (cell_attr(y, x) == 0 && a == def)))
+				x++;
+			if (x == COLS && a == def)
+				break;
+			tm_buf_addf(&line, " %d+%d ", x0, x - x0);
+			roles_of(a, &line);
+		}
+		fprintf(f, "%02d:%s\n", y, line.data ? line.data : "");
+		tm_buf_fini(&line);
+	}
+}
+
 bool
-view_dump_screen(struct wb *wb, const char *path)
+view_dump_screen(struct wb *wb, const char *path, bool roles)
 {
 	FILE *f = fopen(path, "w");
 	wchar_t *line;
@@ -1400,6 +1467,8 @@ view_dump_screen(struct wb *wb, const char *path)
 		fprintf(f, "%s\n", out);
 	}
 	free(line);
+	if (roles)
+		dump_roles(f);
 	fclose(f);
 	return true;
 }

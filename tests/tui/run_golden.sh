@@ -36,8 +36,9 @@ PY
 run_case() { # name: runs scripts/name.script with args from its first "#args:" line
 	local name=$1 script="$here/scripts/$1.script" dir="$work/$1"
 	mkdir -p "$dir"
-	local args rows cols
+	local args rows cols envs
 	args=$(sed -n 's/^#args: *//p' "$script" | head -1)
+	envs=$(sed -n 's/^#env: *//p' "$script" | head -1) # e.g. NO_COLOR=1
 	rows=$(sed -n 's/^#size: *\([0-9]*\)x.*/\1/p' "$script" | head -1)
 	cols=$(sed -n 's/^#size: *[0-9]*x\([0-9]*\).*/\1/p' "$script" | head -1)
 	# The script dumps into $DUMP-N.screen; rewrite the placeholder.
@@ -45,10 +46,11 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	args=${args//@WORK@/$dir}
 	args=${args//@HOSTILE@/$work/hostile.tar}
 	args=${args//@MANY@/$work/many}
+	args=${args//@TOP@/$top}
 	args=${args//@UNPREDICTED@/$work/unpredicted}
 	# The demo's files go under the case's own dir (a .check may read them).
 	mkdir -p "$dir/tmp"
-	(cd "$dir" && TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
+	(cd "$dir" && env $envs TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
 		--script "$dir/script" >"$dir/stdout" 2>"$dir/stderr")
 	local rc=$?
 	if [ $rc -ne 0 ]; then
