@@ -72,6 +72,9 @@ run_session(const char *path, bool keep, char *msg, size_t msg_len)
 		CHECK(err.msg[0] != 0);
 		snprintf(msg, msg_len, "%s", err.msg);
 	}
+	if (getenv("TM_REGRESS_VERBOSE")) /* what each hostile input ends with */
+		printf("  %s: %s: %s\n", strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
+		       tm_status_str(rc), msg[0] ? msg : "(no error)");
 	return rc;
 }
 
