@@ -14,6 +14,15 @@
  *
  * Blocks come from tm_stream_next; a top-level field that straddles blocks
  * is copied into a growable carry buffer, everything else is walked in place.
+ *
+ * Speed (tools/bench_proto, make bench): packets that lie in the block with
+ * a one- or two-byte size are framed inline; TrackEvent packets of the usual
+ * shape take fast_packet, which bails out to the general path (before any
+ * state change) on anything else; fields are read with rd_tag/rd_value and
+ * 8-byte SWAR varints instead of next_field; a packet's single TrackEvent op
+ * and ftrace events of packets without a timestamp go straight to the op
+ * log, other payload ops through the compact pending list.  Every shortcut
+ * emits exactly the ops of the general path (test_scan_proto checks).
  */
 #include "scan.h"
 

@@ -6,7 +6,8 @@
  * The walker runs with op-log runs on (as tracemerge check) and off; then
  * the same on ftrace bundles (64 events each, n events in all).
  * BENCH_WALKER_ONLY=1 skips protobuf-c; BENCH_RUNS_ONLY=1 skips runs-off;
- * BENCH_DUMP=FILE also writes the traces (FILE, FILE.ftrace).
+ * BENCH_DUMP=FILE also writes the traces (FILE, FILE.ftrace); BENCH_TRACES=te or
+ * ftrace walks only that one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +134,8 @@ main(int argc, char **argv)
 			return 1;
 	}
 
-	if (walk("walker", buf, len, n, "packets"))
+	const char *only = getenv("BENCH_TRACES"); /* "te" or "ftrace"; default both */
+	if ((!only || !strcmp(only, "te")) && walk("walker", buf, len, n, "packets"))
 		return 1;
 
 	/* ftrace: bundles of 64 sched_switch-sized events on 4 cpus, no packet ts */
@@ -183,7 +185,8 @@ main(int argc, char **argv)
 		if (!f || fwrite(fbuf, 1, flen, f) != flen || fclose(f))
 			return 1;
 	}
-	if (walk("ftrace walker", fbuf, flen, nb * 64, "events"))
+	if ((!only || !strcmp(only, "ftrace")) &&
+	    walk("ftrace walker", fbuf, flen, nb * 64, "events"))
 		return 1;
 	free(fbuf);
 
