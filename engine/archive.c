@@ -16,14 +16,11 @@
  * (stream.c says why).
  *
  * Listing reads: TAR headers and each member's first 512 bytes (windows over
- * files are skipped without reading); ZIP, gzip and zstd containers are read
- * (and decompressed) once in full.  That cannot be deferred to the scan
- * without changing what tm_input_open promises: trace_file ids of ZIP
- * entries depend on the CRC/decompression outcome of the entries before
- * them (registration stops at the first failure), trace_file.size of a
- * gzip/zstd child is its decompressed size, a tar.gz's members are only
- * known by inflating through them, and whether the import fails (and which
- * members are processed first) is part of the listing.
+ * files are skipped without reading); ZIP and zstd containers are read (and
+ * decompressed) once in full: trace_file ids of ZIP entries depend on the
+ * CRC/decompression outcome of the entries before them (registration stops
+ * at the first failure), and a zstd child's size and error are part of the
+ * listing.
  *
  * gzip/zstd: trace_processor hands the inner parser 32 MiB blobs and each
  * complete gzip member / zstd frame; on a decompression error the rest is
@@ -31,6 +28,26 @@
  * size, sniff and stream are cut there, and nothing nested in it reaches its
  * own end of input (the outer error comes first).  zstd frame ends are not
  * visible through libarchive, so there only the 32 MiB hand-overs count.
+ *
+ * gzip/ctrace take one inflate pass (walk_gzip): gzip streams themselves
+ * deliver only what trace_processor hands over (stream.c), the listing
+ * inflates the first chunk(s) for the sniff, and then
+ *  - an inner trace (proto, JSON, systrace) is streamed by its scan, which
+ *    takes over the listing's stream.  Until that scan, the child's size and
+ *    stored_size are UINT64_MAX (unknown) and a decompression failure past
+ *    the first chunk is unknown: in->fatal stays NULL; the scan's
+ *    tm_stream_next fails with err->tp set and the session adds
+ *    trace_processor's FATAL after the member's events (where
+ *    trace_processor fails: the gzip container has that one child), and
+ *    sets the size to what the stream delivered.  A failure inside the
+ *    first chunk, and any stream whose whole output fits the first chunk,
+ *    is known at open as before (size, in->fatal, the child never started
+ *    when nothing was handed over).
+ *  - an inner TAR/ZIP is walked through that same stream; the rest of the
+ *    stream is inflated after the walk (gz_settle) for the size and the
+ *    error.  Everything is known at open.
+ *  - other inner formats (not scanned, or gzip/zstd again) are inflated to
+ *    the end at open: everything is known at open.
  *
  * Limits (hostile input): nesting depth 8 (real archives nest 2-3 deep),
  * 1,000,000 members (more than any trace archive; each costs a table row),
@@ -70,6 +87,13 @@ struct loc {
 	bool fatal_late;  /* cfatal raised after the children were processed */
 	bool fatal_eof;   /* cfatal raised only at the container's end of input */
 	uint64_t limit;   /* L_INFLATE / L_ZSTD: bytes the inner parser is handed */
+	/* L_INFLATE: the stream the listing primed (nothing read from it yet),
+	 * handed to the first tm_stream_open so that the scan does not inflate
+	 * the first chunk again. */
+	struct tm_stream *parked;
+	/* L_INFLATE holding a container: parked in quiet mode for the
+	 * container walk, which reads through it; gz_settle finishes it. */
+	bool gz_walk;
 };
 
 struct priv {
@@ -79,7 +103,14 @@ struct priv {
 	uint32_t next_order;
 	size_t proc_cap;
 	bool stop;
+	uint64_t parked_bytes; /* inflated bytes held by parked streams */
+	size_t n_parked;
 };
+
+/* Parked streams hold their first chunk (up to 33 MiB) and a descriptor;
+ * beyond these caps a stream is closed and its scan inflates it afresh. */
+#define PARK_MAX_BYTES (160ull << 20)
+#define PARK_MAX_STREAMS 16u
 
 /* ---- table ---- */
 
@@ -244,9 +275,13 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		*out = st;
 		break;
 	case L_INFLATE:
-		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
-			break;
-		*out = tm_stream_inflate(ps, lab, false, true, NULL, 0);
+		/* The first open takes the stream the listing primed. */
+		*out = __atomic_exchange_n(&P(in)->locs[i].parked, NULL, __ATOMIC_ACQ_REL);
+		if (!*out) {
+			if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
+				break;
+			*out = tm_stream_inflate(ps, lab, false, true, NULL, 0);
+		}
 		if (l->limit != UINT64_MAX)
 			*out = tm_stream_range(*out, lab, l->limit);
 		s = TM_OK;
@@ -333,6 +368,8 @@ field_len(const uint8_t *p, size_t n)
 }
 
 static enum tm_status walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err);
+static enum tm_status gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st,
+				struct tm_error *err);
 
 static bool
 too_many(struct tm_input *in, struct tm_error *err, enum tm_status *s)
@@ -529,6 +566,11 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 	}
 out:
 	free(long_name);
+	{
+		enum tm_status s2 = gz_settle(in, ci, st, err);
+		if (s == TM_OK)
+			s = s2;
+	}
 	tm_stream_close(st);
 	return s;
 }
@@ -955,6 +997,11 @@ out:
 		free(ents[e].err);
 	free(ents);
 	free(sn);
+	{
+		enum tm_status s2 = gz_settle(in, ci, st, err);
+		if (s == TM_OK)
+			s = s2;
+	}
 	tm_stream_close(st);
 	return s;
 }
@@ -967,11 +1014,151 @@ out:
  * fails is never parsed (decompressing_trace_reader.cc:96-145). */
 #define TP_BLOB (32ull << 20)
 
+/* gzip / ctrace, in one inflate pass (engine-semantics §1.6).  The listing
+ * inflates only until the sniff has its bytes: the first hand-over chunk(s),
+ * at least 1 MiB of handed-over output or the whole stream if shorter.  When
+ * that reached the end (or the failure) of the stream, everything is known
+ * as before.  Otherwise:
+ *  - a trace format we scan: the child's size stays UINT64_MAX ("unknown
+ *    until scanned"); the primed stream is parked for the scan, which reads
+ *    on from it (the session sets the size from what the stream delivered,
+ *    and a decompression failure comes out of tm_stream_next with err->tp:
+ *    a FATAL after the member's events, where trace_processor fails);
+ *  - a container or a format nobody scans: the rest is inflated now, as the
+ *    member table, the size and trace_processor's error depend on it. */
+/* The listing's outcome for gzip child mi of ci, whose stream st has
+ * delivered total bytes (UINT64_MAX: not read to the end). */
+static void
+gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint64_t total)
+{
+	struct tm_error e2;
+	if (tm_stream_gz_failure(st, &e2)) {
+		P(in)->locs[ci].fatal_late = true;
+		set_cfatal(in, ci, e2.tp,
+			   "after %" PRIu64 " decompressed bytes (%" PRIu64
+			   " handed to the inner parser): %s",
+			   tm_stream_inflated(st), total, e2.msg);
+		in->members[mi].error = xstrdup(e2.msg);
+		/* The inner parser sees only what was handed over. */
+		P(in)->locs[mi].limit = total;
+	}
+	in->members[mi].size = in->members[mi].stored_size = total;
+}
+
+/* Read st to its end (or trace_processor's failure); our own errors (I/O)
+ * are returned. */
+static enum tm_status
+gz_drain(struct tm_stream *st, struct tm_error *err)
+{
+	struct tm_error e2;
+	for (;;) {
+		const uint8_t *p;
+		size_t n;
+		tm_error_clear(&e2);
+		enum tm_status s = tm_stream_next(st, &p, &n, &e2);
+		if (s != TM_OK && !e2.tp[0]) {
+			*err = e2;
+			return s;
+		}
+		if (s != TM_OK || !n)
+			return TM_OK;
+	}
+}
+
+/* A container walk over gzip child mi is over (st: the stream it read
+ * through, or NULL if it never started): inflate the rest and record the
+ * size and trace_processor's error, as trace_processor decompresses the
+ * whole stream whatever its inner reader did. */
+static enum tm_status
+gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error *err)
+{
+	struct loc *l = &P(in)->locs[mi];
+	if (l->kind != L_INFLATE || !l->gz_walk)
+		return TM_OK;
+	l->gz_walk = false;
+	struct tm_stream *own = NULL;
+	if (!st)
+		st = own = __atomic_exchange_n(&l->parked, NULL, __ATOMIC_ACQ_REL);
+	if (!st)
+		return TM_OK;
+	enum tm_status s = gz_drain(st, err);
+	if (s == TM_OK)
+		gz_record(in, (size_t)in->members[mi].parent, mi, st, tm_stream_offset(st));
+	tm_stream_close(own);
+	return s;
+}
+
+/* gzip / ctrace, in one inflate pass (engine-semantics §1.6).  The listing
+ * inflates only until the sniff has its bytes: the first hand-over chunk(s),
+ * at least 1 MiB of handed-over output or the whole stream if shorter.  When
+ * that reached the end (or the failure) of the stream, everything is known
+ * as before.  Otherwise:
+ *  - a trace format we scan: the child's size stays UINT64_MAX ("unknown
+ *    until scanned"); the primed stream is parked for the scan, which reads
+ *    on from it (the session sets the size from what the stream delivered,
+ *    and a decompression failure comes out of tm_stream_next with err->tp:
+ *    a FATAL after the member's events, where trace_processor fails);
+ *  - a container (tar.gz, zip.gz, ...): the stream is parked for the
+ *    container's walk, which reads through it; a decompression failure
+ *    ends it there (what the inner reader was handed) and gz_settle
+ *    inflates what the walk left and records the size and the error;
+ *  - a format nobody scans: the rest is inflated now (its size and
+ *    trace_processor's error are part of the listing). */
+static enum tm_status
+walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
+{
+	struct tm_stream *st;
+	const uint8_t *p;
+	size_t n;
+	bool done;
+	enum tm_status s = open_member(in, mi, &st, err);
+	if (s != TM_OK)
+		return s;
+	if ((s = tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err)) != TM_OK) {
+		tm_stream_close(st);
+		return s;
+	}
+	enum tm_format f = tm_sniff(p, n < SNIFF_CAP ? n : SNIFF_CAP);
+	struct priv *pv = P(in);
+	set_format(&in->members[mi], f);
+	if (f == TM_FMT_TAR || f == TM_FMT_ZIP) {
+		in->members[mi].size = in->members[mi].stored_size = UINT64_MAX;
+		tm_stream_gz_quiet(st);
+		pv->locs[mi].parked = st;
+		pv->locs[mi].gz_walk = true;
+		return TM_OK;
+	}
+	uint64_t total = UINT64_MAX;
+	if (done) {
+		total = n; /* everything that will ever be handed over */
+	} else if (!tm_format_is_predicted(f) || tm_format_is_container(f)) {
+		/* (a gzip/zstd stream inside: its walk opens its own) */
+		if ((s = gz_drain(st, err)) != TM_OK) {
+			tm_stream_close(st);
+			return s;
+		}
+		total = tm_stream_offset(st);
+	}
+	gz_record(in, ci, mi, st, total);
+	uint64_t held = tm_stream_inflated(st);
+	if (tm_stream_offset(st) == 0 && !tm_format_is_container(f) &&
+	    pv->n_parked < PARK_MAX_STREAMS && pv->parked_bytes + held <= PARK_MAX_BYTES) {
+		pv->locs[mi].parked = st;
+		pv->n_parked++;
+		pv->parked_bytes += held;
+	} else {
+		tm_stream_close(st);
+	}
+	return TM_OK;
+}
+
 static enum tm_status
 walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 {
 	enum tm_format f = in->members[ci].format;
 	size_t mi = add_member(in, (int)ci, "", 0, f == TM_FMT_ZSTD ? L_ZSTD : L_INFLATE);
+	if (f != TM_FMT_ZSTD)
+		return walk_gzip(in, ci, mi, err);
 	struct tm_member *m = &in->members[mi];
 	if (f == TM_FMT_ZSTD && !tm_zstd_available()) {
 		/* Our limitation, not trace_processor's (it decodes zstd). */
@@ -1050,7 +1237,7 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 		return TM_OK;
 	if (depth >= MAX_DEPTH) {
 		in->members[ci].error = xstrdup("archives nested more than 8 deep are not expanded");
-		return TM_OK;
+		return gz_settle(in, ci, NULL, err);
 	}
 	switch (f) {
 	case TM_FMT_TAR:
@@ -1294,6 +1481,7 @@ tm_input_close(struct tm_input *in)
 		if (pv) {
 			free(pv->locs[i].cfatal);
 			free(pv->locs[i].cwhere);
+			tm_stream_close(pv->locs[i].parked);
 		}
 	}
 	free(in->members);

@@ -35,6 +35,35 @@ struct tm_stream *tm_stream_inflate(struct tm_stream *parent, const char *label,
 /* Output offset where the last complete gzip member ended (tm_stream_inflate
  * streams; 0 for others). */
 uint64_t tm_stream_member_end(const struct tm_stream *st);
+
+/* gzip/ctrace streams (tm_stream_inflate, !raw) deliver only what
+ * trace_processor hands its inner parser: whole 32 MiB chunks, each gzip
+ * member's output at its end, the rest at the clean end of input.  When
+ * decompression fails the chunk being collected is dropped and, after the
+ * handed-over bytes, tm_stream_next fails with err->tp = trace_processor's
+ * text ("Compressed stream incomplete, trace is likely corrupt
+ * (ERR:tp-corrupt)" or "Failed to decompress trace chunk (ERR:tp-corrupt)").
+ *
+ * tm_stream_gz_prime: on a stream nothing has been read from yet, inflate
+ * until at least want (<= 1 MiB) bytes are handed over or the stream is
+ * complete (*done: ended or failed); *p, *n = the handed-over bytes from
+ * offset 0 (n may exceed want: a whole chunk), which tm_stream_next still
+ * delivers afterwards.  Costs at most one chunk beyond want.  Returns only
+ * our own errors (I/O); a decompression failure shows in
+ * tm_stream_gz_failure. */
+enum tm_status tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p,
+				  size_t *n, bool *done, struct tm_error *err) TM_WUR;
+/* The decompression failure met so far (err filled, tp set), if any. */
+bool tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err);
+/* Report a decompression failure as the end of the stream (for the
+ * container walks, which learn it from tm_stream_gz_failure). */
+void tm_stream_gz_quiet(struct tm_stream *st);
+/* Decompressed bytes produced so far (gzip/ctrace streams). */
+uint64_t tm_stream_inflated(const struct tm_stream *st);
+bool tm_stream_is_gzip(const struct tm_stream *st);
+/* Test hook: decompressed bytes produced by all gzip/ctrace streams of the
+ * process (relaxed atomic counter). */
+extern uint64_t tm_inflated_bytes;
 /* Decompress parent (owned), a zstd stream with any number of frames, through
  * libarchive's zstd filter.  Errors carry trace_processor's texts. */
 struct tm_stream *tm_stream_unzstd(struct tm_stream *parent, const char *label);

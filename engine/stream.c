@@ -23,9 +23,17 @@
  * skips what trace_processor's zlib checks (the CRC-32 and size trailer,
  * garbage after the last member, a truncated next member header: all
  * errors in trace_processor, all silently accepted by libarchive), and it
- * has no zlib (RFC 1950) mode for ctrace.  A gzip member's output is handed
- * out at the member's end, as trace_processor hands it to the inner parser
- * before decoding what follows.
+ * has no zlib (RFC 1950) mode for ctrace.
+ *
+ * gzip/ctrace streams hand out exactly what trace_processor's
+ * DecompressingTraceReader hands its inner parser: output is collected in a
+ * chunk of up to 32 MiB and released only when the chunk is full, a gzip
+ * member ends or the input ends cleanly.  When decompression fails, the
+ * bytes of the chunk being collected are dropped (trace_processor never
+ * parses them) and, after the released bytes, tm_stream_next fails with
+ * err->tp set to trace_processor's text.  So one inflate pass serves both
+ * the listing (tm_stream_gz_prime: the first chunks, for the sniff) and the
+ * scan, which reads on from the same stream.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +49,12 @@
 #include "archive_priv.h"
 
 #define BLOCK (256u * 1024u)
+/* trace_processor's hand-over chunk (decompressing_trace_reader.cc). */
+#define TP_BLOB (32u << 20)
+/* Handed-over bytes tm_stream_gz_prime may keep ahead of the reader. */
+#define PRIME_MAX (1u << 20)
+
+uint64_t tm_inflated_bytes; /* test hook: all gzip/ctrace output produced */
 
 enum kind { K_FILE, K_RANGE, K_INFLATE, K_LA };
 
@@ -59,6 +73,16 @@ struct tm_stream {
 	z_stream z;
 	bool z_init, raw, strip, first, boundary, eof;
 	uint64_t member_end; /* output offset of the last gzip member's end */
+	/* gzip/ctrace (!raw): the hand-over buffer.  [hb_out, hb_ready) is
+	 * handed over and not yet delivered; [hb_ready, hb_len) is the chunk
+	 * being collected (only inside gz_fill). */
+	uint8_t *hb;
+	size_t hb_out, hb_ready, hb_len;
+	uint64_t inflated;   /* output produced so far */
+	bool failed;         /* decompression failed; ferr after the ready bytes */
+	bool quiet_fail;     /* report the failure as the end of the stream */
+	enum tm_status fs;
+	struct tm_error ferr;
 	char *zip_name;     /* raw ZIP: TP's error names the entry */
 	uint64_t zip_csize; /* raw ZIP: compressed size */
 	/* K_LA: libarchive's filter layer over rd (raw format) */
@@ -189,6 +213,7 @@ tm_stream_close(struct tm_stream *st)
 	if (st->la)
 		archive_read_free(st->la);
 	free(st->buf);
+	free(st->hb);
 	free(st->label);
 	free(st->zip_name);
 	free(st);
@@ -461,6 +486,180 @@ tm_stream_member_end(const struct tm_stream *st)
 	return st->member_end;
 }
 
+/* ---- gzip / ctrace: trace_processor's hand-over model ---- */
+
+/* Decompression failed: drop the chunk being collected; the failure is
+ * reported once the handed-over bytes are delivered. */
+static void
+gz_fail(struct tm_stream *st, const char *tp)
+{
+	size_t dropped = st->hb_len - st->hb_ready;
+	uint64_t handed = st->pos + (st->hb_ready - st->hb_out);
+	st->hb_len = st->hb_ready;
+	st->eof = true;
+	st->failed = true;
+	st->fs = tm_error_set(&st->ferr, TM_ERR_FORMAT,
+			      "%s: byte 0x%" PRIx64 " (compressed byte 0x%" PRIx64 "): %s; the "
+			      "%zu bytes decompressed since the last hand-over (byte 0x%" PRIx64
+			      ") never reach the parser",
+			      st->label, st->inflated, st->rd.off - st->z.avail_in, tp, dropped,
+			      handed);
+	snprintf(st->ferr.tp, sizeof st->ferr.tp, "%s", tp);
+}
+
+/* Inflate until the chunk being collected is handed over (TP_BLOB bytes,
+ * the end of a gzip member, or the clean end of the input), the stream
+ * ends, or decompression fails.  Appends after the ready bytes. */
+static enum tm_status
+gz_fill(struct tm_stream *st, struct tm_error *err)
+{
+	enum tm_status s;
+	if (st->hb_out == st->hb_ready)
+		st->hb_out = st->hb_ready = st->hb_len = 0;
+	if (!st->hb)
+		st->hb = xmalloc(TP_BLOB + PRIME_MAX); /* pages are touched as used */
+	size_t chunk0 = st->hb_len;
+	bool in_end = false;
+	for (;;) {
+		if (st->z.avail_in == 0 && !in_end) {
+			if ((s = tm_rd_fill(&st->rd, err)) != TM_OK)
+				return s; /* ours (an I/O error): the stream stops here */
+			in_end = !st->rd.n;
+		}
+		if (st->z.avail_in == 0 && !in_end) {
+			const uint8_t *in = st->rd.p;
+			size_t len = st->rd.n;
+			if (st->first) {
+				st->first = false;
+				/* cut everything up to and including "TRACE:\n" in the
+				 * first raw chunk (§1.6). */
+				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
+				if (m) {
+					len -= (size_t)(m - in);
+					in = m;
+				}
+			}
+			st->z.next_in = (Bytef *)(uintptr_t)in;
+			st->z.avail_in = (uInt)(len > UINT32_MAX ? UINT32_MAX : len);
+			st->rd.off += (uint64_t)(in - st->rd.p) + st->z.avail_in;
+			st->rd.n -= (size_t)(in - st->rd.p) + st->z.avail_in;
+			st->rd.p = in + st->z.avail_in;
+		}
+		size_t room = chunk0 + TP_BLOB - st->hb_len;
+		if (room == 0) {
+			st->hb_ready = st->hb_len; /* a full chunk */
+			return TM_OK;
+		}
+		if (in_end && st->boundary) {
+			st->eof = true; /* the clean end: hand over the rest */
+			st->hb_ready = st->hb_len;
+			return TM_OK;
+		}
+		st->z.next_out = st->hb + st->hb_len;
+		st->z.avail_out = (uInt)room;
+		st->boundary = false;
+		int r = inflate(&st->z, Z_NO_FLUSH);
+		size_t got = room - st->z.avail_out;
+		st->hb_len += got;
+		st->inflated += got;
+		if (got)
+			__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)got, __ATOMIC_RELAXED);
+		if (r == Z_STREAM_END) {
+			st->boundary = true;
+			inflateReset(&st->z);
+			st->member_end = st->inflated;
+			/* trace_processor hands a member's output to the parser at
+			 * its end, before it decodes what follows (which may fail). */
+			if (st->hb_len > chunk0) {
+				st->hb_ready = st->hb_len;
+				return TM_OK;
+			}
+			continue;
+		}
+		if (r == Z_BUF_ERROR && in_end) {
+			/* no progress and no more input */
+			gz_fail(st, "Compressed stream incomplete, trace is likely corrupt "
+				    "(ERR:tp-corrupt)");
+			return TM_OK;
+		}
+		if (r == Z_OK || r == Z_BUF_ERROR)
+			continue; /* more input or more room (checked above) */
+		gz_fail(st, "Failed to decompress trace chunk (ERR:tp-corrupt)");
+		return TM_OK;
+	}
+}
+
+static enum tm_status
+next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	enum tm_status s;
+	*n = 0;
+	while (st->hb_out == st->hb_ready) {
+		if (st->failed) {
+			if (st->quiet_fail)
+				return TM_OK;
+			*err = st->ferr;
+			return st->fs;
+		}
+		if (st->eof)
+			return TM_OK;
+		if ((s = gz_fill(st, err)) != TM_OK)
+			return s;
+	}
+	size_t k = st->hb_ready - st->hb_out;
+	if (k > BLOCK)
+		k = BLOCK;
+	*p = st->hb + st->hb_out;
+	*n = k;
+	st->hb_out += k;
+	st->pos += k;
+	return TM_OK;
+}
+
+enum tm_status
+tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p, size_t *n, bool *done,
+		   struct tm_error *err)
+{
+	enum tm_status s;
+	if (want > PRIME_MAX)
+		want = PRIME_MAX;
+	while (st->hb_ready - st->hb_out < want && !st->eof) {
+		if ((s = gz_fill(st, err)) != TM_OK)
+			return s;
+	}
+	*p = st->hb ? st->hb + st->hb_out : NULL;
+	*n = st->hb_ready - st->hb_out;
+	*done = st->eof;
+	return TM_OK;
+}
+
+bool
+tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err)
+{
+	if (st->kind != K_INFLATE || !st->failed)
+		return false;
+	*err = st->ferr;
+	return true;
+}
+
+void
+tm_stream_gz_quiet(struct tm_stream *st)
+{
+	st->quiet_fail = true;
+}
+
+uint64_t
+tm_stream_inflated(const struct tm_stream *st)
+{
+	return st->inflated;
+}
+
+bool
+tm_stream_is_gzip(const struct tm_stream *st)
+{
+	return st->kind == K_INFLATE && !st->raw;
+}
+
 
 /* ---- libarchive filter layer (zstd) ---- */
 
@@ -601,7 +800,7 @@ tm_stream_next(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_err
 	case K_RANGE:
 		return next_range(st, p, n, err);
 	case K_INFLATE:
-		return next_inflate(st, p, n, err);
+		return st->raw ? next_inflate(st, p, n, err) : next_gzip(st, p, n, err);
 	case K_LA:
 		return next_la(st, p, n, err);
 	}

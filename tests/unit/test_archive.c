@@ -447,6 +447,282 @@ t_gzip_handover(void)
 	tm_input_close(&in);
 }
 
+/* ---- one inflate pass (streamed gzip members) ---- */
+
+/* npk proto packets of 32 bytes each (a TrackEvent instant with a 13-byte
+ * name; 2^20 of them are exactly one 32 MiB hand-over chunk), gzip'd as one
+ * member at level 1.  Returns the compressed bytes, *zn their count. */
+static unsigned char *gz_bytes(unsigned char *raw, size_t n, size_t *zn);
+
+static unsigned char *
+raw_proto(size_t npk)
+{
+	size_t n = npk * 32;
+	unsigned char *raw = malloc(n);
+	for (size_t i = 0; i < npk; i++) {
+		unsigned char *q = raw + i * 32;
+		uint64_t ts = 1000000000u + i; /* a 5-byte varint */
+		*q++ = 0x0a;
+		*q++ = 30;
+		*q++ = 0x40;
+		for (int k = 0; k < 5; k++, ts >>= 7)
+			*q++ = (unsigned char)((ts & 0x7f) | (k < 4 ? 0x80 : 0));
+		*q++ = 0x50; /* trusted_packet_sequence_id 1 */
+		*q++ = 0x01;
+		*q++ = 0x5a; /* track_event, 20 bytes */
+		*q++ = 20;
+		*q++ = 0x48; /* type INSTANT */
+		*q++ = 0x03;
+		*q++ = 0x58; /* track_uuid 1 */
+		*q++ = 0x01;
+		*q++ = 0xba; /* name */
+		*q++ = 0x01;
+		*q++ = 13;
+		memcpy(q, "instant_event", 13);
+	}
+	return raw;
+}
+
+static unsigned char *
+gz_proto(size_t npk, size_t *zn)
+{
+	return gz_bytes(raw_proto(npk), npk * 32, zn);
+}
+
+/* gzip raw[0..n) as one member at level 1; frees raw. */
+static unsigned char *
+gz_bytes(unsigned char *raw, size_t n, size_t *zn)
+{
+	uLong cap = compressBound((uLong)n) + 64;
+	unsigned char *z = malloc(cap);
+	z_stream zs = {0};
+	deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+	zs.next_in = raw;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z;
+	zs.avail_out = (uInt)cap;
+	CHECK_INT(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	*zn = zs.total_out;
+	deflateEnd(&zs);
+	free(raw);
+	return z;
+}
+
+static uint64_t
+inflated_now(void)
+{
+	return __atomic_load_n(&tm_inflated_bytes, __ATOMIC_RELAXED);
+}
+
+/* Open path as a session, evaluate; *size = the inner stream's size after
+ * the scan, *events = its events, msg = the report's error ("" if none). */
+static void
+session_run(const char *path, uint64_t *size, uint64_t *events, char *msg, size_t mlen)
+{
+	const char *pp[1] = {path};
+	struct tm_session *s = NULL;
+	struct tm_error e = {0};
+	*size = 0;
+	*events = UINT64_MAX;
+	msg[0] = 0;
+	CHECK_INT(tm_session_open(&s, pp, 1, NULL, &e), TM_OK);
+	if (!s)
+		return;
+	size_t inner = SIZE_MAX;
+	for (size_t i = 0; i < tm_session_n_members(s); i++) {
+		const struct tm_member *m = tm_session_member(s, i);
+		if (m->name && m->name_len == 0 && m->format == TM_FMT_PROTO)
+			inner = i;
+	}
+	CHECK(inner != SIZE_MAX);
+	if (inner != SIZE_MAX)
+		CHECK(tm_session_member(s, inner)->size == UINT64_MAX); /* not scanned yet */
+	struct tm_report *r = NULL;
+	CHECK_INT(tm_session_evaluate(s, NULL, &r, &e), TM_OK);
+	if (r && inner != SIZE_MAX) {
+		*size = tm_session_member(s, inner)->size;
+		for (size_t k = 0; k < r->n_files; k++)
+			if (r->files[k].member == inner)
+				*events = r->files[k].events;
+		if (r->error)
+			snprintf(msg, mlen, "%s", r->error);
+	}
+	tm_report_free(r);
+	tm_session_close(s);
+}
+
+static void
+t_gzip_single_pass(void)
+{
+	const size_t CH = 1u << 20; /* packets per 32 MiB chunk */
+	const size_t NPK = CH + CH / 4; /* 40 MiB */
+	size_t zn, n;
+	enum tm_status st;
+	unsigned char *z = gz_proto(NPK, &zn);
+	const char *path = fx_write("big.pb.gz", z, zn);
+
+	/* open inflates the first hand-over chunk only; the size is unknown */
+	uint64_t i0 = inflated_now();
+	CHECK_INT(open1(path), TM_OK);
+	CHECK_INT(inflated_now() - i0, 32u << 20);
+	CHECK_INT(in.n_members, 2);
+	CHECK_INT(in.members[1].format, TM_FMT_PROTO);
+	CHECK(in.members[1].size == UINT64_MAX);
+	CHECK(in.fatal == NULL);
+	CHECK_STR(proc_str(), "TOP \"\"");
+	/* the scan reads on from the primed stream: one pass in all */
+	unsigned char *b = slurp(1, &n, &st);
+	CHECK_INT(st, TM_OK);
+	CHECK_INT(n, NPK * 32);
+	CHECK(b && b[0] == 0x0a && b[NPK * 32 - 13] == 'i');
+	CHECK_INT(inflated_now() - i0, NPK * 32);
+	free(b);
+	/* a second open inflates afresh */
+	b = slurp(1, &n, &st);
+	CHECK_INT(n, NPK * 32);
+	CHECK_INT(inflated_now() - i0, 2 * NPK * 32);
+	free(b);
+	tm_input_close(&in);
+	/* closing with the primed stream unread frees it (ASan) */
+	CHECK_INT(open1(path), TM_OK);
+	tm_input_close(&in);
+
+	/* a session learns the size by scanning */
+	uint64_t size, ev_full, ev;
+	char msg[1024];
+	i0 = inflated_now();
+	session_run(path, &size, &ev_full, msg, sizeof msg);
+	CHECK_INT(size, NPK * 32);
+	CHECK_STR(msg, "");
+	CHECK(ev_full > 0 && ev_full != UINT64_MAX);
+	CHECK_INT(inflated_now() - i0, NPK * 32);
+
+	/* the same as a TAR member */
+	struct fx f = {0};
+	fx_file(&f, "a.pb.gz", z, zn);
+	fx_end(&f);
+	const char *tpath = fx_write("big.tar", f.d, f.n);
+	i0 = inflated_now();
+	session_run(tpath, &size, &ev, msg, sizeof msg);
+	CHECK_INT(size, NPK * 32);
+	CHECK_STR(msg, "");
+	CHECK_INT(ev, ev_full);
+	CHECK_INT(inflated_now() - i0, NPK * 32);
+	free(f.d);
+
+	/* exactly one chunk's worth of packets: what a truncated stream hands
+	 * over before it fails */
+	size_t zn1;
+	unsigned char *z1 = gz_proto(CH, &zn1);
+	uint64_t ev_chunk;
+	session_run(fx_write("chunk.pb.gz", z1, zn1), &size, &ev_chunk, msg, sizeof msg);
+	CHECK_INT(size, 32u << 20);
+	CHECK(ev_chunk > 0 && ev_chunk < ev_full);
+	free(z1);
+
+	/* truncated past the first chunk: open still succeeds without an
+	 * error (it has not seen the end); the stream delivers the 32 MiB
+	 * chunk, never the 8 MiB decompressed after it, then fails with
+	 * trace_processor's text in err.tp */
+	const char *trpath = fx_write("trunc.pb.gz", z, zn - zn / 20);
+	CHECK_INT(open1(trpath), TM_OK);
+	CHECK(in.fatal == NULL);
+	CHECK(in.members[1].size == UINT64_MAX);
+	b = slurp(1, &n, &st);
+	CHECK_INT(st, TM_ERR_FORMAT);
+	CHECK_INT(n, 32u << 20);
+	CHECK_STR(err.tp, "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)");
+	CHECK(strstr(err.msg, "trunc.pb.gz") && strstr(err.msg, "never reach the parser") &&
+	      strstr(err.msg, "byte 0x2000000)"));
+	free(b);
+	tm_input_close(&in);
+	/* ... and as a session: the member's events of the first chunk, then
+	 * trace_processor's failure */
+	session_run(trpath, &size, &ev, msg, sizeof msg);
+	CHECK_STR(msg, "Trace parse failure: Compressed stream incomplete, trace is likely "
+		       "corrupt (ERR:tp-corrupt) (ERR:tp-parse)");
+	CHECK_INT(size, 32u << 20);
+	CHECK_INT(ev, ev_chunk);
+	/* inside a TAR, followed by a JSON trace that is never reached */
+	f = (struct fx){0};
+	fx_file(&f, "a.pb.gz", z, zn - zn / 20);
+	fx_file(&f, "b.json", J, sizeof J - 1);
+	fx_end(&f);
+	session_run(fx_write("trunc.tar", f.d, f.n), &size, &ev, msg, sizeof msg);
+	CHECK_STR(msg, "Trace parse failure: Compressed stream incomplete, trace is likely "
+		       "corrupt (ERR:tp-corrupt) (ERR:tp-parse)");
+	CHECK_INT(ev, ev_chunk);
+	free(f.d);
+
+	/* corrupt deflate data in the second chunk */
+	unsigned char *c = malloc(zn);
+	memcpy(c, z, zn);
+	for (size_t k = zn - zn / 10; k < zn - zn / 10 + 64; k++)
+		c[k] ^= 0x5a;
+	const char *cpath = fx_write("corrupt.pb.gz", c, zn);
+	CHECK_INT(open1(cpath), TM_OK);
+	CHECK(in.fatal == NULL);
+	b = slurp(1, &n, &st);
+	CHECK_INT(st, TM_ERR_FORMAT);
+	CHECK_INT(n, 32u << 20);
+	CHECK_STR(err.tp, "Failed to decompress trace chunk (ERR:tp-corrupt)");
+	free(b);
+	tm_input_close(&in);
+	session_run(cpath, &size, &ev, msg, sizeof msg);
+	CHECK_STR(msg, "Trace parse failure: Failed to decompress trace chunk (ERR:tp-corrupt) "
+		       "(ERR:tp-parse)");
+	CHECK_INT(ev, ev_chunk);
+	free(c);
+
+	/* a failure inside the first chunk is known at open, as before */
+	CHECK_INT(open1(fx_write("trunc1.pb.gz", z, zn / 2)), TM_OK);
+	CHECK_STR(in.fatal, "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)");
+	CHECK_INT(in.members[1].size, 0);
+	CHECK_STR(proc_str(), "TOP");
+	tm_input_close(&in);
+	free(z);
+
+	/* tar.gz: the member walk reads through the listing's stream (one
+	 * pass at open, where there were two) */
+	f = (struct fx){0};
+	unsigned char *rp = raw_proto(NPK);
+	fx_file(&f, "a.pb", rp, NPK * 32);
+	free(rp);
+	fx_file(&f, "b.json", J, sizeof J - 1);
+	fx_end(&f);
+	unsigned char *raw = malloc(f.n);
+	memcpy(raw, f.d, f.n);
+	size_t tn = f.n;
+	z = gz_bytes(raw, f.n, &zn);
+	i0 = inflated_now();
+	CHECK_INT(open1(fx_write("big.tar.gz", z, zn)), TM_OK);
+	CHECK_INT(inflated_now() - i0, tn);
+	CHECK(in.fatal == NULL);
+	CHECK_INT(in.members[1].format, TM_FMT_TAR);
+	CHECK_INT(in.members[1].size, tn);
+	CHECK_STR(proc_str(), "TOP \"\" a.pb b.json");
+	CHECK_INT(find("a.pb")->size, NPK * 32);
+	CHECK_INT(find("a.pb")->format, TM_FMT_PROTO);
+	b = slurp((size_t)(find("b.json") - in.members), &n, &st);
+	CHECK_INT(st, TM_OK);
+	CHECK(n == sizeof J - 1 && b && memcmp(b, J, n) == 0);
+	free(b);
+	tm_input_close(&in);
+	/* truncated in its second chunk: the walk stops at what was handed
+	 * over; the gzip error is trace_processor's */
+	i0 = inflated_now();
+	CHECK_INT(open1(fx_write("trunc.tar.gz", z, zn - zn / 20)), TM_OK);
+	CHECK(inflated_now() - i0 < tn);
+	CHECK_STR(in.fatal, "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)");
+	CHECK(in.fatal_where && strstr(in.fatal_where, "never reach the parser"));
+	CHECK_INT(in.members[1].size, 32u << 20);
+	CHECK(in.members[1].error != NULL);
+	CHECK_STR(proc_str(), "TOP \"\"");
+	tm_input_close(&in);
+	free(f.d);
+	free(z);
+}
+
 static void
 t_tar_rules(void)
 {
@@ -866,6 +1142,7 @@ main(void)
 	RUN(t_gzip_concat_and_trace_marker);
 	RUN(t_zstd);
 	RUN(t_gzip_handover);
+	RUN(t_gzip_single_pass);
 	RUN(t_tar_rules);
 	RUN(t_zip);
 	RUN(t_zip_stream_stored);
