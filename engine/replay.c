@@ -1428,8 +1428,10 @@ placement(struct rp *p, size_t file, struct tm_buf *b)
 		tm_buf_adds(b, how);
 		shown = true;
 	}
-	if (!shown && !*sep)
+	if (!shown && !*sep) {
+		SEP();
 		tm_buf_adds(b, "its timestamps are used as they are (no clock to convert from)");
+	}
 	if (e && e->has_clocks && !e->clocks.clock && policy_of(mb->format) != POL_TF) {
 		SEP();
 		tm_buf_addf(b, "its pin (a clocks entry without clock) does not move a %s file: only "
