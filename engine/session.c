@@ -352,8 +352,10 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 	struct tm_buf js;
 	tm_buf_init(&js);
 	uint64_t total = 0, done = 0;
+	/* progress counts the bytes copied: top-level members' stored bytes */
 	for (size_t i = 1; i < s->in.n_members; i++)
-		total += s->in.members[i].size;
+		if (s->in.members[i].parent == 0 && s->in.members[i].stored_size != UINT64_MAX)
+			total += s->in.members[i].stored_size;
 	if (!s->in.is_loose && s->in.n_members == 1)
 		total = s->in.members[0].size;
 	if (m && !tm_manifest_is_trivial(m)) {

@@ -436,7 +436,7 @@ cmd_ls(int argc, char **argv)
 			kv_str(&b, &first, "name", m->name);
 			kv_str(&b, &first, "trace_type", tm_format_name(m->format));
 			kv_u64(&b, &first, "size", m->size != UINT64_MAX, m->size);
-			kv_u64(&b, &first, "stored_size", true, m->stored_size);
+			kv_u64(&b, &first, "stored_size", m->stored_size != UINT64_MAX, m->stored_size);
 			kv_u64(&b, &first, "id", m->trace_file_id != UINT32_MAX, m->trace_file_id);
 			kv_u64(&b, &first, "processing_order", m->order != UINT32_MAX, m->order);
 			kv_int(&b, &first, "priority", true, m->priority);
