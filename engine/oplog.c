@@ -737,3 +737,28 @@ tm_run_decode(const struct tm_run *r, int64_t *out)
 		out[i] = v;
 	}
 }
+
+void
+tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
+		     uint32_t push_flags, uint64_t offset)
+{
+	if (!l->use_runs || !run_clock_ok(clock) || (push_flags & ~(uint32_t)TM_PUSH_TRACK_EVENT)) {
+		struct tm_op op = {.kind = TM_OP_PACKET, .machine = machine, .clock = clock, .seq = seq,
+				   .ts = ts, .n = 1, .offset = offset};
+		tm_oplog_add(l, &op);
+		tm_oplog_push(l, machine, 0, push_flags, 0, offset);
+		return;
+	}
+	l->n_ops += 2;
+	if (l->has_held)
+		emit_held(l);
+	struct tm_op *r = &l->run;
+	if (r->n && r->flags == TM_RUN_PACKET && r->machine == machine && r->clock == clock &&
+	    r->push_flags == push_flags && ts >= l->run_ts[r->n - 1] && r->n < RUN_MAX &&
+	    r->n < l->cap_run_ts) {
+		l->run_ts[r->n++] = ts;
+		return;
+	}
+	struct tm_op key = {.machine = machine, .clock = clock, .offset = offset};
+	run_add(l, TM_RUN_PACKET, &key, push_flags, ts);
+}

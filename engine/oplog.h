@@ -223,6 +223,8 @@ void tm_oplog_push(struct tm_oplog *l, uint32_t machine, int64_t ts, uint32_t fl
 		   uint32_t detail, uint64_t offset);
 void tm_oplog_convert(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq,
 		      int64_t ts, uint32_t flags, uint32_t detail, uint64_t offset);
+void tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
+			  uint32_t push_flags, uint64_t offset);
 void tm_oplog_stat(struct tm_oplog *l, uint32_t machine, enum tm_stat_id stat, uint32_t n);
 void tm_oplog_fatal(struct tm_oplog *l, uint32_t machine, const char *text, uint64_t offset);
 /* Add a detail; returns the value for tm_op.detail (1 + index). */

@@ -1775,6 +1775,13 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		note_clock(s, clock);
 	struct te_op r = {0};
 	do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
+	if (has_ts && r.kind == TM_OP_PUSH && !r.detail) {
+		flush_nots(s);
+		tm_oplog_packet_push(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
+		note_ts(s, (int64_t)ts);
+		s->sc->n_events++;
+		return true;
+	}
 	if (has_ts) {
 		/* s->pkt_op: a PACKET op kept zero but for these */
 		struct tm_op *op = &s->pkt_op;

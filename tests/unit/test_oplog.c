@@ -104,11 +104,64 @@ details_keep_names(void)
 	tm_oplog_fini(&l);
 }
 
+/* The one-call appender gives the same bytes as PACKET + PUSH appends, with
+ * runs on and off; runs fold and expand back to the same ops. */
+static void
+packet_push_same_bytes(void)
+{
+	for (int runs = 0; runs < 2; runs++) {
+		struct tm_oplog a, b;
+		tm_oplog_init(&a);
+		tm_oplog_init(&b);
+		a.use_runs = b.use_runs = runs;
+		int64_t ts[] = {5, 9, 9, 12, 3, 4, 100};
+		uint32_t clocks[] = {0, 0, 0, 6, 6, 6, 64};
+		for (int i = 0; i < 7; i++) {
+			uint32_t fl = i == 2 ? 0 : TM_PUSH_TRACK_EVENT;
+			struct tm_op op = {.kind = TM_OP_PACKET, .clock = clocks[i], .seq = 3,
+					   .ts = ts[i], .n = 1, .offset = (uint64_t)i * 10};
+			tm_oplog_add(&a, &op);
+			tm_oplog_push(&a, 0, 0, fl, 0, (uint64_t)i * 10);
+			tm_oplog_packet_push(&b, 0, clocks[i], 3, ts[i], fl, (uint64_t)i * 10);
+		}
+		tm_oplog_finish(&a);
+		tm_oplog_finish(&b);
+		CHECK_INT(a.len, b.len);
+		CHECK(a.len == b.len && memcmp(a.bytes, b.bytes, a.len) == 0);
+		/* expanded, the ops are the plain sequence again */
+		struct tm_opiter it;
+		struct tm_op op;
+		tm_opiter_init(&it, &b);
+		int n_pkt = 0, n_push = 0;
+		int64_t last = -1;
+		while (tm_opiter_next(&it, &op)) {
+			if (op.kind == TM_OP_PACKET) {
+				CHECK_INT(op.ts, ts[n_pkt]);
+				CHECK_INT(op.clock, clocks[n_pkt]);
+				n_pkt++;
+				last = op.ts;
+			} else if (op.kind == TM_OP_PUSH) {
+				CHECK_INT(op.flags, n_push == 2 ? 0 : TM_PUSH_TRACK_EVENT);
+				n_push++;
+			}
+		}
+		(void)last;
+		CHECK_INT(n_pkt, 7);
+		CHECK_INT(n_push, 7);
+		if (runs)
+			CHECK(b.n_runs >= 1);
+		tm_opiter_fini(&it);
+		tm_oplog_fini(&a);
+		tm_oplog_fini(&b);
+	}
+}
+
 int
 main(void)
 {
 	RUN(roundtrip_all_kinds);
 	RUN(compact_events_are_small);
 	RUN(details_keep_names);
+	RUN(packet_push_same_bytes);
 	return 0;
 }
