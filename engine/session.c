@@ -9,7 +9,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "oplog.h"
 
@@ -207,18 +209,79 @@ scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error 
 	return TM_OK;
 }
 
+/* Scanning every member: members are independent (each has its own
+ * stream, scan and summary), so up to MAX_SCAN_THREADS of them are scanned
+ * at once, largest first. */
+#define MAX_SCAN_THREADS 4
+
+struct pool {
+	struct tm_session *s;
+	size_t *todo;
+	size_t n_todo;
+	_Atomic size_t next;
+	volatile bool *cancel;
+	_Atomic int status; /* first non-OK status */
+};
+
+static void *
+pool_worker(void *arg)
+{
+	struct pool *pl = arg;
+	for (;;) {
+		size_t k = atomic_fetch_add(&pl->next, 1);
+		if (k >= pl->n_todo || atomic_load(&pl->status) != TM_OK)
+			break;
+		struct tm_error e;
+		enum tm_status st = scan_one(pl->s, pl->todo[k], pl->cancel, &e);
+		if (st != TM_OK) {
+			int ok = TM_OK;
+			atomic_compare_exchange_strong(&pl->status, &ok, (int)st);
+		}
+	}
+	return NULL;
+}
+
 enum tm_status
 tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel, struct tm_error *err)
 {
 	if (member != SIZE_MAX)
 		return member < s->in.n_members ? scan_one(s, member, cancel, err)
 						: tm_error_set(err, TM_ERR_INVALID, "no member %zu", member);
-	for (size_t i = 0; i < s->in.n_members; i++) {
-		enum tm_status st = scan_one(s, i, cancel, err);
-		if (st != TM_OK)
-			return st;
-	}
-	return TM_OK;
+	struct pool pl = {.s = s, .cancel = cancel};
+	pl.todo = xcalloc(s->in.n_members + 1, sizeof *pl.todo);
+	for (size_t i = 0; i < s->in.n_members; i++)
+		if (!atomic_load(&s->is_scanned[i]))
+			pl.todo[pl.n_todo++] = i;
+	/* largest first, so one big member does not start last */
+	for (size_t i = 1; i < pl.n_todo; i++)
+		for (size_t j = i; j > 0; j--) {
+			uint64_t a = s->in.members[pl.todo[j]].stored_size;
+			uint64_t b = s->in.members[pl.todo[j - 1]].stored_size;
+			if (a == UINT64_MAX || (b != UINT64_MAX && a <= b))
+				break;
+			size_t t = pl.todo[j];
+			pl.todo[j] = pl.todo[j - 1];
+			pl.todo[j - 1] = t;
+		}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n_thr = ncpu > 1 ? (size_t)ncpu : 1;
+	if (n_thr > MAX_SCAN_THREADS)
+		n_thr = MAX_SCAN_THREADS;
+	if (n_thr > pl.n_todo)
+		n_thr = pl.n_todo ? pl.n_todo : 1;
+	pthread_t thr[MAX_SCAN_THREADS];
+	size_t started = 0;
+	for (size_t t = 1; t < n_thr; t++)
+		if (pthread_create(&thr[started], NULL, pool_worker, &pl) == 0)
+			started++;
+	pool_worker(&pl);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(thr[t], NULL);
+	free(pl.todo);
+	int st = atomic_load(&pl.status);
+	if (st == TM_ERR_CANCELLED)
+		return tm_error_set(err, TM_ERR_CANCELLED, "scan cancelled");
+	return (enum tm_status)st;
 }
 
 void
