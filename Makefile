@@ -16,7 +16,11 @@ WERROR  ?= 1
 PREFIX  ?= /usr/local
 MANDIR  ?= $(PREFIX)/share/man
 
-ifeq ($(SAN),1)
+ifeq ($(SAN),2)
+  O := $(B)/tsan
+  OPTFLAGS := -O1 -g -fsanitize=thread
+  LDSAN := -fsanitize=thread
+else ifeq ($(SAN),1)
   O := $(B)/asan
   OPTFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   LDSAN := -fsanitize=address,undefined
@@ -121,7 +125,8 @@ deps-check:
 test check: deps-check
 	$(Q)$(MAKE) --no-print-directory all WERROR=$(WERROR)
 	$(Q)$(MAKE) --no-print-directory SAN=1 all unit
-	$(Q)tests/run.sh $(B)/asan $(B)/rel
+	$(Q)$(MAKE) --no-print-directory SAN=2 $(B)/tsan/tracemerge $(B)/tsan/tests/test_replay_fast
+	$(Q)tests/run.sh $(B)/asan $(B)/rel $(B)/tsan
 
 lint-man:
 	$(Q)mandoc -Tlint -Wwarning man/*.[15]

@@ -6,6 +6,7 @@
 set -u
 SAN=${1:-build/asan}
 REL=${2:-build/rel}
+TSAN=${3:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export TM_BIN="$top/$SAN/tracemerge" TM_BIN_REL="$top/$REL/tracemerge" TM_TOP="$top"
@@ -42,6 +43,11 @@ for t in tests/cli/*.sh tests/tui/*.sh; do
 	run_one "$(basename "$(dirname "$t")")/$(basename "$t" .sh)" bash "$t"
 done
 run_one "conformance" python3 tests/conformance/run.py "$TM_BIN"
+if [ -n "$TSAN" ] && [ -x "$TSAN/tests/test_replay_fast" ]; then
+	# the parallel member scan under ThreadSanitizer
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 run_one "tsan/test_replay_fast" "$TSAN/tests/test_replay_fast"
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 TM_BIN="$top/$TSAN/tracemerge" run_one "tsan/cli" bash tests/cli/batch.sh
+fi
 run_one "layers+man" bash tests/static.sh "$SAN"
 
 echo "$pass passed, $fail failed, $skip skipped"
