@@ -1401,8 +1401,11 @@ placement(struct rp *p, size_t file, struct tm_buf *b)
 		case BR_DECLINED:
 			break;
 		case BR_PATH:
-			if (c->trace_id == (uint32_t)p->tt_owner && tm_clockid_eq(c->bridged_from, p->tt))
-				how = "owns the timeline: its events keep their own timestamps";
+			if (p->tt_owner != NO_OWNER && c->trace_id == (uint32_t)p->tt_owner &&
+			    c->row == p->tt.machine)
+				how = tm_clockid_eq(c->bridged_from, p->tt)
+					      ? "owns the timeline: its events keep their own timestamps"
+					      : "owns the timeline (its clock snapshots chose the clock)";
 			else if (e && e->has_clocks)
 				how = e->clocks.clock ? "placed by its clocks entry (relates its clock to "
 							"the reference)"

@@ -881,7 +881,8 @@ do_snapshot(struct ps *s, const struct pkt *k)
 	}
 	struct tm_op op = {.kind = TM_OP_SNAPSHOT, .machine = k->machine, .seq = k->seq,
 			   .flags = TM_SNAP_PACKET, .primary = primary,
-			   .n = (uint32_t)(s->n_pclocks - base), .clocks = s->pclocks + base,
+			   .n = (uint32_t)(s->n_pclocks - base),
+			   .clocks = s->n_pclocks > base ? s->pclocks + base : NULL,
 			   .offset = k->off};
 	s->sc->has_snapshot = true;
 	emit(s, &op);
@@ -945,7 +946,8 @@ do_remote_sync(struct ps *s, const struct pkt *k)
 	}
 	struct tm_op op = {.kind = TM_OP_REMOTE_SYNC, .machine = k->machine,
 			   .n = (uint32_t)n_rounds, .counts = counts,
-			   .clocks = s->pclocks + base, .offset = k->off};
+			   .clocks = s->n_pclocks > base ? s->pclocks + base : NULL,
+			   .offset = k->off};
 	emit(s, &op);
 	free(counts);
 	s->n_pclocks = base;
@@ -1381,7 +1383,7 @@ do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 		}
 		if (wt == 0) {
 			switch (tag >> 3) {
-			case 1: has_cpu = true; cpu = v; break;
+			case 1: has_cpu = true; cpu = (uint32_t)v; break; /* uint32 field */
 			case 5: has_clk = true; clk = v; break;
 			case 6: has_fts = true; fts = (int64_t)v; break;
 			case 7: has_bts = true; bts = (int64_t)v; break;
@@ -2250,6 +2252,18 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		tm_scan_note_ts(sc, s.ts_min);
 		tm_scan_note_ts(sc, s.ts_max);
 	}
+	/* trace_processor waits for the rest of a cut-off packet and ignores it
+	 * at the end; we say so (ours; it changes no number). */
+	if (rc == TM_OK && !s.stop && carry.len)
+		tm_scan_warn(sc,
+			     "byte %llu (0x%llx): the member ends inside a packet (%zu bytes of it "
+			     "present); trace_processor ignores the cut-off packet",
+			     (unsigned long long)carry_off, (unsigned long long)carry_off, carry.len);
+	else if (rc == TM_OK && !s.stop && skip)
+		tm_scan_warn(sc,
+			     "byte %llu (0x%llx): the member ends %llu bytes short of the end of its "
+			     "last field; trace_processor ignores the cut-off part",
+			     (unsigned long long)pos, (unsigned long long)pos, (unsigned long long)skip);
 	if (ctl && ctl->progress)
 		atomic_store(ctl->progress, pos);
 	tm_buf_fini(&carry);

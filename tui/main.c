@@ -648,8 +648,20 @@ put_machine(const struct tm_report *r, uint32_t id)
 /* Text report: the verdict in the dialog's words, then drops by file, by
  * machine and by stat, the timeline's owner and why, and what is not
  * predicted.  Lines marked (tracemerge) are ours, not trace_processor's. */
+/* A file's label: its member path, or for a single input its base name. */
+static const char *
+file_label(const struct tm_session *s, const struct tm_report_file *f)
+{
+	if (f->path)
+		return f->path;
+	const struct tm_member *m = tm_session_member(s, f->member);
+	const char *p = m && m->source_path ? m->source_path : "input";
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
 static void
-print_check_text(const struct tm_report *r)
+print_check_text(const struct tm_session *s, const struct tm_report *r)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
@@ -673,7 +685,7 @@ print_check_text(const struct tm_report *r)
 			if (!f->is_trace || f->order != ord)
 				continue;
 			printf("  %-10s ", tm_format_name(f->format));
-			put_escaped(stdout, f->path ? f->path : "(input)");
+			put_escaped(stdout, file_label(s, f));
 			if (f->is_predicted)
 				printf(": %" PRIu64 " events, %" PRIu64 " dropped", f->events, f->dropped);
 			else
@@ -714,7 +726,7 @@ print_check_text(const struct tm_report *r)
 	}
 	if (r->tt_file >= 0) {
 		fputs(", owned by ", stdout);
-		put_escaped(stdout, r->files[r->tt_file].path ? r->files[r->tt_file].path : "the input");
+		put_escaped(stdout, file_label(s, &r->files[r->tt_file]));
 	}
 	putchar('\n');
 	if (r->tt_why) {
@@ -775,7 +787,7 @@ cmd_check(int argc, char **argv)
 		if (o.json)
 			print_check_json(s, r, o.events);
 		else
-			print_check_text(r);
+			print_check_text(s, r);
 		rc = exit_for(r, o.strict);
 		tm_report_free(r);
 	}
