@@ -64,6 +64,23 @@ bool tm_stream_is_gzip(const struct tm_stream *st);
 /* Test hook: decompressed bytes produced by all gzip/ctrace streams of the
  * process (relaxed atomic counter). */
 extern uint64_t tm_inflated_bytes;
+
+/* gzip/ctrace streams inflate on a producer thread of their own (started by
+ * the first tm_stream_next; tm_stream_gz_prime inflates on the caller's
+ * thread), into a ring that is also the hold-back buffer: 32 MiB + 1 MiB +
+ * 3 MiB of read-ahead per stream.  Delivered bytes, hand-overs, failures
+ * and offsets are those of the sequential stream; a parent stream is read
+ * by its child's producer only; tm_stream_close stops and joins it (and
+ * those of the parents) promptly.
+ *
+ * Test hook: read when a stream is created; zeros are the defaults. */
+struct tm_gz_tune {
+	size_t block;   /* most bytes per tm_stream_next (256 KiB) */
+	size_t step;    /* most output per inflate call (1 MiB) */
+	size_t slack;   /* read-ahead + 1: ring = 33 MiB + slack - 1 (3 MiB) */
+	bool no_thread; /* inflate on the consumer's thread (the sequential stream) */
+};
+extern struct tm_gz_tune tm_gz_tune;
 /* Decompress parent (owned), a zstd stream with any number of frames, through
  * libarchive's zstd filter.  Errors carry trace_processor's texts. */
 struct tm_stream *tm_stream_unzstd(struct tm_stream *parent, const char *label);

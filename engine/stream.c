@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,8 +54,15 @@
 #define TP_BLOB (32u << 20)
 /* Handed-over bytes tm_stream_gz_prime may keep ahead of the reader. */
 #define PRIME_MAX (1u << 20)
+/* gzip/ctrace ring: the hold-back chunk, the primed bytes and this much
+ * read-ahead for the producer thread. */
+#define RING_SLACK (3u << 20)
+/* Output per inflate call of the producer (how often it looks at stop and
+ * at the ring's free space). */
+#define STEP (1u << 20)
 
 uint64_t tm_inflated_bytes; /* test hook: all gzip/ctrace output produced */
+struct tm_gz_tune tm_gz_tune; /* test hook: zeros = the defaults */
 
 enum kind { K_FILE, K_RANGE, K_INFLATE, K_LA };
 
@@ -73,16 +81,30 @@ struct tm_stream {
 	z_stream z;
 	bool z_init, raw, strip, first, boundary, eof;
 	uint64_t member_end; /* output offset of the last gzip member's end */
-	/* gzip/ctrace (!raw): the hand-over buffer.  [hb_out, hb_ready) is
-	 * handed over and not yet delivered; [hb_ready, hb_len) is the chunk
-	 * being collected (only inside gz_fill). */
+	/* gzip/ctrace (!raw): the hand-over ring (see "gzip / ctrace" below).
+	 * Offsets are absolute output offsets; byte x lives at
+	 * hb[(x - r_org) % r_cap].  [r_free, pos) is the block the consumer
+	 * borrowed, [pos, r_ready) handed over and not yet delivered,
+	 * [r_ready, r_head) the chunk being collected. */
 	uint8_t *hb;
-	size_t hb_out, hb_ready, hb_len;
+	size_t r_cap, r_block, r_step;
+	uint64_t r_org, r_free, r_ready;
+	uint64_t r_head;     /* producer's: output produced (== inflated) */
+	uint64_t r_chunk0;   /* producer's: start of the chunk being collected */
+	bool in_end;         /* producer's: the parent is at its end */
+	bool quiet_fail;     /* consumer's: report the failure as the end */
+	bool sync;           /* no producer thread: the consumer inflates */
+	/* shared, under mu */
+	pthread_mutex_t mu;
+	pthread_cond_t cv_p, cv_c; /* producer waits for room, consumer for data */
+	bool mu_init, thr_on, p_wait, c_wait, stop;
+	pthread_t thr;
 	uint64_t inflated;   /* output produced so far */
 	bool failed;         /* decompression failed; ferr after the ready bytes */
-	bool quiet_fail;     /* report the failure as the end of the stream */
 	enum tm_status fs;
 	struct tm_error ferr;
+	enum tm_status ps;   /* producer thread: our own error (the parent's) */
+	struct tm_error perr;
 	char *zip_name;     /* raw ZIP: TP's error names the entry */
 	uint64_t zip_csize; /* raw ZIP: compressed size */
 	/* K_LA: libarchive's filter layer over rd (raw format) */
@@ -162,6 +184,17 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 	if (inflateInit2(&st->z, raw ? -15 : 15 + 32) != Z_OK)
 		abort(); /* only fails on out-of-memory */
 	st->z_init = true;
+	if (!raw) {
+		struct tm_gz_tune t = tm_gz_tune;
+		st->r_block = t.block ? t.block : BLOCK;
+		st->r_step = t.step ? t.step : STEP;
+		st->r_cap = TP_BLOB + PRIME_MAX + (t.slack ? t.slack - 1 : RING_SLACK);
+		st->sync = t.no_thread;
+		if (pthread_mutex_init(&st->mu, NULL) || pthread_cond_init(&st->cv_p, NULL) ||
+		    pthread_cond_init(&st->cv_c, NULL))
+			abort();
+		st->mu_init = true;
+	}
 	return st;
 }
 
@@ -199,11 +232,37 @@ tm_stream_unzstd(struct tm_stream *parent, const char *label)
 }
 
 
+/* Ask every producer thread of st's chain to stop: the one of st and those
+ * of its parents, which st's producer may be waiting on.  Only the pointer
+ * to the parent is read across threads, and it never changes. */
+static void
+stop_chain(struct tm_stream *st)
+{
+	for (struct tm_stream *s = st; s; s = s->rd.st) {
+		if (!s->mu_init)
+			continue;
+		pthread_mutex_lock(&s->mu);
+		s->stop = true;
+		pthread_cond_broadcast(&s->cv_p);
+		pthread_cond_broadcast(&s->cv_c);
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
 void
 tm_stream_close(struct tm_stream *st)
 {
 	if (!st)
 		return;
+	if (st->mu_init) {
+		stop_chain(st);
+		/* thr_on is set only by st's consumer: the caller */
+		if (st->thr_on)
+			pthread_join(st->thr, NULL);
+		pthread_cond_destroy(&st->cv_c);
+		pthread_cond_destroy(&st->cv_p);
+		pthread_mutex_destroy(&st->mu);
+	}
 	if (st->fd >= 0)
 		close(st->fd);
 	if (st->rd.st)
@@ -483,43 +542,117 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 uint64_t
 tm_stream_member_end(const struct tm_stream *st)
 {
-	return st->member_end;
+	if (!st->mu_init)
+		return st->member_end;
+	struct tm_stream *m = (struct tm_stream *)(uintptr_t)st; /* the lock only */
+	pthread_mutex_lock(&m->mu);
+	uint64_t v = st->member_end;
+	pthread_mutex_unlock(&m->mu);
+	return v;
 }
 
 /* ---- gzip / ctrace: trace_processor's hand-over model ---- */
+
+/*
+ * The output goes through one ring of r_cap bytes (the 32 MiB chunk, the
+ * 1 MiB tm_stream_gz_prime may add, 3 MiB of read-ahead; pages are touched
+ * as used): it is the hold-back buffer and the queue between the producer
+ * and the consumer at once, so the read-ahead costs 3 MiB, not a second
+ * chunk.
+ *
+ * Producer (gz_fill): inflates at r_head, one hand-over chunk per call; a
+ * hand-over (chunk full, gzip member end, clean end of input) moves r_ready
+ * up to r_head.  On a decompression failure r_ready stays where it is: the
+ * chunk being collected is never delivered.  The producer runs on a thread
+ * of its own, started by the first tm_stream_next, never by
+ * tm_stream_gz_prime: the listing primes synchronously, and nothing runs
+ * ahead of what archive.c reads back from the stream (failure, inflated
+ * bytes) until the scan reads on.  The producer is the only one that reads
+ * the parent stream and touches z, rd, first, boundary and r_head; it waits
+ * on cv_p while the ring is full, and looks at stop once per step (at most
+ * r_step bytes of output).
+ *
+ * Consumer (next_gzip): delivers [pos, r_ready) in blocks of at most
+ * r_block bytes (split where the ring wraps); a block stays valid until the
+ * next call, which gives it back (r_free = pos).  It waits on cv_c while
+ * nothing is ready; once the ready bytes are delivered it reports how the
+ * producer ended: cleanly, with trace_processor's failure (ferr), or with
+ * our own error from the parent (perr, in the order the producer met it).
+ *
+ * No deadlock: when both would wait, r_free == pos == r_ready, so the ring
+ * holds only the chunk being collected (at most TP_BLOB < r_cap bytes).
+ * Closing sets stop on the stream and its parents (a producer may be
+ * waiting for its parent's ring) and joins.  With sync (test hook, or
+ * pthread_create failing) the consumer runs gz_fill itself, as the stream
+ * did before it had a thread.
+ */
+
+static size_t
+ridx(const struct tm_stream *st, uint64_t x)
+{
+	return (size_t)((x - st->r_org) % st->r_cap);
+}
+
+/* Hand over everything produced (eof: the clean end of the stream). */
+static void
+gz_release(struct tm_stream *st, bool eof)
+{
+	pthread_mutex_lock(&st->mu);
+	st->inflated = st->r_head;
+	st->r_ready = st->r_head;
+	if (eof)
+		st->eof = true;
+	if (st->c_wait)
+		pthread_cond_signal(&st->cv_c);
+	pthread_mutex_unlock(&st->mu);
+}
 
 /* Decompression failed: drop the chunk being collected; the failure is
  * reported once the handed-over bytes are delivered. */
 static void
 gz_fail(struct tm_stream *st, const char *tp)
 {
-	size_t dropped = st->hb_len - st->hb_ready;
-	uint64_t handed = st->pos + (st->hb_ready - st->hb_out);
-	st->hb_len = st->hb_ready;
+	struct tm_error e;
+	tm_error_clear(&e);
+	pthread_mutex_lock(&st->mu);
+	size_t dropped = (size_t)(st->r_head - st->r_ready);
+	uint64_t handed = st->r_ready;
+	pthread_mutex_unlock(&st->mu);
+	enum tm_status fs = tm_error_set(
+		&e, TM_ERR_FORMAT,
+		"%s: byte 0x%" PRIx64 " (compressed byte 0x%" PRIx64 "): %s; the "
+		"%zu bytes decompressed since the last hand-over (byte 0x%" PRIx64
+		") never reach the parser",
+		st->label, st->r_head, st->rd.off - st->z.avail_in, tp, dropped, handed);
+	snprintf(e.tp, sizeof e.tp, "%s", tp);
+	pthread_mutex_lock(&st->mu);
+	st->inflated = st->r_head;
 	st->eof = true;
 	st->failed = true;
-	st->fs = tm_error_set(&st->ferr, TM_ERR_FORMAT,
-			      "%s: byte 0x%" PRIx64 " (compressed byte 0x%" PRIx64 "): %s; the "
-			      "%zu bytes decompressed since the last hand-over (byte 0x%" PRIx64
-			      ") never reach the parser",
-			      st->label, st->inflated, st->rd.off - st->z.avail_in, tp, dropped,
-			      handed);
-	snprintf(st->ferr.tp, sizeof st->ferr.tp, "%s", tp);
+	st->fs = fs;
+	st->ferr = e;
+	if (st->c_wait)
+		pthread_cond_signal(&st->cv_c);
+	pthread_mutex_unlock(&st->mu);
 }
 
-/* Inflate until the chunk being collected is handed over (TP_BLOB bytes,
- * the end of a gzip member, or the clean end of the input), the stream
- * ends, or decompression fails.  Appends after the ready bytes. */
+/* Producer: inflate until the chunk being collected is handed over
+ * (TP_BLOB bytes, the end of a gzip member, or the clean end of the input),
+ * the stream ends, or decompression fails.  Appends after the ready bytes
+ * (r_head == r_ready on entry).  Returns our own errors only: the parent's,
+ * or TM_ERR_CANCELLED once the stream is being closed. */
 static enum tm_status
 gz_fill(struct tm_stream *st, struct tm_error *err)
 {
 	enum tm_status s;
-	if (st->hb_out == st->hb_ready)
-		st->hb_out = st->hb_ready = st->hb_len = 0;
 	if (!st->hb)
-		st->hb = xmalloc(TP_BLOB + PRIME_MAX); /* pages are touched as used */
-	size_t chunk0 = st->hb_len;
+		st->hb = xmalloc(st->r_cap); /* pages are touched as used */
+	uint64_t chunk0 = st->r_head;
 	bool in_end = false;
+	pthread_mutex_lock(&st->mu);
+	if (st->r_free == st->r_head)
+		st->r_org = st->r_head; /* empty: start again at hb[0] (few pages) */
+	pthread_mutex_unlock(&st->mu);
 	for (;;) {
 		if (st->z.avail_in == 0 && !in_end) {
 			if ((s = tm_rd_fill(&st->rd, err)) != TM_OK)
@@ -545,33 +678,53 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 			st->rd.n -= (size_t)(in - st->rd.p) + st->z.avail_in;
 			st->rd.p = in + st->z.avail_in;
 		}
-		size_t room = chunk0 + TP_BLOB - st->hb_len;
+		size_t room = (size_t)(chunk0 + TP_BLOB - st->r_head);
 		if (room == 0) {
-			st->hb_ready = st->hb_len; /* a full chunk */
+			gz_release(st, false); /* a full chunk */
 			return TM_OK;
 		}
 		if (in_end && st->boundary) {
-			st->eof = true; /* the clean end: hand over the rest */
-			st->hb_ready = st->hb_len;
+			gz_release(st, true); /* the clean end: hand over the rest */
 			return TM_OK;
 		}
-		st->z.next_out = st->hb + st->hb_len;
-		st->z.avail_out = (uInt)room;
+		/* room in the ring (never short without a thread: see above) */
+		pthread_mutex_lock(&st->mu);
+		st->inflated = st->r_head;
+		while (st->r_head - st->r_free == st->r_cap && !st->stop) {
+			st->p_wait = true;
+			pthread_cond_wait(&st->cv_p, &st->mu);
+			st->p_wait = false;
+		}
+		bool stop = st->stop;
+		size_t free_b = st->r_cap - (size_t)(st->r_head - st->r_free);
+		pthread_mutex_unlock(&st->mu);
+		if (stop)
+			return tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed", st->label);
+		size_t i = ridx(st, st->r_head), out = room;
+		if (out > free_b)
+			out = free_b;
+		if (out > st->r_cap - i)
+			out = st->r_cap - i; /* up to where the ring wraps */
+		if (out > st->r_step)
+			out = st->r_step;
+		st->z.next_out = st->hb + i;
+		st->z.avail_out = (uInt)out;
 		st->boundary = false;
 		int r = inflate(&st->z, Z_NO_FLUSH);
-		size_t got = room - st->z.avail_out;
-		st->hb_len += got;
-		st->inflated += got;
+		size_t got = out - st->z.avail_out;
+		st->r_head += got;
 		if (got)
 			__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)got, __ATOMIC_RELAXED);
 		if (r == Z_STREAM_END) {
 			st->boundary = true;
 			inflateReset(&st->z);
-			st->member_end = st->inflated;
+			pthread_mutex_lock(&st->mu);
+			st->member_end = st->r_head;
+			pthread_mutex_unlock(&st->mu);
 			/* trace_processor hands a member's output to the parser at
 			 * its end, before it decodes what follows (which may fail). */
-			if (st->hb_len > chunk0) {
-				st->hb_ready = st->hb_len;
+			if (st->r_head > chunk0) {
+				gz_release(st, false);
 				return TM_OK;
 			}
 			continue;
@@ -589,29 +742,91 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 	}
 }
 
+/* The producer thread: chunk after chunk until the stream ends, fails, or
+ * is closed. */
+static void *
+gz_thread(void *arg)
+{
+	struct tm_stream *st = arg;
+	struct tm_error e;
+	for (;;) {
+		tm_error_clear(&e);
+		enum tm_status s = gz_fill(st, &e);
+		pthread_mutex_lock(&st->mu);
+		st->inflated = st->r_head;
+		bool end = st->eof || st->failed || st->stop || s != TM_OK;
+		if (s != TM_OK && !st->stop) {
+			st->ps = s;
+			st->perr = e;
+		}
+		if (end && st->c_wait)
+			pthread_cond_signal(&st->cv_c);
+		pthread_mutex_unlock(&st->mu);
+		if (end)
+			return NULL;
+	}
+}
+
 static enum tm_status
 next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
 {
 	enum tm_status s;
 	*n = 0;
-	while (st->hb_out == st->hb_ready) {
-		if (st->failed) {
-			if (st->quiet_fail)
-				return TM_OK;
-			*err = st->ferr;
-			return st->fs;
+	pthread_mutex_lock(&st->mu);
+	st->r_free = st->pos; /* the block handed out last is given back */
+	if (st->p_wait)
+		pthread_cond_signal(&st->cv_p);
+	for (;;) {
+		if (st->stop) {
+			pthread_mutex_unlock(&st->mu);
+			return tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed", st->label);
 		}
-		if (st->eof)
+		if (st->r_ready != st->pos)
+			break;
+		if (st->failed) {
+			bool quiet = st->quiet_fail;
+			if (!quiet)
+				*err = st->ferr;
+			s = st->fs;
+			pthread_mutex_unlock(&st->mu);
+			return quiet ? TM_OK : s;
+		}
+		if (st->eof) {
+			pthread_mutex_unlock(&st->mu);
 			return TM_OK;
-		if ((s = gz_fill(st, err)) != TM_OK)
+		}
+		if (st->ps != TM_OK) {
+			*err = st->perr;
+			s = st->ps;
+			pthread_mutex_unlock(&st->mu);
 			return s;
+		}
+		if (!st->thr_on && !st->sync) {
+			if (pthread_create(&st->thr, NULL, gz_thread, st) == 0)
+				st->thr_on = true;
+			else
+				st->sync = true; /* inflate here, as without threads */
+		}
+		if (st->sync) {
+			pthread_mutex_unlock(&st->mu);
+			if ((s = gz_fill(st, err)) != TM_OK)
+				return s;
+			pthread_mutex_lock(&st->mu);
+			continue;
+		}
+		st->c_wait = true;
+		pthread_cond_wait(&st->cv_c, &st->mu);
+		st->c_wait = false;
 	}
-	size_t k = st->hb_ready - st->hb_out;
-	if (k > BLOCK)
-		k = BLOCK;
-	*p = st->hb + st->hb_out;
-	*n = k;
-	st->hb_out += k;
+	size_t i = ridx(st, st->pos);
+	uint64_t k = st->r_ready - st->pos;
+	if (k > st->r_block)
+		k = st->r_block;
+	if (k > st->r_cap - i)
+		k = st->r_cap - i;
+	*p = st->hb + i;
+	pthread_mutex_unlock(&st->mu);
+	*n = (size_t)k;
 	st->pos += k;
 	return TM_OK;
 }
@@ -620,38 +835,70 @@ enum tm_status
 tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p, size_t *n, bool *done,
 		   struct tm_error *err)
 {
-	enum tm_status s;
+	enum tm_status s = TM_OK;
 	if (want > PRIME_MAX)
 		want = PRIME_MAX;
-	while (st->hb_ready - st->hb_out < want && !st->eof) {
-		if ((s = gz_fill(st, err)) != TM_OK)
-			return s;
+	pthread_mutex_lock(&st->mu);
+	st->r_free = st->pos;
+	while (st->r_ready - st->pos < want && !st->eof && st->ps == TM_OK && !st->stop) {
+		if (st->thr_on) {
+			st->c_wait = true;
+			pthread_cond_wait(&st->cv_c, &st->mu);
+			st->c_wait = false;
+			continue;
+		}
+		/* the usual case: nothing runs ahead of the listing */
+		pthread_mutex_unlock(&st->mu);
+		s = gz_fill(st, err);
+		pthread_mutex_lock(&st->mu);
+		if (s != TM_OK)
+			break;
 	}
-	*p = st->hb ? st->hb + st->hb_out : NULL;
-	*n = st->hb_ready - st->hb_out;
+	if (s == TM_OK && st->ps != TM_OK) {
+		*err = st->perr;
+		s = st->ps;
+	}
+	size_t i = st->hb ? ridx(st, st->pos) : 0;
+	uint64_t k = st->r_ready - st->pos;
+	if (k > st->r_cap - i) /* only if read from before: not contiguous */
+		k = st->r_cap - i;
+	*p = st->hb ? st->hb + i : NULL;
+	*n = (size_t)k;
 	*done = st->eof;
-	return TM_OK;
+	pthread_mutex_unlock(&st->mu);
+	return s;
 }
 
 bool
 tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err)
 {
-	if (st->kind != K_INFLATE || !st->failed)
+	if (st->kind != K_INFLATE || !st->mu_init)
 		return false;
-	*err = st->ferr;
-	return true;
+	struct tm_stream *m = (struct tm_stream *)(uintptr_t)st; /* the lock only */
+	pthread_mutex_lock(&m->mu);
+	bool f = st->failed;
+	if (f)
+		*err = st->ferr;
+	pthread_mutex_unlock(&m->mu);
+	return f;
 }
 
 void
 tm_stream_gz_quiet(struct tm_stream *st)
 {
-	st->quiet_fail = true;
+	st->quiet_fail = true; /* the consumer's */
 }
 
 uint64_t
 tm_stream_inflated(const struct tm_stream *st)
 {
-	return st->inflated;
+	if (!st->mu_init)
+		return 0;
+	struct tm_stream *m = (struct tm_stream *)(uintptr_t)st; /* the lock only */
+	pthread_mutex_lock(&m->mu);
+	uint64_t v = st->inflated;
+	pthread_mutex_unlock(&m->mu);
+	return v;
 }
 
 bool

@@ -8,6 +8,7 @@
 #include <archive_entry.h>
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <time.h>
 #include <zlib.h>
 
 #include "input.h"
@@ -723,6 +724,281 @@ t_gzip_single_pass(void)
 	free(z);
 }
 
+/* ---- the producer thread (stream.c): same bytes, same ends ---- */
+
+/* What one read of a gzip/ctrace stream gave: the bytes, how it ended, and
+ * (prime > 0) what tm_stream_gz_prime handed out first. */
+struct gzrun {
+	unsigned char *out;
+	size_t n;
+	enum tm_status st;
+	struct tm_error e;
+	uint64_t off, inflated;
+	size_t prime_n;
+	unsigned char prime_head[4096];
+	bool prime_done;
+	bool offsets_ok;
+};
+
+/* Read path[0, flen) through tm_stream_inflate (nested: twice) with tune t;
+ * stop after stop_after bytes (0: read to the end). */
+static void
+gz_run(const char *path, uint64_t flen, bool strip, bool nested, struct tm_gz_tune t,
+       size_t prime, size_t stop_after, struct gzrun *r)
+{
+	struct tm_stream *st;
+	memset(r, 0, sizeof *r);
+	r->offsets_ok = true;
+	tm_error_clear(&r->e);
+	tm_gz_tune = t;
+	if (tm_stream_file(path, "x", 0, flen, &st, &r->e) != TM_OK) {
+		CHECK(!"tm_stream_file");
+		tm_gz_tune = (struct tm_gz_tune){0};
+		return;
+	}
+	st = tm_stream_inflate(st, "x", false, strip, NULL, 0);
+	if (nested)
+		st = tm_stream_inflate(st, "x: y", false, false, NULL, 0);
+	tm_gz_tune = (struct tm_gz_tune){0};
+	size_t cap = 0;
+	r->st = TM_OK;
+	if (prime) {
+		const uint8_t *p;
+		size_t n;
+		r->st = tm_stream_gz_prime(st, prime, &p, &n, &r->prime_done, &r->e);
+		r->prime_n = n;
+		/* still delivered afterwards: keep the head to compare */
+		if (r->st == TM_OK && n)
+			memcpy(r->prime_head, p, n < sizeof r->prime_head ? n : sizeof r->prime_head);
+	}
+	while (r->st == TM_OK) {
+		const uint8_t *p;
+		size_t n;
+		r->st = tm_stream_next(st, &p, &n, &r->e);
+		if (r->st != TM_OK || !n)
+			break;
+		if (r->n + n > cap) {
+			cap = (r->n + n) * 2;
+			r->out = realloc(r->out, cap);
+		}
+		memcpy(r->out + r->n, p, n);
+		r->n += n;
+		if (tm_stream_offset(st) != r->n)
+			r->offsets_ok = false;
+		if (stop_after && r->n >= stop_after)
+			break;
+	}
+	r->off = tm_stream_offset(st);
+	r->inflated = tm_stream_inflated(st);
+	tm_stream_close(st);
+	size_t h = r->prime_n < sizeof r->prime_head ? r->prime_n : sizeof r->prime_head;
+	if (h && (r->n < h || memcmp(r->out, r->prime_head, h) != 0))
+		r->offsets_ok = false; /* the primed bytes were not delivered first */
+}
+
+/* The threaded stream against the sequential one (no_thread) on the same
+ * input, for several block / step / read-ahead sizes. */
+/* expect: 0 the stream ends cleanly, 1 with trace_processor's failure, 2 with
+ * our own error (the parent's). */
+static void
+gz_same(const char *what, const char *path, uint64_t flen, bool strip, bool nested, bool all,
+	int expect)
+{
+	static const struct tm_gz_tune tunes[] = {
+		{0, 0, 0, false},              /* the defaults */
+		{4093, 65521, 1, false},       /* no read-ahead: the ring wraps, fills */
+		{1u << 20, 7919, 4096, false}, /* big blocks, tiny steps */
+		{777, 1u << 20, 0, false},     /* small blocks */
+	};
+	struct gzrun ref, got;
+	for (int pr = 0; pr < 2; pr++) {
+		size_t prime = pr ? (1u << 20) : 0;
+		gz_run(path, flen, strip, nested, (struct tm_gz_tune){0, 0, 0, true}, prime, 0, &ref);
+		for (size_t k = 0; k < sizeof tunes / sizeof tunes[0]; k++) {
+			if (!all && k > (pr ? 0u : 1u))
+				break; /* the defaults, and no read-ahead unprimed */
+			gz_run(path, flen, strip, nested, tunes[k], prime, 0, &got);
+			bool same = got.n == ref.n && (!ref.n || memcmp(got.out, ref.out, ref.n) == 0) &&
+				    got.st == ref.st && strcmp(got.e.msg, ref.e.msg) == 0 &&
+				    strcmp(got.e.tp, ref.e.tp) == 0 && got.off == ref.off &&
+				    got.inflated == ref.inflated && got.prime_n == ref.prime_n &&
+				    got.prime_done == ref.prime_done && got.offsets_ok;
+			if (!same) {
+				fprintf(stderr,
+					"%s (tune %zu, prime %zu): n %zu/%zu st %d/%d off %" PRIu64
+					"/%" PRIu64 " inflated %" PRIu64 "/%" PRIu64
+					" prime %zu/%zu\n  %s\n  %s\n",
+					what, k, prime, got.n, ref.n, got.st, ref.st, got.off, ref.off,
+					got.inflated, ref.inflated, got.prime_n, ref.prime_n, got.e.msg,
+					ref.e.msg);
+				CHECK(!"threaded stream differs from the sequential one");
+			}
+			free(got.out);
+		}
+		int how = ref.st == TM_OK ? 0 : ref.e.tp[0] ? 1 : 2;
+		if (how != expect) {
+			fprintf(stderr, "%s: ends %d (%s), expected %d\n", what, how, ref.e.msg, expect);
+			CHECK(!"unexpected end of the sequential stream");
+		}
+		free(ref.out);
+	}
+}
+
+static unsigned char *
+gz_mem(const unsigned char *raw, size_t n, size_t *zn)
+{
+	unsigned char *c = malloc(n);
+	memcpy(c, raw, n);
+	return gz_bytes(c, n, zn);
+}
+
+static void
+t_gzip_thread_same(void)
+{
+	/* members of 1000 B, 3 MiB, 34 MiB (a full chunk and a rest), 100 B
+	 * and 2 MiB: hand-overs at member ends and at 32 MiB */
+	static const size_t sz[] = {1000, 3u << 20, 34u << 20, 100, 2u << 20};
+	size_t total = 0, ztotal = 0, ends[5], zends[5];
+	for (int i = 0; i < 5; i++)
+		total += sz[i];
+	unsigned char *raw = raw_proto(total / 32 + 1);
+	for (size_t i = 0; i < total; i += 4099)
+		raw[i] ^= (unsigned char)(i >> 12); /* not too compressible */
+	unsigned char *cat = malloc(7 + total + 1024 * 5 + (total >> 6));
+	memcpy(cat, "TRACE:\n", 7);
+	ztotal = 7;
+	size_t off = 0;
+	for (int i = 0; i < 5; i++) {
+		size_t zn;
+		unsigned char *z = gz_mem(raw + off, sz[i], &zn);
+		memcpy(cat + ztotal, z, zn);
+		free(z);
+		off += sz[i];
+		ztotal += zn;
+		ends[i] = off;
+		zends[i] = ztotal;
+	}
+	char *path = xstrdup(fx_write("multi.ctrace", cat, ztotal));
+	struct gzrun r;
+	/* the sequential reference itself: every byte, once */
+	gz_run(path, ztotal, true, false, (struct tm_gz_tune){0}, 0, 0, &r);
+	CHECK_INT(r.st, TM_OK);
+	CHECK_INT(r.n, total);
+	CHECK(r.out && memcmp(r.out, raw, total) == 0);
+	free(r.out);
+	gz_same("whole", path, ztotal, true, false, true, 0);
+
+	/* failures at various points: truncated in the first member, just
+	 * after a member's end, in the big member's first and second chunk,
+	 * in a trailer, in the last member; corrupt data in the big member */
+	uint64_t cuts[] = {20, zends[0], zends[1] + 1000, zends[1] + (zends[2] - zends[1]) / 3,
+			   zends[2] - 40, zends[2] - 3, zends[3] + 10, ztotal - 1};
+	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+		char w[64];
+		snprintf(w, sizeof w, "truncated at %" PRIu64, cuts[i]);
+		/* (cut right after a member: a clean end) */
+		gz_same(w, path, cuts[i], true, false, false, cuts[i] == zends[0] ? 0 : 1);
+	}
+	/* the file ends before the window does: our own error from the parent,
+	 * after the bytes handed over */
+	gz_same("parent error", fx_write("short.ctrace", cat, zends[2] + 100), ztotal, true, false,
+		false, 2);
+	unsigned char *bad = malloc(ztotal);
+	memcpy(bad, cat, ztotal);
+	size_t c0 = zends[1] + (zends[2] - zends[1]) * 9 / 10;
+	for (size_t k = c0; k < c0 + 32; k++)
+		bad[k] ^= 0x5a;
+	gz_same("corrupt", fx_write("corrupt.ctrace", bad, ztotal), ztotal, true, false, false,
+		1);
+	free(bad);
+
+	/* nested: a gzip of the gzip stream (the inner stream's parent is a
+	 * threaded stream too); whole, and with the outer one truncated */
+	size_t zz;
+	unsigned char *outer = gz_mem(cat + 7, ztotal - 7, &zz);
+	char *npath = xstrdup(fx_write("nested.gz.gz", outer, zz));
+	gz_run(npath, zz, false, true, (struct tm_gz_tune){0}, 0, 0, &r);
+	CHECK_INT(r.st, TM_OK);
+	CHECK_INT(r.n, total);
+	CHECK(r.out && memcmp(r.out, raw, total) == 0);
+	free(r.out);
+	gz_same("nested", npath, zz, false, true, true, 0);
+	gz_same("nested, outer truncated", npath, zz * 2 / 3, false, true, false, 1);
+	free(outer);
+	free(npath);
+	(void)ends;
+	free(cat);
+	free(raw);
+	free(path);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Closing mid-stream stops and joins the producer(s) at once, whatever they
+ * are doing: inflating, waiting for room in the ring, waiting for the
+ * parent's ring; nothing leaks (ASan). */
+static void
+t_gzip_thread_close(void)
+{
+	size_t zn, zz;
+	unsigned char *z = gz_proto(3u << 20, &zn); /* 96 MiB, one member */
+	char *path = xstrdup(fx_write("close.pb.gz", z, zn));
+	unsigned char *outer = gz_mem(z, zn, &zz);
+	char *npath = xstrdup(fx_write("close.pb.gz.gz", outer, zz));
+	struct gzrun r;
+	double worst = 0;
+	for (int nested = 0; nested < 2; nested++) {
+		const char *p = nested ? npath : path;
+		uint64_t len = nested ? zz : zn;
+		for (int mode = 0; mode < 4; mode++) {
+			struct tm_stream *st;
+			tm_error_clear(&err);
+			CHECK_INT(tm_stream_file(p, "x", 0, len, &st, &err), TM_OK);
+			st = tm_stream_inflate(st, "x", false, true, NULL, 0);
+			if (nested)
+				st = tm_stream_inflate(st, "x: y", false, false, NULL, 0);
+			const uint8_t *q;
+			size_t n;
+			bool done;
+			if (mode >= 1)
+				CHECK_INT(tm_stream_gz_prime(st, 1u << 20, &q, &n, &done, &err), TM_OK);
+			if (mode >= 2)
+				CHECK_INT(tm_stream_next(st, &q, &n, &err), TM_OK);
+			if (mode == 3) {
+				/* let the producer fill the ring and wait for room */
+				struct timespec ts = {0, 300 * 1000 * 1000};
+				nanosleep(&ts, NULL);
+			}
+			double t0 = now_s();
+			tm_stream_close(st);
+			double dt = now_s() - t0;
+			if (dt > worst)
+				worst = dt;
+		}
+	}
+	/* an inflate step is 1 MiB; sanitizer builds are slow, loaded hosts
+	 * slower: allow a generous bound, far below a chunk or the stream */
+	CHECK(worst < 0.25);
+	if (worst >= 0.25)
+		fprintf(stderr, "close took %.3f s\n", worst);
+	/* stopped after a few blocks, the bytes so far are the stream's */
+	gz_run(path, zn, true, false, (struct tm_gz_tune){0}, 0, 40u << 20, &r);
+	CHECK_INT(r.st, TM_OK);
+	CHECK(r.n >= 40u << 20 && r.offsets_ok);
+	CHECK(r.out && r.out[0] == 0x0a && r.out[(40u << 20) - 32] == 0x0a);
+	free(r.out);
+	free(outer);
+	free(npath);
+	free(path);
+	free(z);
+}
+
 static void
 t_tar_rules(void)
 {
@@ -1143,6 +1419,8 @@ main(void)
 	RUN(t_zstd);
 	RUN(t_gzip_handover);
 	RUN(t_gzip_single_pass);
+	RUN(t_gzip_thread_same);
+	RUN(t_gzip_thread_close);
 	RUN(t_tar_rules);
 	RUN(t_zip);
 	RUN(t_zip_stream_stored);
