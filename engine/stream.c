@@ -90,8 +90,6 @@ struct tm_stream {
 	size_t r_cap, r_block, r_step;
 	uint64_t r_org, r_free, r_ready;
 	uint64_t r_head;     /* producer's: output produced (== inflated) */
-	uint64_t r_chunk0;   /* producer's: start of the chunk being collected */
-	bool in_end;         /* producer's: the parent is at its end */
 	bool quiet_fail;     /* consumer's: report the failure as the end */
 	bool sync;           /* no producer thread: the consumer inflates */
 	/* shared, under mu */

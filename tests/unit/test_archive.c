@@ -858,7 +858,7 @@ t_gzip_thread_same(void)
 	/* members of 1000 B, 3 MiB, 34 MiB (a full chunk and a rest), 100 B
 	 * and 2 MiB: hand-overs at member ends and at 32 MiB */
 	static const size_t sz[] = {1000, 3u << 20, 34u << 20, 100, 2u << 20};
-	size_t total = 0, ztotal = 0, ends[5], zends[5];
+	size_t total = 0, ztotal = 0, zends[5];
 	for (int i = 0; i < 5; i++)
 		total += sz[i];
 	unsigned char *raw = raw_proto(total / 32 + 1);
@@ -875,7 +875,6 @@ t_gzip_thread_same(void)
 		free(z);
 		off += sz[i];
 		ztotal += zn;
-		ends[i] = off;
 		zends[i] = ztotal;
 	}
 	char *path = xstrdup(fx_write("multi.ctrace", cat, ztotal));
@@ -926,7 +925,6 @@ t_gzip_thread_same(void)
 	gz_same("nested, outer truncated", npath, zz * 2 / 3, false, true, false, 1);
 	free(outer);
 	free(npath);
-	(void)ends;
 	free(cat);
 	free(raw);
 	free(path);
