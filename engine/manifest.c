@@ -1988,6 +1988,11 @@ tm_manifest_set_clocks(struct tm_manifest *m, const char *path, uint32_t clock,
 		       const char *ref_file, uint32_t ref_clock, const char *ref_machine,
 		       int64_t offset_ns)
 {
+	/* trace_processor resolves sync_to.file against files[], so the
+	 * reference gets an entry of its own (the dialog lists every file once
+	 * any has config).  First, as appending moves the array. */
+	if (ref_file && *ref_file)
+		(void)tm_manifest_file_get(m, ref_file, true);
 	struct tm_manifest_file *f = tm_manifest_file_get(m, path, true);
 	struct tm_manifest_clocks *c = &f->clocks;
 
@@ -2030,6 +2035,8 @@ tm_manifest_set_trace_time(struct tm_manifest *m, uint32_t clock, const char *fi
 	}
 	m->has_trace_time = true;
 	m->tt_clock = clock;
+	if (file && *file) /* trace_time.file must name a files[] entry too */
+		(void)tm_manifest_file_get(m, file, true);
 	m->tt_file = xstrdup0(file && *file ? file : NULL);
 	m->tt_machine = xstrdup0(machine && *machine ? machine : NULL);
 }

@@ -22,6 +22,9 @@
 
 #define MANIFEST_RAW_BASE (UINT64_C(1) << 32)
 #define NO_OWNER INT64_MIN
+/* Owner id of a manifest we would write into the TAR (no member has it:
+ * the input's own members keep their ids). */
+#define VIRTUAL_MANIFEST_TID 0xFFFFFFFEu
 
 struct row {
 	uint64_t raw;
@@ -102,6 +105,7 @@ struct rp {
 	size_t n_ctxs, cap_ctxs;
 	bool any_forked;
 	bool manifest_seen;
+	bool is_virtual; /* the manifest is one we would write, not the input's */
 	struct entry_state *entries; /* per manifest files[] entry */
 	struct file_acc *acc;        /* per member */
 	uint64_t global_neg;
@@ -424,14 +428,35 @@ entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
 	return NULL;
 }
 
+/* The member's path as a manifest names it: its trace_file name; for a
+ * single input evaluated with a manifest we would write, the base name it
+ * gets in that TAR. */
+static const char *
+mpath(const struct rp *p, const struct tm_member *mb, size_t *len)
+{
+	if (mb->name) {
+		*len = mb->name_len;
+		return mb->name;
+	}
+	if (p->is_virtual && mb->parent < 0 && mb->source_path) {
+		const char *b = strrchr(mb->source_path, '/');
+		b = b ? b + 1 : mb->source_path;
+		*len = strlen(b);
+		return b;
+	}
+	return NULL;
+}
+
 static long
 tid_of_path(struct rp *p, const char *path)
 {
 	size_t n = tm_session_n_members(p->s);
 	for (size_t i = 0; i < n; i++) {
 		const struct tm_member *mb = tm_session_member(p->s, i);
-		if (mb->name && mb->trace_file_id != UINT32_MAX && mb->name_len == strlen(path) &&
-		    memcmp(mb->name, path, mb->name_len) == 0)
+		size_t len;
+		const char *name = mpath(p, mb, &len);
+		if (name && mb->trace_file_id != UINT32_MAX && len == strlen(path) &&
+		    memcmp(name, path, len) == 0)
 			return mb->trace_file_id;
 	}
 	return -1;
@@ -755,7 +780,7 @@ run_convert(struct rp *p, struct fstate *fs, const struct tm_op *op)
 			return;
 		}
 		if (!(op->flags & TM_CONV_NO_PUSH))
-			drop(p, fs, c, sup ? TM_STAT_UNKNOWN_SOURCE : why_stat(why), op->ts, op->detail);
+			drop(p, fs, c, why_stat(why), op->ts, op->detail);
 		return;
 	}
 	if (!(op->flags & TM_CONV_NO_PUSH))
@@ -965,6 +990,7 @@ run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct t
 	int64_t ts = hdr->ts;
 	bool have = resolve_clock(fs, c, hdr->clock, hdr->seq, &clk);
 	bool ok = true;
+	enum tm_stat_id fail_stat = TM_STAT_NO_PATH;
 	if (hdr->flags & TM_PKT_CHROME) {
 		uint32_t rc = have ? clk.clock : 0;
 		if (rc == 0 || rc == TM_CLOCK_MONOTONIC) {
@@ -985,6 +1011,7 @@ run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct t
 			ok = false;
 		} else {
 			stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
+			fail_stat = why_stat(why);
 			ok = false;
 		}
 	}
@@ -995,7 +1022,7 @@ run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct t
 		if (ok) {
 			run_op(p, fs, &op, true, ts);
 		} else if (final && (op.kind == TM_OP_PUSH || op.kind == TM_OP_CONVERT)) {
-			drop(p, fs, c, TM_STAT_NO_PATH, hdr->ts, op.detail);
+			drop(p, fs, c, fail_stat, hdr->ts, op.detail);
 		}
 	}
 }
@@ -1183,8 +1210,10 @@ process_trace(struct rp *p, size_t mi)
 	fs.sc = p->s->scans ? p->s->scans[mi] : NULL;
 	const struct tm_manifest_file *e = NULL;
 	size_t ei = 0;
-	if (p->m && mb->name && mb->name_len == strlen(mb->name))
-		e = entry_by_path(p->m, mb->name, &ei);
+	size_t plen;
+	const char *path = mpath(p, mb, &plen);
+	if (p->m && path && plen == strlen(path))
+		e = entry_by_path(p->m, path, &ei);
 	fs.es = e ? &p->entries[ei] : NULL;
 	uint64_t base_raw = fs.es && fs.es->has_machine_id ? fs.es->machine_id : 0;
 	fs.host = fork_ctx(p, mi, base_raw);
@@ -1559,7 +1588,9 @@ build_report(struct rp *p)
 	r->tt_machine = p->tt_claimed ? (int64_t)p->tt.machine : -1;
 	struct tm_buf b;
 	tm_buf_init(&b);
-	if (r->tt_file >= 0) {
+	if (p->tt_owner == (int64_t)VIRTUAL_MANIFEST_TID) {
+		tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
+	} else if (r->tt_file >= 0) {
 		const struct tm_member *mb = tm_session_member(s, (size_t)r->tt_file);
 		if (mb->format == TM_FMT_MANIFEST)
 			tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
@@ -1615,9 +1646,10 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 	if (virtual_manifest) {
 		/* The manifest is written first into the TAR we would produce. */
 		p.manifest_seen = true;
+		p.is_virtual = true;
 		p.m = override;
 		p.entries = xcalloc(override->n_files + 1, sizeof *p.entries);
-		apply_manifest(&p, 1);
+		apply_manifest(&p, VIRTUAL_MANIFEST_TID);
 	}
 	const struct tm_input *in = &s->in;
 	for (size_t k = 0; k < in->n_proc && !p.error; k++) {

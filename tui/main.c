@@ -58,6 +58,36 @@ put_escaped(FILE *f, const char *s)
 	tm_buf_fini(&b);
 }
 
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if invalid. */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000;
+	else
+		return 0;
+	unsigned cp = c & (0x3f >> (n - 1));
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A JSON string: always valid UTF-8 (an invalid byte becomes U+FFFD, as the
+ * text output shows it escaped); control characters escaped. */
 static void
 json_str(struct tm_buf *o, const char *s)
 {
@@ -66,7 +96,18 @@ json_str(struct tm_buf *o, const char *s)
 		return;
 	}
 	tm_buf_addc(o, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (n == 0) {
+			tm_buf_adds(o, "\\ufffd");
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			tm_buf_add(o, p, n);
+			p += n;
+			continue;
+		}
 		switch (*p) {
 		case '"':
 			tm_buf_adds(o, "\\\"");
@@ -89,6 +130,7 @@ json_str(struct tm_buf *o, const char *s)
 			else
 				tm_buf_addc(o, (char)*p);
 		}
+		p++;
 	}
 	tm_buf_addc(o, '"');
 }
@@ -328,24 +370,17 @@ apply_cfg(const struct opts *o, const struct tm_session *s, struct tm_manifest *
 					*rc2 = 0;
 				}
 			}
-			if (!ref)
-				ref = first_other_member(s, path);
-			if (!ref) {
-				fprintf(stderr, "tracemerge: --offset %s: no reference file; use @REF\n",
-					o->cfg[i].arg);
-				free(a);
-				return EXIT_USAGE;
-			}
 			int64_t ns;
 			struct tm_error e;
 			if (tm_parse_duration_ns(val, &ns, &e) != TM_OK) {
 				fprintf(stderr, "tracemerge: --offset %s: %s\n", o->cfg[i].arg, e.msg);
 				rc = EXIT_USAGE;
+			} else if (!ref && !(ref = first_other_member(s, path))) {
+				fprintf(stderr, "tracemerge: --offset %s: no other file to relate it to; "
+						"name one with @REF\n",
+					o->cfg[i].arg);
+				rc = EXIT_USAGE;
 			} else {
-				/* trace_processor resolves sync_to.file against files[]: the
-				 * reference needs an entry of its own (the dialog lists every
-				 * file once any has config). */
-				(void)tm_manifest_file_get(m, ref, true);
 				tm_manifest_set_clocks(m, path, src_clock, ref, ref_clock, NULL, ns);
 			}
 		}
@@ -361,7 +396,7 @@ apply_cfg(const struct opts *o, const struct tm_session *s, struct tm_manifest *
  * are present (evaluate the input exactly as it is). */
 static int
 open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, bool *have_m,
-	 bool keep_events)
+	 bool keep_events, struct tm_error *merr)
 {
 	struct tm_error e;
 	struct tm_session_opts so = {.keep_events = keep_events};
@@ -384,7 +419,10 @@ open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, boo
 		enum tm_status st = tm_manifest_parse(txt, len, m, &e);
 		free(txt);
 		if (st != TM_OK) {
-			print_manifest_error(&e);
+			if (merr)
+				*merr = e;
+			else
+				print_manifest_error(&e);
 			return EXIT_BROKEN;
 		}
 		*have_m = true;
@@ -770,7 +808,34 @@ cmd_check(int argc, char **argv)
 	struct tm_session *s = NULL;
 	struct tm_manifest m;
 	bool have_m;
-	rc = open_all(&o, &s, &m, &have_m, o.events);
+	struct tm_error merr;
+	tm_error_clear(&merr);
+	rc = open_all(&o, &s, &m, &have_m, o.events, &merr);
+	if (rc && merr.code == TM_ERR_MANIFEST) {
+		/* The archive we would write fails to open: as trace_processor
+		 * reports it, in the one JSON object or the text verdict. */
+		if (o.json) {
+			struct tm_buf b, w;
+			tm_buf_init(&b);
+			tm_buf_init(&w);
+			tm_buf_addf(&w, "Trace parse failure: %s (ERR:tp-parse)", merr.msg);
+			bool first = true;
+			tm_buf_addc(&b, '{');
+			kv_bool(&b, &first, "ok", false);
+			kv_str(&b, &first, "error", w.data);
+			kv_str(&b, &first, "error_where", o.manifest_path);
+			kv_str(&b, &first, "hint", merr.hint[0] ? merr.hint : NULL);
+			kv_u64(&b, &first, "dropped", true, 0);
+			kv_bool(&b, &first, "complete", false);
+			tm_buf_adds(&b, ",\"stats\":{},\"machines\":[],\"metadata\":{},\"warnings\":[],"
+					"\"files\":[]}\n");
+			fputs(b.data, stdout);
+			tm_buf_fini(&b);
+			tm_buf_fini(&w);
+		} else {
+			print_manifest_error(&merr);
+		}
+	}
 	if (rc) {
 		if (s)
 			tm_manifest_fini(&m);
@@ -841,7 +906,7 @@ cmd_manifest(int argc, char **argv)
 	struct tm_session *s = NULL;
 	struct tm_manifest m;
 	bool have_m;
-	rc = open_all(&o, &s, &m, &have_m, false);
+	rc = open_all(&o, &s, &m, &have_m, false, NULL);
 	if (!rc && !have_m) {
 		const struct tm_error *pe;
 		const struct tm_manifest *am = tm_session_manifest(s, &pe);
@@ -917,7 +982,7 @@ cmd_merge(int argc, char **argv)
 	struct tm_session *s = NULL;
 	struct tm_manifest m;
 	bool have_m;
-	rc = open_all(&o, &s, &m, &have_m, false);
+	rc = open_all(&o, &s, &m, &have_m, false, NULL);
 	if (!rc && have_m)
 		rc = check_paths(s, &m);
 	if (!rc) {

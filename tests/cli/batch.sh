@@ -67,3 +67,49 @@ echo "$o" | grep -q '"offset_ns": 1500000' && echo "$o" | grep -q '"name": "srv"
 printf '{"traceEvents":[]}' >"$t/$(printf 'a\033[31mb.json')"
 o=$("$TM" ls "$t"/a*b.json "$t/x/phone.pb")
 printf '%s' "$o" | grep -q $'\033' && no "ls escapes names" "raw ESC reached stdout" || ok "ls escapes names"
+
+# check predicts exactly what merge writes: for each configuration, the
+# report of the loose files with the options equals the report of the TAR
+# merge writes with the same options
+cp "$C/TraceManifest__realtime_two_machines/input.zip" "$t/rt.zip"
+mkdir "$t/rt" && (cd "$t/rt" && bsdtar -xf ../rt.zip)
+rtp=$(ls "$t/rt" | grep -v json | sed "s|^|$t/rt/|" | tr '\n' ' ')
+i=0
+while IFS= read -r cfg; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	"$TM" check --json $cfg $rtp "$t/x/phone.pb" >"$t/c$i.json" 2>/dev/null
+	# shellcheck disable=SC2086
+	"$TM" merge --no-validate -o "$t/m$i.tar" $cfg $rtp "$t/x/phone.pb" >/dev/null 2>&1
+	"$TM" check --json "$t/m$i.tar" >"$t/t$i.json" 2>/dev/null
+	if python3 - "$t/c$i.json" "$t/t$i.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+keys = lambda r: (r["error"], r["dropped"], r["stats"], r["trace_time"]["clock"],
+                  r["metadata"].get("trace_time_clock_id"),
+                  [(m["raw_id"], m["name"]) for m in r["machines"]],
+                  sorted((f["path"], f["events"], f["dropped"], f["first_ts"], f["last_ts"])
+                         for f in r["files"] if f["format"] == "proto"))
+sys.exit(0 if keys(a) == keys(b) else 1)
+PY
+	then ok "check predicts merge: ${cfg:-no options}"; else no "check predicts merge: ${cfg:-no options}" "$(head -c 400 "$t/c$i.json") vs $(head -c 400 "$t/t$i.json")"; fi
+done <<'CFGS'
+
+--trace-time REALTIME
+--trace-time BOOTTIME@phone.pb
+--machine phone.pb=p1 --machine a.pb=p1
+--machine phone.pb=p2 --offset phone.pb:BOOTTIME=-2s@a.pb:BOOTTIME
+CFGS
+o=$("$TM" check --json --trace-time REALTIME "$t/x/phone.pb" "$t/x/server.pb")
+echo "$o" | grep -q '"trace_time":{"clock":"REALTIME","clock_id":1' && ok "--trace-time sets the timeline" || no "--trace-time sets the timeline" "$o"
+o=$("$TM" manifest --trace-time MONOTONIC@server.pb "$t/x/phone.pb" "$t/x/server.pb" 2>&1)
+echo "$o" | grep -q '"file": "server.pb"' && ok "--trace-time CLOCK@FILE" || no "--trace-time CLOCK@FILE" "$o"
+o=$("$TM" check --json --machine phone.pb=solo "$t/x/phone.pb")
+echo "$o" | grep -q '"name":"solo"' && ok "single input takes config options" || no "single input takes config options" "$o"
+o=$("$TM" check --json --manifest "$t/old.json" "$t/x/phone.pb" "$t/x/server.pb"); rc=$?
+[ $rc = 2 ] && echo "$o" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "sync_to block" in d["error"] and d["hint"]' && ok "check --json reports a bad --manifest as JSON" || no "check --json reports a bad --manifest as JSON" "rc=$rc $o"
+o=$("$TM" check --offset phone.pb=xyz "$t/x/phone.pb" 2>&1)
+echo "$o" | grep -qi "offset.*xyz" && ! echo "$o" | grep -q "no other file" && ok "bad duration reported first" || no "bad duration reported first" "$o"
+printf '{"traceEvents":[]}' >"$t/$(printf 'bad\377\376.json')"
+o=$("$TM" ls --json "$t"/bad*.json "$t/x/phone.pb")
+echo "$o" | python3 -c 'import json,sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' && ok "JSON output is valid UTF-8" || no "JSON output is valid UTF-8" "invalid"
