@@ -214,6 +214,31 @@ static void
 set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 	TM_PRINTF(4, 5);
 
+/* Ours, not trace_processor's: something it accepts silently that the
+ * user should know (the first one is kept). */
+static void
+input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...) TM_PRINTF(4, 5);
+
+static void
+input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...)
+{
+	if (in->warning)
+		return;
+	char tmp[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	struct tm_buf b;
+	char *where = label(in, ci);
+	tm_buf_init(&b);
+	tm_buf_addf(&b, "%s: byte %" PRIu64 " (0x%" PRIx64 "): %s; trace_processor drops the "
+			"incomplete entry without an error",
+		    where, off, off, tmp);
+	free(where);
+	in->warning = tm_buf_steal(&b);
+}
+
 static void
 set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 {
@@ -695,8 +720,11 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		uint64_t hoff = rd.off;
 		if ((s = tm_rd_read(&rd, h, 30, &got, err)) != TM_OK)
 			goto out;
-		if (got < 30)
+		if (got < 30) {
+			if (got)
+				input_warn(in, ci, hoff, "the archive ends inside a ZIP entry header");
 			break; /* truncated: trace_processor drops a partial entry */
+		}
 		uint32_t sig = le32(h);
 		if (sig == 0x02014b50)
 			break; /* central directory: the rest is ignored */
@@ -825,6 +853,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				goto out;
 			}
 			if (zr == 1) {
+				input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'", name);
 				free(name);
 				break; /* truncated: the entry is never complete */
 			}
@@ -873,6 +902,8 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 					goto out;
 				}
 				if (k < csize - consumed) {
+					input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'",
+						   name);
 					free(name);
 					break;
 				}
@@ -912,6 +943,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				left -= k;
 			}
 			if (trunc) {
+				input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'", name);
 				free(name);
 				break;
 			}
@@ -1490,6 +1522,7 @@ tm_input_close(struct tm_input *in)
 	free(in->paths);
 	free(in->proc);
 	free(in->fatal);
+	free(in->warning);
 	free(in->fatal_where);
 	if (pv)
 		free(pv->locs);

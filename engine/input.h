@@ -40,6 +40,7 @@ struct tm_input {
 	char *fatal;
 	size_t fatal_after; /* members in proc[] processed before the failure */
 	char *fatal_where;  /* ours: "file: byte 0x...: what" */
+	char *warning;      /* ours: something trace_processor accepts silently */
 	void *priv;         /* archive.c's private locator data */
 };
 

@@ -1614,6 +1614,10 @@ build_report(struct rp *p)
 	r->error = p->error;
 	r->error_where = p->error_where;
 	r->hint = p->hint;
+	if (s->in.warning) {
+		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
+		r->warnings[r->n_warnings++] = xstrdup(s->in.warning);
+	}
 	/* scanners' own notes (ours), e.g. a packet cut off at the end */
 	for (size_t i = 0; i < nm; i++) {
 		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;

@@ -557,8 +557,12 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 	json_str(&b, tm_clock_name(r->tt_clock));
 	tm_buf_addf(&b, ",\"clock_id\":%" PRIu32 ",\"file\":", r->tt_clock);
 	json_str(&b, r->tt_file >= 0 ? r->files[r->tt_file].path : NULL);
+	/* the machine's name (design.md), and its table id */
+	bool has_m = r->tt_machine >= 0 && (size_t)r->tt_machine < r->n_machines;
 	tm_buf_adds(&b, ",\"machine\":");
-	if (r->tt_machine >= 0)
+	json_str(&b, has_m ? r->machines[r->tt_machine].name : NULL);
+	tm_buf_adds(&b, ",\"machine_id\":");
+	if (has_m)
 		tm_buf_addf(&b, "%" PRId64, r->tt_machine);
 	else
 		tm_buf_adds(&b, "null");
@@ -690,8 +694,10 @@ put_machine(const struct tm_report *r, uint32_t id)
 static const char *
 file_label(const struct tm_session *s, const struct tm_report_file *f)
 {
-	if (f->path)
+	if (f->path && f->path[0])
 		return f->path;
+	if (f->path) /* trace_processor names an inflated stream "" */
+		return "\"\" (the inflated stream)";
 	const struct tm_member *m = tm_session_member(s, f->member);
 	const char *p = m && m->source_path ? m->source_path : "input";
 	const char *b = strrchr(p, '/');
@@ -725,7 +731,8 @@ print_check_text(const struct tm_session *s, const struct tm_report *r)
 			printf("  %-10s ", tm_format_name(f->format));
 			put_escaped(stdout, file_label(s, f));
 			if (f->is_predicted)
-				printf(": %" PRIu64 " events, %" PRIu64 " dropped", f->events, f->dropped);
+				printf(": %" PRIu64 " event%s, %" PRIu64 " dropped", f->events,
+				       f->events == 1 ? "" : "s", f->dropped);
 			else
 				printf(": events not predicted (format not scanned by tracemerge)");
 			for (size_t k = 0; k < f->n_machines; k++) {
@@ -993,6 +1000,15 @@ cmd_merge(int argc, char **argv)
 			rc = EXIT_BROKEN;
 		} else {
 			size_t nt = o.n_inputs;
+			enum tm_format top = tm_session_member(s, 0)->format;
+			if (!tm_session_is_loose(s) && (top == TM_FMT_TAR || top == TM_FMT_ZIP)) {
+				nt = 0; /* the archive's members written (manifest aside) */
+				for (size_t i = 1; i < tm_session_n_members(s); i++) {
+					const struct tm_member *mb = tm_session_member(s, i);
+					nt += mb->parent == 0 && !mb->is_hidden &&
+					      !(have_m && mb->format == TM_FMT_MANIFEST);
+				}
+			}
 			printf("Wrote %s (%zu trace%s%s).\n", o.out, nt, nt == 1 ? "" : "s",
 			       have_m && !tm_manifest_is_trivial(&m) ? " plus manifest" : "");
 			fflush(stdout);
