@@ -937,7 +937,7 @@ la_read(struct archive *a, void *ud, const void **buf)
 			p = m;
 		}
 	}
-	st->rd.p = p + n;
+	st->rd.p = n ? p + n : p; /* p may be NULL at the end (no NULL + 0) */
 	st->rd.n = 0;
 	st->rd.off += n;
 	*buf = p;
