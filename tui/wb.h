@@ -26,6 +26,8 @@
 	X(REQ_FIRST, "move-first", 'g', KEY_HOME, "Select the first file")                          \
 	X(REQ_LAST, "move-last", 'G', KEY_END, "Select the last file")                              \
 	X(REQ_FOCUS, "focus", '\t', 0, "Switch focus between the file list and the manifest")     \
+	X(REQ_DETAILS_DOWN, "details-down", 'd', KEY_NPAGE, "Scroll the file's details (wraps to the top)") \
+	X(REQ_DETAILS_UP, "details-up", KEY_PPAGE, 0, "Scroll the file's details back")          \
 	X(REQ_MACHINE, "machine", 'm', 0, "Assign a machine to the file (Default clears it)")      \
 	X(REQ_ADD_MACHINE, "add-machine", 'M', 0, "+ Add machine (\"Machine N\") for the file")    \
 	X(REQ_RENAME_MACHINE, "rename-machine", 'R', 0, "Rename the file's machine everywhere")     \
@@ -176,6 +178,10 @@ struct wb {
 	size_t top;     /* first visible row */
 	bool focus_manifest;
 	size_t man_scroll;
+	size_t det_scroll;  /* first details line shown */
+	size_t det_sel;     /* the row det_scroll belongs to (reset on a new row) */
+	bool det_more;      /* the details are cut: d scrolls (set by view_draw) */
+	int det_lines, det_rows; /* wrapped lines, rows shown (set by view_draw) */
 	bool help;
 	size_t help_scroll;
 	int zoom;
@@ -192,6 +198,7 @@ struct wb {
 
 	/* output */
 	char *written; /* path of the last written TAR */
+	bool demo_output; /* a TAR or manifest was written into demo_dir: keep it */
 	bool print_manifest_on_exit;
 	bool copied;
 
@@ -222,6 +229,18 @@ const struct tm_report_file *wb_row_file(const struct wb *wb, size_t row);
 /* Display name of a member: its archive path, else the base name of the input (borrowed). */
 const char *wb_member_name(const struct wb *wb, size_t member);
 void wb_draw_now(struct wb *wb);
+/* Does path own the timeline in the current report? */
+bool wb_owns_timeline(const struct wb *wb, const char *path);
+/* What an offset off on path against ref does, in words: "moves later", or,
+ * when path owns the timeline, "stays put: it owns the timeline; REF moves
+ * +1 ms instead" (from the report, which tells what moved). */
+/* The reference of an offset on the owner moves by -offset: true unless it
+ * has a clocks entry of its own (then that entry places it). */
+bool wb_ref_follows(const struct wb *wb, const char *ref);
+void wb_offset_effect(const struct wb *wb, const char *path, int64_t off, const char *ref,
+		      char *buf, size_t len);
+/* Note a written output (TAR or manifest): inside the demo dir it is kept. */
+void wb_note_output(struct wb *wb, const char *path);
 
 /* wb_view.c */
 void view_draw(struct wb *wb);

@@ -170,14 +170,28 @@ set_offset(struct wb *wb, const char *path, int64_t off, const char *what)
 			   "An offset needs a reference file; this is the only trace.");
 		return;
 	}
+	size_t undo_n = wb->undo.n;
+	char effect[400];
+	char *ref_copy = strdup(ref), *path_copy = strdup(path);
+
 	tm_manifest_copy(&next, &wb->man);
 	tm_manifest_set_clocks(&next, path, clock, ref, ref_clock, ref_machine, off);
 	tm_buf_init(&d);
 	tm_format_duration_ns(off, &d);
-	snprintf(msg, sizeof msg, "%s: %s offset %s vs %s (%s)", what, path, d.data ? d.data : "",
-		 ref, off > 0 ? "moves later" : off < 0 ? "moves earlier" : "no shift");
-	tm_buf_fini(&d);
+	snprintf(msg, sizeof msg, "%s: %s offset %s vs %s", what, path, d.data ? d.data : "", ref);
 	edit_commit(wb, &next, msg);
+	/* The effect comes from the new report: an offset on the file that owns
+	 * the timeline moves the reference instead. */
+	if (wb->undo.n != undo_n) {
+		wb_offset_effect(wb, path_copy, off, ref_copy, effect, sizeof effect);
+		if (off != 0 && wb_owns_timeline(wb, path_copy))
+			wb_set_msg(wb, ROLE_WARNING, "%s: %s", what, effect);
+		else
+			wb_set_msg(wb, ROLE_INFO, "%s (%s)", msg, effect);
+	}
+	tm_buf_fini(&d);
+	free(ref_copy);
+	free(path_copy);
 }
 
 static void
@@ -693,6 +707,21 @@ edit_request(struct wb *wb, enum wb_request req)
 		break;
 	case REQ_FOCUS:
 		wb->focus_manifest = !wb->focus_manifest;
+		break;
+	case REQ_DETAILS_DOWN:
+		/* A page down; past the end, back to the top.  view_draw keeps
+		 * det_lines/det_rows for the last frame. */
+		if (wb->det_rows > 0 && wb->det_scroll + (size_t)wb->det_rows < (size_t)wb->det_lines)
+			wb->det_scroll += (size_t)wb->det_rows;
+		else
+			wb->det_scroll = 0;
+		wb->det_sel = wb->sel;
+		break;
+	case REQ_DETAILS_UP:
+		wb->det_scroll = wb->det_scroll > (size_t)wb->det_rows
+					 ? wb->det_scroll - (size_t)wb->det_rows
+					 : 0;
+		wb->det_sel = wb->sel;
 		break;
 	case REQ_MACHINE:
 		if (path)

@@ -82,6 +82,56 @@ wb_member_name(const struct wb *wb, size_t member)
 	return p ? p + 1 : mb->source_path ? mb->source_path : "";
 }
 
+bool
+wb_owns_timeline(const struct wb *wb, const char *path)
+{
+	const struct tm_report *r = wb->rep;
+
+	if (!r || !path || r->error || r->tt_file < 0 || (size_t)r->tt_file >= r->n_files)
+		return false;
+	return strcmp(wb_member_name(wb, r->files[r->tt_file].member), path) == 0;
+}
+
+bool
+wb_ref_follows(const struct wb *wb, const char *ref)
+{
+	for (size_t i = 0; ref && i < wb->man.n_files; i++)
+		if (wb->man.files[i].path && strcmp(wb->man.files[i].path, ref) == 0)
+			return !wb->man.files[i].has_clocks;
+	return true;
+}
+
+void
+wb_offset_effect(const struct wb *wb, const char *path, int64_t off, const char *ref, char *buf,
+		 size_t len)
+{
+	int64_t neg;
+
+	if (off == 0) {
+		snprintf(buf, len, "no shift");
+		return;
+	}
+	/* trace_processor keeps the owner's timestamps: an offset on it moves
+	 * the reference (and what follows it) the other way instead. */
+	if (ref && wb_owns_timeline(wb, path) && wb_ref_follows(wb, ref) &&
+	    !__builtin_sub_overflow(0, off, &neg)) {
+		struct tm_buf d;
+		tm_buf_init(&d);
+		tm_format_duration_ns(neg, &d);
+		snprintf(buf, len, "%s owns the timeline and stays put; %s moves %s instead", path,
+			 ref, d.data ? d.data : "");
+		tm_buf_fini(&d);
+		return;
+	}
+	if (ref && wb_owns_timeline(wb, path)) {
+		snprintf(buf, len, "%s owns the timeline and stays put; %s is placed by its own "
+				   "clocks entry",
+			 path, ref);
+		return;
+	}
+	snprintf(buf, len, "%s", off > 0 ? "moves later" : "moves earlier");
+}
+
 /* ---- evaluation ---- */
 
 void
@@ -422,9 +472,26 @@ handle_key(struct wb *wb, int key)
 	edit_request(wb, keymap_lookup(key));
 }
 
+static bool term_gone;
+
+/* stdin still a terminal that can deliver input (not EOF, hung up or closed)? */
+static bool
+term_alive(void)
+{
+	struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+
+	if (!isatty(STDIN_FILENO))
+		return false;
+	if (poll(&p, 1, 0) < 0)
+		return errno == EINTR;
+	return !(p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
 static void
 run_loop(struct wb *wb)
 {
+	int fast_errs = 0;
+
 	while (!wb->quit) {
 		int key;
 
@@ -452,16 +519,31 @@ run_loop(struct wb *wb)
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		timeout(wb->worker_running ? 100 : 1000);
+		int wait_ms = wb->worker_running ? 100 : 1000;
+		struct timespec t0, t1;
+		timeout(wait_ms);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		errno = 0;
 		key = getch();
 		if (key == ERR) {
-			if (errno == EIO || errno == EPIPE || errno == EBADF) {
+			long ms;
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			ms = (long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+			/* A timeout takes wait_ms; an ERR much sooner is EOF (stdin not a
+			 * terminal, or the terminal gone) or an error.  Never spin on it:
+			 * a few in a row end the session like SIGHUP. */
+			if (errno == EIO || errno == EPIPE || errno == EBADF || ms < wait_ms / 2)
+				fast_errs++;
+			else
+				fast_errs = 0;
+			if (fast_errs >= 5 || (fast_errs > 0 && !term_alive())) {
+				term_gone = true;
 				wb_got_signal = SIGHUP; /* the terminal is gone */
 				break;
 			}
 			continue;
 		}
+		fast_errs = 0;
 		handle_key(wb, key);
 	}
 }
@@ -478,6 +560,51 @@ offer_recovery(struct wb *wb)
 		return;
 	wb->confirm = CONFIRM_RESTORE;
 	prompt_open(wb, PROMPT_CONFIRM, "Unsaved edits from a previous session were recovered. Restore them? (y/n) ", "");
+}
+
+/* ---- the demo's temp dir ---- */
+
+void
+wb_note_output(struct wb *wb, const char *path)
+{
+	char dir[PATH_MAX], real_dir[PATH_MAX], real_demo[PATH_MAX];
+	char *slash;
+	size_t n;
+
+	if (!wb->demo_dir || !path)
+		return;
+	snprintf(dir, sizeof dir, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof dir, ".");
+	if (!realpath(dir, real_dir) || !realpath(wb->demo_dir, real_demo))
+		return;
+	n = strlen(real_demo);
+	if (strncmp(real_dir, real_demo, n) == 0 && (real_dir[n] == 0 || real_dir[n] == '/'))
+		wb->demo_output = true;
+}
+
+/* Remove the demo's files and its dir, unless output was written there (or
+ * anything else is in it: rmdir fails); then say where it is kept. */
+static void
+demo_cleanup(struct wb *wb, char **demo_paths)
+{
+	if (!wb->demo_dir)
+		return;
+	if (!wb->demo_output && !getenv("TM_KEEP_DEMO")) {
+		for (size_t i = 0; demo_paths && demo_paths[i]; i++)
+			unlink(demo_paths[i]);
+		if (rmdir(wb->demo_dir) == 0)
+			return;
+	}
+	char *e = tm_escape_str(wb->demo_dir);
+	fprintf(wb_got_signal ? stderr : stdout, "tracemerge: the demo's files are kept in %s%s\n", e,
+		wb->demo_output ? " (you wrote output there)" : "");
+	free(e);
 }
 
 /* ---- main ---- */
@@ -621,6 +748,8 @@ workbench_main(int argc, char **argv)
 		tm_error_clear(&err);
 		if (tm_demo_write(dir, &demo_paths, &err) != TM_OK) {
 			fprintf(stderr, "tracemerge: demo: %s\n", err.msg);
+			rmdir(dir);
+			free(wb.demo_dir);
 			free(inputs);
 			return 2;
 		}
@@ -656,6 +785,10 @@ workbench_main(int argc, char **argv)
 	if (wb.null_out)
 		fclose(wb.null_out);
 	out_exit_message(&wb);
+	if (term_gone)
+		fprintf(stderr, "tracemerge: the terminal is gone (input at end of file or "
+				"closed): exiting\n");
+	demo_cleanup(&wb, demo_paths);
 	status = wb_got_signal ? 128 + (int)wb_got_signal : wb.exit_status;
 	wb_fini(&wb);
 	for (size_t i = 0; demo_paths && demo_paths[i]; i++)

@@ -90,9 +90,8 @@ out_copy_manifest(struct wb *wb)
 		fflush(wb->tty_out);
 	}
 	wb->copied = true;
-	wb_set_msg(wb, ROLE_OK,
-		   "Copied %zu bytes to the clipboard (OSC 52%s). No clipboard? e saves a file, "
-		   ":print-on-exit prints it.",
+	/* At most 80 columns (6-digit size, via tmux): the message line is one row. */
+	wb_set_msg(wb, ROLE_OK, "Copied %zu bytes (OSC 52%s). No clipboard? Save: e, or :print-on-exit",
 		   json.len, tmux && *tmux ? " via tmux" : "");
 	free(b64);
 	tm_buf_fini(&seq);
@@ -143,6 +142,7 @@ out_save_manifest(struct wb *wb, const char *path)
 	if (ok) {
 		tm_manifest_fini(&wb->saved);
 		tm_manifest_copy(&wb->saved, &wb->man);
+		wb_note_output(wb, path);
 		wb_set_msg(wb, ROLE_OK, "Wrote the manifest (%zu bytes) to %s", json.len, path);
 	} else {
 		wb_set_msg(wb, ROLE_ERROR, "%s", err);
@@ -184,6 +184,7 @@ out_write_tar(struct wb *wb, const char *path, bool overwrite)
 	}
 	free(wb->written);
 	wb->written = strdup(path);
+	wb_note_output(wb, path);
 	tm_manifest_fini(&wb->saved);
 	tm_manifest_copy(&wb->saved, &wb->man);
 	wb_set_msg(wb, ROLE_OK, "Wrote %s%s", path,

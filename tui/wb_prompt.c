@@ -134,8 +134,17 @@ my_completion(const char *text, int start, int end)
 			free(names[i]);
 		}
 		free(names);
-		break;
+		/* Only machine names (file and clock names are not machines), and
+		 * no space after one: a name may hold spaces ("Machine 1") and a
+		 * trailing one would become part of it. */
+		rl_completion_append_character = '\0';
+		return rl_completion_matches(text, word_generator);
 	}
+	case PROMPT_REF:
+	case PROMPT_CLOCK:
+		/* FILE[:CLOCK][@MACHINE] and a clock name: one word, no space. */
+		rl_completion_append_character = '\0';
+		break;
 	case PROMPT_COMMAND:
 		for (int r = REQ_NONE + 1; r < REQ__COUNT; r++)
 			add_word(keymap_info((enum wb_request)r)->name);

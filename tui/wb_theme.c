@@ -71,7 +71,7 @@ static const struct {
 	{"Enter", '\r'},       {"Esc", 27},          {"Tab", '\t'},        {"Up", KEY_UP},
 	{"Down", KEY_DOWN},    {"Left", KEY_LEFT},   {"Right", KEY_RIGHT}, {"Home", KEY_HOME},
 	{"End", KEY_END},      {"BS", KEY_BACKSPACE}, {"Backspace", KEY_BACKSPACE},
-	{"Del", KEY_DC},       {"PgUp", KEY_PPAGE},  {"PgDown", KEY_NPAGE}, {"Space", ' '},
+	{"Del", KEY_DC},       {"PgUp", KEY_PPAGE},  {"PgDn", KEY_NPAGE},   {"PgDown", KEY_NPAGE}, {"Space", ' '},
 	{"Lt", '<'},           {"Gt", '>'},
 };
 

@@ -264,6 +264,30 @@ progress_bar(uint64_t done, uint64_t total, int width, char *buf, size_t len)
 
 static bool is_tl_file(const struct tm_report_file *rf);
 
+/* The FORMAT column's names: at most 8 columns, never cut. */
+static const char *
+format_short(enum tm_format f)
+{
+	static const struct {
+		enum tm_format f;
+		const char *name;
+	} tbl[] = {
+		{TM_FMT_PROTO, "Perfetto"},          {TM_FMT_ANDROID_LOGCAT, "logcat"},
+		{TM_FMT_ANDROID_DUMPSTATE, "dumpstat"}, {TM_FMT_SIMPLEPERF_PROTO, "simplepf"},
+		{TM_FMT_ART_METHOD_V2, "art_mth2"},  {TM_FMT_ART_METHOD, "art_mth"},
+		{TM_FMT_ART_HPROF, "hprof"},         {TM_FMT_MANIFEST, "manifest"},
+		{TM_FMT_INSTRUMENTS_XML, "inst_xml"}, {TM_FMT_NINJA_LOG, "ninja"},
+		{TM_FMT_COLLAPSED_STACK, "folded"},  {TM_FMT_PERF_TEXT, "perf_txt"},
+	};
+	const char *n;
+
+	for (size_t i = 0; i < sizeof tbl / sizeof tbl[0]; i++)
+		if (tbl[i].f == f)
+			return tbl[i].name;
+	n = tm_format_name(f);
+	return n && strlen(n) <= 8 ? n : "other";
+}
+
 static void
 draw_list(struct wb *wb, int y0, int h, int x0, int w)
 {
@@ -316,11 +340,7 @@ draw_list(struct wb *wb, int y0, int h, int x0, int w)
 		for (; used < name_w; used++)
 			addch(' ');
 		fmt_size(mb ? mb->size : 0, buf, sizeof buf);
-		char fmt[16];
-		snprintf(fmt, sizeof fmt, "%s",
-			 mb ? (mb->format == TM_FMT_PROTO ? "Perfetto" : tm_format_name(mb->format))
-			    : "?");
-		printw(" %-8.8s %9s ", fmt, buf);
+		printw(" %-8.8s %9s ", mb ? format_short(mb->format) : "?", buf);
 		used = view_put_escaped(machine_text(wb, name), strlen(machine_text(wb, name)), 12,
 					attr);
 		for (; used < 12; used++)
@@ -360,6 +380,18 @@ draw_list(struct wb *wb, int y0, int h, int x0, int w)
 	}
 }
 
+static int
+min_int(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+static int
+max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
 /* ---- wrapped paragraphs ---- */
 
 /* Word-wrap s (escaped first: untrusted parts included) into lines of w
@@ -367,7 +399,7 @@ draw_list(struct wb *wb, int y0, int h, int x0, int w)
  * last one cut with '~' when more follows.  Returns the lines used (or, when
  * not drawing, the lines the whole text needs). */
 static int
-wrap_lines(const char *s, int y, int x0, int w, int max_lines, int attr, bool draw)
+wrap_lines(const char *s, int y, int x0, int w, int skip, int max_lines, int attr, bool draw)
 {
 	char *e = view_escape_cols(s, 1 << 16);
 	size_t len = strlen(e), i = 0;
@@ -375,7 +407,9 @@ wrap_lines(const char *s, int y, int x0, int w, int max_lines, int attr, bool dr
 
 	if (w < 1)
 		w = 1;
-	while (i < len && lines < max_lines) {
+	if (skip < 0)
+		skip = 0;
+	while (i < len && lines < skip + max_lines) {
 		/* Columns, not bytes: walk characters until w columns. */
 		size_t end = i, last_sp = 0;
 		int used = 0;
@@ -395,9 +429,9 @@ wrap_lines(const char *s, int y, int x0, int w, int max_lines, int attr, bool dr
 		size_t take = end - i;
 		if (end < len && e[end] != ' ' && last_sp > i && last_sp - i > (size_t)w / 3)
 			take = last_sp - i;
-		if (draw) {
-			move(y + lines, x0);
-			if (lines == max_lines - 1 && i + take < len) {
+		if (draw && lines >= skip) {
+			move(y + lines - skip, x0);
+			if (lines == skip + max_lines - 1 && i + take < len) {
 				view_put_escaped(e + i, len - i, w, attr);
 			} else {
 				attrset(attr);
@@ -412,14 +446,9 @@ wrap_lines(const char *s, int y, int x0, int w, int max_lines, int attr, bool dr
 			break;
 	}
 	free(e);
-	return lines;
+	return draw ? (lines > skip ? lines - skip : 0) : lines;
 }
 
-static int
-wrap_text(const char *s, int y, int x0, int w, int max_lines, int attr)
-{
-	return wrap_lines(s, y, x0, w, max_lines, attr, true);
-}
 
 #define MAX_PARAS 16
 struct paras {
@@ -455,20 +484,37 @@ paras_lines(const struct paras *ps, int w)
 
 	for (size_t i = 0; i < ps->n; i++)
 		if (ps->b[i].data)
-			n += wrap_lines(ps->b[i].data, 0, 0, w, 1 << 20, 0, false);
+			n += wrap_lines(ps->b[i].data, 0, 0, w, 0, 1 << 20, 0, false);
 	return n;
+}
+
+/* Draw the wrapped paragraphs from line skip on, at most max_lines lines. */
+static int
+paras_draw_from(const struct paras *ps, int skip, int y, int x0, int w, int max_lines)
+{
+	int used = 0;
+
+	for (size_t i = 0; i < ps->n && used < max_lines; i++) {
+		if (!ps->b[i].data)
+			continue;
+		if (skip > 0) {
+			int k = wrap_lines(ps->b[i].data, 0, 0, w, 0, 1 << 20, 0, false);
+			if (skip >= k) {
+				skip -= k;
+				continue;
+			}
+		}
+		used += wrap_lines(ps->b[i].data, y + used, x0, w, skip, max_lines - used,
+				   theme_attr(ps->role[i]), true);
+		skip = 0;
+	}
+	return used;
 }
 
 static int
 paras_draw(const struct paras *ps, int y, int x0, int w, int max_lines)
 {
-	int used = 0;
-
-	for (size_t i = 0; i < ps->n && used < max_lines; i++)
-		if (ps->b[i].data)
-			used += wrap_text(ps->b[i].data, y + used, x0, w, max_lines - used,
-					  theme_attr(ps->role[i]));
-	return used;
+	return paras_draw_from(ps, 0, y, x0, w, max_lines);
 }
 
 /* Thousands separators, as the dialog's toLocaleString() shows N. */
@@ -700,8 +746,10 @@ details_paras(struct wb *wb, struct paras *ps)
 	}
 	if (f && f->has_clocks) {
 		fmt_dur(f->clocks.offset_ns, tmp, sizeof tmp);
+		bool owns = f->clocks.offset_ns != 0 && wb_owns_timeline(wb, name);
 		tm_buf_addf(b, "  align: %s%s vs %s", tmp,
-			    f->clocks.offset_ns > 0   ? " (moves later)"
+			    owns                      ? ""
+			    : f->clocks.offset_ns > 0 ? " (moves later)"
 			    : f->clocks.offset_ns < 0 ? " (moves earlier)"
 						      : "",
 			    f->clocks.sync_file ? f->clocks.sync_file : "?");
@@ -711,6 +759,12 @@ details_paras(struct wb *wb, struct paras *ps)
 			tm_buf_addf(b, "@%s", f->clocks.sync_machine);
 		tm_buf_addf(b, ", own clock %s",
 			    f->clocks.clock ? tm_clock_name(f->clocks.clock) : "PIN");
+		if (owns) {
+			char eff[400];
+			wb_offset_effect(wb, name, f->clocks.offset_ns, f->clocks.sync_file, eff,
+					 sizeof eff);
+			tm_buf_addf(b, " (%s)", eff);
+		}
 	} else {
 		tm_buf_adds(b, "  align: automatic");
 	}
@@ -720,11 +774,36 @@ static void
 draw_details(struct wb *wb, const struct paras *ps, int y0, int h, int x0, int w)
 {
 	size_t n = wb_n_rows(wb);
+	int lines = paras_lines(ps, w), rows = h - 1;
 
-	rule(wb, y0, x0, x0 + w,
-	     n == 0 ? "details" : wb_member_name(wb, wb_row_member(wb, wb->sel)));
-	if (h > 1)
-		paras_draw(ps, y0 + 1, x0, w, h - 1);
+	/* Cut details scroll (d, PgDown/PgUp); a new row starts at the top. */
+	if (wb->det_sel != wb->sel) {
+		wb->det_sel = wb->sel;
+		wb->det_scroll = 0;
+	}
+	if (rows < 1 || lines <= rows)
+		wb->det_scroll = 0;
+	else if (wb->det_scroll > (size_t)(lines - rows))
+		wb->det_scroll = (size_t)(lines - rows);
+	wb->det_lines = lines;
+	wb->det_rows = rows > 0 ? rows : 0;
+	wb->det_more = rows > 0 && lines > rows;
+	if (wb->det_more) {
+		char *nm = n == 0 ? strdup("details")
+				  : short_name(wb_member_name(wb, wb_row_member(wb, wb->sel)),
+					       (size_t)max_int(8, w - 40));
+		char label[512];
+		int first = (int)wb->det_scroll + 1, last = min_int(lines, first + rows - 1);
+		snprintf(label, sizeof label, "%s  lines %d-%d of %d, d: more", nm, first, last,
+			 lines);
+		rule(wb, y0, x0, x0 + w, label);
+		free(nm);
+	} else {
+		rule(wb, y0, x0, x0 + w,
+		     n == 0 ? "details" : wb_member_name(wb, wb_row_member(wb, wb->sel)));
+	}
+	if (rows > 0)
+		paras_draw_from(ps, (int)wb->det_scroll, y0 + 1, x0, w, rows);
 }
 
 /* A trace file gets a bar even when the import stops before reaching it
@@ -1058,6 +1137,27 @@ owner_paras(struct wb *wb, struct paras *ps)
 		owner_full = wb_member_name(wb, r->files[r->tt_file].member);
 		owner = short_name(owner_full, 60);
 	}
+	/* An offset on the owner: the user expects that file to move, but
+	 * trace_processor's order made it the timeline, so the reference moves
+	 * instead.  First: on a short screen it is what must show. */
+	for (size_t i = 0; owner && i < wb->man.n_files; i++) {
+		const struct tm_manifest_file *mf = &wb->man.files[i];
+		int64_t neg;
+		char d[64], *ref;
+		if (!mf->path || !mf->has_clocks || mf->clocks.offset_ns == 0 ||
+		    !mf->clocks.sync_file || strcmp(mf->path, owner_full) != 0 ||
+		    !wb_ref_follows(wb, mf->clocks.sync_file) ||
+		    __builtin_sub_overflow(0, mf->clocks.offset_ns, &neg))
+			continue;
+		fmt_dur(neg, d, sizeof d);
+		ref = short_name(mf->clocks.sync_file, 60);
+		b = para_add(ps, ROLE_WARNING);
+		tm_buf_addf(b,
+			    "warning (tracemerge): trace_processor's order (priority, then name) "
+			    "gives the timeline to %s, so its offset moves %s %s instead",
+			    owner, ref, d);
+		free(ref);
+	}
 	b = para_add(ps, ROLE_INFO);
 	tm_buf_addf(b, "Timeline: %s", r->tt_clock ? tm_clock_name(r->tt_clock) : "?");
 	if (owner)
@@ -1099,17 +1199,34 @@ struct hint {
 	const char *label;
 };
 
+/* Shorter labels when "d more" takes room on the line. */
+static const char *
+hint_short(const struct hint *h)
+{
+	switch (h->req) {
+	case REQ_DOWN:
+		return "next";
+	case REQ_COPY:
+		return "copy";
+	case REQ_CLOCK:
+		return "clock";
+	default:
+		return h->label;
+	}
+}
+
 static void
-hint_add(struct tm_buf *b, int max_cols, const struct hint *h, bool *full)
+hint_add(struct tm_buf *b, int max_cols, const struct hint *h, bool *full, bool compact)
 {
 	const struct wb_request_info *ri = keymap_info(h->req);
+	const char *label = compact ? hint_short(h) : h->label;
 	char k[32];
 	size_t before = b->len;
 
 	if (*full || !ri)
 		return;
 	keymap_key_name(ri->key1, k, sizeof k);
-	tm_buf_addf(b, "%s%s %s", b->len ? "  " : "", k, h->label ? h->label : ri->name);
+	tm_buf_addf(b, "%s%s %s", b->len ? "  " : "", k, label ? label : ri->name);
 	if ((int)b->len > max_cols) {
 		b->len = before;
 		b->data[before] = 0;
@@ -1167,11 +1284,16 @@ draw_keys(struct wb *wb, int y)
 			n_set = sizeof drop_other / sizeof drop_other[0];
 		}
 		/* COLS - 1: the bottom-right cell cannot be written. */
+		bool more = wb->det_more && !wb->focus_manifest;
+		if (more) {
+			static const struct hint h_more = {REQ_DETAILS_DOWN, "more"};
+			hint_add(&b, COLS - 1 - reserve, &h_more, &full, false);
+		}
 		for (size_t i = 0; i < n_set; i++)
-			hint_add(&b, COLS - 1 - reserve, &set[i], &full);
+			hint_add(&b, COLS - 1 - reserve, &set[i], &full, more);
 		full = false;
 		for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
-			hint_add(&b, COLS - 1, &tail[i], &full);
+			hint_add(&b, COLS - 1, &tail[i], &full, false);
 	}
 	move(y, 0);
 	put_text(b.data ? b.data : "", COLS, theme_attr(ROLE_KEY_HINT));
@@ -1197,6 +1319,11 @@ draw_msg(struct wb *wb, int y)
 	}
 	if (!wb->headless)
 		curs_set(0);
+	/* The whole row: nothing drawn before (help text) may show after it. */
+	attrset(theme_attr(ROLE_DEFAULT));
+	for (int x = 0; x < COLS; x++)
+		mvaddch(y, x, ' ');
+	move(y, 0);
 	view_put_escaped(wb->msg, strlen(wb->msg), COLS, theme_attr(wb->msg_role));
 }
 
@@ -1221,10 +1348,17 @@ draw_help(struct wb *wb)
 		"Comparing traces from different times: https://github.com/google/perfetto/issues/2780",
 	};
 
+	/* Rows 1 .. LINES-3: the message line (LINES-2) and the key hints
+	 * (LINES-1) are drawn on their own rows, never over the text. */
+	int n_lines = (REQ__COUNT - 1) + (int)(sizeof notes / sizeof notes[0]);
+	int room = LINES - 3;
+	if (room > 0 && (int)wb->help_scroll > n_lines - room)
+		wb->help_scroll = n_lines > room ? (size_t)(n_lines - room) : 0;
+	skip = wb->help_scroll;
 	move(0, 0);
 	put_text(" tracemerge help: keys and commands", COLS, theme_attr(ROLE_TITLE));
 	fill_to(0, COLS, theme_attr(ROLE_TITLE));
-	for (int r = REQ_NONE + 1; r < REQ__COUNT && y < LINES - 1; r++) {
+	for (int r = REQ_NONE + 1; r < REQ__COUNT && y < LINES - 2; r++) {
 		const struct wb_request_info *ri = keymap_info((enum wb_request)r);
 		if (skip > 0) {
 			skip--;
@@ -1237,7 +1371,7 @@ draw_help(struct wb *wb)
 		move(y++, 0);
 		put_text(buf, COLS, theme_attr(ROLE_DEFAULT));
 	}
-	for (size_t i = 0; i < sizeof notes / sizeof notes[0] && y < LINES - 1; i++) {
+	for (size_t i = 0; i < sizeof notes / sizeof notes[0] && y < LINES - 2; i++) {
 		if (skip > 0) {
 			skip--;
 			continue;
@@ -1248,17 +1382,6 @@ draw_help(struct wb *wb)
 	draw_keys(wb, LINES - 1);
 }
 
-static int
-min_int(int a, int b)
-{
-	return a < b ? a : b;
-}
-
-static int
-max_int(int a, int b)
-{
-	return a > b ? a : b;
-}
 
 void
 view_draw(struct wb *wb)
@@ -1276,6 +1399,8 @@ view_draw(struct wb *wb)
 		wnoutrefresh(stdscr);
 		return;
 	}
+	wb->det_more = false;
+	wb->det_rows = 0;
 	if (wb->help) {
 		draw_help(wb);
 		draw_msg(wb, rows - 2);

@@ -13,9 +13,10 @@ export LC_ALL=C.UTF-8 HOME="$work" XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME=
 	TMPDIR="$work"
 unset TM_SCRIPT NO_COLOR TMUX
 mkdir -p "$work/in"
-# Fixed inputs (the demo's temp dir would change the hash): write the demo once.
+# Fixed inputs (the demo's temp dir would change the hash): write the demo
+# once, and keep its dir (TM_KEEP_DEMO: the demo removes it on exit otherwise).
 printf ':quit-now\n' >"$work/s0"
-"$BIN" --demo --script "$work/s0" >/dev/null 2>&1
+TM_KEEP_DEMO=1 "$BIN" --demo --script "$work/s0" >/dev/null 2>&1
 demo=$(ls -d "$work"/tracemerge-demo-* | head -1)
 files=$(ls "$demo"/*.pftrace "$demo"/*.json | sort)
 printf ':select app.json\n:offset -50ms\n:raise TERM\n' >"$work/s1"

@@ -48,6 +48,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	args=${args//@MANY@/$work/many}
 	args=${args//@TOP@/$top}
 	args=${args//@UNPREDICTED@/$work/unpredicted}
+	args=${args//@OWNER@/$work/owner}
 	# The demo's files go under the case's own dir (a .check may read them).
 	mkdir -p "$dir/tmp"
 	(cd "$dir" && env $envs TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
@@ -94,6 +95,11 @@ make_many() {
 	printf -- '--------- beginning of main\n01-01 00:00:00.100  100  100 I tag: hello\n' \
 		>"$work/unpredicted/app.logcat"
 	cp "$work/many/t01.json" "$work/unpredicted/t01.json"
+	# Two clockless JSON files: a.json owns the timeline by name (a < z).
+	mkdir -p "$work/owner"
+	printf '{"traceEvents":[{"ph":"X","name":"a","ts":100,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":5000,"dur":1,"pid":1,"tid":1}]}\n' \
+		>"$work/owner/a.json"
+	cp "$work/owner/a.json" "$work/owner/z.json"
 }
 
 make_hostile "$work/hostile.tar" 2>/dev/null || echo "SKIP: hostile-tar: python3 missing"
