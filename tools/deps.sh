@@ -5,9 +5,9 @@
 set -u
 PKGS=(build-essential pkg-config libncurses-dev libreadline-dev libarchive-dev
       libprotobuf-c-dev protobuf-c-compiler libcjson-dev zlib1g-dev mandoc
-      libarchive-tools tar gzip python3 tmux)
+      libarchive-tools tar gzip python3 tmux zip unzip procps)
 MODULES=(ncursesw readline libarchive libprotobuf-c libcjson zlib)
-CMDS=(cc make pkg-config protoc-c mandoc bsdtar tar gzip python3)
+CMDS=(cc make pkg-config protoc-c mandoc bsdtar tar gzip python3 zip unzip)
 
 have_all() {
 	local m c
