@@ -108,13 +108,11 @@ struct rp {
 	bool is_virtual; /* the manifest is one we would write, not the input's */
 	struct entry_state *entries; /* per manifest files[] entry */
 	struct file_acc *acc;        /* per member */
-	uint64_t global_neg;
 	struct ev *evs;
 	size_t n_evs, cap_evs;
 	char *error;
 	char *error_where;
 	char *hint;
-	int64_t sorter_max; /* latest pushed ts (for packets without ts) */
 	struct tm_piece *pieces; /* scratch for run_run */
 	size_t n_pieces, cap_pieces;
 	int64_t *vals;
@@ -586,7 +584,6 @@ struct fstate {
 	/* deferred packets: iterator states */
 	struct tm_oppos *defers; /* deferred packets (or runs): where to re-read them */
 	size_t n_defers, cap_defers;
-	int64_t latest;
 };
 
 static struct ctx *
@@ -699,8 +696,6 @@ keep(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail
 	if (!a->has_ts || ts > a->last_ts)
 		a->last_ts = ts;
 	a->has_ts = true;
-	if (ts > p->sorter_max)
-		p->sorter_max = ts;
 	record_event(p, fs->file, detail, ts, c->row, -1);
 }
 
@@ -1052,8 +1047,6 @@ bulk_push(struct rp *p, struct fstate *fs, const struct ctx *c, const struct tm_
 		if (!a->has_ts || last > a->last_ts)
 			a->last_ts = last;
 		a->has_ts = true;
-		if (last > p->sorter_max)
-			p->sorter_max = last;
 	}
 }
 
