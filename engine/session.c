@@ -415,10 +415,13 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 	struct tm_buf js;
 	tm_buf_init(&js);
 	uint64_t total = 0, done = 0;
-	/* progress counts the bytes copied: top-level members' stored bytes */
-	for (size_t i = 1; i < s->in.n_members; i++)
-		if (s->in.members[i].parent == 0 && s->in.members[i].stored_size != UINT64_MAX)
-			total += s->in.members[i].stored_size;
+	/* progress counts the bytes copied: the top-level members' bytes */
+	for (size_t i = 1; i < s->in.n_members; i++) {
+		const struct tm_member *mb = &s->in.members[i];
+		if (mb->parent == 0)
+			total += mb->size != UINT64_MAX ? mb->size
+				 : mb->stored_size != UINT64_MAX ? mb->stored_size : 0;
+	}
 	if (!s->in.is_loose && s->in.n_members == 1)
 		total = s->in.members[0].size;
 	if (m && !tm_manifest_is_trivial(m)) {
