@@ -1399,13 +1399,6 @@ process(struct tm_input *in, size_t ci)
 
 /* ---- open / close ---- */
 
-static const char *
-base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 static enum tm_status
 stat_file(const char *path, uint64_t *size, struct tm_error *err)
 {
@@ -1457,7 +1450,7 @@ tm_input_open(struct tm_input *in, const char *const *paths, size_t n_paths,
 			uint64_t size;
 			if ((s = stat_file(paths[i], &size, err)) != TM_OK)
 				goto fail;
-			const char *bn = base_name(paths[i]);
+			const char *bn = tm_path_base(paths[i]);
 			size_t k = add_member(in, 0, bn, strlen(bn), L_FILE);
 			struct tm_member *m = &in->members[k];
 			m->source_path = in->paths[i];

@@ -223,11 +223,7 @@ member_label(const struct tm_member *mb)
 {
 	if (mb->name)
 		return mb->name;
-	if (mb->source_path) {
-		const char *b = strrchr(mb->source_path, '/');
-		return b ? b + 1 : mb->source_path;
-	}
-	return "the input";
+	return mb->source_path ? tm_path_base(mb->source_path) : "the input";
 }
 
 /* ------------------------------------------------------------------ */
@@ -347,6 +343,15 @@ flush_pending(struct rp *p, struct ctx *c)
 	stat_add(p, c, TM_STAT_UNRELATABLE, 1);
 }
 
+/* The stat a failed conversion counts (clock_tracker.cc). */
+static enum tm_stat_id
+why_stat(enum tm_conv_result why)
+{
+	return why == TM_CONV_UNKNOWN_SOURCE   ? TM_STAT_UNKNOWN_SOURCE
+	       : why == TM_CONV_UNKNOWN_TARGET ? TM_STAT_UNKNOWN_TARGET
+					       : TM_STAT_NO_PATH;
+}
+
 /* ClockTracker::ToTraceTime on an unqualified clock. */
 static bool
 to_trace_time(struct rp *p, struct ctx *c, struct tm_clockid clk, int64_t ts, bool suppress,
@@ -361,10 +366,7 @@ to_trace_time(struct rp *p, struct ctx *c, struct tm_clockid clk, int64_t ts, bo
 	if (res == TM_CONV_OK)
 		return true;
 	if (!suppress) {
-		enum tm_stat_id st = res == TM_CONV_UNKNOWN_SOURCE   ? TM_STAT_UNKNOWN_SOURCE
-				     : res == TM_CONV_UNKNOWN_TARGET ? TM_STAT_UNKNOWN_TARGET
-								     : TM_STAT_NO_PATH;
-		stat_add(p, c, st, 1);
+		stat_add(p, c, why_stat(res), 1);
 	}
 	return false;
 }
@@ -437,8 +439,7 @@ mpath(const struct rp *p, const struct tm_member *mb, size_t *len)
 		return mb->name;
 	}
 	if (p->is_virtual && mb->parent < 0 && mb->source_path) {
-		const char *b = strrchr(mb->source_path, '/');
-		b = b ? b + 1 : mb->source_path;
+		const char *b = tm_path_base(mb->source_path);
 		*len = strlen(b);
 		return b;
 	}
@@ -720,13 +721,6 @@ drop(struct rp *p, struct fstate *fs, struct ctx *c, enum tm_stat_id st, int64_t
 	record_event(p, fs->file, detail, raw, c->row, (int)st);
 }
 
-static enum tm_stat_id
-why_stat(enum tm_conv_result why)
-{
-	return why == TM_CONV_UNKNOWN_SOURCE   ? TM_STAT_UNKNOWN_SOURCE
-	       : why == TM_CONV_UNKNOWN_TARGET ? TM_STAT_UNKNOWN_TARGET
-					       : TM_STAT_NO_PATH;
-}
 
 /* Node for a clock spec on a reader: 0 = default (or none: raw). */
 static bool

@@ -393,13 +393,6 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 /* merge                                                               */
 /* ------------------------------------------------------------------ */
 
-static const char *
-base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 enum tm_status
 tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *out_path,
 	       const struct tm_write_opts *opts, struct tm_error *err)
@@ -446,7 +439,7 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 		} else {
 			if (i != 0)
 				continue;
-			name = base_name(s->in.paths[0]);
+			name = tm_path_base(s->in.paths[0]);
 		}
 		struct tm_stream *stm = NULL;
 		st = tm_stream_open_raw(&s->in, i, &stm, err);

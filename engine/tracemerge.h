@@ -101,6 +101,10 @@ void tm_buf_addf(struct tm_buf *b, const char *fmt, ...) TM_PRINTF(2, 3);
 /* Caller owns the returned string (free()); the buffer is left empty. */
 char *tm_buf_steal(struct tm_buf *b);
 
+/* The last component of a path (what util merge names a member): borrowed
+ * from path. */
+const char *tm_path_base(const char *path);
+
 /* ------------------------------------------------------------------ */
 /* Escaping untrusted text for display (the one function for it)      */
 /* ------------------------------------------------------------------ */

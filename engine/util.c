@@ -243,6 +243,13 @@ tm_buf_addf(struct tm_buf *b, const char *fmt, ...)
 	va_end(ap2);
 }
 
+const char *
+tm_path_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
 char *
 tm_buf_steal(struct tm_buf *b)
 {

@@ -699,9 +699,7 @@ file_label(const struct tm_session *s, const struct tm_report_file *f)
 	if (f->path) /* trace_processor names an inflated stream "" */
 		return "\"\" (the inflated stream)";
 	const struct tm_member *m = tm_session_member(s, f->member);
-	const char *p = m && m->source_path ? m->source_path : "input";
-	const char *b = strrchr(p, '/');
-	return b ? b + 1 : p;
+	return tm_path_base(m && m->source_path ? m->source_path : "input");
 }
 
 static void
@@ -886,9 +884,8 @@ check_paths(const struct tm_session *s, const struct tm_manifest *m)
 		if (!found && tm_session_n_members(s) == 1) {
 			/* single trace input: util merge names it by its base name */
 			const struct tm_member *mb = tm_session_member(s, 0);
-			const char *p = mb->source_path ? strrchr(mb->source_path, '/') : NULL;
-			p = p ? p + 1 : mb->source_path;
-			found = p && !strcmp(p, m->files[i].path);
+			found = mb->source_path &&
+				!strcmp(tm_path_base(mb->source_path), m->files[i].path);
 		}
 		if (!found) {
 			fprintf(stderr,
@@ -974,9 +971,8 @@ cmd_merge(int argc, char **argv)
 	if (o.n_inputs > 1)
 		for (size_t i = 0; i < o.n_inputs; i++)
 			for (size_t k = 0; k < i; k++) {
-				const char *a = strrchr(o.inputs[i], '/'), *b = strrchr(o.inputs[k], '/');
-				a = a ? a + 1 : o.inputs[i];
-				b = b ? b + 1 : o.inputs[k];
+				const char *a = tm_path_base(o.inputs[i]);
+				const char *b = tm_path_base(o.inputs[k]);
 				if (!strcmp(a, b)) {
 					fprintf(stderr,
 						"merge: two input files share the name '%s'; archive "

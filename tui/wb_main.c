@@ -72,14 +72,12 @@ const char *
 wb_member_name(const struct wb *wb, size_t member)
 {
 	const struct tm_member *mb = tm_session_member(wb->s, member);
-	const char *p;
 
 	if (!mb)
 		return "";
 	if (mb->name)
 		return mb->name;
-	p = mb->source_path ? strrchr(mb->source_path, '/') : NULL;
-	return p ? p + 1 : mb->source_path ? mb->source_path : "";
+	return mb->source_path ? tm_path_base(mb->source_path) : "";
 }
 
 bool
