@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Manifest edit helpers (the workbench and `manifest` command change a model
+ * through these): set or clear a file's machine and clocks, trace_time and
+ * attributes, keeping the model one that trace_processor would accept.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest_priv.h"
+
+/* ------------------------------------------------------------------ */
+/* Editing helpers                                                     */
+/* ------------------------------------------------------------------ */
+
+struct tm_manifest_file *
+tm_manifest_file_get(struct tm_manifest *m, const char *path, bool create)
+{
+	struct tm_manifest_file *f;
+
+	for (size_t i = 0; i < m->n_files; i++)
+		if (tm_mf_str_eq(m->files[i].path, path))
+			return &m->files[i];
+	if (!create)
+		return NULL;
+	m->files = xrealloc(m->files, (m->n_files + 1) * sizeof *m->files);
+	f = &m->files[m->n_files++];
+	memset(f, 0, sizeof *f);
+	f->path = xstrdup(path);
+	m->has_files = true;
+	return f;
+}
+
+void
+tm_manifest_set_machine(struct tm_manifest *m, const char *path, const char *name)
+{
+	struct tm_manifest_file *f = tm_manifest_file_get(m, path, name && *name);
+
+	if (!f)
+		return;
+	free(f->machine_name);
+	f->machine_name = NULL;
+	if (!name || !*name) {
+		cJSON_Delete(f->machine_extra);
+		f->machine_extra = NULL;
+		return;
+	}
+	f->machine_name = xstrdup(name);
+	tm_mf_machines_clear(f); /* machine and machines are mutually exclusive */
+}
+
+void
+tm_manifest_set_clocks(struct tm_manifest *m, const char *path, uint32_t clock,
+		       const char *ref_file, uint32_t ref_clock, const char *ref_machine,
+		       int64_t offset_ns)
+{
+	/* trace_processor resolves sync_to.file against files[], so the
+	 * reference gets an entry of its own (the dialog lists every file once
+	 * any has config).  First, as appending moves the array. */
+	if (ref_file && *ref_file)
+		(void)tm_manifest_file_get(m, ref_file, true);
+	struct tm_manifest_file *f = tm_manifest_file_get(m, path, true);
+	struct tm_manifest_clocks *c = &f->clocks;
+
+	if (!f->has_clocks)
+		memset(c, 0, sizeof *c);
+	f->has_clocks = true;
+	c->clock = clock;
+	free(c->sync_file);
+	c->sync_file = xstrdup(ref_file ? ref_file : "");
+	free(c->sync_machine);
+	c->sync_machine = xstrdup0(ref_machine && *ref_machine ? ref_machine : NULL);
+	c->sync_clock = ref_clock;
+	c->offset_ns = offset_ns;
+}
+
+void
+tm_manifest_clear_clocks(struct tm_manifest *m, const char *path)
+{
+	struct tm_manifest_file *f = tm_manifest_file_get(m, path, false);
+
+	if (!f || !f->has_clocks)
+		return;
+	tm_mf_clocks_fini(&f->clocks);
+	f->has_clocks = false;
+}
+
+void
+tm_manifest_set_trace_time(struct tm_manifest *m, uint32_t clock, const char *file,
+			   const char *machine)
+{
+	free(m->tt_file);
+	free(m->tt_machine);
+	m->tt_file = m->tt_machine = NULL;
+	if (clock == TM_CLOCK_UNSET) {
+		cJSON_Delete(m->tt_extra);
+		m->tt_extra = NULL;
+		m->has_trace_time = false;
+		m->tt_clock = 0;
+		return;
+	}
+	m->has_trace_time = true;
+	m->tt_clock = clock;
+	if (file && *file) /* trace_time.file must name a files[] entry too */
+		(void)tm_manifest_file_get(m, file, true);
+	m->tt_file = xstrdup0(file && *file ? file : NULL);
+	m->tt_machine = xstrdup0(machine && *machine ? machine : NULL);
+}
+
+static struct tm_manifest_attr *
+attr_slot(struct tm_manifest *m, const char *key)
+{
+	struct tm_manifest_attr *a;
+
+	for (size_t i = 0; i < m->n_attrs; i++)
+		if (strcmp(m->attrs[i].key, key) == 0)
+			return &m->attrs[i];
+	m->attrs = xrealloc(m->attrs, (m->n_attrs + 1) * sizeof *m->attrs);
+	a = &m->attrs[m->n_attrs++];
+	memset(a, 0, sizeof *a);
+	a->key = xstrdup(key);
+	m->has_attributes = true;
+	return a;
+}
+
+void
+tm_manifest_set_attr_str(struct tm_manifest *m, const char *key, const char *val)
+{
+	struct tm_manifest_attr *a = attr_slot(m, key);
+
+	free(a->sval);
+	a->is_int = false;
+	a->ival = 0;
+	a->sval = xstrdup(val ? val : "");
+}
+
+void
+tm_manifest_set_attr_int(struct tm_manifest *m, const char *key, int64_t val)
+{
+	struct tm_manifest_attr *a = attr_slot(m, key);
+
+	free(a->sval);
+	a->sval = NULL;
+	a->is_int = true;
+	a->ival = val;
+}
+
+void
+tm_manifest_remove_attr(struct tm_manifest *m, const char *key)
+{
+	for (size_t i = 0; i < m->n_attrs; i++) {
+		if (strcmp(m->attrs[i].key, key) != 0)
+			continue;
+		tm_mf_attr_fini(&m->attrs[i]);
+		memmove(&m->attrs[i], &m->attrs[i + 1], (m->n_attrs - i - 1) * sizeof *m->attrs);
+		m->n_attrs--;
+		break;
+	}
+	if (m->n_attrs == 0) {
+		free(m->attrs);
+		m->attrs = NULL;
+		m->has_attributes = false;
+	}
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the manifest module (manifest*.c): the pieces its files share.
+ * The module is split by job: manifest_json.c reads the JSON into a DOM,
+ * manifest.c owns the model's lifetime, manifest_validate.c runs the
+ * reader's checks (tm_manifest_parse), manifest_apply.c the apply plan,
+ * manifest_emit.c the writer, manifest_hints.c the outdated-syntax hints,
+ * manifest_edit.c the edit helpers; clock names and durations live in
+ * clock_names.c and duration.c.
+ */
+#ifndef TM_MANIFEST_PRIV_H
+#define TM_MANIFEST_PRIV_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header: front ends include only tracemerge.h"
+#endif
+
+#include <cJSON.h>
+
+#include "internal.h"
+#include "manifest_internal.h"
+
+#define PFX "perfetto_manifest: "
+/* Nesting limit of the reader (ours: trace_processor recurses without one). */
+#define MAX_DEPTH 1000
+
+/* manifest_json.c: json::Parse with trace_processor's grammar into a cJSON
+ * tree whose numbers are raw nodes holding their exact token.  Returns the
+ * root, or NULL with trace_processor's error text in msg. */
+cJSON *tm_mj_parse(const char *text, size_t len, char *msg, size_t msg_size);
+/* json::Dom accessors on that tree. */
+const cJSON *tm_mj_member(const cJSON *o, const char *key);
+bool tm_mj_is_str(const cJSON *v);
+bool tm_mj_is_num(const cJSON *v);
+bool tm_mj_is_int(const cJSON *v, int64_t *out); /* IsIntegral; out may be NULL */
+int64_t tm_mj_as_int64(const cJSON *v);
+/* The members of o not in known (NULL-terminated), copied; NULL if none. */
+cJSON *tm_mj_extras(const cJSON *o, const char *const *known);
+
+/* manifest.c */
+bool tm_mf_str_eq(const char *a, const char *b); /* NULL-aware */
+void tm_mf_clocks_fini(struct tm_manifest_clocks *c);
+void tm_mf_machines_clear(struct tm_manifest_file *f);
+void tm_mf_attr_fini(struct tm_manifest_attr *a);
+
+/* manifest_validate.c: sets a TM_ERR_MANIFEST error, returns its status. */
+enum tm_status tm_mf_err(struct tm_error *err, const char *fmt, ...) TM_PRINTF(2, 3);
+
+/* manifest_emit.c: s as a JSON string literal. */
+void tm_mf_json_str(struct tm_buf *b, const char *s);
+
+/* manifest_hints.c: appends the outdated-syntax hint for meta (the
+ * perfetto_manifest object) to err, if any applies. */
+void tm_mf_old_syntax_hint(const cJSON *meta, struct tm_error *err);
+
+#endif
