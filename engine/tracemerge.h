@@ -471,6 +471,72 @@ void tm_report_free(struct tm_report *r);
 void tm_report_verdict(const struct tm_report *r, struct tm_buf *out);
 
 /* ------------------------------------------------------------------ */
+/* Offsets: one grammar, edits valid by construction (offset.c)        */
+/* ------------------------------------------------------------------ */
+
+/* The one offset grammar (batch --offset, the workbench prompts, align):
+ *   [FILE[:CLOCK][[MACHINE]]=][OFFSET][@REF[:CLOCK][[MACHINE]]]
+ * FILE's CLOCK is clocks.clock (a clock name, or PIN for a clockless file),
+ * its [MACHINE] clocks.machine; REF's are sync_to.clock and sync_to.machine.
+ * OFFSET as tm_parse_duration_ns (ref = file + offset).  Left out, each part
+ * is chosen by tm_offset_apply.  Example: relay.pftrace[vm]=12ms@phone.pftrace */
+struct tm_offset_side {
+	char *file;    /* NULL: not named */
+	bool has_clock;
+	bool is_pin;   /* "PIN" named (source only) */
+	uint32_t clock;
+	char *machine; /* NULL: not named */
+};
+struct tm_offset_spec {
+	struct tm_offset_side src, ref;
+	bool has_offset;
+	int64_t offset_ns;
+};
+enum tm_status tm_offset_parse(const char *text, struct tm_offset_spec *out,
+			       struct tm_error *err) TM_WUR;
+void tm_offset_spec_fini(struct tm_offset_spec *sp);
+
+/* The clock member's timestamps are in, from what the scan saw (scans it if
+ * needed): the proto's default clock (ClockSnapshot primary, else BOOTTIME),
+ * the format's clock otherwise; TM_CLOCK_UNSET for clockless (TRACE_FILE)
+ * formats, whose offsets are PINs. */
+uint32_t tm_session_trace_clock(struct tm_session *s, size_t member);
+
+/* True when no predicted number (error, drops, stats, every file's range,
+ * machines, timeline owner) differs between two reports. */
+bool tm_report_same_numbers(const struct tm_report *a, const struct tm_report *b);
+
+struct tm_offset_result {
+	bool has_m;
+	struct tm_manifest m; /* cur with the edit */
+	char *file, *ref;
+	uint32_t clock, ref_clock; /* clocks.clock (UNSET = PIN), sync_to.clock */
+	bool is_pin;
+	int64_t offset_ns;
+	char *how;     /* ours: the mode chosen and why, one sentence */
+	char *verdict; /* the predicted verdict with m */
+	char *inert;   /* ours: non-NULL when m changes no predicted number: why */
+	/* The offer when the relation joins two files on one machine: put the
+	 * file on a machine of its own (own_machine), own_m with it applied,
+	 * own_verdict its predicted verdict, own_helps whether it is better
+	 * than m (the offer is only made when true). */
+	char *own_machine;
+	char *own_why;
+	struct tm_manifest own_m;
+	char *own_verdict;
+	bool own_ok, own_helps;
+};
+/* Apply spec to cur (file: the file when the spec names none) and evaluate
+ * the result.  Defaults: the reference kept from the entry, else the
+ * timeline's owner, else the first other trace file; the file's clock kept,
+ * else tm_session_trace_clock (RELATE; PIN only for clockless files); the
+ * reference's clock from its scan.  Free with tm_offset_result_fini. */
+enum tm_status tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur,
+			       const char *file, const struct tm_offset_spec *spec,
+			       struct tm_offset_result *out, struct tm_error *err) TM_WUR;
+void tm_offset_result_fini(struct tm_offset_result *r);
+
+/* ------------------------------------------------------------------ */
 /* Writing the merged TAR                                              */
 /* ------------------------------------------------------------------ */
 

@@ -28,7 +28,7 @@ static const char usage_text[] =
 	"       tracemerge manifest [--manifest FILE] [CONFIG] INPUT...\n"
 	"       tracemerge merge -o OUT.tar [--manifest FILE] [--strict] [--no-validate]\n"
 	"                        [--reproducible] [CONFIG] INPUT...\n"
-	"CONFIG: --machine PATH=NAME  --offset PATH[:CLOCK]=OFFSET[@REF[:CLOCK]]\n"
+	"CONFIG: --machine PATH=NAME  --offset PATH[:CLOCK][[MACHINE]]=OFFSET[@REF[:CLOCK][[MACHINE]]]\n"
 	"        --trace-time CLOCK[@FILE]\n";
 
 static int
@@ -296,21 +296,47 @@ print_manifest_error(const struct tm_error *e)
 		fprintf(stderr, "hint (tracemerge, not trace_processor): %s\n", e->hint);
 }
 
-/* The default reference of an offset: the first other trace member. */
-static const char *
-first_other_member(const struct tm_session *s, const char *path)
+/* --offset: the engine's offset grammar and defaults (RELATE for files with
+ * clocks of their own); says when the edit changes nothing, and offers a
+ * machine of its own when the relation joins two files on one machine. */
+static int
+apply_offset(const char *arg, struct tm_session *s, struct tm_manifest *m)
 {
-	for (size_t i = 1; i < tm_session_n_members(s); i++) {
-		const struct tm_member *m = tm_session_member(s, i);
-		if (m->name && !m->is_hidden && m->parent == 0 && m->format != TM_FMT_MANIFEST &&
-		    strcmp(m->name, path))
-			return m->name;
+	struct tm_offset_spec sp;
+	struct tm_offset_result res;
+	struct tm_error e;
+	tm_error_clear(&e);
+	if (tm_offset_parse(arg, &sp, &e) != TM_OK) {
+		fprintf(stderr, "tracemerge: --offset %s: %s\n", arg, e.msg);
+		if (e.hint[0])
+			fprintf(stderr, "tracemerge: %s\n", e.hint);
+		return EXIT_USAGE;
 	}
-	return NULL;
+	if (!sp.src.file) {
+		tm_offset_spec_fini(&sp);
+		return usage("--offset takes FILE[:CLOCK][[MACHINE]]=OFFSET[@REF[:CLOCK][[MACHINE]]]");
+	}
+	if (tm_offset_apply(s, m, NULL, &sp, &res, &e) != TM_OK) {
+		fprintf(stderr, "tracemerge: --offset %s: %s\n", arg, e.msg);
+		tm_offset_spec_fini(&sp);
+		return EXIT_USAGE;
+	}
+	tm_manifest_fini(m);
+	tm_manifest_copy(m, &res.m);
+	if (res.inert)
+		fprintf(stderr, "tracemerge: note (ours): --offset %s changes no predicted number: %s\n",
+			arg, res.inert);
+	if (res.own_machine && res.own_helps)
+		fprintf(stderr,
+			"tracemerge: note (ours): %s\n  Fix: --machine %s=%s (predicted: %s)\n",
+			res.own_why, res.file, res.own_machine, res.own_verdict ? res.own_verdict : "");
+	tm_offset_result_fini(&res);
+	tm_offset_spec_fini(&sp);
+	return 0;
 }
 
 static int
-apply_cfg(const struct opts *o, const struct tm_session *s, struct tm_manifest *m)
+apply_cfg(const struct opts *o, struct tm_session *s, struct tm_manifest *m)
 {
 	for (size_t i = 0; i < o->n_cfg; i++) {
 		char *a = strdup(o->cfg[i].arg);
@@ -339,50 +365,7 @@ apply_cfg(const struct opts *o, const struct tm_session *s, struct tm_manifest *
 			} else
 				tm_manifest_set_trace_time(m, c, at ? at + 1 : NULL, NULL);
 		} else {
-			/* PATH[:CLOCK]=OFFSET[@REF[:CLOCK]] */
-			char *eq = strchr(a, '=');
-			if (!eq) {
-				rc = usage("--offset takes PATH[:CLOCK]=OFFSET[@REF[:CLOCK]]");
-				free(a);
-				return rc;
-			}
-			*eq = 0;
-			char *path = a, *val = eq + 1;
-			uint32_t src_clock = 0, ref_clock = 0;
-			char *pc = strrchr(path, ':');
-			if (pc && tm_clock_from_name(pc + 1)) {
-				src_clock = tm_clock_from_name(pc + 1);
-				*pc = 0;
-			}
-			char *at = strchr(val, '@');
-			const char *ref = NULL;
-			if (at) {
-				*at = 0;
-				ref = at + 1;
-				char *rc2 = strrchr(at + 1, ':');
-				if (rc2) {
-					ref_clock = tm_clock_from_name(rc2 + 1);
-					if (!ref_clock) {
-						fprintf(stderr, "tracemerge: unknown clock '%s'\n", rc2 + 1);
-						free(a);
-						return EXIT_USAGE;
-					}
-					*rc2 = 0;
-				}
-			}
-			int64_t ns;
-			struct tm_error e;
-			if (tm_parse_duration_ns(val, &ns, &e) != TM_OK) {
-				fprintf(stderr, "tracemerge: --offset %s: %s\n", o->cfg[i].arg, e.msg);
-				rc = EXIT_USAGE;
-			} else if (!ref && !(ref = first_other_member(s, path))) {
-				fprintf(stderr, "tracemerge: --offset %s: no other file to relate it to; "
-						"name one with @REF\n",
-					o->cfg[i].arg);
-				rc = EXIT_USAGE;
-			} else {
-				tm_manifest_set_clocks(m, path, src_clock, ref, ref_clock, NULL, ns);
-			}
+			rc = apply_offset(o->cfg[i].arg, s, m);
 		}
 		free(a);
 		if (rc)

@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Offsets: the one grammar for an offset (batch --offset, workbench prompts,
+ * `tracemerge align`) and edits that are valid by construction.
+ *
+ * A file with clocks of its own is RELATEd through the clock its timestamps
+ * are in (clocks.clock), never PINned: a PIN flags the file so that its
+ * ClockSnapshots fail the import (proto_trace_reader.cc, TokenizePacket's
+ * clock_snapshot case) and it moves only formats whose clock is the private
+ * TRACE_FILE clock (forwarding_trace_parser.cc, the trace clock policy).
+ * After the edit the engine evaluates both manifests and says when no
+ * predicted number changed, and why; and when the relation puts two clocks
+ * of one machine against each other, what giving the file its own machine
+ * would predict.  Everything said here is ours, never trace_processor's.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "oplog.h"
+#include "session.h"
+
+/* ---- grammar ---- */
+
+static void
+side_fini(struct tm_offset_side *d)
+{
+	free(d->file);
+	free(d->machine);
+	memset(d, 0, sizeof *d);
+}
+
+void
+tm_offset_spec_fini(struct tm_offset_spec *sp)
+{
+	side_fini(&sp->src);
+	side_fini(&sp->ref);
+	memset(sp, 0, sizeof *sp);
+}
+
+/* SIDE := PATH [":" CLOCK] ["[" MACHINE "]"]; s[0..n). */
+static enum tm_status
+parse_side(const char *s, size_t n, bool is_ref, struct tm_offset_side *out, struct tm_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (n && s[n - 1] == ']') {
+		size_t k = n - 1;
+		while (k > 0 && s[k - 1] != '[')
+			k--;
+		if (k == 0)
+			return tm_error_set(err, TM_ERR_INVALID, "'%.*s': ']' without '['", (int)n, s);
+		if (k == n - 1)
+			return tm_error_set(err, TM_ERR_INVALID, "'%.*s': empty machine name in []",
+					    (int)n, s);
+		out->machine = xstrndup(s + k, n - 1 - k);
+		n = k - 1;
+	}
+	for (size_t k = n; k > 0; k--) {
+		if (s[k - 1] != ':')
+			continue;
+		char *c = xstrndup(s + k, n - k);
+		uint32_t id = tm_clock_from_name(c);
+		bool pin = !is_ref && !strcmp(c, "PIN");
+		bool clockish = id || pin;
+		if (!clockish && *c) {
+			/* an upper-case word after ':' was meant as a clock */
+			bool upper = true;
+			for (const char *q = c; *q; q++)
+				upper &= isupper((unsigned char)*q) || *q == '_';
+			if (upper) {
+				tm_error_set(err, TM_ERR_INVALID,
+					     "unknown clock '%s' (use REALTIME, REALTIME_COARSE, "
+					     "MONOTONIC, MONOTONIC_COARSE, MONOTONIC_RAW or BOOTTIME%s)",
+					     c, is_ref ? "" : ", or PIN for a clockless file");
+				free(c);
+				return TM_ERR_INVALID;
+			}
+		}
+		free(c);
+		if (clockish) {
+			out->clock = id;
+			out->is_pin = pin;
+			out->has_clock = true;
+			n = k - 1;
+		}
+		break;
+	}
+	if (n == 0 && (out->has_clock || out->machine))
+		return tm_error_set(err, TM_ERR_INVALID, "a clock or machine needs a file before it");
+	out->file = n ? xstrndup(s, n) : NULL;
+	return TM_OK;
+}
+
+enum tm_status
+tm_offset_parse(const char *text, struct tm_offset_spec *out, struct tm_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const char *eq = NULL;
+	int depth = 0;
+	for (const char *p = text; *p; p++) {
+		depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+		if (*p == '=' && depth == 0) {
+			eq = p;
+			break;
+		}
+	}
+	const char *val = text;
+	enum tm_status st = TM_OK;
+	if (eq) {
+		if (eq == text) {
+			st = tm_error_set(err, TM_ERR_INVALID, "'%s': no file before '='", text);
+			goto fail;
+		}
+		st = parse_side(text, (size_t)(eq - text), false, &out->src, err);
+		if (st != TM_OK)
+			goto fail;
+		val = eq + 1;
+	}
+	const char *at = strchr(val, '@');
+	size_t vlen = at ? (size_t)(at - val) : strlen(val);
+	while (vlen && isspace((unsigned char)*val)) {
+		val++;
+		vlen--;
+	}
+	while (vlen && isspace((unsigned char)val[vlen - 1]))
+		vlen--;
+	if (vlen) {
+		char *v = xstrndup(val, vlen);
+		st = tm_parse_duration_ns(v, &out->offset_ns, err);
+		free(v);
+		if (st != TM_OK)
+			goto fail;
+		out->has_offset = true;
+	}
+	if (at) {
+		if (!at[1]) {
+			st = tm_error_set(err, TM_ERR_INVALID, "'%s': no reference file after '@'", text);
+			goto fail;
+		}
+		st = parse_side(at + 1, strlen(at + 1), true, &out->ref, err);
+		if (st != TM_OK)
+			goto fail;
+	}
+	if (!out->has_offset && !at && !(out->src.has_clock || out->src.machine)) {
+		st = tm_error_set(err, TM_ERR_INVALID, "'%s': expected an offset (e.g. 12ms) or @REF",
+				  text);
+		goto fail;
+	}
+	return TM_OK;
+fail:
+	tm_error_hint(err, "the form is [FILE[:CLOCK][[MACHINE]]=]OFFSET[@REF[:CLOCK][[MACHINE]]], "
+			   "e.g. watch.pftrace=12ms@phone.pftrace:BOOTTIME");
+	tm_offset_spec_fini(out);
+	return st;
+}
+
+/* ---- what the scan saw ---- */
+
+static bool
+is_builtin(uint32_t c)
+{
+	return c >= TM_CLOCK_REALTIME && c <= TM_CLOCK_BOOTTIME;
+}
+
+static ssize_t
+member_by_name(const struct tm_session *s, const char *name)
+{
+	for (size_t i = 1; name && i < s->in.n_members; i++) {
+		const struct tm_member *m = &s->in.members[i];
+		if (m->name && !m->is_hidden && strlen(m->name) == m->name_len && !strcmp(m->name, name))
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+uint32_t
+tm_session_trace_clock(struct tm_session *s, size_t member)
+{
+	if (member >= s->in.n_members)
+		return TM_CLOCK_UNSET;
+	switch (s->in.members[member].format) {
+	case TM_FMT_JSON:
+	case TM_FMT_GECKO:
+	case TM_FMT_INSTRUMENTS_XML:
+	case TM_FMT_PRIMES:
+		return TM_CLOCK_UNSET; /* the private TRACE_FILE clock: clockless */
+	case TM_FMT_SYSTRACE:
+	case TM_FMT_PERF:
+	case TM_FMT_SIMPLEPERF_PROTO:
+	case TM_FMT_ART_METHOD_V2:
+	case TM_FMT_ART_METHOD:
+	case TM_FMT_PERF_TEXT:
+		return TM_CLOCK_MONOTONIC;
+	case TM_FMT_FUCHSIA:
+		return TM_CLOCK_BOOTTIME;
+	case TM_FMT_ANDROID_LOGCAT:
+	case TM_FMT_STRACE:
+	case TM_FMT_ANDROID_DUMPSTATE:
+		return TM_CLOCK_REALTIME;
+	case TM_FMT_PROTO:
+		break;
+	default:
+		return TM_CLOCK_UNSET;
+	}
+	struct tm_error e;
+	if (tm_session_scan(s, member, NULL, &e) != TM_OK || !s->scans[member])
+		return TM_CLOCK_BOOTTIME;
+	const struct tm_scan *sc = s->scans[member];
+	/* A ClockSnapshot packet makes its primary_trace_clock, else BOOTTIME,
+	 * the reader's default clock (proto_trace_reader.cc,
+	 * ParseClockSnapshot); the last one wins.  Without one, the packets'
+	 * own builtin clocks (TracePacketDefaults.timestamp_clock_id) say it. */
+	uint32_t clock = TM_CLOCK_UNSET;
+	uint64_t votes[TM_CLOCK_BOOTTIME + 1] = {0};
+	struct tm_opiter it;
+	struct tm_op op;
+	tm_opiter_init(&it, &sc->log);
+	it.raw_runs = true;
+	while (tm_opiter_next(&it, &op)) {
+		if (op.kind == TM_OP_SNAPSHOT && (op.flags & TM_SNAP_PACKET) && op.machine == 0) {
+			bool boot = false, tf = false;
+			for (uint32_t i = 0; i < op.n; i++) {
+				boot |= op.clocks[i].id == TM_CLOCK_BOOTTIME;
+				tf |= op.clocks[i].id == TM_CLOCK_TRACE_FILE;
+			}
+			if (op.primary)
+				clock = op.primary;
+			else if (boot && !tf)
+				clock = TM_CLOCK_BOOTTIME;
+		} else if ((op.kind == TM_OP_PACKET || op.kind == TM_OP_CONVERT) && is_builtin(op.clock)) {
+			votes[op.clock]++;
+		} else if (op.kind == TM_OP_RUN && is_builtin(op.clock)) {
+			votes[op.clock] += op.run.n;
+		}
+	}
+	tm_opiter_fini(&it);
+	if (is_builtin(clock))
+		return clock;
+	uint32_t best = TM_CLOCK_BOOTTIME;
+	for (uint32_t c = TM_CLOCK_REALTIME; c <= TM_CLOCK_BOOTTIME; c++)
+		if (votes[c] > votes[best])
+			best = c;
+	return best;
+}
+
+/* ---- the edit ---- */
+
+static const struct tm_manifest_file *
+entry(const struct tm_manifest *m, const char *path)
+{
+	for (size_t i = 0; path && i < m->n_files; i++)
+		if (m->files[i].path && !strcmp(m->files[i].path, path))
+			return &m->files[i];
+	return NULL;
+}
+
+/* The machine of embedded id 0 in an entry's machines[] (else the first). */
+static const char *
+machines_default(const struct tm_manifest_file *f)
+{
+	if (!f || !f->n_machines)
+		return NULL;
+	for (size_t i = 0; i < f->n_machines; i++)
+		if (f->machines[i].id == 0)
+			return f->machines[i].name;
+	return f->machines[0].name;
+}
+
+/* The machine name a file's events land on for the relation's purpose. */
+static const char *
+machine_of(const struct tm_manifest *m, const char *path, const char *clocks_machine)
+{
+	const struct tm_manifest_file *f = entry(m, path);
+	if (clocks_machine)
+		return clocks_machine;
+	if (!f)
+		return NULL;
+	return f->machine_name ? f->machine_name : machines_default(f);
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int
+report_file(const struct tm_report *r, size_t member)
+{
+	for (size_t i = 0; r && i < r->n_files; i++)
+		if (r->files[i].member == member)
+			return (int)i;
+	return -1;
+}
+
+/* True when no predicted number differs between a and b. */
+bool
+tm_report_same_numbers(const struct tm_report *a, const struct tm_report *b)
+{
+	if (!same_str(a->error, b->error) || a->dropped != b->dropped || a->n_stats != b->n_stats ||
+	    a->n_files != b->n_files || a->tt_clock != b->tt_clock || a->tt_file != b->tt_file ||
+	    a->n_machines != b->n_machines)
+		return false;
+	for (size_t i = 0; i < a->n_stats; i++)
+		if (strcmp(a->stats[i].name, b->stats[i].name) || a->stats[i].value != b->stats[i].value)
+			return false;
+	for (size_t i = 0; i < a->n_files; i++) {
+		const struct tm_report_file *x = &a->files[i], *y = &b->files[i];
+		if (x->events != y->events || x->dropped != y->dropped || x->has_ts != y->has_ts ||
+		    x->has_all_ts != y->has_all_ts || x->n_machines != y->n_machines)
+			return false;
+		if (x->has_ts && (x->first_ts != y->first_ts || x->last_ts != y->last_ts))
+			return false;
+		if (x->has_all_ts &&
+		    (x->all_first_ts != y->all_first_ts || x->all_last_ts != y->all_last_ts))
+			return false;
+	}
+	return true;
+}
+
+void
+tm_offset_result_fini(struct tm_offset_result *r)
+{
+	if (r->has_m)
+		tm_manifest_fini(&r->m);
+	if (r->own_machine)
+		tm_manifest_fini(&r->own_m);
+	free(r->file);
+	free(r->ref);
+	free(r->how);
+	free(r->inert);
+	free(r->own_machine);
+	free(r->own_why);
+	free(r->verdict);
+	free(r->own_verdict);
+	memset(r, 0, sizeof *r);
+}
+
+static char *
+verdict_of(const struct tm_report *r)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_report_verdict(r, &b);
+	return tm_buf_steal(&b);
+}
+
+/* A machine name for the file: its base name without the extension, made
+ * unique among the manifest's machine names. */
+static char *
+own_machine_name(const struct tm_manifest *m, const char *path)
+{
+	const char *base = tm_path_base(path);
+	const char *dot = strrchr(base, '.');
+	size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	char *name = xstrndup(base, n);
+	for (unsigned k = 2;; k++) {
+		bool taken = false;
+		for (size_t i = 0; i < m->n_files && !taken; i++) {
+			const struct tm_manifest_file *f = &m->files[i];
+			taken = f->machine_name && !strcmp(f->machine_name, name);
+			for (size_t j = 0; j < f->n_machines && !taken; j++)
+				taken = !strcmp(f->machines[j].name, name);
+		}
+		if (!taken)
+			return name;
+		struct tm_buf b;
+		tm_buf_init(&b);
+		tm_buf_addf(&b, "%.*s-%u", (int)n, base, k);
+		free(name);
+		name = tm_buf_steal(&b);
+	}
+}
+
+static char *
+xfmt(const char *fmt, ...) TM_PRINTF(1, 2);
+static char *
+xfmt(const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	vsnprintf(s, n > 0 ? (size_t)n + 1 : 1, fmt, ap2);
+	va_end(ap2);
+	return s;
+}
+
+enum tm_status
+tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char *file,
+		const struct tm_offset_spec *sp, struct tm_offset_result *out, struct tm_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const char *path = sp->src.file ? sp->src.file : file;
+	if (!path || !*path)
+		return tm_error_set(err, TM_ERR_INVALID, "an offset needs a file (FILE=OFFSET)");
+	ssize_t mi = member_by_name(s, path);
+	if (mi < 0)
+		return tm_error_set(err, TM_ERR_INVALID, "'%s' is not a file of the input", path);
+	if (tm_format_is_container(s->in.members[mi].format) ||
+	    s->in.members[mi].format == TM_FMT_MANIFEST)
+		return tm_error_set(err, TM_ERR_INVALID,
+				    "'%s' is not a trace file: trace_processor takes no offset on it",
+				    path);
+	struct tm_report *before = NULL;
+	enum tm_status st = tm_session_evaluate(s, cur, &before, err);
+	if (st != TM_OK)
+		return st;
+
+	const struct tm_manifest_file *f = entry(cur, path);
+	const struct tm_manifest_clocks *old = f && f->has_clocks ? &f->clocks : NULL;
+
+	/* reference: named, else kept, else the timeline's owner, else the first
+	 * other trace file */
+	const char *ref = sp->ref.file;
+	if (!ref && old && old->sync_file && *old->sync_file)
+		ref = old->sync_file;
+	if (!ref && before->tt_file >= 0 && before->files[before->tt_file].path &&
+	    strcmp(before->files[before->tt_file].path, path))
+		ref = before->files[before->tt_file].path;
+	for (size_t i = 0; !ref && i < before->n_files; i++)
+		if (before->files[i].is_trace && before->files[i].path &&
+		    strcmp(before->files[i].path, path))
+			ref = before->files[i].path;
+	if (!ref) {
+		tm_report_free(before);
+		return tm_error_set(err, TM_ERR_INVALID,
+				    "%s: no other trace file to relate it to; name one with @REF", path);
+	}
+	if (!strcmp(ref, path)) {
+		tm_report_free(before);
+		return tm_error_set(err, TM_ERR_INVALID, "%s cannot be related to itself", path);
+	}
+	ssize_t ri = member_by_name(s, ref);
+
+	/* the file's clock: named, else kept, else the one its timestamps are in */
+	uint32_t own = tm_session_trace_clock(s, (size_t)mi);
+	uint32_t clock;
+	const char *how;
+	if (sp->src.has_clock) {
+		clock = sp->src.clock;
+		how = sp->src.is_pin ? "PIN, as asked" : "RELATE through the clock asked for";
+	} else if (old && sp->ref.file == NULL && (old->clock || !own)) {
+		clock = old->clock;
+		how = clock ? "RELATE through the clock already set" : "PIN, as already set";
+	} else {
+		clock = own;
+		how = own ? "RELATE through the clock its timestamps are in (a PIN would make "
+			    "its own clocks an error)"
+			  : "PIN: the file has no clock of its own";
+	}
+	uint32_t ref_clock;
+	if (sp->ref.has_clock)
+		ref_clock = sp->ref.clock;
+	else if (old && !sp->ref.file)
+		ref_clock = old->sync_clock;
+	else
+		ref_clock = ri >= 0 ? tm_session_trace_clock(s, (size_t)ri) : TM_CLOCK_UNSET;
+
+	const char *src_machine = sp->src.machine;
+	if (!src_machine && old)
+		src_machine = old->machine;
+	if (!src_machine && f && f->n_machines)
+		src_machine = machines_default(f);
+	const char *ref_machine = sp->ref.machine;
+	if (!ref_machine && old && !sp->ref.file)
+		ref_machine = old->sync_machine;
+	const struct tm_manifest_file *rf = entry(cur, ref);
+	if (!ref_machine && rf && rf->n_machines)
+		ref_machine = machines_default(rf);
+	int64_t offset = sp->has_offset ? sp->offset_ns : old ? old->offset_ns : 0;
+
+	out->has_m = true;
+	tm_manifest_copy(&out->m, cur);
+	tm_manifest_set_clocks(&out->m, path, clock, ref, ref_clock, ref_machine, offset);
+	struct tm_manifest_file *nf = tm_manifest_file_get(&out->m, path, false);
+	free(nf->clocks.machine);
+	nf->clocks.machine = xstrdup0(src_machine);
+	out->file = xstrdup(path);
+	out->ref = xstrdup(ref);
+	out->clock = clock;
+	out->ref_clock = ref_clock;
+	out->offset_ns = offset;
+	out->is_pin = clock == TM_CLOCK_UNSET;
+	out->how = xfmt("%s: %s%s%s vs %s%s%s: %s", path, clock ? "clock " : "",
+			clock ? tm_clock_name(clock) : "PIN", "", ref, ref_clock ? ":" : "",
+			ref_clock ? tm_clock_name(ref_clock) : "", how);
+
+	struct tm_report *after = NULL;
+	st = tm_session_evaluate(s, &out->m, &after, err);
+	if (st != TM_OK) {
+		tm_report_free(before);
+		tm_offset_result_fini(out);
+		return st;
+	}
+	out->verdict = verdict_of(after);
+
+	/* Two files on one machine related by their real clocks: the relation
+	 * either joins one clock to itself (duplicate clock domain, from
+	 * clock_synchronizer.cc AddSnapshot) or fights their snapshots. */
+	bool same_machine = clock && ref_clock &&
+			    same_str(machine_of(&out->m, path, src_machine),
+				     machine_of(&out->m, ref, ref_machine));
+	if (same_machine || (after->error && strstr(after->error, "duplicate clock domain"))) {
+		out->own_machine = own_machine_name(&out->m, path);
+		tm_manifest_copy(&out->own_m, &out->m);
+		if (f && f->n_machines) {
+			/* multi-machine: a machines[] entry names its machines already */
+			free(out->own_machine);
+			out->own_machine = NULL;
+			tm_manifest_fini(&out->own_m);
+		} else {
+			tm_manifest_set_machine(&out->own_m, path, out->own_machine);
+			struct tm_manifest_file *of = tm_manifest_file_get(&out->own_m, path, false);
+			free(of->clocks.machine);
+			of->clocks.machine = NULL;
+			struct tm_report *own_r = NULL;
+			struct tm_error e2;
+			if (tm_session_evaluate(s, &out->own_m, &own_r, &e2) == TM_OK) {
+				out->own_verdict = verdict_of(own_r);
+				out->own_ok = own_r->ok;
+				out->own_helps = !own_r->error && (after->error || own_r->dropped < after->dropped ||
+								   own_r->ok);
+				tm_report_free(own_r);
+			}
+			out->own_why = xfmt(
+				"%s and %s are on one machine, where %s is one clock: relating %s to %s "
+				"there %s. On a machine of its own (\"%s\") the offset relates two "
+				"machines' clocks.",
+				path, ref, tm_clock_name(clock), tm_clock_name(clock),
+				tm_clock_name(ref_clock),
+				clock == ref_clock ? "joins the clock to itself"
+						   : "contradicts the files' own clock snapshots",
+				out->own_machine);
+		}
+	}
+
+	if (tm_report_same_numbers(before, after)) {
+		int fi = report_file(after, (size_t)mi);
+		int ri2 = ri >= 0 ? report_file(after, (size_t)ri) : -1;
+		bool ref_has_clock = true;
+		if (ri2 >= 0 && ref_clock) {
+			ref_has_clock = false;
+			for (size_t i = 0; i < after->files[ri2].n_clocks; i++)
+				ref_has_clock |= after->files[ri2].clocks[i] == ref_clock;
+		}
+		if (out->is_pin && s->in.members[mi].format != TM_FMT_JSON &&
+		    s->in.members[mi].format != TM_FMT_GECKO &&
+		    s->in.members[mi].format != TM_FMT_INSTRUMENTS_XML &&
+		    s->in.members[mi].format != TM_FMT_PRIMES)
+			out->inert = xfmt("a PIN moves only clockless files (JSON); %s stays on its "
+					  "own clock",
+					  path);
+		else if (fi >= 0 && after->tt_file == fi)
+			out->inert = xfmt("%s owns the timeline: the relation can only move %s, and "
+					  "nothing reaches %s through it",
+					  path, ref, ref);
+		else if (!ref_has_clock)
+			out->inert = xfmt("the reference is not on the timeline's path: %s has no %s "
+					  "clock, so the relation hangs off a clock nothing uses",
+					  ref, tm_clock_name(ref_clock));
+		else if (offset == 0)
+			out->inert = xfmt("offset 0: %s already lines up with %s this way", path, ref);
+		else
+			out->inert = xfmt("the reference is not on the timeline's path: the timeline "
+					  "reaches %s through a shorter clock path first "
+					  "(trace_processor takes the first path it finds)",
+					  path);
+	}
+	tm_report_free(before);
+	tm_report_free(after);
+	return TM_OK;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* The offset grammar and edits valid by construction (engine/offset.c). */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "tracemerge.h"
+
+static void
+test_parse_full(void)
+{
+	struct tm_offset_spec sp;
+	struct tm_error e;
+	CHECK_INT(tm_offset_parse("relay.pftrace:BOOTTIME[vm]=-12ms@phone.pftrace:REALTIME[phone]",
+				  &sp, &e),
+		  TM_OK);
+	CHECK_STR(sp.src.file, "relay.pftrace");
+	CHECK_INT(sp.src.clock, TM_CLOCK_BOOTTIME);
+	CHECK_STR(sp.src.machine, "vm");
+	CHECK_INT(sp.offset_ns, -12000000);
+	CHECK_STR(sp.ref.file, "phone.pftrace");
+	CHECK_INT(sp.ref.clock, TM_CLOCK_REALTIME);
+	CHECK_STR(sp.ref.machine, "phone");
+	tm_offset_spec_fini(&sp);
+}
+
+static void
+test_parse_parts(void)
+{
+	struct tm_offset_spec sp;
+	struct tm_error e;
+	/* the workbench's prompt: no file, optional reference */
+	CHECK_INT(tm_offset_parse("250us", &sp, &e), TM_OK);
+	CHECK(!sp.src.file && !sp.ref.file && sp.has_offset && sp.offset_ns == 250000);
+	tm_offset_spec_fini(&sp);
+	CHECK_INT(tm_offset_parse("@a.json", &sp, &e), TM_OK);
+	CHECK(!sp.has_offset);
+	CHECK_STR(sp.ref.file, "a.json");
+	CHECK(!sp.ref.has_clock);
+	tm_offset_spec_fini(&sp);
+	/* a colon that is not a clock stays in the path */
+	CHECK_INT(tm_offset_parse("dir:x/a.json:PIN=1@b:c.json", &sp, &e), TM_OK);
+	CHECK_STR(sp.src.file, "dir:x/a.json");
+	CHECK(sp.src.is_pin && sp.src.has_clock && sp.src.clock == 0);
+	CHECK_STR(sp.ref.file, "b:c.json");
+	tm_offset_spec_fini(&sp);
+	/* errors, with the form as a hint */
+	CHECK_INT(tm_offset_parse("a.pb:BOOTIME=1ms", &sp, &e), TM_ERR_INVALID);
+	CHECK(strstr(e.msg, "unknown clock 'BOOTIME'") && strstr(e.hint, "[FILE"));
+	CHECK_INT(tm_offset_parse("a.pb=1.5ns", &sp, &e), TM_ERR_INVALID);
+	CHECK_INT(tm_offset_parse("a.pb=1ms@", &sp, &e), TM_ERR_INVALID);
+	CHECK_INT(tm_offset_parse("a.pb[]=1ms", &sp, &e), TM_ERR_INVALID);
+	CHECK_INT(tm_offset_parse("a.pb=", &sp, &e), TM_ERR_INVALID);
+	CHECK_INT(tm_offset_parse("a.pb=1@b.pb:PIN", &sp, &e), TM_ERR_INVALID);
+}
+
+static char dir[] = "/tmp/tm_offset_XXXXXX";
+static struct tm_session *sess;
+
+static void
+open_demo(void)
+{
+	char **paths;
+	struct tm_error e;
+	if (!mkdtemp(dir) || tm_demo_write(dir, &paths, &e) != TM_OK)
+		abort();
+	/* loose files without the demo's manifest: phone watch relay app */
+	const char *in[4] = {paths[1], paths[2], paths[3], paths[4]};
+	if (tm_session_open(&sess, in, 4, NULL, &e) != TM_OK)
+		abort();
+	for (size_t i = 0; paths[i]; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+static void
+apply(const char *text, struct tm_manifest *cur, struct tm_offset_result *r)
+{
+	struct tm_offset_spec sp;
+	struct tm_error e;
+	CHECK_INT(tm_offset_parse(text, &sp, &e), TM_OK);
+	CHECK_INT(tm_offset_apply(sess, cur, NULL, &sp, r, &e), TM_OK);
+	tm_offset_spec_fini(&sp);
+}
+
+/* issue 7: an offset on a proto with clocks of its own RELATEs its BOOTTIME
+ * (no "clock overrides require the trace to use a single clock"); on the
+ * phone's machine that is a duplicate clock domain, and its own machine is
+ * offered, proven by evaluation. */
+static void
+test_relate_and_own_machine(void)
+{
+	struct tm_manifest m;
+	struct tm_offset_result r;
+	tm_manifest_init(&m);
+	CHECK_INT(tm_session_trace_clock(sess, 2), TM_CLOCK_BOOTTIME);
+	apply("watch.pftrace=12ms", &m, &r);
+	CHECK_INT(r.clock, TM_CLOCK_BOOTTIME);
+	CHECK(!r.is_pin);
+	CHECK_STR(r.ref, "phone.pftrace"); /* the timeline's owner */
+	CHECK_INT(r.ref_clock, TM_CLOCK_BOOTTIME);
+	CHECK(strstr(r.verdict, "duplicate clock domain"));
+	CHECK_STR(r.own_machine, "watch");
+	CHECK(r.own_helps && r.own_ok);
+	/* the offer, evaluated again, is what it said */
+	struct tm_report *rep;
+	struct tm_error e;
+	CHECK_INT(tm_session_evaluate(sess, &r.own_m, &rep, &e), TM_OK);
+	CHECK(rep->ok && !rep->error);
+	tm_report_free(rep);
+	tm_offset_result_fini(&r);
+	tm_manifest_fini(&m);
+}
+
+static void
+test_pin_for_clockless_and_inert(void)
+{
+	struct tm_manifest m;
+	struct tm_offset_result r;
+	tm_manifest_init(&m);
+	CHECK_INT(tm_session_trace_clock(sess, 4), TM_CLOCK_UNSET);
+	apply("app.json=5ms@relay.pftrace:REALTIME_COARSE", &m, &r);
+	CHECK(r.is_pin);
+	CHECK(r.inert && strstr(r.inert, "not on the timeline's path"));
+	tm_offset_result_fini(&r);
+	apply("app.json=5ms@phone.pftrace", &m, &r);
+	CHECK(r.is_pin && !r.inert);
+	CHECK_INT(r.ref_clock, TM_CLOCK_BOOTTIME);
+	tm_offset_result_fini(&r);
+	/* a PIN asked for on a proto moves nothing (its clock is not TRACE_FILE) */
+	apply("relay.pftrace:PIN=0@app.json", &m, &r);
+	CHECK(r.is_pin);
+	tm_offset_result_fini(&r);
+	tm_manifest_fini(&m);
+}
+
+int
+main(void)
+{
+	RUN(test_parse_full);
+	RUN(test_parse_parts);
+	open_demo();
+	RUN(test_relate_and_own_machine);
+	RUN(test_pin_for_clockless_and_inert);
+	tm_session_close(sess);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : 1;
+}
