@@ -24,7 +24,7 @@
  * log, other payload ops through the compact pending list.  Every shortcut
  * emits exactly the ops of the general path (test_scan_proto checks).
  */
-#include "scan.h"
+#include "scan_proto_priv.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -36,223 +36,9 @@
 #define MAX_INFLATED (256u << 20)     /* one compressed_packets, inflated */
 #define MAX_RATIO 1024u               /* inflated / compressed */
 #define MAX_HEADER 20                 /* kMaxHeaderBytes of the TP tokenizer */
-#define MAX_CPU 1024
 
 #define MSG_PACKET_CORRUPT                                                                         \
 	"Failed to parse proto packet fully; the trace is probably corrupt. (ERR:tp-corrupt)"
-
-/* ------------------------------------------------------------------ */
-/* varints                                                             */
-/* ------------------------------------------------------------------ */
-
-/* Decode a varint in [p, end); returns the byte after it, or NULL when the
- * varint does not end before end (or is longer than 10 bytes). */
-#define AINLINE static inline __attribute__((always_inline))
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-/* The general decoder (and the reference for the fast one below). */
-static const uint8_t *
-get_varint_slow(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t r = 0;
-	for (unsigned shift = 0; p < end && shift < 70; shift += 7) {
-		uint8_t b = *p++;
-		r |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 63);
-		if (!(b & 0x80)) {
-			*v = r;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/* Decode a varint in [p, end); returns the byte after it, or NULL when the
- * varint does not end before end (or is longer than 10 bytes).  With 8
- * bytes at hand, varints of up to 8 bytes are decoded without a loop: find
- * the first byte without the continuation bit, mask the bytes after it
- * off, squeeze out the continuation bits. */
-AINLINE const uint8_t *
-get_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
-{
-	if (LIKELY(p < end && *p < 0x80)) {
-		*v = *p;
-		return p + 1;
-	}
-	if (LIKELY(lim - p >= 8 && p < end)) {
-		uint64_t x;
-		memcpy(&x, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		x = __builtin_bswap64(x);
-#endif
-		uint64_t stop = ~x & 0x8080808080808080ULL;
-		if (LIKELY(stop)) {
-			unsigned bits = (unsigned)__builtin_ctzll(stop) + 1; /* 8, 16, .. 64 */
-			x &= ((stop & -stop) << 1) - 1; /* bytes up to the last one */
-			x &= 0x7f7f7f7f7f7f7f7fULL;
-			x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
-			x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
-			x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
-			if (UNLIKELY(bits / 8 > (unsigned)(end - p)))
-				return NULL; /* runs past end */
-			*v = x;
-			return p + bits / 8;
-		}
-	}
-	return get_varint_slow(p, end, v);
-}
-
-/* The same where only [p, end) may be read. */
-AINLINE const uint8_t *
-get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	return get_varint_lim(p, end, end, v);
-}
-
-/* One field of a message: id, wire type, varint value or byte range. */
-struct field {
-	uint32_t id;
-	uint32_t wt;
-	uint64_t v;
-	const uint8_t *p;
-	size_t len;
-};
-
-/* Next field of [*pp, end).  1 = field read, 0 = end, -1 = malformed (as
- * protozero's decoder, which then leaves bytes_left). */
-static inline int
-next_field(const uint8_t **pp, const uint8_t *end, struct field *f)
-{
-	const uint8_t *p = *pp;
-	uint64_t tag;
-	f->p = NULL;
-	f->len = 0;
-	f->v = 0;
-	if (p >= end)
-		return 0;
-	p = get_varint(p, end, &tag);
-	if (!p)
-		return -1;
-	f->id = (uint32_t)(tag >> 3);
-	f->wt = (uint32_t)(tag & 7);
-	if (f->id == 0 || (tag >> 3) > UINT32_MAX)
-		return -1;
-	switch (f->wt) {
-	case 0:
-		p = get_varint(p, end, &f->v);
-		if (!p)
-			return -1;
-		break;
-	case 1:
-		if (end - p < 8)
-			return -1;
-		memcpy(&f->v, p, 8);
-		f->p = p;
-		f->len = 8;
-		p += 8;
-		break;
-	case 2: {
-		uint64_t n;
-		p = get_varint(p, end, &n);
-		if (!p || n > (uint64_t)(end - p))
-			return -1;
-		f->p = p;
-		f->len = (size_t)n;
-		f->v = n;
-		p += n;
-		break;
-	}
-	case 5: {
-		uint32_t x;
-		if (end - p < 4)
-			return -1;
-		memcpy(&x, p, 4);
-		f->v = x;
-		f->p = p;
-		f->len = 4;
-		p += 4;
-		break;
-	}
-	default:
-		return -1;
-	}
-	*pp = p;
-	return 1;
-}
-
-/* The hot walkers (packet, TrackEvent, ftrace event) read fields with these
- * two instead of next_field: the same acceptance rules, but no struct and
- * the tag kept whole (id << 3 | wire type) for one switch.  lim >= end: the
- * end of the readable buffer (varints may load 8 bytes at once up to it).
- * Tag at p < end: NULL when malformed (bad varint, id 0 or > UINT32_MAX). */
-AINLINE const uint8_t *
-rd_tag(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *tag)
-{
-	if (LIKELY(*p < 0x80)) {
-		*tag = *p;
-		return *p >= 8 ? p + 1 : NULL;
-	}
-	if (LIKELY(end - p >= 2 && p[1] < 0x80)) { /* ids 16..2047: never 0 */
-		*tag = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-		return p + 2;
-	}
-	p = get_varint_lim(p, end, lim, tag);
-	if (!p || (*tag >> 3) == 0 || (*tag >> 3) > UINT32_MAX)
-		return NULL;
-	return p;
-}
-
-/* The value of a field of wire type wt at p: *v = the varint, the fixed
- * value or the length; [*fp, +*fl) the bytes of non-varint fields.  NULL
- * when malformed. */
-AINLINE const uint8_t *
-rd_value(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint32_t wt, uint64_t *v,
-	 const uint8_t **fp, size_t *fl)
-{
-	switch (wt) {
-	case 0:
-		if (LIKELY(p < end && *p < 0x80)) {
-			*v = *p;
-			return p + 1;
-		}
-		return get_varint_lim(p, end, lim, v);
-	case 2: {
-		uint64_t n;
-		if (LIKELY(p < end && *p < 0x80)) {
-			n = *p++;
-		} else {
-			p = get_varint_lim(p, end, lim, &n);
-			if (!p)
-				return NULL;
-		}
-		if (n > (uint64_t)(end - p))
-			return NULL;
-		*fp = p;
-		*fl = (size_t)n;
-		*v = n;
-		return p + n;
-	}
-	case 1:
-		if (end - p < 8)
-			return NULL;
-		memcpy(v, p, 8);
-		*fp = p;
-		*fl = 8;
-		return p + 8;
-	case 5: {
-		uint32_t x;
-		if (end - p < 4)
-			return NULL;
-		memcpy(&x, p, 4);
-		*v = x;
-		*fp = p;
-		*fl = 4;
-		return p + 4;
-	}
-	default:
-		return NULL;
-	}
-}
 
 static int64_t
 sat_mul_1000(int64_t v)
@@ -271,92 +57,6 @@ sat_add(int64_t a, int64_t b)
 		return b < 0 ? INT64_MIN : INT64_MAX;
 	return r;
 }
-
-/* ------------------------------------------------------------------ */
-/* state                                                               */
-/* ------------------------------------------------------------------ */
-
-struct seq {
-	uint64_t key; /* machine << 32 | seq id; UINT64_MAX = empty slot */
-	bool used;
-	bool valid;        /* incremental state valid (starts invalid) */
-	bool has_defaults; /* TracePacketDefaults present in this generation */
-	bool def_has_track;
-	bool te_ts_valid;  /* ThreadDescriptor reference timestamps valid */
-	uint32_t def_clock;
-	uint64_t def_track;
-	int64_t te_ref_ns;
-	uint32_t gen;      /* interning generation, bumped on clear */
-};
-
-struct machine {
-	uint32_t id;
-	bool seen;
-	bool has_ft_snap;
-	int64_t last_ft_snap; /* latest_ftrace_clock_snapshot_ts_ */
-	uint8_t first_bundle[MAX_CPU / 8];
-};
-
-struct iname {
-	uint64_t key; /* hash of (seq slot, gen, iid); 0 = empty */
-	uint32_t slot, gen;
-	uint64_t iid;
-	uint32_t off, len; /* into names pool */
-};
-
-/* A pending op: the tm_op fields the scanner sets (tm_op itself is large). */
-struct pend {
-	enum tm_op_kind kind;
-	uint32_t machine, clock, seq, flags, n, primary, stat, detail;
-	int64_t ts;
-	uint64_t offset;
-	size_t arr; /* index into the clocks, tss or text pool */
-};
-
-struct ps {
-	struct tm_scan *sc;
-	struct tm_oplog *log;
-	const struct tm_scan_ctl *ctl;
-	bool keep;
-	bool stop; /* FATAL emitted: the import fails here */
-
-	struct seq *seqs;
-	size_t cap_seqs, n_seqs; /* power of two */
-	size_t last_seq;         /* slot of the last lookup */
-
-	struct machine *machines;
-	size_t n_machines, cap_machines;
-
-	struct iname *names;
-	size_t cap_names, n_names;
-	struct tm_buf npool;
-
-	/* payload ops of the current packet */
-	struct pend *pend;
-	size_t n_pend, cap_pend;
-	struct tm_op_clock *pclocks;
-	size_t n_pclocks, cap_pclocks;
-	int64_t *ptss;
-	size_t n_ptss, cap_ptss;
-	struct tm_buf ptext; /* NUL-separated texts of pending SYSINFO/FATAL */
-
-	uint32_t nots; /* pending merged PUSH_NOTS */
-	uint32_t nots_machine;
-	uint64_t nots_off;
-
-	int codec; /* 0 none yet, 1 gzip/zlib, 2 zstd */
-	uint8_t *inflated;
-	size_t cap_inflated;
-	uint32_t depth;
-	bool no_fast; /* tests: general path only */
-	bool m0_seen; /* machine 0's MACHINE op is out */
-	/* tm_scan_note_ts, kept here and handed over at the end */
-	bool has_ts_seen;
-	int64_t ts_min, ts_max;
-	/* slot of (machine 0, sequence id) for ids < 64; checked on use */
-	uint32_t seq_small[64];
-	struct tm_op pkt_op; /* fast_packet's PACKET op: only the fields it sets change */
-};
 
 static uint64_t
 mix64(uint64_t x)
@@ -433,8 +133,8 @@ out:
 	return &s->seqs[j];
 }
 
-static struct machine *
-get_machine(struct ps *s, uint32_t id)
+struct machine *
+tm_ps_machine(struct ps *s, uint32_t id)
 {
 	if (s->n_machines && s->machines[0].id == id)
 		return &s->machines[0];
@@ -515,8 +215,8 @@ name_get(const struct ps *s, const struct seq *q, uint64_t iid, const char **str
 /* emitting                                                            */
 /* ------------------------------------------------------------------ */
 
-static void
-flush_nots_now(struct ps *s)
+void
+tm_ps_flush_nots_now(struct ps *s)
 {
 	struct tm_op op = {.kind = TM_OP_PUSH_NOTS, .machine = s->nots_machine, .n = s->nots,
 			   .offset = s->nots_off};
@@ -525,15 +225,8 @@ flush_nots_now(struct ps *s)
 	s->nots = 0;
 }
 
-AINLINE void
-flush_nots(struct ps *s)
-{
-	if (UNLIKELY(s->nots))
-		flush_nots_now(s);
-}
-
-static void
-emit(struct ps *s, const struct tm_op *op)
+void
+tm_ps_emit(struct ps *s, const struct tm_op *op)
 {
 	flush_nots(s);
 	tm_oplog_add(s->log, op);
@@ -545,8 +238,8 @@ emit(struct ps *s, const struct tm_op *op)
 	}
 }
 
-static struct pend *
-pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off)
+struct pend *
+tm_ps_pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off)
 {
 	if (UNLIKELY(s->n_pend == s->cap_pend))
 		XGROW(s->pend, s->cap_pend, s->n_pend + 1);
@@ -560,29 +253,29 @@ static void
 pend_text(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off, const char *text,
 	  size_t len)
 {
-	pend_add(s, kind, machine, off);
+	tm_ps_pend_add(s, kind, machine, off);
 	s->pend[s->n_pend - 1].arr = s->ptext.len;
 	tm_buf_add(&s->ptext, text, len);
 	tm_buf_addc(&s->ptext, 0);
 }
 
-static void
-pend_fatal(struct ps *s, uint32_t machine, uint64_t off, const char *text)
+void
+tm_ps_pend_fatal(struct ps *s, uint32_t machine, uint64_t off, const char *text)
 {
 	pend_text(s, TM_OP_FATAL, machine, off, text, strlen(text));
 }
 
-static void
-pend_stat(struct ps *s, uint32_t machine, uint64_t off, enum tm_stat_id st)
+void
+tm_ps_pend_stat(struct ps *s, uint32_t machine, uint64_t off, enum tm_stat_id st)
 {
-	struct pend *op = pend_add(s, TM_OP_STAT, machine, off);
+	struct pend *op = tm_ps_pend_add(s, TM_OP_STAT, machine, off);
 	op->stat = (uint32_t)st;
 	op->n = 1;
 }
 
 /* Emit the pending payload ops: after a PACKET (has_ts) or on their own. */
-static void
-pend_flush(struct ps *s, bool has_ts)
+void
+tm_ps_pend_flush(struct ps *s, bool has_ts)
 {
 	for (size_t i = 0; i < s->n_pend; i++) {
 		const struct pend *pd = &s->pend[i];
@@ -627,7 +320,7 @@ pend_flush(struct ps *s, bool has_ts)
 				 * op log's PUSH_NOTS carries no detail. */
 				op.kind = TM_OP_PUSH_NOTS;
 				op.n = 1;
-				emit(s, &op);
+				tm_ps_emit(s, &op);
 				s->sc->n_events++;
 				continue;
 			}
@@ -636,7 +329,7 @@ pend_flush(struct ps *s, bool has_ts)
 		default:
 			break;
 		}
-		emit(s, &op);
+		tm_ps_emit(s, &op);
 		if (s->stop)
 			break;
 	}
@@ -644,72 +337,27 @@ pend_flush(struct ps *s, bool has_ts)
 	tm_buf_reset(&s->ptext);
 }
 
-static void
-note_clock(struct ps *s, uint32_t c)
-{
-	tm_scan_note_clock(s->sc, c);
-}
-
-/* tm_scan_note_ts, batched (min and max only: the order does not matter). */
-AINLINE void
-note_ts(struct ps *s, int64_t ts)
-{
-	if (UNLIKELY(!s->has_ts_seen)) {
-		s->has_ts_seen = true;
-		s->ts_min = s->ts_max = ts;
-	}
-	if (ts < s->ts_min)
-		s->ts_min = ts;
-	if (ts > s->ts_max)
-		s->ts_max = ts;
-}
-
 /* ------------------------------------------------------------------ */
 /* TracePacket                                                         */
 /* ------------------------------------------------------------------ */
 
-struct pkt {
-	uint64_t off;
-	const uint8_t *lim; /* end of the buffer holding the packet */
-	uint32_t machine;
-	bool has_ts, has_clock, has_seq, has_flags, has_sync, cleared_legacy;
-	uint64_t ts;
-	uint32_t clock, seq, flags, dropped;
-	bool has_snapshot, has_defaults, has_interned, has_remote, has_service, has_ext;
-	bool has_compressed, has_zstd, has_chrome;
-	bool has_td_before;
-	uint32_t handler; /* first module-handled field */
-	/* Below: valid only when the matching has_ / handler is set (not
-	 * cleared per packet). */
-	struct field snapshot, defaults, interned, remote, compressed, zstd;
-	struct field hfield, td;
-};
-
-enum {
-	F_FTRACE = 1,
-	F_TRACK_EVENT = 11,
-	F_THREAD_DESC = 44,
-	F_SYSINFO = 45,
-	F_STATSD = 84,
-	F_STREAMING_PROFILE = 54,
-};
 
 static bool
 is_handler(uint32_t id)
 {
 	switch (id) {
-	case 1:   /* ftrace_events */
-	case 11:  /* track_event */
-	case 45:  /* system_info */
-	case 48:  /* chrome_benchmark_metadata */
-	case 51:  /* chrome_metadata */
-	case 54:  /* streaming_profile_packet */
-	case 67:  /* cpu_info */
-	case 78:  /* ui_state */
-	case 84:  /* statsd_atom */
-	case 89:  /* trace_uuid */
-	case 128: /* gpu_info */
-	case 130: /* interrupt_info */
+	case TP_FTRACE_EVENTS:
+	case TP_TRACK_EVENT:
+	case TP_SYSTEM_INFO:
+	case TP_CHROME_BENCHMARK_METADATA:
+	case TP_CHROME_METADATA:
+	case TP_STREAMING_PROFILE:
+	case TP_CPU_INFO:
+	case TP_UI_STATE:
+	case TP_STATSD_ATOM:
+	case TP_TRACE_UUID:
+	case TP_GPU_INFO:
+	case TP_INTERRUPT_INFO:
 		return true;
 	}
 	return false;
@@ -734,19 +382,19 @@ decode_packet(const uint8_t *p, size_t n, struct pkt *k)
 			return false;
 		/* The common fields first: they are never handlers. */
 		switch (tag) {
-		case 8 << 3 | 0:
+		case TAG(TP_TIMESTAMP, WT_VARINT):
 			k->has_ts = true;
 			k->ts = v;
 			continue;
-		case 10 << 3 | 0:
+		case TAG(TP_SEQ_ID, WT_VARINT):
 			k->has_seq = true;
 			k->seq = (uint32_t)v;
 			continue;
-		case 13 << 3 | 0:
+		case TAG(TP_SEQ_FLAGS, WT_VARINT):
 			k->has_flags = true;
 			k->flags = (uint32_t)v;
 			continue;
-		case 58 << 3 | 0:
+		case TAG(TP_TIMESTAMP_CLOCK_ID, WT_VARINT):
 			k->has_clock = true;
 			k->clock = (uint32_t)v;
 			continue;
@@ -755,72 +403,72 @@ decode_packet(const uint8_t *p, size_t n, struct pkt *k)
 		}
 		uint32_t id = (uint32_t)(tag >> 3);
 		switch (id) {
-		case 41:
-			if (wt == 0)
+		case TP_INCR_STATE_CLEARED:
+			if (wt == WT_VARINT)
 				k->cleared_legacy = v != 0;
 			break;
-		case 42:
-			if (wt == 0)
+		case TP_PREV_PACKET_DROPPED:
+			if (wt == WT_VARINT)
 				k->dropped = (uint32_t)v;
 			break;
-		case 98:
-			if (wt == 0)
+		case TP_MACHINE_ID:
+			if (wt == WT_VARINT)
 				k->machine = (uint32_t)v;
 			break;
-		case 6:
-			if (wt == 2) {
+		case TP_CLOCK_SNAPSHOT:
+			if (wt == WT_LEN) {
 				k->has_snapshot = true;
 				k->snapshot = (struct field){id, wt, v, fp, fl};
 			}
 			break;
-		case 59:
-			if (wt == 2) {
+		case TP_DEFAULTS:
+			if (wt == WT_LEN) {
 				k->has_defaults = true;
 				k->defaults = (struct field){id, wt, v, fp, fl};
 			}
 			break;
-		case 12:
-			if (wt == 2) {
+		case TP_INTERNED_DATA:
+			if (wt == WT_LEN) {
 				k->has_interned = true;
 				k->interned = (struct field){id, wt, v, fp, fl};
 			}
 			break;
-		case 107:
-			if (wt == 2) {
+		case TP_REMOTE_CLOCK_SYNC:
+			if (wt == WT_LEN) {
 				k->has_remote = true;
 				k->remote = (struct field){id, wt, v, fp, fl};
 			}
 			break;
-		case 69:
+		case TP_SERVICE_EVENT:
 			k->has_service = true;
 			break;
-		case 72:
+		case TP_EXTENSION_DESCRIPTOR:
 			k->has_ext = true;
 			break;
-		case 36:
+		case TP_SYNC_MARKER:
 			k->has_sync = true;
 			break;
-		case 50:
-			if (wt == 2) {
+		case TP_COMPRESSED_PACKETS:
+			if (wt == WT_LEN) {
 				k->has_compressed = true;
 				k->compressed = (struct field){id, wt, v, fp, fl};
 			}
 			break;
-		case 133:
-			if (wt == 2) {
+		case TP_ZSTD_COMPRESSED_PACKETS:
+			if (wt == WT_LEN) {
 				k->has_zstd = true;
 				k->zstd = (struct field){id, wt, v, fp, fl};
 			}
 			break;
-		case 5:
-		case 51:
+		case TP_CHROME_EVENTS:
+		case TP_CHROME_METADATA:
 			k->has_chrome = true;
 			break;
 		default:
 			break;
 		}
-		if (!k->handler && wt == 2) {
-			if (id == F_THREAD_DESC && !k->has_td_before) {
+		if (!k->handler && wt == WT_LEN) {
+			if (id == TP_THREAD_DESCRIPTOR && !k->has_td_before) {
 				k->has_td_before = true;
 				k->td = (struct field){id, wt, v, fp, fl};
 			} else if (is_handler(id)) {
@@ -846,27 +494,27 @@ do_snapshot(struct ps *s, const struct pkt *k)
 	uint32_t primary = 0;
 	size_t base = s->n_pclocks;
 	while (next_field(&p, end, &f) > 0) {
-		if (f.id == 2 && f.wt == 0) {
+		if (f.id == CS_PRIMARY_TRACE_CLOCK && f.wt == WT_VARINT) {
 			primary = (uint32_t)f.v;
-		} else if (f.id == 1 && f.wt == 2) {
+		} else if (f.id == CS_CLOCKS && f.wt == WT_LEN) {
 			struct tm_op_clock c = {0, 0, 1, false};
 			const uint8_t *q = f.p, *qe = f.p + f.len;
 			struct field g;
 			while (next_field(&q, qe, &g) > 0) {
-				if (g.wt != 0)
+				if (g.wt != WT_VARINT)
 					continue;
-				if (g.id == 1)
+				if (g.id == CLK_ID)
 					c.id = (uint32_t)g.v;
-				else if (g.id == 2)
+				else if (g.id == CLK_TIMESTAMP)
 					c.ts = (int64_t)g.v;
-				else if (g.id == 3)
+				else if (g.id == CLK_IS_INCREMENTAL)
 					c.is_incremental = g.v != 0;
-				else if (g.id == 4)
+				else if (g.id == CLK_UNIT_MULTIPLIER_NS)
 					c.unit = g.v ? g.v : 1;
 			}
 			if (c.id >= 64 && c.id <= 127 && !k->seq) {
 				s->n_pclocks = base;
-				emit(s, &(struct tm_op){
+				tm_ps_emit(s, &(struct tm_op){
 						.kind = TM_OP_FATAL, .machine = k->machine,
 						.offset = k->off,
 						.text = "ClockSnapshot packet is specifying a "
@@ -885,7 +533,7 @@ do_snapshot(struct ps *s, const struct pkt *k)
 			   .clocks = s->n_pclocks > base ? s->pclocks + base : NULL,
 			   .offset = k->off};
 	s->sc->has_snapshot = true;
-	emit(s, &op);
+	tm_ps_emit(s, &op);
 	s->n_pclocks = base;
 }
 
@@ -898,17 +546,17 @@ snap_clocks(struct ps *s, const uint8_t *p, size_t n, uint32_t *count)
 	struct field f;
 	*count = 0;
 	while (next_field(&p, end, &f) > 0) {
-		if (f.id != 1 || f.wt != 2)
+		if (f.id != CS_CLOCKS || f.wt != WT_LEN)
 			continue;
 		struct tm_op_clock c = {0, 0, 1, false};
 		const uint8_t *q = f.p, *qe = f.p + f.len;
 		struct field g;
 		while (next_field(&q, qe, &g) > 0) {
-			if (g.wt != 0)
+			if (g.wt != WT_VARINT)
 				continue;
-			if (g.id == 1)
+			if (g.id == CLK_ID)
 				c.id = (uint32_t)g.v;
-			else if (g.id == 2)
+			else if (g.id == CLK_TIMESTAMP)
 				c.ts = (int64_t)g.v;
 		}
 		XGROW(s->pclocks, s->cap_pclocks, s->n_pclocks + 1);
@@ -926,7 +574,7 @@ do_remote_sync(struct ps *s, const struct pkt *k)
 	size_t n_rounds = 0, cap = 0;
 	size_t base = s->n_pclocks;
 	while (next_field(&p, end, &f) > 0) {
-		if (f.id != 1 || f.wt != 2)
+		if (f.id != RCS_SYNCED_CLOCKS || f.wt != WT_LEN)
 			continue;
 		struct field client, host;
 		memset(&client, 0, sizeof client);
@@ -934,9 +582,9 @@ do_remote_sync(struct ps *s, const struct pkt *k)
 		const uint8_t *q = f.p, *qe = f.p + f.len;
 		struct field g;
 		while (next_field(&q, qe, &g) > 0) {
-			if (g.wt == 2 && g.id == 2)
+			if (g.wt == WT_LEN && g.id == RCS_CLIENT_CLOCKS)
 				client = g;
-			else if (g.wt == 2 && g.id == 3)
+			else if (g.wt == WT_LEN && g.id == RCS_HOST_CLOCKS)
 				host = g;
 		}
 		XGROW(counts, cap, 2 * n_rounds + 2);
@@ -948,7 +596,7 @@ do_remote_sync(struct ps *s, const struct pkt *k)
 			   .n = (uint32_t)n_rounds, .counts = counts,
 			   .clocks = s->n_pclocks > base ? s->pclocks + base : NULL,
 			   .offset = k->off};
-	emit(s, &op);
+	tm_ps_emit(s, &op);
 	free(counts);
 	s->n_pclocks = base;
 }
@@ -963,13 +611,13 @@ do_defaults(struct seq *q, const struct field *d)
 	q->def_has_track = false;
 	q->def_track = 0;
 	while (next_field(&p, end, &f) > 0) {
-		if (f.id == 58 && f.wt == 0) {
+		if (f.id == TPD_TIMESTAMP_CLOCK_ID && f.wt == WT_VARINT) {
 			q->def_clock = (uint32_t)f.v;
-		} else if (f.id == 11 && f.wt == 2) {
+		} else if (f.id == TPD_TRACK_EVENT_DEFAULTS && f.wt == WT_LEN) {
 			const uint8_t *r = f.p, *re = f.p + f.len;
 			struct field g;
 			while (next_field(&r, re, &g) > 0) {
-				if (g.id == 11 && g.wt == 0) {
+				if (g.id == TED_TRACK_UUID && g.wt == WT_VARINT) {
 					q->def_has_track = true;
 					q->def_track = g.v;
 				}
@@ -984,17 +632,17 @@ do_interned(struct ps *s, struct seq *q, const struct field *d)
 	const uint8_t *p = d->p, *end = p + d->len;
 	struct field f;
 	while (next_field(&p, end, &f) > 0) {
-		if (f.id != 2 || f.wt != 2)
-			continue; /* event_names */
+		if (f.id != ID_EVENT_NAMES || f.wt != WT_LEN)
+			continue;
 		const uint8_t *r = f.p, *re = f.p + f.len;
 		struct field g;
 		uint64_t iid = 0;
 		const uint8_t *str = NULL;
 		size_t len = 0;
 		while (next_field(&r, re, &g) > 0) {
-			if (g.id == 1 && g.wt == 0)
+			if (g.id == EN_IID && g.wt == WT_VARINT)
 				iid = g.v;
-			else if (g.id == 2 && g.wt == 2) {
+			else if (g.id == EN_NAME && g.wt == WT_LEN) {
 				str = g.p;
 				len = g.len;
 			}
@@ -1034,41 +682,41 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 		if (UNLIKELY(!p))
 			break;
 		uint32_t wt = (uint32_t)(tag & 7);
-		if (LIKELY(wt == 0)) {
+		if (LIKELY(wt == WT_VARINT)) {
 			p = get_varint_lim(p, end, lim, &v);
 			if (UNLIKELY(!p))
 				break;
 			/* the common ones by compare, the rest by switch */
 			uint64_t id = tag >> 3;
-			if (id == 9) {
+			if (id == TE_TYPE) {
 				type = v;
 				continue;
 			}
-			if (id == 11) {
+			if (id == TE_TRACK_UUID) {
 				has_track = true;
 				track = v;
 				continue;
 			}
-			if (id == 10) {
+			if (id == TE_NAME_IID) {
 				has_name_iid = true;
 				name_iid = v;
 				continue;
 			}
 			switch (id) {
-			case 1:
+			case TE_TIMESTAMP_DELTA_US:
 				has_delta = true;
 				delta = (int64_t)v;
 				break;
-			case 16:
+			case TE_TIMESTAMP_ABSOLUTE_US:
 				absolute = (int64_t)v;
 				break;
-			case 30:
+			case TE_COUNTER_VALUE:
 				has_counter = true;
 				break;
-			case 2:
+			case TE_THREAD_TIME_DELTA_US:
 				has_tt_delta = true;
 				break;
-			case 8:
+			case TE_THREAD_INSTRUCTION_COUNT_DELTA:
 				has_ic_delta = true;
 				break;
 			default:
@@ -1082,29 +730,29 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 		if (UNLIKELY(!p))
 			break;
 		switch (tag >> 3) {
-		case 23:
-			if (wt == 2) {
+		case TE_NAME:
+			if (wt == WT_LEN) {
 				has_name = true;
 				name = fp;
 				name_len = fl;
 			}
 			break;
-		case 44:
-			if (wt == 1)
+		case TE_DOUBLE_COUNTER_VALUE:
+			if (wt == WT_FIXED64)
 				has_counter = true;
 			break;
-		case 2:
+		case TE_THREAD_TIME_DELTA_US:
 			has_tt_delta = false; /* not a varint */
 			break;
-		case 8:
+		case TE_THREAD_INSTRUCTION_COUNT_DELTA:
 			has_ic_delta = false;
 			break;
-		case 6:
-			if (wt == 2 && s->keep) {
+		case TE_LEGACY_EVENT:
+			if (wt == WT_LEN && s->keep) {
 				const uint8_t *r = fp, *re = fp + fl;
 				struct field g;
 				while (next_field(&r, re, &g) > 0)
-					if (g.id == 2 && g.wt == 0)
+					if (g.id == TE_LEGACY_PHASE && g.wt == WT_VARINT)
 						legacy_phase = (int64_t)g.v;
 			}
 			break;
@@ -1137,9 +785,9 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 	bool ok = true;
 	if ((has_tt_delta || has_ic_delta) && !q->te_ts_valid)
 		ok = false;
-	if (type == 4 && ((!has_track && !q->def_has_track) || !has_counter))
+	if (type == TE_COUNTER && ((!has_track && !q->def_has_track) || !has_counter))
 		ok = false;
-	if (type == 5 && !has_track && !q->def_has_track)
+	if (type == TE_STATE && !has_track && !q->def_has_track)
 		ok = false;
 
 	uint32_t detail = 0;
@@ -1154,10 +802,10 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			nm = NULL;
 		char ph = 0;
 		switch (type) {
-		case 1: ph = 'B'; break;
-		case 2: ph = 'E'; break;
-		case 3: ph = 'I'; break;
-		case 4: ph = 'C'; break;
+		case TE_SLICE_BEGIN: ph = 'B'; break;
+		case TE_SLICE_END: ph = 'E'; break;
+		case TE_INSTANT: ph = 'I'; break;
+		case TE_COUNTER: ph = 'C'; break;
 		default:
 			if (legacy_phase > 0 && legacy_phase < 128)
 				ph = (char)legacy_phase;
@@ -1187,8 +835,6 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 	out->detail = detail;
 }
 
-static size_t count_packed(const struct field *f);
-
 /* StreamingProfilePacket (profile_module.cc TokenizeStreamingProfilePacket):
  * resolved at tokenize time against the sequence's TrackEvent reference
  * timestamp, which every delta advances (saturating).  A negative running
@@ -1203,7 +849,7 @@ do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const str
 {
 	int64_t packet_ts = q->te_ref_ns;
 	if (packet_ts < 0) {
-		pend_stat(s, k->machine, k->off, TM_STAT_STREAMING_PROFILE_INVALID_TS);
+		tm_ps_pend_stat(s, k->machine, k->off, TM_STAT_STREAMING_PROFILE_INVALID_TS);
 		return;
 	}
 	int64_t deltas[64];
@@ -1212,15 +858,15 @@ do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const str
 	struct field f;
 	bool more = false;
 	while (next_field(&p, end, &f) > 0) {
-		if (f.id == 1)
-			n_stacks += f.wt == 2 ? count_packed(&f) : 1;
-		if (f.id == 2) {
-			if (f.wt == 0) {
+		if (f.id == SPP_CALLSTACK_IID)
+			n_stacks += f.wt == WT_LEN ? count_packed(&f) : 1;
+		if (f.id == SPP_TIMESTAMP_DELTA_US) {
+			if (f.wt == WT_VARINT) {
 				if (n_deltas < 64)
 					deltas[n_deltas++] = (int64_t)f.v;
 				else
 					more = true;
-			} else if (f.wt == 2) {
+			} else if (f.wt == WT_LEN) {
 				const uint8_t *dp = f.p, *de = f.p + f.len;
 				while (dp < de) {
 					uint64_t v = 0;
@@ -1240,7 +886,7 @@ do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const str
 		}
 	}
 	(void)more;
-	struct pend *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+	struct pend *op = tm_ps_pend_add(s, TM_OP_CONVERT, k->machine, k->off);
 	op->clock = 3;
 	op->ts = packet_ts;
 	op->flags = TM_CONV_FAIL_KEEP_RAW | TM_CONV_NO_PUSH;
@@ -1250,12 +896,12 @@ do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const str
 		int64_t d = sat_mul_1000(deltas[i]);
 		q->te_ref_ns = sat_add(q->te_ref_ns, d);
 		if (q->te_ref_ns < 0) {
-			pend_stat(s, k->machine, k->off, TM_STAT_STREAMING_PROFILE_INVALID_TS);
+			tm_ps_pend_stat(s, k->machine, k->off, TM_STAT_STREAMING_PROFILE_INVALID_TS);
 			return;
 		}
 		if (i < n_stacks) {
 			sample = sat_add(sample, d);
-			struct pend *sop = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+			struct pend *sop = tm_ps_pend_add(s, TM_OP_CONVERT, k->machine, k->off);
 			sop->clock = 3;
 			sop->ts = sample;
 			sop->flags = TM_CONV_FAIL_KEEP_RAW | TM_CONV_SUPPRESS;
@@ -1270,282 +916,12 @@ do_thread_descriptor(struct seq *q, const struct field *td)
 	struct field f;
 	int64_t ref = 0;
 	while (next_field(&p, end, &f) > 0)
-		if (f.id == 6 && f.wt == 0)
+		if (f.id == TD_REFERENCE_TIMESTAMP_US && f.wt == WT_VARINT)
 			ref = (int64_t)f.v;
 	q->te_ref_ns = sat_mul_1000(ref);
 	q->te_ts_valid = true;
 }
 
-/* Packed varint array into *out (count *n); false if malformed. */
-static size_t
-count_packed(const struct field *f)
-{
-	if (!f->p)
-		return 0;
-	size_t c = 0;
-	for (size_t i = 0; i < f->len; i++)
-		if (!(f->p[i] & 0x80))
-			c++;
-	return c;
-}
-
-static void
-compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
-	      const struct field *ts, const struct field *const *cols, size_t n_cols,
-	      const struct field *comm, size_t n_intern)
-{
-	size_t n = count_packed(ts);
-	for (size_t i = 0; i < n_cols; i++) {
-		size_t c = count_packed(cols[i]);
-		if (c < n)
-			n = c;
-	}
-	size_t c = count_packed(comm);
-	if (c < n)
-		n = c;
-	if (!n)
-		return;
-	XGROW(s->ptss, s->cap_ptss, s->n_ptss + n);
-	size_t base = s->n_ptss;
-	const uint8_t *tp = ts->p, *te = ts->p + ts->len;
-	const uint8_t *cp = comm->p, *ce = comm->p + comm->len;
-	int64_t acc = 0;
-	size_t m = 0;
-	for (; m < n; m++) {
-		uint64_t d = 0, ci = 0;
-		tp = get_varint(tp, te, &d);
-		cp = get_varint(cp, ce, &ci);
-		if (!tp || !cp || ci >= n_intern)
-			break;
-		acc = wrap_add(acc, (int64_t)d);
-		s->ptss[base + m] = acc;
-		note_ts(s, acc);
-	}
-	if (!m)
-		return;
-	s->n_ptss += m;
-	struct pend *op = pend_add(s, TM_OP_CONVERT_ARRAY, k->machine, k->off);
-	op->clock = clock;
-	op->seq = seq;
-	op->n = (uint32_t)m;
-	s->pend[s->n_pend - 1].arr = base;
-}
-
-static void
-do_compact_sched(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
-		 const struct field *cs)
-{
-	struct field col[13];
-	memset(col, 0, sizeof col);
-	size_t n_intern = 0;
-	const uint8_t *p = cs->p, *end = p + cs->len;
-	struct field f;
-	while (next_field(&p, end, &f) > 0) {
-		if (f.id == 5 && f.wt == 2)
-			n_intern++;
-		else if (f.id < 13 && f.wt == 2)
-			col[f.id] = f;
-	}
-	const struct field *sw[] = {&col[2], &col[3], &col[4]};
-	compact_array(s, k, clock, seq, &col[1], sw, 3, &col[6], n_intern);
-	const struct field *wk[] = {&col[8], &col[9], &col[10]};
-	compact_array(s, k, clock, seq, &col[7], wk, 3, &col[11], n_intern);
-}
-
-/* FtraceEventBundle (ftrace_tokenizer.cc TokenizeFtraceBundle). */
-static void
-do_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
-{
-	const uint8_t *p = b->p, *end = p + b->len, *lim = k->lim;
-	const uint8_t *events = NULL; /* the first event field */
-	struct field compact;
-	memset(&compact, 0, sizeof compact);
-	bool has_cpu = false, has_clk = false, has_fts = false, has_bts = false;
-	bool has_compact = false, has_first = false, has_prev = false, has_last = false;
-	uint64_t cpu = 0, clk = 0, prev = 0, last = 0;
-	int64_t fts = 0, bts = 0;
-	/* Pass 1: the bundle's own fields (they may follow the events). */
-	while (p < end) {
-		const uint8_t *at = p, *fp = NULL;
-		uint64_t tag, v;
-		size_t fl = 0;
-		p = rd_tag(p, end, lim, &tag);
-		if (UNLIKELY(!p))
-			break;
-		uint32_t wt = (uint32_t)(tag & 7);
-		p = rd_value(p, end, lim, wt, &v, &fp, &fl);
-		if (UNLIKELY(!p))
-			break;
-		if (tag == (2 << 3 | 2)) {
-			if (!events)
-				events = at;
-			continue;
-		}
-		if (wt == 0) {
-			switch (tag >> 3) {
-			case 1: has_cpu = true; cpu = (uint32_t)v; break; /* uint32 field */
-			case 5: has_clk = true; clk = v; break;
-			case 6: has_fts = true; fts = (int64_t)v; break;
-			case 7: has_bts = true; bts = (int64_t)v; break;
-			case 9: has_last = true; last = v; break;
-			case 10: has_prev = true; prev = v; break;
-			}
-		} else if (wt == 2 && tag >> 3 == 4) {
-			has_compact = true;
-			compact = (struct field){4, 2, v, fp, fl};
-		}
-	}
-	if (!has_cpu) {
-		pend_stat(s, k->machine, k->off, TM_STAT_FTRACE_BUNDLE_ERRORS);
-		return;
-	}
-	if ((uint32_t)cpu >= MAX_CPU) {
-		char msg[160];
-		snprintf(msg, sizeof msg,
-			 "CPU %u is greater than maximum allowed of %u. This is likely because "
-			 "of trace corruption (ERR:tp-corrupt)",
-			 (unsigned)(uint32_t)cpu, (unsigned)MAX_CPU);
-		pend_fatal(s, k->machine, k->off, msg);
-		return;
-	}
-	uint32_t clock = 6, seq = 0;
-	struct machine *m = get_machine(s, k->machine);
-	if (has_clk) {
-		switch (clk) {
-		case 0: clock = 6; break;
-		case 4: clock = 5; break;
-		case 2:
-		case 3:
-			clock = 64;
-			seq = k->seq;
-			break;
-		default:
-			pend_fatal(s, k->machine, k->off,
-				   "Unable to parse ftrace packets with unknown clock");
-			return;
-		}
-		if (has_fts && has_bts && (!m->has_ft_snap ? fts != 0 : m->last_ft_snap != fts)) {
-			XGROW(s->pclocks, s->cap_pclocks, s->n_pclocks + 2);
-			size_t base = s->n_pclocks;
-			s->pclocks[s->n_pclocks++] = (struct tm_op_clock){clock, fts, 1, false};
-			s->pclocks[s->n_pclocks++] = (struct tm_op_clock){6, bts, 1, false};
-			struct pend *op = pend_add(s, TM_OP_SNAPSHOT, k->machine, k->off);
-			op->flags = TM_SNAP_AUX;
-			op->seq = seq;
-			op->n = 2;
-			s->pend[s->n_pend - 1].arr = base;
-			m->has_ft_snap = true;
-			m->last_ft_snap = fts;
-		}
-	}
-	note_clock(s, clock);
-	if (has_compact)
-		do_compact_sched(s, k, clock, seq, &compact);
-
-	/* Pass 2: the events, from the first one (pass 1 stopped where this
-	 * one stops).  Without a packet timestamp there is no PACKET op to
-	 * count them first: what is pending goes out now and the events
-	 * straight after it, in the same order pend_flush would give. */
-	bool direct = !k->has_ts && events;
-	if (direct && s->n_pend)
-		pend_flush(s, false);
-	p = events ? events : end;
-	while (p < end) {
-		const uint8_t *fp = NULL;
-		uint64_t tag, v;
-		size_t fl = 0;
-		p = rd_tag(p, end, lim, &tag);
-		if (UNLIKELY(!p))
-			break;
-		p = rd_value(p, end, lim, (uint32_t)(tag & 7), &v, &fp, &fl);
-		if (UNLIKELY(!p))
-			break;
-		if (tag != (2 << 3 | 2))
-			continue;
-		const uint8_t *q = fp, *qe = fp + fl;
-		bool has_ts = false;
-		uint64_t ts = 0;
-		uint32_t event_id = 0;
-		const uint8_t *buf = NULL;
-		size_t buf_len = 0;
-		while (q < qe) {
-			const uint8_t *gp = NULL;
-			uint64_t gtag, gv;
-			size_t gl = 0;
-			q = rd_tag(q, qe, lim, &gtag);
-			if (UNLIKELY(!q))
-				break;
-			uint32_t gwt = (uint32_t)(gtag & 7);
-			q = rd_value(q, qe, lim, gwt, &gv, &gp, &gl);
-			if (UNLIKELY(!q))
-				break;
-			if (gtag == (1 << 3 | 0) && !has_ts) {
-				has_ts = true;
-				ts = gv;
-			} else if (gwt == 2 && !event_id) {
-				event_id = (uint32_t)(gtag >> 3);
-				if (event_id == 3 && s->keep) {
-					const uint8_t *r = gp, *re = gp + gl;
-					struct field h;
-					while (next_field(&r, re, &h) > 0)
-						if (h.id == 2 && h.wt == 2) {
-							buf = h.p;
-							buf_len = h.len;
-						}
-				}
-			}
-		}
-		if (!has_ts) {
-			if (direct)
-				emit(s, &(struct tm_op){.kind = TM_OP_STAT, .machine = k->machine,
-							.stat = TM_STAT_FTRACE_BUNDLE_ERRORS, .n = 1,
-							.offset = k->off});
-			else
-				pend_stat(s, k->machine, k->off, TM_STAT_FTRACE_BUNDLE_ERRORS);
-			continue;
-		}
-		if (!event_id)
-			continue; /* ftrace_missing_event_id */
-		uint32_t detail = 0;
-		if (s->keep) {
-			const char *nm = event_id == 3 ? "print" : event_id == 4 ? "sched_switch"
-										: NULL;
-			if (buf) {
-				nm = (const char *)buf;
-				while (buf_len && (buf[buf_len - 1] == '\n' || buf[buf_len - 1] == 0))
-					buf_len--;
-			}
-			detail = tm_oplog_detail(s->log, nm, nm ? (buf ? buf_len : strlen(nm)) : 0,
-						 'I', (1ULL << 62) | cpu, -1);
-		}
-		note_ts(s, (int64_t)ts);
-		if (direct) {
-			s->sc->n_events++;
-			flush_nots(s);
-			tm_oplog_convert(s->log, k->machine, clock, seq, (int64_t)ts, TM_CONV_FAIL_DROP,
-					 detail, k->off);
-			continue;
-		}
-		struct pend *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
-		op->clock = clock;
-		op->seq = seq;
-		op->ts = (int64_t)ts;
-		op->flags = TM_CONV_FAIL_DROP;
-		op->detail = detail;
-	}
-
-	if (!(m->first_bundle[cpu / 8] & (1u << (cpu % 8)))) {
-		m->first_bundle[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
-		has_first = has_prev || has_last;
-		if (has_first) {
-			struct pend *op = pend_add(s, TM_OP_CONVERT, k->machine, k->off);
-			op->clock = clock;
-			op->seq = seq;
-			op->ts = (int64_t)(has_prev ? prev : last);
-			op->flags = TM_CONV_FAIL_FATAL | TM_CONV_NO_PUSH;
-		}
-	}
-}
 
 static void
 do_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
@@ -1553,7 +929,7 @@ do_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
 	const uint8_t *p = si->p, *end = p + si->len;
 	struct field f;
 	while (next_field(&p, end, &f) > 0)
-		if (f.id == 17 && f.wt == 2)
+		if (f.id == SI_MACHINE_NAME && f.wt == WT_LEN)
 			pend_text(s, TM_OP_SYSINFO, k->machine, k->off, (const char *)f.p, f.len);
 }
 
@@ -1565,8 +941,8 @@ do_statsd(struct ps *s, const struct pkt *k, const struct field *sa)
 	const uint8_t *p = sa->p, *end = p + sa->len;
 	struct field f;
 	while (next_field(&p, end, &f) > 0)
-		if (f.id == 1 && f.wt == 2)
-			pend_add(s, TM_OP_PUSH, k->machine, k->off);
+		if (f.id == SA_ATOM && f.wt == WT_LEN)
+			tm_ps_pend_add(s, TM_OP_PUSH, k->machine, k->off);
 }
 
 static void
@@ -1574,7 +950,7 @@ do_compressed(struct ps *s, const struct pkt *k)
 {
 	int codec = k->has_compressed ? 1 : 2;
 	if (s->codec && s->codec != codec) {
-		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = 0, .offset = k->off,
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = 0, .offset = k->off,
 					.text = "A trace must not mix compressed_packets and "
 						"zstd_compressed_packets (ERR:tp-corrupt)"});
 		return;
@@ -1591,7 +967,7 @@ do_compressed(struct ps *s, const struct pkt *k)
 	if (s->depth > 0) {
 		/* Inner packets are never decompressed again by TP (its
 		 * callback expects plain packets); treat like TP's CHECK. */
-		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
 					.text = "Failed to decompress compressed_packets "
 						"(ERR:tp-corrupt)"});
 		return;
@@ -1599,7 +975,7 @@ do_compressed(struct ps *s, const struct pkt *k)
 	z_stream z;
 	memset(&z, 0, sizeof z);
 	if (inflateInit2(&z, 15 + 32) != Z_OK) {
-		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
 					.text = "Failed to decompress compressed_packets "
 						"(ERR:tp-corrupt)"});
 		return;
@@ -1642,7 +1018,7 @@ do_compressed(struct ps *s, const struct pkt *k)
 				     (unsigned long long)k->off, cap_out);
 			return;
 		}
-		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
 					.text = "Failed to decompress compressed_packets "
 						"(ERR:tp-corrupt)"});
 		return;
@@ -1656,14 +1032,14 @@ do_compressed(struct ps *s, const struct pkt *k)
 	while (end - ptr > 2 && !s->stop) {
 		const uint8_t *outer = ptr;
 		if (*ptr != 0x0A) {
-			emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+			tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
 						.text = "Expected TracePacket tag (ERR:tp-corrupt)"});
 			break;
 		}
 		uint64_t sz = 0;
 		const uint8_t *q = get_varint(ptr + 1, end, &sz);
 		if (!q || sz > (uint64_t)(end - q) || q + sz - outer < 2) {
-			emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
+			tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
 						.text = "Invalid packet size (ERR:tp-corrupt)"});
 			break;
 		}
@@ -1727,13 +1103,13 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		p = get_varint_lim(p, end, lim, &v);
 		if (UNLIKELY(!p))
 			return false;
-		if (t == (8 << 3 | 0)) {
+		if (t == TAG(TP_TIMESTAMP, WT_VARINT)) {
 			has_ts = true;
 			ts = v;
-		} else if (t == (10 << 3 | 0)) {
+		} else if (t == TAG(TP_SEQ_ID, WT_VARINT)) {
 			has_seq = true;
 			seq = v;
-		} else if (t == (11 << 3 | 2)) {
+		} else if (t == TAG(TP_TRACK_EVENT, WT_LEN)) {
 			if (v > (uint64_t)(end - p))
 				return false;
 			if (!te) {
@@ -1741,7 +1117,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 				te_len = v;
 			}
 			p += v;
-		} else if (t == (13 << 3 | 0)) {
+		} else if (t == TAG(TP_SEQ_FLAGS, WT_VARINT)) {
 			flags = v;
 		} else {
 			return false;
@@ -1827,18 +1203,18 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		return;
 	}
 	if (!ok) {
-		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = k.machine, .offset = off,
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = k.machine, .offset = off,
 					.text = MSG_PACKET_CORRUPT});
 		return;
 	}
 
 	/* Machine dispatch marker. */
-	struct machine *m = get_machine(s, k.machine);
+	struct machine *m = tm_ps_machine(s, k.machine);
 	if (!m->seen && (k.machine != 0 || !k.has_sync)) {
 		m->seen = true;
 		if (!k.machine)
 			s->m0_seen = true;
-		emit(s, &(struct tm_op){.kind = TM_OP_MACHINE, .machine = k.machine, .offset = off});
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_MACHINE, .machine = k.machine, .offset = off});
 		if (k.machine)
 			tm_scan_note_machine(s->sc, k.machine);
 	}
@@ -1874,7 +1250,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	if (k.has_service) {
 		uint32_t c = k.has_clock ? k.clock : 6;
 		note_clock(s, c);
-		emit(s, &(struct tm_op){.kind = TM_OP_SERVICE, .machine = k.machine, .clock = c,
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_SERVICE, .machine = k.machine, .clock = c,
 					.ts = (int64_t)k.ts, .offset = off});
 		return;
 	}
@@ -1882,7 +1258,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		return;
 	if (k.flags & 2) {
 		if (!k.seq) {
-			emit(s, &(struct tm_op){
+			tm_ps_emit(s, &(struct tm_op){
 					.kind = TM_OP_FATAL, .machine = k.machine, .offset = off,
 					.text = "TracePacket specified SEQ_NEEDS_INCREMENTAL_STATE "
 						"but the TraceWriter's sequence_id is zero (the "
@@ -1890,7 +1266,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 			return;
 		}
 		if (!q->valid) {
-			emit(s, &(struct tm_op){.kind = TM_OP_STAT, .machine = k.machine,
+			tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_STAT, .machine = k.machine,
 						.stat = TM_STAT_SEQ_NEEDS_INCR_INVALID, .n = 1,
 						.offset = off});
 			return;
@@ -1910,7 +1286,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 				 "TraceWriter's sequence_id is zero (the service is probably too "
 				 "old)",
 				 (unsigned)clock);
-			emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = k.machine,
+			tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .machine = k.machine,
 						.offset = off, .text = msg});
 			return;
 		}
@@ -1931,19 +1307,19 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	if (!handled && k.handler) {
 		handled = true;
 		switch (k.handler) {
-		case F_FTRACE:
-			do_ftrace(s, &k, &k.hfield);
+		case TP_FTRACE_EVENTS:
+			tm_ps_ftrace(s, &k, &k.hfield);
 			break;
-		case F_TRACK_EVENT:
+		case TP_TRACK_EVENT:
 			do_track_event(s, k.has_seq, k.has_ts, q, k.hfield.p, k.hfield.len, lim, &te);
 			break;
-		case F_SYSINFO:
+		case TP_SYSTEM_INFO:
 			do_sysinfo(s, &k, &k.hfield);
 			break;
-		case F_STATSD:
+		case TP_STATSD_ATOM:
 			do_statsd(s, &k, &k.hfield);
 			break;
-		case F_STREAMING_PROFILE:
+		case TP_STREAMING_PROFILE:
 			do_streaming_profile(s, &k, q, &k.hfield);
 			break;
 		default:
@@ -1951,7 +1327,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		}
 	}
 	if (!handled)
-		pend_add(s, TM_OP_PUSH, k.machine, off);
+		tm_ps_pend_add(s, TM_OP_PUSH, k.machine, off);
 
 	if (te.kind) {
 		/* The packet's only payload op (nothing else is pending): straight
@@ -1961,7 +1337,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 					   .seq = k.seq, .ts = (int64_t)k.ts,
 					   .flags = k.has_chrome ? TM_PKT_CHROME : 0, .n = 1,
 					   .offset = off};
-			emit(s, &op);
+			tm_ps_emit(s, &op);
 			note_ts(s, (int64_t)k.ts);
 		} else {
 			flush_nots(s);
@@ -1974,11 +1350,11 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 				   .seq = k.seq, .ts = (int64_t)k.ts,
 				   .flags = k.has_chrome ? TM_PKT_CHROME : 0,
 				   .n = (uint32_t)s->n_pend, .offset = off};
-		emit(s, &op);
+		tm_ps_emit(s, &op);
 		note_ts(s, (int64_t)k.ts);
-		pend_flush(s, true);
+		tm_ps_pend_flush(s, true);
 	} else {
-		pend_flush(s, false);
+		tm_ps_pend_flush(s, false);
 	}
 }
 
@@ -2009,25 +1385,25 @@ frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *us
 			return FR_NEED;
 		snprintf(msg, sizeof msg, "Failed to parse tag @ 0x%llx (ERR:tp-corrupt)",
 			 (unsigned long long)off);
-		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off, .text = msg});
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off, .text = msg});
 		return FR_FATAL;
 	}
-	if (tag != 0x0A) {
+	if (tag != TAG(TRACE_PACKET, WT_LEN)) {
 		switch (tag & 7) {
-		case 0:
+		case WT_VARINT:
 			if (!get_varint(q, he, &v)) {
 				if (hdr_avail < MAX_HEADER)
 					return FR_NEED;
 				snprintf(msg, sizeof msg,
 					 "Failed to skip varint @ 0x%llx (ERR:tp-corrupt)",
 					 (unsigned long long)off);
-				emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
+				tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
 							.text = msg});
 				return FR_FATAL;
 			}
 			*used = (size_t)(get_varint(q, he, &v) - p);
 			return FR_DONE;
-		case 2: {
+		case WT_LEN: {
 			const uint8_t *r = get_varint(q, he, &v);
 			if (!r) {
 				if (hdr_avail < MAX_HEADER)
@@ -2035,7 +1411,7 @@ frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *us
 				snprintf(msg, sizeof msg,
 					 "Failed to skip delimited @ 0x%llx (ERR:tp-corrupt)",
 					 (unsigned long long)off);
-				emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
+				tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
 							.text = msg});
 				return FR_FATAL;
 			}
@@ -2049,9 +1425,9 @@ frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *us
 			*used = h + (size_t)v;
 			return FR_DONE;
 		}
-		case 1:
-		case 5: {
-			size_t tot = (size_t)(q - p) + ((tag & 7) == 1 ? 8 : 4);
+		case WT_FIXED64:
+		case WT_FIXED32: {
+			size_t tot = (size_t)(q - p) + ((tag & 7) == WT_FIXED64 ? 8 : 4);
 			if (tot > avail) {
 				*need = tot;
 				return FR_NEED;
@@ -2064,7 +1440,7 @@ frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *us
 				 "Unknown field type @ 0x%llx; the trace is corrupt or was produced "
 				 "by a newer version of Perfetto (ERR:tp-corrupt)",
 				 (unsigned long long)off);
-			emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off, .text = msg});
+			tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off, .text = msg});
 			return FR_FATAL;
 		}
 	}
@@ -2072,7 +1448,7 @@ frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *us
 	if (!r) {
 		if (hdr_avail < MAX_HEADER)
 			return FR_NEED;
-		emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
+		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = off,
 					.text = "Failed to parse TracePacket size (ERR:tp-corrupt)"});
 		return FR_FATAL;
 	}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FtraceEventBundle packets for the proto scanner (ftrace_tokenizer.cc
+ * TokenizeFtraceBundle and TokenizeFtraceCompactSched at ec5d16b14b, v58.2):
+ * the bundle's clock and CPU, the ftrace clock snapshot pair, the first
+ * bundle's conversions, per-event timestamps and the compact_sched arrays.
+ */
+#include "scan_proto_priv.h"
+
+#include <stdio.h>
+
+static void
+compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
+	      const struct field *ts, const struct field *const *cols, size_t n_cols,
+	      const struct field *comm, size_t n_intern)
+{
+	size_t n = count_packed(ts);
+	for (size_t i = 0; i < n_cols; i++) {
+		size_t c = count_packed(cols[i]);
+		if (c < n)
+			n = c;
+	}
+	size_t c = count_packed(comm);
+	if (c < n)
+		n = c;
+	if (!n)
+		return;
+	XGROW(s->ptss, s->cap_ptss, s->n_ptss + n);
+	size_t base = s->n_ptss;
+	const uint8_t *tp = ts->p, *te = ts->p + ts->len;
+	const uint8_t *cp = comm->p, *ce = comm->p + comm->len;
+	int64_t acc = 0;
+	size_t m = 0;
+	for (; m < n; m++) {
+		uint64_t d = 0, ci = 0;
+		tp = get_varint(tp, te, &d);
+		cp = get_varint(cp, ce, &ci);
+		if (!tp || !cp || ci >= n_intern)
+			break;
+		acc = wrap_add(acc, (int64_t)d);
+		s->ptss[base + m] = acc;
+		note_ts(s, acc);
+	}
+	if (!m)
+		return;
+	s->n_ptss += m;
+	struct pend *op = tm_ps_pend_add(s, TM_OP_CONVERT_ARRAY, k->machine, k->off);
+	op->clock = clock;
+	op->seq = seq;
+	op->n = (uint32_t)m;
+	s->pend[s->n_pend - 1].arr = base;
+}
+
+static void
+do_compact_sched(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
+		 const struct field *cs)
+{
+	struct field col[CSC_N_FIELDS];
+	memset(col, 0, sizeof col);
+	size_t n_intern = 0;
+	const uint8_t *p = cs->p, *end = p + cs->len;
+	struct field f;
+	while (next_field(&p, end, &f) > 0) {
+		if (f.id == CSC_INTERN_TABLE && f.wt == WT_LEN)
+			n_intern++;
+		else if (f.id < CSC_N_FIELDS && f.wt == WT_LEN)
+			col[f.id] = f;
+	}
+	const struct field *sw[] = {&col[CSC_SWITCH_PREV_STATE], &col[CSC_SWITCH_NEXT_PID],
+				     &col[CSC_SWITCH_NEXT_PRIO]};
+	compact_array(s, k, clock, seq, &col[CSC_SWITCH_TIMESTAMP], sw, 3,
+		      &col[CSC_SWITCH_NEXT_COMM_INDEX], n_intern);
+	const struct field *wk[] = {&col[CSC_WAKING_PID], &col[CSC_WAKING_TARGET_CPU],
+				     &col[CSC_WAKING_PRIO]};
+	compact_array(s, k, clock, seq, &col[CSC_WAKING_TIMESTAMP], wk, 3,
+		      &col[CSC_WAKING_COMM_INDEX], n_intern);
+}
+
+/* FtraceEventBundle (ftrace_tokenizer.cc TokenizeFtraceBundle). */
+void
+tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
+{
+	const uint8_t *p = b->p, *end = p + b->len, *lim = k->lim;
+	const uint8_t *events = NULL; /* the first event field */
+	struct field compact;
+	memset(&compact, 0, sizeof compact);
+	bool has_cpu = false, has_clk = false, has_fts = false, has_bts = false;
+	bool has_compact = false, has_first = false, has_prev = false, has_last = false;
+	uint64_t cpu = 0, clk = 0, prev = 0, last = 0;
+	int64_t fts = 0, bts = 0;
+	/* Pass 1: the bundle's own fields (they may follow the events). */
+	while (p < end) {
+		const uint8_t *at = p, *fp = NULL;
+		uint64_t tag, v;
+		size_t fl = 0;
+		p = rd_tag(p, end, lim, &tag);
+		if (UNLIKELY(!p))
+			break;
+		uint32_t wt = (uint32_t)(tag & 7);
+		p = rd_value(p, end, lim, wt, &v, &fp, &fl);
+		if (UNLIKELY(!p))
+			break;
+		if (tag == TAG(FB_EVENT, WT_LEN)) {
+			if (!events)
+				events = at;
+			continue;
+		}
+		if (wt == WT_VARINT) {
+			switch (tag >> 3) {
+			case FB_CPU: has_cpu = true; cpu = (uint32_t)v; break; /* uint32 field */
+			case FB_FTRACE_CLOCK: has_clk = true; clk = v; break;
+			case FB_FTRACE_TIMESTAMP: has_fts = true; fts = (int64_t)v; break;
+			case FB_BOOT_TIMESTAMP: has_bts = true; bts = (int64_t)v; break;
+			case FB_LAST_READ_EVENT_TIMESTAMP: has_last = true; last = v; break;
+			case FB_PREVIOUS_BUNDLE_END_TIMESTAMP: has_prev = true; prev = v; break;
+			}
+		} else if (wt == WT_LEN && tag >> 3 == FB_COMPACT_SCHED) {
+			has_compact = true;
+			compact = (struct field){FB_COMPACT_SCHED, WT_LEN, v, fp, fl};
+		}
+	}
+	if (!has_cpu) {
+		tm_ps_pend_stat(s, k->machine, k->off, TM_STAT_FTRACE_BUNDLE_ERRORS);
+		return;
+	}
+	if ((uint32_t)cpu >= MAX_CPU) {
+		char msg[160];
+		snprintf(msg, sizeof msg,
+			 "CPU %u is greater than maximum allowed of %u. This is likely because "
+			 "of trace corruption (ERR:tp-corrupt)",
+			 (unsigned)(uint32_t)cpu, (unsigned)MAX_CPU);
+		tm_ps_pend_fatal(s, k->machine, k->off, msg);
+		return;
+	}
+	uint32_t clock = 6, seq = 0;
+	struct machine *m = tm_ps_machine(s, k->machine);
+	if (has_clk) {
+		switch (clk) {
+		case FTRACE_CLOCK_UNSPECIFIED: clock = 6; break; /* BOOTTIME */
+		case FTRACE_CLOCK_MONO_RAW: clock = 5; break;
+		case FTRACE_CLOCK_GLOBAL:
+		case FTRACE_CLOCK_LOCAL:
+			clock = 64;
+			seq = k->seq;
+			break;
+		default:
+			tm_ps_pend_fatal(s, k->machine, k->off,
+				   "Unable to parse ftrace packets with unknown clock");
+			return;
+		}
+		if (has_fts && has_bts && (!m->has_ft_snap ? fts != 0 : m->last_ft_snap != fts)) {
+			XGROW(s->pclocks, s->cap_pclocks, s->n_pclocks + 2);
+			size_t base = s->n_pclocks;
+			s->pclocks[s->n_pclocks++] = (struct tm_op_clock){clock, fts, 1, false};
+			s->pclocks[s->n_pclocks++] = (struct tm_op_clock){6, bts, 1, false};
+			struct pend *op = tm_ps_pend_add(s, TM_OP_SNAPSHOT, k->machine, k->off);
+			op->flags = TM_SNAP_AUX;
+			op->seq = seq;
+			op->n = 2;
+			s->pend[s->n_pend - 1].arr = base;
+			m->has_ft_snap = true;
+			m->last_ft_snap = fts;
+		}
+	}
+	note_clock(s, clock);
+	if (has_compact)
+		do_compact_sched(s, k, clock, seq, &compact);
+
+	/* Pass 2: the events, from the first one (pass 1 stopped where this
+	 * one stops).  Without a packet timestamp there is no PACKET op to
+	 * count them first: what is pending goes out now and the events
+	 * straight after it, in the same order pend_flush would give. */
+	bool direct = !k->has_ts && events;
+	if (direct && s->n_pend)
+		tm_ps_pend_flush(s, false);
+	p = events ? events : end;
+	while (p < end) {
+		const uint8_t *fp = NULL;
+		uint64_t tag, v;
+		size_t fl = 0;
+		p = rd_tag(p, end, lim, &tag);
+		if (UNLIKELY(!p))
+			break;
+		p = rd_value(p, end, lim, (uint32_t)(tag & 7), &v, &fp, &fl);
+		if (UNLIKELY(!p))
+			break;
+		if (tag != TAG(FB_EVENT, WT_LEN))
+			continue;
+		const uint8_t *q = fp, *qe = fp + fl;
+		bool has_ts = false;
+		uint64_t ts = 0;
+		uint32_t event_id = 0;
+		const uint8_t *buf = NULL;
+		size_t buf_len = 0;
+		while (q < qe) {
+			const uint8_t *gp = NULL;
+			uint64_t gtag, gv;
+			size_t gl = 0;
+			q = rd_tag(q, qe, lim, &gtag);
+			if (UNLIKELY(!q))
+				break;
+			uint32_t gwt = (uint32_t)(gtag & 7);
+			q = rd_value(q, qe, lim, gwt, &gv, &gp, &gl);
+			if (UNLIKELY(!q))
+				break;
+			if (gtag == TAG(FE_TIMESTAMP, WT_VARINT) && !has_ts) {
+				has_ts = true;
+				ts = gv;
+			} else if (gwt == WT_LEN && !event_id) {
+				event_id = (uint32_t)(gtag >> 3);
+				if (event_id == FE_PRINT && s->keep) {
+					const uint8_t *r = gp, *re = gp + gl;
+					struct field h;
+					while (next_field(&r, re, &h) > 0)
+						if (h.id == PRINT_BUF && h.wt == WT_LEN) {
+							buf = h.p;
+							buf_len = h.len;
+						}
+				}
+			}
+		}
+		if (!has_ts) {
+			if (direct)
+				tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_STAT, .machine = k->machine,
+							.stat = TM_STAT_FTRACE_BUNDLE_ERRORS, .n = 1,
+							.offset = k->off});
+			else
+				tm_ps_pend_stat(s, k->machine, k->off, TM_STAT_FTRACE_BUNDLE_ERRORS);
+			continue;
+		}
+		if (!event_id)
+			continue; /* ftrace_missing_event_id */
+		uint32_t detail = 0;
+		if (s->keep) {
+			const char *nm = event_id == FE_PRINT ? "print" : event_id == FE_SCHED_SWITCH ? "sched_switch"
+										: NULL;
+			if (buf) {
+				nm = (const char *)buf;
+				while (buf_len && (buf[buf_len - 1] == '\n' || buf[buf_len - 1] == 0))
+					buf_len--;
+			}
+			detail = tm_oplog_detail(s->log, nm, nm ? (buf ? buf_len : strlen(nm)) : 0,
+						 'I', (1ULL << 62) | cpu, -1);
+		}
+		note_ts(s, (int64_t)ts);
+		if (direct) {
+			s->sc->n_events++;
+			flush_nots(s);
+			tm_oplog_convert(s->log, k->machine, clock, seq, (int64_t)ts, TM_CONV_FAIL_DROP,
+					 detail, k->off);
+			continue;
+		}
+		struct pend *op = tm_ps_pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+		op->clock = clock;
+		op->seq = seq;
+		op->ts = (int64_t)ts;
+		op->flags = TM_CONV_FAIL_DROP;
+		op->detail = detail;
+	}
+
+	if (!(m->first_bundle[cpu / 8] & (1u << (cpu % 8)))) {
+		m->first_bundle[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
+		has_first = has_prev || has_last;
+		if (has_first) {
+			struct pend *op = tm_ps_pend_add(s, TM_OP_CONVERT, k->machine, k->off);
+			op->clock = clock;
+			op->seq = seq;
+			op->ts = (int64_t)(has_prev ? prev : last);
+			op->flags = TM_CONV_FAIL_FATAL | TM_CONV_NO_PUSH;
+		}
+	}
+}

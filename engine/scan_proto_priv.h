@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The proto scanner's state, shared by its two files: scan_proto.c (framing,
+ * TracePacket, TrackEvent, the other packet kinds) and scan_ftrace.c
+ * (FtraceEventBundle and its compact_sched form).
+ */
+#ifndef TM_SCAN_PROTO_PRIV_H
+#define TM_SCAN_PROTO_PRIV_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include "proto_wire.h"
+#include "scan.h"
+
+#define MAX_CPU 1024 /* kMaxCpus of ftrace_tokenizer.cc */
+
+/* ------------------------------------------------------------------ */
+/* state                                                               */
+/* ------------------------------------------------------------------ */
+
+struct seq {
+	uint64_t key; /* machine << 32 | seq id; UINT64_MAX = empty slot */
+	bool used;
+	bool valid;        /* incremental state valid (starts invalid) */
+	bool has_defaults; /* TracePacketDefaults present in this generation */
+	bool def_has_track;
+	bool te_ts_valid;  /* ThreadDescriptor reference timestamps valid */
+	uint32_t def_clock;
+	uint64_t def_track;
+	int64_t te_ref_ns;
+	uint32_t gen;      /* interning generation, bumped on clear */
+};
+
+struct machine {
+	uint32_t id;
+	bool seen;
+	bool has_ft_snap;
+	int64_t last_ft_snap; /* latest_ftrace_clock_snapshot_ts_ */
+	uint8_t first_bundle[MAX_CPU / 8];
+};
+
+struct iname {
+	uint64_t key; /* hash of (seq slot, gen, iid); 0 = empty */
+	uint32_t slot, gen;
+	uint64_t iid;
+	uint32_t off, len; /* into names pool */
+};
+
+/* A pending op: the tm_op fields the scanner sets (tm_op itself is large). */
+struct pend {
+	enum tm_op_kind kind;
+	uint32_t machine, clock, seq, flags, n, primary, stat, detail;
+	int64_t ts;
+	uint64_t offset;
+	size_t arr; /* index into the clocks, tss or text pool */
+};
+
+struct ps {
+	struct tm_scan *sc;
+	struct tm_oplog *log;
+	const struct tm_scan_ctl *ctl;
+	bool keep;
+	bool stop; /* FATAL emitted: the import fails here */
+
+	struct seq *seqs;
+	size_t cap_seqs, n_seqs; /* power of two */
+	size_t last_seq;         /* slot of the last lookup */
+
+	struct machine *machines;
+	size_t n_machines, cap_machines;
+
+	struct iname *names;
+	size_t cap_names, n_names;
+	struct tm_buf npool;
+
+	/* payload ops of the current packet */
+	struct pend *pend;
+	size_t n_pend, cap_pend;
+	struct tm_op_clock *pclocks;
+	size_t n_pclocks, cap_pclocks;
+	int64_t *ptss;
+	size_t n_ptss, cap_ptss;
+	struct tm_buf ptext; /* NUL-separated texts of pending SYSINFO/FATAL */
+
+	uint32_t nots; /* pending merged PUSH_NOTS */
+	uint32_t nots_machine;
+	uint64_t nots_off;
+
+	int codec; /* 0 none yet, 1 gzip/zlib, 2 zstd */
+	uint8_t *inflated;
+	size_t cap_inflated;
+	uint32_t depth;
+	bool no_fast; /* tests: general path only */
+	bool m0_seen; /* machine 0's MACHINE op is out */
+	/* tm_scan_note_ts, kept here and handed over at the end */
+	bool has_ts_seen;
+	int64_t ts_min, ts_max;
+	/* slot of (machine 0, sequence id) for ids < 64; checked on use */
+	uint32_t seq_small[64];
+	struct tm_op pkt_op; /* fast_packet's PACKET op: only the fields it sets change */
+};
+
+/* ------------------------------------------------------------------ */
+/* the current packet                                                  */
+/* ------------------------------------------------------------------ */
+
+struct pkt {
+	uint64_t off;
+	const uint8_t *lim; /* end of the buffer holding the packet */
+	uint32_t machine;
+	bool has_ts, has_clock, has_seq, has_flags, has_sync, cleared_legacy;
+	uint64_t ts;
+	uint32_t clock, seq, flags, dropped;
+	bool has_snapshot, has_defaults, has_interned, has_remote, has_service, has_ext;
+	bool has_compressed, has_zstd, has_chrome;
+	bool has_td_before;
+	uint32_t handler; /* first module-handled field */
+	/* Below: valid only when the matching has_ / handler is set (not
+	 * cleared per packet). */
+	struct field snapshot, defaults, interned, remote, compressed, zstd;
+	struct field hfield, td;
+};
+
+/* ------------------------------------------------------------------ */
+/* emitting (scan_proto.c)                                             */
+/* ------------------------------------------------------------------ */
+
+/* Append an op (after the merged PUSH_NOTS); a FATAL stops the scan. */
+void tm_ps_emit(struct ps *s, const struct tm_op *op);
+void tm_ps_flush_nots_now(struct ps *s);
+/* Pending payload ops of the current packet, emitted by tm_ps_pend_flush
+ * after its PACKET op (has_ts) or on their own. */
+struct pend *tm_ps_pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off);
+void tm_ps_pend_fatal(struct ps *s, uint32_t machine, uint64_t off, const char *text);
+void tm_ps_pend_stat(struct ps *s, uint32_t machine, uint64_t off, enum tm_stat_id st);
+void tm_ps_pend_flush(struct ps *s, bool has_ts);
+struct machine *tm_ps_machine(struct ps *s, uint32_t id);
+
+AINLINE void
+flush_nots(struct ps *s)
+{
+	if (UNLIKELY(s->nots))
+		tm_ps_flush_nots_now(s);
+}
+
+static inline void
+note_clock(struct ps *s, uint32_t c)
+{
+	tm_scan_note_clock(s->sc, c);
+}
+
+/* tm_scan_note_ts, batched (min and max only: the order does not matter). */
+AINLINE void
+note_ts(struct ps *s, int64_t ts)
+{
+	if (UNLIKELY(!s->has_ts_seen)) {
+		s->has_ts_seen = true;
+		s->ts_min = s->ts_max = ts;
+	}
+	if (ts < s->ts_min)
+		s->ts_min = ts;
+	if (ts > s->ts_max)
+		s->ts_max = ts;
+}
+
+/* FtraceEventBundle b of packet k (scan_ftrace.c). */
+void tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b);
+
+#endif
