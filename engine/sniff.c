@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "proto_wire.h"
 
 #define LOOKAHEAD 128
 #define LOGCAT_LOOKAHEAD 4096
@@ -500,32 +501,16 @@ sniff_systrace(const uint8_t *d, size_t n)
 	return contains(d, w, "TRACE:\n") || starts(d, w, "cpus=") || starts(d, w, " ");
 }
 
-/* protozero ParseVarInt: NULL when incomplete (or longer than 10 bytes). */
-static const uint8_t *
-varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t r = 0;
-	for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
-		uint8_t b = *p++;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return p;
-		}
-	}
-	return NULL;
-}
-
 static bool
 sniff_symbols(const uint8_t *d, size_t n)
 {
 	const uint8_t *end = d + n, *p;
 	uint64_t tag, len;
-	if (!(p = varint(d, end, &tag)) || tag != 0x0a)
+	if (!(p = get_varint(d, end, &tag)) || tag != 0x0a)
 		return false;
-	if (!(p = varint(p, end, &len)) || len == 0)
+	if (!(p = get_varint(p, end, &len)) || len == 0)
 		return false;
-	if (!(p = varint(p, end, &tag)))
+	if (!(p = get_varint(p, end, &tag)))
 		return false;
 	return tag == ((61u << 3) | 2u);
 }
@@ -540,7 +525,7 @@ sniff_pprof(const uint8_t *d, size_t n)
 	bool core = false;
 	while (p < end) {
 		uint64_t tag, v;
-		const uint8_t *q = varint(p, end, &tag);
+		const uint8_t *q = get_varint(p, end, &tag);
 		if (!q)
 			break;
 		uint64_t id = (uint32_t)(tag >> 3);
@@ -548,10 +533,10 @@ sniff_pprof(const uint8_t *d, size_t n)
 		if (id == 0 || q >= end)
 			break;
 		if (wt == 0) {
-			if (!(q = varint(q, end, &v)))
+			if (!(q = get_varint(q, end, &v)))
 				break;
 		} else if (wt == 2) {
-			if (!(q = varint(q, end, &v)) || v > (uint64_t)(end - q))
+			if (!(q = get_varint(q, end, &v)) || v > (uint64_t)(end - q))
 				break;
 			q += v;
 		} else if (wt == 1) {
