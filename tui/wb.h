@@ -1,8 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Workbench internals shared by the tui/wb_*.c files: the one state struct,
- * the request table (X-macro driving keys, help and :commands), style roles,
- * and the prototypes of each module (view_, edit_, prompt_, theme_, out_).
+ * The workbench's rooms and who calls whom (each file calls only the ones
+ * listed after it; never back up):
+ *
+ *   wb_main.c     entry, terminal, event loop, script mode (test harness)
+ *   wb_frame.c    prepares a frame: measures text, runs the layout, clamps the
+ *                 panes, chooses the key hints and help lines (never draws)
+ *   wb_actions.c  the ONE action table (key, name, help, handler), keymap,
+ *                 dispatch of keys, :commands and prompt answers, config lines
+ *   wb_out.c      clipboard, manifest and TAR output, recovery, exit message
+ *   wb_prompt.c   readline text fields (answers go back to the caller)
+ *   wb_view.c     draws a prepared frame; reads the state, never writes it
+ *   wb_text.c     paragraphs (details, verdict, owner) and their wrapping
+ *   wb_layout.c   the pure layout function and the panes (geometry,
+ *                 selection, scroll)
+ *   wb_theme.c    style roles and colours
+ *   wb_model.c    the model: inputs, session, rows and names, evaluation,
+ *                 edits, undo/redo, dirty state, messages
+ *
  * The model is the engine session plus a manifest value; every edit makes a
  * new manifest (undo is a stack of copies) and re-evaluates at once.
  */
@@ -18,72 +33,70 @@
 
 #include "tracemerge.h"
 
-/* ---- requests: id, :command name, default keys, help ---- */
+struct wb;
+
+/* ==== the action table: id, :command name, default keys, handler, help ====
+ * Adding a request: one line here and its handler in wb_actions.c.  The
+ * help screen and the man page's KEY BINDINGS are generated from it. */
 #define WB_KEY_CTRL(c) ((c) & 0x1f)
 #define WB_REQ_LIST(X)                                                                             \
-	X(REQ_DOWN, "move-down", 'j', KEY_DOWN, "Select the next file (or scroll the manifest)")  \
-	X(REQ_UP, "move-up", 'k', KEY_UP, "Select the previous file (or scroll the manifest)")    \
-	X(REQ_FIRST, "move-first", 'g', KEY_HOME, "Select the first file")                          \
-	X(REQ_LAST, "move-last", 'G', KEY_END, "Select the last file")                              \
-	X(REQ_FOCUS, "focus", '\t', 0, "Switch focus between the file list and the manifest")     \
-	X(REQ_DETAILS_DOWN, "details-down", 'd', KEY_NPAGE, "Scroll the file's details (wraps to the top)") \
-	X(REQ_DETAILS_UP, "details-up", KEY_PPAGE, 0, "Scroll the file's details back")          \
-	X(REQ_MACHINE, "machine", 'm', 0, "Assign a machine to the file (Default clears it)")      \
-	X(REQ_ADD_MACHINE, "add-machine", 'M', 0, "+ Add machine (\"Machine N\") for the file")    \
-	X(REQ_RENAME_MACHINE, "rename-machine", 'R', 0, "Rename the file's machine everywhere")     \
-	X(REQ_DELETE_MACHINE, "delete-machine", 'D', 0, "Delete the file's machine (files go Default)") \
-	X(REQ_MERGE_MACHINE, "merge-machine", 'J', 0, "Merge the file's machine into another")      \
-	X(REQ_NAME_IDS, "name-id", 'i', 0, "Name an embedded machine id (id=name)")                  \
-	X(REQ_AUTO, "auto", 'a', 0, "Align the file automatically (remove its clocks entry)")      \
-	X(REQ_OFFSET, "offset", 'o', 0, "Set a fixed offset (units: ns us ms s)")                   \
-	X(REQ_REF, "ref", 'r', 0, "Reference for the offset: FILE[:CLOCK][@MACHINE]")              \
-	X(REQ_CLOCK, "clock", 'K', 0, "The file's own clock for the offset (empty: PIN)")          \
-	X(REQ_NUDGE_MS_DOWN, "nudge-ms-down", '[', 0, "Offset -1 ms")                               \
-	X(REQ_NUDGE_MS_UP, "nudge-ms-up", ']', 0, "Offset +1 ms")                                   \
-	X(REQ_NUDGE_S_DOWN, "nudge-s-down", '{', 0, "Offset -1 s")                                  \
-	X(REQ_NUDGE_S_UP, "nudge-s-up", '}', 0, "Offset +1 s")                                      \
-	X(REQ_NUDGE_US_DOWN, "nudge-us-down", '<', 0, "Offset -1 us")                               \
-	X(REQ_NUDGE_US_UP, "nudge-us-up", '>', 0, "Offset +1 us")                                   \
-	X(REQ_TRACE_TIME, "trace-time", 't', 0, "Timeline clock: CLOCK [FILE [MACHINE]]")            \
-	X(REQ_BASELINE, "baseline", 'b', 0, "Make the file own the timeline (trace_time.file)")    \
-	X(REQ_ATTR, "attr", 'A', 0, "Set an attribute: key=value (empty value removes)")           \
-	X(REQ_UNDO, "undo", 'u', 0, "Undo the last edit")                                           \
-	X(REQ_REDO, "redo", WB_KEY_CTRL('r'), 'U', "Redo")                                          \
-	X(REQ_COPY, "copy", 'c', 0, "Copy the manifest to the clipboard (OSC 52)")                  \
-	X(REQ_SAVE_MANIFEST, "save-manifest", 'e', 0, "Write the manifest JSON to a file")          \
-	X(REQ_WRITE, "write", 'w', 0, "Write the merged TAR")                                       \
-	X(REQ_ZOOM_IN, "zoom-in", '+', '=', "Zoom the timeline in")                                 \
-	X(REQ_ZOOM_OUT, "zoom-out", '-', 0, "Zoom the timeline out")                                \
-	X(REQ_CANCEL_SCAN, "cancel-scan", 'x', 0, "Cancel the background scan")                    \
-	X(REQ_HELP, "help", '?', 'h', "Show this help")                                             \
-	X(REQ_PROMPT, "prompt", ':', 0, "Open the command prompt")                                  \
-	X(REQ_REDRAW, "redraw", WB_KEY_CTRL('l'), 0, "Redraw the screen")                           \
-	X(REQ_QUIT, "quit", 'q', 0, "Quit (asks when edits are unsaved)")                           \
-	X(REQ_QUIT_NOW, "quit-now", 'Q', 0, "Quit without asking")
+	X(REQ_DOWN, "move-down", 'j', KEY_DOWN, act_down, "Select the next file (or scroll the manifest)") \
+	X(REQ_UP, "move-up", 'k', KEY_UP, act_up, "Select the previous file (or scroll the manifest)") \
+	X(REQ_FIRST, "move-first", 'g', KEY_HOME, act_first, "Select the first file")              \
+	X(REQ_LAST, "move-last", 'G', KEY_END, act_last, "Select the last file")                   \
+	X(REQ_FOCUS, "focus", '\t', 0, act_focus, "Switch focus between the file list and the manifest") \
+	X(REQ_DETAILS_DOWN, "details-down", 'd', KEY_NPAGE, act_details_down, "Scroll the file's details (wraps to the top)") \
+	X(REQ_DETAILS_UP, "details-up", KEY_PPAGE, 0, act_details_up, "Scroll the file's details back") \
+	X(REQ_SELECT, "select", 0, 0, act_select, "Select a file by number or name (:select N|NAME)") \
+	X(REQ_MACHINE, "machine", 'm', 0, act_machine, "Assign a machine to the file (Default clears it)") \
+	X(REQ_ADD_MACHINE, "add-machine", 'M', 0, act_add_machine, "+ Add machine (\"Machine N\") for the file") \
+	X(REQ_RENAME_MACHINE, "rename-machine", 'R', 0, act_rename_machine, "Rename the file's machine everywhere (:rename-machine OLD NEW)") \
+	X(REQ_DELETE_MACHINE, "delete-machine", 'D', 0, act_delete_machine, "Delete the file's machine (files go Default)") \
+	X(REQ_MERGE_MACHINE, "merge-machine", 'J', 0, act_merge_machine, "Merge the file's machine into another (:merge-machine FROM INTO)") \
+	X(REQ_NAME_IDS, "name-id", 'i', 0, act_name_id, "Name an embedded machine id (id=name)") \
+	X(REQ_AUTO, "auto", 'a', 0, act_auto, "Align the file automatically (remove its clocks entry)") \
+	X(REQ_OFFSET, "offset", 'o', 0, act_offset, "Set a fixed offset (units: ns us ms s)")     \
+	X(REQ_REF, "ref", 'r', 0, act_ref, "Reference for the offset: FILE[:CLOCK][@MACHINE]")    \
+	X(REQ_CLOCK, "clock", 'K', 0, act_clock, "The file's own clock for the offset (empty: PIN)") \
+	X(REQ_NUDGE_MS_DOWN, "nudge-ms-down", '[', 0, act_nudge_ms_down, "Offset -1 ms")          \
+	X(REQ_NUDGE_MS_UP, "nudge-ms-up", ']', 0, act_nudge_ms_up, "Offset +1 ms")                \
+	X(REQ_NUDGE_S_DOWN, "nudge-s-down", '{', 0, act_nudge_s_down, "Offset -1 s")              \
+	X(REQ_NUDGE_S_UP, "nudge-s-up", '}', 0, act_nudge_s_up, "Offset +1 s")                    \
+	X(REQ_NUDGE_US_DOWN, "nudge-us-down", '<', 0, act_nudge_us_down, "Offset -1 us")          \
+	X(REQ_NUDGE_US_UP, "nudge-us-up", '>', 0, act_nudge_us_up, "Offset +1 us")                \
+	X(REQ_TRACE_TIME, "trace-time", 't', 0, act_trace_time, "Timeline clock: CLOCK [FILE [MACHINE]]") \
+	X(REQ_BASELINE, "baseline", 'b', 0, act_baseline, "Make the file own the timeline (trace_time.file)") \
+	X(REQ_ATTR, "attr", 'A', 0, act_attr, "Set an attribute: key=value (empty value removes)") \
+	X(REQ_UNDO, "undo", 'u', 0, act_undo, "Undo the last edit")                               \
+	X(REQ_REDO, "redo", WB_KEY_CTRL('r'), 'U', act_redo, "Redo")                              \
+	X(REQ_COPY, "copy", 'c', 0, act_copy, "Copy the manifest to the clipboard (OSC 52)")      \
+	X(REQ_SAVE_MANIFEST, "save-manifest", 'e', 0, act_save_manifest, "Write the manifest JSON to a file") \
+	X(REQ_WRITE, "write", 'w', 0, act_write, "Write the merged TAR")                          \
+	X(REQ_PRINT_ON_EXIT, "print-on-exit", 0, 0, act_print_on_exit, "Print the manifest JSON when the workbench exits") \
+	X(REQ_OPEN, "open", 0, 0, act_open, "Open files or an archive (:open PATH...)")          \
+	X(REQ_ZOOM_IN, "zoom-in", '+', '=', act_zoom_in, "Zoom the timeline in")                  \
+	X(REQ_ZOOM_OUT, "zoom-out", '-', 0, act_zoom_out, "Zoom the timeline out")                \
+	X(REQ_CANCEL_SCAN, "cancel-scan", 'x', 0, act_cancel_scan, "Cancel the background scan")  \
+	X(REQ_HELP, "help", '?', 'h', act_help, "Show this help")                                 \
+	X(REQ_PROMPT, "prompt", ':', 0, act_prompt, "Open the command prompt")                    \
+	X(REQ_SET, "set", 0, 0, act_config, "Change a setting (:set KEY = VALUE)")                \
+	X(REQ_COLOR, "color", 0, 0, act_config, "Colour a style role (:color ROLE FG BG [ATTR])") \
+	X(REQ_BIND, "bind", 0, 0, act_config, "Bind a key (:bind generic KEY REQUEST)")           \
+	X(REQ_SOURCE, "source", 0, 0, act_config, "Read a config file (:source FILE)")            \
+	X(REQ_THEME, "theme", 0, 0, act_config, "Load a theme (:theme NAME|FILE)")                \
+	X(REQ_REDRAW, "redraw", WB_KEY_CTRL('l'), 0, act_redraw, "Redraw the screen")             \
+	X(REQ_QUIT, "quit", 'q', 0, act_quit, "Quit (asks when edits are unsaved)")               \
+	X(REQ_QUIT_NOW, "quit-now", 'Q', 0, act_quit_now, "Quit without asking")
 
 enum wb_request {
 	REQ_NONE = 0,
-#define WB_X_(id, name, k1, k2, help) id,
+#define WB_X_(id, name, k1, k2, fn, help) id,
 	WB_REQ_LIST(WB_X_)
 #undef WB_X_
 	REQ__COUNT
 };
 
-struct wb_request_info {
-	enum wb_request req;
-	const char *name;
-	int key1, key2;
-	const char *help;
-};
-const struct wb_request_info *keymap_info(enum wb_request r);
-enum wb_request keymap_lookup(int key);
-enum wb_request keymap_by_name(const char *name);
-bool keymap_bind(const char *key_spec, const char *req_name);
-/* "j", "<Down>", "<C-r>", "<Tab>" */
-void keymap_key_name(int key, char *buf, size_t len);
-int keymap_parse_key(const char *spec, size_t *used);
-
-/* ---- style roles ---- */
+/* ==== style roles ==== */
 #define WB_ROLE_LIST(X)                                                                            \
 	X(ROLE_DEFAULT, "default")                                                                 \
 	X(ROLE_TITLE, "title")                                                                     \
@@ -112,38 +125,15 @@ enum wb_role {
 	ROLE__COUNT
 };
 
-/* ---- the state ---- */
+/* ==== the model ==== */
 struct wb_stack {
 	struct tm_manifest *v;
 	size_t n, cap;
 };
 
-enum wb_prompt_kind {
-	PROMPT_NONE = 0,
-	PROMPT_COMMAND,
-	PROMPT_MACHINE,
-	PROMPT_RENAME_MACHINE,
-	PROMPT_MERGE_MACHINE,
-	PROMPT_NAME_ID,
-	PROMPT_OFFSET,
-	PROMPT_REF,
-	PROMPT_CLOCK,
-	PROMPT_TRACE_TIME,
-	PROMPT_ATTR,
-	PROMPT_WRITE,
-	PROMPT_SAVE_MANIFEST,
-	PROMPT_OPEN,
-	PROMPT_CONFIRM, /* y/n: confirm_action */
-};
+#define WB_LOG_MAX 200 /* messages kept for :messages */
 
-enum wb_confirm {
-	CONFIRM_NONE,
-	CONFIRM_QUIT,
-	CONFIRM_OVERWRITE,
-	CONFIRM_RESTORE,
-};
-
-struct wb {
+struct wb_model {
 	/* inputs */
 	char **paths; /* trace inputs given to the session */
 	size_t n_paths;
@@ -158,6 +148,7 @@ struct wb {
 	unsigned next_machine_n; /* "Machine N": counts up, never reused */
 	char **extra_machines;   /* registry names not (yet) used by any file */
 	size_t n_extra_machines;
+	char *baseline; /* the file offsets default to (the dialog's baseline) */
 
 	/* evaluation */
 	struct tm_report *rep;
@@ -171,38 +162,111 @@ struct wb {
 	bool scan_cancelled;
 	bool scanned;
 
-	char *baseline; /* the file offsets default to (the dialog's baseline) */
-
-	/* view */
-	size_t sel;     /* row in the file list */
-	size_t top;     /* first visible row */
-	bool focus_manifest;
-	size_t man_scroll;
-	size_t det_scroll;  /* first details line shown */
-	size_t det_sel;     /* the row det_scroll belongs to (reset on a new row) */
-	bool det_more;      /* the details are cut: d scrolls (set by view_draw) */
-	int det_lines, det_rows; /* wrapped lines, rows shown (set by view_draw) */
-	bool help;
-	size_t help_scroll;
-	int zoom;
-	bool ascii;
-	bool mono;
+	/* messages: the current one and the log */
 	char msg[1024];
 	enum wb_role msg_role;
-
-	/* prompt */
-	enum wb_prompt_kind prompt;
-	enum wb_confirm confirm;
-	char *prompt_text;
-	char *pending_write; /* path awaiting overwrite confirmation */
+	char *log[WB_LOG_MAX];
+	size_t n_log;
 
 	/* output */
-	char *written; /* path of the last written TAR */
+	char *written;    /* path of the last written TAR */
 	bool demo_output; /* a TAR or manifest was written into demo_dir: keep it */
 	bool print_manifest_on_exit;
 	bool copied;
+};
 
-	/* run mode */
+/* ==== panes: geometry (from the layout), selection and scroll ==== */
+struct pane {
+	int y, x, h, w; /* h counts the pane's rule/header row */
+	size_t n;       /* rows (or lines) of content */
+	size_t sel;     /* selected row (list panes) */
+	size_t top;     /* first row (line) shown */
+	bool has_sel;
+};
+
+enum wb_pane_id { PANE_LIST, PANE_DETAILS, PANE_TIMELINE, PANE_MANIFEST, PANE_HELP, PANE__COUNT };
+
+/* ==== wrapped text ==== */
+#define WB_MAX_PARAS 16
+struct wb_para {
+	char *text; /* escaped (printable) */
+	enum wb_role role;
+	size_t n_lines;
+	size_t *start, *len; /* byte span of each wrapped line */
+};
+struct wb_paras {
+	struct wb_para p[WB_MAX_PARAS];
+	struct tm_buf raw[WB_MAX_PARAS]; /* the text as built, before escaping */
+	size_t n;
+	int width; /* wrapped at */
+	int lines; /* total */
+};
+
+/* ==== the layout (pure: from sizes and needs to rectangles) ==== */
+struct wb_layout_in {
+	int rows, cols;
+	int n_list;     /* rows in the file list */
+	int det_lines;  /* wrapped details lines at left_cols */
+	int n_timeline; /* bars */
+	int verdict_lines, owner_lines;
+	bool focus_manifest;
+};
+struct wb_rect {
+	int y, x, h, w;
+};
+struct wb_layout {
+	bool too_small;
+	bool side; /* the manifest on the right (wide screens) */
+	int left_cols;
+	struct wb_rect list, details, timeline, manifest;
+	int verdict_y, verdict_h, owner_h;
+	int msg_y, keys_y;
+};
+
+/* ==== the frame: what view_draw draws (prepared by wb_frame.c) ==== */
+struct wb_frame {
+	struct wb_layout lay;
+	struct wb_paras verdict, owner, details;
+	struct tm_buf manifest_json;
+	size_t manifest_lines;
+	char details_label[600];
+	char timeline_label[200];
+	char manifest_label[160];
+	char hints[512];
+	char prompt[2048];
+	int prompt_cursor;
+	/* the help screen: one line per request, then notes */
+	char **help;
+	enum wb_role *help_role;
+	size_t n_help;
+};
+
+/* ==== the whole workbench ==== */
+enum wb_confirm {
+	CONFIRM_NONE,
+	CONFIRM_QUIT,
+	CONFIRM_OVERWRITE,
+	CONFIRM_RESTORE,
+};
+
+struct wb_ui {
+	struct pane pane[PANE__COUNT];
+	bool focus_manifest;
+	size_t det_row; /* the list row the details scroll belongs to */
+	bool help;
+	int zoom;
+	bool ascii;
+	bool mono;
+	/* prompt: which request (or confirmation) it answers */
+	bool prompting;
+	bool answering; /* a handler runs with its prompt's answer */
+	bool redraw_all; /* the next frame repaints the whole terminal */
+	enum wb_request prompt_req;
+	enum wb_confirm confirm;
+	char *pending_write; /* path awaiting overwrite confirmation */
+};
+
+struct wb_run {
 	bool headless;
 	FILE *script;
 	int script_line;
@@ -212,74 +276,135 @@ struct wb {
 	FILE *null_in, *null_out;
 	char *recovery_path;
 	const char *theme_name;
-	char *config_path;
+	void (*redraw)(struct wb *wb); /* draw now (progress, readline) */
+};
+
+struct wb {
+	struct wb_model m;
+	struct wb_ui ui;
+	struct wb_frame fr;
+	struct wb_run run;
 };
 
 extern volatile sig_atomic_t wb_got_signal;
 
-/* wb_main.c */
-void wb_set_msg(struct wb *wb, enum wb_role role, const char *fmt, ...)
+/* ==== wb_model.c ==== */
+void model_init(struct wb_model *m);
+void model_fini(struct wb_model *m);
+void model_set_msg(struct wb_model *m, enum wb_role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void wb_evaluate(struct wb *wb);
-size_t wb_n_rows(const struct wb *wb);
+size_t model_n_rows(const struct wb_model *m);
 /* Session member index of list row i. */
-size_t wb_row_member(const struct wb *wb, size_t row);
+size_t model_row_member(const struct wb_model *m, size_t row);
 /* The report's file for list row i, or NULL. */
-const struct tm_report_file *wb_row_file(const struct wb *wb, size_t row);
+const struct tm_report_file *model_row_file(const struct wb_model *m, size_t row);
 /* Display name of a member: its archive path, else the base name of the input (borrowed). */
-const char *wb_member_name(const struct wb *wb, size_t member);
-void wb_draw_now(struct wb *wb);
+const char *model_member_name(const struct wb_model *m, size_t member);
+const char *model_row_name(const struct wb_model *m, size_t row);
+/* The list row of a member name, or SIZE_MAX. */
+size_t model_row_of(const struct wb_model *m, const char *name);
+/* The manifest's entry for a path, or NULL (borrowed until the next edit). */
+const struct tm_manifest_file *model_manifest_file(const struct wb_model *m, const char *path);
 /* Does path own the timeline in the current report? */
-bool wb_owns_timeline(const struct wb *wb, const char *path);
-/* What an offset off on path against ref does, in words: "moves later", or,
- * when path owns the timeline, "stays put: it owns the timeline; REF moves
- * +1 ms instead" (from the report, which tells what moved). */
+bool model_owns_timeline(const struct wb_model *m, const char *path);
 /* The reference of an offset on the owner moves by -offset: true unless it
  * has a clocks entry of its own (then that entry places it). */
-bool wb_ref_follows(const struct wb *wb, const char *ref);
-void wb_offset_effect(const struct wb *wb, const char *path, int64_t off, const char *ref,
-		      char *buf, size_t len);
+bool model_ref_follows(const struct wb_model *m, const char *ref);
+/* What an offset off on path against ref does, in words: "moves later", or,
+ * when path owns the timeline, "... stays put; REF moves -1 ms instead". */
+void model_offset_effect(const struct wb_model *m, const char *path, int64_t off,
+			 const char *ref, char *buf, size_t len);
+void model_evaluate(struct wb_model *m);
+/* Open inputs (a loose manifest among several goes into the editor) and
+ * start the background scan; on failure m->open_error says why. */
+void model_open(struct wb_model *m, char **paths, size_t n);
+/* Has the scan finished since the last call?  (Then the report is fresh.) */
+bool model_scan_poll(struct wb_model *m);
+void model_scan_cancel(struct wb_model *m);
+bool model_is_idle(const struct wb_model *m);
 /* Note a written output (TAR or manifest): inside the demo dir it is kept. */
-void wb_note_output(struct wb *wb, const char *path);
-
-/* wb_view.c */
-void view_draw(struct wb *wb);
-/* The screen as text; with roles, then a run-length map of style roles per row. */
-bool view_dump_screen(struct wb *wb, const char *path, bool roles);
-/* Draw untrusted text escaped, at most max_cols columns (truncated with '~'). */
-int view_put_escaped(const char *s, size_t len, int max_cols, int base_attr);
-/* Escaped and truncated copy (for non-curses output); caller frees. */
-char *view_escape_cols(const char *s, int max_cols);
-
-/* wb_edit.c */
-void edit_request(struct wb *wb, enum wb_request req);
-void edit_command(struct wb *wb, const char *line);
-void edit_prompt_done(struct wb *wb, enum wb_prompt_kind kind, const char *line);
-void edit_commit(struct wb *wb, struct tm_manifest *next, const char *what);
-bool edit_is_dirty(const struct wb *wb);
-void edit_stack_fini(struct wb_stack *st);
+void model_note_output(struct wb_model *m, const char *path);
+/* Edits: each builds the next manifest and commits it (undo, evaluate,
+ * message). */
+void model_commit(struct wb_model *m, struct tm_manifest *next, const char *what);
+bool model_is_dirty(const struct wb_model *m);
+void model_undo(struct wb_model *m, bool undo);
+void model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *what);
+void model_nudge(struct wb_model *m, const char *path, int64_t delta);
+void model_rename_machine(struct wb_model *m, const char *from, const char *to, const char *what);
 /* Every machine name known to the editor (manifest names plus added ones). */
-size_t edit_machine_names(const struct wb *wb, char ***out);
+size_t model_machine_names(const struct wb_model *m, char ***out);
+void model_free_names(char **v, size_t n);
+void model_set_machine(struct wb_model *m, const char *path, const char *name);
+/* Assign a new "Machine N"; returns its name (caller frees) or NULL. */
+char *model_add_machine(struct wb_model *m, const char *path);
+void model_name_id(struct wb_model *m, const char *path, const char *spec);
+void model_align_auto(struct wb_model *m, const char *path);
+void model_set_ref(struct wb_model *m, const char *path, const char *spec);
+void model_set_own_clock(struct wb_model *m, const char *path, const char *name);
+void model_set_trace_time(struct wb_model *m, const char *spec);
+void model_set_attr(struct wb_model *m, const char *spec);
+bool model_restore(struct wb_model *m, const char *path);
 
-/* wb_prompt.c */
-void prompt_init(struct wb *wb);
+/* ==== wb_theme.c ==== */
+/* Returns true when monochrome (NO_COLOR or no colours). */
+bool theme_init(void);
+int theme_attr(enum wb_role role);
+const char *theme_role_name(enum wb_role r);
+/* "color ROLE FG BG [ATTR...]" split into words. */
+bool theme_color(char **tok, int n, char *err, size_t err_len);
+/* The file of a theme name (TM_THEME_DIR, next to the binary, installed),
+ * or false; "default" with no file applies the built-in one. */
+bool theme_find(const char *name, char *path, size_t len);
+void theme_builtin(void);
+
+/* ==== wb_layout.c ==== */
+void layout_compute(const struct wb_layout_in *in, struct wb_layout *out);
+int layout_left_cols(int cols);
+size_t pane_rows(const struct pane *p); /* content rows shown (h minus the rule) */
+/* Keep sel within the rows and in view, top within the content. */
+void pane_clamp(struct pane *p);
+void pane_move(struct pane *p, long delta);
+void pane_scroll(struct pane *p, long delta);
+
+/* ==== wb_text.c ==== */
+/* Escaped copy of s cut to max_cols with '~' (for non-curses output); caller frees. */
+char *text_escape_cols(const char *s, int max_cols);
+/* Columns of one UTF-8 character of escaped (printable) text. */
+int text_char_cols(const char *p, size_t n);
+size_t text_utf8_len(unsigned char c);
+/* A name cut to about max_len bytes ('~' marks the cut); caller frees. */
+char *text_short_name(const char *s, size_t max_len);
+void text_fmt_size(uint64_t n, char *buf, size_t len);
+void text_fmt_dur(int64_t ns, char *buf, size_t len);
+const char *text_format_short(enum tm_format f);
+const char *text_machine(const struct wb_model *m, const char *path);
+void text_align(const struct wb_model *m, const char *path, char *buf, size_t len);
+bool text_is_timeline_file(const struct tm_report_file *rf);
+size_t text_timeline_rows(const struct wb_model *m, size_t *rows, size_t max);
+struct tm_buf *text_para_add(struct wb_paras *ps, enum wb_role role);
+void text_paras_fini(struct wb_paras *ps);
+/* Wrap every paragraph at w columns (sets lines). */
+void text_wrap(struct wb_paras *ps, int w);
+void text_details(const struct wb_model *m, size_t row, struct wb_paras *ps);
+void text_verdict(const struct wb_model *m, struct wb_paras *ps);
+void text_owner(const struct wb_model *m, struct wb_paras *ps);
+
+/* ==== wb_prompt.c ==== */
+enum wb_complete { COMPLETE_WORDS, COMPLETE_FILES, COMPLETE_MACHINES, COMPLETE_REF, COMPLETE_COMMANDS };
+enum wb_prompt_result { PROMPT_PENDING, PROMPT_ACCEPTED, PROMPT_CANCELLED };
+/* commands: NULL-terminated names for COMPLETE_COMMANDS (borrowed for good). */
+void prompt_init(struct wb *wb, const char *const *commands);
 void prompt_fini(void);
-void prompt_open(struct wb *wb, enum wb_prompt_kind kind, const char *label, const char *initial);
+void prompt_open(struct wb *wb, enum wb_complete kind, const char *label, const char *initial);
 void prompt_close(struct wb *wb);
-/* Feed one key (byte or KEY_*) to the open prompt. */
-void prompt_feed(struct wb *wb, int key);
+/* Feed one key (byte or KEY_*): ACCEPTED gives the line in *line (caller
+ * frees); a one-key y/n question answers "y" or "n". */
+enum wb_prompt_result prompt_feed(struct wb *wb, int key, bool yes_no, char **line);
 /* The prompt line as displayed and the cursor column within it. */
 const char *prompt_line(int *cursor_cols);
 
-/* wb_theme.c */
-void theme_init(struct wb *wb);
-int theme_attr(enum wb_role role);
-/* Apply one config line; returns false with a message in err. */
-bool theme_config_line(struct wb *wb, const char *line, char *err, size_t err_len);
-bool theme_load_file(struct wb *wb, const char *path, bool quiet);
-const char *theme_role_name(enum wb_role r);
-
-/* wb_out.c */
+/* ==== wb_out.c ==== */
 void out_copy_manifest(struct wb *wb);
 bool out_save_manifest(struct wb *wb, const char *path);
 void out_write_tar(struct wb *wb, const char *path, bool overwrite);
@@ -288,5 +413,35 @@ bool out_save_recovery(struct wb *wb);
 void out_exit_message(struct wb *wb);
 /* Standard base64 of data; caller frees. */
 char *out_base64(const void *data, size_t len);
+
+/* ==== wb_view.c ==== */
+void view_draw(const struct wb *wb);
+/* The screen as text; with roles, then a run-length map of style roles per row. */
+bool view_dump_screen(const struct wb *wb, const char *path, bool roles);
+
+/* ==== wb_frame.c ==== */
+void frame_prepare(struct wb *wb);
+void frame_fini(struct wb_frame *fr);
+
+/* ==== wb_actions.c ==== */
+struct wb_request_info {
+	enum wb_request req;
+	const char *name;
+	int key1, key2;
+	const char *help;
+};
+const struct wb_request_info *keymap_info(enum wb_request r);
+/* The key now bound to r (user bindings first), 0 if none. */
+int keymap_key_of(enum wb_request r);
+void keymap_key_name(int key, char *buf, size_t len);
+int keymap_parse_key(const char *spec, size_t *used);
+void actions_init(struct wb *wb);
+void actions_key(struct wb *wb, int key);
+void actions_command(struct wb *wb, const char *line);
+void actions_offer_recovery(struct wb *wb);
+/* Config files: one rc syntax (set, color, bind, source, theme). */
+bool actions_config_line(struct wb *wb, const char *line, char *err, size_t err_len);
+bool actions_config_file(struct wb *wb, const char *path, bool quiet);
+bool actions_load_theme(struct wb *wb, const char *name);
 
 #endif

@@ -45,7 +45,7 @@ out_base64(const void *data, size_t len)
 static void
 emit(const struct wb *wb, struct tm_buf *b)
 {
-	tm_manifest_emit(&wb->man, b);
+	tm_manifest_emit(&wb->m.man, b);
 }
 
 void
@@ -59,7 +59,7 @@ out_copy_manifest(struct wb *wb)
 	tm_buf_init(&seq);
 	emit(wb, &json);
 	if (json.len > OSC52_MAX) {
-		wb_set_msg(wb, ROLE_WARNING,
+		model_set_msg(&wb->m, ROLE_WARNING,
 			   "The manifest (%zu bytes) is too large for OSC 52: save it with e",
 			   json.len);
 		tm_buf_fini(&json);
@@ -85,13 +85,13 @@ out_copy_manifest(struct wb *wb)
 	} else {
 		tm_buf_addf(&seq, "\033]52;c;%s\a", b64);
 	}
-	if (wb->tty_out) {
-		fwrite(seq.data, 1, seq.len, wb->tty_out);
-		fflush(wb->tty_out);
+	if (wb->run.tty_out) {
+		fwrite(seq.data, 1, seq.len, wb->run.tty_out);
+		fflush(wb->run.tty_out);
 	}
-	wb->copied = true;
+	wb->m.copied = true;
 	/* At most 80 columns (6-digit size, via tmux): the message line is one row. */
-	wb_set_msg(wb, ROLE_OK, "Copied %zu bytes (OSC 52%s). No clipboard? Save: e, or :print-on-exit",
+	model_set_msg(&wb->m, ROLE_OK, "Copied %zu bytes (OSC 52%s). No clipboard? Save: e, or :print-on-exit",
 		   json.len, tmux && *tmux ? " via tmux" : "");
 	free(b64);
 	tm_buf_fini(&seq);
@@ -140,12 +140,12 @@ out_save_manifest(struct wb *wb, const char *path)
 	emit(wb, &json);
 	ok = write_atomic(path, json.data, json.len, err, sizeof err);
 	if (ok) {
-		tm_manifest_fini(&wb->saved);
-		tm_manifest_copy(&wb->saved, &wb->man);
-		wb_note_output(wb, path);
-		wb_set_msg(wb, ROLE_OK, "Wrote the manifest (%zu bytes) to %s", json.len, path);
+		tm_manifest_fini(&wb->m.saved);
+		tm_manifest_copy(&wb->m.saved, &wb->m.man);
+		model_note_output(&wb->m, path);
+		model_set_msg(&wb->m, ROLE_OK, "Wrote the manifest (%zu bytes) to %s", json.len, path);
 	} else {
-		wb_set_msg(wb, ROLE_ERROR, "%s", err);
+		model_set_msg(&wb->m, ROLE_ERROR, "%s", err);
 	}
 	tm_buf_fini(&json);
 	return ok;
@@ -156,10 +156,10 @@ on_progress(void *ud, uint64_t done, uint64_t total)
 {
 	struct wb *wb = ud;
 
-	wb_set_msg(wb, ROLE_INFO, "Writing... %d%%",
+	model_set_msg(&wb->m, ROLE_INFO, "Writing... %d%%",
 		   total ? (int)((double)done * 100.0 / (double)total) : 100);
-	if (!wb->headless)
-		wb_draw_now(wb);
+	if (!wb->run.headless && wb->run.redraw)
+		wb->run.redraw(wb);
 }
 
 void
@@ -172,23 +172,23 @@ out_write_tar(struct wb *wb, const char *path, bool overwrite)
 	memset(&opts, 0, sizeof opts);
 	opts.progress = on_progress;
 	opts.progress_ud = wb;
-	opts.reproducible = wb->headless; /* byte-stable output in tests */
+	opts.reproducible = wb->run.headless; /* byte-stable output in tests */
 	tm_error_clear(&err);
-	if (!wb->s) {
-		wb_set_msg(wb, ROLE_ERROR, "Nothing to write");
+	if (!wb->m.s) {
+		model_set_msg(&wb->m, ROLE_ERROR, "Nothing to write");
 		return;
 	}
-	if (tm_merge_write(wb->s, &wb->man, path, &opts, &err) != TM_OK) {
-		wb_set_msg(wb, ROLE_ERROR, "Write failed: %s", err.msg);
+	if (tm_merge_write(wb->m.s, &wb->m.man, path, &opts, &err) != TM_OK) {
+		model_set_msg(&wb->m, ROLE_ERROR, "Write failed: %s", err.msg);
 		return;
 	}
-	free(wb->written);
-	wb->written = strdup(path);
-	wb_note_output(wb, path);
-	tm_manifest_fini(&wb->saved);
-	tm_manifest_copy(&wb->saved, &wb->man);
-	wb_set_msg(wb, ROLE_OK, "Wrote %s%s", path,
-		   tm_manifest_is_trivial(&wb->man) ? " (no manifest needed)" : " with its manifest");
+	free(wb->m.written);
+	wb->m.written = strdup(path);
+	model_note_output(&wb->m, path);
+	tm_manifest_fini(&wb->m.saved);
+	tm_manifest_copy(&wb->m.saved, &wb->m.man);
+	model_set_msg(&wb->m, ROLE_OK, "Wrote %s%s", path,
+		   tm_manifest_is_trivial(&wb->m.man) ? " (no manifest needed)" : " with its manifest");
 }
 
 /* ---- recovery ---- */
@@ -206,9 +206,9 @@ out_recovery_path(const struct wb *wb)
 		snprintf(dir, sizeof dir, "%s/.local/state/tracemerge", home);
 	else
 		return NULL;
-	for (size_t i = 0; i < wb->n_paths; i++) {
+	for (size_t i = 0; i < wb->m.n_paths; i++) {
 		char abs[PATH_MAX];
-		const char *p = realpath(wb->paths[i], abs) ? abs : wb->paths[i];
+		const char *p = realpath(wb->m.paths[i], abs) ? abs : wb->m.paths[i];
 		for (const char *c = p; *c; c++)
 			h = (h ^ (unsigned char)*c) * 1099511628211ull;
 		h = (h ^ 0) * 1099511628211ull;
@@ -240,17 +240,17 @@ out_save_recovery(struct wb *wb)
 	char err[PATH_MAX + 128], dir[PATH_MAX];
 	bool ok;
 
-	if (!wb->recovery_path)
-		wb->recovery_path = out_recovery_path(wb);
-	if (!wb->recovery_path)
+	if (!wb->run.recovery_path)
+		wb->run.recovery_path = out_recovery_path(wb);
+	if (!wb->run.recovery_path)
 		return false;
-	snprintf(dir, sizeof dir, "%s", wb->recovery_path);
+	snprintf(dir, sizeof dir, "%s", wb->run.recovery_path);
 	if (strrchr(dir, '/'))
 		*strrchr(dir, '/') = 0;
 	mkdir_p(dir);
 	tm_buf_init(&json);
 	emit(wb, &json);
-	ok = write_atomic(wb->recovery_path, json.data, json.len, err, sizeof err);
+	ok = write_atomic(wb->run.recovery_path, json.data, json.len, err, sizeof err);
 	tm_buf_fini(&json);
 	return ok;
 }
@@ -259,19 +259,19 @@ void
 out_exit_message(struct wb *wb)
 {
 	if (wb_got_signal) {
-		if (wb->recovery_path && edit_is_dirty(wb))
-			fprintf(stderr, "tracemerge: edits saved to %s\n", wb->recovery_path);
+		if (wb->run.recovery_path && model_is_dirty(&wb->m))
+			fprintf(stderr, "tracemerge: edits saved to %s\n", wb->run.recovery_path);
 		return;
 	}
-	if (wb->print_manifest_on_exit) {
+	if (wb->m.print_manifest_on_exit) {
 		struct tm_buf json;
 		tm_buf_init(&json);
 		emit(wb, &json);
 		fwrite(json.data, 1, json.len, stdout);
 		tm_buf_fini(&json);
 	}
-	if (wb->written) {
-		char *e = tm_escape_str(wb->written);
+	if (wb->m.written) {
+		char *e = tm_escape_str(wb->m.written);
 		char host[256] = "this-host";
 		gethostname(host, sizeof host - 1);
 		char *eh = tm_escape_str(host);

@@ -5,7 +5,8 @@
  * handling by readline), feed it one byte at a time from our loop through
  * rl_getc_function, and draw its line ourselves (rl_redisplay_function), so
  * the screen keeps updating while a prompt is open.  Curses keys are turned
- * into the escape sequences readline binds.  Completion offers member names,
+ * into the escape sequences readline binds; the answer goes back to the
+ * caller of prompt_feed (this file calls nothing above it).  Completion offers member names,
  * machine names, clock names and (for paths) file names.  History is kept in
  * memory, and in $XDG_DATA_HOME/tracemerge/history outside headless mode.
  */
@@ -23,7 +24,9 @@
 static struct wb *g_wb;
 static unsigned char pend[64];
 static size_t pend_len, pend_pos;
-static enum wb_prompt_kind cur_kind;
+static bool is_open;
+static enum wb_complete cur_kind;
+static const char *const *command_words;
 static char *cur_label;
 static char *done_line;
 static bool done;
@@ -50,8 +53,8 @@ my_input_available(void)
 static void
 my_redisplay(void)
 {
-	if (g_wb)
-		wb_draw_now(g_wb);
+	if (g_wb && g_wb->run.redraw)
+		g_wb->run.redraw(g_wb);
 }
 
 static void
@@ -118,16 +121,12 @@ my_completion(const char *text, int start, int end)
 	clear_words();
 	rl_attempted_completion_over = 1;
 	switch (cur_kind) {
-	case PROMPT_OPEN:
-	case PROMPT_WRITE:
-	case PROMPT_SAVE_MANIFEST:
+	case COMPLETE_FILES:
 		rl_attempted_completion_over = 0;
 		return rl_completion_matches(text, rl_filename_completion_function);
-	case PROMPT_MACHINE:
-	case PROMPT_MERGE_MACHINE:
-	case PROMPT_RENAME_MACHINE: {
+	case COMPLETE_MACHINES: {
 		char **names;
-		size_t n = edit_machine_names(g_wb, &names);
+		size_t n = model_machine_names(&g_wb->m, &names);
 		add_word("Default");
 		for (size_t i = 0; i < n; i++) {
 			add_word(names[i]);
@@ -140,31 +139,21 @@ my_completion(const char *text, int start, int end)
 		rl_completion_append_character = '\0';
 		return rl_completion_matches(text, word_generator);
 	}
-	case PROMPT_REF:
-	case PROMPT_CLOCK:
+	case COMPLETE_REF:
 		/* FILE[:CLOCK][@MACHINE] and a clock name: one word, no space. */
 		rl_completion_append_character = '\0';
 		break;
-	case PROMPT_COMMAND:
-		for (int r = REQ_NONE + 1; r < REQ__COUNT; r++)
-			add_word(keymap_info((enum wb_request)r)->name);
-		add_word("dump-screen");
-		add_word("resize");
-		add_word("select");
-		add_word("rename-machine");
-		add_word("delete-machine");
-		add_word("print-on-exit");
-		add_word("set");
-		add_word("color");
-		add_word("bind");
+	case COMPLETE_COMMANDS:
+		for (size_t i = 0; command_words && command_words[i]; i++)
+			add_word(command_words[i]);
 		break;
 	default:
 		break;
 	}
 	/* File names and clock names are useful in every other field. */
-	if (g_wb && g_wb->s)
-		for (size_t r = 0; r < wb_n_rows(g_wb); r++)
-			add_word(wb_member_name(g_wb, wb_row_member(g_wb, r)));
+	if (g_wb && g_wb->m.s)
+		for (size_t r = 0; r < model_n_rows(&g_wb->m); r++)
+			add_word(model_row_name(&g_wb->m, r));
 	for (uint32_t c = 1; c <= 6; c++)
 		add_word(tm_clock_name(c));
 	return rl_completion_matches(text, word_generator);
@@ -179,16 +168,17 @@ my_display_matches(char **matches, int n, int max_len)
 	tm_buf_init(&b);
 	for (int i = 1; i <= n && b.len < 900; i++)
 		tm_buf_addf(&b, "%s%s", i > 1 ? "  " : "", matches[i]);
-	wb_set_msg(g_wb, ROLE_INFO, "%s", b.data ? b.data : "");
+	model_set_msg(&g_wb->m, ROLE_INFO, "%s", b.data ? b.data : "");
 	tm_buf_fini(&b);
 }
 
 void
-prompt_init(struct wb *wb)
+prompt_init(struct wb *wb, const char *const *commands)
 {
 	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
 
 	g_wb = wb;
+	command_words = commands;
 	rl_readline_name = "tracemerge";
 	rl_catch_signals = 0;
 	rl_catch_sigwinch = 0;
@@ -207,7 +197,7 @@ prompt_init(struct wb *wb)
 	rl_bind_key('\t', rl_complete);
 	using_history();
 	tm_buf_init(&disp);
-	if (!wb->headless) {
+	if (!wb->run.headless) {
 		if (x && *x)
 			snprintf(history_path, sizeof history_path, "%s/tracemerge", x);
 		else if (home)
@@ -225,8 +215,9 @@ prompt_init(struct wb *wb)
 void
 prompt_fini(void)
 {
-	if (cur_kind != PROMPT_NONE)
+	if (is_open)
 		rl_callback_handler_remove();
+	is_open = false;
 	if (history_path[0]) {
 		write_history(history_path);
 		history_truncate_file(history_path, 500);
@@ -246,12 +237,13 @@ prompt_fini(void)
 }
 
 void
-prompt_open(struct wb *wb, enum wb_prompt_kind kind, const char *label, const char *initial)
+prompt_open(struct wb *wb, enum wb_complete kind, const char *label, const char *initial)
 {
-	if (wb->prompt != PROMPT_NONE)
+	if (is_open)
 		prompt_close(wb);
 	cur_kind = kind;
-	wb->prompt = kind;
+	is_open = true;
+	wb->ui.prompting = true;
 	free(cur_label);
 	cur_label = strdup(label);
 	free(init_text);
@@ -265,10 +257,10 @@ prompt_open(struct wb *wb, enum wb_prompt_kind kind, const char *label, const ch
 void
 prompt_close(struct wb *wb)
 {
-	if (cur_kind != PROMPT_NONE)
+	if (is_open)
 		rl_callback_handler_remove();
-	cur_kind = PROMPT_NONE;
-	wb->prompt = PROMPT_NONE;
+	is_open = false;
+	wb->ui.prompting = false;
 }
 
 static void
@@ -284,27 +276,26 @@ push_seq(const char *s)
 	}
 }
 
-void
-prompt_feed(struct wb *wb, int key)
+enum wb_prompt_result
+prompt_feed(struct wb *wb, int key, bool yes_no, char **answer)
 {
-	enum wb_prompt_kind kind = cur_kind;
 	char b[2] = {0, 0};
 
+	*answer = NULL;
 	if (key == KEY_RESIZE) {
-		wb_draw_now(wb);
-		return;
+		if (wb->run.redraw)
+			wb->run.redraw(wb);
+		return PROMPT_PENDING;
 	}
 	if (key == 27 || key == 3 || key == 7) { /* Esc, C-c, C-g cancel */
 		prompt_close(wb);
-		edit_prompt_done(wb, kind, NULL);
-		return;
+		return PROMPT_CANCELLED;
 	}
-	if (kind == PROMPT_CONFIRM) {
+	if (yes_no) {
 		/* One key answers a y/n question. */
-		b[0] = (char)(key == 'y' || key == 'Y' ? 'y' : 'n');
 		prompt_close(wb);
-		edit_prompt_done(wb, kind, b);
-		return;
+		*answer = strdup(key == 'y' || key == 'Y' ? "y" : "n");
+		return PROMPT_ACCEPTED;
 	}
 	switch (key) {
 	case KEY_LEFT: push_seq("\033[D"); break;
@@ -326,19 +317,22 @@ prompt_feed(struct wb *wb, int key)
 	while (pend_pos < pend_len && !done)
 		rl_callback_read_char();
 	pend_len = pend_pos = 0;
-	if (done) {
-		char *line = done_line;
-		done_line = NULL;
-		done = false;
-		if (line && *line && kind != PROMPT_CONFIRM) {
-			HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
-			if (!last || strcmp(last->line, line) != 0)
-				add_history(line);
-		}
-		prompt_close(wb);
-		edit_prompt_done(wb, kind, line);
-		free(line);
+	if (!done)
+		return PROMPT_PENDING;
+	char *line = done_line;
+	done_line = NULL;
+	done = false;
+	if (line && *line) {
+		HIST_ENTRY *last =
+			history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+		if (!last || strcmp(last->line, line) != 0)
+			add_history(line);
 	}
+	prompt_close(wb);
+	if (!line)
+		return PROMPT_CANCELLED; /* EOF (C-d on an empty line) */
+	*answer = line;
+	return PROMPT_ACCEPTED;
 }
 
 const char *

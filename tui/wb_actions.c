@@ -1,0 +1,999 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Requests: the one action table (WB_REQ_LIST in wb.h: key, name, help,
+ * handler), the key map over it (user bindings from the config first), and
+ * the one place requests are dispatched: keys, :commands and prompt answers
+ * all end in a handler of the table.  A handler gets arg NULL from a key
+ * (it opens its prompt when it needs text), or the text of a :command or of
+ * its prompt's answer.  Also the rc syntax of config files:
+ *   set <key> = <value>   color <role> <fg> <bg> [attrs]   theme <name>
+ *   bind <generic|main> <key> <request>   source <file>
+ */
+#include <curses.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "wb.h"
+
+/* ---- the table ---- */
+
+typedef void (*action_fn)(struct wb *wb, const char *arg);
+
+#define WB_X_(id, name, k1, k2, fn, help) static void fn(struct wb *wb, const char *arg);
+WB_REQ_LIST(WB_X_)
+#undef WB_X_
+
+struct action {
+	struct wb_request_info info;
+	action_fn fn;
+};
+
+static const struct action actions[] = {
+	{{REQ_NONE, "none", 0, 0, ""}, NULL},
+#define WB_X_(id, name, k1, k2, fn, help) {{id, name, k1, k2, help}, fn},
+	WB_REQ_LIST(WB_X_)
+#undef WB_X_
+};
+
+/* :command names for completion (NULL-terminated). */
+static const char *command_names[REQ__COUNT + 2];
+
+const struct wb_request_info *
+keymap_info(enum wb_request r)
+{
+	if ((int)r <= REQ_NONE || r >= REQ__COUNT)
+		return &actions[0].info;
+	return &actions[r].info;
+}
+
+/* ---- key map ---- */
+
+struct binding {
+	int key;
+	enum wb_request req;
+};
+static struct binding user_binds[64];
+static size_t n_user_binds;
+
+static enum wb_request
+keymap_lookup(int key)
+{
+	for (size_t i = n_user_binds; i-- > 0;)
+		if (user_binds[i].key == key)
+			return user_binds[i].req;
+	for (int r = REQ_NONE + 1; r < REQ__COUNT; r++)
+		if (key && (actions[r].info.key1 == key || actions[r].info.key2 == key))
+			return (enum wb_request)r;
+	return REQ_NONE;
+}
+
+int
+keymap_key_of(enum wb_request r)
+{
+	const struct wb_request_info *ri = keymap_info(r);
+
+	for (size_t i = n_user_binds; i-- > 0;)
+		if (user_binds[i].req == r)
+			return user_binds[i].key;
+	/* A default key still counts while no binding took it elsewhere. */
+	if (ri->key1 && keymap_lookup(ri->key1) == r)
+		return ri->key1;
+	if (ri->key2 && keymap_lookup(ri->key2) == r)
+		return ri->key2;
+	return 0;
+}
+
+static enum wb_request
+keymap_by_name(const char *name)
+{
+	for (int r = REQ_NONE + 1; r < REQ__COUNT; r++)
+		if (strcmp(actions[r].info.name, name) == 0)
+			return (enum wb_request)r;
+	return REQ_NONE;
+}
+
+static const struct {
+	const char *name;
+	int key;
+} key_names[] = {
+	{"Enter", '\r'},       {"Esc", 27},           {"Tab", '\t'},        {"Up", KEY_UP},
+	{"Down", KEY_DOWN},    {"Left", KEY_LEFT},    {"Right", KEY_RIGHT}, {"Home", KEY_HOME},
+	{"End", KEY_END},      {"BS", KEY_BACKSPACE}, {"Backspace", KEY_BACKSPACE},
+	{"Del", KEY_DC},       {"PgUp", KEY_PPAGE},   {"PgDn", KEY_NPAGE},  {"PgDown", KEY_NPAGE},
+	{"Space", ' '},        {"Lt", '<'},           {"Gt", '>'},
+};
+
+void
+keymap_key_name(int key, char *buf, size_t len)
+{
+	for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+		if (key_names[i].key == key && key != ' ' && key != '<' && key != '>') {
+			snprintf(buf, len, "<%s>", key_names[i].name);
+			return;
+		}
+	if (key > 0 && key < 32)
+		snprintf(buf, len, "<C-%c>", key + 'a' - 1);
+	else if (key > 32 && key < 127)
+		snprintf(buf, len, "%c", key);
+	else if (key == ' ')
+		snprintf(buf, len, "<Space>");
+	else
+		snprintf(buf, len, "%s", key ? "?" : "");
+}
+
+int
+keymap_parse_key(const char *spec, size_t *used)
+{
+	if (!spec[0]) {
+		*used = 0;
+		return 0;
+	}
+	if (spec[0] == '<') {
+		const char *end = strchr(spec, '>');
+		if (end && end > spec + 1) {
+			size_t n = (size_t)(end - spec - 1);
+			if (n == 3 && (spec[1] == 'C' || spec[1] == 'c') && spec[2] == '-') {
+				*used = n + 2;
+				return spec[3] & 0x1f;
+			}
+			for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+				if (strlen(key_names[i].name) == n &&
+				    strncasecmp(key_names[i].name, spec + 1, n) == 0) {
+					*used = n + 2;
+					return key_names[i].key;
+				}
+		}
+	}
+	*used = 1;
+	return (unsigned char)spec[0];
+}
+
+static bool
+keymap_bind(const char *key_spec, const char *req_name)
+{
+	size_t used;
+	int key = keymap_parse_key(key_spec, &used);
+	enum wb_request r = keymap_by_name(req_name);
+
+	if (!key || used != strlen(key_spec) || r == REQ_NONE ||
+	    n_user_binds >= sizeof user_binds / sizeof user_binds[0])
+		return false;
+	user_binds[n_user_binds++] = (struct binding){key, r};
+	return true;
+}
+
+/* ---- helpers ---- */
+
+static struct pane *
+list_pane(struct wb *wb)
+{
+	struct pane *p = &wb->ui.pane[PANE_LIST];
+
+	p->has_sel = true;
+	p->n = model_n_rows(&wb->m);
+	return p;
+}
+
+static const char *
+sel_path(struct wb *wb)
+{
+	return model_row_name(&wb->m, list_pane(wb)->sel);
+}
+
+static const struct tm_manifest_file *
+sel_file(struct wb *wb)
+{
+	return model_manifest_file(&wb->m, sel_path(wb));
+}
+
+static void
+msg(struct wb *wb, enum wb_role role, const char *text)
+{
+	model_set_msg(&wb->m, role, "%s", text);
+}
+
+/* Ask for the text of request req (its handler gets the answer). */
+static void
+ask(struct wb *wb, enum wb_request req, enum wb_complete kind, const char *label,
+    const char *initial)
+{
+	wb->ui.prompt_req = req;
+	wb->ui.confirm = CONFIRM_NONE;
+	prompt_open(wb, kind, label, initial);
+}
+
+static void
+confirm(struct wb *wb, enum wb_confirm c, const char *question)
+{
+	wb->ui.prompt_req = REQ_NONE;
+	wb->ui.confirm = c;
+	prompt_open(wb, COMPLETE_WORDS, question, "");
+}
+
+/* A key gives NULL (open the prompt); a :command without text gives "" and
+ * opens it too, unless the handler takes "" as a value. */
+static bool
+wants_prompt(const struct wb *wb, const char *arg)
+{
+	return !arg || (!*arg && !wb->ui.answering);
+}
+
+static void
+run(struct wb *wb, enum wb_request req, const char *arg)
+{
+	if ((int)req <= REQ_NONE || req >= REQ__COUNT)
+		return;
+	list_pane(wb);
+	actions[req].fn(wb, arg);
+}
+
+/* ---- moving ---- */
+
+static void
+act_down(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (wb->ui.focus_manifest)
+		pane_scroll(&wb->ui.pane[PANE_MANIFEST], 1);
+	else
+		pane_move(list_pane(wb), 1);
+}
+
+static void
+act_up(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (wb->ui.focus_manifest)
+		pane_scroll(&wb->ui.pane[PANE_MANIFEST], -1);
+	else
+		pane_move(list_pane(wb), -1);
+}
+
+static void
+act_first(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	list_pane(wb)->sel = 0;
+	wb->ui.pane[PANE_MANIFEST].top = 0;
+}
+
+static void
+act_last(struct wb *wb, const char *arg)
+{
+	struct pane *p = list_pane(wb);
+
+	(void)arg;
+	if (p->n)
+		p->sel = p->n - 1;
+}
+
+static void
+act_focus(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	wb->ui.focus_manifest = !wb->ui.focus_manifest;
+}
+
+static void
+act_details_down(struct wb *wb, const char *arg)
+{
+	struct pane *p = &wb->ui.pane[PANE_DETAILS];
+	size_t rows = pane_rows(p);
+
+	(void)arg;
+	/* A page down; past the end, back to the top. */
+	if (rows > 0 && p->top + rows < p->n)
+		p->top += rows;
+	else
+		p->top = 0;
+	wb->ui.det_row = list_pane(wb)->sel;
+}
+
+static void
+act_details_up(struct wb *wb, const char *arg)
+{
+	struct pane *p = &wb->ui.pane[PANE_DETAILS];
+	size_t rows = pane_rows(p);
+
+	(void)arg;
+	p->top = p->top > rows ? p->top - rows : 0;
+	wb->ui.det_row = list_pane(wb)->sel;
+}
+
+/* N (1-based), a member name, its base name, or its base name without the
+ * extension; several matches are named, none is said. */
+static void
+act_select(struct wb *wb, const char *arg)
+{
+	struct pane *p = list_pane(wb);
+	char *end;
+	unsigned long n;
+	size_t hit = SIZE_MAX, n_hits = 0;
+
+	if (wants_prompt(wb, arg)) {
+		ask(wb, REQ_SELECT, COMPLETE_WORDS, "Select (number or name): ", "");
+		return;
+	}
+	n = strtoul(arg, &end, 10);
+	if (*arg && !*end) {
+		if (n >= 1 && n <= p->n) {
+			p->sel = n - 1;
+		}
+		return;
+	}
+	for (int pass = 0; pass < 3 && n_hits == 0; pass++) {
+		for (size_t r = 0; r < p->n; r++) {
+			const char *name = model_row_name(&wb->m, r), *base = tm_path_base(name);
+			const char *dot = strrchr(base, '.');
+			bool match = pass == 0   ? strcmp(name, arg) == 0
+				     : pass == 1 ? strcmp(base, arg) == 0
+						 : dot && (size_t)(dot - base) == strlen(arg) &&
+							   strncmp(base, arg, strlen(arg)) == 0;
+			if (match) {
+				if (n_hits++ == 0)
+					hit = r;
+			}
+		}
+	}
+	if (n_hits > 0)
+		p->sel = hit;
+}
+
+/* ---- machines ---- */
+
+static void
+act_machine(struct wb *wb, const char *arg)
+{
+	const char *path = sel_path(wb);
+	const struct tm_manifest_file *f = sel_file(wb);
+
+	if (!path)
+		return;
+	if (!arg)
+		ask(wb, REQ_MACHINE, COMPLETE_MACHINES, "Machine (Tab completes; Default clears): ",
+		    f && f->machine_name ? f->machine_name : "");
+	else
+		model_set_machine(&wb->m, path, arg);
+}
+
+static void
+act_add_machine(struct wb *wb, const char *arg)
+{
+	char *name = model_add_machine(&wb->m, sel_path(wb));
+
+	(void)arg;
+	if (name)
+		ask(wb, REQ_RENAME_MACHINE, COMPLETE_MACHINES, "Rename machine: ", name);
+	free(name);
+}
+
+/* Rename (merge) the selected file's machine to the answer, or, from a
+ * :command, FROM TO. */
+static void
+rename_or_merge(struct wb *wb, const char *arg, enum wb_request req)
+{
+	bool merge = req == REQ_MERGE_MACHINE;
+	const char *what = merge ? "Merged machine" : "Renamed machine";
+	const struct tm_manifest_file *f = sel_file(wb);
+	char *from = f && f->machine_name ? strdup(f->machine_name) : NULL;
+
+	if (wb->ui.answering) {
+		if (!from)
+			msg(wb, ROLE_WARNING, "The file is on Default: nothing to rename");
+		else if (!merge && !arg[strspn(arg, " \t")])
+			msg(wb, ROLE_WARNING, "An empty name is treated as Default; not renamed");
+		else if (*arg && strcmp(from, arg) != 0)
+			model_rename_machine(&wb->m, from, arg, what);
+	} else if (arg && *arg) {
+		char a[256], b[256];
+		if (sscanf(arg, "%255s %255[^\n]", a, b) == 2)
+			model_rename_machine(&wb->m, a, b, what);
+		else
+			model_set_msg(&wb->m, ROLE_ERROR, "usage: %s FROM TO",
+				      keymap_info(req)->name);
+	} else if (!from) {
+		model_set_msg(&wb->m, ROLE_WARNING, "The file is on Default: nothing to %s",
+			      merge ? "merge" : "rename");
+	} else if (merge) {
+		ask(wb, req, COMPLETE_MACHINES, "Merge into machine: ", "");
+	} else {
+		ask(wb, req, COMPLETE_MACHINES, "Rename machine: ", from);
+	}
+	free(from);
+}
+
+static void
+act_rename_machine(struct wb *wb, const char *arg)
+{
+	rename_or_merge(wb, arg, REQ_RENAME_MACHINE);
+}
+
+static void
+act_merge_machine(struct wb *wb, const char *arg)
+{
+	rename_or_merge(wb, arg, REQ_MERGE_MACHINE);
+}
+
+static void
+act_delete_machine(struct wb *wb, const char *arg)
+{
+	const struct tm_manifest_file *f = sel_file(wb);
+
+	if (arg && *arg) {
+		model_rename_machine(&wb->m, arg, NULL, "Deleted machine");
+	} else if (f && f->machine_name) {
+		char *nm = strdup(f->machine_name);
+		model_rename_machine(&wb->m, nm, NULL, "Deleted machine");
+		free(nm);
+	} else {
+		msg(wb, ROLE_WARNING, "The file is on Default: nothing to delete");
+	}
+}
+
+static void
+act_name_id(struct wb *wb, const char *arg)
+{
+	const char *path = sel_path(wb);
+
+	if (!path)
+		return;
+	if (wants_prompt(wb, arg))
+		ask(wb, REQ_NAME_IDS, COMPLETE_WORDS, "Name embedded machine id (id=name): ", "");
+	else
+		model_name_id(&wb->m, path, arg);
+}
+
+/* ---- alignment ---- */
+
+static void
+act_auto(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (sel_path(wb))
+		model_align_auto(&wb->m, sel_path(wb));
+}
+
+static void
+act_offset(struct wb *wb, const char *arg)
+{
+	const char *path = sel_path(wb);
+	const struct tm_manifest_file *f = sel_file(wb);
+	struct tm_error err;
+	int64_t off;
+
+	if (!path)
+		return;
+	if (wants_prompt(wb, arg)) {
+		char init[64] = "";
+		if (f && f->has_clocks)
+			snprintf(init, sizeof init, "%lld", (long long)f->clocks.offset_ns);
+		ask(wb, REQ_OFFSET, COMPLETE_WORDS, "Offset (ns us ms s; + moves later): ", init);
+		return;
+	}
+	tm_error_clear(&err);
+	if (tm_parse_duration_ns(arg, &off, &err) != TM_OK) {
+		model_set_msg(&wb->m, ROLE_ERROR,
+			      "Enter a whole number of nanoseconds for %s's offset (%s)", path,
+			      err.msg);
+		return;
+	}
+	model_set_offset(&wb->m, path, off, "Offset");
+}
+
+static void
+act_ref(struct wb *wb, const char *arg)
+{
+	const char *path = sel_path(wb);
+	const struct tm_manifest_file *f = sel_file(wb);
+
+	if (!path)
+		return;
+	if (wants_prompt(wb, arg))
+		ask(wb, REQ_REF, COMPLETE_REF, "Reference FILE[:CLOCK][@MACHINE]: ",
+		    f && f->has_clocks && f->clocks.sync_file ? f->clocks.sync_file : "");
+	else if (*arg)
+		model_set_ref(&wb->m, path, arg);
+}
+
+static void
+act_clock(struct wb *wb, const char *arg)
+{
+	const char *path = sel_path(wb);
+	const struct tm_manifest_file *f = sel_file(wb);
+
+	if (!path)
+		return;
+	if (!arg)
+		ask(wb, REQ_CLOCK, COMPLETE_REF, "Own clock (REALTIME..BOOTTIME, empty = PIN): ",
+		    f && f->has_clocks && f->clocks.clock ? tm_clock_name(f->clocks.clock) : "");
+	else
+		model_set_own_clock(&wb->m, path, arg);
+}
+
+static void
+nudge(struct wb *wb, int64_t delta)
+{
+	if (sel_path(wb))
+		model_nudge(&wb->m, sel_path(wb), delta);
+}
+
+static void
+act_nudge_ms_down(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	nudge(wb, -1000000);
+}
+
+static void
+act_nudge_ms_up(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	nudge(wb, 1000000);
+}
+
+static void
+act_nudge_s_down(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	nudge(wb, -1000000000);
+}
+
+static void
+act_nudge_s_up(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	nudge(wb, 1000000000);
+}
+
+static void
+act_nudge_us_down(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	nudge(wb, -1000);
+}
+
+static void
+act_nudge_us_up(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	nudge(wb, 1000);
+}
+
+static void
+act_trace_time(struct wb *wb, const char *arg)
+{
+	const struct tm_manifest *man = &wb->m.man;
+
+	if (!arg)
+		ask(wb, REQ_TRACE_TIME, COMPLETE_WORDS,
+		    "Timeline clock CLOCK [FILE [MACHINE]] or auto: ",
+		    man->has_trace_time && man->tt_clock ? tm_clock_name(man->tt_clock) : "");
+	else
+		model_set_trace_time(&wb->m, arg);
+}
+
+static void
+act_baseline(struct wb *wb, const char *arg)
+{
+	const char *path = sel_path(wb);
+
+	(void)arg;
+	if (!path)
+		return;
+	free(wb->m.baseline);
+	wb->m.baseline = strdup(path);
+	model_set_msg(&wb->m, ROLE_INFO, "Baseline: %s (new offsets are relative to it)", path);
+}
+
+static void
+act_attr(struct wb *wb, const char *arg)
+{
+	if (wants_prompt(wb, arg))
+		ask(wb, REQ_ATTR, COMPLETE_WORDS, "Attribute key=value: ", "");
+	else
+		model_set_attr(&wb->m, arg);
+}
+
+static void
+act_undo(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	model_undo(&wb->m, true);
+}
+
+static void
+act_redo(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	model_undo(&wb->m, false);
+}
+
+/* ---- output ---- */
+
+static void
+act_copy(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	out_copy_manifest(wb);
+}
+
+static void
+act_save_manifest(struct wb *wb, const char *arg)
+{
+	if (wants_prompt(wb, arg))
+		ask(wb, REQ_SAVE_MANIFEST, COMPLETE_FILES, "Save manifest to: ",
+		    "perfetto_manifest.json");
+	else
+		out_save_manifest(wb, *arg ? arg : "perfetto_manifest.json");
+}
+
+static void
+act_write(struct wb *wb, const char *arg)
+{
+	struct stat st;
+
+	if (!wb->m.s)
+		return;
+	if (wants_prompt(wb, arg)) {
+		ask(wb, REQ_WRITE, COMPLETE_FILES, "Write merged TAR to: ", "merged.tar");
+		return;
+	}
+	if (!*arg)
+		arg = "merged.tar";
+	if (stat(arg, &st) == 0) {
+		free(wb->ui.pending_write);
+		wb->ui.pending_write = strdup(arg);
+		confirm(wb, CONFIRM_OVERWRITE, "File exists. Overwrite? (y/n) ");
+		return;
+	}
+	out_write_tar(wb, arg, false);
+}
+
+static void
+act_print_on_exit(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	wb->m.print_manifest_on_exit = true;
+	msg(wb, ROLE_INFO, "The manifest will be printed on exit");
+}
+
+static void
+act_open(struct wb *wb, const char *arg)
+{
+	char *copy, *save = NULL;
+	char *words[256];
+	size_t n = 0;
+
+	if (wants_prompt(wb, arg)) {
+		ask(wb, REQ_OPEN, COMPLETE_FILES, "Open (files or archive): ", "");
+		return;
+	}
+	if (wb->m.s) {
+		msg(wb, ROLE_WARNING, "Files are open already");
+		return;
+	}
+	copy = strdup(arg);
+	for (char *w = strtok_r(copy, " \t", &save); w && n < 256; w = strtok_r(NULL, " \t", &save))
+		words[n++] = w;
+	if (n == 0) {
+		wb->run.quit = true;
+	} else {
+		model_open(&wb->m, words, n);
+		if (wb->m.open_error)
+			model_set_msg(&wb->m, ROLE_ERROR, "%s", wb->m.open_error);
+	}
+	free(copy);
+}
+
+/* ---- view ---- */
+
+static void
+act_zoom_in(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (wb->ui.zoom < 20)
+		wb->ui.zoom++;
+}
+
+static void
+act_zoom_out(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (wb->ui.zoom > 0)
+		wb->ui.zoom--;
+}
+
+static void
+act_cancel_scan(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	model_scan_cancel(&wb->m);
+}
+
+static void
+act_help(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	wb->ui.help = !wb->ui.help;
+	wb->ui.pane[PANE_HELP].top = 0;
+}
+
+static void
+act_prompt(struct wb *wb, const char *arg)
+{
+	if (wb->ui.answering)
+		actions_command(wb, arg);
+	else
+		ask(wb, REQ_PROMPT, COMPLETE_COMMANDS, ":", "");
+}
+
+static void
+act_redraw(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	wb->ui.redraw_all = true;
+}
+
+static void
+act_quit(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (model_is_dirty(&wb->m))
+		confirm(wb, CONFIRM_QUIT, "Edits are not written. Quit anyway? (y/n) ");
+	else
+		wb->run.quit = true;
+}
+
+static void
+act_quit_now(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	wb->run.quit = true;
+}
+
+/* set, color, bind, source, theme: the config syntax, typed. */
+static void
+act_config(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	(void)wb; /* actions_command passes the whole line to the config parser */
+}
+
+/* ---- dispatch ---- */
+
+static void
+answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *line)
+{
+	if (c != CONFIRM_NONE) {
+		bool yes = line[0] == 'y' || line[0] == 'Y';
+		if (c == CONFIRM_QUIT && yes) {
+			wb->run.quit = true;
+		} else if (c == CONFIRM_OVERWRITE && yes && wb->ui.pending_write) {
+			out_write_tar(wb, wb->ui.pending_write, true);
+		} else if (c == CONFIRM_RESTORE) {
+			if (yes && wb->run.recovery_path)
+				model_restore(&wb->m, wb->run.recovery_path);
+			if (wb->run.recovery_path)
+				remove(wb->run.recovery_path);
+		} else {
+			msg(wb, ROLE_DIM, "Cancelled");
+		}
+		return;
+	}
+	wb->ui.answering = true;
+	run(wb, req, line);
+	wb->ui.answering = false;
+}
+
+static void
+help_key(struct wb *wb, int key)
+{
+	struct pane *p = &wb->ui.pane[PANE_HELP];
+	enum wb_request r = keymap_lookup(key);
+
+	if (r == REQ_QUIT || r == REQ_HELP || key == 27 || key == '\r' || key == '\n' ||
+	    key == KEY_ENTER) {
+		wb->ui.help = false;
+	} else if (r == REQ_DOWN) {
+		pane_scroll(p, 1);
+	} else if (r == REQ_UP) {
+		pane_scroll(p, -1);
+	} else if (r == REQ_DETAILS_DOWN) {
+		pane_scroll(p, (long)pane_rows(p));
+	} else if (r == REQ_DETAILS_UP) {
+		pane_scroll(p, -(long)pane_rows(p));
+	} else if (r == REQ_FIRST) {
+		p->top = 0;
+	} else if (r == REQ_LAST) {
+		p->top = p->n;
+	} else if (r == REQ_QUIT_NOW) {
+		wb->run.quit = true;
+	}
+}
+
+void
+actions_key(struct wb *wb, int key)
+{
+	if (wb->ui.prompting) {
+		enum wb_request req = wb->ui.prompt_req;
+		enum wb_confirm c = wb->ui.confirm;
+		char *line = NULL;
+		switch (prompt_feed(wb, key, c != CONFIRM_NONE, &line)) {
+		case PROMPT_PENDING:
+			break;
+		case PROMPT_CANCELLED:
+			wb->ui.confirm = CONFIRM_NONE;
+			if (req == REQ_OPEN && !wb->m.s)
+				wb->run.quit = true;
+			msg(wb, ROLE_DIM, "Cancelled");
+			break;
+		case PROMPT_ACCEPTED:
+			wb->ui.confirm = CONFIRM_NONE;
+			answer(wb, req, c, line);
+			break;
+		}
+		free(line);
+		return;
+	}
+	if (key == KEY_RESIZE)
+		return;
+	if (wb->ui.help) {
+		help_key(wb, key);
+		return;
+	}
+	run(wb, keymap_lookup(key), NULL);
+}
+
+void
+actions_command(struct wb *wb, const char *line)
+{
+	char name[64];
+	const char *args;
+	size_t n;
+	enum wb_request r;
+
+	while (*line == ' ')
+		line++;
+	n = strcspn(line, " \t");
+	if (n == 0)
+		return;
+	if (n >= sizeof name)
+		n = sizeof name - 1;
+	memcpy(name, line, n);
+	name[n] = 0;
+	args = line + n;
+	while (*args == ' ' || *args == '\t')
+		args++;
+	if (strcmp(name, "q") == 0)
+		snprintf(name, sizeof name, "quit");
+	r = keymap_by_name(name);
+	if (r == REQ_NONE) {
+		model_set_msg(&wb->m, ROLE_ERROR, "Unknown command: %s", name);
+	} else if (actions[r].fn == act_config) {
+		char err[256];
+		if (!actions_config_line(wb, line, err, sizeof err))
+			msg(wb, ROLE_ERROR, err);
+	} else {
+		run(wb, r, args);
+	}
+}
+
+void
+actions_offer_recovery(struct wb *wb)
+{
+	struct stat st;
+
+	wb->run.recovery_path = out_recovery_path(wb);
+	if (!wb->run.recovery_path || stat(wb->run.recovery_path, &st) != 0)
+		return;
+	confirm(wb, CONFIRM_RESTORE,
+		"Unsaved edits from a previous session were recovered. Restore them? (y/n) ");
+}
+
+void
+actions_init(struct wb *wb)
+{
+	size_t k = 0;
+
+	for (int r = REQ_NONE + 1; r < REQ__COUNT; r++)
+		command_names[k++] = actions[r].info.name;
+	command_names[k] = NULL;
+	prompt_init(wb, command_names);
+}
+
+/* ---- config ---- */
+
+bool
+actions_load_theme(struct wb *wb, const char *name)
+{
+	char path[PATH_MAX * 2 + 64];
+
+	if (theme_find(name, path, sizeof path))
+		return actions_config_file(wb, path, false);
+	if (strcmp(name, "default") == 0) {
+		theme_builtin();
+		return true;
+	}
+	return false;
+}
+
+bool
+actions_config_line(struct wb *wb, const char *line, char *err, size_t err_len)
+{
+	char buf[1024], *tok[16], *save = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof buf, "%s", line);
+	buf[strcspn(buf, "#\r\n")] = 0;
+	for (char *t = strtok_r(buf, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	if (n == 0)
+		return true;
+	if (strcmp(tok[0], "color") == 0)
+		return theme_color(tok, n, err, err_len);
+	if (strcmp(tok[0], "theme") == 0 && n == 2)
+		return actions_load_theme(wb, tok[1]) ||
+		       (snprintf(err, err_len, "theme: cannot load '%s'", tok[1]), false);
+	if (strcmp(tok[0], "bind") == 0) {
+		if (n != 4 || !keymap_bind(tok[2], tok[3])) {
+			snprintf(err, err_len, "bind: expected bind <keymap> <key> <request>");
+			return false;
+		}
+		return true;
+	}
+	if (strcmp(tok[0], "source") == 0 && n == 2)
+		return actions_config_file(wb, tok[1], false);
+	if (strcmp(tok[0], "set") == 0 && n >= 4 && strcmp(tok[2], "=") == 0) {
+		bool yes = strcmp(tok[3], "yes") == 0 || strcmp(tok[3], "true") == 0 ||
+			   strcmp(tok[3], "1") == 0;
+		if (strcmp(tok[1], "theme") == 0)
+			return actions_load_theme(wb, tok[3]) ||
+			       (snprintf(err, err_len, "set theme: cannot load '%s'", tok[3]),
+				false);
+		if (strcmp(tok[1], "ascii") == 0 || strcmp(tok[1], "line-graphics") == 0) {
+			wb->ui.ascii =
+				strcmp(tok[1], "ascii") == 0 ? yes : strcmp(tok[3], "ascii") == 0;
+			return true;
+		}
+		if (strcmp(tok[1], "print-manifest-on-exit") == 0) {
+			wb->m.print_manifest_on_exit = yes;
+			return true;
+		}
+		if (strcmp(tok[1], "zoom") == 0) {
+			wb->ui.zoom = atoi(tok[3]);
+			return true;
+		}
+		snprintf(err, err_len, "set: unknown setting '%s'", tok[1]);
+		return false;
+	}
+	snprintf(err, err_len, "unknown command '%s'", tok[0]);
+	return false;
+}
+
+bool
+actions_config_file(struct wb *wb, const char *path, bool quiet)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int lineno = 0;
+
+	if (!f) {
+		if (!quiet)
+			model_set_msg(&wb->m, ROLE_ERROR, "tracemerge warning: %s: cannot open",
+				      path);
+		return false;
+	}
+	while (fgets(line, sizeof line, f)) {
+		char err[256];
+		lineno++;
+		if (!actions_config_line(wb, line, err, sizeof err))
+			model_set_msg(&wb->m, ROLE_ERROR, "tracemerge warning: %s:%d: %s", path,
+				      lineno, err);
+	}
+	fclose(f);
+	return true;
+}

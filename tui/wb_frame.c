@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Preparing a frame, before view_draw draws it: the paragraphs built and
+ * wrapped at the widths the layout gives, the layout computed from what each
+ * pane needs, the panes' geometry set and their selection and scroll
+ * clamped, the labels and the key hints chosen (the keys needed next, from
+ * the action table), the help lines generated from the table, the prompt
+ * line copied.  Everything the view reads comes from here or the model.
+ */
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wb.h"
+
+/* ---- key hints: the keys needed next ---- */
+
+struct hint {
+	enum wb_request req;
+	const char *label;
+};
+
+/* Shorter labels when "d more" takes room on the line. */
+static const char *
+hint_short(const struct hint *h)
+{
+	switch (h->req) {
+	case REQ_DOWN:
+		return "next";
+	case REQ_COPY:
+		return "copy";
+	case REQ_CLOCK:
+		return "clock";
+	default:
+		return h->label;
+	}
+}
+
+static void
+hint_add(struct tm_buf *b, int max_cols, const struct hint *h, bool *full, bool compact)
+{
+	const char *label = compact ? hint_short(h) : h->label;
+	int key = keymap_key_of(h->req);
+	char k[32];
+	size_t before = b->len;
+
+	if (*full || !key)
+		return;
+	keymap_key_name(key, k, sizeof k);
+	tm_buf_addf(b, "%s%s %s", b->len ? "  " : "", k, label ? label : keymap_info(h->req)->name);
+	if ((int)b->len > max_cols) {
+		b->len = before;
+		b->data[before] = 0;
+		*full = true;
+	}
+}
+
+static void
+choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
+{
+	static const struct hint drop_sel[] = {
+		{REQ_NUDGE_MS_UP, "+1ms"}, {REQ_NUDGE_S_UP, "+1s"}, {REQ_OFFSET, "offset"},
+		{REQ_AUTO, "auto"},        {REQ_UNDO, "undo"},      {REQ_MACHINE, "machine"},
+	};
+	static const struct hint drop_other[] = {
+		{REQ_DOWN, "next file"}, {REQ_UP, "prev"},   {REQ_OFFSET, "offset"},
+		{REQ_AUTO, "auto"},      {REQ_UNDO, "undo"}, {REQ_MACHINE, "machine"},
+	};
+	static const struct hint ok[] = {
+		{REQ_COPY, "copy manifest"}, {REQ_WRITE, "write TAR"}, {REQ_SAVE_MANIFEST, "save"},
+		{REQ_FOCUS, "manifest"},     {REQ_MACHINE, "machine"}, {REQ_OFFSET, "offset"},
+		{REQ_UNDO, "undo"},
+	};
+	static const struct hint man[] = {
+		{REQ_DOWN, "scroll"},        {REQ_FOCUS, "files"},     {REQ_COPY, "copy"},
+		{REQ_SAVE_MANIFEST, "save"}, {REQ_WRITE, "write TAR"}, {REQ_UNDO, "undo"},
+	};
+	static const struct hint err[] = {
+		{REQ_UNDO, "undo"},       {REQ_AUTO, "auto"},       {REQ_OFFSET, "offset"},
+		{REQ_CLOCK, "own clock"}, {REQ_MACHINE, "machine"}, {REQ_FOCUS, "manifest"},
+	};
+	static const struct hint help[] = {{REQ_DOWN, "scroll"}, {REQ_QUIT, "close help"}};
+	static const struct hint tail[] = {{REQ_HELP, "help"}, {REQ_QUIT, "quit"}};
+	const struct hint *set = ok;
+	size_t n_set = sizeof ok / sizeof ok[0];
+	const struct tm_report *rep = wb->m.rep;
+	const struct tm_report_file *rf = model_row_file(&wb->m, wb->ui.pane[PANE_LIST].sel);
+	struct tm_buf b;
+	bool full = false;
+	int reserve = 16; /* "  ? help  q quit" */
+
+	tm_buf_init(&b);
+	if (wb->ui.help) {
+		for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
+			hint_add(&b, COLS - 1, &help[i], &full, false);
+	} else {
+		if (wb->ui.focus_manifest) {
+			set = man;
+			n_set = sizeof man / sizeof man[0];
+		} else if (rep && rep->error) {
+			set = err;
+			n_set = sizeof err / sizeof err[0];
+		} else if (rep && rep->dropped && rf && rf->dropped) {
+			set = drop_sel;
+			n_set = sizeof drop_sel / sizeof drop_sel[0];
+		} else if (rep && rep->dropped) {
+			set = drop_other;
+			n_set = sizeof drop_other / sizeof drop_other[0];
+		}
+		/* COLS - 1: the bottom-right cell cannot be written. */
+		bool more = det_more && !wb->ui.focus_manifest;
+		if (more) {
+			static const struct hint h_more = {REQ_DETAILS_DOWN, "more"};
+			hint_add(&b, COLS - 1 - reserve, &h_more, &full, false);
+		}
+		for (size_t i = 0; i < n_set; i++)
+			hint_add(&b, COLS - 1 - reserve, &set[i], &full, more);
+		full = false;
+		for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+			hint_add(&b, COLS - 1, &tail[i], &full, false);
+	}
+	snprintf(out, len, "%s", b.data ? b.data : "");
+	tm_buf_fini(&b);
+}
+
+/* ---- help: generated from the action table ---- */
+
+static void
+help_add(struct wb_frame *fr, const char *line, enum wb_role role)
+{
+	fr->help = realloc(fr->help, (fr->n_help + 1) * sizeof *fr->help);
+	fr->help_role = realloc(fr->help_role, (fr->n_help + 1) * sizeof *fr->help_role);
+	if (!fr->help || !fr->help_role)
+		abort();
+	fr->help[fr->n_help] = strdup(line);
+	fr->help_role[fr->n_help++] = role;
+}
+
+static void
+help_lines(struct wb_frame *fr)
+{
+	static const char *const notes[] = {
+		"",
+		"Offsets accept units: 250ms, -1.5s, 20us, 7ns (plain numbers are ns).",
+		"A positive offset moves the file later on the shared timeline.",
+		"Commands (:) take the names above, e.g. :offset 250ms  :machine phone",
+		"  :ref FILE[:CLOCK][@MACHINE]  :trace-time CLOCK [FILE [MACHINE]]",
+		"  :write PATH  :save-manifest PATH  :select N|NAME  :attr key=value",
+		"  :rename-machine OLD NEW  :merge-machine FROM INTO  :delete-machine NAME",
+		"  :set print-manifest-on-exit = yes  :color ROLE FG BG  :bind generic KEY REQ",
+		"Within a priority class trace_processor processes members in name order:",
+		"the first file by name owns the timeline, not the first one added.",
+		"Manifest v1 cannot express per-process offsets or clock drift.",
+		"Comparing traces from different times: https://github.com/google/perfetto/issues/2780",
+	};
+	char k1[32], k2[32], buf[512];
+
+	for (size_t i = 0; i < fr->n_help; i++)
+		free(fr->help[i]);
+	fr->n_help = 0;
+	for (int r = REQ_NONE + 1; r < REQ__COUNT; r++) {
+		const struct wb_request_info *ri = keymap_info((enum wb_request)r);
+		int key = keymap_key_of((enum wb_request)r);
+		keymap_key_name(key, k1, sizeof k1);
+		k2[0] = 0;
+		if (key == ri->key1 && ri->key2)
+			keymap_key_name(ri->key2, k2, sizeof k2);
+		snprintf(buf, sizeof buf, " %-7s %-7s %-16s %s", k1, k2, ri->name, ri->help);
+		help_add(fr, buf, ROLE_DEFAULT);
+	}
+	for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+		help_add(fr, notes[i], ROLE_DIM);
+}
+
+/* ---- the frame ---- */
+
+static void
+set_pane(struct pane *p, const struct wb_rect *r)
+{
+	p->y = r->y;
+	p->x = r->x;
+	p->h = r->h;
+	p->w = r->w;
+}
+
+void
+frame_fini(struct wb_frame *fr)
+{
+	text_paras_fini(&fr->verdict);
+	text_paras_fini(&fr->owner);
+	text_paras_fini(&fr->details);
+	tm_buf_fini(&fr->manifest_json);
+	for (size_t i = 0; i < fr->n_help; i++)
+		free(fr->help[i]);
+	free(fr->help);
+	free(fr->help_role);
+	fr->help = NULL;
+	fr->help_role = NULL;
+	fr->n_help = 0;
+}
+
+void
+frame_prepare(struct wb *wb)
+{
+	struct wb_frame *fr = &wb->fr;
+	const struct wb_model *m = &wb->m;
+	struct pane *list = &wb->ui.pane[PANE_LIST], *det = &wb->ui.pane[PANE_DETAILS];
+	struct pane *man = &wb->ui.pane[PANE_MANIFEST], *help = &wb->ui.pane[PANE_HELP];
+	struct wb_layout_in in;
+	size_t n = model_n_rows(m), n_tl = 0;
+	int rows = LINES, cols = COLS;
+
+	text_paras_fini(&fr->verdict);
+	text_paras_fini(&fr->owner);
+	text_paras_fini(&fr->details);
+	list->has_sel = true;
+	list->n = n;
+	pane_clamp(list);
+	text_verdict(m, &fr->verdict);
+	text_owner(m, &fr->owner);
+	if (n > 0)
+		text_details(m, list->sel, &fr->details);
+	text_wrap(&fr->verdict, cols);
+	text_wrap(&fr->owner, cols);
+	text_wrap(&fr->details, layout_left_cols(cols));
+	for (size_t row = 0; row < n; row++)
+		n_tl += text_is_timeline_file(model_row_file(m, row));
+
+	memset(&in, 0, sizeof in);
+	in.rows = rows;
+	in.cols = cols;
+	in.n_list = (int)n;
+	in.det_lines = fr->details.lines;
+	in.n_timeline = (int)n_tl;
+	in.verdict_lines = fr->verdict.lines;
+	in.owner_lines = fr->owner.lines;
+	in.focus_manifest = wb->ui.focus_manifest;
+	layout_compute(&in, &fr->lay);
+
+	/* The list. */
+	set_pane(list, &fr->lay.list);
+	pane_clamp(list);
+
+	/* The details: a new row starts at the top. */
+	set_pane(det, &fr->lay.details);
+	if (wb->ui.det_row != list->sel) {
+		wb->ui.det_row = list->sel;
+		det->top = 0;
+	}
+	det->has_sel = false;
+	det->n = (size_t)fr->details.lines;
+	pane_clamp(det);
+	bool det_more = det->h > 1 && det->n > pane_rows(det);
+	const char *name = n == 0 ? "details" : model_row_name(m, list->sel);
+	if (det_more) {
+		char *nm = text_short_name(name, (size_t)(det->w - 40 > 8 ? det->w - 40 : 8));
+		size_t first = det->top + 1, last = det->top + pane_rows(det);
+		snprintf(fr->details_label, sizeof fr->details_label,
+			 "%s  lines %zu-%zu of %zu, d: more", nm, first,
+			 last < det->n ? last : det->n, det->n);
+		free(nm);
+	} else {
+		snprintf(fr->details_label, sizeof fr->details_label, "%s", name);
+	}
+
+	/* The manifest as it would be written. */
+	size_t n_lines = 0;
+	tm_buf_reset(&fr->manifest_json);
+	tm_manifest_emit(&m->man, &fr->manifest_json);
+	for (size_t j = 0; fr->manifest_json.data && j < fr->manifest_json.len; j++)
+		n_lines += fr->manifest_json.data[j] == '\n';
+	fr->manifest_lines = n_lines;
+	set_pane(man, &fr->lay.manifest);
+	man->has_sel = false;
+	man->n = n_lines;
+	pane_clamp(man);
+	if (man->h <= 1 && !wb->ui.focus_manifest)
+		snprintf(fr->manifest_label, sizeof fr->manifest_label,
+			 "manifest: %zu lines%s (Tab shows it)", n_lines,
+			 tm_manifest_is_trivial(&m->man) ? ", trivial" : "");
+	else
+		snprintf(fr->manifest_label, sizeof fr->manifest_label, "manifest%s%s",
+			 tm_manifest_is_trivial(&m->man) ? " (trivial: not written to the TAR)"
+							 : "",
+			 wb->ui.focus_manifest ? " [focus: j/k scroll, Tab back]" : "");
+
+	/* Help: rows 1 .. LINES-3 (the message and the key hints below). */
+	if (wb->ui.help) {
+		help_lines(fr);
+		help->y = 0;
+		help->x = 0;
+		help->h = rows - 2;
+		help->w = cols;
+		help->has_sel = false;
+		help->n = fr->n_help;
+		pane_clamp(help);
+	}
+	choose_hints(wb, det_more, fr->hints, sizeof fr->hints);
+	if (wb->ui.prompting) {
+		int cur = 0;
+		snprintf(fr->prompt, sizeof fr->prompt, "%s", prompt_line(&cur));
+		fr->prompt_cursor = cur;
+	}
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The layout, a pure function from the screen size and what each pane needs
+ * (list rows, wrapped details lines, timeline bars, verdict and owner lines)
+ * to rectangles; recomputed from scratch for every frame, so a resize is just
+ * the next frame.  And the panes' own operations: a pane owns its geometry
+ * (set from the layout), its selection and its scroll (htop's Panel, tig's
+ * view ops).  No curses, no state: unit-testable.
+ */
+#include <string.h>
+
+#include "wb.h"
+
+#define MIN_COLS 60
+#define MIN_ROWS 16
+#define SIDE_COLS 120 /* from here the manifest gets its own column */
+
+static int
+min_int(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+static int
+max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+int
+layout_left_cols(int cols)
+{
+	return cols >= SIDE_COLS ? cols * 3 / 5 : cols;
+}
+
+void
+layout_compute(const struct wb_layout_in *in, struct wb_layout *out)
+{
+	int rows = in->rows, cols = in->cols;
+
+	memset(out, 0, sizeof *out);
+	out->msg_y = rows - 2;
+	out->keys_y = rows - 1;
+	if (rows < MIN_ROWS || cols < MIN_COLS) {
+		out->too_small = true;
+		return;
+	}
+	out->side = cols >= SIDE_COLS;
+	out->left_cols = layout_left_cols(cols);
+	int left_w = out->left_cols, right_x = out->side ? left_w + 1 : cols;
+
+	/* Bottom: verdict, owner and warnings (wrapped, never cut while the
+	 * screen has room), message, key hints. */
+	int v_h = min_int(max_int(in->verdict_lines, 1), 4);
+	int o_h = min_int(in->owner_lines, max_int(1, min_int(4, (rows - 12) / 4)));
+	int bottom = v_h + o_h + 2;
+	int avail = rows - 1 - bottom;
+	if (avail < 8) { /* short screens: the owner block gives way first */
+		o_h = max_int(0, o_h - (8 - avail));
+		bottom = v_h + o_h + 2;
+		avail = rows - 1 - bottom;
+	}
+	/* Middle: list, details, timeline, manifest, each from what it needs. */
+	int n = in->n_list;
+	int list_h = 1 + (n < 1 ? 1 : n);
+	int list_max = max_int(3, (avail + 2) / 3);
+	if (list_h > list_max)
+		list_h = list_max;
+	int rest = avail - list_h;
+	int det_need = 1 + max_int(1, in->det_lines);
+	int tl_need = 1 + max_int(1, in->n_timeline);
+	int det_h, tl_h, man_h;
+	if (out->side) {
+		det_h = min_int(det_need, max_int(3, rest - tl_need));
+		tl_h = rest - det_h;
+		man_h = 0;
+		out->manifest = (struct wb_rect){1, right_x, avail, cols - right_x};
+	} else if (in->focus_manifest) {
+		/* The manifest takes the room of the details and the strip. */
+		det_h = 0;
+		tl_h = 0;
+		man_h = rest;
+	} else {
+		det_h = min_int(det_need, max_int(3, rest - tl_need - 1));
+		tl_h = min_int(tl_need, max_int(0, rest - det_h - 1));
+		if (tl_h < 2 && rest - det_h >= 2) /* at least one bar */
+			tl_h = 2;
+		man_h = rest - det_h - tl_h;
+		if (man_h < 0) {
+			det_h += man_h;
+			man_h = 0;
+		}
+		/* Room left over goes to the details first, then the manifest. */
+		if (man_h > 1 && det_h < det_need) {
+			int give = min_int(det_need - det_h, man_h - 1);
+			det_h += give;
+			man_h -= give;
+		}
+	}
+	int y = 1;
+	out->list = (struct wb_rect){y, 0, list_h, left_w};
+	y += list_h;
+	out->details = (struct wb_rect){y, 0, det_h, left_w};
+	y += det_h;
+	out->timeline = (struct wb_rect){y, 0, tl_h, left_w};
+	y += tl_h;
+	if (!out->side)
+		out->manifest = (struct wb_rect){y, 0, man_h, left_w};
+	out->verdict_y = rows - bottom;
+	out->verdict_h = v_h;
+	out->owner_h = o_h;
+}
+
+/* ---- panes ---- */
+
+size_t
+pane_rows(const struct pane *p)
+{
+	return p->h > 1 ? (size_t)(p->h - 1) : 0;
+}
+
+void
+pane_clamp(struct pane *p)
+{
+	size_t rows = pane_rows(p);
+
+	if (!p->has_sel) {
+		if (rows < 1 || p->n <= rows)
+			p->top = 0;
+		else if (p->top > p->n - rows)
+			p->top = p->n - rows;
+		return;
+	}
+	if (p->n == 0) {
+		p->sel = p->top = 0;
+		return;
+	}
+	if (p->sel >= p->n)
+		p->sel = p->n - 1;
+	if (p->sel < p->top)
+		p->top = p->sel;
+	if (rows > 0 && p->sel >= p->top + rows)
+		p->top = p->sel - (rows - 1);
+	/* After a resize to more rows, show as many rows as fit. */
+	if (rows > 0 && p->top > 0 && p->top + rows > p->n)
+		p->top = p->n > rows ? p->n - rows : 0;
+}
+
+void
+pane_move(struct pane *p, long delta)
+{
+	if (delta < 0)
+		p->sel = (size_t)-delta > p->sel ? 0 : p->sel - (size_t)-delta;
+	else
+		p->sel += (size_t)delta;
+	if (p->n == 0)
+		p->sel = 0;
+	else if (p->sel >= p->n)
+		p->sel = p->n - 1;
+}
+
+void
+pane_scroll(struct pane *p, long delta)
+{
+	if (delta < 0)
+		p->top = (size_t)-delta > p->top ? 0 : p->top - (size_t)-delta;
+	else
+		p->top += (size_t)delta;
+}

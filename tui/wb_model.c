@@ -1,0 +1,930 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The workbench's model: the inputs and the engine session (scanned on a
+ * background thread), the list rows and their names, the manifest being
+ * edited with its undo/redo stacks and saved copy (dirty state), the report
+ * of the last evaluation, and the messages (the current one and a log).
+ * Every edit builds the next manifest from a copy of the current one, pushes
+ * the old one on the undo stack and re-evaluates at once (no debounce).
+ * No curses here: the model knows nothing of the screen.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "wb.h"
+
+void
+model_init(struct wb_model *m)
+{
+	memset(m, 0, sizeof *m);
+	tm_manifest_init(&m->man);
+	tm_manifest_init(&m->saved);
+	m->next_machine_n = 1;
+}
+
+static void stack_fini(struct wb_stack *st);
+
+void
+model_fini(struct wb_model *m)
+{
+	if (m->worker_running) {
+		m->cancel = true;
+		pthread_join(m->worker, NULL);
+		m->worker_running = false;
+	}
+	if (m->rep)
+		tm_report_free(m->rep);
+	if (m->s)
+		tm_session_close(m->s);
+	for (size_t i = 0; i < m->n_paths; i++)
+		free(m->paths[i]);
+	free(m->paths);
+	for (size_t i = 0; i < m->n_extra_machines; i++)
+		free(m->extra_machines[i]);
+	free(m->extra_machines);
+	tm_manifest_fini(&m->man);
+	tm_manifest_fini(&m->saved);
+	stack_fini(&m->undo);
+	stack_fini(&m->redo);
+	for (size_t i = 0; i < m->n_log; i++)
+		free(m->log[i]);
+	free(m->eval_error);
+	free(m->open_error);
+	free(m->written);
+	free(m->demo_dir);
+	free(m->baseline);
+}
+
+void
+model_set_msg(struct wb_model *m, enum wb_role role, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->msg, sizeof m->msg, fmt, ap);
+	va_end(ap);
+	m->msg_role = role;
+	if (!m->msg[0])
+		return;
+	/* The log keeps the last WB_LOG_MAX messages in full (:messages). */
+	if (m->n_log == WB_LOG_MAX) {
+		free(m->log[0]);
+		memmove(m->log, m->log + 1, (WB_LOG_MAX - 1) * sizeof m->log[0]);
+		m->n_log--;
+	}
+	m->log[m->n_log] = strdup(m->msg);
+	if (m->log[m->n_log])
+		m->n_log++;
+}
+
+/* ---- rows: the members shown in the list ---- */
+
+size_t
+model_n_rows(const struct wb_model *m)
+{
+	size_t n = m->s ? tm_session_n_members(m->s) : 0;
+
+	/* Row 0 of the session is the top-level input: for an archive or a
+	 * set of loose files it is the container, not a row of the list. */
+	return n > 1 ? n - 1 : n;
+}
+
+size_t
+model_row_member(const struct wb_model *m, size_t row)
+{
+	return tm_session_n_members(m->s) > 1 ? row + 1 : row;
+}
+
+const struct tm_report_file *
+model_row_file(const struct wb_model *m, size_t row)
+{
+	size_t mb;
+
+	if (!m->rep || !m->s)
+		return NULL;
+	mb = model_row_member(m, row);
+	for (size_t i = 0; i < m->rep->n_files; i++)
+		if (m->rep->files[i].member == mb)
+			return &m->rep->files[i];
+	return NULL;
+}
+
+const char *
+model_member_name(const struct wb_model *m, size_t member)
+{
+	const struct tm_member *mb = m->s ? tm_session_member(m->s, member) : NULL;
+
+	if (!mb)
+		return "";
+	if (mb->name)
+		return mb->name;
+	return mb->source_path ? tm_path_base(mb->source_path) : "";
+}
+
+const char *
+model_row_name(const struct wb_model *m, size_t row)
+{
+	if (!m->s || row >= model_n_rows(m))
+		return NULL;
+	return model_member_name(m, model_row_member(m, row));
+}
+
+size_t
+model_row_of(const struct wb_model *m, const char *name)
+{
+	for (size_t r = 0; name && r < model_n_rows(m); r++)
+		if (strcmp(model_row_name(m, r), name) == 0)
+			return r;
+	return SIZE_MAX;
+}
+
+const struct tm_manifest_file *
+model_manifest_file(const struct wb_model *m, const char *path)
+{
+	for (size_t i = 0; path && i < m->man.n_files; i++)
+		if (m->man.files[i].path && strcmp(m->man.files[i].path, path) == 0)
+			return &m->man.files[i];
+	return NULL;
+}
+
+bool
+model_owns_timeline(const struct wb_model *m, const char *path)
+{
+	const struct tm_report *r = m->rep;
+
+	if (!r || !path || r->error || r->tt_file < 0 || (size_t)r->tt_file >= r->n_files)
+		return false;
+	return strcmp(model_member_name(m, r->files[r->tt_file].member), path) == 0;
+}
+
+bool
+model_ref_follows(const struct wb_model *m, const char *ref)
+{
+	const struct tm_manifest_file *f = model_manifest_file(m, ref);
+
+	return !f || !f->has_clocks;
+}
+
+void
+model_offset_effect(const struct wb_model *m, const char *path, int64_t off, const char *ref,
+		    char *buf, size_t len)
+{
+	int64_t neg;
+
+	if (off == 0) {
+		snprintf(buf, len, "no shift");
+		return;
+	}
+	/* trace_processor keeps the owner's timestamps: an offset on it moves
+	 * the reference (and what follows it) the other way instead. */
+	if (ref && model_owns_timeline(m, path) && model_ref_follows(m, ref) &&
+	    !__builtin_sub_overflow(0, off, &neg)) {
+		struct tm_buf d;
+		tm_buf_init(&d);
+		tm_format_duration_ns(neg, &d);
+		snprintf(buf, len, "%s owns the timeline and stays put; %s moves %s instead", path,
+			 ref, d.data ? d.data : "");
+		tm_buf_fini(&d);
+		return;
+	}
+	if (ref && model_owns_timeline(m, path)) {
+		snprintf(buf, len, "%s owns the timeline and stays put; %s is placed by its own "
+				   "clocks entry",
+			 path, ref);
+		return;
+	}
+	snprintf(buf, len, "%s", off > 0 ? "moves later" : "moves earlier");
+}
+
+/* ---- evaluation ---- */
+
+void
+model_evaluate(struct wb_model *m)
+{
+	struct tm_error err;
+	struct tm_report *rep = NULL;
+
+	if (!m->s || !m->scanned)
+		return;
+	tm_error_clear(&err);
+	free(m->eval_error);
+	m->eval_error = NULL;
+	if (tm_session_evaluate(m->s, &m->man, &rep, &err) != TM_OK) {
+		m->eval_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
+		if (rep)
+			tm_report_free(rep);
+		rep = NULL;
+	}
+	if (m->rep)
+		tm_report_free(m->rep);
+	m->rep = rep;
+}
+
+/* ---- background scan ---- */
+
+static void *
+scan_worker(void *arg)
+{
+	struct wb_model *m = arg;
+	size_t n = tm_session_n_members(m->s);
+
+	for (size_t i = 0; i < n && !m->cancel; i++) {
+		struct tm_error err;
+		tm_error_clear(&err);
+		enum tm_status st = tm_session_scan(m->s, i, &m->cancel, &err);
+		(void)st; /* a member's error stays in its tm_member.error */
+	}
+	__atomic_store_n(&m->scan_finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void
+scan_start(struct wb_model *m)
+{
+	m->cancel = false;
+	m->scan_finished = 0;
+	m->scan_cancelled = false;
+	if (pthread_create(&m->worker, NULL, scan_worker, m) == 0) {
+		m->worker_running = true;
+	} else {
+		scan_worker(m);
+		m->scanned = true;
+		model_evaluate(m);
+	}
+}
+
+bool
+model_scan_poll(struct wb_model *m)
+{
+	if (!m->worker_running || !__atomic_load_n(&m->scan_finished, __ATOMIC_ACQUIRE))
+		return false;
+	pthread_join(m->worker, NULL);
+	m->worker_running = false;
+	if (m->cancel) {
+		m->scan_cancelled = true;
+		model_set_msg(m, ROLE_WARNING, "Scan cancelled: numbers are not shown.");
+		return true;
+	}
+	m->scanned = true;
+	model_evaluate(m);
+	return true;
+}
+
+void
+model_scan_cancel(struct wb_model *m)
+{
+	if (m->worker_running) {
+		m->cancel = true;
+		model_set_msg(m, ROLE_WARNING, "Cancelling the scan...");
+	}
+}
+
+bool
+model_is_idle(const struct wb_model *m)
+{
+	return !m->worker_running;
+}
+
+/* ---- opening inputs ---- */
+
+static char *
+read_head(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(max + 1);
+	if (!buf) {
+		fclose(f);
+		return NULL;
+	}
+	*len = fread(buf, 1, max, f);
+	buf[*len] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* A loose manifest among several inputs goes into the editor, not the TAR. */
+static bool
+take_loose_manifest(struct wb_model *m, const char *path)
+{
+	size_t len = 0;
+	char *buf = read_head(path, 1 << 20, &len);
+	struct tm_manifest man;
+	struct tm_error err;
+	bool ok = false;
+
+	if (!buf)
+		return false;
+	if (tm_sniff(buf, len) == TM_FMT_MANIFEST) {
+		tm_error_clear(&err);
+		if (tm_manifest_parse(buf, len, &man, &err) == TM_OK) {
+			tm_manifest_fini(&m->man);
+			m->man = man;
+		} else {
+			tm_manifest_fini(&man);
+			model_set_msg(m, ROLE_ERROR, "%s: %s", path, err.msg);
+		}
+		ok = true;
+	}
+	free(buf);
+	return ok;
+}
+
+void
+model_open(struct wb_model *m, char **paths, size_t n)
+{
+	struct tm_session_opts opts = {0};
+	uint64_t total = 0;
+	struct tm_error err;
+	const struct tm_manifest *sm;
+	const struct tm_error *merr = NULL;
+
+	free(m->open_error);
+	m->open_error = NULL;
+	m->paths = calloc(n + 1, sizeof *m->paths);
+	m->n_paths = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (n > 1 && take_loose_manifest(m, paths[i]))
+			continue;
+		m->paths[m->n_paths++] = strdup(paths[i]);
+	}
+	/* Per-event details (for the dropped part of the timeline) only while
+	 * they stay small. */
+	for (size_t i = 0; i < m->n_paths; i++) {
+		struct stat st;
+		if (stat(m->paths[i], &st) == 0)
+			total += (uint64_t)st.st_size;
+	}
+	opts.keep_events = total < 16u * 1024 * 1024;
+	tm_error_clear(&err);
+	if (m->n_paths == 0) {
+		m->open_error = strdup("no trace files to open");
+		return;
+	}
+	if (tm_session_open(&m->s, (const char *const *)m->paths, m->n_paths, &opts, &err) !=
+	    TM_OK) {
+		m->s = NULL;
+		m->open_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
+		return;
+	}
+	sm = tm_session_manifest(m->s, &merr);
+	if (sm) {
+		tm_manifest_fini(&m->man);
+		tm_manifest_copy(&m->man, sm);
+	} else if (merr && merr->msg[0]) {
+		model_set_msg(m, ROLE_ERROR, "The archive's manifest: %s", merr->msg);
+	}
+	tm_manifest_fini(&m->saved);
+	tm_manifest_copy(&m->saved, &m->man);
+	scan_start(m);
+}
+
+/* ---- the demo's temp dir ---- */
+
+void
+model_note_output(struct wb_model *m, const char *path)
+{
+	char dir[PATH_MAX], real_dir[PATH_MAX], real_demo[PATH_MAX];
+	char *slash;
+	size_t n;
+
+	if (!m->demo_dir || !path)
+		return;
+	snprintf(dir, sizeof dir, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof dir, ".");
+	if (!realpath(dir, real_dir) || !realpath(m->demo_dir, real_demo))
+		return;
+	n = strlen(real_demo);
+	if (strncmp(real_dir, real_demo, n) == 0 && (real_dir[n] == 0 || real_dir[n] == '/'))
+		m->demo_output = true;
+}
+
+/* ---- undo stack ---- */
+
+static void
+stack_push(struct wb_stack *st, const struct tm_manifest *man)
+{
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 16;
+		st->v = realloc(st->v, st->cap * sizeof *st->v);
+		if (!st->v)
+			abort();
+	}
+	tm_manifest_copy(&st->v[st->n++], man);
+}
+
+static void
+stack_fini(struct wb_stack *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		tm_manifest_fini(&st->v[i]);
+	free(st->v);
+	memset(st, 0, sizeof *st);
+}
+
+static void
+stack_clear(struct wb_stack *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		tm_manifest_fini(&st->v[i]);
+	st->n = 0;
+}
+
+void
+model_commit(struct wb_model *m, struct tm_manifest *next, const char *what)
+{
+	if (tm_manifest_equal(&m->man, next)) {
+		tm_manifest_fini(next);
+		model_set_msg(m, ROLE_DIM, "%s: nothing changed", what);
+		return;
+	}
+	stack_push(&m->undo, &m->man);
+	stack_clear(&m->redo);
+	tm_manifest_fini(&m->man);
+	m->man = *next;
+	model_evaluate(m);
+	model_set_msg(m, ROLE_INFO, "%s", what);
+}
+
+bool
+model_is_dirty(const struct wb_model *m)
+{
+	return !tm_manifest_equal(&m->man, &m->saved);
+}
+
+void
+model_undo(struct wb_model *m, bool undo)
+{
+	struct wb_stack *from = undo ? &m->undo : &m->redo;
+	struct wb_stack *to = undo ? &m->redo : &m->undo;
+
+	if (from->n == 0) {
+		model_set_msg(m, ROLE_DIM, undo ? "Nothing to undo" : "Nothing to redo");
+		return;
+	}
+	stack_push(to, &m->man);
+	tm_manifest_fini(&m->man);
+	m->man = from->v[--from->n];
+	model_evaluate(m);
+	model_set_msg(m, ROLE_INFO, undo ? "Undone (%zu more)" : "Redone (%zu more)", from->n);
+}
+
+/* ---- edits ---- */
+
+static bool
+is_builtin_clock(uint32_t c)
+{
+	return c >= TM_CLOCK_REALTIME && c <= TM_CLOCK_BOOTTIME;
+}
+
+static const struct tm_report_file *
+path_file(const struct wb_model *m, const char *path)
+{
+	size_t row = model_row_of(m, path);
+
+	return row == SIZE_MAX ? NULL : model_row_file(m, row);
+}
+
+/* The file's sole builtin clock (what the dialog writes), else UNSET (PIN). */
+static uint32_t
+sole_clock(const struct wb_model *m, const char *path)
+{
+	const struct tm_report_file *rf = path_file(m, path);
+
+	if (rf && rf->n_clocks == 1 && is_builtin_clock(rf->clocks[0]))
+		return rf->clocks[0];
+	return TM_CLOCK_UNSET;
+}
+
+static const char *
+default_ref(const struct wb_model *m, const char *path)
+{
+	if (m->baseline && strcmp(m->baseline, path) != 0)
+		return m->baseline;
+	for (size_t row = 0; row < model_n_rows(m); row++) {
+		const char *n = model_row_name(m, row);
+		const struct tm_report_file *rf = model_row_file(m, row);
+		if (rf && !rf->is_trace)
+			continue;
+		if (strcmp(n, path) != 0)
+			return n;
+	}
+	return NULL;
+}
+
+void
+model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *what)
+{
+	const struct tm_manifest_file *f = model_manifest_file(m, path);
+	struct tm_manifest next;
+	const char *ref;
+	uint32_t clock, ref_clock;
+	const char *ref_machine = NULL;
+	char msg[512];
+	struct tm_buf d;
+
+	if (f && f->has_clocks && f->clocks.sync_file) {
+		ref = f->clocks.sync_file;
+		clock = f->clocks.clock;
+		ref_clock = f->clocks.sync_clock;
+		ref_machine = f->clocks.sync_machine;
+	} else {
+		ref = default_ref(m, path);
+		clock = sole_clock(m, path);
+		ref_clock = ref ? sole_clock(m, ref) : TM_CLOCK_UNSET;
+	}
+	if (!ref) {
+		model_set_msg(m, ROLE_WARNING,
+			      "An offset needs a reference file; this is the only trace.");
+		return;
+	}
+	size_t undo_n = m->undo.n;
+	char effect[400];
+	char *ref_copy = strdup(ref), *path_copy = strdup(path);
+
+	tm_manifest_copy(&next, &m->man);
+	tm_manifest_set_clocks(&next, path, clock, ref, ref_clock, ref_machine, off);
+	tm_buf_init(&d);
+	tm_format_duration_ns(off, &d);
+	snprintf(msg, sizeof msg, "%s: %s offset %s vs %s", what, path, d.data ? d.data : "", ref);
+	model_commit(m, &next, msg);
+	/* The effect comes from the new report: an offset on the file that owns
+	 * the timeline moves the reference instead. */
+	if (m->undo.n != undo_n) {
+		model_offset_effect(m, path_copy, off, ref_copy, effect, sizeof effect);
+		if (off != 0 && model_owns_timeline(m, path_copy))
+			model_set_msg(m, ROLE_WARNING, "%s: %s", what, effect);
+		else
+			model_set_msg(m, ROLE_INFO, "%s (%s)", msg, effect);
+	}
+	tm_buf_fini(&d);
+	free(ref_copy);
+	free(path_copy);
+}
+
+void
+model_nudge(struct wb_model *m, const char *path, int64_t delta)
+{
+	const struct tm_manifest_file *f = model_manifest_file(m, path);
+	int64_t off = f && f->has_clocks ? f->clocks.offset_ns : 0, r;
+
+	if (!path)
+		return;
+	if (__builtin_add_overflow(off, delta, &r)) {
+		model_set_msg(m, ROLE_ERROR, "offset out of range");
+		return;
+	}
+	model_set_offset(m, path, r, "Nudged");
+}
+
+static bool
+str_eq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static void
+replace_str(char **p, const char *from, const char *to)
+{
+	if (*p && strcmp(*p, from) == 0) {
+		free(*p);
+		*p = to ? strdup(to) : NULL;
+	}
+}
+
+void
+model_rename_machine(struct wb_model *m, const char *from, const char *to, const char *what)
+{
+	struct tm_manifest next;
+	char msg[512];
+	bool found = false;
+
+	tm_manifest_copy(&next, &m->man);
+	for (size_t i = 0; i < next.n_files; i++) {
+		struct tm_manifest_file *f = &next.files[i];
+		if (str_eq(f->machine_name, from)) {
+			found = true;
+			tm_manifest_set_machine(&next, f->path, to);
+			f = &next.files[i];
+		}
+		for (size_t k = 0; k < f->n_machines; k++)
+			if (str_eq(f->machines[k].name, from)) {
+				found = true;
+				replace_str(&f->machines[k].name, from, to ? to : "");
+			}
+		if (f->has_clocks) {
+			replace_str(&f->clocks.machine, from, to);
+			replace_str(&f->clocks.sync_machine, from, to);
+		}
+	}
+	replace_str(&next.tt_machine, from, to);
+	for (size_t i = 0; i < m->n_extra_machines; i++) {
+		if (str_eq(m->extra_machines[i], from)) {
+			found = true;
+			free(m->extra_machines[i]);
+			if (to)
+				m->extra_machines[i] = strdup(to);
+			else
+				m->extra_machines[i] = m->extra_machines[--m->n_extra_machines];
+			break;
+		}
+	}
+	if (!found) {
+		tm_manifest_fini(&next);
+		model_set_msg(m, ROLE_WARNING, "No machine named %s", from);
+		return;
+	}
+	if (to)
+		snprintf(msg, sizeof msg, "%s: %s -> %s", what, from, to);
+	else
+		snprintf(msg, sizeof msg, "%s: %s (its files are now Default)", what, from);
+	model_commit(m, &next, msg);
+}
+
+static void
+add_name(char ***v, size_t *n, const char *nm)
+{
+	if (!nm || !*nm)
+		return;
+	for (size_t j = 0; j < *n; j++)
+		if (strcmp((*v)[j], nm) == 0)
+			return;
+	*v = realloc(*v, (*n + 1) * sizeof **v);
+	if (!*v)
+		abort();
+	(*v)[(*n)++] = strdup(nm);
+}
+
+size_t
+model_machine_names(const struct wb_model *m, char ***out)
+{
+	char **v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->man.n_files; i++) {
+		add_name(&v, &n, m->man.files[i].machine_name);
+		for (size_t k = 0; k < m->man.files[i].n_machines; k++)
+			add_name(&v, &n, m->man.files[i].machines[k].name);
+	}
+	for (size_t i = 0; i < m->n_extra_machines; i++)
+		add_name(&v, &n, m->extra_machines[i]);
+	*out = v;
+	return n;
+}
+
+void
+model_free_names(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+model_set_machine(struct wb_model *m, const char *path, const char *name)
+{
+	struct tm_manifest next;
+	char msg[512];
+	const struct tm_report_file *rf = path_file(m, path);
+
+	if (rf && rf->n_machines > 1) {
+		model_set_msg(m, ROLE_WARNING,
+			      "%s carries several machines: name its ids instead (i)", path);
+		return;
+	}
+	if (name && (!*name || strcmp(name, "Default") == 0))
+		name = NULL;
+	tm_manifest_copy(&next, &m->man);
+	tm_manifest_set_machine(&next, path, name);
+	snprintf(msg, sizeof msg, "%s -> machine %s", path, name ? name : "Default");
+	model_commit(m, &next, msg);
+}
+
+char *
+model_add_machine(struct wb_model *m, const char *path)
+{
+	char name[64], **names;
+	size_t n;
+	const struct tm_manifest_file *f;
+
+	if (!path)
+		return NULL;
+	/* Skip numbers whose name is already taken (a loaded manifest may use them). */
+	for (;;) {
+		bool taken = false;
+		snprintf(name, sizeof name, "Machine %u", m->next_machine_n++);
+		n = model_machine_names(m, &names);
+		for (size_t i = 0; i < n; i++)
+			taken |= strcmp(names[i], name) == 0;
+		model_free_names(names, n);
+		if (!taken)
+			break;
+	}
+	model_set_machine(m, path, name);
+	f = model_manifest_file(m, path);
+	return f && str_eq(f->machine_name, name) ? strdup(name) : NULL;
+}
+
+void
+model_name_id(struct wb_model *m, const char *path, const char *spec)
+{
+	struct tm_manifest next;
+	struct tm_manifest_file *f;
+	char *end;
+	unsigned long id;
+	const char *eq = strchr(spec, '=');
+	char msg[512];
+	size_t k;
+
+	errno = 0;
+	id = strtoul(spec, &end, 10);
+	if (!eq || end == spec || end != eq || errno || id > UINT32_MAX) {
+		model_set_msg(m, ROLE_ERROR, "Expected id=name, e.g. 7=vm");
+		return;
+	}
+	tm_manifest_copy(&next, &m->man);
+	f = tm_manifest_file_get(&next, path, true);
+	for (k = 0; k < f->n_machines; k++)
+		if (f->machines[k].id == (uint32_t)id)
+			break;
+	if (k == f->n_machines) {
+		f->machines = realloc(f->machines, (f->n_machines + 1) * sizeof *f->machines);
+		if (!f->machines)
+			abort();
+		f->machines[k].id = (uint32_t)id;
+		f->machines[k].name = NULL;
+		f->n_machines++;
+	}
+	free(f->machines[k].name);
+	f->machines[k].name = strdup(eq + 1);
+	f->has_machines = true;
+	snprintf(msg, sizeof msg, "%s: id %lu -> %s", path, id, eq + 1);
+	model_commit(m, &next, msg);
+}
+
+void
+model_align_auto(struct wb_model *m, const char *path)
+{
+	struct tm_manifest next;
+	char msg[300];
+
+	tm_manifest_copy(&next, &m->man);
+	tm_manifest_clear_clocks(&next, path);
+	snprintf(msg, sizeof msg, "%s: aligned automatically", path);
+	model_commit(m, &next, msg);
+}
+
+static bool
+parse_clock(const char *s, uint32_t *out)
+{
+	if (!s || !*s || strcmp(s, "PIN") == 0 || strcmp(s, "-") == 0) {
+		*out = TM_CLOCK_UNSET;
+		return true;
+	}
+	*out = tm_clock_from_name(s);
+	return *out != 0;
+}
+
+void
+model_set_ref(struct wb_model *m, const char *path, const char *spec)
+{
+	const struct tm_manifest_file *f = model_manifest_file(m, path);
+	char *s = strdup(spec), *at, *colon;
+	uint32_t ref_clock = TM_CLOCK_UNSET;
+	struct tm_manifest next;
+	char msg[512];
+
+	at = strrchr(s, '@');
+	if (at)
+		*at++ = 0;
+	colon = strrchr(s, ':');
+	if (colon)
+		*colon++ = 0;
+	if (colon && !parse_clock(colon, &ref_clock)) {
+		model_set_msg(m, ROLE_ERROR, "Unknown clock %s (REALTIME ... BOOTTIME)", colon);
+		free(s);
+		return;
+	}
+	if (!colon)
+		ref_clock = sole_clock(m, s);
+	tm_manifest_copy(&next, &m->man);
+	tm_manifest_set_clocks(&next, path,
+			       f && f->has_clocks ? f->clocks.clock : sole_clock(m, path), s,
+			       ref_clock, at && *at ? at : NULL,
+			       f && f->has_clocks ? f->clocks.offset_ns : 0);
+	snprintf(msg, sizeof msg, "%s: reference %s", path, spec);
+	model_commit(m, &next, msg);
+	free(s);
+}
+
+void
+model_set_own_clock(struct wb_model *m, const char *path, const char *name)
+{
+	const struct tm_manifest_file *f = model_manifest_file(m, path);
+	uint32_t c;
+	struct tm_manifest next;
+	char msg[256];
+
+	if (!parse_clock(name, &c)) {
+		model_set_msg(m, ROLE_ERROR,
+			      "Unknown clock %s (REALTIME ... BOOTTIME, empty = PIN)", name);
+		return;
+	}
+	if (!f || !f->has_clocks) {
+		model_set_msg(m, ROLE_WARNING, "Set an offset first (o)");
+		return;
+	}
+	tm_manifest_copy(&next, &m->man);
+	tm_manifest_set_clocks(&next, path, c, f->clocks.sync_file, f->clocks.sync_clock,
+			       f->clocks.sync_machine, f->clocks.offset_ns);
+	snprintf(msg, sizeof msg, "%s: clock %s", path, c ? tm_clock_name(c) : "PIN");
+	model_commit(m, &next, msg);
+}
+
+void
+model_set_trace_time(struct wb_model *m, const char *spec)
+{
+	char *s = strdup(spec), *save = NULL;
+	char *clock = strtok_r(s, " \t", &save);
+	char *file = strtok_r(NULL, " \t", &save);
+	char *machine = strtok_r(NULL, " \t", &save);
+	uint32_t c = TM_CLOCK_UNSET;
+	struct tm_manifest next;
+	char msg[512];
+
+	if (clock && strcmp(clock, "auto") != 0 && !parse_clock(clock, &c)) {
+		model_set_msg(m, ROLE_ERROR, "Unknown clock %s (REALTIME ... BOOTTIME, auto)",
+			      clock);
+		free(s);
+		return;
+	}
+	tm_manifest_copy(&next, &m->man);
+	tm_manifest_set_trace_time(&next, c, file, machine);
+	if (c)
+		snprintf(msg, sizeof msg, "Timeline clock %s%s%s", tm_clock_name(c),
+			 file ? " of " : "", file ? file : "");
+	else
+		snprintf(msg, sizeof msg, "Timeline clock: automatic");
+	model_commit(m, &next, msg);
+	free(s);
+}
+
+void
+model_set_attr(struct wb_model *m, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	char key[256], *end;
+	struct tm_manifest next;
+	long long v;
+
+	if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof key) {
+		model_set_msg(m, ROLE_ERROR, "Expected key=value");
+		return;
+	}
+	memcpy(key, spec, (size_t)(eq - spec));
+	key[eq - spec] = 0;
+	tm_manifest_copy(&next, &m->man);
+	errno = 0;
+	v = strtoll(eq + 1, &end, 10);
+	if (!eq[1])
+		tm_manifest_remove_attr(&next, key);
+	else if (!*end && !errno)
+		tm_manifest_set_attr_int(&next, key, v);
+	else
+		tm_manifest_set_attr_str(&next, key, eq + 1);
+	model_commit(m, &next, eq[1] ? "Attribute set" : "Attribute removed");
+}
+
+bool
+model_restore(struct wb_model *m, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char buf[1 << 16];
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	struct tm_manifest man;
+	struct tm_error err;
+
+	if (f)
+		fclose(f);
+	tm_error_clear(&err);
+	if (tm_manifest_parse(buf, n, &man, &err) != TM_OK) {
+		tm_manifest_fini(&man);
+		model_set_msg(m, ROLE_ERROR, "recovery: %s", err.msg);
+		return false;
+	}
+	model_commit(m, &man, "Restored the recovered edits");
+	return true;
+}
