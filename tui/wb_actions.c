@@ -322,6 +322,9 @@ act_select(struct wb *wb, const char *arg)
 	if (*arg && !*end) {
 		if (n >= 1 && n <= p->n) {
 			p->sel = n - 1;
+			model_set_msg(&wb->m, ROLE_INFO, "Selected %lu: %s", n, sel_path(wb));
+		} else {
+			model_set_msg(&wb->m, ROLE_ERROR, "No file %s: the list has %zu", arg, p->n);
 		}
 		return;
 	}
@@ -339,8 +342,18 @@ act_select(struct wb *wb, const char *arg)
 			}
 		}
 	}
-	if (n_hits > 0)
+	if (n_hits == 0) {
+		model_set_msg(&wb->m, ROLE_ERROR, "No file named %s", arg);
+	} else {
 		p->sel = hit;
+		if (n_hits > 1)
+			model_set_msg(&wb->m, ROLE_WARNING,
+				      "Selected %s, the first of %zu files that match %s",
+				      sel_path(wb), n_hits, arg);
+		else
+			model_set_msg(&wb->m, ROLE_INFO, "Selected %zu: %s", hit + 1,
+				      sel_path(wb));
+	}
 }
 
 /* ---- machines ---- */
