@@ -58,4 +58,16 @@ wrap_mul(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a * (uint64_t)b);
 }
 
+/* MurmurHash3's 64-bit finalizer: a cheap, well-mixed hash of a key. */
+static inline uint64_t
+tm_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
 #endif

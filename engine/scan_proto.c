@@ -58,17 +58,6 @@ sat_add(int64_t a, int64_t b)
 	return r;
 }
 
-static uint64_t
-mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static void
 seqs_grow(struct ps *s)
 {
@@ -77,7 +66,7 @@ seqs_grow(struct ps *s)
 	for (size_t i = 0; i < s->cap_seqs; i++) {
 		if (!s->seqs[i].used)
 			continue;
-		size_t j = mix64(s->seqs[i].key) & (nc - 1);
+		size_t j = tm_mix64(s->seqs[i].key) & (nc - 1);
 		while (ns[j].used)
 			j = (j + 1) & (nc - 1);
 		ns[j] = s->seqs[i];
@@ -114,7 +103,7 @@ get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot)
 	}
 	if ((s->n_seqs + 1) * 2 > s->cap_seqs)
 		seqs_grow(s);
-	size_t j = mix64(key) & (s->cap_seqs - 1);
+	size_t j = tm_mix64(key) & (s->cap_seqs - 1);
 	while (s->seqs[j].used) {
 		if (s->seqs[j].key == key)
 			goto out;
@@ -153,7 +142,7 @@ tm_ps_machine(struct ps *s, uint32_t id)
 static uint64_t
 name_key(uint64_t seqkey, uint32_t gen, uint64_t iid)
 {
-	uint64_t k = mix64(seqkey ^ mix64(((uint64_t)gen << 1) ^ mix64(iid)));
+	uint64_t k = tm_mix64(seqkey ^ tm_mix64(((uint64_t)gen << 1) ^ tm_mix64(iid)));
 	return k ? k : 1;
 }
 
