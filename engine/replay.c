@@ -1339,25 +1339,44 @@ build_events(struct rp *p, struct tm_report *r)
 			o->is_slice = true;
 		}
 	}
-	/* pair B/E per (file, machine, track) in trace-time order of arrival */
+	/* Pair B/E per (file, machine, track) in trace-time order of arrival:
+	 * each E closes the latest still-open B of its key.  One stack per key
+	 * (a hash of keys to the top B, each B linking to the one below), so an
+	 * E without a B costs a lookup, not a scan back to the start. */
+	size_t cap = 64;
+	while (cap < 2 * p->n_evs)
+		cap *= 2;
+	struct be_key {
+		uint32_t file, row;
+		uint64_t track;
+		size_t top; /* index + 1 of the open B on top, 0 = empty */
+		bool used;
+	} *keys = xcalloc(cap, sizeof *keys);
+	size_t *below = xcalloc(p->n_evs + 1, sizeof *below);
 	for (size_t i = 0; i < p->n_evs; i++) {
 		struct tm_report_event *o = &r->events[i];
-		if (o->phase != 'E' || o->dropped)
+		if ((o->phase != 'E' && o->phase != 'B') || o->dropped)
 			continue;
 		const struct ev *e = &p->evs[i];
 		uint64_t track = p->s->scans[e->file]->log.details[e->detail - 1].track;
-		for (size_t j = i; j-- > 0;) {
-			struct tm_report_event *b = &r->events[j];
-			const struct ev *be = &p->evs[j];
-			if (b->phase != 'B' || b->dropped || b->dur >= 0 || be->file != e->file ||
-			    be->row != e->row)
-				continue;
-			if (p->s->scans[be->file]->log.details[be->detail - 1].track != track)
-				continue;
+		size_t j = tm_mix64(track ^ tm_mix64((uint64_t)e->file << 32 | e->row)) & (cap - 1);
+		while (keys[j].used &&
+		       (keys[j].file != e->file || keys[j].row != e->row || keys[j].track != track))
+			j = (j + 1) & (cap - 1);
+		struct be_key *k = &keys[j];
+		if (!k->used)
+			*k = (struct be_key){e->file, e->row, track, 0, true};
+		if (o->phase == 'B') {
+			below[i] = k->top;
+			k->top = i + 1;
+		} else if (k->top) {
+			struct tm_report_event *b = &r->events[k->top - 1];
 			b->dur = o->ts - b->ts;
-			break;
+			k->top = below[k->top - 1];
 		}
 	}
+	free(keys);
+	free(below);
 }
 
 
