@@ -856,7 +856,7 @@ cmd_check(int argc, char **argv)
 
 /* util merge's own check: every files[].path names an input member. */
 static int
-check_paths(const struct tm_session *s, const struct tm_manifest *m)
+check_paths(const char *cmd, const struct tm_session *s, const struct tm_manifest *m)
 {
 	for (size_t i = 0; i < m->n_files; i++) {
 		bool found = false;
@@ -872,9 +872,9 @@ check_paths(const struct tm_session *s, const struct tm_manifest *m)
 		}
 		if (!found) {
 			fprintf(stderr,
-				"merge: the manifest names file '%s' but no input file has that name. "
+				"%s: the manifest names file '%s' but no input file has that name. "
 				"Manifest paths must match the input files' base names.\n",
-				m->files[i].path);
+				cmd, m->files[i].path);
 			return EXIT_BROKEN;
 		}
 	}
@@ -906,7 +906,7 @@ cmd_manifest(int argc, char **argv)
 		}
 	}
 	if (!rc)
-		rc = check_paths(s, &m);
+		rc = check_paths("manifest", s, &m);
 	if (!rc) {
 		/* Errors that need the archive (the replay's), e.g. unresolvable files. */
 		struct tm_report *r;
@@ -970,7 +970,7 @@ cmd_merge(int argc, char **argv)
 	bool have_m;
 	rc = open_all(&o, &s, &m, &have_m, false, NULL);
 	if (!rc && have_m)
-		rc = check_paths(s, &m);
+		rc = check_paths("merge", s, &m);
 	if (!rc) {
 		struct tm_write_opts wo = {.reproducible = o.reproducible};
 		struct tm_error e;
