@@ -941,9 +941,14 @@ actions_config_line(struct wb *wb, const char *line, char *err, size_t err_len)
 	int n = 0;
 
 	snprintf(buf, sizeof buf, "%s", line);
-	buf[strcspn(buf, "#\r\n")] = 0;
-	for (char *t = strtok_r(buf, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save))
+	buf[strcspn(buf, "\r\n")] = 0;
+	/* A word starting with '#' starts a comment, unless it is a colour
+	 * (#rrggbb). */
+	for (char *t = strtok_r(buf, " \t", &save); t && n < 16; t = strtok_r(NULL, " \t", &save)) {
+		if (t[0] == '#' && !(strlen(t) == 7 && strspn(t + 1, "0123456789abcdefABCDEF") == 6))
+			break;
 		tok[n++] = t;
+	}
 	if (n == 0)
 		return true;
 	if (strcmp(tok[0], "color") == 0)
