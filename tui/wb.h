@@ -322,6 +322,8 @@ void model_open(struct wb_model *m, char **paths, size_t n);
 bool model_scan_poll(struct wb_model *m);
 void model_scan_cancel(struct wb_model *m);
 bool model_is_idle(const struct wb_model *m);
+/* Is path one of the inputs (the same name or the same file)? */
+bool model_is_input(const struct wb_model *m, const char *path);
 /* Note a written output (TAR or manifest): inside the demo dir it is kept. */
 void model_note_output(struct wb_model *m, const char *path);
 /* Edits: each builds the next manifest and commits it (undo, evaluate,
@@ -381,6 +383,8 @@ const char *text_format_short(enum tm_format f);
 const char *text_machine(const struct wb_model *m, const char *path);
 void text_align(const struct wb_model *m, const char *path, char *buf, size_t len);
 bool text_is_timeline_file(const struct tm_report_file *rf);
+/* Not the manifest, a hidden member or a container. */
+bool text_member_is_trace(const struct tm_member *mb);
 size_t text_timeline_rows(const struct wb_model *m, size_t *rows, size_t max);
 struct tm_buf *text_para_add(struct wb_paras *ps, enum wb_role role);
 void text_paras_fini(struct wb_paras *ps);

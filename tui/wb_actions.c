@@ -196,6 +196,31 @@ msg(struct wb *wb, enum wb_role role, const char *text)
 	model_set_msg(&wb->m, role, "%s", text);
 }
 
+/* The selected row's name when it is a trace file (machines, offsets and the
+ * timeline apply to traces); else NULL, with a message saying why not. */
+static const char *
+sel_trace(struct wb *wb)
+{
+	const char *path = sel_path(wb);
+	const struct tm_member *mb;
+	const char *what = NULL;
+
+	if (!path)
+		return NULL;
+	mb = tm_session_member(wb->m.s, model_row_member(&wb->m, list_pane(wb)->sel));
+	if (text_member_is_trace(mb))
+		return path;
+	if (mb && mb->format == TM_FMT_MANIFEST)
+		what = "the manifest";
+	else if (mb && mb->is_hidden)
+		what = "hidden: trace_processor never reads it";
+	else
+		what = "a container";
+	model_set_msg(&wb->m, ROLE_WARNING, "%s is %s; machines and offsets apply to traces",
+		      path, what);
+	return NULL;
+}
+
 /* Ask for the text of request req (its handler gets the answer). */
 static void
 ask(struct wb *wb, enum wb_request req, enum wb_complete kind, const char *label,
@@ -361,7 +386,7 @@ act_select(struct wb *wb, const char *arg)
 static void
 act_machine(struct wb *wb, const char *arg)
 {
-	const char *path = sel_path(wb);
+	const char *path = sel_trace(wb);
 	const struct tm_manifest_file *f = sel_file(wb);
 
 	if (!path)
@@ -376,7 +401,8 @@ act_machine(struct wb *wb, const char *arg)
 static void
 act_add_machine(struct wb *wb, const char *arg)
 {
-	char *name = model_add_machine(&wb->m, sel_path(wb));
+	const char *path = sel_trace(wb);
+	char *name = path ? model_add_machine(&wb->m, path) : NULL;
 
 	(void)arg;
 	if (name)
@@ -450,7 +476,7 @@ act_delete_machine(struct wb *wb, const char *arg)
 static void
 act_name_id(struct wb *wb, const char *arg)
 {
-	const char *path = sel_path(wb);
+	const char *path = sel_trace(wb);
 
 	if (!path)
 		return;
@@ -465,15 +491,17 @@ act_name_id(struct wb *wb, const char *arg)
 static void
 act_auto(struct wb *wb, const char *arg)
 {
+	const char *path = sel_trace(wb);
+
 	(void)arg;
-	if (sel_path(wb))
-		model_align_auto(&wb->m, sel_path(wb));
+	if (path)
+		model_align_auto(&wb->m, path);
 }
 
 static void
 act_offset(struct wb *wb, const char *arg)
 {
-	const char *path = sel_path(wb);
+	const char *path = sel_trace(wb);
 	const struct tm_manifest_file *f = sel_file(wb);
 	struct tm_error err;
 	int64_t off;
@@ -500,7 +528,7 @@ act_offset(struct wb *wb, const char *arg)
 static void
 act_ref(struct wb *wb, const char *arg)
 {
-	const char *path = sel_path(wb);
+	const char *path = sel_trace(wb);
 	const struct tm_manifest_file *f = sel_file(wb);
 
 	if (!path)
@@ -515,7 +543,7 @@ act_ref(struct wb *wb, const char *arg)
 static void
 act_clock(struct wb *wb, const char *arg)
 {
-	const char *path = sel_path(wb);
+	const char *path = sel_trace(wb);
 	const struct tm_manifest_file *f = sel_file(wb);
 
 	if (!path)
@@ -530,8 +558,10 @@ act_clock(struct wb *wb, const char *arg)
 static void
 nudge(struct wb *wb, int64_t delta)
 {
-	if (sel_path(wb))
-		model_nudge(&wb->m, sel_path(wb), delta);
+	const char *path = sel_trace(wb);
+
+	if (path)
+		model_nudge(&wb->m, path, delta);
 }
 
 static void
@@ -592,7 +622,7 @@ act_trace_time(struct wb *wb, const char *arg)
 static void
 act_baseline(struct wb *wb, const char *arg)
 {
-	const char *path = sel_path(wb);
+	const char *path = sel_trace(wb);
 
 	(void)arg;
 	if (!path)
@@ -657,6 +687,12 @@ act_write(struct wb *wb, const char *arg)
 	}
 	if (!*arg)
 		arg = "merged.tar";
+	/* Refused before any question: the write would fail anyway. */
+	if (model_is_input(&wb->m, arg)) {
+		model_set_msg(&wb->m, ROLE_ERROR, "%s is one of the inputs: write the TAR elsewhere",
+			      arg);
+		return;
+	}
 	if (stat(arg, &st) == 0) {
 		free(wb->ui.pending_write);
 		wb->ui.pending_write = strdup(arg);

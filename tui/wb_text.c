@@ -168,6 +168,13 @@ text_timeline_rows(const struct wb_model *m, size_t *rows, size_t max)
 	return k;
 }
 
+bool
+text_member_is_trace(const struct tm_member *mb)
+{
+	return mb && mb->format != TM_FMT_MANIFEST && !mb->is_hidden &&
+	       !tm_format_is_container(mb->format);
+}
+
 /* Thousands separators, as the dialog's toLocaleString() shows N. */
 static void
 fmt_count(uint64_t n, char *buf, size_t len)

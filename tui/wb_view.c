@@ -189,8 +189,9 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 			addch(' ');
 		text_fmt_size(mb ? mb->size : 0, buf, sizeof buf);
 		printw(" %-8.8s %9s ", mb ? text_format_short(mb->format) : "?", buf);
-		used = put_escaped(text_machine(&wb->m, name), strlen(text_machine(&wb->m, name)), 12,
-					attr);
+		bool trace = text_member_is_trace(mb);
+		const char *mt = trace ? text_machine(&wb->m, name) : "-";
+		used = put_escaped(mt, strlen(mt), 12, attr);
 		for (; used < 12; used++)
 			addch(' ');
 		if (wb->m.worker_running || (!wb->m.scanned && wb->m.s)) {
@@ -203,8 +204,9 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 				progress_bar(pr.done_bytes, pr.total_bytes, 12, buf, sizeof buf);
 			printw(" %s", buf);
 		} else {
-			char al[64];
-			text_align(&wb->m, name, al, sizeof al);
+			char al[64] = "-";
+			if (trace)
+				text_align(&wb->m, name, al, sizeof al);
 			printw(" %-10.10s ", al);
 			if (mb && mb->error) {
 				attrset(cur ? attr : theme_attr(ROLE_ERROR));
@@ -215,7 +217,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 			} else if (rf && !rf->is_predicted && text_is_timeline_file(rf)) {
 				/* not scanned: unknown, not zero */
 				printw("%7s %5s", "?", "?");
-			} else if (rf) {
+			} else if (rf && trace) {
 				printw("%7llu ", (unsigned long long)rf->events);
 				if (rf->dropped && !cur)
 					attrset(theme_attr(ROLE_WARNING));

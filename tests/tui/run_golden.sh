@@ -42,13 +42,14 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	rows=$(sed -n 's/^#size: *\([0-9]*\)x.*/\1/p' "$script" | head -1)
 	cols=$(sed -n 's/^#size: *[0-9]*x\([0-9]*\).*/\1/p' "$script" | head -1)
 	# The script dumps into $DUMP-N.screen; rewrite the placeholder.
-	sed "s|@DUMP@|$dir/dump|g; s|@WORK@|$dir|g" "$script" >"$dir/script"
+	sed "s|@DUMP@|$dir/dump|g; s|@WORK@|$dir|g; s|@ARCH@|$work/arch|g" "$script" >"$dir/script"
 	args=${args//@WORK@/$dir}
 	args=${args//@HOSTILE@/$work/hostile.tar}
 	args=${args//@MANY@/$work/many}
 	args=${args//@TOP@/$top}
 	args=${args//@UNPREDICTED@/$work/unpredicted}
 	args=${args//@OWNER@/$work/owner}
+	args=${args//@ARCH@/$work/arch}
 	# The demo's files go under the case's own dir (a .check may read them).
 	mkdir -p "$dir/tmp"
 	(cd "$dir" && env $envs TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
@@ -102,7 +103,35 @@ make_many() {
 	cp "$work/owner/a.json" "$work/owner/z.json"
 }
 
+# Archives with a manifest member: a valid one (ok.tar) and one in the
+# outdated syntax of older docs (old.tar); loose inputs whose member names
+# util merge refuses (dup/: two phone.json, a hidden file, a 121-byte
+# name) and a random binary file.
+make_archives() {
+	python3 - "$work/arch" <<'PY'
+import io, os, sys, tarfile, random
+d = sys.argv[1]
+os.makedirs(d + "/dup/x", exist_ok=True); os.makedirs(d + "/dup/y", exist_ok=True)
+ev = lambda ts: ('{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' % ts).encode()
+ok = b'{"perfetto_manifest": {"version": 1, "files": [{"path": "a.json", "machine": {"name": "left"}}]}}\n'
+old = (b'{"perfetto_manifest": {"version": 1, "files": [{"path": "a.json", "machine": {"name": "left"}},\n'
+       b' {"path": "b.json", "clocks": {"BOOTTIME": {"trace_time_offset_ns": 5000000}}}]}}\n')
+for name, man in (("ok.tar", ok), ("old.tar", old)):
+    with tarfile.open(os.path.join(d, name), "w", format=tarfile.USTAR_FORMAT) as t:
+        for n, body in (("a.json", ev(100)), ("b.json", ev(200)), ("perfetto_manifest.json", man)):
+            ti = tarfile.TarInfo(n); ti.size = len(body); ti.mtime = 0
+            t.addfile(ti, io.BytesIO(body))
+open(d + "/dup/x/phone.json", "wb").write(ev(100))
+open(d + "/dup/y/phone.json", "wb").write(ev(300))
+open(d + "/dup/.hidden.json", "wb").write(ev(400))
+open(d + "/dup/" + "L" * 116 + ".json", "wb").write(ev(500))
+random.seed(7)
+open(d + "/dup/random.bin", "wb").write(bytes(random.randrange(256) for _ in range(4096)))
+PY
+}
+
 make_hostile "$work/hostile.tar" 2>/dev/null || echo "SKIP: hostile-tar: python3 missing"
+make_archives || echo "SKIP: archives: python3 missing"
 make_many
 for s in "$here"/scripts/*.script; do
 	run_case "$(basename "$s" .script)"
