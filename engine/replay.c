@@ -26,14 +26,14 @@
  * the input's own members keep their ids). */
 #define VIRTUAL_MANIFEST_TID 0xFFFFFFFEu
 
-struct row {
+struct tm_rp_row {
 	uint64_t raw;
 	char *name;
 };
 
 /* One ClockTracker (file x machine context), with the proto reader's
  * default clock. */
-struct ctx {
+struct tm_tracker {
 	size_t file;       /* report file index (= member index) */
 	uint32_t trace_id; /* the file's trace_file id */
 	uint64_t raw;
@@ -47,11 +47,11 @@ struct ctx {
 	struct tm_clockid pending; /* unqualified */
 	bool is_pin;
 	/* how the deferred bridge ended (ours, for the placement sentence) */
-	enum bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED } bridge;
+	enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED } bridge;
 	struct tm_clockid bridged_from; /* k: the format clock on this machine */
 };
 
-struct entry_state { /* a manifest files[] entry, applied */
+struct tm_entry_state { /* a manifest files[] entry, applied */
 	bool has_machine_id;
 	uint64_t machine_id;
 	size_t n_remap;
@@ -59,7 +59,7 @@ struct entry_state { /* a manifest files[] entry, applied */
 	uint64_t *remap_raw;
 };
 
-struct file_acc {
+struct tm_file_acc {
 	uint64_t stats[TM_STAT__COUNT];
 	uint64_t events;
 	bool has_ts;
@@ -72,7 +72,7 @@ struct file_acc {
 	bool is_trace;
 };
 
-struct ev {
+struct tm_rp_event {
 	uint32_t file;
 	uint32_t detail;
 	int64_t ts;
@@ -80,7 +80,7 @@ struct ev {
 	int stat; /* -1 kept */
 };
 
-struct rp {
+struct tm_replay {
 	struct tm_session *s;
 	const struct tm_manifest *m;
 	struct tm_report *r;
@@ -89,7 +89,7 @@ struct rp {
 	int64_t tt_owner;
 	bool tt_claimed;
 	uint32_t tt_clock_meta;
-	struct row *rows;
+	struct tm_rp_row *rows;
 	size_t n_rows, cap_rows;
 	/* raw id -> row, for every raw id that got a row */
 	uint64_t *rr_raw;
@@ -101,14 +101,14 @@ struct rp {
 	uint64_t *mc_raw;
 	uint32_t *mc_row;
 	size_t n_mc, cap_mc;
-	struct ctx **ctxs;
+	struct tm_tracker **ctxs;
 	size_t n_ctxs, cap_ctxs;
 	bool any_forked;
 	bool manifest_seen;
 	bool is_virtual; /* the manifest is one we would write, not the input's */
-	struct entry_state *entries; /* per manifest files[] entry */
-	struct file_acc *acc;        /* per member */
-	struct ev *evs;
+	struct tm_entry_state *entries; /* per manifest files[] entry */
+	struct tm_file_acc *acc;        /* per member */
+	struct tm_rp_event *evs;
 	size_t n_evs, cap_evs;
 	char *error;
 	char *error_where;
@@ -127,7 +127,7 @@ struct rp {
 
 /* The manifest's raw_id_to_table_id (only rows the manifest made). */
 static long
-row_of_raw(const struct rp *p, uint64_t raw)
+row_of_raw(const struct tm_replay *p, uint64_t raw)
 {
 	for (size_t i = 0; i < p->n_rr; i++)
 		if (p->rr_raw[i] == raw)
@@ -136,7 +136,7 @@ row_of_raw(const struct rp *p, uint64_t raw)
 }
 
 static uint32_t
-insert_row(struct rp *p, uint64_t raw, const char *name)
+insert_row(struct tm_replay *p, uint64_t raw, const char *name)
 {
 	XGROW(p->rows, p->cap_rows, p->n_rows + 1);
 	p->rows[p->n_rows].raw = raw;
@@ -146,7 +146,7 @@ insert_row(struct rp *p, uint64_t raw, const char *name)
 
 /* A row made by the manifest, recorded in its raw_id_to_table_id. */
 static uint32_t
-new_row(struct rp *p, uint64_t raw, const char *name)
+new_row(struct tm_replay *p, uint64_t raw, const char *name)
 {
 	uint32_t row = insert_row(p, raw, name);
 	size_t cap = p->cap_rr;
@@ -160,7 +160,7 @@ new_row(struct rp *p, uint64_t raw, const char *name)
 }
 
 static long
-mc_find(const struct rp *p, uint64_t raw)
+mc_find(const struct tm_replay *p, uint64_t raw)
 {
 	for (size_t i = 0; i < p->n_mc; i++)
 		if (p->mc_raw[i] == raw)
@@ -169,7 +169,7 @@ mc_find(const struct rp *p, uint64_t raw)
 }
 
 static void
-mc_add(struct rp *p, uint64_t raw, uint32_t row)
+mc_add(struct tm_replay *p, uint64_t raw, uint32_t row)
 {
 	size_t cap = p->cap_mc;
 	XGROW(p->mc_raw, p->cap_mc, p->n_mc + 1);
@@ -181,9 +181,9 @@ mc_add(struct rp *p, uint64_t raw, uint32_t row)
 }
 
 static void
-note_file_row(struct rp *p, size_t file, uint32_t row)
+note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 {
-	struct file_acc *a = &p->acc[file];
+	struct tm_file_acc *a = &p->acc[file];
 	for (size_t i = 0; i < a->n_rows; i++)
 		if (a->rows[i] == row)
 			return;
@@ -192,10 +192,10 @@ note_file_row(struct rp *p, size_t file, uint32_t row)
 }
 
 /* ForkContextForTrace(file, raw) (trace_processor_context.cc). */
-static struct ctx *
-fork_ctx(struct rp *p, size_t file, uint64_t raw)
+static struct tm_tracker *
+fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 {
-	struct ctx *c = xcalloc(1, sizeof *c);
+	struct tm_tracker *c = xcalloc(1, sizeof *c);
 	c->file = file;
 	c->trace_id = tm_session_member(p->s, file)->trace_file_id;
 	c->raw = raw;
@@ -231,10 +231,10 @@ member_label(const struct tm_member *mb)
 /* ------------------------------------------------------------------ */
 
 static void
-fail(struct rp *p, const char *fmt, ...) TM_PRINTF(2, 3);
+fail(struct tm_replay *p, const char *fmt, ...) TM_PRINTF(2, 3);
 
 static void
-fail(struct rp *p, const char *fmt, ...)
+fail(struct tm_replay *p, const char *fmt, ...)
 {
 	if (p->error)
 		return;
@@ -257,7 +257,7 @@ fail(struct rp *p, const char *fmt, ...)
 /* Count a stat on the context's file and, for the three drop stats, on its
  * machine row. */
 static void
-stat_add(struct rp *p, const struct ctx *c, enum tm_stat_id st, uint64_t n)
+stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, uint64_t n)
 {
 	p->acc[c->file].stats[st] += n;
 	if (tm_stat_is_drop(st)) {
@@ -271,12 +271,12 @@ stat_add(struct rp *p, const struct ctx *c, enum tm_stat_id st, uint64_t n)
 }
 
 static void
-record_event(struct rp *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
+record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
 {
 	if (!p->s->opts.keep_events || !detail)
 		return;
 	XGROW(p->evs, p->cap_evs, p->n_evs + 1);
-	p->evs[p->n_evs++] = (struct ev){(uint32_t)file, detail, ts, row, stat};
+	p->evs[p->n_evs++] = (struct tm_rp_event){(uint32_t)file, detail, ts, row, stat};
 }
 
 /* ------------------------------------------------------------------ */
@@ -284,7 +284,7 @@ record_event(struct rp *p, size_t file, uint32_t detail, int64_t ts, uint32_t ro
 /* ------------------------------------------------------------------ */
 
 static bool
-try_set_clock(struct rp *p, struct tm_clockid c, int64_t owner)
+try_set_clock(struct tm_replay *p, struct tm_clockid c, int64_t owner)
 {
 	if (p->tt_owner != NO_OWNER && p->tt_owner != owner)
 		return false;
@@ -296,7 +296,7 @@ try_set_clock(struct rp *p, struct tm_clockid c, int64_t owner)
 }
 
 static void
-ctx_set_global_clock(struct rp *p, struct ctx *c, struct tm_clockid clk)
+ctx_set_global_clock(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk)
 {
 	if (c->n_conv > 0)
 		return;
@@ -304,7 +304,7 @@ ctx_set_global_clock(struct rp *p, struct ctx *c, struct tm_clockid clk)
 }
 
 static void
-zero_edge(struct rp *p, struct tm_clockid a, struct tm_clockid b)
+zero_edge(struct tm_replay *p, struct tm_clockid a, struct tm_clockid b)
 {
 	struct tm_graph_clock gc[2] = {{a, 0, 1, false}, {b, 0, 1, false}};
 	char msg[512];
@@ -312,7 +312,7 @@ zero_edge(struct rp *p, struct tm_clockid a, struct tm_clockid b)
 }
 
 static void
-flush_pending(struct rp *p, struct ctx *c)
+flush_pending(struct tm_replay *p, struct tm_tracker *c)
 {
 	if (!c->has_pending)
 		return;
@@ -354,7 +354,7 @@ why_stat(enum tm_conv_result why)
 
 /* ClockTracker::ToTraceTime on an unqualified clock. */
 static bool
-to_trace_time(struct rp *p, struct ctx *c, struct tm_clockid clk, int64_t ts, bool suppress,
+to_trace_time(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, int64_t ts, bool suppress,
 	      int64_t *out, enum tm_conv_result *why)
 {
 	flush_pending(p, c);
@@ -373,7 +373,7 @@ to_trace_time(struct rp *p, struct ctx *c, struct tm_clockid clk, int64_t ts, bo
 
 /* ClockTracker::AddSnapshot.  Returns false on the PIN error (48). */
 static bool
-ctx_add_snapshot(struct rp *p, struct ctx *c, const struct tm_op_clock *clk, size_t n, uint32_t seq)
+ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_clock *clk, size_t n, uint32_t seq)
 {
 	if (c->is_pin)
 		return false;
@@ -432,7 +432,7 @@ entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
  * single input evaluated with a manifest we would write, the base name it
  * gets in that TAR. */
 static const char *
-mpath(const struct rp *p, const struct tm_member *mb, size_t *len)
+mpath(const struct tm_replay *p, const struct tm_member *mb, size_t *len)
 {
 	if (mb->name) {
 		*len = mb->name_len;
@@ -447,7 +447,7 @@ mpath(const struct rp *p, const struct tm_member *mb, size_t *len)
 }
 
 static long
-tid_of_path(struct rp *p, const char *path)
+tid_of_path(struct tm_replay *p, const char *path)
 {
 	size_t n = tm_session_n_members(p->s);
 	for (size_t i = 0; i < n; i++) {
@@ -475,7 +475,7 @@ find_trace_file(void *ud, const char *path, uint32_t *tid)
  * trace_processor's order; here it lands on the machine table and the
  * graph): EnsureMachineRow calls, the trace-time claim, override edges. */
 static void
-apply_manifest(struct rp *p, uint32_t manifest_tid)
+apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 {
 	const struct tm_manifest *m = p->m;
 	struct tm_manifest_archive_ops ops = {find_trace_file, p};
@@ -494,7 +494,7 @@ apply_manifest(struct rp *p, uint32_t manifest_tid)
 	}
 	for (size_t i = 0; i < m->n_files && i < plan.n_files; i++) {
 		const struct tm_manifest_plan_file *pf = &plan.files[i];
-		struct entry_state *es = &p->entries[i];
+		struct tm_entry_state *es = &p->entries[i];
 		es->has_machine_id = pf->machine_raw >= 0;
 		es->machine_id = (uint64_t)pf->machine_raw;
 		if (!m->files[i].has_machines || !pf->remap_raw)
@@ -567,28 +567,28 @@ policy_of(enum tm_format f)
 
 struct reader { /* one embedded machine of a file */
 	uint32_t embedded;
-	struct ctx *c;
+	struct tm_tracker *c;
 };
 
 struct fstate {
 	size_t file;
 	uint32_t tid;
 	const struct tm_scan *sc;
-	struct ctx *host;
+	struct tm_tracker *host;
 	struct reader *readers;
 	size_t n_readers, cap_readers;
 	bool host_used;
 	bool adopt_resolved;
 	uint32_t adopted; /* embedded id routed to the host reader, 0 none */
 	bool has_machine_override, has_clock_override;
-	const struct entry_state *es;
+	const struct tm_entry_state *es;
 	/* deferred packets: iterator states */
 	struct tm_oppos *defers; /* deferred packets (or runs): where to re-read them */
 	size_t n_defers, cap_defers;
 };
 
-static struct ctx *
-reader_ctx(struct rp *p, struct fstate *fs, uint32_t machine)
+static struct tm_tracker *
+reader_ctx(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 {
 	if (machine == 0 || machine == fs->adopted)
 		return fs->host;
@@ -600,7 +600,7 @@ reader_ctx(struct rp *p, struct fstate *fs, uint32_t machine)
 }
 
 static void
-fork_reader(struct rp *p, struct fstate *fs, uint32_t machine)
+fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 {
 	uint64_t raw = machine;
 	if (fs->es && fs->es->n_remap > 0) {
@@ -615,8 +615,8 @@ fork_reader(struct rp *p, struct fstate *fs, uint32_t machine)
 			return;
 		}
 	}
-	struct ctx *h = fs->host;
-	struct ctx *c = fork_ctx(p, fs->file, raw);
+	struct tm_tracker *h = fs->host;
+	struct tm_tracker *c = fork_ctx(p, fs->file, raw);
 	c->has_default = h->has_default;
 	c->default_clock = h->default_clock;
 	c->has_pending = true;
@@ -626,7 +626,7 @@ fork_reader(struct rp *p, struct fstate *fs, uint32_t machine)
 }
 
 static bool
-check_single_machine(struct rp *p, struct fstate *fs)
+check_single_machine(struct tm_replay *p, struct fstate *fs)
 {
 	if (fs->has_machine_override) {
 		fail(p, "perfetto_manifest: a `machine` override attributes the file to one machine, "
@@ -649,7 +649,7 @@ check_single_machine(struct rp *p, struct fstate *fs)
 
 /* ProtoTraceReader's machine dispatch (proto_trace_reader.cc:285-305,795-860). */
 static void
-on_machine(struct rp *p, struct fstate *fs, uint32_t machine)
+on_machine(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 {
 	if (machine == 0) {
 		fs->host_used = true;
@@ -659,7 +659,7 @@ on_machine(struct rp *p, struct fstate *fs, uint32_t machine)
 		fs->adopt_resolved = true;
 		if (!check_single_machine(p, fs))
 			return;
-		struct ctx *h = fs->host;
+		struct tm_tracker *h = fs->host;
 		bool has_remap = fs->es && fs->es->n_remap > 0;
 		if (!fs->host_used && p->rows[h->row].raw == 0 && !has_remap &&
 		    mc_find(p, machine) < 0) {
@@ -677,7 +677,7 @@ on_machine(struct rp *p, struct fstate *fs, uint32_t machine)
 }
 
 static void
-note_all(struct file_acc *a, int64_t lo, int64_t hi)
+note_all(struct tm_file_acc *a, int64_t lo, int64_t hi)
 {
 	if (!a->has_all || lo < a->all_first)
 		a->all_first = lo;
@@ -687,9 +687,9 @@ note_all(struct file_acc *a, int64_t lo, int64_t hi)
 }
 
 static void
-keep(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail)
+keep(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, uint32_t detail)
 {
-	struct file_acc *a = &p->acc[fs->file];
+	struct tm_file_acc *a = &p->acc[fs->file];
 	note_all(a, ts, ts);
 	a->events++;
 	if (!a->has_ts || ts < a->first_ts)
@@ -701,7 +701,7 @@ keep(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail
 }
 
 static void
-push(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail, bool te)
+push(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, uint32_t detail, bool te)
 {
 	if (ts < 0) {
 		note_all(&p->acc[fs->file], ts, ts);
@@ -715,7 +715,7 @@ push(struct rp *p, struct fstate *fs, struct ctx *c, int64_t ts, uint32_t detail
 }
 
 static void
-drop(struct rp *p, struct fstate *fs, struct ctx *c, enum tm_stat_id st, int64_t raw, uint32_t detail)
+drop(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, enum tm_stat_id st, int64_t raw, uint32_t detail)
 {
 	p->acc[fs->file].events++;
 	record_event(p, fs->file, detail, raw, c->row, (int)st);
@@ -724,7 +724,7 @@ drop(struct rp *p, struct fstate *fs, struct ctx *c, enum tm_stat_id st, int64_t
 
 /* Node for a clock spec on a reader: 0 = default (or none: raw). */
 static bool
-resolve_clock(struct fstate *fs, struct ctx *c, uint32_t clock, uint32_t seq, struct tm_clockid *out)
+resolve_clock(struct fstate *fs, struct tm_tracker *c, uint32_t clock, uint32_t seq, struct tm_clockid *out)
 {
 	if (clock == 0) {
 		if (!c->has_default)
@@ -742,13 +742,13 @@ resolve_clock(struct fstate *fs, struct ctx *c, uint32_t clock, uint32_t seq, st
 
 /* Run one op that is not a PACKET header.  pkt_ts: the packet's converted
  * ts when inside a packet. */
-static void run_op(struct rp *p, struct fstate *fs, const struct tm_op *op, bool in_pkt,
+static void run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_pkt,
 		   int64_t pkt_ts);
 
 static void
-run_convert(struct rp *p, struct fstate *fs, const struct tm_op *op)
+run_convert(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 {
-	struct ctx *c = reader_ctx(p, fs, op->machine);
+	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	struct tm_clockid clk;
 	if (!resolve_clock(fs, c, op->clock, op->seq, &clk)) {
 		if (!(op->flags & TM_CONV_NO_PUSH))
@@ -777,9 +777,9 @@ run_convert(struct rp *p, struct fstate *fs, const struct tm_op *op)
 }
 
 static void
-run_snapshot(struct rp *p, struct fstate *fs, const struct tm_op *op)
+run_snapshot(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 {
-	struct ctx *c = reader_ctx(p, fs, op->machine);
+	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	if (op->flags & TM_SNAP_PACKET) {
 		if (c->is_pin) {
 			fail(p, "perfetto_manifest: clock overrides require the trace to use a single "
@@ -804,13 +804,13 @@ run_snapshot(struct rp *p, struct fstate *fs, const struct tm_op *op)
 }
 
 static void
-run_remote_sync(struct rp *p, struct fstate *fs, const struct tm_op *op)
+run_remote_sync(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 {
 	/* proto_trace_reader.cc ParseRemoteClockSync: client snapshots are
 	 * added on the remote machine; per-clock offsets from consecutive rounds
 	 * whose client BOOTTIME readings are < 30 s apart are averaged and added
 	 * as an edge to the current trace-time machine. */
-	struct ctx *c = reader_ctx(p, fs, op->machine);
+	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	const struct tm_op_clock *ck = op->clocks;
 	size_t pos = 0;
 	size_t n = op->n;
@@ -889,9 +889,9 @@ run_remote_sync(struct rp *p, struct fstate *fs, const struct tm_op *op)
 }
 
 static void
-run_op(struct rp *p, struct fstate *fs, const struct tm_op *op, bool in_pkt, int64_t pkt_ts)
+run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_pkt, int64_t pkt_ts)
 {
-	struct ctx *c;
+	struct tm_tracker *c;
 	switch (op->kind) {
 	case TM_OP_MACHINE:
 		on_machine(p, fs, op->machine);
@@ -970,10 +970,10 @@ defer_at(struct fstate *fs, const struct tm_oppos *pos)
 }
 
 static void
-run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct tm_op *hdr, bool final,
+run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const struct tm_op *hdr, bool final,
 	   const struct tm_oppos *pos)
 {
-	struct ctx *c = reader_ctx(p, fs, hdr->machine);
+	struct tm_tracker *c = reader_ctx(p, fs, hdr->machine);
 	struct tm_op op;
 	struct tm_clockid clk;
 	int64_t ts = hdr->ts;
@@ -1022,12 +1022,12 @@ run_packet(struct rp *p, struct fstate *fs, struct tm_opiter *it, const struct t
 
 /* Account the pushes of run elements [j, e) at value + off (sorted). */
 static void
-bulk_push(struct rp *p, struct fstate *fs, const struct ctx *c, const struct tm_run *r, uint32_t j,
+bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, const struct tm_run *r, uint32_t j,
 	  uint32_t e, int64_t off, bool te)
 {
 	if (j >= e)
 		return;
-	struct file_acc *a = &p->acc[fs->file];
+	struct tm_file_acc *a = &p->acc[fs->file];
 	a->events += e - j;
 	note_all(a, tm_run_at(r, j) + off, tm_run_at(r, e - 1) + off);
 	/* first index with v + off >= 0, i.e. v >= -off; v + INT64_MIN < 0 always */
@@ -1046,7 +1046,7 @@ bulk_push(struct rp *p, struct fstate *fs, const struct ctx *c, const struct tm_
 
 /* One element of a run, converted on its own (fallback). */
 static void
-run_elem_plain(struct rp *p, struct fstate *fs, struct ctx *c, struct tm_clockid clk, int64_t ts,
+run_elem_plain(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, struct tm_clockid clk, int64_t ts,
 	       bool is_packet, bool te, bool final, const struct tm_oppos *pos)
 {
 	int64_t v;
@@ -1072,7 +1072,7 @@ add_fits(int64_t a, int64_t b)
 }
 
 static int64_t *
-run_values(struct rp *p, const struct tm_run *r)
+run_values(struct tm_replay *p, const struct tm_run *r)
 {
 	XGROW(p->vals, p->cap_vals, (size_t)r->n + 1);
 	tm_run_decode(r, p->vals);
@@ -1085,9 +1085,9 @@ run_values(struct rp *p, const struct tm_run *r)
  * snapshot floors, and each piece is counted by binary search over the
  * run's sorted values.  No value is decoded except at piece boundaries. */
 static void
-run_run(struct rp *p, struct fstate *fs, const struct tm_op *op, bool final, const struct tm_oppos *pos)
+run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool final, const struct tm_oppos *pos)
 {
-	struct ctx *c = reader_ctx(p, fs, op->machine);
+	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	bool is_packet = op->flags & TM_RUN_PACKET;
 	bool te = is_packet && (op->push_flags & TM_PUSH_TRACK_EVENT);
 	const struct tm_run *r = &op->run;
@@ -1152,7 +1152,7 @@ run_run(struct rp *p, struct fstate *fs, const struct tm_op *op, bool final, con
 }
 
 static void
-replay_ops(struct rp *p, struct fstate *fs)
+replay_ops(struct tm_replay *p, struct fstate *fs)
 {
 	struct tm_opiter it;
 	tm_opiter_init(&it, &fs->sc->log);
@@ -1187,7 +1187,7 @@ replay_ops(struct rp *p, struct fstate *fs)
 }
 
 static void
-process_trace(struct rp *p, size_t mi)
+process_trace(struct tm_replay *p, size_t mi)
 {
 	const struct tm_member *mb = tm_session_member(p->s, mi);
 	struct fstate fs;
@@ -1244,7 +1244,7 @@ process_trace(struct rp *p, size_t mi)
 }
 
 static void
-process_manifest(struct rp *p, size_t mi)
+process_manifest(struct tm_replay *p, size_t mi)
 {
 	const struct tm_member *mb = tm_session_member(p->s, mi);
 	if (p->any_forked) {
@@ -1274,7 +1274,7 @@ process_manifest(struct rp *p, size_t mi)
 }
 
 static void
-check_container_override(struct rp *p, const struct tm_member *mb)
+check_container_override(struct tm_replay *p, const struct tm_member *mb)
 {
 	if (!p->m || !mb->name)
 		return;
@@ -1311,12 +1311,12 @@ add_meta_str(struct tm_report *r, const char *key, const char *v)
 }
 
 static void
-build_events(struct rp *p, struct tm_report *r)
+build_events(struct tm_replay *p, struct tm_report *r)
 {
 	r->events = xcalloc(p->n_evs + 1, sizeof *r->events);
 	r->n_events = p->n_evs;
 	for (size_t i = 0; i < p->n_evs; i++) {
-		const struct ev *e = &p->evs[i];
+		const struct tm_rp_event *e = &p->evs[i];
 		const struct tm_scan *sc = p->s->scans[e->file];
 		const struct tm_detail *d = &sc->log.details[e->detail - 1];
 		struct tm_report_event *o = &r->events[i];
@@ -1357,7 +1357,7 @@ build_events(struct rp *p, struct tm_report *r)
 		struct tm_report_event *o = &r->events[i];
 		if ((o->phase != 'E' && o->phase != 'B') || o->dropped)
 			continue;
-		const struct ev *e = &p->evs[i];
+		const struct tm_rp_event *e = &p->evs[i];
 		uint64_t track = p->s->scans[e->file]->log.details[e->detail - 1].track;
 		size_t j = tm_mix64(track ^ tm_mix64((uint64_t)e->file << 32 | e->row)) & (cap - 1);
 		while (keys[j].used &&
@@ -1381,7 +1381,7 @@ build_events(struct rp *p, struct tm_report *r)
 
 
 static const char *
-row_label(struct rp *p, uint32_t row, char *buf, size_t cap)
+row_label(struct tm_replay *p, uint32_t row, char *buf, size_t cap)
 {
 	if (row < p->n_rows && p->rows[row].name)
 		snprintf(buf, cap, "machine %u \"%.80s\"", row, p->rows[row].name);
@@ -1394,9 +1394,9 @@ row_label(struct rp *p, uint32_t row, char *buf, size_t cap)
  * took, its manifest entry and the stats it got.  Drop reasons first: they
  * matter most when the line is cut. */
 static void
-placement(struct rp *p, size_t file, struct tm_buf *b)
+placement(struct tm_replay *p, size_t file, struct tm_buf *b)
 {
-	const struct file_acc *a = &p->acc[file];
+	const struct tm_file_acc *a = &p->acc[file];
 	const struct tm_member *mb = tm_session_member(p->s, file);
 	char m1[128], m2[128];
 	const char *sep = "";
@@ -1407,7 +1407,7 @@ placement(struct rp *p, size_t file, struct tm_buf *b)
 			    a->stats[TM_STAT_NEG_DROPPED]);
 	}
 	for (size_t i = 0; i < p->n_ctxs; i++) {
-		const struct ctx *c = p->ctxs[i];
+		const struct tm_tracker *c = p->ctxs[i];
 		if (c->file != file || c->bridge != BR_DECLINED)
 			continue;
 		SEP();
@@ -1427,7 +1427,7 @@ placement(struct rp *p, size_t file, struct tm_buf *b)
 		e = entry_by_path(p->m, mb->name, NULL);
 	bool shown = false;
 	for (size_t i = 0; i < p->n_ctxs; i++) {
-		const struct ctx *c = p->ctxs[i];
+		const struct tm_tracker *c = p->ctxs[i];
 		if (c->file != file || c->bridge == BR_DECLINED)
 			continue;
 		const char *how = NULL;
@@ -1492,7 +1492,7 @@ placement(struct rp *p, size_t file, struct tm_buf *b)
 }
 
 static void
-build_report(struct rp *p)
+build_report(struct tm_replay *p)
 {
 	struct tm_report *r = p->r;
 	struct tm_session *s = p->s;
@@ -1503,7 +1503,7 @@ build_report(struct rp *p)
 	r->is_complete = true;
 	for (size_t i = 0; i < nm; i++) {
 		const struct tm_member *mb = tm_session_member(s, i);
-		struct file_acc *a = &p->acc[i];
+		struct tm_file_acc *a = &p->acc[i];
 		struct tm_report_file *f = &r->files[i];
 		f->member = i;
 		f->path = mb->name;
@@ -1642,7 +1642,7 @@ build_report(struct rp *p)
 void
 tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r)
 {
-	struct rp p;
+	struct tm_replay p;
 	memset(&p, 0, sizeof p);
 	p.s = s;
 	p.r = r;
