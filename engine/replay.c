@@ -10,116 +10,14 @@
  * bridge, §5 trace-time claims, §6 negative drops, §7.3 manifest apply, §8
  * machines, §10 proto tokenization (what depends on more than one file).
  */
-#include "session.h"
+#include "replay.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clockgraph.h"
-#include "manifest_internal.h"
-
 #define MANIFEST_RAW_BASE (UINT64_C(1) << 32)
-#define NO_OWNER INT64_MIN
-/* Owner id of a manifest we would write into the TAR (no member has it:
- * the input's own members keep their ids). */
-#define VIRTUAL_MANIFEST_TID 0xFFFFFFFEu
-
-struct tm_rp_row {
-	uint64_t raw;
-	char *name;
-};
-
-/* One ClockTracker (file x machine context), with the proto reader's
- * default clock. */
-struct tm_tracker {
-	size_t file;       /* report file index (= member index) */
-	uint32_t trace_id; /* the file's trace_file id */
-	uint64_t raw;
-	uint32_t row;
-	bool is_primary;
-	uint32_t tag;
-	uint64_t n_conv;
-	bool has_default;
-	struct tm_clockid default_clock; /* unqualified */
-	bool has_pending;
-	struct tm_clockid pending; /* unqualified */
-	bool is_pin;
-	/* how the deferred bridge ended (ours, for the placement sentence) */
-	enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED } bridge;
-	struct tm_clockid bridged_from; /* k: the format clock on this machine */
-};
-
-struct tm_entry_state { /* a manifest files[] entry, applied */
-	bool has_machine_id;
-	uint64_t machine_id;
-	size_t n_remap;
-	uint32_t *remap_id;
-	uint64_t *remap_raw;
-};
-
-struct tm_file_acc {
-	uint64_t stats[TM_STAT__COUNT];
-	uint64_t events;
-	bool has_ts;
-	int64_t first_ts, last_ts;
-	bool has_all;
-	int64_t all_first, all_last; /* kept or dropped as negative */
-	uint32_t *rows;
-	size_t n_rows, cap_rows;
-	bool is_predicted;
-	bool is_trace;
-};
-
-struct tm_rp_event {
-	uint32_t file;
-	uint32_t detail;
-	int64_t ts;
-	uint32_t row;
-	int stat; /* -1 kept */
-};
-
-struct tm_replay {
-	struct tm_session *s;
-	const struct tm_manifest *m;
-	struct tm_report *r;
-	struct tm_graph *g;
-	struct tm_clockid tt;
-	int64_t tt_owner;
-	bool tt_claimed;
-	uint32_t tt_clock_meta;
-	struct tm_rp_row *rows;
-	size_t n_rows, cap_rows;
-	/* raw id -> row, for every raw id that got a row */
-	uint64_t *rr_raw;
-	uint32_t *rr_row;
-	size_t n_rr, cap_rr;
-	/* machine_to_context: raw id at fork time -> row of its per-machine
-	 * state.  A fork for a raw id already present shares the row and is not
-	 * primary; adoption registers the adopted id too. */
-	uint64_t *mc_raw;
-	uint32_t *mc_row;
-	size_t n_mc, cap_mc;
-	struct tm_tracker **ctxs;
-	size_t n_ctxs, cap_ctxs;
-	bool any_forked;
-	bool manifest_seen;
-	bool is_virtual; /* the manifest is one we would write, not the input's */
-	struct tm_entry_state *entries; /* per manifest files[] entry */
-	struct tm_file_acc *acc;        /* per member */
-	struct tm_rp_event *evs;
-	size_t n_evs, cap_evs;
-	char *error;
-	char *error_where;
-	char *hint;
-	struct tm_piece *pieces; /* scratch for run_run */
-	size_t n_pieces, cap_pieces;
-	int64_t *vals;
-	size_t cap_vals;
-	uint64_t *row_drops; /* dropped-count units per machine row */
-	size_t cap_row_drops;
-};
 
 /* ------------------------------------------------------------------ */
 /* machines                                                            */
@@ -217,9 +115,8 @@ fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 	return c;
 }
 
-/* A member's name for explanations: its path, or the input's base name. */
-static const char *
-member_label(const struct tm_member *mb)
+const char *
+tm_member_label(const struct tm_member *mb)
 {
 	if (mb->name)
 		return mb->name;
@@ -415,9 +312,8 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 /* manifest apply (§7.3)                                               */
 /* ------------------------------------------------------------------ */
 
-/* files[] entry for a member path: the first exact match (as the reader). */
-static const struct tm_manifest_file *
-entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
+const struct tm_manifest_file *
+tm_manifest_entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
 {
 	for (size_t i = 0; i < m->n_files; i++)
 		if (m->files[i].path && strcmp(m->files[i].path, path) == 0) {
@@ -563,6 +459,12 @@ policy_of(enum tm_format f)
 	default:
 		return POL_NONE;
 	}
+}
+
+bool
+tm_format_follows_pin(enum tm_format f)
+{
+	return policy_of(f) == POL_TF;
 }
 
 struct reader { /* one embedded machine of a file */
@@ -720,7 +622,6 @@ drop(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, enum tm_stat_
 	p->acc[fs->file].events++;
 	record_event(p, fs->file, detail, raw, c->row, (int)st);
 }
-
 
 /* Node for a clock spec on a reader: 0 = default (or none: raw). */
 static bool
@@ -948,7 +849,7 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 			const struct tm_member *mb = tm_session_member(p->s, fs->file);
 			struct tm_buf w;
 			tm_buf_init(&w);
-			tm_buf_addf(&w, "%s, byte %" PRIu64 " (0x%" PRIx64 ")", member_label(mb),
+			tm_buf_addf(&w, "%s, byte %" PRIu64 " (0x%" PRIx64 ")", tm_member_label(mb),
 				    op->offset, op->offset);
 			p->error_where = tm_buf_steal(&w);
 		}
@@ -1200,7 +1101,7 @@ process_trace(struct tm_replay *p, size_t mi)
 	size_t plen;
 	const char *path = mpath(p, mb, &plen);
 	if (p->m && path && plen == strlen(path))
-		e = entry_by_path(p->m, path, &ei);
+		e = tm_manifest_entry_by_path(p->m, path, &ei);
 	fs.es = e ? &p->entries[ei] : NULL;
 	uint64_t base_raw = fs.es && fs.es->has_machine_id ? fs.es->machine_id : 0;
 	fs.host = fork_ctx(p, mi, base_raw);
@@ -1279,364 +1180,11 @@ check_container_override(struct tm_replay *p, const struct tm_member *mb)
 	if (!p->m || !mb->name)
 		return;
 	size_t ei;
-	const struct tm_manifest_file *e = entry_by_path(p->m, mb->name, &ei);
+	const struct tm_manifest_file *e = tm_manifest_entry_by_path(p->m, mb->name, &ei);
 	if (e && (e->has_clocks || p->entries[ei].has_machine_id))
 		fail(p, "perfetto_manifest: overrides are not supported for trace files which are "
 			"themselves archives or perfetto_manifest files: %s",
 		     mb->name);
-}
-
-/* ------------------------------------------------------------------ */
-/* report                                                              */
-/* ------------------------------------------------------------------ */
-
-static int
-cmp_stat(const void *a, const void *b)
-{
-	return strcmp(((const struct tm_stat *)a)->name, ((const struct tm_stat *)b)->name);
-}
-
-static void
-add_meta_int(struct tm_report *r, const char *key, int64_t v)
-{
-	r->meta = xrealloc(r->meta, (r->n_meta + 1) * sizeof *r->meta);
-	r->meta[r->n_meta++] = (struct tm_meta){xstrdup(key), true, v, NULL};
-}
-
-static void
-add_meta_str(struct tm_report *r, const char *key, const char *v)
-{
-	r->meta = xrealloc(r->meta, (r->n_meta + 1) * sizeof *r->meta);
-	r->meta[r->n_meta++] = (struct tm_meta){xstrdup(key), false, 0, xstrdup(v)};
-}
-
-static void
-build_events(struct tm_replay *p, struct tm_report *r)
-{
-	r->events = xcalloc(p->n_evs + 1, sizeof *r->events);
-	r->n_events = p->n_evs;
-	for (size_t i = 0; i < p->n_evs; i++) {
-		const struct tm_rp_event *e = &p->evs[i];
-		const struct tm_scan *sc = p->s->scans[e->file];
-		const struct tm_detail *d = &sc->log.details[e->detail - 1];
-		struct tm_report_event *o = &r->events[i];
-		o->file = e->file;
-		o->name = tm_oplog_detail_name(&sc->log, d);
-		o->ts = e->ts;
-		o->dur = -1;
-		o->machine = e->row;
-		o->dropped = e->stat >= 0 ? tm_stat_name((enum tm_stat_id)e->stat) : NULL;
-		o->phase = d->phase;
-		if (e->stat >= 0)
-			continue;
-		if (d->phase == 'X') {
-			o->is_slice = true;
-			o->dur = d->dur;
-		} else if (d->phase == 'I' || d->phase == 'i' || d->phase == 'n') {
-			o->is_slice = true;
-			o->dur = 0;
-		} else if (d->phase == 'B') {
-			o->is_slice = true;
-		}
-	}
-	/* Pair B/E per (file, machine, track) in trace-time order of arrival:
-	 * each E closes the latest still-open B of its key.  One stack per key
-	 * (a hash of keys to the top B, each B linking to the one below), so an
-	 * E without a B costs a lookup, not a scan back to the start. */
-	size_t cap = 64;
-	while (cap < 2 * p->n_evs)
-		cap *= 2;
-	struct be_key {
-		uint32_t file, row;
-		uint64_t track;
-		size_t top; /* index + 1 of the open B on top, 0 = empty */
-		bool used;
-	} *keys = xcalloc(cap, sizeof *keys);
-	size_t *below = xcalloc(p->n_evs + 1, sizeof *below);
-	for (size_t i = 0; i < p->n_evs; i++) {
-		struct tm_report_event *o = &r->events[i];
-		if ((o->phase != 'E' && o->phase != 'B') || o->dropped)
-			continue;
-		const struct tm_rp_event *e = &p->evs[i];
-		uint64_t track = p->s->scans[e->file]->log.details[e->detail - 1].track;
-		size_t j = tm_mix64(track ^ tm_mix64((uint64_t)e->file << 32 | e->row)) & (cap - 1);
-		while (keys[j].used &&
-		       (keys[j].file != e->file || keys[j].row != e->row || keys[j].track != track))
-			j = (j + 1) & (cap - 1);
-		struct be_key *k = &keys[j];
-		if (!k->used)
-			*k = (struct be_key){e->file, e->row, track, 0, true};
-		if (o->phase == 'B') {
-			below[i] = k->top;
-			k->top = i + 1;
-		} else if (k->top) {
-			struct tm_report_event *b = &r->events[k->top - 1];
-			b->dur = o->ts - b->ts;
-			k->top = below[k->top - 1];
-		}
-	}
-	free(keys);
-	free(below);
-}
-
-
-static const char *
-row_label(struct tm_replay *p, uint32_t row, char *buf, size_t cap)
-{
-	if (row < p->n_rows && p->rows[row].name)
-		snprintf(buf, cap, "machine %u \"%.80s\"", row, p->rows[row].name);
-	else
-		snprintf(buf, cap, "machine %u", row);
-	return buf;
-}
-
-/* Ours: how a trace file is placed and why, from the bridges its trackers
- * took, its manifest entry and the stats it got.  Drop reasons first: they
- * matter most when the line is cut. */
-static void
-placement(struct tm_replay *p, size_t file, struct tm_buf *b)
-{
-	const struct tm_file_acc *a = &p->acc[file];
-	const struct tm_member *mb = tm_session_member(p->s, file);
-	char m1[128], m2[128];
-	const char *sep = "";
-#define SEP() (tm_buf_adds(b, sep), sep = "; ")
-	if (a->stats[TM_STAT_NEG_DROPPED]) {
-		SEP();
-		tm_buf_addf(b, "%" PRIu64 " events land before the timeline's zero and are dropped",
-			    a->stats[TM_STAT_NEG_DROPPED]);
-	}
-	for (size_t i = 0; i < p->n_ctxs; i++) {
-		const struct tm_tracker *c = p->ctxs[i];
-		if (c->file != file || c->bridge != BR_DECLINED)
-			continue;
-		SEP();
-		tm_buf_addf(b, "%s on %s cannot be related to the timeline (%s on %s): no snapshot "
-			       "path, no REALTIME on both machines, another clock domain; relate it "
-			       "with a clocks entry",
-			    tm_clock_name(c->bridged_from.clock), row_label(p, c->row, m1, sizeof m1),
-			    tm_clock_name(p->tt.clock), row_label(p, p->tt.machine, m2, sizeof m2));
-	}
-	if (a->stats[TM_STAT_NO_PATH]) {
-		SEP();
-		tm_buf_addf(b, "%" PRIu64 " conversions find no path to the timeline (dropped)",
-			    a->stats[TM_STAT_NO_PATH]);
-	}
-	const struct tm_manifest_file *e = NULL;
-	if (p->m && mb->name)
-		e = entry_by_path(p->m, mb->name, NULL);
-	bool shown = false;
-	for (size_t i = 0; i < p->n_ctxs; i++) {
-		const struct tm_tracker *c = p->ctxs[i];
-		if (c->file != file || c->bridge == BR_DECLINED)
-			continue;
-		const char *how = NULL;
-		switch (c->bridge) {
-		case BR_NONE:
-		case BR_DECLINED:
-			break;
-		case BR_PATH:
-			if (p->tt_owner != NO_OWNER && c->trace_id == (uint32_t)p->tt_owner &&
-			    c->row == p->tt.machine)
-				how = tm_clockid_eq(c->bridged_from, p->tt)
-					      ? "owns the timeline: its events keep their own timestamps"
-					      : "owns the timeline (its clock snapshots chose the clock)";
-			else if (e && e->has_clocks)
-				how = e->clocks.clock ? "placed by its clocks entry (relates its clock to "
-							"the reference)"
-						      : "pinned by its clocks entry to the reference";
-			else
-				how = "placed through a clock path (its own or other files' snapshots)";
-			break;
-		case BR_REALTIME:
-			how = "aligned by REALTIME: its machine and the timeline's are assumed to share "
-			      "wall-clock time";
-			break;
-		case BR_ASSUMED:
-			how = c->bridged_from.clock == TM_CLOCK_TRACE_FILE
-				      ? "clockless: assumed to start with the timeline (offset 0)"
-				      : "assumed aligned: same clock domain as the timeline, offset 0";
-			break;
-		}
-		if (!how)
-			continue;
-		SEP();
-		if (a->n_rows > 1)
-			tm_buf_addf(b, "%s: ", row_label(p, c->row, m1, sizeof m1));
-		tm_buf_adds(b, how);
-		shown = true;
-	}
-	if (!shown && !*sep) {
-		SEP();
-		tm_buf_adds(b, "its timestamps are used as they are (no clock to convert from)");
-	}
-	if (e && e->has_clocks && !e->clocks.clock && policy_of(mb->format) != POL_TF) {
-		SEP();
-		tm_buf_addf(b, "its pin (a clocks entry without clock) does not move a %s file: only "
-			       "clockless formats follow a pin",
-			    tm_format_name(mb->format));
-	}
-	if (a->stats[TM_STAT_UNKNOWN_SOURCE]) {
-		SEP();
-		tm_buf_addf(b, "%" PRIu64 " events use a clock no snapshot mentions and are lost (not "
-			       "in the dropped count)",
-			    a->stats[TM_STAT_UNKNOWN_SOURCE]);
-	}
-	if (a->stats[TM_STAT_TE_INVALID_TS]) {
-		SEP();
-		tm_buf_addf(b, "%" PRIu64 " TrackEvents land before zero and are lost "
-			       "(track_event_invalid_timestamp, not in the dropped count)",
-			    a->stats[TM_STAT_TE_INVALID_TS]);
-	}
-#undef SEP
-}
-
-static void
-build_report(struct tm_replay *p)
-{
-	struct tm_report *r = p->r;
-	struct tm_session *s = p->s;
-	size_t nm = tm_session_n_members(s);
-	uint64_t tot[TM_STAT__COUNT] = {0};
-	r->files = xcalloc(nm + 1, sizeof *r->files);
-	r->n_files = nm;
-	r->is_complete = true;
-	for (size_t i = 0; i < nm; i++) {
-		const struct tm_member *mb = tm_session_member(s, i);
-		struct tm_file_acc *a = &p->acc[i];
-		struct tm_report_file *f = &r->files[i];
-		f->member = i;
-		f->path = mb->name;
-		f->format = mb->format;
-		f->size = mb->size;
-		f->order = mb->order;
-		f->is_hidden = mb->is_hidden;
-		f->is_trace = a->is_trace;
-		f->is_predicted = a->is_predicted;
-		if (a->is_trace && !a->is_predicted)
-			r->is_complete = false;
-		f->events = a->events;
-		f->has_ts = a->has_ts;
-		f->first_ts = a->first_ts;
-		f->last_ts = a->last_ts;
-		f->has_all_ts = a->has_all;
-		f->all_first_ts = a->all_first;
-		f->all_last_ts = a->all_last;
-		f->machines = a->rows;
-		f->n_machines = a->n_rows;
-		a->rows = NULL;
-		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
-		if (sc) {
-			f->clocks = xcalloc(129, sizeof *f->clocks);
-			for (uint32_t c = 0; c < 128; c++)
-				if (sc->clocks_seen[c / 64] >> (c % 64) & 1)
-					f->clocks[f->n_clocks++] = c;
-		}
-		f->stats = xcalloc(TM_STAT__COUNT, sizeof *f->stats);
-		for (int st = 0; st < TM_STAT__COUNT; st++) {
-			if (!a->stats[st])
-				continue;
-			tot[st] += a->stats[st];
-			f->stats[f->n_stats++] = (struct tm_stat){tm_stat_name((enum tm_stat_id)st),
-								  a->stats[st]};
-			if (tm_stat_is_drop((enum tm_stat_id)st))
-				f->dropped += a->stats[st];
-		}
-		struct tm_buf b;
-		tm_buf_init(&b);
-		if (!a->is_trace) {
-			tm_buf_adds(&b, mb->is_hidden ? "hidden: trace_processor skips it"
-				    : tm_format_is_container(mb->format) ? "container: its members are listed separately"
-				    : mb->format == TM_FMT_MANIFEST ? "the manifest: applied before any trace"
-								   : "not processed");
-		} else if (!a->is_predicted) {
-			tm_buf_addf(&b, "%s: tracemerge does not scan this format; its events are not "
-					"predicted",
-				    tm_format_name(mb->format));
-		} else {
-			placement(p, i, &b);
-		}
-		f->placement = tm_buf_steal(&b);
-	}
-	r->stats = xcalloc(TM_STAT__COUNT, sizeof *r->stats);
-	for (int st = 0; st < TM_STAT__COUNT; st++)
-		if (tot[st]) {
-			r->stats[r->n_stats++] = (struct tm_stat){tm_stat_name((enum tm_stat_id)st), tot[st]};
-			if (tm_stat_is_drop((enum tm_stat_id)st))
-				r->dropped += tot[st];
-		}
-	qsort(r->stats, r->n_stats, sizeof *r->stats, cmp_stat);
-	r->machines = xcalloc(p->n_rows + 1, sizeof *r->machines);
-	r->n_machines = p->n_rows;
-	uint32_t n_remote = 0;
-	for (size_t i = 0; i < p->n_rows; i++) {
-		if (p->rows[i].raw != 0)
-			n_remote++;
-		r->machines[i].label_index = p->rows[i].raw != 0 ? n_remote : 0;
-		r->machines[i].id = (uint32_t)i;
-		r->machines[i].raw_id = p->rows[i].raw;
-		r->machines[i].name = p->rows[i].name;
-		r->machines[i].dropped = i < p->cap_row_drops ? p->row_drops[i] : 0;
-		p->rows[i].name = NULL;
-	}
-	if (p->tt_claimed)
-		add_meta_int(r, "trace_time_clock_id", p->tt_clock_meta);
-	if (p->m && !p->error)
-		for (size_t i = 0; i < p->m->n_attrs; i++) {
-			char key[600];
-			snprintf(key, sizeof key, "manifest_attribute.%s", p->m->attrs[i].key);
-			if (p->m->attrs[i].is_int)
-				add_meta_int(r, key, p->m->attrs[i].ival);
-			else
-				add_meta_str(r, key, p->m->attrs[i].sval);
-		}
-	r->tt_clock = p->tt.clock;
-	r->tt_machine = p->tt_claimed ? (int64_t)p->tt.machine : -1;
-	struct tm_buf b;
-	tm_buf_init(&b);
-	if (p->tt_owner == (int64_t)VIRTUAL_MANIFEST_TID) {
-		tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
-	} else if (r->tt_file >= 0) {
-		const struct tm_member *mb = tm_session_member(s, (size_t)r->tt_file);
-		if (mb->format == TM_FMT_MANIFEST)
-			tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
-		else if (mb->format == TM_FMT_PROTO)
-			tm_buf_addf(&b,
-				    "%s is the first proto, in name order, whose ClockSnapshot claims "
-				    "trace time (protos are processed before other formats)",
-				    member_label(mb));
-		else
-			tm_buf_addf(&b,
-				    "%s is processed first among the files with a clock: its name sorts "
-				    "first (trace_processor orders members by priority, then name, not "
-				    "by packing order)",
-				    member_label(mb));
-	} else {
-		tm_buf_adds(&b, "no file claims trace time");
-	}
-	r->tt_why = tm_buf_steal(&b);
-	if (s->opts.keep_events && s->scans)
-		build_events(p, r);
-	r->error = p->error;
-	r->error_where = p->error_where;
-	r->hint = p->hint;
-	if (s->in.warning) {
-		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
-		r->warnings[r->n_warnings++] = xstrdup(s->in.warning);
-	}
-	/* scanners' own notes (ours), e.g. a packet cut off at the end */
-	for (size_t i = 0; i < nm; i++) {
-		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
-		if (!sc || !sc->warning)
-			continue;
-		struct tm_buf w;
-		tm_buf_init(&w);
-		tm_buf_addf(&w, "%s: %s", member_label(tm_session_member(s, i)), sc->warning);
-		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
-		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
-	}
-	/* Unpredicted formats are never counted as zero drops. */
-	r->ok = !r->error && r->dropped == 0 && r->is_complete;
 }
 
 void
@@ -1722,7 +1270,7 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 				r->tt_file = (int)i;
 				break;
 			}
-	build_report(&p);
+	tm_report_build(&p);
 	/* cleanup */
 	for (size_t i = 0; i < p.n_ctxs; i++)
 		free(p.ctxs[i]);

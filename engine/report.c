@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reports: what a finished import replay (replay.c) found, as a tm_report:
+ * per-file figures and placement sentences (ours), the stat totals, the
+ * machine table, metadata, trace time and why, the per-event list; and the
+ * one-line verdict the front ends print.
+ */
+#include "replay.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+cmp_stat(const void *a, const void *b)
+{
+	return strcmp(((const struct tm_stat *)a)->name, ((const struct tm_stat *)b)->name);
+}
+
+static void
+add_meta_int(struct tm_report *r, const char *key, int64_t v)
+{
+	r->meta = xrealloc(r->meta, (r->n_meta + 1) * sizeof *r->meta);
+	r->meta[r->n_meta++] = (struct tm_meta){xstrdup(key), true, v, NULL};
+}
+
+static void
+add_meta_str(struct tm_report *r, const char *key, const char *v)
+{
+	r->meta = xrealloc(r->meta, (r->n_meta + 1) * sizeof *r->meta);
+	r->meta[r->n_meta++] = (struct tm_meta){xstrdup(key), false, 0, xstrdup(v)};
+}
+
+static void
+build_events(struct tm_replay *p, struct tm_report *r)
+{
+	r->events = xcalloc(p->n_evs + 1, sizeof *r->events);
+	r->n_events = p->n_evs;
+	for (size_t i = 0; i < p->n_evs; i++) {
+		const struct tm_rp_event *e = &p->evs[i];
+		const struct tm_scan *sc = p->s->scans[e->file];
+		const struct tm_detail *d = &sc->log.details[e->detail - 1];
+		struct tm_report_event *o = &r->events[i];
+		o->file = e->file;
+		o->name = tm_oplog_detail_name(&sc->log, d);
+		o->ts = e->ts;
+		o->dur = -1;
+		o->machine = e->row;
+		o->dropped = e->stat >= 0 ? tm_stat_name((enum tm_stat_id)e->stat) : NULL;
+		o->phase = d->phase;
+		if (e->stat >= 0)
+			continue;
+		if (d->phase == 'X') {
+			o->is_slice = true;
+			o->dur = d->dur;
+		} else if (d->phase == 'I' || d->phase == 'i' || d->phase == 'n') {
+			o->is_slice = true;
+			o->dur = 0;
+		} else if (d->phase == 'B') {
+			o->is_slice = true;
+		}
+	}
+	/* Pair B/E per (file, machine, track) in trace-time order of arrival:
+	 * each E closes the latest still-open B of its key.  One stack per key
+	 * (a hash of keys to the top B, each B linking to the one below), so an
+	 * E without a B costs a lookup, not a scan back to the start. */
+	size_t cap = 64;
+	while (cap < 2 * p->n_evs)
+		cap *= 2;
+	struct be_key {
+		uint32_t file, row;
+		uint64_t track;
+		size_t top; /* index + 1 of the open B on top, 0 = empty */
+		bool used;
+	} *keys = xcalloc(cap, sizeof *keys);
+	size_t *below = xcalloc(p->n_evs + 1, sizeof *below);
+	for (size_t i = 0; i < p->n_evs; i++) {
+		struct tm_report_event *o = &r->events[i];
+		if ((o->phase != 'E' && o->phase != 'B') || o->dropped)
+			continue;
+		const struct tm_rp_event *e = &p->evs[i];
+		uint64_t track = p->s->scans[e->file]->log.details[e->detail - 1].track;
+		size_t j = tm_mix64(track ^ tm_mix64((uint64_t)e->file << 32 | e->row)) & (cap - 1);
+		while (keys[j].used &&
+		       (keys[j].file != e->file || keys[j].row != e->row || keys[j].track != track))
+			j = (j + 1) & (cap - 1);
+		struct be_key *k = &keys[j];
+		if (!k->used)
+			*k = (struct be_key){e->file, e->row, track, 0, true};
+		if (o->phase == 'B') {
+			below[i] = k->top;
+			k->top = i + 1;
+		} else if (k->top) {
+			struct tm_report_event *b = &r->events[k->top - 1];
+			b->dur = o->ts - b->ts;
+			k->top = below[k->top - 1];
+		}
+	}
+	free(keys);
+	free(below);
+}
+
+static const char *
+row_label(struct tm_replay *p, uint32_t row, char *buf, size_t cap)
+{
+	if (row < p->n_rows && p->rows[row].name)
+		snprintf(buf, cap, "machine %u \"%.80s\"", row, p->rows[row].name);
+	else
+		snprintf(buf, cap, "machine %u", row);
+	return buf;
+}
+
+/* Ours: how a trace file is placed and why, from the bridges its trackers
+ * took, its manifest entry and the stats it got.  Drop reasons first: they
+ * matter most when the line is cut. */
+static void
+placement(struct tm_replay *p, size_t file, struct tm_buf *b)
+{
+	const struct tm_file_acc *a = &p->acc[file];
+	const struct tm_member *mb = tm_session_member(p->s, file);
+	char m1[128], m2[128];
+	const char *sep = "";
+#define SEP() (tm_buf_adds(b, sep), sep = "; ")
+	if (a->stats[TM_STAT_NEG_DROPPED]) {
+		SEP();
+		tm_buf_addf(b, "%" PRIu64 " events land before the timeline's zero and are dropped",
+			    a->stats[TM_STAT_NEG_DROPPED]);
+	}
+	for (size_t i = 0; i < p->n_ctxs; i++) {
+		const struct tm_tracker *c = p->ctxs[i];
+		if (c->file != file || c->bridge != BR_DECLINED)
+			continue;
+		SEP();
+		tm_buf_addf(b, "%s on %s cannot be related to the timeline (%s on %s): no snapshot "
+			       "path, no REALTIME on both machines, another clock domain; relate it "
+			       "with a clocks entry",
+			    tm_clock_name(c->bridged_from.clock), row_label(p, c->row, m1, sizeof m1),
+			    tm_clock_name(p->tt.clock), row_label(p, p->tt.machine, m2, sizeof m2));
+	}
+	if (a->stats[TM_STAT_NO_PATH]) {
+		SEP();
+		tm_buf_addf(b, "%" PRIu64 " conversions find no path to the timeline (dropped)",
+			    a->stats[TM_STAT_NO_PATH]);
+	}
+	const struct tm_manifest_file *e = NULL;
+	if (p->m && mb->name)
+		e = tm_manifest_entry_by_path(p->m, mb->name, NULL);
+	bool shown = false;
+	for (size_t i = 0; i < p->n_ctxs; i++) {
+		const struct tm_tracker *c = p->ctxs[i];
+		if (c->file != file || c->bridge == BR_DECLINED)
+			continue;
+		const char *how = NULL;
+		switch (c->bridge) {
+		case BR_NONE:
+		case BR_DECLINED:
+			break;
+		case BR_PATH:
+			if (p->tt_owner != NO_OWNER && c->trace_id == (uint32_t)p->tt_owner &&
+			    c->row == p->tt.machine)
+				how = tm_clockid_eq(c->bridged_from, p->tt)
+					      ? "owns the timeline: its events keep their own timestamps"
+					      : "owns the timeline (its clock snapshots chose the clock)";
+			else if (e && e->has_clocks)
+				how = e->clocks.clock ? "placed by its clocks entry (relates its clock to "
+							"the reference)"
+						      : "pinned by its clocks entry to the reference";
+			else
+				how = "placed through a clock path (its own or other files' snapshots)";
+			break;
+		case BR_REALTIME:
+			how = "aligned by REALTIME: its machine and the timeline's are assumed to share "
+			      "wall-clock time";
+			break;
+		case BR_ASSUMED:
+			how = c->bridged_from.clock == TM_CLOCK_TRACE_FILE
+				      ? "clockless: assumed to start with the timeline (offset 0)"
+				      : "assumed aligned: same clock domain as the timeline, offset 0";
+			break;
+		}
+		if (!how)
+			continue;
+		SEP();
+		if (a->n_rows > 1)
+			tm_buf_addf(b, "%s: ", row_label(p, c->row, m1, sizeof m1));
+		tm_buf_adds(b, how);
+		shown = true;
+	}
+	if (!shown && !*sep) {
+		SEP();
+		tm_buf_adds(b, "its timestamps are used as they are (no clock to convert from)");
+	}
+	if (e && e->has_clocks && !e->clocks.clock && !tm_format_follows_pin(mb->format)) {
+		SEP();
+		tm_buf_addf(b, "its pin (a clocks entry without clock) does not move a %s file: only "
+			       "clockless formats follow a pin",
+			    tm_format_name(mb->format));
+	}
+	if (a->stats[TM_STAT_UNKNOWN_SOURCE]) {
+		SEP();
+		tm_buf_addf(b, "%" PRIu64 " events use a clock no snapshot mentions and are lost (not "
+			       "in the dropped count)",
+			    a->stats[TM_STAT_UNKNOWN_SOURCE]);
+	}
+	if (a->stats[TM_STAT_TE_INVALID_TS]) {
+		SEP();
+		tm_buf_addf(b, "%" PRIu64 " TrackEvents land before zero and are lost "
+			       "(track_event_invalid_timestamp, not in the dropped count)",
+			    a->stats[TM_STAT_TE_INVALID_TS]);
+	}
+#undef SEP
+}
+
+void
+tm_report_build(struct tm_replay *p)
+{
+	struct tm_report *r = p->r;
+	struct tm_session *s = p->s;
+	size_t nm = tm_session_n_members(s);
+	uint64_t tot[TM_STAT__COUNT] = {0};
+	r->files = xcalloc(nm + 1, sizeof *r->files);
+	r->n_files = nm;
+	r->is_complete = true;
+	for (size_t i = 0; i < nm; i++) {
+		const struct tm_member *mb = tm_session_member(s, i);
+		struct tm_file_acc *a = &p->acc[i];
+		struct tm_report_file *f = &r->files[i];
+		f->member = i;
+		f->path = mb->name;
+		f->format = mb->format;
+		f->size = mb->size;
+		f->order = mb->order;
+		f->is_hidden = mb->is_hidden;
+		f->is_trace = a->is_trace;
+		f->is_predicted = a->is_predicted;
+		if (a->is_trace && !a->is_predicted)
+			r->is_complete = false;
+		f->events = a->events;
+		f->has_ts = a->has_ts;
+		f->first_ts = a->first_ts;
+		f->last_ts = a->last_ts;
+		f->has_all_ts = a->has_all;
+		f->all_first_ts = a->all_first;
+		f->all_last_ts = a->all_last;
+		f->machines = a->rows;
+		f->n_machines = a->n_rows;
+		a->rows = NULL;
+		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
+		if (sc) {
+			f->clocks = xcalloc(129, sizeof *f->clocks);
+			for (uint32_t c = 0; c < 128; c++)
+				if (sc->clocks_seen[c / 64] >> (c % 64) & 1)
+					f->clocks[f->n_clocks++] = c;
+		}
+		f->stats = xcalloc(TM_STAT__COUNT, sizeof *f->stats);
+		for (int st = 0; st < TM_STAT__COUNT; st++) {
+			if (!a->stats[st])
+				continue;
+			tot[st] += a->stats[st];
+			f->stats[f->n_stats++] = (struct tm_stat){tm_stat_name((enum tm_stat_id)st),
+								  a->stats[st]};
+			if (tm_stat_is_drop((enum tm_stat_id)st))
+				f->dropped += a->stats[st];
+		}
+		struct tm_buf b;
+		tm_buf_init(&b);
+		if (!a->is_trace) {
+			tm_buf_adds(&b, mb->is_hidden ? "hidden: trace_processor skips it"
+				    : tm_format_is_container(mb->format) ? "container: its members are listed separately"
+				    : mb->format == TM_FMT_MANIFEST ? "the manifest: applied before any trace"
+								   : "not processed");
+		} else if (!a->is_predicted) {
+			tm_buf_addf(&b, "%s: tracemerge does not scan this format; its events are not "
+					"predicted",
+				    tm_format_name(mb->format));
+		} else {
+			placement(p, i, &b);
+		}
+		f->placement = tm_buf_steal(&b);
+	}
+	r->stats = xcalloc(TM_STAT__COUNT, sizeof *r->stats);
+	for (int st = 0; st < TM_STAT__COUNT; st++)
+		if (tot[st]) {
+			r->stats[r->n_stats++] = (struct tm_stat){tm_stat_name((enum tm_stat_id)st), tot[st]};
+			if (tm_stat_is_drop((enum tm_stat_id)st))
+				r->dropped += tot[st];
+		}
+	qsort(r->stats, r->n_stats, sizeof *r->stats, cmp_stat);
+	r->machines = xcalloc(p->n_rows + 1, sizeof *r->machines);
+	r->n_machines = p->n_rows;
+	uint32_t n_remote = 0;
+	for (size_t i = 0; i < p->n_rows; i++) {
+		if (p->rows[i].raw != 0)
+			n_remote++;
+		r->machines[i].label_index = p->rows[i].raw != 0 ? n_remote : 0;
+		r->machines[i].id = (uint32_t)i;
+		r->machines[i].raw_id = p->rows[i].raw;
+		r->machines[i].name = p->rows[i].name;
+		r->machines[i].dropped = i < p->cap_row_drops ? p->row_drops[i] : 0;
+		p->rows[i].name = NULL;
+	}
+	if (p->tt_claimed)
+		add_meta_int(r, "trace_time_clock_id", p->tt_clock_meta);
+	if (p->m && !p->error)
+		for (size_t i = 0; i < p->m->n_attrs; i++) {
+			char key[600];
+			snprintf(key, sizeof key, "manifest_attribute.%s", p->m->attrs[i].key);
+			if (p->m->attrs[i].is_int)
+				add_meta_int(r, key, p->m->attrs[i].ival);
+			else
+				add_meta_str(r, key, p->m->attrs[i].sval);
+		}
+	r->tt_clock = p->tt.clock;
+	r->tt_machine = p->tt_claimed ? (int64_t)p->tt.machine : -1;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	if (p->tt_owner == (int64_t)VIRTUAL_MANIFEST_TID) {
+		tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
+	} else if (r->tt_file >= 0) {
+		const struct tm_member *mb = tm_session_member(s, (size_t)r->tt_file);
+		if (mb->format == TM_FMT_MANIFEST)
+			tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
+		else if (mb->format == TM_FMT_PROTO)
+			tm_buf_addf(&b,
+				    "%s is the first proto, in name order, whose ClockSnapshot claims "
+				    "trace time (protos are processed before other formats)",
+				    tm_member_label(mb));
+		else
+			tm_buf_addf(&b,
+				    "%s is processed first among the files with a clock: its name sorts "
+				    "first (trace_processor orders members by priority, then name, not "
+				    "by packing order)",
+				    tm_member_label(mb));
+	} else {
+		tm_buf_adds(&b, "no file claims trace time");
+	}
+	r->tt_why = tm_buf_steal(&b);
+	if (s->opts.keep_events && s->scans)
+		build_events(p, r);
+	r->error = p->error;
+	r->error_where = p->error_where;
+	r->hint = p->hint;
+	if (s->in.warning) {
+		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
+		r->warnings[r->n_warnings++] = xstrdup(s->in.warning);
+	}
+	/* scanners' own notes (ours), e.g. a packet cut off at the end */
+	for (size_t i = 0; i < nm; i++) {
+		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
+		if (!sc || !sc->warning)
+			continue;
+		struct tm_buf w;
+		tm_buf_init(&w);
+		tm_buf_addf(&w, "%s: %s", tm_member_label(tm_session_member(s, i)), sc->warning);
+		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
+		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
+	}
+	/* Unpredicted formats are never counted as zero drops. */
+	r->ok = !r->error && r->dropped == 0 && r->is_complete;
+}
+
+void
+tm_report_free(struct tm_report *r)
+{
+	if (!r)
+		return;
+	free(r->error);
+	free(r->error_where);
+	free(r->hint);
+	free(r->tt_why);
+	free(r->stats);
+	for (size_t i = 0; i < r->n_machines; i++)
+		free(r->machines[i].name);
+	free(r->machines);
+	for (size_t i = 0; i < r->n_meta; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].sval);
+	}
+	free(r->meta);
+	for (size_t i = 0; i < r->n_files; i++) {
+		free(r->files[i].machines);
+		free(r->files[i].clocks);
+		free(r->files[i].stats);
+		free(r->files[i].placement);
+	}
+	free(r->files);
+	free(r->events);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	free(r);
+}
+
+void
+tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
+{
+	if (r->error) {
+		tm_buf_addf(out, "The merged trace would fail to open: %s", r->error);
+		return;
+	}
+	size_t n_unknown = 0;
+	for (size_t i = 0; i < r->n_files; i++)
+		n_unknown += r->files[i].is_trace && !r->files[i].is_predicted;
+	if (r->dropped == 0 && n_unknown == 0) {
+		tm_buf_adds(out, "All traces line up on the shared timeline.");
+		return;
+	}
+	if (r->dropped == 0) {
+		tm_buf_addf(out,
+			    "No dropped events predicted, but %zu file%s in formats tracemerge does "
+			    "not scan; %s events are not predicted.",
+			    n_unknown, n_unknown == 1 ? " is" : "s are", n_unknown == 1 ? "its" : "their");
+		return;
+	}
+	tm_buf_addf(out, "%" PRIu64 " event%s would be dropped:", r->dropped,
+		    r->dropped == 1 ? "" : "s");
+	const char *sep = " ";
+	for (size_t i = 0; i < r->n_stats; i++) {
+		const char *n = r->stats[i].name;
+		if (strcmp(n, "clock_sync_unrelatable_clock_domains") &&
+		    strcmp(n, "clock_sync_failure_no_path") &&
+		    strcmp(n, "trace_sorter_negative_timestamp_dropped"))
+			continue;
+		tm_buf_addf(out, "%s%s %" PRIu64, sep, n, r->stats[i].value);
+		sep = ", ";
+	}
+	tm_buf_adds(out, ".");
+	if (n_unknown)
+		tm_buf_addf(out, " (%zu file%s not predicted.)", n_unknown,
+			    n_unknown == 1 ? "'s events are" : "s' events are");
+}
+
