@@ -10,7 +10,7 @@
  * bridge, §5 trace-time claims, §6 negative drops, §7.3 manifest apply, §8
  * machines, §10 proto tokenization (what depends on more than one file).
  */
-#include "replay.h"
+#include "replay_state.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -95,7 +95,7 @@ fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 {
 	struct tm_tracker *c = xcalloc(1, sizeof *c);
 	c->file = file;
-	c->trace_id = tm_session_member(p->s, file)->trace_file_id;
+	c->trace_id = p->src->in->members[file].trace_file_id;
 	c->raw = raw;
 	long mrow = mc_find(p, raw);
 	if (mrow >= 0) {
@@ -170,7 +170,7 @@ stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, ui
 static void
 record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
 {
-	if (!p->s->opts.keep_events || !detail)
+	if (!p->src->keep_events || !detail)
 		return;
 	XGROW(p->evs, p->cap_evs, p->n_evs + 1);
 	p->evs[p->n_evs++] = (struct tm_rp_event){(uint32_t)file, detail, ts, row, stat};
@@ -345,9 +345,9 @@ mpath(const struct tm_replay *p, const struct tm_member *mb, size_t *len)
 static long
 tid_of_path(struct tm_replay *p, const char *path)
 {
-	size_t n = tm_session_n_members(p->s);
+	size_t n = p->src->in->n_members;
 	for (size_t i = 0; i < n; i++) {
-		const struct tm_member *mb = tm_session_member(p->s, i);
+		const struct tm_member *mb = &p->src->in->members[i];
 		size_t len;
 		const char *name = mpath(p, mb, &len);
 		if (name && mb->trace_file_id != UINT32_MAX && len == strlen(path) &&
@@ -846,7 +846,7 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 		break;
 	case TM_OP_FATAL:
 		if (!p->error) {
-			const struct tm_member *mb = tm_session_member(p->s, fs->file);
+			const struct tm_member *mb = &p->src->in->members[fs->file];
 			struct tm_buf w;
 			tm_buf_init(&w);
 			tm_buf_addf(&w, "%s, byte %" PRIu64 " (0x%" PRIx64 ")", tm_member_label(mb),
@@ -1057,7 +1057,7 @@ replay_ops(struct tm_replay *p, struct fstate *fs)
 {
 	struct tm_opiter it;
 	tm_opiter_init(&it, &fs->sc->log);
-	it.raw_runs = !p->s->opts.plain_replay;
+	it.raw_runs = !p->src->plain_replay;
 	struct tm_op op;
 	struct tm_oppos pos;
 	for (;;) {
@@ -1090,12 +1090,12 @@ replay_ops(struct tm_replay *p, struct fstate *fs)
 static void
 process_trace(struct tm_replay *p, size_t mi)
 {
-	const struct tm_member *mb = tm_session_member(p->s, mi);
+	const struct tm_member *mb = &p->src->in->members[mi];
 	struct fstate fs;
 	memset(&fs, 0, sizeof fs);
 	fs.file = mi;
 	fs.tid = mb->trace_file_id;
-	fs.sc = p->s->scans ? p->s->scans[mi] : NULL;
+	fs.sc = p->src->scans ? p->src->scans[mi] : NULL;
 	const struct tm_manifest_file *e = NULL;
 	size_t ei = 0;
 	size_t plen;
@@ -1147,7 +1147,7 @@ process_trace(struct tm_replay *p, size_t mi)
 static void
 process_manifest(struct tm_replay *p, size_t mi)
 {
-	const struct tm_member *mb = tm_session_member(p->s, mi);
+	const struct tm_member *mb = &p->src->in->members[mi];
 	if (p->any_forked) {
 		fail(p, "perfetto_manifest file must be the first trace file in the input");
 		return;
@@ -1160,7 +1160,7 @@ process_manifest(struct tm_replay *p, size_t mi)
 	const struct tm_manifest *m = p->m;
 	if (!m) {
 		/* evaluating the input's own manifest */
-		const struct tm_manifest_slot *sl = &p->s->manifests[mi];
+		const struct tm_manifest_slot *sl = &p->src->manifests[mi];
 		if (!sl->is_ok) {
 			fail(p, "%s", sl->err.msg);
 			if (sl->err.hint[0])
@@ -1188,19 +1188,19 @@ check_container_override(struct tm_replay *p, const struct tm_member *mb)
 }
 
 void
-tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r)
+tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct tm_report *r)
 {
 	struct tm_replay p;
 	memset(&p, 0, sizeof p);
-	p.s = s;
+	p.src = src;
 	p.r = r;
 	p.g = tm_graph_new();
 	p.tt = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, 0, 0};
 	p.tt_owner = NO_OWNER;
-	size_t nm = tm_session_n_members(s);
+	size_t nm = src->in->n_members;
 	p.acc = xcalloc(nm + 1, sizeof *p.acc);
 	const struct tm_manifest *override = m;
-	bool virtual_manifest = override && s->first_manifest == SIZE_MAX;
+	bool virtual_manifest = override && src->first_manifest == SIZE_MAX;
 	if (virtual_manifest) {
 		/* The manifest is written first into the TAR we would produce. */
 		p.manifest_seen = true;
@@ -1209,7 +1209,7 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 		p.entries = xcalloc(override->n_files + 1, sizeof *p.entries);
 		apply_manifest(&p, VIRTUAL_MANIFEST_TID);
 	}
-	const struct tm_input *in = &s->in;
+	const struct tm_input *in = src->in;
 	for (size_t k = 0; k < in->n_proc && !p.error; k++) {
 		if (in->fatal && k == in->fatal_after) {
 			if (in->fatal_where && !p.error)
@@ -1218,13 +1218,13 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 			break;
 		}
 		size_t mi = in->proc[k];
-		const struct tm_member *mb = tm_session_member(s, mi);
+		const struct tm_member *mb = &in->members[mi];
 		if (mb->format == TM_FMT_MANIFEST) {
 			check_container_override(&p, mb);
 			if (!p.error) {
-				if (override && p.manifest_seen && p.m == override && mi != s->first_manifest)
+				if (override && p.manifest_seen && p.m == override && mi != src->first_manifest)
 					fail(&p, "multiple perfetto_manifest files in archive");
-				else if (override && mi == s->first_manifest) {
+				else if (override && mi == src->first_manifest) {
 					p.manifest_seen = false;
 					if (p.any_forked)
 						fail(&p, "perfetto_manifest file must be the first trace "
@@ -1265,8 +1265,8 @@ tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r
 	r->tt_file = -1;
 	if (p.tt_owner != NO_OWNER)
 		for (size_t i = 0; i < nm; i++)
-			if (tm_session_member(s, i)->trace_file_id == (uint32_t)p.tt_owner &&
-			    !tm_session_member(s, i)->is_hidden) {
+			if (in->members[i].trace_file_id == (uint32_t)p.tt_owner &&
+			    !in->members[i].is_hidden) {
 				r->tt_file = (int)i;
 				break;
 			}

@@ -5,7 +5,7 @@
  * machine table, metadata, trace time and why, the per-event list; and the
  * one-line verdict the front ends print.
  */
-#include "replay.h"
+#include "replay_state.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,7 +39,7 @@ build_events(struct tm_replay *p, struct tm_report *r)
 	r->n_events = p->n_evs;
 	for (size_t i = 0; i < p->n_evs; i++) {
 		const struct tm_rp_event *e = &p->evs[i];
-		const struct tm_scan *sc = p->s->scans[e->file];
+		const struct tm_scan *sc = p->src->scans[e->file];
 		const struct tm_detail *d = &sc->log.details[e->detail - 1];
 		struct tm_report_event *o = &r->events[i];
 		o->file = e->file;
@@ -80,7 +80,7 @@ build_events(struct tm_replay *p, struct tm_report *r)
 		if ((o->phase != 'E' && o->phase != 'B') || o->dropped)
 			continue;
 		const struct tm_rp_event *e = &p->evs[i];
-		uint64_t track = p->s->scans[e->file]->log.details[e->detail - 1].track;
+		uint64_t track = p->src->scans[e->file]->log.details[e->detail - 1].track;
 		size_t j = tm_mix64(track ^ tm_mix64((uint64_t)e->file << 32 | e->row)) & (cap - 1);
 		while (keys[j].used &&
 		       (keys[j].file != e->file || keys[j].row != e->row || keys[j].track != track))
@@ -118,7 +118,7 @@ static void
 placement(struct tm_replay *p, size_t file, struct tm_buf *b)
 {
 	const struct tm_file_acc *a = &p->acc[file];
-	const struct tm_member *mb = tm_session_member(p->s, file);
+	const struct tm_member *mb = &p->src->in->members[file];
 	char m1[128], m2[128];
 	const char *sep = "";
 #define SEP() (tm_buf_adds(b, sep), sep = "; ")
@@ -216,14 +216,14 @@ void
 tm_report_build(struct tm_replay *p)
 {
 	struct tm_report *r = p->r;
-	struct tm_session *s = p->s;
-	size_t nm = tm_session_n_members(s);
+	const struct tm_replay_src *s = p->src;
+	size_t nm = s->in->n_members;
 	uint64_t tot[TM_STAT__COUNT] = {0};
 	r->files = xcalloc(nm + 1, sizeof *r->files);
 	r->n_files = nm;
 	r->is_complete = true;
 	for (size_t i = 0; i < nm; i++) {
-		const struct tm_member *mb = tm_session_member(s, i);
+		const struct tm_member *mb = &s->in->members[i];
 		struct tm_file_acc *a = &p->acc[i];
 		struct tm_report_file *f = &r->files[i];
 		f->member = i;
@@ -318,7 +318,7 @@ tm_report_build(struct tm_replay *p)
 	if (p->tt_owner == (int64_t)VIRTUAL_MANIFEST_TID) {
 		tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
 	} else if (r->tt_file >= 0) {
-		const struct tm_member *mb = tm_session_member(s, (size_t)r->tt_file);
+		const struct tm_member *mb = &s->in->members[r->tt_file];
 		if (mb->format == TM_FMT_MANIFEST)
 			tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
 		else if (mb->format == TM_FMT_PROTO)
@@ -336,14 +336,14 @@ tm_report_build(struct tm_replay *p)
 		tm_buf_adds(&b, "no file claims trace time");
 	}
 	r->tt_why = tm_buf_steal(&b);
-	if (s->opts.keep_events && s->scans)
+	if (s->keep_events && s->scans)
 		build_events(p, r);
 	r->error = p->error;
 	r->error_where = p->error_where;
 	r->hint = p->hint;
-	if (s->in.warning) {
+	if (s->in->warning) {
 		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
-		r->warnings[r->n_warnings++] = xstrdup(s->in.warning);
+		r->warnings[r->n_warnings++] = xstrdup(s->in->warning);
 	}
 	/* scanners' own notes (ours), e.g. a packet cut off at the end */
 	for (size_t i = 0; i < nm; i++) {
@@ -352,7 +352,7 @@ tm_report_build(struct tm_replay *p)
 			continue;
 		struct tm_buf w;
 		tm_buf_init(&w);
-		tm_buf_addf(&w, "%s: %s", tm_member_label(tm_session_member(s, i)), sc->warning);
+		tm_buf_addf(&w, "%s: %s", tm_member_label(&s->in->members[i]), sc->warning);
 		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
 		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
 	}

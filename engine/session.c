@@ -2,7 +2,7 @@
 /*
  * Sessions: open inputs (archive.c), parse manifest members, scan each trace
  * member once (scan_*.c), evaluate manifests by replaying the import over
- * what the scans kept (replay.c), and write the merged TAR.
+ * what the scans kept (replay.c, report.c), and write the merged TAR.
  */
 #include "session.h"
 
@@ -306,7 +306,13 @@ tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm
 	struct tm_report *r = xcalloc(1, sizeof *r);
 	r->tt_file = -1;
 	r->tt_machine = -1;
-	tm_replay(s, m, r);
+	struct tm_replay_src src = {.in = &s->in,
+				    .scans = s->scans,
+				    .manifests = s->manifests,
+				    .first_manifest = s->first_manifest,
+				    .keep_events = s->opts.keep_events,
+				    .plain_replay = s->opts.plain_replay};
+	tm_replay(&src, m, r);
 	/* A read error of ours (not trace_processor's) in a member that the
 	 * replay reached is reported too. */
 	for (size_t i = 0; i < s->in.n_members && !r->error; i++)

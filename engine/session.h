@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Session internals shared by session.c (open, scan, report) and replay.c
- * (the import replay). */
+/* The session's private state: session.c and offset.c (which evaluates
+ * edits against the session's scans). */
 #ifndef TM_SESSION_H
 #define TM_SESSION_H
 #ifndef TM_ENGINE_INTERNAL
 #error "engine-internal header"
 #endif
 
-#include "scan.h"
-
-struct tm_manifest_slot { /* one perfetto_manifest member of the input */
-	bool is_ok;
-	struct tm_manifest m;
-	struct tm_error err;
-};
+#include "replay.h"
 
 struct tm_session {
 	struct tm_input in;
@@ -24,9 +18,5 @@ struct tm_session {
 	struct tm_manifest_slot *manifests; /* per member; only for manifest members */
 	size_t first_manifest;              /* member index of the first manifest, SIZE_MAX */
 };
-
-/* Replay trace_processor's import for manifest m (NULL = the input's own
- * manifest members) and fill r (zeroed by the caller). */
-void tm_replay(struct tm_session *s, const struct tm_manifest *m, struct tm_report *r);
 
 #endif

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* The import replay's state, shared by replay.c (which fills it) and
+ * report.c (which turns it into a tm_report).  Internal to those two. */
+#ifndef TM_REPLAY_STATE_H
+#define TM_REPLAY_STATE_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include "replay.h"
+
+#include "clockgraph.h"
+#include "manifest_internal.h"
+
+#define NO_OWNER INT64_MIN
+/* Owner id of a manifest we would write into the TAR (no member has it:
+ * the input's own members keep their ids). */
+#define VIRTUAL_MANIFEST_TID 0xFFFFFFFEu
+
+struct tm_rp_row {
+	uint64_t raw;
+	char *name;
+};
+
+/* One ClockTracker (file x machine context), with the proto reader's
+ * default clock. */
+struct tm_tracker {
+	size_t file;       /* report file index (= member index) */
+	uint32_t trace_id; /* the file's trace_file id */
+	uint64_t raw;
+	uint32_t row;
+	bool is_primary;
+	uint32_t tag;
+	uint64_t n_conv;
+	bool has_default;
+	struct tm_clockid default_clock; /* unqualified */
+	bool has_pending;
+	struct tm_clockid pending; /* unqualified */
+	bool is_pin;
+	/* how the deferred bridge ended (ours, for the placement sentence) */
+	enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED } bridge;
+	struct tm_clockid bridged_from; /* k: the format clock on this machine */
+};
+
+struct tm_entry_state { /* a manifest files[] entry, applied */
+	bool has_machine_id;
+	uint64_t machine_id;
+	size_t n_remap;
+	uint32_t *remap_id;
+	uint64_t *remap_raw;
+};
+
+struct tm_file_acc {
+	uint64_t stats[TM_STAT__COUNT];
+	uint64_t events;
+	bool has_ts;
+	int64_t first_ts, last_ts;
+	bool has_all;
+	int64_t all_first, all_last; /* kept or dropped as negative */
+	uint32_t *rows;
+	size_t n_rows, cap_rows;
+	bool is_predicted;
+	bool is_trace;
+};
+
+struct tm_rp_event {
+	uint32_t file;
+	uint32_t detail;
+	int64_t ts;
+	uint32_t row;
+	int stat; /* -1 kept */
+};
+
+struct tm_replay {
+	const struct tm_replay_src *src;
+	const struct tm_manifest *m;
+	struct tm_report *r;
+	struct tm_graph *g;
+	struct tm_clockid tt;
+	int64_t tt_owner;
+	bool tt_claimed;
+	uint32_t tt_clock_meta;
+	struct tm_rp_row *rows;
+	size_t n_rows, cap_rows;
+	/* raw id -> row, for every raw id that got a row */
+	uint64_t *rr_raw;
+	uint32_t *rr_row;
+	size_t n_rr, cap_rr;
+	/* machine_to_context: raw id at fork time -> row of its per-machine
+	 * state.  A fork for a raw id already present shares the row and is not
+	 * primary; adoption registers the adopted id too. */
+	uint64_t *mc_raw;
+	uint32_t *mc_row;
+	size_t n_mc, cap_mc;
+	struct tm_tracker **ctxs;
+	size_t n_ctxs, cap_ctxs;
+	bool any_forked;
+	bool manifest_seen;
+	bool is_virtual; /* the manifest is one we would write, not the input's */
+	struct tm_entry_state *entries; /* per manifest files[] entry */
+	struct tm_file_acc *acc;        /* per member */
+	struct tm_rp_event *evs;
+	size_t n_evs, cap_evs;
+	char *error;
+	char *error_where;
+	char *hint;
+	struct tm_piece *pieces; /* scratch for run_run */
+	size_t n_pieces, cap_pieces;
+	int64_t *vals;
+	size_t cap_vals;
+	uint64_t *row_drops; /* dropped-count units per machine row */
+	size_t cap_row_drops;
+};
+
+/* report.c: fill p->r from the finished replay. */
+void tm_report_build(struct tm_replay *p);
+
+/* A member's name for explanations: its path, or the input's base name. */
+const char *tm_member_label(const struct tm_member *mb);
+/* files[] entry for a member path: the first exact match (as the reader). */
+const struct tm_manifest_file *tm_manifest_entry_by_path(const struct tm_manifest *m,
+							 const char *path, size_t *idx);
+/* Files of this format are moved by a pin (a clocks entry without clock). */
+bool tm_format_follows_pin(enum tm_format f);
+
+#endif
