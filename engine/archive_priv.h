@@ -91,8 +91,4 @@ bool tm_zstd_available(void);
 enum tm_status tm_stream_window(struct tm_stream *parent, uint64_t off, uint64_t len,
 				const char *label, struct tm_stream **out, struct tm_error *err) TM_WUR;
 
-/* tar_write.c: one ustar header (exposed for its unit test). */
-enum tm_status tm_tar_header(uint8_t h[512], const char *name, uint64_t size, int64_t mtime,
-			     struct tm_error *err) TM_WUR;
-
 #endif

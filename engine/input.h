@@ -84,5 +84,8 @@ enum tm_status tm_tar_write(struct tm_tar_writer *w, const void *p, size_t n,
  * temp file is removed and out_path untouched. */
 enum tm_status tm_tar_commit(struct tm_tar_writer *w, struct tm_error *err) TM_WUR;
 void tm_tar_abort(struct tm_tar_writer *w);
+/* One ustar header (exposed for the unit test). */
+enum tm_status tm_tar_header(uint8_t h[512], const char *name, uint64_t size, int64_t mtime,
+			     struct tm_error *err) TM_WUR;
 
 #endif

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "input.h"
-#include "archive_priv.h"
 
 #define RECORD 10240u
 

@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 
 #include "input.h"
-#include "archive_priv.h"
 #include "t.h"
 #include "tarfix.h"
 
