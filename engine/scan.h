@@ -38,9 +38,12 @@ struct tm_scan {
 			       * change the prediction (e.g. a packet cut off at the end) */
 	bool failed;          /* the scan stopped with a TM_OP_FATAL or a read error */
 	struct tm_error err;  /* ours, with member name and byte offset */
+	struct tm_align_samples *align; /* alignment samples (align_scan.h), lazily */
 };
 
 void tm_scan_init(struct tm_scan *sc, enum tm_format format);
+/* The scan's alignment samples, created on first use. */
+struct tm_align_samples *tm_scan_align(struct tm_scan *sc);
 void tm_scan_fini(struct tm_scan *sc);
 void tm_scan_note_machine(struct tm_scan *sc, uint32_t machine);
 void tm_scan_note_clock(struct tm_scan *sc, uint32_t clock);

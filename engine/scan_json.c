@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "scan.h"
+#include "align_scan.h"
 
 #define MAX_WINDOW (64u * 1024u * 1024u)
 #define MAX_MSG 1000 /* bytes of input quoted in an error text */
@@ -850,7 +851,8 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 				goto bad;
 			break;
 		case 'n':
-			if (keep && key_is(k, kl, "name")) {
+			if (key_is(k, kl, "name")) {
+				/* names for alignment samples (align_scan.h) too */
 				tm_buf_reset(&js->name);
 				has_name = v.t == V_STR && v.n;
 				if (has_name)
@@ -921,6 +923,8 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		v8_event(js, has_id, id, pid, has_args ? &args : NULL, track, off);
 		return R_OK;
 	}
+	tm_al_json(tm_scan_align(js->sc), phase, has_name ? js->name.data : NULL,
+		   has_name ? js->name.len : 0, has_id, id, ts);
 	push(js, ts, has_name ? js->name.data : NULL, js->name.len, phase, track,
 	     phase == 'X' ? dur : -1, off);
 	return R_OK;
@@ -943,6 +947,7 @@ sys_line(struct js *js)
 		fatal(js, js->tmp.data, js->line_off);
 		return;
 	}
+	tm_al_systrace(tm_scan_align(js->sc), &sl);
 	char ph = 0;
 	const char *name = NULL;
 	size_t nl = 0;

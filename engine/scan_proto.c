@@ -25,6 +25,7 @@
  * emits exactly the ops of the general path (test_scan_proto checks).
  */
 #include "scan_proto_priv.h"
+#include "align_scan.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -646,6 +647,12 @@ struct te_op {
 	enum tm_op_kind kind; /* TM_OP_PUSH, TM_OP_CONVERT or TM_OP_STAT */
 	uint32_t flags, detail, stat;
 	int64_t ts;
+	/* for the alignment samples (align_scan.h): inline name, type, the
+	 * first flow id and whether it terminates */
+	const uint8_t *al_name;
+	size_t al_name_len;
+	uint64_t al_type, al_flow;
+	uint8_t al_flow_dir;
 };
 
 /* TrackEvent tokenization (track_event_tokenizer.cc TokenizeTrackEventPacket). */
@@ -730,6 +737,13 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			if (wt == WT_FIXED64)
 				has_counter = true;
 			break;
+		case 47: /* flow_ids */
+		case 48: /* terminating_flow_ids */
+			if (wt == WT_FIXED64 && !out->al_flow_dir) {
+				out->al_flow = v;
+				out->al_flow_dir = (tag >> 3) == 47 ? AL_OUT : AL_IN;
+			}
+			break;
 		case TE_THREAD_TIME_DELTA_US:
 			has_tt_delta = false; /* not a varint */
 			break;
@@ -806,6 +820,11 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 		detail = tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
 	}
 
+	if (ok) {
+		out->al_name = has_name ? name : NULL;
+		out->al_name_len = has_name ? name_len : 0;
+		out->al_type = type;
+	}
 	if (conv) {
 		/* clock 3 = MONOTONIC */
 		out->kind = TM_OP_CONVERT;
@@ -1050,6 +1069,27 @@ do_compressed(struct ps *s, const struct pkt *k)
 
 /* Append a TrackEvent's payload op after its PACKET (or alone, then never
  * a PUSH: a TrackEvent without any timestamp is dropped). */
+/* Alignment samples of a TrackEvent (align_scan.h): its inline name and its
+ * first flow id, at the packet's timestamp (or the legacy one it converts). */
+static void
+al_track_event(struct ps *s, const struct te_op *te, uint32_t machine, uint32_t clock, int64_t ts)
+{
+	if (te->kind == TM_OP_CONVERT) {
+		clock = 3;
+		ts = te->ts;
+	} else if (te->kind != TM_OP_PUSH) {
+		return;
+	}
+	if (!te->al_name && !te->al_flow_dir)
+		return;
+	struct tm_align_samples *a = tm_scan_align(s->sc);
+	if (te->al_name)
+		tm_al_name(a, (const char *)te->al_name, te->al_name_len, ts, clock, machine,
+			   te->al_type == TE_INSTANT ? AL_INSTANT : 0);
+	if (te->al_flow_dir)
+		tm_al_id(a, AL_FLOW, te->al_flow, ts, clock, machine, te->al_flow_dir);
+}
+
 AINLINE void
 emit_te(struct ps *s, uint32_t machine, uint64_t off, const struct te_op *te)
 {
@@ -1142,6 +1182,8 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		note_clock(s, clock);
 	struct te_op r = {0};
 	do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
+	if (has_ts || r.kind == TM_OP_CONVERT)
+		al_track_event(s, &r, 0, clock, (int64_t)ts);
 	if (has_ts && r.kind == TM_OP_PUSH && !r.detail) {
 		flush_nots(s);
 		tm_oplog_packet_push(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
@@ -1301,6 +1343,8 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 			break;
 		case TP_TRACK_EVENT:
 			do_track_event(s, k.has_seq, k.has_ts, q, k.hfield.p, k.hfield.len, lim, &te);
+			if (k.has_ts || te.kind == TM_OP_CONVERT)
+				al_track_event(s, &te, k.machine, clock, (int64_t)k.ts);
 			break;
 		case TP_SYSTEM_INFO:
 			do_sysinfo(s, &k, &k.hfield);

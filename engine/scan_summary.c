@@ -5,6 +5,8 @@
  */
 #include "scan.h"
 
+#include "align_scan.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,8 @@ void
 tm_scan_fini(struct tm_scan *sc)
 {
 	tm_oplog_fini(&sc->log);
+	tm_al_free(sc->align);
+	sc->align = NULL;
 	free(sc->embedded);
 	free(sc->warning);
 	sc->warning = NULL;
@@ -74,4 +78,12 @@ tm_scan_warn(struct tm_scan *sc, const char *fmt, ...)
 	va_end(ap);
 	tm_buf_adds(&b, tmp);
 	sc->warning = tm_buf_steal(&b);
+}
+
+struct tm_align_samples *
+tm_scan_align(struct tm_scan *sc)
+{
+	if (!sc->align)
+		sc->align = tm_al_new();
+	return sc->align;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "scan.h"
+#include "align_scan.h"
 
 #define MAX_LINE (64u * 1024u * 1024u)
 
@@ -537,6 +538,7 @@ one_line(struct ss *ss, const char *l, size_t n, uint64_t off)
 			tm_oplog_stat(&ss->sc->log, 0, TM_STAT_SYSTRACE_PARSE_FAILURE, 1);
 			break;
 		}
+		tm_al_systrace(tm_scan_align(ss->sc), &sl);
 		uint32_t detail = 0;
 		if (ss->ctl && ss->ctl->keep_events) {
 			char ph;

@@ -537,6 +537,80 @@ enum tm_status tm_offset_apply(struct tm_session *s, const struct tm_manifest *c
 void tm_offset_result_fini(struct tm_offset_result *r);
 
 /* ------------------------------------------------------------------ */
+/* Alignment: offsets from events (align.c)                            */
+/* ------------------------------------------------------------------ */
+
+/* "FILE:NAME[#N]=REF:NAME[#N][+D|-D]": the Nth (1-based, default 1)
+ * event NAME in FILE happened at the same moment as the Nth REF:NAME, or D
+ * before it.  N counts among the first 32 occurrences the scan keeps. */
+struct tm_align_pair {
+	char *file, *name, *ref, *ref_name;
+	uint32_t occ, ref_occ;
+	int64_t delta_ns; /* REF event = FILE event + delta */
+};
+enum tm_status tm_align_pair_parse(const char *text, struct tm_align_pair *out,
+				   struct tm_error *err) TM_WUR;
+void tm_align_pair_fini(struct tm_align_pair *p);
+
+struct tm_align_opts {
+	const struct tm_align_pair *pairs; /* declared pairs */
+	size_t n_pairs;
+	/* user name pairs "SEND=RECV": a SEND event in one file is received as
+	 * the RECV event of the same occurrence in the other (one-way messages) */
+	const char *const *msgs;
+	size_t n_msgs;
+};
+
+enum tm_align_quality {
+	TM_ALIGN_NONE = 0,     /* nothing in common with the reference */
+	TM_ALIGN_DECLARED,     /* from declared pairs (exact by declaration) */
+	TM_ALIGN_ACCURATE,     /* messages both ways: guaranteed bounds */
+	TM_ALIGN_APPROXIMATE,  /* events both files saw "at once" (shared names, ids) */
+	TM_ALIGN_ONE_SIDED,    /* messages one way only: one bound */
+	TM_ALIGN_CONTRADICTORY /* the messages admit no offset (nor linear drift) */
+};
+const char *tm_align_quality_name(enum tm_align_quality q);
+
+struct tm_align_estimate {
+	char *file, *ref;
+	uint32_t clock, ref_clock; /* the clocks the offset relates (UNSET: PIN) */
+	enum tm_align_quality quality;
+	bool has_offset;
+	int64_t offset_ns;         /* ref = file + offset, at mid_ts */
+	int64_t mid_ts;            /* file time (own clock) the offset fits */
+	bool has_lo, has_hi;
+	int64_t lo_ns, hi_ns;      /* bounds on the offset at mid_ts */
+	bool has_drift;
+	double drift_ppm;          /* ref clock rate - file clock rate, parts per million */
+	int64_t span_ns;           /* file time the pairs cover */
+	int64_t drift_ns;          /* drift_ppm over span_ns: what one offset cannot hold */
+	size_t n_to_ref, n_from_ref, n_same, n_declared; /* the evidence, by kind */
+	char *evidence;            /* ours: one sentence */
+};
+
+struct tm_align_result {
+	size_t n;
+	struct tm_align_estimate *est; /* one per trace file but the reference */
+	char *timeline_ref;            /* the reference (timeline owner) */
+};
+/* Estimate offsets for every trace file against the timeline's owner under
+ * cur (files named by declared pairs: against their pair's reference), from
+ * what the scan kept; never reads trace bytes. */
+enum tm_status tm_align_run(struct tm_session *s, const struct tm_manifest *cur,
+			    const struct tm_align_opts *o, struct tm_align_result *out,
+			    struct tm_error *err) TM_WUR;
+void tm_align_result_fini(struct tm_align_result *r);
+
+/* The estimator itself (tests): pairs (t_i, d_i) where d = ref time - file
+ * time; kind 1 = a message file->ref (offset <= d), 2 = ref->file
+ * (offset >= d), 0 = the same moment.  Fills quality, offset, bounds, drift. */
+struct tm_align_obs {
+	int64_t t, d;
+	int kind;
+};
+void tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimate *e);
+
+/* ------------------------------------------------------------------ */
 /* Writing the merged TAR                                              */
 /* ------------------------------------------------------------------ */
 

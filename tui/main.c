@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"       tracemerge manifest [--manifest FILE] [CONFIG] INPUT...\n"
 	"       tracemerge merge -o OUT.tar [--manifest FILE] [--strict] [--no-validate]\n"
 	"                        [--reproducible] [CONFIG] INPUT...\n"
+	"       tracemerge align [--json] [--pair FILE:NAME[#N]=REF:NAME[#N][+D]] [--msg SEND=RECV]\n"
+	"                        [--apply [-o MANIFEST]] [--manifest FILE] [CONFIG] INPUT...\n"
 	"CONFIG: --machine PATH=NAME  --offset PATH[:CLOCK][[MACHINE]]=OFFSET[@REF[:CLOCK][[MACHINE]]]\n"
 	"        --trace-time CLOCK[@FILE]\n";
 
@@ -1032,6 +1034,292 @@ cmd_merge(int argc, char **argv)
 	return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* align                                                               */
+/* ------------------------------------------------------------------ */
+
+static void
+print_dur(FILE *f, int64_t ns)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_format_duration_ns(ns, &b);
+	fputs(b.data ? b.data : "", f);
+	tm_buf_fini(&b);
+}
+
+/* The estimate as --offset would write it (the engine's grammar). */
+static void
+offset_arg(struct tm_buf *b, const struct tm_align_estimate *e)
+{
+	tm_buf_addf(b, "%s", e->file);
+	if (e->clock)
+		tm_buf_addf(b, ":%s", tm_clock_name(e->clock));
+	tm_buf_addf(b, "=%" PRId64 "@%s", e->offset_ns, e->ref);
+	if (e->ref_clock)
+		tm_buf_addf(b, ":%s", tm_clock_name(e->ref_clock));
+}
+
+static void
+align_json(const struct tm_align_result *res, const char *verdict)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	bool first = true;
+	tm_buf_addc(&b, '{');
+	kv_str(&b, &first, "reference", res->timeline_ref);
+	json_key(&b, &first, "estimates");
+	tm_buf_addc(&b, '[');
+	for (size_t i = 0; i < res->n; i++) {
+		const struct tm_align_estimate *e = &res->est[i];
+		bool f2 = true;
+		tm_buf_adds(&b, i ? ",{" : "{");
+		kv_str(&b, &f2, "file", e->file);
+		kv_str(&b, &f2, "ref", e->ref);
+		kv_str(&b, &f2, "clock", e->clock ? tm_clock_name(e->clock) : NULL);
+		kv_str(&b, &f2, "ref_clock", e->ref_clock ? tm_clock_name(e->ref_clock) : NULL);
+		kv_str(&b, &f2, "quality", tm_align_quality_name(e->quality));
+		kv_int(&b, &f2, "offset_ns", e->has_offset, e->offset_ns);
+		kv_int(&b, &f2, "at_ts", e->has_offset, e->mid_ts);
+		kv_int(&b, &f2, "lo_ns", e->has_lo, e->lo_ns);
+		kv_int(&b, &f2, "hi_ns", e->has_hi, e->hi_ns);
+		json_key(&b, &f2, "drift_ppm");
+		if (e->has_drift)
+			tm_buf_addf(&b, "%.3f", e->drift_ppm);
+		else
+			tm_buf_adds(&b, "null");
+		kv_int(&b, &f2, "drift_ns", e->has_drift, e->drift_ns);
+		kv_int(&b, &f2, "span_ns", e->has_offset, e->span_ns);
+		kv_u64(&b, &f2, "messages_to_ref", true, e->n_to_ref);
+		kv_u64(&b, &f2, "messages_from_ref", true, e->n_from_ref);
+		kv_u64(&b, &f2, "same_moment", true, e->n_same);
+		kv_u64(&b, &f2, "declared", true, e->n_declared);
+		kv_str(&b, &f2, "evidence", e->evidence);
+		tm_buf_addc(&b, '}');
+	}
+	tm_buf_addc(&b, ']');
+	if (verdict)
+		kv_str(&b, &first, "verdict", verdict);
+	tm_buf_adds(&b, "}\n");
+	fputs(b.data, stdout);
+	tm_buf_fini(&b);
+}
+
+static void
+align_text(FILE *f, const struct tm_align_result *res)
+{
+	char *r = tm_escape_str(res->timeline_ref);
+	fprintf(f, "reference: %s (owns the timeline)\n", r);
+	free(r);
+	for (size_t i = 0; i < res->n; i++) {
+		const struct tm_align_estimate *e = &res->est[i];
+		char *fn = tm_escape_str(e->file), *rn = tm_escape_str(e->ref);
+		char *ev = tm_escape_str(e->evidence);
+		fprintf(f, "%s vs %s: ", fn, rn);
+		if (!e->has_offset) {
+			fprintf(f, "no estimate: %s\n", ev);
+			free(fn), free(rn), free(ev);
+			continue;
+		}
+		print_dur(f, e->offset_ns);
+		fprintf(f, " [%s]", tm_align_quality_name(e->quality));
+		if (e->quality == TM_ALIGN_CONTRADICTORY) {
+			fputs(" messages ask for at least ", f);
+			print_dur(f, e->lo_ns);
+			fputs(" and at most ", f);
+			print_dur(f, e->hi_ns);
+		} else if (e->has_lo && e->has_hi) {
+			fputs(" bounds ", f);
+			print_dur(f, e->lo_ns);
+			fputs(" .. ", f);
+			print_dur(f, e->hi_ns);
+		} else if (e->has_hi) {
+			fputs(" at most ", f);
+			print_dur(f, e->hi_ns);
+			fputs(" (messages one way only: the latency is unknown)", f);
+		} else if (e->has_lo) {
+			fputs(" at least ", f);
+			print_dur(f, e->lo_ns);
+			fputs(" (messages one way only: the latency is unknown)", f);
+		}
+		fputc('\n', f);
+		if (e->has_drift) {
+			fprintf(f, "  drift %.3f ppm: the clocks drift by ", e->drift_ppm);
+			print_dur(f, e->drift_ns);
+			fputs(" over ", f);
+			print_dur(f, e->span_ns);
+			fputs("; the offset fits the middle (a manifest holds one offset)\n", f);
+		}
+		fprintf(f, "  evidence: %s\n", ev);
+		struct tm_buf b;
+		tm_buf_init(&b);
+		offset_arg(&b, e);
+		char *oa = tm_escape_str(b.data);
+		fprintf(f, "  --offset %s\n", oa);
+		free(oa);
+		tm_buf_fini(&b);
+		free(fn), free(rn), free(ev);
+	}
+}
+
+/* Write the estimates into m, through the engine's offset edit; a relation
+ * between two files on one machine takes the machine of its own the engine
+ * proved to help. */
+static int
+align_apply(struct tm_session *s, struct tm_manifest *m, const struct tm_align_result *res)
+{
+	for (size_t i = 0; i < res->n; i++) {
+		const struct tm_align_estimate *e = &res->est[i];
+		if (!e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
+			continue;
+		struct tm_offset_spec sp = {0};
+		struct tm_offset_result r;
+		struct tm_error err;
+		sp.src.file = (char *)(uintptr_t)e->file;
+		sp.has_offset = true;
+		sp.offset_ns = e->offset_ns;
+		sp.ref.file = (char *)(uintptr_t)e->ref;
+		sp.ref.has_clock = true;
+		sp.ref.clock = e->ref_clock;
+		sp.src.has_clock = true;
+		sp.src.clock = e->clock;
+		sp.src.is_pin = !e->clock;
+		if (tm_offset_apply(s, m, NULL, &sp, &r, &err) != TM_OK) {
+			fprintf(stderr, "tracemerge: align: %s\n", err.msg);
+			return EXIT_BROKEN;
+		}
+		tm_manifest_fini(m);
+		tm_manifest_copy(m, r.own_machine && r.own_helps ? &r.own_m : &r.m);
+		if (r.own_machine && r.own_helps)
+			fprintf(stderr, "tracemerge: note (ours): %s\n", r.own_why);
+		tm_offset_result_fini(&r);
+	}
+	return 0;
+}
+
+static int
+cmd_align(int argc, char **argv)
+{
+	struct tm_align_pair *pairs = calloc((size_t)argc + 1, sizeof *pairs);
+	const char **msgs = calloc((size_t)argc + 1, sizeof *msgs);
+	char **rest = calloc((size_t)argc + 1, sizeof *rest);
+	size_t n_pairs = 0, n_msgs = 0;
+	int n_rest = 0, rc = 0;
+	bool apply = false;
+	const char *out_path = NULL;
+	if (!pairs || !msgs || !rest)
+		abort();
+	for (int i = 0; i < argc && !rc; i++) {
+		struct tm_error e;
+		if (!strcmp(argv[i], "--pair") || !strcmp(argv[i], "--msg") || !strcmp(argv[i], "-o")) {
+			if (i + 1 >= argc) {
+				rc = usage("option needs a value");
+				break;
+			}
+			if (argv[i][2] == 'p') {
+				if (tm_align_pair_parse(argv[i + 1], &pairs[n_pairs], &e) != TM_OK) {
+					fprintf(stderr, "tracemerge: --pair %s\ntracemerge: %s\n", e.msg,
+						e.hint);
+					rc = EXIT_USAGE;
+				} else {
+					n_pairs++;
+				}
+			} else if (argv[i][1] == 'o') {
+				out_path = argv[i + 1];
+			} else if (!strchr(argv[i + 1], '=')) {
+				rc = usage("--msg takes SEND=RECV (event names)");
+			} else {
+				msgs[n_msgs++] = argv[i + 1];
+			}
+			i++;
+		} else if (!strcmp(argv[i], "--apply")) {
+			apply = true;
+		} else {
+			rest[n_rest++] = argv[i];
+		}
+	}
+	struct opts o;
+	if (!rc)
+		rc = parse_opts(n_rest, rest, &o, false);
+	else
+		memset(&o, 0, sizeof o);
+	struct tm_session *s = NULL;
+	struct tm_manifest m;
+	bool have_m = false, m_init = false;
+	if (!rc) {
+		rc = open_all(&o, &s, &m, &have_m, false, NULL);
+		m_init = s != NULL;
+	}
+	if (!rc && !have_m) {
+		const struct tm_manifest *am = tm_session_manifest(s, NULL);
+		if (am) {
+			tm_manifest_fini(&m);
+			tm_manifest_copy(&m, am);
+		}
+	}
+	struct tm_align_result res = {0};
+	struct tm_error e;
+	if (!rc) {
+		struct tm_align_opts ao = {pairs, n_pairs, msgs, n_msgs};
+		if (tm_align_run(s, &m, &ao, &res, &e) != TM_OK) {
+			fprintf(stderr, "tracemerge: align: %s\n", e.msg);
+			rc = e.code == TM_ERR_INVALID ? EXIT_USAGE : EXIT_BROKEN;
+		}
+	}
+	char *verdict = NULL;
+	if (!rc && apply) {
+		rc = align_apply(s, &m, &res);
+		struct tm_report *r;
+		if (!rc && tm_session_evaluate(s, &m, &r, &e) == TM_OK) {
+			struct tm_buf b;
+			tm_buf_init(&b);
+			tm_report_verdict(r, &b);
+			verdict = tm_buf_steal(&b);
+			rc = r->error ? EXIT_BROKEN : r->dropped ? EXIT_DROPS : 0;
+			tm_report_free(r);
+		}
+	}
+	if (res.timeline_ref) {
+		if (o.json)
+			align_json(&res, verdict);
+		else
+			align_text(apply ? stderr : stdout, &res);
+	}
+	if (apply && res.timeline_ref && (rc == 0 || rc == EXIT_DROPS || rc == EXIT_BROKEN)) {
+		struct tm_buf b;
+		tm_buf_init(&b);
+		tm_manifest_emit(&m, &b);
+		FILE *f = out_path ? fopen(out_path, "w") : (o.json ? NULL : stdout);
+		if (out_path && !f) {
+			fprintf(stderr, "tracemerge: cannot write '%s': %s\n", out_path, strerror(errno));
+			rc = EXIT_BROKEN;
+		} else if (f) {
+			fputs(b.data ? b.data : "", f);
+			if (f != stdout && fclose(f) != 0) {
+				fprintf(stderr, "tracemerge: cannot write '%s': %s\n", out_path,
+					strerror(errno));
+				rc = EXIT_BROKEN;
+			}
+		}
+		tm_buf_fini(&b);
+		if (verdict)
+			fprintf(stderr, "predicted with the estimates applied: %s\n", verdict);
+	}
+	free(verdict);
+	tm_align_result_fini(&res);
+	if (m_init)
+		tm_manifest_fini(&m);
+	tm_session_close(s);
+	if (o.inputs)
+		free_opts(&o);
+	for (size_t i = 0; i < n_pairs; i++)
+		tm_align_pair_fini(&pairs[i]);
+	free(pairs);
+	free(msgs);
+	free(rest);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1045,6 +1333,8 @@ main(int argc, char **argv)
 			return cmd_manifest(argc - 2, argv + 2);
 		if (!strcmp(c, "merge"))
 			return cmd_merge(argc - 2, argv + 2);
+		if (!strcmp(c, "align"))
+			return cmd_align(argc - 2, argv + 2);
 		if (!strcmp(c, "demo")) {
 			/* "--demo" plus any workbench options that follow */
 			argv[1] = (char *)(uintptr_t) "--demo";

@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Offsets from events: pairs of events that two traces both saw (shared
+ * instant names, flow and async ids, user-named send/receive pairs, declared
+ * pairs), turned into an offset with bounds, a quality and the drift.
+ *
+ * One-way messages use the convex-hull method of Duda et al. (1987), as
+ * Poirier, Roy and Dagenais (2010) apply it to traces: with the reference's
+ * clock modelled as ref = file + a + b*(t - mid), a message file->ref
+ * received at ref time r after being sent at file time t says
+ * a + b*(t - mid) <= r - t (its latency is not negative), and one ref->file
+ * says the opposite.  The feasible (a, b) form a convex polygon, found here
+ * by clipping a box with one half-plane per message; its extent is the
+ * bound on the offset, its b range the drift.  Everything is computed from
+ * the samples the scan kept (align_scan.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "align_scan.h"
+#include "internal.h"
+#include "session.h"
+
+const char *
+tm_align_quality_name(enum tm_align_quality q)
+{
+	switch (q) {
+	case TM_ALIGN_DECLARED: return "declared";
+	case TM_ALIGN_ACCURATE: return "accurate";
+	case TM_ALIGN_APPROXIMATE: return "approximate";
+	case TM_ALIGN_ONE_SIDED: return "one-sided";
+	case TM_ALIGN_CONTRADICTORY: return "contradictory";
+	default: return "none";
+	}
+}
+
+/* ---- the estimator ---- */
+
+struct pt {
+	double a, b;
+};
+
+#define MAX_DRIFT 1e-3 /* 1000 ppm: beyond any crystal */
+#define BOX_A 1e17
+
+/* Keep the part of poly where ka*a + kb*b <= c (Sutherland-Hodgman). */
+static size_t
+clip(struct pt *in, size_t n, double ka, double kb, double c, struct pt *out)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct pt p = in[i], q = in[(i + 1) % n];
+		double fp = ka * p.a + kb * p.b - c, fq = ka * q.a + kb * q.b - c;
+		if (fp <= 0)
+			out[m++] = p;
+		if ((fp < 0 && fq > 0) || (fp > 0 && fq < 0)) {
+			double t = fp / (fp - fq);
+			out[m++] = (struct pt){p.a + t * (q.a - p.a), p.b + t * (q.b - p.b)};
+		}
+	}
+	return m;
+}
+
+/* The a range of the polygon on the line b = bv. */
+static bool
+a_range(const struct pt *v, size_t n, double bv, double *lo, double *hi)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		struct pt p = v[i], q = v[(i + 1) % n];
+		double x;
+		if ((p.b - bv) * (q.b - bv) > 0)
+			continue;
+		if (p.b == q.b)
+			x = p.a;
+		else
+			x = p.a + (bv - p.b) / (q.b - p.b) * (q.a - p.a);
+		if (!any || x < *lo)
+			*lo = x;
+		if (!any || x > *hi)
+			*hi = x;
+		any = true;
+		if (p.b == q.b) {
+			if (q.a < *lo)
+				*lo = q.a;
+			if (q.a > *hi)
+				*hi = q.a;
+		}
+	}
+	return any;
+}
+
+static int64_t
+to_ns(double x)
+{
+	if (x >= 9.2e18)
+		return INT64_MAX;
+	if (x <= -9.2e18)
+		return INT64_MIN + 1;
+	return (int64_t)llround(x);
+}
+
+void
+tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimate *e)
+{
+	e->quality = TM_ALIGN_NONE;
+	e->has_offset = e->has_lo = e->has_hi = e->has_drift = false;
+	e->n_to_ref = e->n_from_ref = e->n_same = 0;
+	if (!n)
+		return;
+	int64_t tmin = obs[0].t, tmax = obs[0].t, d0 = obs[0].d;
+	for (size_t i = 0; i < n; i++) {
+		tmin = obs[i].t < tmin ? obs[i].t : tmin;
+		tmax = obs[i].t > tmax ? obs[i].t : tmax;
+		if (obs[i].kind == 1)
+			e->n_to_ref++;
+		else if (obs[i].kind == 2)
+			e->n_from_ref++;
+		else
+			e->n_same++;
+	}
+	int64_t mid = tmin + (int64_t)(((uint64_t)tmax - (uint64_t)tmin) / 2);
+	e->mid_ts = mid;
+	e->span_ns = wrap_sub(tmax, tmin);
+	double span = (double)e->span_ns;
+#define U(i) ((double)wrap_sub(obs[i].t, mid))
+#define Y(i) ((double)wrap_sub(obs[i].d, d0))
+	double a = 0, b = 0, lo = 0, hi = 0;
+
+	if (e->n_to_ref && e->n_from_ref) {
+		/* both directions: the feasible polygon */
+		double bmax = span > 0 ? MAX_DRIFT : 0;
+		size_t cap = 2 * n + 8, m = 4;
+		struct pt *p = xmalloc(cap * sizeof *p), *q = xmalloc(cap * sizeof *q);
+		p[0] = (struct pt){-BOX_A, -bmax};
+		p[1] = (struct pt){BOX_A, -bmax};
+		p[2] = (struct pt){BOX_A, bmax};
+		p[3] = (struct pt){-BOX_A, bmax};
+		if (bmax == 0)
+			m = 2; /* a segment on b = 0 */
+		for (size_t i = 0; i < n && m; i++) {
+			if (obs[i].kind == 1)
+				m = clip(p, m, 1, U(i), Y(i), q);
+			else if (obs[i].kind == 2)
+				m = clip(p, m, -1, -U(i), -Y(i), q);
+			else
+				continue;
+			struct pt *t = p;
+			p = q;
+			q = t;
+		}
+		if (m) {
+			double pbmin = p[0].b, pbmax = p[0].b, amin = p[0].a, amax = p[0].a;
+			for (size_t i = 0; i < m; i++) {
+				pbmin = fmin(pbmin, p[i].b);
+				pbmax = fmax(pbmax, p[i].b);
+				amin = fmin(amin, p[i].a);
+				amax = fmax(amax, p[i].a);
+			}
+			bool drift_known = span > 0 && pbmax < bmax * 0.999 && pbmin > -bmax * 0.999;
+			b = drift_known ? (pbmin + pbmax) / 2 : (pbmin <= 0 && pbmax >= 0) ? 0
+											  : (pbmin + pbmax) / 2;
+			double alo = amin, ahi = amax;
+			if (!a_range(p, m, b, &alo, &ahi)) {
+				alo = amin;
+				ahi = amax;
+			}
+			a = (alo + ahi) / 2;
+			lo = amin;
+			hi = amax;
+			e->quality = TM_ALIGN_ACCURATE;
+			e->has_lo = e->has_hi = true;
+			e->has_drift = drift_known;
+		} else {
+			/* no line fits: report where a constant offset breaks */
+			double maxlo = -INFINITY, minhi = INFINITY;
+			for (size_t i = 0; i < n; i++) {
+				if (obs[i].kind == 1)
+					minhi = fmin(minhi, Y(i));
+				else if (obs[i].kind == 2)
+					maxlo = fmax(maxlo, Y(i));
+			}
+			a = (maxlo + minhi) / 2;
+			lo = maxlo;
+			hi = minhi;
+			e->has_lo = e->has_hi = true;
+			e->quality = TM_ALIGN_CONTRADICTORY;
+		}
+		free(p);
+		free(q);
+	} else if (e->n_same) {
+		/* the same moments: least squares, residual spread as bounds */
+		double su = 0, sy = 0, suu = 0, suy = 0, k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (obs[i].kind)
+				continue;
+			su += U(i);
+			sy += Y(i);
+			suu += U(i) * U(i);
+			suy += U(i) * Y(i);
+			k++;
+		}
+		double den = k * suu - su * su;
+		if (k >= 3 && span > 0 && den > 0) {
+			b = (k * suy - su * sy) / den;
+			e->has_drift = true;
+		}
+		a = (sy - b * su) / k;
+		bool first = true;
+		for (size_t i = 0; i < n; i++) {
+			if (obs[i].kind)
+				continue;
+			double r = Y(i) - b * U(i);
+			if (first || r < lo)
+				lo = r;
+			if (first || r > hi)
+				hi = r;
+			first = false;
+		}
+		e->has_lo = e->has_hi = true;
+		e->quality = TM_ALIGN_APPROXIMATE;
+	} else {
+		/* one direction only: one bound, the smallest latency is the estimate */
+		bool up = e->n_to_ref > 0;
+		bool first = true;
+		for (size_t i = 0; i < n; i++) {
+			double y = Y(i);
+			if (first || (up ? y < a : y > a))
+				a = y;
+			first = false;
+		}
+		lo = hi = a;
+		e->has_hi = up;
+		e->has_lo = !up;
+		e->quality = TM_ALIGN_ONE_SIDED;
+	}
+#undef U
+#undef Y
+	e->has_offset = true;
+	e->offset_ns = wrap_add(d0, to_ns(a));
+	e->lo_ns = wrap_add(d0, to_ns(lo));
+	e->hi_ns = wrap_add(d0, to_ns(hi));
+	e->drift_ppm = b * 1e6;
+	e->drift_ns = to_ns(b * span);
+}
+
+/* ---- pairs and the run ---- */
+
+void
+tm_align_pair_fini(struct tm_align_pair *p)
+{
+	free(p->file);
+	free(p->name);
+	free(p->ref);
+	free(p->ref_name);
+	memset(p, 0, sizeof *p);
+}
+
+/* FILE:NAME[#N] */
+static bool
+parse_event(const char *s, size_t n, char **file, char **name, uint32_t *occ)
+{
+	const char *c = memchr(s, ':', n);
+	if (!c || c == s || c + 1 == s + n)
+		return false;
+	const char *h = NULL;
+	for (const char *q = s + n; q > c + 1; q--)
+		if (q[-1] == '#') {
+			h = q - 1;
+			break;
+		}
+	*occ = 1;
+	size_t nend = n;
+	if (h) {
+		char *e;
+		unsigned long v = strtoul(h + 1, &e, 10);
+		if (e == s + n && h + 1 < s + n && v >= 1 && v <= AL_OCC) {
+			*occ = (uint32_t)v;
+			nend = (size_t)(h - s);
+		}
+	}
+	*file = xstrndup(s, (size_t)(c - s));
+	*name = xstrndup(c + 1, nend - (size_t)(c + 1 - s));
+	return **name != 0;
+}
+
+enum tm_status
+tm_align_pair_parse(const char *text, struct tm_align_pair *out, struct tm_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const char *eq = strchr(text, '=');
+	if (!eq)
+		goto bad;
+	if (!parse_event(text, (size_t)(eq - text), &out->file, &out->name, &out->occ))
+		goto bad;
+	const char *r = eq + 1;
+	size_t rn = strlen(r);
+	/* an optional +D / -D at the end (a duration with a unit) */
+	for (size_t k = rn; k > 0; k--) {
+		if (r[k - 1] != '+' && r[k - 1] != '-')
+			continue;
+		struct tm_error e2;
+		int64_t d;
+		if (k - 1 > 0 && r[k - 2] != '#' && tm_parse_duration_ns(r + k - 1, &d, &e2) == TM_OK) {
+			out->delta_ns = d;
+			rn = k - 1;
+		}
+		break;
+	}
+	if (!parse_event(r, rn, &out->ref, &out->ref_name, &out->ref_occ))
+		goto bad;
+	return TM_OK;
+bad:
+	tm_align_pair_fini(out);
+	tm_error_set(err, TM_ERR_INVALID, "'%s': expected FILE:NAME[#N]=REF:NAME[#N][+D]", text);
+	tm_error_hint(err, "N counts occurrences from 1 (up to %u); D is a duration the REF "
+			   "event comes after the FILE event, e.g. a.pb:tap=b.json:tap#2+3ms",
+		      AL_OCC);
+	return TM_ERR_INVALID;
+}
+
+void
+tm_align_result_fini(struct tm_align_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->est[i].file);
+		free(r->est[i].ref);
+		free(r->est[i].evidence);
+	}
+	free(r->est);
+	free(r->timeline_ref);
+	memset(r, 0, sizeof *r);
+}
+
+static ssize_t
+member_of(const struct tm_session *s, const char *name)
+{
+	for (size_t i = 1; name && i < s->in.n_members; i++) {
+		const struct tm_member *m = &s->in.members[i];
+		if (m->name && !m->is_hidden && !strcmp(m->name, name))
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+struct side {
+	const struct tm_align_samples *a;
+	uint32_t clock; /* its trace clock (0: clockless) */
+};
+
+/* A sample is in the file's trace clock: the reader's default (0) or that
+ * clock itself, on the file's own machine. */
+static bool
+usable(const struct side *sd, const struct al_occ *o)
+{
+	return o->machine == 0 && (o->clock == 0 || o->clock == sd->clock);
+}
+
+struct obsv {
+	struct tm_align_obs *v;
+	size_t n, cap;
+};
+
+static void
+obs_add(struct obsv *o, int64_t t, int64_t d, int kind)
+{
+	XGROW(o->v, o->cap, o->n + 1);
+	o->v[o->n++] = (struct tm_align_obs){t, d, kind};
+}
+
+static void
+collect(const struct side *f, const struct side *r, const struct tm_align_opts *o,
+	struct obsv *ov, size_t *n_names, size_t *n_ids, size_t *n_msgs)
+{
+	/* user send->recv pairs */
+	for (size_t k = 0; o && k < o->n_msgs; k++) {
+		const char *eq = strchr(o->msgs[k], '=');
+		if (!eq)
+			continue;
+		uint64_t hs = tm_al_hash(o->msgs[k], (size_t)(eq - o->msgs[k]));
+		uint64_t hr = tm_al_hash(eq + 1, strlen(eq + 1));
+		for (int dir = 1; dir <= 2; dir++) {
+			const struct al_name *snd = tm_al_find_name(dir == 1 ? f->a : r->a, hs);
+			const struct al_name *rcv = tm_al_find_name(dir == 1 ? r->a : f->a, hr);
+			if (!snd || !rcv)
+				continue;
+			for (uint32_t i = 0; i < snd->n && i < rcv->n; i++) {
+				const struct al_occ *so = &snd->occ[i], *ro = &rcv->occ[i];
+				if (dir == 1 && usable(f, so) && usable(r, ro)) {
+					obs_add(ov, so->ts, wrap_sub(ro->ts, so->ts), 1);
+					(*n_msgs)++;
+				} else if (dir == 2 && usable(r, so) && usable(f, ro)) {
+					obs_add(ov, ro->ts, wrap_sub(so->ts, ro->ts), 2);
+					(*n_msgs)++;
+				}
+			}
+		}
+	}
+	/* flow and async ids */
+	for (size_t i = 0; f->a && i < f->a->cap_ids; i++) {
+		const struct al_id *x = &f->a->ids[i];
+		if (!x->key)
+			continue;
+		const struct al_id *y = tm_al_find_id(r->a, x->key);
+		if (!y)
+			continue;
+		if ((x->have & AL_OUT) && (y->have & AL_IN) && usable(f, &x->out) && usable(r, &y->in)) {
+			obs_add(ov, x->out.ts, wrap_sub(y->in.ts, x->out.ts), 1);
+			(*n_ids)++;
+		} else if ((y->have & AL_OUT) && (x->have & AL_IN) && usable(r, &y->out) &&
+			   usable(f, &x->in)) {
+			obs_add(ov, x->in.ts, wrap_sub(y->out.ts, x->in.ts), 2);
+			(*n_ids)++;
+		}
+	}
+	/* instants both files saw equally often */
+	for (size_t i = 0; f->a && i < f->a->cap_names; i++) {
+		const struct al_name *x = &f->a->names[i];
+		if (!x->h || !x->all_instant || x->count > AL_OCC)
+			continue;
+		const struct al_name *y = tm_al_find_name(r->a, x->h);
+		if (!y || !y->all_instant || y->count != x->count)
+			continue;
+		for (uint32_t k = 0; k < x->n; k++)
+			if (usable(f, &x->occ[k]) && usable(r, &y->occ[k])) {
+				obs_add(ov, x->occ[k].ts, wrap_sub(y->occ[k].ts, x->occ[k].ts), 0);
+				(*n_names)++;
+			}
+	}
+}
+
+static const struct al_occ *
+nth(const struct tm_align_samples *a, const char *name, uint32_t occ)
+{
+	const struct al_name *x = tm_al_find_name(a, tm_al_hash(name, strlen(name)));
+	return x && occ >= 1 && occ <= x->n ? &x->occ[occ - 1] : NULL;
+}
+
+enum tm_status
+tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct tm_align_opts *o,
+	     struct tm_align_result *out, struct tm_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct tm_report *rep = NULL;
+	enum tm_status st = tm_session_evaluate(s, cur, &rep, err);
+	if (st != TM_OK)
+		return st;
+	const char *owner = NULL;
+	if (rep->tt_file >= 0)
+		owner = rep->files[rep->tt_file].path;
+	for (size_t i = 0; !owner && i < rep->n_files; i++)
+		if (rep->files[i].is_trace && rep->files[i].path)
+			owner = rep->files[i].path;
+	if (!owner) {
+		tm_report_free(rep);
+		return tm_error_set(err, TM_ERR_INVALID, "no trace file to align against");
+	}
+	out->timeline_ref = xstrdup(owner);
+	/* declared pairs first: they must name files of the input */
+	for (size_t k = 0; o && k < o->n_pairs; k++) {
+		const struct tm_align_pair *p = &o->pairs[k];
+		const char *bad = member_of(s, p->file) < 0 ? p->file
+				  : member_of(s, p->ref) < 0 ? p->ref
+							     : NULL;
+		if (bad) {
+			tm_report_free(rep);
+			return tm_error_set(err, TM_ERR_INVALID, "--pair: '%s' is not a file of the input",
+					    bad);
+		}
+	}
+	out->est = xcalloc(rep->n_files, sizeof *out->est);
+	for (size_t i = 0; i < rep->n_files; i++) {
+		const struct tm_report_file *rf = &rep->files[i];
+		if (!rf->is_trace || !rf->path || !strcmp(rf->path, owner))
+			continue;
+		const char *ref = owner;
+		for (size_t k = 0; o && k < o->n_pairs; k++)
+			if (!strcmp(o->pairs[k].file, rf->path))
+				ref = o->pairs[k].ref;
+		ssize_t fm = (ssize_t)rf->member, rm = member_of(s, ref);
+		struct tm_align_estimate *e = &out->est[out->n++];
+		e->file = xstrdup(rf->path);
+		e->ref = xstrdup(ref);
+		e->clock = tm_session_trace_clock(s, (size_t)fm);
+		e->ref_clock = rm >= 0 ? tm_session_trace_clock(s, (size_t)rm) : 0;
+		struct side fs = {s->scans[fm] ? s->scans[fm]->align : NULL, e->clock};
+		struct side rs = {rm >= 0 && s->scans[rm] ? s->scans[rm]->align : NULL, e->ref_clock};
+		struct obsv ov = {0};
+		size_t n_names = 0, n_ids = 0, n_msgs = 0, n_decl = 0;
+		for (size_t k = 0; o && k < o->n_pairs; k++) {
+			const struct tm_align_pair *p = &o->pairs[k];
+			if (strcmp(p->file, rf->path) || strcmp(p->ref, ref))
+				continue;
+			const struct al_occ *x = nth(fs.a, p->name, p->occ);
+			const struct al_occ *y = nth(rs.a, p->ref_name, p->ref_occ);
+			if (!x || !y) {
+				tm_report_free(rep);
+				free(ov.v);
+				return tm_error_set(err, TM_ERR_INVALID,
+						    "--pair: no occurrence %u of '%s' in %s",
+						    !x ? p->occ : p->ref_occ, !x ? p->name : p->ref_name,
+						    !x ? p->file : p->ref);
+			}
+			obs_add(&ov, x->ts, wrap_sub(wrap_sub(y->ts, x->ts), p->delta_ns), 0);
+			n_decl++;
+		}
+		if (!n_decl && fs.a && rs.a)
+			collect(&fs, &rs, o, &ov, &n_names, &n_ids, &n_msgs);
+		tm_align_solve(ov.v, ov.n, e);
+		if (n_decl) {
+			e->quality = TM_ALIGN_DECLARED;
+			e->n_declared = n_decl;
+			e->n_same = 0;
+		}
+		struct tm_buf b;
+		tm_buf_init(&b);
+		if (!ov.n)
+			tm_buf_addf(&b, "no event, flow or async id that both %s and %s carry", rf->path,
+				    ref);
+		else if (n_decl)
+			tm_buf_addf(&b, "%zu declared pair%s", n_decl, n_decl == 1 ? "" : "s");
+		else
+			tm_buf_addf(&b,
+				    "%zu message%s %s -> %s and %zu back (%zu flow/async ids, %zu named "
+				    "send/receive pairs), %zu instant%s both saw",
+				    e->n_to_ref, e->n_to_ref == 1 ? "" : "s", rf->path, ref, e->n_from_ref,
+				    n_ids, n_msgs, e->n_same, e->n_same == 1 ? "" : "s");
+		e->evidence = tm_buf_steal(&b);
+		free(ov.v);
+	}
+	tm_report_free(rep);
+	return TM_OK;
+}

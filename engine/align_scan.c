@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/* Bounded alignment samples collected during the scan (align_scan.h). */
+#include "align_scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+
+static uint64_t
+mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+uint64_t
+tm_al_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+uint64_t
+tm_al_id_key(enum al_kind kind, uint64_t id)
+{
+	uint64_t k = mix(id ^ ((uint64_t)kind << 60)) | 1; /* never 0 */
+	return k;
+}
+
+struct tm_align_samples *
+tm_al_new(void)
+{
+	struct tm_align_samples *a = xcalloc(1, sizeof *a);
+	return a;
+}
+
+void
+tm_al_free(struct tm_align_samples *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->cap_names; i++)
+		free(a->names[i].name);
+	free(a->names);
+	free(a->ids);
+	free(a);
+}
+
+static void
+names_grow(struct tm_align_samples *a)
+{
+	size_t nc = a->cap_names ? a->cap_names * 2 : 64;
+	struct al_name *nn = xcalloc(nc, sizeof *nn);
+	for (size_t i = 0; i < a->cap_names; i++) {
+		if (!a->names[i].h)
+			continue;
+		size_t j = mix(a->names[i].h) & (nc - 1);
+		while (nn[j].h)
+			j = (j + 1) & (nc - 1);
+		nn[j] = a->names[i];
+	}
+	free(a->names);
+	a->names = nn;
+	a->cap_names = nc;
+}
+
+static struct al_name *
+name_slot(const struct tm_align_samples *a, uint64_t h)
+{
+	if (!a || !a->cap_names)
+		return NULL;
+	size_t j = mix(h) & (a->cap_names - 1);
+	while (a->names[j].h) {
+		if (a->names[j].h == h)
+			return &a->names[j];
+		j = (j + 1) & (a->cap_names - 1);
+	}
+	return NULL;
+}
+
+void
+tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
+	   uint32_t machine, unsigned flags)
+{
+	if (!name || !n)
+		return;
+	uint64_t h = tm_al_hash(name, n);
+	struct al_name *e = name_slot(a, h);
+	if (!e) {
+		if (a->n_names >= AL_NAMES) {
+			a->names_full = true;
+			return;
+		}
+		if ((a->n_names + 1) * 2 > a->cap_names)
+			names_grow(a);
+		size_t j = mix(h) & (a->cap_names - 1);
+		while (a->names[j].h)
+			j = (j + 1) & (a->cap_names - 1);
+		e = &a->names[j];
+		e->h = h;
+		e->name = xstrndup(name, n);
+		e->all_instant = true;
+		a->n_names++;
+	}
+	e->count++;
+	e->all_instant &= (flags & AL_INSTANT) != 0;
+	if (e->n < AL_OCC)
+		e->occ[e->n++] = (struct al_occ){ts, clock, machine};
+}
+
+static void
+ids_put(struct tm_align_samples *a, const struct al_id *src)
+{
+	size_t j = mix(src->key) & (a->cap_ids - 1);
+	while (a->ids[j].key && a->ids[j].key != src->key)
+		j = (j + 1) & (a->cap_ids - 1);
+	if (!a->ids[j].key)
+		a->n_ids++;
+	a->ids[j] = *src;
+}
+
+static struct al_id *
+id_slot(const struct tm_align_samples *a, uint64_t key)
+{
+	if (!a || !a->cap_ids)
+		return NULL;
+	size_t j = mix(key) & (a->cap_ids - 1);
+	while (a->ids[j].key) {
+		if (a->ids[j].key == key)
+			return &a->ids[j];
+		j = (j + 1) & (a->cap_ids - 1);
+	}
+	return NULL;
+}
+
+void
+tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts, uint32_t clock,
+	 uint32_t machine, unsigned dir)
+{
+	uint64_t key = tm_al_id_key(kind, id);
+	a->n_id_events++;
+	if ((key >> 1) & a->id_mask)
+		return;
+	if (!a->cap_ids) {
+		a->cap_ids = 1024;
+		a->ids = xcalloc(a->cap_ids, sizeof *a->ids);
+	}
+	struct al_id *e = id_slot(a, key);
+	if (!e) {
+		if (a->n_ids + 1 > AL_IDS) {
+			/* thin: keep half, by the id's hash (the same in every file) */
+			a->id_mask = a->id_mask * 2 + 1;
+			struct al_id *old = a->ids;
+			size_t oc = a->cap_ids;
+			a->ids = xcalloc(oc, sizeof *a->ids);
+			a->n_ids = 0;
+			for (size_t i = 0; i < oc; i++)
+				if (old[i].key && !((old[i].key >> 1) & a->id_mask))
+					ids_put(a, &old[i]);
+			free(old);
+			if ((key >> 1) & a->id_mask)
+				return;
+		} else if ((a->n_ids + 1) * 2 > a->cap_ids) {
+			struct al_id *old = a->ids;
+			size_t oc = a->cap_ids;
+			a->cap_ids *= 2;
+			a->ids = xcalloc(a->cap_ids, sizeof *a->ids);
+			a->n_ids = 0;
+			for (size_t i = 0; i < oc; i++)
+				if (old[i].key)
+					ids_put(a, &old[i]);
+			free(old);
+		}
+		struct al_id fresh = {.key = key};
+		ids_put(a, &fresh);
+		e = id_slot(a, key);
+	}
+	struct al_occ o = {ts, clock, machine};
+	if ((dir & AL_OUT) && !(e->have & AL_OUT)) {
+		e->out = o;
+		e->have |= AL_OUT;
+	}
+	if ((dir & AL_IN) && !(e->have & AL_IN)) {
+		e->in = o;
+		e->have |= AL_IN;
+	}
+}
+
+void
+tm_al_systrace(struct tm_align_samples *a, const struct tm_systrace_line *l)
+{
+	if (!((l->event_len == 18 && !memcmp(l->event, "tracing_mark_write", 18)) ||
+	      (l->event_len == 5 && !memcmp(l->event, "print", 5))))
+		return;
+	const char *s = l->args, *end = l->args + strnlen(l->args, l->args_len);
+	if (end - s < 3 || s[1] != '|')
+		return;
+	char ph = s[0];
+	const char *p = s + 2;
+	while (p < end && *p != '|')
+		p++; /* pid */
+	if (p >= end)
+		return;
+	const char *name = ++p;
+	while (p < end && *p != '|')
+		p++;
+	size_t nl = (size_t)(p - name);
+	if (ph == 'B' || ph == 'I' || ph == 'N') {
+		if (ph == 'B')
+			nl = (size_t)(end - name); /* the rest of the line */
+		tm_al_name(a, name, nl, l->ts, 0, 0, ph == 'B' ? 0 : AL_INSTANT);
+	} else if ((ph == 'S' || ph == 'F') && p < end) {
+		char buf[24];
+		size_t cl = (size_t)(end - p - 1);
+		if (cl == 0 || cl >= sizeof buf)
+			return;
+		memcpy(buf, p + 1, cl);
+		buf[cl] = 0;
+		char *q;
+		long long cookie = strtoll(buf, &q, 10);
+		if (*q && *q != '|')
+			return;
+		uint64_t id = tm_al_hash(name, nl) ^ (uint64_t)cookie;
+		tm_al_id(a, AL_ASYNC, id, l->ts, 0, 0, ph == 'S' ? AL_OUT : AL_IN);
+		tm_al_name(a, name, nl, l->ts, 0, 0, 0);
+	}
+}
+
+void
+tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, bool has_id,
+	   uint64_t id, int64_t ts)
+{
+	switch (phase) {
+	case 'i':
+	case 'I':
+	case 'n':
+	case 'R':
+		tm_al_name(a, name, nl, ts, 0, 0, AL_INSTANT);
+		break;
+	case 'B':
+	case 'X':
+		tm_al_name(a, name, nl, ts, 0, 0, 0);
+		break;
+	case 's':
+	case 'f':
+		if (has_id)
+			tm_al_id(a, AL_FLOW, id, ts, 0, 0, phase == 's' ? AL_OUT : AL_IN);
+		break;
+	case 'b':
+	case 'e':
+	case 'S':
+	case 'F':
+		if (has_id)
+			tm_al_id(a, AL_ASYNC, tm_al_hash(name ? name : "", nl) ^ id, ts, 0, 0,
+				 phase == 'b' || phase == 'S' ? AL_OUT : AL_IN);
+		if (phase == 'b' || phase == 'S')
+			tm_al_name(a, name, nl, ts, 0, 0, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+const struct al_name *
+tm_al_find_name(const struct tm_align_samples *a, uint64_t h)
+{
+	return name_slot(a, h);
+}
+
+const struct al_id *
+tm_al_find_id(const struct tm_align_samples *a, uint64_t key)
+{
+	return id_slot(a, key);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What alignment needs from a scan, kept within a fixed budget so that an
+ * estimate never reads trace bytes again (align_scan.c):
+ *  - names: up to AL_NAMES distinct event names, each with its count and
+ *    the timestamps of its first AL_OCC occurrences;
+ *  - ids: flow and async ids with the timestamp of their first start (out)
+ *    and first end (in), at most AL_IDS of them.  When the table fills,
+ *    ids are thinned by a hash of the id (the same in every file), so the
+ *    ids two files keep are still the same ones.
+ * Timestamps are raw, with the op's clock spec (clock 0: the reader's
+ * default clock), as the scanner saw them.
+ */
+#ifndef TM_ALIGN_SCAN_H
+#define TM_ALIGN_SCAN_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include "internal.h"
+
+#define AL_NAMES 4096u
+#define AL_OCC 32u
+#define AL_IDS 32768u
+
+enum { AL_OUT = 1, AL_IN = 2, AL_INSTANT = 4 };
+enum al_kind { AL_FLOW = 1, AL_ASYNC = 2 };
+
+struct al_occ {
+	int64_t ts;
+	uint32_t clock, machine;
+};
+
+struct al_name {
+	uint64_t h;
+	char *name;
+	uint64_t count;
+	bool all_instant;
+	uint32_t n; /* kept occurrences (<= AL_OCC) */
+	struct al_occ occ[AL_OCC];
+};
+
+struct al_id {
+	uint64_t key; /* 0 = empty slot */
+	uint8_t have; /* AL_OUT | AL_IN */
+	struct al_occ out, in;
+};
+
+struct tm_align_samples {
+	struct al_name *names; /* open addressing, cap_names slots */
+	size_t n_names, cap_names;
+	bool names_full;
+	struct al_id *ids;
+	size_t n_ids, cap_ids;
+	uint64_t id_mask; /* keep ids with (mix(key) & id_mask) == 0 */
+	uint64_t n_id_events;
+};
+
+struct tm_align_samples *tm_al_new(void);
+void tm_al_free(struct tm_align_samples *a);
+uint64_t tm_al_hash(const char *s, size_t n);
+/* An event named name[0..n) at ts (flags: AL_INSTANT for instants/markers). */
+void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
+		uint32_t machine, unsigned flags);
+/* A flow/async id's start (AL_OUT) or end (AL_IN) at ts. */
+void tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
+	      uint32_t clock, uint32_t machine, unsigned dir);
+const struct al_name *tm_al_find_name(const struct tm_align_samples *a, uint64_t h);
+const struct al_id *tm_al_find_id(const struct tm_align_samples *a, uint64_t key);
+uint64_t tm_al_id_key(enum al_kind kind, uint64_t id);
+
+/* A Chrome JSON event: instants (i I n R) and slices (B X) by name, flows
+ * (s out, f in) by id, async events (b S out, e F in) by name and id. */
+void tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, bool has_id,
+		uint64_t id, int64_t ts);
+
+struct tm_systrace_line;
+/* A systrace print/tracing_mark_write line: B|pid|name (a name), I|pid|name
+ * (an instant), S/F|pid|name|cookie (async out/in). */
+void tm_al_systrace(struct tm_align_samples *a, const struct tm_systrace_line *l);
+
+#endif

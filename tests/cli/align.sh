@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# tracemerge align on generated two-device traces with a known offset, drift
+# and latency (tests/cli/align_gen.py): the bounds contain the truth, the
+# quality labels, --pair, --apply's manifest is what check predicts, and the
+# offset grammar's notes (inert edit, own-machine offer).
+set -u
+TM=${TM_BIN:-build/asan/tracemerge}
+G=tests/cli/align_gen.py
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { echo "PASS: $1"; }
+no() { echo "FAIL: $1: $2"; }
+field() { python3 -c 'import json,sys; e=json.load(sys.stdin)["estimates"][0]; print(e[sys.argv[1]])' "$1"; }
+
+worst=0
+for kind in json proto systrace; do
+	for seed in 1 2 3; do
+		for spec in "123456789 0" "-2500000000 40" "7000 -25"; do
+			set -- $spec
+			d="$t/$kind-$seed-$1"
+			truth=$(python3 "$G" "$d" "$kind" "$1" "$2" "$seed")
+			js=$("$TM" align --json "$d"/* 2>&1)
+			q=$(echo "$js" | field quality) lo=$(echo "$js" | field lo_ns) hi=$(echo "$js" | field hi_ns) est=$(echo "$js" | field offset_ns)
+			name="align $kind seed $seed offset $1 drift $2 ppm"
+			if [ "$q" = accurate ] && [ "$lo" -le "$truth" ] && [ "$truth" -le "$hi" ]; then
+				ok "$name: $lo <= $truth <= $hi"
+			else
+				no "$name" "quality $q bounds $lo..$hi truth $truth: $js"
+			fi
+			err=$((est - truth)); err=${err#-}
+			[ "$err" -gt "$worst" ] && worst=$err
+		done
+	done
+done
+echo "# worst |estimate - truth| over the generated set: $worst ns"
+
+d="$t/oneway"
+truth=$(python3 "$G" "$d" json 5000000 0 7 oneway)
+js=$("$TM" align --json "$d"/*)
+q=$(echo "$js" | field quality) hi=$(echo "$js" | field hi_ns) lo=$(echo "$js" | field lo_ns)
+[ "$q" = one-sided ] && [ "$lo" = None ] && [ "$truth" -le "$hi" ] && ok "one-way messages: one-sided upper bound" || no "one-sided" "$js"
+
+d="$t/contra"
+python3 "$G" "$d" json 5000000 0 7 contra >/dev/null
+q=$("$TM" align --json "$d"/* | field quality)
+[ "$q" = contradictory ] && ok "impossible latencies: contradictory" || no "contradictory" "$q"
+
+d="$t/inst"
+truth=$(python3 "$G" "$d" json -7000000 0 8 instants)
+js=$("$TM" align --json "$d"/*)
+[ "$(echo "$js" | field quality)" = approximate ] && [ "$(echo "$js" | field offset_ns)" = "$truth" ] &&
+	ok "shared instants: approximate, exact here" || no "instants" "$js"
+js=$("$TM" align --json --pair b_file.json:mark1005=a_ref.json:mark1005+1ms "$d"/*)
+[ "$(echo "$js" | field quality)" = declared ] && [ "$(echo "$js" | field offset_ns)" = $((truth - 1000000)) ] &&
+	ok "declared pair with +D" || no "declared pair" "$js"
+o=$("$TM" align --pair b_file.json:nope=a_ref.json:mark1005 "$d"/* 2>&1); rc=$?
+[ $rc = 64 ] && echo "$o" | grep -q "no occurrence 1 of 'nope' in b_file.json" && ok "pair naming a missing event" || no "missing event" "$rc $o"
+
+# --apply: the manifest written is the one check predicts clean, and says so
+for kind in json proto systrace; do
+	d="$t/apply-$kind"
+	python3 "$G" "$d" "$kind" 987654321 0 9 >/dev/null
+	"$TM" check "$d"/* >/dev/null 2>&1; before=$?
+	o=$("$TM" align --apply -o "$t/m-$kind.json" "$d"/* 2>&1); rc=$?
+	pred=$(echo "$o" | sed -n 's/^predicted with the estimates applied: //p')
+	chk=$("$TM" check --manifest "$t/m-$kind.json" "$d"/* 2>/dev/null | head -1); crc=$?
+	if [ $rc = 0 ] && [ "$pred" = "$chk" ] && [ "$chk" = "All traces line up on the shared timeline." ]; then
+		ok "align --apply ($kind): check agrees: $chk"
+	else
+		no "align --apply ($kind)" "rc $rc before $before predicted '$pred' check '$chk': $o"
+	fi
+done
+grep -q '"name": "b_file"' "$t/m-proto.json" && ok "protos on one machine: the file gets its own" || no "own machine" "$(cat "$t/m-proto.json")"
+
+# the offset grammar's notes
+d="$t/apply-proto"
+o=$("$TM" check --offset b_file.pftrace=5ms "$d"/* 2>&1)
+echo "$o" | grep -q 'Fix: --machine b_file.pftrace=b_file (predicted: All traces line up' &&
+	ok "--offset on one machine offers a machine of its own" || no "own-machine offer" "$o"
+o=$("$TM" check --machine b_file.pftrace=b --offset b_file.pftrace=5ms "$d"/* 2>&1)
+echo "$o" | grep -q 'Fix:' && no "no offer once on its own machine" "$o" || ok "no offer once on its own machine"
+o=$("$TM" manifest --machine b_file.pftrace=b --offset b_file.pftrace=5ms "$d"/* 2>/dev/null)
+echo "$o" | grep -q '"clock": "BOOTTIME"' && ok "--offset RELATEs a proto's BOOTTIME (no PIN)" || no "relate" "$o"
+d="$t/inst"
+o=$("$TM" check --offset 'b_file.json=0@a_ref.json' "$d"/* 2>&1)
+echo "$o" | grep -q 'changes no predicted number: offset 0' && ok "inert offset says why" || no "inert" "$o"

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Two-device traces with a known offset, drift and message latency.
+
+usage: align_gen.py DIR KIND OFFSET_NS DRIFT_PPM SEED [MODE]
+KIND: json (Chrome JSON flows s/f, async b/e, instants), proto (TrackEvent
+flow_ids / terminating_flow_ids, a BOOTTIME ClockSnapshot), systrace
+(tracing_mark_write S/F async markers).  MODE: both (messages both ways),
+oneway (file -> ref only), contra (impossible latencies), instants.
+The reference (its name sorts first, so it owns the timeline) reads
+ref = file * (1 + drift) + offset.  Prints the true offset at the middle of
+the file's message times: truth = offset + drift * mid.
+"""
+import json, os, random, struct, sys
+
+d, kind, off, ppm, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+mode = sys.argv[6] if len(sys.argv) > 6 else "both"
+rnd = random.Random(seed)
+k = ppm * 1e-6
+def to_ref(t): return int(round(t * (1 + k) + off))
+N = 200
+base = 5_000_000_000  # file time of the first message
+span = 60_000_000_000
+msgs = []  # (id, dir, file_ts, ref_ts): dir 1 file->ref, 2 ref->file
+times = []
+for i in range(N):
+    t = base + i * span // N + rnd.randrange(1000)
+    lat = 20_000 + rnd.randrange(400_000)  # 20..420 us
+    if mode == "contra":
+        lat = -2_000_000  # both ways: no offset fits
+    dirn = 1 if (mode in ("oneway",) or i % 2 == 0) else 2
+    if dirn == 1:
+        msgs.append((1000 + i, 1, t, to_ref(t + lat)))
+        times.append(t)
+    else:  # sent by the ref at file time t, received at t + lat
+        msgs.append((1000 + i, 2, t + lat, to_ref(t)))
+        times.append(t + lat)
+mid = min(times) + (max(times) - min(times)) // 2
+os.makedirs(d, exist_ok=True)
+
+def us(ns): return "%d.%03d" % (ns // 1000, ns % 1000)
+
+if kind == "json":
+    fe, re_ = [], []
+    for (i, dr, ft, rt) in msgs:
+        if mode == "instants":
+            fe.append('{"ph":"i","name":"mark%d","pid":1,"tid":1,"ts":%s,"s":"g"}' % (i, us(ft)))
+            re_.append('{"ph":"i","name":"mark%d","pid":2,"tid":2,"ts":%s,"s":"g"}' % (i, us(to_ref(ft))))
+            continue
+        if i % 3 == 0:  # async: begin on the sender, end on the receiver
+            b, e = ('{"ph":"b","cat":"rpc","name":"call","id":%d,"pid":%d,"tid":1,"ts":%s}',
+                    '{"ph":"e","cat":"rpc","name":"call","id":%d,"pid":%d,"tid":1,"ts":%s}')
+        else:
+            b, e = ('{"ph":"s","cat":"ipc","name":"msg","id":%d,"pid":%d,"tid":1,"ts":%s}',
+                    '{"ph":"f","bp":"e","cat":"ipc","name":"msg","id":%d,"pid":%d,"tid":1,"ts":%s}')
+        if dr == 1:
+            fe.append(b % (i, 1, us(ft))); re_.append(e % (i, 2, us(rt)))
+        else:
+            re_.append(b % (i, 2, us(rt))); fe.append(e % (i, 1, us(ft)))
+    for name, ev in (("a_ref.json", re_), ("b_file.json", fe)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write('{"traceEvents":[' + ",\n".join(ev) + "]}\n")
+elif kind == "proto":
+    def vint(v):
+        out = b""
+        while True:
+            b7 = v & 0x7F; v >>= 7
+            if v: out += bytes([b7 | 0x80])
+            else: return out + bytes([b7])
+    def fld(n, wt, payload):
+        return vint(n << 3 | wt) + payload
+    def lendel(n, data): return fld(n, 2, vint(len(data)) + data)
+    def packet(body): return lendel(1, body)
+    def snap(boot, real):
+        c1 = lendel(1, fld(1, 0, vint(6)) + fld(2, 0, vint(boot)))
+        c2 = lendel(1, fld(1, 0, vint(1)) + fld(2, 0, vint(real)))
+        return packet(lendel(6, c1 + c2) + fld(10, 0, vint(99)))
+    def te(ts, name, flow=None, term=None):
+        body = fld(9, 0, vint(3)) + fld(11, 0, vint(7)) + lendel(23, name.encode())
+        if flow is not None: body += fld(47, 1, struct.pack("<Q", flow))
+        if term is not None: body += fld(48, 1, struct.pack("<Q", term))
+        return packet(fld(8, 0, vint(ts)) + fld(10, 0, vint(1)) + lendel(11, body))
+    # each device: BOOTTIME ClockSnapshot (REALTIME deliberately unrelated)
+    fp, rp = [snap(1000, 10**18)], [snap(1000, 2 * 10**18)]
+    for (i, dr, ft, rt) in msgs:
+        if dr == 1:
+            fp.append(te(ft, "send", flow=i)); rp.append(te(rt, "recv", term=i))
+        else:
+            rp.append(te(rt, "send", flow=i)); fp.append(te(ft, "recv", term=i))
+    for name, ps in (("a_ref.pftrace", rp), ("b_file.pftrace", fp)):
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(b"".join(ps))
+elif kind == "systrace":
+    def line(ts, what):
+        return "  app-1     (    1) [000] ...1 %d.%06d: tracing_mark_write: %s\n" % (ts // 10**9, (ts % 10**9) // 1000, what)
+    fl, rl = [], []
+    for (i, dr, ft, rt) in msgs:
+        # systrace has microsecond resolution: round like the writer
+        if dr == 1:
+            fl.append((ft, "S|1|req|%d" % i)); rl.append((rt, "F|2|req|%d" % i))
+        else:
+            rl.append((rt, "S|2|req|%d" % i)); fl.append((ft, "F|1|req|%d" % i))
+    for name, ls in (("a_ref.txt", rl), ("b_file.txt", fl)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write("# tracer: nop\n#\n")
+            for ts, w in sorted(ls):
+                f.write(line(ts, w))
+print(int(round(off + k * mid)))
