@@ -11,24 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const stat_names[] = {
-#define TM_X_(id, s) s,
-	TM_STAT_LIST(TM_X_)
-#undef TM_X_
-};
-
-const char *
-tm_stat_name(enum tm_stat_id id)
-{
-	return (unsigned)id < TM_STAT__COUNT ? stat_names[id] : "unknown_stat";
-}
-
-bool
-tm_stat_is_drop(enum tm_stat_id id)
-{
-	return id == TM_STAT_UNRELATABLE || id == TM_STAT_NO_PATH || id == TM_STAT_NEG_DROPPED;
-}
-
 void
 tm_oplog_init(struct tm_oplog *l)
 {

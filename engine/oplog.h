@@ -108,38 +108,6 @@ enum {
 	TM_RUN_CONVERT = 1u << 11,
 };
 
-/* Stats the scanners may count directly (TM_OP_STAT) and the replay counts.
- * Names are trace_processor's. */
-#define TM_STAT_LIST(X)                                                                            \
-	X(TM_STAT_UNRELATABLE, "clock_sync_unrelatable_clock_domains")                             \
-	X(TM_STAT_NO_PATH, "clock_sync_failure_no_path")                                           \
-	X(TM_STAT_NEG_DROPPED, "trace_sorter_negative_timestamp_dropped")                          \
-	X(TM_STAT_UNKNOWN_SOURCE, "clock_sync_failure_unknown_source_clock")                       \
-	X(TM_STAT_UNKNOWN_TARGET, "clock_sync_failure_unknown_target_clock")                       \
-	X(TM_STAT_UNDEFERRABLE, "clock_sync_failure_undeferrable_packet_loss")                     \
-	X(TM_STAT_MIXED_SOURCES, "clock_sync_mixed_clock_sources")                                 \
-	X(TM_STAT_INVALID_SNAPSHOT, "invalid_clock_snapshots")                                     \
-	X(TM_STAT_TE_INVALID_TS, "track_event_invalid_timestamp")                                  \
-	X(TM_STAT_STREAMING_PROFILE_INVALID_TS, "streaming_profile_invalid_timestamp")             \
-	X(TM_STAT_JSON_TOKENIZER_FAILURE, "json_tokenizer_failure")                                \
-	X(TM_STAT_JSON_DISPLAY_TIME_UNIT, "json_display_time_unit")                                \
-	X(TM_STAT_SYSTRACE_PARSE_FAILURE, "systrace_parse_failure")                                \
-	X(TM_STAT_SEQ_NEEDS_INCR_INVALID, "packet_skipped_seq_needs_incremental_state_invalid")    \
-	X(TM_STAT_FTRACE_BUNDLE_ERRORS, "ftrace_bundle_tokenizer_errors")                          \
-	X(TM_STAT_TE_TOKENIZER_ERRORS, "track_event_tokenizer_errors")                             \
-	X(TM_STAT_INTERNED_DATA_TOKENIZER_ERRORS, "interned_data_tokenizer_errors")                \
-	X(TM_STAT_PROTO_TOKENIZER_ERRORS, "proto_tokenizer_errors")                                \
-	X(TM_STAT_FTRACE_CPU_ENTRIES_BEGIN, "ftrace_cpu_entries_begin")
-
-enum tm_stat_id {
-#define TM_X_(id, s) id,
-	TM_STAT_LIST(TM_X_)
-#undef TM_X_
-	TM_STAT__COUNT
-};
-const char *tm_stat_name(enum tm_stat_id id);
-/* True for the three stats summed into the dialog's dropped count. */
-bool tm_stat_is_drop(enum tm_stat_id id);
 
 struct tm_op_clock {
 	uint32_t id;

@@ -12,6 +12,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct {
+	const char *name;
+	bool is_drop;
+} stat_info[] = {
+#define TM_X_(id, name, is_drop) {name, is_drop},
+	TM_STAT_LIST(TM_X_)
+#undef TM_X_
+};
+
+const char *
+tm_stat_name(enum tm_stat_id id)
+{
+	return (unsigned)id < TM_STAT__COUNT ? stat_info[id].name : "unknown_stat";
+}
+
+bool
+tm_stat_is_drop(enum tm_stat_id id)
+{
+	return (unsigned)id < TM_STAT__COUNT && stat_info[id].is_drop;
+}
+
+uint64_t
+tm_stat_value(const struct tm_stat *stats, size_t n_stats, enum tm_stat_id id)
+{
+	for (size_t i = 0; i < n_stats; i++)
+		if (stats[i].id == id)
+			return stats[i].value;
+	return 0;
+}
+
+static struct tm_stat
+stat_of(int st, uint64_t value)
+{
+	return (struct tm_stat){(enum tm_stat_id)st, tm_stat_name((enum tm_stat_id)st), value};
+}
+
 static int
 cmp_stat(const void *a, const void *b)
 {
@@ -258,8 +294,7 @@ tm_report_build(struct tm_replay *p)
 			if (!a->stats[st])
 				continue;
 			tot[st] += a->stats[st];
-			f->stats[f->n_stats++] = (struct tm_stat){tm_stat_name((enum tm_stat_id)st),
-								  a->stats[st]};
+			f->stats[f->n_stats++] = stat_of(st, a->stats[st]);
 			if (tm_stat_is_drop((enum tm_stat_id)st))
 				f->dropped += a->stats[st];
 		}
@@ -282,7 +317,7 @@ tm_report_build(struct tm_replay *p)
 	r->stats = xcalloc(TM_STAT__COUNT, sizeof *r->stats);
 	for (int st = 0; st < TM_STAT__COUNT; st++)
 		if (tot[st]) {
-			r->stats[r->n_stats++] = (struct tm_stat){tm_stat_name((enum tm_stat_id)st), tot[st]};
+			r->stats[r->n_stats++] = stat_of(st, tot[st]);
 			if (tm_stat_is_drop((enum tm_stat_id)st))
 				r->dropped += tot[st];
 		}
@@ -417,12 +452,9 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 		    r->dropped == 1 ? "" : "s");
 	const char *sep = " ";
 	for (size_t i = 0; i < r->n_stats; i++) {
-		const char *n = r->stats[i].name;
-		if (strcmp(n, "clock_sync_unrelatable_clock_domains") &&
-		    strcmp(n, "clock_sync_failure_no_path") &&
-		    strcmp(n, "trace_sorter_negative_timestamp_dropped"))
+		if (!tm_stat_is_drop(r->stats[i].id))
 			continue;
-		tm_buf_addf(out, "%s%s %" PRIu64, sep, n, r->stats[i].value);
+		tm_buf_addf(out, "%s%s %" PRIu64, sep, r->stats[i].name, r->stats[i].value);
 		sep = ", ";
 	}
 	tm_buf_adds(out, ".");

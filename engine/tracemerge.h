@@ -377,10 +377,50 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
 /* Evaluation: the verdict for one manifest                            */
 /* ------------------------------------------------------------------ */
 
+/* Every stat tracemerge predicts: its id, trace_processor's name for it (the
+ * stats table, src/trace_processor/storage/stats.h) and whether it is one of
+ * the three summed into the dropped count (the UI's import dialog and
+ * `trace_processor util merge` report that sum).  Front ends look stats up by
+ * id, never by comparing names. */
+#define TM_STAT_LIST(X)                                                                            \
+	X(TM_STAT_UNRELATABLE, "clock_sync_unrelatable_clock_domains", true)                       \
+	X(TM_STAT_NO_PATH, "clock_sync_failure_no_path", true)                                     \
+	X(TM_STAT_NEG_DROPPED, "trace_sorter_negative_timestamp_dropped", true)                    \
+	X(TM_STAT_UNKNOWN_SOURCE, "clock_sync_failure_unknown_source_clock", false)                \
+	X(TM_STAT_UNKNOWN_TARGET, "clock_sync_failure_unknown_target_clock", false)                \
+	X(TM_STAT_UNDEFERRABLE, "clock_sync_failure_undeferrable_packet_loss", false)              \
+	X(TM_STAT_MIXED_SOURCES, "clock_sync_mixed_clock_sources", false)                          \
+	X(TM_STAT_INVALID_SNAPSHOT, "invalid_clock_snapshots", false)                              \
+	X(TM_STAT_TE_INVALID_TS, "track_event_invalid_timestamp", false)                           \
+	X(TM_STAT_STREAMING_PROFILE_INVALID_TS, "streaming_profile_invalid_timestamp", false)      \
+	X(TM_STAT_JSON_TOKENIZER_FAILURE, "json_tokenizer_failure", false)                         \
+	X(TM_STAT_JSON_DISPLAY_TIME_UNIT, "json_display_time_unit", false)                         \
+	X(TM_STAT_SYSTRACE_PARSE_FAILURE, "systrace_parse_failure", false)                         \
+	X(TM_STAT_SEQ_NEEDS_INCR_INVALID, "packet_skipped_seq_needs_incremental_state_invalid", false) \
+	X(TM_STAT_FTRACE_BUNDLE_ERRORS, "ftrace_bundle_tokenizer_errors", false)                   \
+	X(TM_STAT_TE_TOKENIZER_ERRORS, "track_event_tokenizer_errors", false)                      \
+	X(TM_STAT_INTERNED_DATA_TOKENIZER_ERRORS, "interned_data_tokenizer_errors", false)         \
+	X(TM_STAT_PROTO_TOKENIZER_ERRORS, "proto_tokenizer_errors", false)                         \
+	X(TM_STAT_FTRACE_CPU_ENTRIES_BEGIN, "ftrace_cpu_entries_begin", false)
+
+enum tm_stat_id {
+#define TM_X_(id, name, is_drop) id,
+	TM_STAT_LIST(TM_X_)
+#undef TM_X_
+	TM_STAT__COUNT
+};
+/* trace_processor's name ("unknown_stat" out of range; static). */
+const char *tm_stat_name(enum tm_stat_id id);
+/* True for the three stats summed into the dropped count. */
+bool tm_stat_is_drop(enum tm_stat_id id);
+
 struct tm_stat {
+	enum tm_stat_id id;
 	const char *name; /* trace_processor's stat name (static) */
 	uint64_t value;
 };
+/* The value of stat id in a report's (or a report file's) list, 0 if absent. */
+uint64_t tm_stat_value(const struct tm_stat *stats, size_t n_stats, enum tm_stat_id id);
 
 struct tm_report_machine {
 	uint32_t id;     /* machine.id */

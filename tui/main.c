@@ -742,9 +742,7 @@ print_check_text(const struct tm_session *s, const struct tm_report *r)
 		}
 		puts("dropped by stat:");
 		for (size_t i = 0; i < r->n_stats; i++)
-			if (!strcmp(r->stats[i].name, "clock_sync_unrelatable_clock_domains") ||
-			    !strcmp(r->stats[i].name, "clock_sync_failure_no_path") ||
-			    !strcmp(r->stats[i].name, "trace_sorter_negative_timestamp_dropped"))
+			if (tm_stat_is_drop(r->stats[i].id))
 				printf("  %s %" PRIu64 "\n", r->stats[i].name, r->stats[i].value);
 	}
 	printf("timeline: %s", tm_clock_name(r->tt_clock));

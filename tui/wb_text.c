@@ -199,23 +199,6 @@ machine_row_name(const struct wb_model *m, uint32_t id)
 	return NULL;
 }
 
-static uint64_t
-file_stat(const struct tm_report_file *rf, const char *name)
-{
-	for (size_t i = 0; rf && i < rf->n_stats; i++)
-		if (strcmp(rf->stats[i].name, name) == 0)
-			return rf->stats[i].value;
-	return 0;
-}
-
-static bool
-is_drop_stat(const char *n)
-{
-	return strcmp(n, "clock_sync_unrelatable_clock_domains") == 0 ||
-	       strcmp(n, "clock_sync_failure_no_path") == 0 ||
-	       strcmp(n, "trace_sorter_negative_timestamp_dropped") == 0;
-}
-
 /* A member name cut to about max_len bytes (at a character boundary, '~'
  * marking the cut) for sentences; escaped later when drawn.  Caller frees. */
 char *
@@ -270,14 +253,14 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 	}
 	/* For a file that drops: how many, the cause and the fix, first. */
 	if (rf->dropped) {
-		uint64_t neg = file_stat(rf, "trace_sorter_negative_timestamp_dropped");
-		uint64_t nopath = file_stat(rf, "clock_sync_failure_no_path") +
-				  file_stat(rf, "clock_sync_unrelatable_clock_domains");
+		uint64_t neg = tm_stat_value(rf->stats, rf->n_stats, TM_STAT_NEG_DROPPED);
+		uint64_t nopath = tm_stat_value(rf->stats, rf->n_stats, TM_STAT_NO_PATH) +
+				  tm_stat_value(rf->stats, rf->n_stats, TM_STAT_UNRELATABLE);
 		const char *sep = " (";
 		b = text_para_add(ps, ROLE_WARNING);
 		tm_buf_addf(b, "Drops %llu", (unsigned long long)rf->dropped);
 		for (size_t i = 0; i < rf->n_stats; i++) {
-			if (!is_drop_stat(rf->stats[i].name))
+			if (!tm_stat_is_drop(rf->stats[i].id))
 				continue;
 			tm_buf_addf(b, "%s%s %llu", sep, rf->stats[i].name,
 				    (unsigned long long)rf->stats[i].value);
