@@ -3,7 +3,8 @@
  * Outdated syntax (merging-from-command-line docs): a clocks map of clock
  * names with trace_time_offset_ns, a machines map keyed by id, and
  * trace_time.machine without trace_time.file get trace_processor's error
- * unchanged plus a hint with the valid JSON.
+ * unchanged plus a hint with the valid JSON; tm_manifest_convert_outdated
+ * rewrites those parts into the valid form on request.
  */
 #include <ctype.h>
 #include <string.h>
@@ -57,50 +58,76 @@ old_clocks(const cJSON *c)
 	return false;
 }
 
+/* What an outdated clocks map converts to: the first clock name (src), the
+ * file to relate to (ref, NULL when none can be named) and its clock, the
+ * offset token, why that file, and how many clocks the map had. */
+struct old_target {
+	const char *src, *ref, *rclock, *why;
+	const cJSON *off;
+	size_t n_clocks;
+};
+
 static void
-hint_clocks(const cJSON *meta, const cJSON *entry, struct tm_buf *h)
+old_clocks_target(const cJSON *meta, const cJSON *entry, struct old_target *t)
 {
 	const cJSON *c = tm_mj_member(entry, "clocks"), *files = tm_mj_member(meta, "files");
-	const cJSON *tt = tm_mj_member(meta, "trace_time"), *first = NULL, *k, *off;
-	const char *src = NULL, *ref = NULL, *rclock, *why;
+	const cJSON *tt = tm_mj_member(meta, "trace_time"), *first = NULL, *k;
 	const cJSON *e;
 	bool via = false;
-	size_t n_clocks = 0;
 
+	memset(t, 0, sizeof *t);
 	cJSON_ArrayForEach(k, c) {
 		if (!cJSON_IsObject(k))
 			continue;
-		n_clocks++;
+		t->n_clocks++;
 		if (!first)
 			first = k;
 	}
-	src = first->string;
-	off = tm_mj_member(first, "trace_time_offset_ns");
+	t->src = first->string;
+	t->off = tm_mj_member(first, "trace_time_offset_ns");
 	if (tm_mj_is_str(tm_mj_member(tt, "file"))) {
-		ref = tm_mj_member(tt, "file")->valuestring;
-		why = "the trace_time.file, which owns trace time";
+		t->ref = tm_mj_member(tt, "file")->valuestring;
+		t->why = "the trace_time.file, which owns trace time";
 	} else if (tm_mj_is_str(tm_mj_member(tt, "machine")) &&
 		   (e = entry_declaring(files, entry, tm_mj_member(tt, "machine")->valuestring, &via))) {
-		ref = tm_mj_member(e, "path")->valuestring;
-		why = "the file of trace_time.machine, which owns trace time";
+		t->ref = tm_mj_member(e, "path")->valuestring;
+		t->why = "the file of trace_time.machine, which owns trace time";
 	} else {
-		why = "the first other file in files[] (trace time's owner could not be inferred; "
-		      "use the file whose clock the offset was measured against)";
+		t->why = "the first other file in files[] (trace time's owner could not be inferred; "
+			 "use the file whose clock the offset was measured against)";
 		cJSON_ArrayForEach(e, files) {
 			if (e != entry && tm_mj_is_str(tm_mj_member(e, "path"))) {
-				ref = tm_mj_member(e, "path")->valuestring;
+				t->ref = tm_mj_member(e, "path")->valuestring;
 				break;
 			}
 		}
-		if (!ref) {
-			ref = "OTHER_FILE";
-			why = "a placeholder: replace OTHER_FILE with the path of the file to align "
-			      "to (it must also be listed in files[])";
-		}
 	}
-	rclock = tm_mj_is_str(tm_mj_member(tt, "clock")) && tm_clock_from_name(tm_mj_member(tt, "clock")->valuestring)
-			 ? tm_mj_member(tt, "clock")->valuestring
-			 : src;
+	t->rclock = tm_mj_is_str(tm_mj_member(tt, "clock")) &&
+			    tm_clock_from_name(tm_mj_member(tt, "clock")->valuestring)
+		    ? tm_mj_member(tt, "clock")->valuestring
+		    : t->src;
+}
+
+static void
+hint_clocks(const cJSON *meta, const cJSON *entry, struct tm_buf *h)
+{
+	struct old_target t;
+	const char *ref, *why, *rclock, *src;
+	const cJSON *off;
+	size_t n_clocks;
+
+	old_clocks_target(meta, entry, &t);
+	src = t.src;
+	ref = t.ref;
+	why = t.why;
+	rclock = t.rclock;
+	off = t.off;
+	n_clocks = t.n_clocks;
+	if (!ref) {
+		ref = "OTHER_FILE";
+		why = "a placeholder: replace OTHER_FILE with the path of the file to align "
+		      "to (it must also be listed in files[])";
+	}
 	tm_buf_adds(h, "files entry ");
 	tm_mf_json_str(h, tm_mj_is_str(tm_mj_member(entry, "path")) ? tm_mj_member(entry, "path")->valuestring : "");
 	tm_buf_adds(h, " uses the outdated `clocks` map of clock names with trace_time_offset_ns "
@@ -219,4 +246,118 @@ tm_mf_old_syntax_hint(const cJSON *meta, struct tm_error *err)
 	tm_buf_fini(&out);
 	for (int i = 0; i < 3; i++)
 		tm_buf_fini(&h[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Converting the outdated syntax                                      */
+/* ------------------------------------------------------------------ */
+
+static bool
+numeric_key(const char *d)
+{
+	if (!*d)
+		return false;
+	for (const char *q = d; *q; q++)
+		if (!isdigit((unsigned char)*q))
+			return false;
+	return true;
+}
+
+/* tm_mj_member's choice among o's members, writable. */
+static cJSON *
+member_mut(cJSON *o, const char *key)
+{
+	const cJSON *c = tm_mj_member(o, key);
+	cJSON *k;
+
+	cJSON_ArrayForEach(k, o)
+		if (k == c)
+			return k;
+	return NULL;
+}
+
+enum tm_status
+tm_manifest_convert_outdated(const char *text, size_t len, struct tm_buf *out,
+			     struct tm_error *err)
+{
+	char msg[512];
+	cJSON *root = tm_mj_parse(text, len, msg, sizeof msg), *meta, *files, *e, *tt;
+	size_t n_changed = 0;
+	char *printed;
+
+	if (!root)
+		return tm_error_set(err, TM_ERR_MANIFEST, "%s", msg);
+	meta = member_mut(root, "perfetto_manifest");
+	files = member_mut(meta, "files");
+	cJSON_ArrayForEach(e, files) {
+		cJSON *c = member_mut(e, "clocks"), *mm = member_mut(e, "machines");
+		if (old_clocks(c)) {
+			struct old_target t;
+			cJSON *n = cJSON_CreateObject(), *sync = cJSON_CreateObject();
+			old_clocks_target(meta, e, &t);
+			if (!t.ref) {
+				cJSON_Delete(n);
+				cJSON_Delete(sync);
+				cJSON_Delete(root);
+				return tm_error_set(err, TM_ERR_INVALID,
+						    "cannot convert: no other file in files[] for %s's "
+						    "offset to relate to",
+						    tm_mj_is_str(tm_mj_member(e, "path"))
+							    ? tm_mj_member(e, "path")->valuestring
+							    : "an entry");
+			}
+			cJSON_AddStringToObject(n, "clock", t.src);
+			cJSON_AddStringToObject(sync, "file", t.ref);
+			cJSON_AddStringToObject(sync, "clock", t.rclock);
+			cJSON_AddItemToObject(n, "sync_to", sync);
+			cJSON_AddItemToObject(n, "offset_ns", cJSON_CreateRaw(tm_mj_is_num(t.off)
+									? t.off->valuestring
+									: "0"));
+			cJSON_ReplaceItemInObjectCaseSensitive(e, "clocks", n);
+			n_changed++;
+		}
+		if (cJSON_IsObject(mm)) {
+			cJSON *arr = cJSON_CreateArray(), *k;
+			cJSON_ArrayForEach(k, mm) {
+				cJSON *item = cJSON_CreateObject();
+				const cJSON *nm = tm_mj_member(k, "name");
+				if (numeric_key(k->string))
+					cJSON_AddItemToObject(item, "id", cJSON_CreateRaw(k->string));
+				else
+					cJSON_AddStringToObject(item, "id", k->string);
+				cJSON_AddStringToObject(item, "name",
+							tm_mj_is_str(nm) ? nm->valuestring : "NAME");
+				cJSON_AddItemToArray(arr, item);
+			}
+			cJSON_ReplaceItemInObjectCaseSensitive(e, "machines", arr);
+			n_changed++;
+		}
+	}
+	tt = member_mut(meta, "trace_time");
+	if (cJSON_IsObject(tt) && tm_mj_is_str(tm_mj_member(tt, "machine")) &&
+	    !tm_mj_member(tt, "file")) {
+		bool via = false;
+		const cJSON *d = entry_declaring(files, NULL, tm_mj_member(tt, "machine")->valuestring, &via);
+		if (!d) {
+			cJSON_Delete(root);
+			return tm_error_set(err, TM_ERR_INVALID,
+					    "cannot convert: no files entry declares trace_time's machine");
+		}
+		cJSON_AddStringToObject(tt, "file", tm_mj_member(d, "path")->valuestring);
+		if (!via)
+			cJSON_DeleteItemFromObjectCaseSensitive(tt, "machine");
+		n_changed++;
+	}
+	if (n_changed == 0) {
+		cJSON_Delete(root);
+		return tm_error_set(err, TM_ERR_INVALID, "nothing in the outdated syntax to convert");
+	}
+	printed = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!printed)
+		return tm_error_set(err, TM_ERR_LIMIT, "out of memory");
+	tm_buf_adds(out, printed);
+	tm_buf_addc(out, '\n');
+	cJSON_free(printed);
+	return TM_OK;
 }

@@ -14,6 +14,8 @@
 struct tm_manifest_slot { /* one perfetto_manifest member of the input */
 	bool is_ok;
 	struct tm_manifest m;
+	char *text; /* the member's bytes as read (NUL-terminated), NULL if unread */
+	size_t text_len;
 	struct tm_error err;
 };
 

@@ -46,6 +46,9 @@ read_manifest(struct tm_session *s, size_t i)
 	}
 	tm_manifest_fini(&sl->m);
 	sl->is_ok = tm_manifest_parse(b.data ? b.data : "", b.len, &sl->m, &sl->err) == TM_OK;
+	sl->text_len = b.len;
+	tm_buf_addc(&b, 0); /* NUL-terminated for front ends; not counted */
+	sl->text = tm_buf_steal(&b);
 out:
 	tm_stream_close(st);
 	tm_buf_fini(&b);
@@ -94,8 +97,10 @@ tm_session_close(struct tm_session *s)
 			tm_scan_fini(s->scans[i]);
 			free(s->scans[i]);
 		}
-		if (s->in.members[i].format == TM_FMT_MANIFEST)
+		if (s->in.members[i].format == TM_FMT_MANIFEST) {
 			tm_manifest_fini(&s->manifests[i].m);
+			free(s->manifests[i].text);
+		}
 	}
 	free(s->scans);
 	free((void *)(uintptr_t)s->progress);
@@ -327,6 +332,19 @@ tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm
 /* ------------------------------------------------------------------ */
 /* merge                                                               */
 /* ------------------------------------------------------------------ */
+
+const char *
+tm_session_manifest_text(const struct tm_session *s, size_t *len)
+{
+	const struct tm_manifest_slot *sl;
+
+	*len = 0;
+	if (s->first_manifest == SIZE_MAX)
+		return NULL;
+	sl = &s->manifests[s->first_manifest];
+	*len = sl->text_len;
+	return sl->text;
+}
 
 enum tm_status
 tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *out_path,

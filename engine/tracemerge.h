@@ -217,6 +217,15 @@ bool tm_manifest_equal(const struct tm_manifest *a, const struct tm_manifest *b)
 enum tm_status tm_manifest_parse(const char *text, size_t len, struct tm_manifest *out,
 				 struct tm_error *err) TM_WUR;
 
+/* Rewrite the outdated syntax of older docs (a clocks map of clock names
+ * with trace_time_offset_ns, a machines map keyed by id, trace_time.machine
+ * without trace_time.file) into the valid form, as the parse error's hint
+ * describes it; other parts are kept.  The result is JSON text in out (to
+ * be parsed with tm_manifest_parse); TM_ERR_INVALID when nothing applies or
+ * no file can be named. */
+enum tm_status tm_manifest_convert_outdated(const char *text, size_t len, struct tm_buf *out,
+					    struct tm_error *err) TM_WUR;
+
 /* Canonical JSON: 2-space indentation, the key order of Perfetto's dialog
  * (version, trace_time, files, attributes; path, machine/machines, clocks;
  * sync_to, offset_ns, clock; file, machine, clock), unknown keys after the
@@ -357,6 +366,9 @@ const struct tm_member *tm_session_member(const struct tm_session *s, size_t i);
  * parse; *err_out (borrowed, may be NULL) receives the parse error if any. */
 const struct tm_manifest *tm_session_manifest(const struct tm_session *s,
 					      const struct tm_error **err_out);
+/* The bytes of that manifest member as read, parsed or not (borrowed until
+ * tm_session_close; NUL-terminated; *len excludes the NUL), or NULL. */
+const char *tm_session_manifest_text(const struct tm_session *s, size_t *len);
 
 /* Scan one member (or every member with SIZE_MAX).  Safe to call from one
  * worker thread while the caller polls tm_session_progress(); set *cancel to

@@ -72,6 +72,8 @@ struct wb;
 	X(REQ_COPY, "copy", 'c', 0, act_copy, "Copy the manifest to the clipboard (OSC 52)")      \
 	X(REQ_SAVE_MANIFEST, "save-manifest", 'e', 0, act_save_manifest, "Write the manifest JSON to a file") \
 	X(REQ_WRITE, "write", 'w', 0, act_write, "Write the merged TAR")                          \
+	X(REQ_EDIT_MANIFEST, "edit-manifest", 'E', 0, act_edit_manifest, "Edit the manifest's JSON in $VISUAL or $EDITOR") \
+	X(REQ_CONVERT_MANIFEST, "convert-manifest", 'C', 0, act_convert_manifest, "Convert a manifest in the outdated syntax of older docs") \
 	X(REQ_PRINT_ON_EXIT, "print-on-exit", 0, 0, act_print_on_exit, "Print the manifest JSON when the workbench exits") \
 	X(REQ_OPEN, "open", 0, 0, act_open, "Open files or an archive (:open PATH...)")          \
 	X(REQ_ZOOM_IN, "zoom-in", '+', '=', act_zoom_in, "Zoom the timeline in")                  \
@@ -149,6 +151,13 @@ struct wb_model {
 	char **extra_machines;   /* registry names not (yet) used by any file */
 	size_t n_extra_machines;
 	char *baseline; /* the file offsets default to (the dialog's baseline) */
+	/* The archive's manifest when it does not parse: kept as text (shown,
+	 * written as is, edited in $EDITOR, converted on request), never
+	 * replaced by an empty one; evaluation then uses the archive's own. */
+	bool man_broken;
+	bool man_text_edited;
+	char *man_text;
+	struct tm_error man_err;
 
 	/* evaluation */
 	struct tm_report *rep;
@@ -347,6 +356,11 @@ void model_set_own_clock(struct wb_model *m, const char *path, const char *name)
 void model_set_trace_time(struct wb_model *m, const char *spec);
 void model_set_attr(struct wb_model *m, const char *spec);
 bool model_restore(struct wb_model *m, const char *path);
+/* New manifest text (edited or converted): parsed, it replaces the manifest
+ * (and a broken one); not parsed, it is kept as the broken text. */
+bool model_set_manifest_text(struct wb_model *m, const char *text, size_t len, const char *what);
+/* The manifest as written: the broken text, or the emitted JSON. */
+void model_manifest_json(const struct wb_model *m, struct tm_buf *out);
 
 /* ==== wb_theme.c ==== */
 /* Returns true when monochrome (NO_COLOR or no colours). */
@@ -415,6 +429,8 @@ void out_write_tar(struct wb *wb, const char *path, bool overwrite);
 char *out_recovery_path(const struct wb *wb);
 bool out_save_recovery(struct wb *wb);
 void out_exit_message(struct wb *wb);
+/* Run $VISUAL / $EDITOR (else vi) on path with the terminal handed over. */
+bool out_run_editor(struct wb *wb, const char *path);
 /* Standard base64 of data; caller frees. */
 char *out_base64(const void *data, size_t len);
 

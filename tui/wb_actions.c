@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "wb.h"
 
@@ -207,6 +208,12 @@ sel_trace(struct wb *wb)
 
 	if (!path)
 		return NULL;
+	if (wb->m.man_broken) {
+		msg(wb, ROLE_ERROR,
+		    "The manifest does not parse and an edit would drop it: E edits its text, C "
+		    "converts the outdated syntax");
+		return NULL;
+	}
 	mb = tm_session_member(wb->m.s, model_row_member(&wb->m, list_pane(wb)->sel));
 	if (text_member_is_trace(mb))
 		return path;
@@ -700,6 +707,72 @@ act_write(struct wb *wb, const char *arg)
 		return;
 	}
 	out_write_tar(wb, arg, false);
+}
+
+static void
+act_edit_manifest(struct wb *wb, const char *arg)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	struct tm_buf json;
+	FILE *f;
+	int fd;
+
+	(void)arg;
+	snprintf(path, sizeof path, "%s/tracemerge-manifest-XXXXXX.json",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	fd = mkstemps(path, 5);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		model_set_msg(&wb->m, ROLE_ERROR, "Cannot create a temp file: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	tm_buf_init(&json);
+	model_manifest_json(&wb->m, &json);
+	fwrite(json.data ? json.data : "", 1, json.len, f);
+	fclose(f);
+	tm_buf_fini(&json);
+	if (out_run_editor(wb, path)) {
+		size_t len = 0;
+		char *text = NULL;
+		f = fopen(path, "rb");
+		if (f) {
+			struct tm_buf b;
+			char buf[8192];
+			size_t n;
+			tm_buf_init(&b);
+			while ((n = fread(buf, 1, sizeof buf, f)) > 0 && b.len < (16u << 20))
+				tm_buf_add(&b, buf, n);
+			fclose(f);
+			len = b.len;
+			text = tm_buf_steal(&b);
+		}
+		model_set_manifest_text(&wb->m, text ? text : "", len, "Edited manifest");
+		free(text);
+	}
+	unlink(path);
+}
+
+static void
+act_convert_manifest(struct wb *wb, const char *arg)
+{
+	struct tm_buf out;
+	struct tm_error err;
+	const char *text = wb->m.man_text;
+
+	(void)arg;
+	if (!wb->m.man_broken || !text) {
+		msg(wb, ROLE_DIM, "The manifest parses: nothing to convert");
+		return;
+	}
+	tm_buf_init(&out);
+	tm_error_clear(&err);
+	if (tm_manifest_convert_outdated(text, strlen(text), &out, &err) != TM_OK)
+		model_set_msg(&wb->m, ROLE_ERROR, "Not converted: %s", err.msg);
+	else
+		model_set_manifest_text(&wb->m, out.data, out.len, "Converted the outdated syntax");
+	tm_buf_fini(&out);
 }
 
 static void

@@ -79,6 +79,10 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 		{REQ_UNDO, "undo"},       {REQ_AUTO, "auto"},       {REQ_OFFSET, "offset"},
 		{REQ_CLOCK, "own clock"}, {REQ_MACHINE, "machine"}, {REQ_FOCUS, "manifest"},
 	};
+	static const struct hint broken[] = {
+		{REQ_EDIT_MANIFEST, "edit manifest"}, {REQ_CONVERT_MANIFEST, "convert"},
+		{REQ_FOCUS, "manifest"},
+	};
 	static const struct hint help[] = {{REQ_DOWN, "scroll"}, {REQ_QUIT, "close help"}};
 	static const struct hint tail[] = {{REQ_HELP, "help"}, {REQ_QUIT, "quit"}};
 	const struct hint *set = ok;
@@ -94,7 +98,10 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 		for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
 			hint_add(&b, COLS - 1, &help[i], &full, false);
 	} else {
-		if (wb->ui.focus_manifest) {
+		if (wb->m.man_broken) {
+			set = broken;
+			n_set = sizeof broken / sizeof broken[0];
+		} else if (wb->ui.focus_manifest) {
 			set = man;
 			n_set = sizeof man / sizeof man[0];
 		} else if (rep && rep->error) {
@@ -266,7 +273,7 @@ frame_prepare(struct wb *wb)
 	/* The manifest as it would be written. */
 	size_t n_lines = 0;
 	tm_buf_reset(&fr->manifest_json);
-	tm_manifest_emit(&m->man, &fr->manifest_json);
+	model_manifest_json(m, &fr->manifest_json);
 	for (size_t j = 0; fr->manifest_json.data && j < fr->manifest_json.len; j++)
 		n_lines += fr->manifest_json.data[j] == '\n';
 	fr->manifest_lines = n_lines;
@@ -274,7 +281,11 @@ frame_prepare(struct wb *wb)
 	man->has_sel = false;
 	man->n = n_lines;
 	pane_clamp(man);
-	if (man->h <= 1 && !wb->ui.focus_manifest)
+	if (m->man_broken)
+		snprintf(fr->manifest_label, sizeof fr->manifest_label,
+			 "manifest: does not parse, kept as text (E edit, C convert)%s",
+			 wb->ui.focus_manifest ? " [focus]" : "");
+	else if (man->h <= 1 && !wb->ui.focus_manifest)
 		snprintf(fr->manifest_label, sizeof fr->manifest_label,
 			 "manifest: %zu lines%s (Tab shows it)", n_lines,
 			 tm_manifest_is_trivial(&m->man) ? ", trivial" : "");

@@ -52,6 +52,7 @@ model_fini(struct wb_model *m)
 	stack_fini(&m->redo);
 	for (size_t i = 0; i < m->n_log; i++)
 		free(m->log[i]);
+	free(m->man_text);
 	free(m->eval_error);
 	free(m->open_error);
 	free(m->written);
@@ -213,7 +214,9 @@ model_evaluate(struct wb_model *m)
 	tm_error_clear(&err);
 	free(m->eval_error);
 	m->eval_error = NULL;
-	if (tm_session_evaluate(m->s, &m->man, &rep, &err) != TM_OK) {
+	/* A broken manifest: the archive's own members, as trace_processor
+	 * reads them (its error is the verdict). */
+	if (tm_session_evaluate(m->s, m->man_broken ? NULL : &m->man, &rep, &err) != TM_OK) {
 		m->eval_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
 		if (rep)
 			tm_report_free(rep);
@@ -379,7 +382,14 @@ model_open(struct wb_model *m, char **paths, size_t n)
 		tm_manifest_fini(&m->man);
 		tm_manifest_copy(&m->man, sm);
 	} else if (merr && merr->msg[0]) {
+		size_t len = 0;
+		const char *text = tm_session_manifest_text(m->s, &len);
 		model_set_msg(m, ROLE_ERROR, "The archive's manifest: %s", merr->msg);
+		if (text) {
+			m->man_broken = true;
+			m->man_err = *merr;
+			m->man_text = strdup(text);
+		}
 	}
 	tm_manifest_fini(&m->saved);
 	tm_manifest_copy(&m->saved, &m->man);
@@ -460,6 +470,14 @@ stack_clear(struct wb_stack *st)
 void
 model_commit(struct wb_model *m, struct tm_manifest *next, const char *what)
 {
+	if (m->man_broken) {
+		tm_manifest_fini(next);
+		model_set_msg(m, ROLE_ERROR,
+			      "%s: not done; the manifest does not parse and an edit would drop it. "
+			      "Fix it first: E edits its text, C converts the outdated syntax",
+			      what);
+		return;
+	}
 	if (tm_manifest_equal(&m->man, next)) {
 		tm_manifest_fini(next);
 		model_set_msg(m, ROLE_DIM, "%s: nothing changed", what);
@@ -476,7 +494,50 @@ model_commit(struct wb_model *m, struct tm_manifest *next, const char *what)
 bool
 model_is_dirty(const struct wb_model *m)
 {
-	return !tm_manifest_equal(&m->man, &m->saved);
+	return m->man_text_edited || !tm_manifest_equal(&m->man, &m->saved);
+}
+
+void
+model_manifest_json(const struct wb_model *m, struct tm_buf *out)
+{
+	if (m->man_broken)
+		tm_buf_adds(out, m->man_text ? m->man_text : "");
+	else
+		tm_manifest_emit(&m->man, out);
+}
+
+bool
+model_set_manifest_text(struct wb_model *m, const char *text, size_t len, const char *what)
+{
+	struct tm_manifest man;
+	struct tm_error err;
+
+	tm_error_clear(&err);
+	if (tm_manifest_parse(text, len, &man, &err) != TM_OK) {
+		tm_manifest_fini(&man);
+		free(m->man_text);
+		m->man_text = strndup(text, len);
+		m->man_broken = true;
+		m->man_text_edited = true;
+		m->man_err = err;
+		model_set_msg(m, ROLE_ERROR, "%s: still does not parse: %s", what, err.msg);
+		return false;
+	}
+	if (m->man_broken) {
+		/* The fixed text replaces the broken one; it is not an undo step
+		 * (undo would bring back an empty manifest, not the text). */
+		m->man_broken = false;
+		m->man_text_edited = true;
+		free(m->man_text);
+		m->man_text = NULL;
+		tm_manifest_fini(&m->man);
+		m->man = man;
+		model_evaluate(m);
+		model_set_msg(m, ROLE_OK, "%s: the manifest parses now", what);
+		return true;
+	}
+	model_commit(m, &man, what);
+	return true;
 }
 
 void

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "wb.h"
@@ -45,7 +46,7 @@ out_base64(const void *data, size_t len)
 static void
 emit(const struct wb *wb, struct tm_buf *b)
 {
-	tm_manifest_emit(&wb->m.man, b);
+	model_manifest_json(&wb->m, b);
 }
 
 void
@@ -142,6 +143,7 @@ out_save_manifest(struct wb *wb, const char *path)
 	if (ok) {
 		tm_manifest_fini(&wb->m.saved);
 		tm_manifest_copy(&wb->m.saved, &wb->m.man);
+		wb->m.man_text_edited = false;
 		model_note_output(&wb->m, path);
 		model_set_msg(&wb->m, ROLE_OK, "Wrote the manifest (%zu bytes) to %s", json.len, path);
 	} else {
@@ -178,7 +180,14 @@ out_write_tar(struct wb *wb, const char *path, bool overwrite)
 		model_set_msg(&wb->m, ROLE_ERROR, "Nothing to write");
 		return;
 	}
-	if (tm_merge_write(wb->m.s, &wb->m.man, path, &opts, &err) != TM_OK) {
+	if (wb->m.man_broken && wb->m.man_text_edited) {
+		model_set_msg(&wb->m, ROLE_ERROR,
+			      "Not written: the edited manifest does not parse (E edits it)");
+		return;
+	}
+	/* A broken manifest is written as it is (the archive's own member). */
+	if (tm_merge_write(wb->m.s, wb->m.man_broken ? NULL : &wb->m.man, path, &opts, &err) !=
+	    TM_OK) {
 		model_set_msg(&wb->m, ROLE_ERROR, "Write failed: %s", err.msg);
 		return;
 	}
@@ -187,8 +196,11 @@ out_write_tar(struct wb *wb, const char *path, bool overwrite)
 	model_note_output(&wb->m, path);
 	tm_manifest_fini(&wb->m.saved);
 	tm_manifest_copy(&wb->m.saved, &wb->m.man);
+	wb->m.man_text_edited = false;
 	model_set_msg(&wb->m, ROLE_OK, "Wrote %s%s", path,
-		   tm_manifest_is_trivial(&wb->m.man) ? " (no manifest needed)" : " with its manifest");
+		      wb->m.man_broken ? " with the archive's manifest as it is (it does not parse)"
+		      : tm_manifest_is_trivial(&wb->m.man) ? " (no manifest needed)"
+							   : " with its manifest");
 }
 
 /* ---- recovery ---- */
@@ -283,4 +295,42 @@ out_exit_message(struct wb *wb)
 		free(e);
 		free(eh);
 	}
+}
+
+/* ---- $EDITOR ---- */
+
+bool
+out_run_editor(struct wb *wb, const char *path)
+{
+	const char *ed = getenv("VISUAL");
+	pid_t pid;
+	int status = 0;
+
+	if (!ed || !*ed)
+		ed = getenv("EDITOR");
+	if (!ed || !*ed)
+		ed = "vi";
+	if (!wb->run.headless) {
+		def_prog_mode();
+		endwin();
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* The editor's command line is the user's (it may hold options). */
+		execl("/bin/sh", "sh", "-c", "$0 \"$1\"", ed, path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	if (!wb->run.headless) {
+		reset_prog_mode();
+		clearok(curscr, TRUE);
+	}
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		model_set_msg(&wb->m, ROLE_ERROR, "%s failed (status %d): the manifest is unchanged",
+			      ed, pid < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+		return false;
+	}
+	return true;
 }

@@ -125,6 +125,10 @@ open(d + "/dup/x/phone.json", "wb").write(ev(100))
 open(d + "/dup/y/phone.json", "wb").write(ev(300))
 open(d + "/dup/.hidden.json", "wb").write(ev(400))
 open(d + "/dup/" + "L" * 116 + ".json", "wb").write(ev(500))
+ed = d + "/editor.sh"
+open(ed, "w").write('#!/bin/sh\n# An $EDITOR for the tests: replaces the outdated clocks map.\n'
+    'sed -i \'s/"clocks": {"BOOTTIME": {"trace_time_offset_ns": 5000000}}/"clocks": {"clock": "BOOTTIME", "sync_to": {"file": "a.json", "clock": "BOOTTIME"}, "offset_ns": 7}/\' "$1"\n')
+os.chmod(ed, 0o755)
 random.seed(7)
 open(d + "/dup/random.bin", "wb").write(bytes(random.randrange(256) for _ in range(4096)))
 PY
