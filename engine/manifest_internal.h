@@ -87,6 +87,11 @@ enum tm_status tm_manifest_apply(const struct tm_manifest *m,
 				 struct tm_manifest_plan *plan, struct tm_error *err) TM_WUR;
 void tm_manifest_plan_fini(struct tm_manifest_plan *plan);
 
+/* tm_manifest_parse of the member or file name (NULL: unnamed), which an
+ * error's hint (ours) names. */
+enum tm_status tm_manifest_parse_named(const char *text, size_t len, const char *name,
+				       struct tm_manifest *out, struct tm_error *err) TM_WUR;
+
 /* The entry is an exported table (__exported_table_schema), not a trace. */
 bool tm_manifest_file_is_table(const struct tm_manifest_file *f);
 

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_lex.h"
 #include "manifest_priv.h"
 
 /* ------------------------------------------------------------------ */
@@ -40,338 +41,74 @@ enum rc { RC_OK, RC_ERR, RC_INCOMPLETE, RC_END };
 enum scope { SC_NONE, SC_OBJ, SC_ARR };
 
 struct jp {
-	const char *cur, *end;
-	char status[600]; /* sticky, as Iterator::status_ */
-	char *key;        /* last key parsed anywhere (Iterator::key_) */
+	struct tm_jl lx;   /* lx.msg is the sticky status (Iterator::status_) */
+	struct tm_buf status;
+	const char *cur;
+	char *key;         /* last key parsed anywhere (Iterator::key_) */
 	size_t key_len;
-	char msg[900];    /* the final error */
+	struct tm_buf msg; /* the final error */
 	int depth;
+	const char *expect; /* what the input lacked when it ended (ours) */
+	bool incomplete;
 };
 
-static void
-jstatus(struct jp *p, const char *fmt, ...) TM_PRINTF(2, 3);
-static void
-jstatus(struct jp *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(p->status, sizeof p->status, fmt, ap);
-	va_end(ap);
-}
-
-static bool
-skip_ws(struct jp *p, const char **cur)
-{
-	while (*cur != p->end && (**cur == ' ' || **cur == '\t' || **cur == '\n' || **cur == '\r'))
-		(*cur)++;
-	return *cur != p->end;
-}
-
-static bool
-is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int
-precision(const char *a, const char *b)
-{
-	size_t n = (size_t)(b - a);
-
-	return n > 400 ? 400 : (int)n;
-}
-
-/* UnescapeString: \uXXXX to UTF-8 (no surrogates), unknown escapes dropped.
- * s..e is the content between the quotes; reads past e stop at the quote. */
-static enum rc
-unescape(struct jp *p, const char *s, const char *e, struct tm_buf *out)
-{
-	for (const char *it = s; it != e; ++it) {
-		if (*it != '\\') {
-			tm_buf_addc(out, *it);
-			continue;
-		}
-		++it;
-		switch (*it) {
-		case '"': tm_buf_addc(out, '"'); break;
-		case '\\': tm_buf_addc(out, '\\'); break;
-		case '/': tm_buf_addc(out, '/'); break;
-		case 'b': tm_buf_addc(out, '\b'); break;
-		case 'f': tm_buf_addc(out, '\f'); break;
-		case 'n': tm_buf_addc(out, '\n'); break;
-		case 'r': tm_buf_addc(out, '\r'); break;
-		case 't': tm_buf_addc(out, '\t'); break;
-		case 'u': {
-			uint32_t cp = 0;
-
-			for (int j = 0; j < 4; ++j) {
-				char h = *++it;
-
-				cp <<= 4;
-				if (h >= '0' && h <= '9') {
-					cp += (uint32_t)(h - '0');
-				} else if (h >= 'a' && h <= 'f') {
-					cp += (uint32_t)(h - 'a' + 10);
-				} else if (h >= 'A' && h <= 'F') {
-					cp += (uint32_t)(h - 'A' + 10);
-				} else {
-					jstatus(p, "Invalid escape sequence: \\u%c%c%c%c", it[-3],
-						it[-2], it[-1], h);
-					return RC_ERR;
-				}
-			}
-			if (cp <= 0x7f) {
-				tm_buf_addc(out, (char)cp);
-			} else if (cp <= 0x7ff) {
-				tm_buf_addc(out, (char)(0xc0 | (cp >> 6)));
-				tm_buf_addc(out, (char)(0x80 | (cp & 0x3f)));
-			} else if (cp >= 0xd800 && cp <= 0xdfff) {
-				jstatus(p,
-					"Invalid escape sequence: \\u%c%c%c%c (code point %u is "
-					"reserved for surrogate pairs)",
-					it[-3], it[-2], it[-1], *it, cp);
-				return RC_ERR;
-			} else {
-				tm_buf_addc(out, (char)(0xe0 | (cp >> 12)));
-				tm_buf_addc(out, (char)(0x80 | ((cp >> 6) & 0x3f)));
-				tm_buf_addc(out, (char)(0x80 | (cp & 0x3f)));
-			}
-			break;
-		}
-		default:
-			break; /* lenient: the escaped character is dropped */
-		}
-	}
-	return RC_OK;
-}
-
-/* ScanString + ParseString: *cur at the opening quote; out gets the text. */
-static enum rc
-parse_string(struct jp *p, const char **cur, struct tm_buf *out)
-{
-	const char *s, *q = *cur;
-
-	if (*q != '"') {
-		jstatus(p, "Expected '\"' at the start of string. Got '%c'", *q);
-		return RC_ERR;
-	}
-	s = ++q;
-	for (;;) {
-		size_t bs = 0;
-
-		q = memchr(q, '"', (size_t)(p->end - q));
-		if (!q)
-			return RC_INCOMPLETE;
-		for (const char *b = q - 1; b >= s && *b == '\\'; b--)
-			bs++;
-		if ((bs & 1) == 0)
-			break;
-		++q;
-	}
-	tm_buf_reset(out);
-	if (memchr(s, '\\', (size_t)(q - s))) {
-		enum rc r = unescape(p, s, q, out);
-
-		if (r != RC_OK)
-			return r;
-	} else {
-		tm_buf_add(out, s, (size_t)(q - s));
-	}
-	if (!out->data)
-		tm_buf_add(out, "", 0);
-	*cur = q + 1;
-	return RC_OK;
-}
-
-/* StringToInt64, including its quirk: after the INT64_MIN special case the
- * overflow test no longer fires (the value is negative), so the digits that
- * follow wrap around.  Returns false on overflow. */
-static bool
-tok_to_int64(const char *s, const char *e, int64_t *out)
-{
-	bool neg = false;
-	int64_t v = 0;
-	const int64_t div10 = INT64_MAX / 10;
-	const int mod10 = (int)(INT64_MAX % 10);
-
-	if (s != e && *s == '-') {
-		neg = true;
-		s++;
-	}
-	for (; s != e; s++) {
-		int d = *s - '0';
-
-		if (v > div10 || (v == div10 && d > mod10)) {
-			if (!(neg && v == div10 && d == mod10 + 1))
-				return false;
-		}
-		v = wrap_add(wrap_mul(v, 10), d);
-	}
-	*out = neg ? wrap_sub(0, v) : v;
-	return true;
-}
-
-/* StringToDouble, with its int64/uint64 wrap-around accumulators. */
-static bool
-tok_to_double(const char *s, const char *e, double *out)
-{
-	bool neg = false, exp_neg = false;
-	int64_t ip = 0, ep = 0;
-	double frac = 0, v;
-
-	if (s != e && *s == '-') {
-		neg = true;
-		s++;
-	}
-	for (; s != e && is_digit(*s); s++)
-		ip = wrap_add(wrap_mul(ip, 10), *s - '0');
-	if (s != e && *s == '.') {
-		int64_t fi = 0;
-		uint64_t div = 1;
-
-		for (s++; s != e && is_digit(*s); s++) {
-			fi = wrap_add(*s - '0', wrap_mul(fi, 10));
-			div *= 10;
-		}
-		frac = (double)fi / (double)div;
-	}
-	if (s != e && (*s == 'e' || *s == 'E')) {
-		s++;
-		if (s != e && (*s == '+' || *s == '-'))
-			exp_neg = *s++ == '-';
-		for (; s != e && is_digit(*s); s++)
-			ep = wrap_add(wrap_mul(ep, 10), *s - '0');
-	}
-	v = (double)ip + frac;
-	if (exp_neg)
-		v /= pow(10, (double)ep);
-	else if (ep > 0)
-		v *= pow(10, (double)ep);
-	if (isinf(v) || isnan(v))
-		return false;
-	*out = neg ? -v : v;
-	return true;
-}
-
-static bool
-tok_is_int_like(const char *t)
-{
-	return !strpbrk(t, ".eE");
-}
-
-/* ParseNumber: validates the token and leaves the raw text in *node. */
-static enum rc
-parse_number(struct jp *p, const char **cur, cJSON **node)
-{
-	const char *s = *cur, *c = s;
-	bool int_like = true;
-	int64_t iv;
-	double dv;
-	char *tok;
-
-	c += *c == '-';
-	if (c != p->end && *c == '0') {
-		++c;
-		if (c != p->end && is_digit(*c)) {
-			jstatus(p, "Invalid number: leading zero in '%.*s'", precision(s, p->end), s);
-			return RC_ERR;
-		}
-	} else if (c != p->end && *c >= '1' && *c <= '9') {
-		while (c != p->end && is_digit(*c))
-			++c;
-	} else if (c != p->end) {
-		jstatus(p, "Invalid number: expected digit in '%.*s'", precision(s, p->end), s);
-		return RC_ERR;
-	}
-	if (c != p->end && *c == '.') {
-		const char *f = ++c;
-
-		int_like = false;
-		while (c != p->end && is_digit(*c))
-			++c;
-		if (c != p->end && c == f) {
-			jstatus(p, "Invalid number: expected digit after '.' in '%.*s'",
-				precision(s, p->end), s);
-			return RC_ERR;
-		}
-	}
-	if (c != p->end && (*c == 'e' || *c == 'E')) {
-		const char *x;
-
-		int_like = false;
-		++c;
-		c += c != p->end && (*c == '+' || *c == '-');
-		x = c;
-		while (c != p->end && is_digit(*c))
-			++c;
-		if (c != p->end && c == x) {
-			jstatus(p, "Invalid number: expected digit after 'e' in '%.*s'",
-				precision(s, p->end), s);
-			return RC_ERR;
-		}
-	}
-	if (c == p->end)
-		return RC_INCOMPLETE;
-	if (int_like && tok_to_int64(s, c, &iv)) {
-		/* int */
-	} else {
-		if (int_like)
-			jstatus(p, "Integer overflow parsing '%.*s'", precision(s, c), s);
-		if (!tok_to_double(s, c, &dv)) {
-			jstatus(p, "Double overflow/underflow parsing '%.*s'", precision(s, c), s);
-			return RC_ERR;
-		}
-	}
-	tok = xstrndup(s, (size_t)(c - s));
-	*node = cJSON_CreateRaw(tok);
-	free(tok);
-	if (!*node)
-		abort();
-	*cur = c;
-	return RC_OK;
-}
+/* Bytes of input quoted in an error text. */
+#define QUOTE_MAX 400
 
 static enum rc
-literal(struct jp *p, const char **cur, const char *word, cJSON **node, cJSON *made)
+rc_of(enum tm_jl_rc r)
 {
-	size_t n = strlen(word);
-
-	if ((size_t)(p->end - *cur) < n) {
-		cJSON_Delete(made);
-		return RC_INCOMPLETE;
-	}
-	if (memcmp(*cur, word, n) != 0) {
-		jstatus(p, "Invalid token: expected '%s' but got '%.*s'", word, (int)n, *cur);
-		cJSON_Delete(made);
-		return RC_ERR;
-	}
-	*cur += n;
-	*node = made;
-	return RC_OK;
+	return r == TM_JL_OK ? RC_OK : r == TM_JL_ERR ? RC_ERR : RC_INCOMPLETE;
 }
 
 /* OnPostValue: after a value in scope sc. */
 static enum rc
 post_value(struct jp *p, const char **cur, enum scope sc)
 {
-	char endc = sc == SC_OBJ ? '}' : ']';
+	bool obj = sc == SC_OBJ;
 
-	if (!skip_ws(p, cur))
-		return RC_INCOMPLETE;
-	if (**cur == ',') {
-		++*cur;
-		if (!skip_ws(p, cur))
-			return RC_INCOMPLETE;
-	} else if (**cur != endc) {
-		if (sc == SC_OBJ && p->key_len > 0)
-			jstatus(p, "Expected ',' or '%c' after value for key '%.*s'. Got '%c'", endc,
-				(int)p->key_len, p->key, **cur);
+	const char *e = p->lx.end;
+	enum rc r;
+
+	r = rc_of(tm_jl_after_value(&p->lx, cur, obj ? '}' : ']', p->key, obj ? p->key_len : 0));
+	if (r == RC_INCOMPLETE) {
+		/* ended after the ',' or before it? */
+		while (e != *cur && tm_jl_is_ws(e[-1]))
+			e--;
+		if (e != *cur && e[-1] == ',')
+			p->expect = obj ? "a member name, its ':' and a value" : "a value";
 		else
-			jstatus(p, "Expected ',' or '%c' after value. Got '%c'", endc, **cur);
-		return RC_ERR;
+			p->expect = obj ? "',' or '}' after a member" : "',' or ']' after an element";
 	}
-	return RC_OK;
+	return r;
+}
+
+static cJSON *
+scalar_node(const struct tm_jl_value *v)
+{
+	cJSON *node;
+	char *tok;
+
+	switch (v->t) {
+	case TM_JL_STR: {
+		tok = xstrndup(v->s, v->n);
+		node = cJSON_CreateString(tok);
+		free(tok);
+		break;
+	}
+	case TM_JL_INT:
+	case TM_JL_DBL:
+		/* the exact token: emitted byte for byte, classified on use */
+		tok = xstrndup(v->s, v->n);
+		node = cJSON_CreateRaw(tok);
+		free(tok);
+		break;
+	case TM_JL_BOOL: node = cJSON_CreateBool(v->i != 0); break;
+	default: node = cJSON_CreateNull(); break;
+	}
+	if (!node)
+		abort();
+	return node;
 }
 
 /* ParseAndRecurse in scope sc (whose parent is parent).  On RC_OK either
@@ -379,7 +116,8 @@ post_value(struct jp *p, const char **cur, enum scope sc)
 static enum rc
 step(struct jp *p, enum scope sc, enum scope parent, struct tm_buf *key, cJSON **node, char *open)
 {
-	const char *cur = p->cur;
+	const char *cur = p->cur, *end = p->lx.end;
+	struct tm_jl_value v;
 	struct tm_buf sb;
 	enum rc r;
 
@@ -396,55 +134,37 @@ step(struct jp *p, enum scope sc, enum scope parent, struct tm_buf *key, cJSON *
 		return RC_END;
 	}
 	if (sc == SC_OBJ) {
-		if (!skip_ws(p, &cur))
-			return RC_INCOMPLETE;
-		if (*cur != '"') {
-			jstatus(p, "Expected '\"' at the start of key. Got '%c'", *cur);
-			return RC_ERR;
-		}
-		r = parse_string(p, &cur, key);
+		const char *k;
+		size_t kn;
+
+		p->expect = "a member name, its ':' and a value";
+		r = rc_of(tm_jl_key(&p->lx, &cur, &k, &kn, key));
 		if (r != RC_OK)
 			return r;
 		free(p->key);
-		p->key = xmalloc(key->len + 1);
-		memcpy(p->key, key->data, key->len + 1);
-		p->key_len = key->len;
-		if (!skip_ws(p, &cur))
+		p->key = xstrndup(k, kn);
+		p->key_len = kn;
+	} else {
+		cur = tm_jl_skip_ws(cur, end);
+		p->expect = "a value";
+		if (cur == end)
 			return RC_INCOMPLETE;
-		if (*cur != ':') {
-			jstatus(p, "Expected ':' after key '%.*s'. Got '%c'", (int)p->key_len, p->key,
-				*cur);
-			return RC_ERR;
-		}
-		++cur;
-		if (!skip_ws(p, &cur))
-			return RC_INCOMPLETE;
-	} else if (!skip_ws(p, &cur)) {
-		return RC_INCOMPLETE;
 	}
 	if (*cur == '{' || *cur == '[') {
 		*open = *cur++;
-		if (!skip_ws(p, &cur))
+		cur = tm_jl_skip_ws(cur, end);
+		p->expect = *open == '{' ? "a member or '}'" : "a value or ']'";
+		if (cur == end)
 			return RC_INCOMPLETE;
 		p->cur = cur;
 		return RC_OK;
 	}
-	switch (*cur) {
-	case '"':
-		tm_buf_init(&sb);
-		r = parse_string(p, &cur, &sb);
-		if (r == RC_OK) {
-			*node = cJSON_CreateString(sb.data);
-			if (!*node)
-				abort();
-		}
-		tm_buf_fini(&sb);
-		break;
-	case 't': r = literal(p, &cur, "true", node, cJSON_CreateTrue()); break;
-	case 'f': r = literal(p, &cur, "false", node, cJSON_CreateFalse()); break;
-	case 'n': r = literal(p, &cur, "null", node, cJSON_CreateNull()); break;
-	default: r = parse_number(p, &cur, node); break;
-	}
+	p->expect = *cur == '"' ? "the '\"' that closes a string" : "the rest of a value";
+	tm_buf_init(&sb);
+	r = rc_of(tm_jl_value(&p->lx, &cur, &v, &sb));
+	if (r == RC_OK)
+		*node = scalar_node(&v);
+	tm_buf_fini(&sb);
 	if (r != RC_OK)
 		return r;
 	r = post_value(p, &cur, sc);
@@ -474,8 +194,9 @@ parse_scope(struct jp *p, enum scope sc, enum scope parent, cJSON *node)
 	enum rc r = RC_OK;
 
 	if (++p->depth > MAX_DEPTH) {
-		snprintf(p->msg, sizeof p->msg,
-			 "JSON nested deeper than %d levels (tracemerge limit)", MAX_DEPTH);
+		tm_buf_reset(&p->msg);
+		tm_buf_addf(&p->msg, "JSON nested deeper than %d levels (tracemerge limit)",
+			    MAX_DEPTH);
 		return RC_ERR;
 	}
 	tm_buf_init(&key);
@@ -490,12 +211,15 @@ parse_scope(struct jp *p, enum scope sc, enum scope parent, cJSON *node)
 			break;
 		}
 		if (r != RC_OK) {
-			snprintf(p->msg, sizeof p->msg, "Failed to parse %s: %s",
-				 sc == SC_OBJ ? "object" : "array", p->status);
+			p->incomplete = r == RC_INCOMPLETE;
+			tm_buf_reset(&p->msg);
+			tm_buf_addf(&p->msg, "Failed to parse %s: %s",
+				    sc == SC_OBJ ? "object" : "array",
+				    p->status.data ? p->status.data : "");
 			r = RC_ERR;
 			break;
 		}
-		k = sc == SC_OBJ ? xstrdup(key.data) : NULL;
+		k = sc == SC_OBJ ? xstrdup(p->key) : NULL;
 		if (open) {
 			child = open == '{' ? cJSON_CreateObject() : cJSON_CreateArray();
 			if (!child)
@@ -520,22 +244,21 @@ parse_scope(struct jp *p, enum scope sc, enum scope parent, cJSON *node)
 
 /* json::Parse.  Returns the root or NULL with msg set. */
 cJSON *
-tm_mj_parse(const char *text, size_t len, char *msg, size_t msg_size)
+tm_mj_parse(const char *text, size_t len, char *msg, size_t msg_size, struct tm_mj_stop *stop)
 {
 	struct jp p;
-	const char *cur;
-	cJSON *root;
+	const char *cur, *end = text + len;
+	cJSON *root = NULL;
 	bool is_obj;
 
 	memset(&p, 0, sizeof p);
+	memset(stop, 0, sizeof *stop);
 	if (len == 0) {
 		snprintf(msg, msg_size, "Empty JSON input");
 		return NULL;
 	}
-	p.cur = text;
-	p.end = text + len;
-	cur = text;
-	if (!skip_ws(&p, &cur)) {
+	cur = tm_jl_skip_ws(text, end);
+	if (cur == end) {
 		snprintf(msg, msg_size,
 			 "Failed to start parsing: Expected '{' or '[' at the start. Input is empty or "
 			 "whitespace only.");
@@ -547,20 +270,34 @@ tm_mj_parse(const char *text, size_t len, char *msg, size_t msg_size)
 		return NULL;
 	}
 	is_obj = *cur == '{';
-	++cur;
-	if (!skip_ws(&p, &cur)) {
+	cur = tm_jl_skip_ws(cur + 1, end);
+	if (cur == end) {
 		snprintf(msg, msg_size, "Failed to start parsing: ");
+		stop->incomplete = true;
+		stop->offset = len;
+		stop->expected = is_obj ? "a member or '}'" : "a value or ']'";
 		return NULL;
 	}
+	tm_buf_init(&p.status);
+	tm_buf_init(&p.msg);
+	p.lx.end = end;
+	p.lx.msg = &p.status;
+	p.lx.sticky = &p.status; /* one status_, as the Iterator has */
+	p.lx.quote_max = QUOTE_MAX;
 	p.cur = cur;
 	root = is_obj ? cJSON_CreateObject() : cJSON_CreateArray();
 	if (!root)
 		abort();
 	if (parse_scope(&p, is_obj ? SC_OBJ : SC_ARR, SC_NONE, root) != RC_OK) {
-		snprintf(msg, msg_size, "%s", p.msg);
+		snprintf(msg, msg_size, "%s", p.msg.data ? p.msg.data : "");
+		stop->incomplete = p.incomplete;
+		stop->offset = len;
+		stop->expected = p.expect;
 		cJSON_Delete(root);
 		root = NULL;
 	}
+	tm_buf_fini(&p.status);
+	tm_buf_fini(&p.msg);
 	free(p.key);
 	return root;
 }
@@ -599,9 +336,9 @@ tm_mj_is_int(const cJSON *v, int64_t *out)
 	if (!tm_mj_is_num(v))
 		return false;
 	t = v->valuestring;
-	if (!tok_is_int_like(t))
+	if (strpbrk(t, ".eE"))
 		return false;
-	return tok_to_int64(t, t + strlen(t), out ? out : &dummy);
+	return tm_jl_to_int64(t, t + strlen(t), out ? out : &dummy);
 }
 
 /* AsInt64 of a number: a double is cast as x86 does (out of range or NaN
@@ -618,7 +355,7 @@ tm_mj_as_int64(const cJSON *v)
 	if (!tm_mj_is_num(v))
 		return 0;
 	t = v->valuestring;
-	if (!tok_to_double(t, t + strlen(t), &d))
+	if (!tm_jl_to_double(t, t + strlen(t), &d))
 		return INT64_MIN;
 	if (isnan(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0)
 		return INT64_MIN;

@@ -23,10 +23,19 @@
 /* Nesting limit of the reader (ours: trace_processor recurses without one). */
 #define MAX_DEPTH 1000
 
+/* Where the reader stopped on an error (ours: trace_processor says only
+ * "Failed to parse object: " when the text ends early). */
+struct tm_mj_stop {
+	bool incomplete;      /* the text ended before the root value did */
+	size_t offset;        /* where it ended */
+	const char *expected; /* what was expected there (a static string) */
+};
+
 /* manifest_json.c: json::Parse with trace_processor's grammar into a cJSON
  * tree whose numbers are raw nodes holding their exact token.  Returns the
- * root, or NULL with trace_processor's error text in msg. */
-cJSON *tm_mj_parse(const char *text, size_t len, char *msg, size_t msg_size);
+ * root, or NULL with trace_processor's error text in msg and *stop set. */
+cJSON *tm_mj_parse(const char *text, size_t len, char *msg, size_t msg_size,
+		   struct tm_mj_stop *stop);
 /* json::Dom accessors on that tree. */
 const cJSON *tm_mj_member(const cJSON *o, const char *key);
 bool tm_mj_is_str(const cJSON *v);

@@ -300,19 +300,30 @@ validate(const cJSON *root, struct tm_manifest *m, struct tm_error *err)
 }
 
 enum tm_status
-tm_manifest_parse(const char *text, size_t len, struct tm_manifest *out, struct tm_error *err)
+tm_manifest_parse_named(const char *text, size_t len, const char *name, struct tm_manifest *out,
+			struct tm_error *err)
 {
 	char msg[sizeof err->msg];
 	struct tm_manifest_plan plan;
+	struct tm_mj_stop stop;
 	enum tm_status s;
 	cJSON *root;
 
 	tm_manifest_init(out);
 	if (err)
 		tm_error_clear(err);
-	root = tm_mj_parse(text, len, msg, sizeof msg);
-	if (!root)
-		return tm_error_set(err, TM_ERR_MANIFEST, "%s", msg);
+	root = tm_mj_parse(text, len, msg, sizeof msg, &stop);
+	if (!root) {
+		s = tm_error_set(err, TM_ERR_MANIFEST, "%s", msg);
+		/* trace_processor's text says nothing about where; ours does */
+		if (stop.incomplete)
+			tm_error_hint(err,
+				      "%s%sthe JSON text ends at byte %zu, before %s: the manifest "
+				      "is truncated",
+				      name ? name : "", name ? ": " : "", stop.offset,
+				      stop.expected ? stop.expected : "the end of the root value");
+		return s;
+	}
 	s = validate(root, out, err);
 	if (s == TM_OK) {
 		s = tm_manifest_apply(out, NULL, &plan, err);
@@ -325,4 +336,10 @@ tm_manifest_parse(const char *text, size_t len, struct tm_manifest *out, struct 
 	}
 	cJSON_Delete(root);
 	return s;
+}
+
+enum tm_status
+tm_manifest_parse(const char *text, size_t len, struct tm_manifest *out, struct tm_error *err)
+{
+	return tm_manifest_parse_named(text, len, NULL, out, err);
 }

@@ -23,37 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_lex.h"
 #include "scan.h"
 #include "align_scan.h"
 
 #define MAX_WINDOW (64u * 1024u * 1024u)
 #define MAX_MSG 1000 /* bytes of input quoted in an error text */
 
-/* ---- values ---- */
-
-enum vtype { V_NULL, V_BOOL, V_INT, V_DBL, V_STR, V_OBJ, V_ARR };
-
-struct jval {
-	enum vtype t;
-	int64_t i;
-	double d;
-	const char *s; /* STR: content (unescaped); OBJ/ARR: raw text */
-	size_t n;
-};
-
-enum pres { R_OK, R_ERR, R_INC };
-
-struct jp {
-	const char *end;
-	struct tm_buf *msg;  /* error text of R_ERR */
-	struct tm_buf *sticky; /* TP's iterator status_ left set by an int overflow */
-	bool has_sticky;
-	/* Set when an R_ERR text quotes the input up to the window end with
-	 * fewer than MAX_MSG bytes: with more of the member (the one-chunk
-	 * model) the quote would be longer, so the caller waits for more data
-	 * (found by fuzz_scan_json: the text depended on block splitting). */
-	bool *quote_cut;
-};
+/* ---- values (json_lex.h) ---- */
 
 static uint64_t
 hash_bytes(uint64_t h, const void *p, size_t n)
@@ -77,443 +54,28 @@ d2i(double d)
 	return (int64_t)d;
 }
 
-static void
-set_msg(struct tm_buf *b, const char *fmt, ...) TM_PRINTF(2, 3);
-static void
-set_msg(struct tm_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char tmp[4096];
-	va_start(ap, fmt);
-	vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
-	tm_buf_reset(b);
-	tm_buf_adds(b, tmp);
-}
-
-static int
-quote_len(const char *s, const char *e)
-{
-	size_t n = (size_t)(e - s);
-	return (int)(n > MAX_MSG ? MAX_MSG : n);
-}
-
-/* quote_len of a quote that runs to the window end (see jp.quote_cut). */
-static int
-quote_to_end(struct jp *jp, const char *s, const char *e)
-{
-	if (jp->quote_cut && (size_t)(e - s) < MAX_MSG)
-		*jp->quote_cut = true;
-	return quote_len(s, e);
-}
-
-static inline bool
-is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static inline const char *
-skip_ws(const char *c, const char *e)
-{
-	while (c != e && is_ws(*c))
-		c++;
-	return c;
-}
-
-static inline bool
-is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* json_parser.h UnescapeString: unknown escapes vanish, \u is decoded. */
-static enum pres
-unescape(const char *s, size_t n, struct tm_buf *out, struct tm_buf *msg)
-{
-	const char *e = s + n;
-	tm_buf_reset(out);
-	for (const char *it = s; it < e; it++) {
-		if (*it != '\\') {
-			const char *q = memchr(it, '\\', (size_t)(e - it));
-			if (!q)
-				q = e;
-			tm_buf_add(out, it, (size_t)(q - it));
-			it = q - 1;
-			continue;
-		}
-		++it;
-		if (it >= e)
-			break;
-		switch (*it) {
-		case '"': tm_buf_addc(out, '"'); break;
-		case '\\': tm_buf_addc(out, '\\'); break;
-		case '/': tm_buf_addc(out, '/'); break;
-		case 'b': tm_buf_addc(out, '\b'); break;
-		case 'f': tm_buf_addc(out, '\f'); break;
-		case 'n': tm_buf_addc(out, '\n'); break;
-		case 'r': tm_buf_addc(out, '\r'); break;
-		case 't': tm_buf_addc(out, '\t'); break;
-		case 'u': {
-			uint32_t cp = 0;
-			for (int j = 0; j < 4; j++) {
-				/* TP reads 4 chars; the closing quote is always there */
-				char h = (it + 1 < e + 1) ? *++it : '"';
-				cp <<= 4;
-				if (h >= '0' && h <= '9')
-					cp += (uint32_t)(h - '0');
-				else if (h >= 'a' && h <= 'f')
-					cp += (uint32_t)(h - 'a' + 10);
-				else if (h >= 'A' && h <= 'F')
-					cp += (uint32_t)(h - 'A' + 10);
-				else {
-					set_msg(msg, "Invalid escape sequence: \\u%c%c%c%c", it[-3],
-						it[-2], it[-1], h);
-					return R_ERR;
-				}
-			}
-			if (cp <= 0x7f) {
-				tm_buf_addc(out, (char)cp);
-			} else if (cp <= 0x7ff) {
-				tm_buf_addc(out, (char)(0xc0 | (cp >> 6)));
-				tm_buf_addc(out, (char)(0x80 | (cp & 0x3f)));
-			} else if (cp >= 0xd800 && cp <= 0xdfff) {
-				set_msg(msg,
-					"Invalid escape sequence: \\u%c%c%c%c (code point %u is "
-					"reserved for surrogate pairs)",
-					it[-3], it[-2], it[-1], *it, cp);
-				return R_ERR;
-			} else {
-				tm_buf_addc(out, (char)(0xe0 | (cp >> 12)));
-				tm_buf_addc(out, (char)(0x80 | ((cp >> 6) & 0x3f)));
-				tm_buf_addc(out, (char)(0x80 | (cp & 0x3f)));
-			}
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	return R_OK;
-}
-
-/* json_parser.h ScanString: memchr for the closing quote, backslash parity. */
-static enum pres
-scan_string(const char *start, const char *end, const char **out, const char **s, size_t *n,
-	    bool *esc, struct tm_buf *msg)
-{
-	if (*start != '"') {
-		set_msg(msg, "Expected '\"' at the start of string. Got '%c'", *start);
-		return R_ERR;
-	}
-	const char *str = start + 1, *cur = str;
-	for (;;) {
-		cur = memchr(cur, '"', (size_t)(end - cur));
-		if (!cur)
-			return R_INC;
-		if (cur[-1] != '\\')
-			break;
-		size_t bs = 1;
-		const char *p = cur - 2;
-		while (p >= str && *p == '\\') {
-			bs++;
-			p--;
-		}
-		if ((bs & 1) == 0)
-			break;
-		cur++;
-	}
-	*esc = memchr(str, '\\', (size_t)(cur - str)) != NULL;
-	*s = str;
-	*n = (size_t)(cur - str);
-	*out = cur + 1;
-	return R_OK;
-}
-
-static enum pres
-parse_string(struct jp *jp, const char **cur, const char **s, size_t *n, struct tm_buf *unesc)
-{
-	bool esc;
-	enum pres r = scan_string(*cur, jp->end, cur, s, n, &esc, jp->msg);
-	if (r != R_OK || !esc)
-		return r;
-	if (unescape(*s, *n, unesc, jp->msg) != R_OK)
-		return R_ERR;
-	/* An escape sequence that unescapes to nothing leaves the buffer
-	 * unallocated: never hand out NULL as the string (fuzz_scan_json:
-	 * NULL + 0 in next_field's "Expected ':'" message). */
-	*s = unesc->data ? unesc->data : "";
-	*n = unesc->len;
-	return R_OK;
-}
-
-static enum pres
-scan_block(const char *start, const char *end, char open, char close, const char **out,
-	   struct tm_buf *msg)
-{
-	const char *cur = start + 1;
-	uint32_t bal = 1;
-	while (cur != end) {
-		char c = *cur;
-		if (c == '"') {
-			const char *s;
-			size_t n;
-			bool esc;
-			enum pres r = scan_string(cur, end, &cur, &s, &n, &esc, msg);
-			if (r != R_OK)
-				return r;
-		} else if (c == open) {
-			cur++;
-			bal++;
-		} else if (c == close) {
-			cur++;
-			if (--bal == 0) {
-				*out = cur;
-				return R_OK;
-			}
-		} else {
-			/* jump to the next interesting byte */
-			const char *q = cur + 1;
-			while (q != end && *q != '"' && *q != open && *q != close)
-				q++;
-			cur = q;
-		}
-	}
-	return R_INC;
-}
-
-/* json_parser.h StringToInt64: false on overflow. */
-static bool
-str_to_i64(const char *s, const char *e, int64_t *out)
-{
-	bool neg = *s == '-';
-	const char *c = s + neg;
-	int64_t v = 0;
-	const int64_t dv = INT64_MAX / 10;
-	const int md = (int)(INT64_MAX % 10);
-	for (; c != e; c++) {
-		int dg = *c - '0';
-		if (v > dv || (v == dv && dg > md)) {
-			if (!(neg && v == dv && dg == md + 1))
-				return false;
-		}
-		v = (int64_t)((uint64_t)v * 10u + (uint64_t)dg);
-	}
-	*out = neg ? (int64_t)(0u - (uint64_t)v) : v;
-	return true;
-}
-
-/* json_parser.h StringToDouble, bit for bit: int64/uint64 wrap-around
- * included. */
-static bool
-str_to_dbl(const char *s, const char *e, double *out)
-{
-	const char *c = s;
-	bool neg = false;
-	if (*c == '-') {
-		neg = true;
-		c++;
-	}
-	uint64_t ip = 0;
-	for (; c != e && is_digit(*c); c++)
-		ip = ip * 10u + (uint64_t)(*c - '0');
-	double frac = 0;
-	if (c != e && *c == '.') {
-		c++;
-		uint64_t fi = 0, div = 1;
-		for (; c != e && is_digit(*c); c++) {
-			fi = (uint64_t)(*c - '0') + fi * 10u;
-			div *= 10u;
-		}
-		frac = (double)(int64_t)fi / (double)div;
-	}
-	uint64_t ex = 0;
-	bool eneg = false;
-	if (c != e && (*c == 'e' || *c == 'E')) {
-		c++;
-		if (c != e && (*c == '+' || *c == '-'))
-			eneg = *c++ == '-';
-		for (; c != e && is_digit(*c); c++)
-			ex = ex * 10u + (uint64_t)(*c - '0');
-	}
-	double v = (double)(int64_t)ip + frac;
-	if (eneg)
-		v /= pow(10, (double)(int64_t)ex);
-	else if ((int64_t)ex > 0)
-		v *= pow(10, (double)(int64_t)ex);
-	if (isinf(v) || isnan(v))
-		return false;
-	*out = neg ? -v : v;
-	return true;
-}
-
-static enum pres
-parse_number(struct jp *jp, const char **pcur, const char *end, struct jval *v)
-{
-	const char *start = *pcur, *cur = start;
-	bool intlike = true;
-	cur += *cur == '-';
-	if (cur != end && *cur == '0') {
-		cur++;
-		if (cur != end && is_digit(*cur)) {
-			set_msg(jp->msg, "Invalid number: leading zero in '%.*s'",
-				quote_to_end(jp, start, end), start);
-			return R_ERR;
-		}
-	} else if (cur != end && *cur >= '1' && *cur <= '9') {
-		cur++;
-		while (cur != end && is_digit(*cur))
-			cur++;
-	} else if (cur != end) {
-		set_msg(jp->msg, "Invalid number: expected digit in '%.*s'", quote_to_end(jp, start, end),
-			start);
-		return R_ERR;
-	}
-	if (cur != end && *cur == '.') {
-		intlike = false;
-		const char *f = ++cur;
-		while (cur != end && is_digit(*cur))
-			cur++;
-		if (cur != end && cur == f) {
-			set_msg(jp->msg, "Invalid number: expected digit after '.' in '%.*s'",
-				quote_to_end(jp, start, end), start);
-			return R_ERR;
-		}
-	}
-	if (cur != end && (*cur == 'e' || *cur == 'E')) {
-		intlike = false;
-		cur++;
-		cur += cur != end && (*cur == '+' || *cur == '-');
-		const char *f = cur;
-		while (cur != end && is_digit(*cur))
-			cur++;
-		if (cur != end && cur == f) {
-			set_msg(jp->msg, "Invalid number: expected digit after 'e' in '%.*s'",
-				quote_to_end(jp, start, end), start);
-			return R_ERR;
-		}
-	}
-	if (cur == end)
-		return R_INC;
-	if (intlike) {
-		if (str_to_i64(start, cur, &v->i)) {
-			v->t = V_INT;
-			*pcur = cur;
-			return R_OK;
-		}
-		if (jp->sticky) {
-			set_msg(jp->sticky, "Integer overflow parsing '%.*s'", quote_len(start, cur),
-				start);
-			jp->has_sticky = true;
-		}
-	}
-	if (!str_to_dbl(start, cur, &v->d)) {
-		set_msg(jp->msg, "Double overflow/underflow parsing '%.*s'", quote_len(start, cur),
-			start);
-		return R_ERR;
-	}
-	v->t = V_DBL;
-	*pcur = cur;
-	return R_OK;
-}
-
-static enum pres
-literal(struct jp *jp, const char **cur, const char *end, const char *word, struct jval *v,
-	enum vtype t, bool b)
-{
-	size_t n = strlen(word);
-	if ((size_t)(end - *cur) < n)
-		return R_INC;
-	if (memcmp(*cur, word, n) != 0) {
-		set_msg(jp->msg, "Invalid token: expected '%s' but got '%.*s'", word, (int)n, *cur);
-		return R_ERR;
-	}
-	*cur += n;
-	v->t = t;
-	v->i = b;
-	return R_OK;
-}
-
-static enum pres
-parse_value(struct jp *jp, const char **cur, const char *end, struct jval *v, struct tm_buf *unesc)
-{
-	const char *start = *cur;
-	enum pres r;
-	switch (*start) {
-	case '{':
-	case '[':
-		r = scan_block(start, end, *start, *start == '{' ? '}' : ']', cur, jp->msg);
-		v->t = *start == '{' ? V_OBJ : V_ARR;
-		v->s = start;
-		v->n = (size_t)(*cur - start);
-		return r;
-	case '"': {
-		struct jp sub = *jp;
-		sub.end = end;
-		v->t = V_STR;
-		return parse_string(&sub, cur, &v->s, &v->n, unesc);
-	}
-	case 't': return literal(jp, cur, end, "true", v, V_BOOL, true);
-	case 'f': return literal(jp, cur, end, "false", v, V_BOOL, false);
-	case 'n': return literal(jp, cur, end, "null", v, V_NULL, false);
-	default: return parse_number(jp, cur, end, v);
-	}
-}
-
 /* One field of an object (Iterator::ParseObjectFieldWithoutRecursing).
- * R_OK with *eos: the closing '}' was consumed. */
-static enum pres
-next_field(struct jp *jp, const char **pcur, char end_char, const char **key, size_t *klen,
-	   struct jval *v, bool *eos, struct tm_buf *ukey, struct tm_buf *uval)
+ * TM_JL_OK with *eos: the closing '}' was consumed. */
+static enum tm_jl_rc
+next_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key, size_t *klen,
+	   struct tm_jl_value *v, bool *eos, struct tm_buf *ukey, struct tm_buf *uval)
 {
-	const char *cur = *pcur, *end = jp->end;
+	const char *cur = *pcur;
+	enum tm_jl_rc r;
 	*eos = false;
 	if (*cur == '}') {
 		*pcur = cur + 1;
 		*eos = true;
-		return R_OK;
+		return TM_JL_OK;
 	}
-	cur = skip_ws(cur, end);
-	if (cur == end)
-		return R_INC;
-	if (*cur != '"') {
-		set_msg(jp->msg, "Expected '\"' at the start of key. Got '%c'", *cur);
-		return R_ERR;
-	}
-	enum pres r = parse_string(jp, &cur, key, klen, ukey);
-	if (r != R_OK)
+	if ((r = tm_jl_key(jp, &cur, key, klen, ukey)) != TM_JL_OK)
 		return r;
-	cur = skip_ws(cur, end);
-	if (cur == end)
-		return R_INC;
-	if (*cur != ':') {
-		set_msg(jp->msg, "Expected ':' after key '%.*s'. Got '%c'", quote_len(*key, *key + *klen),
-			*key, *cur);
-		return R_ERR;
-	}
-	cur = skip_ws(cur + 1, end);
-	if (cur == end)
-		return R_INC;
-	r = parse_value(jp, &cur, end, v, uval);
-	if (r != R_OK)
+	if ((r = tm_jl_value(jp, &cur, v, uval)) != TM_JL_OK)
 		return r;
-	cur = skip_ws(cur, end);
-	if (cur == end)
-		return R_INC;
-	if (*cur == ',') {
-		cur = skip_ws(cur + 1, end);
-		if (cur == end)
-			return R_INC;
-	} else if (*cur != end_char) {
-		if (*klen)
-			set_msg(jp->msg, "Expected ',' or '%c' after value for key '%.*s'. Got '%c'",
-				end_char, quote_len(*key, *key + *klen), *key, *cur);
-		else
-			set_msg(jp->msg, "Expected ',' or '%c' after value. Got '%c'", end_char, *cur);
-		return R_ERR;
-	}
+	if ((r = tm_jl_after_value(jp, &cur, end_char, *key, *klen)) != TM_JL_OK)
+		return r;
 	*pcur = cur;
-	return R_OK;
+	return TM_JL_OK;
 }
 
 static bool
@@ -525,16 +87,16 @@ key_is(const char *k, size_t n, const char *lit)
 
 /* CoerceToTs. */
 static bool
-coerce_ts(const struct jval *v, int64_t *ts)
+coerce_ts(const struct tm_jl_value *v, int64_t *ts)
 {
 	switch (v->t) {
-	case V_DBL:
+	case TM_JL_DBL:
 		*ts = v->d == trunc(v->d) ? wrap_mul(d2i(v->d), 1000) : (int64_t)llround(v->d * 1000.0);
 		return true;
-	case V_INT:
+	case TM_JL_INT:
 		*ts = wrap_mul(v->i, 1000);
 		return true;
-	case V_STR: {
+	case TM_JL_STR: {
 		/* ParseValue over the contents plus the character after them (the
 		 * closing quote, or the NUL of an unescaped copy). */
 		char tmp[64];
@@ -553,13 +115,13 @@ coerce_ts(const struct jval *v, int64_t *ts)
 		struct tm_buf m, u;
 		tm_buf_init(&m);
 		tm_buf_init(&u);
-		struct jp jp = { .end = p + v->n + 1, .msg = &m };
-		struct jval nv = { 0 };
+		struct tm_jl jp = { .end = p + v->n + 1, .msg = &m, .quote_max = MAX_MSG };
+		struct tm_jl_value nv = { 0 };
 		const char *cur = p;
 		bool ok = false;
 		if (*cur != '"' && *cur != '{' && *cur != '[' && *cur != 't' && *cur != 'f' &&
 		    *cur != 'n') {
-			if (parse_number(&jp, &cur, jp.end, &nv) == R_OK && cur == p + v->n)
+			if (tm_jl_number(&jp, &cur, &nv) == TM_JL_OK && cur == p + v->n)
 				ok = coerce_ts(&nv, ts);
 		}
 		tm_buf_fini(&m);
@@ -643,25 +205,25 @@ push(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint6
 
 /* id2 sub-object (ParseId2): false when malformed. */
 static bool
-id2_ok(struct js *js, const struct jval *v)
+id2_ok(struct js *js, const struct tm_jl_value *v)
 {
-	struct jp jp = { .end = v->s + v->n, .msg = &js->tmp };
-	const char *cur = skip_ws(v->s + 1, jp.end);
+	struct tm_jl jp = { .end = v->s + v->n, .msg = &js->tmp, .quote_max = MAX_MSG };
+	const char *cur = tm_jl_skip_ws(v->s + 1, jp.end);
 	if (cur == jp.end)
 		return true;
 	for (;;) {
 		const char *k;
 		size_t kl;
 		bool eos;
-		struct jval fv;
+		struct tm_jl_value fv;
 		struct tm_buf uk, uv;
 		tm_buf_init(&uk);
 		tm_buf_init(&uv);
-		enum pres r = next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv);
+		enum tm_jl_rc r = next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv);
 		tm_buf_fini(&uk);
 		tm_buf_fini(&uv);
-		if (r != R_OK)
-			return false; /* R_INC crashes TP (PERFETTO_FATAL); count it */
+		if (r != TM_JL_OK)
+			return false; /* TM_JL_INC crashes TP (PERFETTO_FATAL); count it */
 		if (eos)
 			return true;
 	}
@@ -669,10 +231,10 @@ id2_ok(struct js *js, const struct jval *v)
 
 /* Find a key's value inside a complete object text; false if absent. */
 static bool
-obj_get(struct js *js, const struct jval *obj, const char *want, struct jval *out)
+obj_get(struct js *js, const struct tm_jl_value *obj, const char *want, struct tm_jl_value *out)
 {
-	struct jp jp = { .end = obj->s + obj->n, .msg = &js->tmp };
-	const char *cur = skip_ws(obj->s + 1, jp.end);
+	struct tm_jl jp = { .end = obj->s + obj->n, .msg = &js->tmp, .quote_max = MAX_MSG };
+	const char *cur = tm_jl_skip_ws(obj->s + 1, jp.end);
 	bool found = false;
 	struct tm_buf uk, uv;
 	tm_buf_init(&uk);
@@ -681,10 +243,10 @@ obj_get(struct js *js, const struct jval *obj, const char *want, struct jval *ou
 		const char *k;
 		size_t kl;
 		bool eos;
-		struct jval fv;
-		if (next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv) != R_OK || eos)
+		struct tm_jl_value fv;
+		if (next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv) != TM_JL_OK || eos)
 			break;
-		if (key_is(k, kl, want) && fv.t != V_STR) {
+		if (key_is(k, kl, want) && fv.t != TM_JL_STR) {
 			*out = fv;
 			found = true;
 		}
@@ -696,12 +258,12 @@ obj_get(struct js *js, const struct jval *obj, const char *want, struct jval *ou
 
 /* Numbers of a complete array text ('[' ... ']'); returns the count. */
 static size_t
-arr_ints(const struct jval *arr, int64_t *vals, size_t cap)
+arr_ints(const struct tm_jl_value *arr, int64_t *vals, size_t cap)
 {
 	size_t n = 0;
 	const char *c = arr->s + 1, *e = arr->s + arr->n - 1;
 	while (c < e) {
-		while (c < e && (is_ws(*c) || *c == ','))
+		while (c < e && (tm_jl_is_ws(*c) || *c == ','))
 			c++;
 		if (c >= e)
 			break;
@@ -722,20 +284,20 @@ arr_ints(const struct jval *arr, int64_t *vals, size_t cap)
 /* Phase P: legacy V8 CPU profile chunk (ParseV8SampleEvent, simplified to
  * what decides pushes: startTime, samples, timeDeltas). */
 static void
-v8_event(struct js *js, bool has_id, uint64_t id, uint32_t pid, const struct jval *args,
+v8_event(struct js *js, bool has_id, uint64_t id, uint32_t pid, const struct tm_jl_value *args,
 	 uint64_t track, uint64_t off)
 {
 	if (!has_id || !args)
 		return;
-	struct jval data, v;
-	if (!obj_get(js, args, "data", &data) || data.t != V_OBJ)
+	struct tm_jl_value data, v;
+	if (!obj_get(js, args, "data", &data) || data.t != TM_JL_OBJ)
 		return;
 	struct v8sess *s = NULL;
 	for (size_t i = 0; i < js->n_v8; i++)
 		if (js->v8[i].id == id && js->v8[i].pid == pid)
 			s = &js->v8[i];
-	if (obj_get(js, &data, "startTime", &v) && (v.t == V_INT || v.t == V_DBL)) {
-		int64_t st = v.t == V_INT ? v.i : d2i(v.d);
+	if (obj_get(js, &data, "startTime", &v) && (v.t == TM_JL_INT || v.t == TM_JL_DBL)) {
+		int64_t st = v.t == TM_JL_INT ? v.i : d2i(v.d);
 		if (!s) {
 			XGROW(js->v8, js->cap_v8, js->n_v8 + 1);
 			s = &js->v8[js->n_v8++];
@@ -745,13 +307,13 @@ v8_event(struct js *js, bool has_id, uint64_t id, uint32_t pid, const struct jva
 		s->ts = wrap_mul(st, 1000);
 		return;
 	}
-	struct jval prof, samples, deltas;
+	struct tm_jl_value prof, samples, deltas;
 	size_t ns = 0, nd = 0;
-	if (obj_get(js, &data, "cpuProfile", &prof) && prof.t == V_OBJ &&
-	    obj_get(js, &prof, "samples", &samples) && samples.t == V_ARR)
+	if (obj_get(js, &data, "cpuProfile", &prof) && prof.t == TM_JL_OBJ &&
+	    obj_get(js, &prof, "samples", &samples) && samples.t == TM_JL_ARR)
 		ns = arr_ints(&samples, NULL, 0);
 	int64_t *dv = NULL;
-	if (obj_get(js, &data, "timeDeltas", &deltas) && deltas.t == V_ARR) {
+	if (obj_get(js, &data, "timeDeltas", &deltas) && deltas.t == TM_JL_ARR) {
 		nd = arr_ints(&deltas, NULL, 0);
 		dv = xcalloc(nd ? nd : 1, sizeof *dv);
 		arr_ints(&deltas, dv, nd);
@@ -771,28 +333,28 @@ v8_event(struct js *js, bool has_id, uint64_t id, uint32_t pid, const struct jva
 
 /* One event object at p (ParseTraceEventContents).  *stuck: a bad
  * dur/tts/tdur, after which TP never gets past this event. */
-static enum pres
+static enum tm_jl_rc
 parse_event(struct js *js, const char *p, const char *end, const char **next, uint64_t off,
 	    bool *stuck)
 {
-	struct jp jp = { .end = end, .msg = &js->msg, .sticky = &js->sticky,
-			 .quote_cut = &js->quote_cut };
+	struct tm_jl jp = { .end = end, .msg = &js->msg, .sticky = &js->sticky,
+			 .quote_max = MAX_MSG, .quote_cut = &js->quote_cut };
 	const char *cur = p;
 	*stuck = false;
 	if (*cur != '{' && *cur != '[') {
-		set_msg(jp.msg, "Expected '{' or '[' at the start. Got '%c'", *cur);
-		return R_ERR;
+		tm_jl_error(&jp, "Expected '{' or '[' at the start. Got '%c'", *cur);
+		return TM_JL_ERR;
 	}
 	char end_char = *cur == '{' ? '}' : ']';
-	cur = skip_ws(cur + 1, end);
+	cur = tm_jl_skip_ws(cur + 1, end);
 	if (cur == end)
-		return R_INC;
+		return TM_JL_INC;
 	char phase = 0;
 	int64_t ts = INT64_MAX, dur = -1;
 	bool saw = false, pid_str = false, tid_str = false, has_id = false, has_args = false;
 	uint32_t pid = 0, tid = 0;
 	uint64_t pid_h = 0, tid_h = 0, id = 0;
-	struct jval args = { 0 };
+	struct tm_jl_value args = { 0 };
 	bool keep = js->ctl && js->ctl->keep_events;
 	bool want_args = false;
 	tm_buf_reset(&js->name);
@@ -801,12 +363,12 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		const char *k;
 		size_t kl;
 		bool eos;
-		struct jval v;
-		enum pres r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
-		if (r != R_OK) {
-			if (r == R_ERR)
-				return R_ERR;
-			return R_INC;
+		struct tm_jl_value v;
+		enum tm_jl_rc r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
+		if (r != TM_JL_OK) {
+			if (r == TM_JL_ERR)
+				return TM_JL_ERR;
+			return TM_JL_INC;
 		}
 		if (eos)
 			break;
@@ -816,14 +378,14 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		switch (k[0]) {
 		case 'p':
 			if (key_is(k, kl, "ph")) {
-				phase = v.t == V_STR && v.n ? v.s[0] : 0;
+				phase = v.t == TM_JL_STR && v.n ? v.s[0] : 0;
 			} else if (key_is(k, kl, "pid")) {
-				if (v.t == V_STR) {
+				if (v.t == TM_JL_STR) {
 					pid_str = true;
 					pid_h = hash_bytes(0, v.s, v.n);
-				} else if (v.t == V_INT) {
+				} else if (v.t == TM_JL_INT) {
 					pid = to_u32(v.i);
-				} else if (v.t == V_DBL) {
+				} else if (v.t == TM_JL_DBL) {
 					pid = to_u32(d2i(v.d));
 				}
 			}
@@ -832,12 +394,12 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			if (key_is(k, kl, "ts")) {
 				coerce_ts(&v, &ts);
 			} else if (key_is(k, kl, "tid")) {
-				if (v.t == V_STR) {
+				if (v.t == TM_JL_STR) {
 					tid_str = true;
 					tid_h = hash_bytes(0, v.s, v.n);
-				} else if (v.t == V_INT) {
+				} else if (v.t == TM_JL_INT) {
 					tid = to_u32(v.i);
-				} else if (v.t == V_DBL) {
+				} else if (v.t == TM_JL_DBL) {
 					tid = to_u32(d2i(v.d));
 				}
 			} else if (key_is(k, kl, "tts") || key_is(k, kl, "tdur")) {
@@ -854,14 +416,14 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			if (key_is(k, kl, "name")) {
 				/* names for alignment samples (align_scan.h) too */
 				tm_buf_reset(&js->name);
-				has_name = v.t == V_STR && v.n;
+				has_name = v.t == TM_JL_STR && v.n;
 				if (has_name)
 					tm_buf_add(&js->name, v.s, v.n);
 			}
 			break;
 		case 'i':
 			if (key_is(k, kl, "id")) {
-				if (v.t == V_STR) {
+				if (v.t == TM_JL_STR) {
 					/* ParseV8SampleEvent: hex string id */
 					char hb[32];
 					size_t n = v.n < sizeof hb - 1 ? v.n : sizeof hb - 1;
@@ -871,19 +433,19 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 					id = strtoull(hb, &q, 16);
 					has_id = n && !*q && n == v.n;
 					want_args = true;
-				} else if (v.t == V_INT) {
+				} else if (v.t == TM_JL_INT) {
 					id = (uint64_t)v.i;
 					has_id = true;
 				} else {
 					has_id = false;
 				}
 			} else if (key_is(k, kl, "id2")) {
-				if (v.t == V_OBJ && !id2_ok(js, &v))
+				if (v.t == TM_JL_OBJ && !id2_ok(js, &v))
 					failure(js);
 			}
 			break;
 		case 'a':
-			if (key_is(k, kl, "args") && v.t == V_OBJ) {
+			if (key_is(k, kl, "args") && v.t == TM_JL_OBJ) {
 				args = v;
 				has_args = true;
 			}
@@ -895,7 +457,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	bad:
 		failure(js);
 		*stuck = true;
-		return R_INC;
+		return TM_JL_INC;
 	}
 	(void)want_args;
 	*next = cur;
@@ -903,12 +465,12 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	if (!phase) {
 		if (saw)
 			failure(js);
-		return R_OK;
+		return TM_JL_OK;
 	}
 	if (ts == INT64_MAX) {
 		if (phase != 'M') {
 			failure(js);
-			return R_OK;
+			return TM_JL_OK;
 		}
 		ts = 0;
 	}
@@ -921,13 +483,13 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	}
 	if (phase == 'P') {
 		v8_event(js, has_id, id, pid, has_args ? &args : NULL, track, off);
-		return R_OK;
+		return TM_JL_OK;
 	}
 	tm_al_json(tm_scan_align(js->sc), phase, has_name ? js->name.data : NULL,
 		   has_name ? js->name.len : 0, has_id, id, ts);
 	push(js, ts, has_name ? js->name.data : NULL, js->name.len, phase, track,
 	     phase == 'X' ? dur : -1, off);
-	return R_OK;
+	return TM_JL_OK;
 }
 
 /* systemTraceEvents line (HandleSystemTraceEvent). */
@@ -1226,7 +788,7 @@ step(struct js *js, const char *p, const char *end, uint64_t base, bool eof)
 			}
 			break;
 		case P_EVENTS: {
-			cur = skip_ws(cur, end);
+			cur = tm_jl_skip_ws(cur, end);
 			if (cur == end)
 				break;
 			if (*cur == ',' && !js->comma) {
@@ -1244,10 +806,10 @@ step(struct js *js, const char *p, const char *end, uint64_t base, bool eof)
 			bool stuck;
 			tm_buf_reset(&js->sticky);
 			js->quote_cut = false;
-			enum pres r = parse_event(js, cur, end, &nx, OFF(cur), &stuck);
-			if (r == R_ERR && js->quote_cut && !eof)
+			enum tm_jl_rc r = parse_event(js, cur, end, &nx, OFF(cur), &stuck);
+			if (r == TM_JL_ERR && js->quote_cut && !eof)
 				return (size_t)(cur - p); /* error text needs more bytes */
-			if (js->sticky.len && (stuck || (r == R_INC && eof))) {
+			if (js->sticky.len && (stuck || (r == TM_JL_INC && eof))) {
 				/* the iterator's status_ was left set by an integer
 				 * overflow: TP reports it when the event stops early */
 				tm_buf_reset(&js->tmp);
@@ -1255,7 +817,7 @@ step(struct js *js, const char *p, const char *end, uint64_t base, bool eof)
 				fatal(js, js->tmp.data, OFF(cur));
 				break;
 			}
-			if (r == R_ERR) {
+			if (r == TM_JL_ERR) {
 				tm_buf_reset(&js->tmp);
 				tm_buf_addf(&js->tmp, "Failure parsing JSON: %s", js->msg.data);
 				fatal(js, js->tmp.data, OFF(cur));
@@ -1268,7 +830,7 @@ step(struct js *js, const char *p, const char *end, uint64_t base, bool eof)
 				js->pos = P_STUCK;
 				break;
 			}
-			if (r == R_INC) {
+			if (r == TM_JL_INC) {
 				if (!eof)
 					return (size_t)(cur - p);
 				/* incomplete at EOF: lost; the EOF check decides */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "manifest_internal.h"
 #include "oplog.h"
 
 /* A manifest is buffered whole by trace_processor too; ours are tiny.  The
@@ -45,7 +46,8 @@ read_manifest(struct tm_session *s, size_t i)
 		tm_buf_add(&b, p, n);
 	}
 	tm_manifest_fini(&sl->m);
-	sl->is_ok = tm_manifest_parse(b.data ? b.data : "", b.len, &sl->m, &sl->err) == TM_OK;
+	sl->is_ok = tm_manifest_parse_named(b.data ? b.data : "", b.len, s->in.members[i].name,
+					    &sl->m, &sl->err) == TM_OK;
 	sl->text_len = b.len;
 	tm_buf_addc(&b, 0); /* NUL-terminated for front ends; not counted */
 	sl->text = tm_buf_steal(&b);

@@ -1098,6 +1098,57 @@ test_conformance(void)
 	}
 }
 
+/* A manifest cut short: trace_processor's text is "Failed to parse object: "
+ * (its iterator's status is empty on incomplete input) and stays so; our hint
+ * says where the text ends and what was expected there. */
+static void
+test_truncated(void)
+{
+	static const struct {
+		const char *json, *msg, *hint;
+	} c[] = {
+		{"{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a.pf",
+		 "Failed to parse object: ",
+		 "the JSON text ends at byte 61, before the '\"' that closes a string: the "
+		 "manifest is truncated"},
+		{"{\"perfetto_manifest\": {\"version\": 1,", "Failed to parse object: ",
+		 "the JSON text ends at byte 36, before a member name, its ':' and a value: the "
+		 "manifest is truncated"},
+		{"{\"perfetto_manifest\": {\"version\": 1", "Failed to parse object: ",
+		 "the JSON text ends at byte 35, before the rest of a value: the manifest is "
+		 "truncated"},
+		{"{\"perfetto_manifest\": {\"version\": 1 ", "Failed to parse object: ",
+		 "the JSON text ends at byte 36, before ',' or '}' after a member: the manifest "
+		 "is truncated"},
+		{"{\"perfetto_manifest\": {\"files\": [", "Failed to parse object: ",
+		 "the JSON text ends at byte 33, before a value or ']': the manifest is truncated"},
+		{"{\"perfetto_manifest\": {\"files\": [tru", "Failed to parse array: ",
+		 "the JSON text ends at byte 36, before the rest of a value: the manifest is "
+		 "truncated"},
+		{"{ ", "Failed to start parsing: ",
+		 "the JSON text ends at byte 2, before a member or '}': the manifest is truncated"},
+		/* the iterator's status is sticky: an earlier overflow is the text */
+		{"{\"perfetto_manifest\": {\"x\": 99999999999999999999, \"y\": ",
+		 "Failed to parse object: Integer overflow parsing '99999999999999999999'",
+		 "the JSON text ends at byte 55, before a member name, its ':' and a value: the "
+		 "manifest is truncated"},
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0] && !t_failed_; i++) {
+		struct tm_manifest m;
+		struct tm_error err;
+
+		CHECK_INT(tm_manifest_parse(c[i].json, strlen(c[i].json), &m, &err),
+			  TM_ERR_MANIFEST);
+		CHECK_STR(err.msg, c[i].msg);
+		CHECK_STR(err.hint, c[i].hint);
+		tm_manifest_fini(&m);
+		if (t_failed_)
+			snprintf(t_why_ + strlen(t_why_), sizeof t_why_ - strlen(t_why_),
+				 " [case %zu]", i);
+	}
+}
+
 int
 main(void)
 {
@@ -1113,5 +1164,6 @@ main(void)
 	RUN(test_clock_names);
 	RUN(test_durations);
 	RUN(test_conformance);
+	RUN(test_truncated);
 	return 0;
 }

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one JSON lexer of the engine: trace_processor's own grammar
+ * (src/trace_processor/util/json_parser.h: SkipWhitespace, ScanString,
+ * UnescapeString, ParseString, ScanToEndOfDelimitedBlock, StringToInt64,
+ * StringToDouble, ParseNumber, ParseValue, and the key / after-value steps
+ * of its Iterator), with its error texts.  Used by the manifest reader
+ * (manifest_json.c, which builds a tree) and the streaming Chrome JSON
+ * scanner (scan_json.c, which walks event objects in a window).
+ *
+ * Every function works on [cur, lx->end): TM_JL_INC means the window ended
+ * before the token did (the caller waits for more input or reports the
+ * truncation); TM_JL_ERR leaves trace_processor's text in lx->msg.
+ */
+#ifndef TM_JSON_LEX_H
+#define TM_JSON_LEX_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header: front ends include only tracemerge.h"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum tm_jl_rc { TM_JL_OK, TM_JL_ERR, TM_JL_INC };
+
+enum tm_jl_type { TM_JL_NULL, TM_JL_BOOL, TM_JL_INT, TM_JL_DBL, TM_JL_STR, TM_JL_OBJ, TM_JL_ARR };
+
+/* A value (json::JsonValue).  STR: s/n is the content, unescaped (into the
+ * caller's buffer when it had escapes); OBJ/ARR: s/n is the raw text from
+ * the opening to the closing delimiter; INT/DBL: s/n is the number token. */
+struct tm_jl_value {
+	enum tm_jl_type t;
+	int64_t i; /* INT; BOOL: 0 or 1 */
+	double d;  /* DBL */
+	const char *s;
+	size_t n;
+};
+
+struct tm_jl {
+	const char *end;
+	struct tm_buf *msg; /* error text of TM_JL_ERR */
+	/* "Integer overflow parsing ..." is left in the iterator's status even
+	 * when the number then parses as a double.  It goes to *sticky (and
+	 * has_sticky is set) when sticky is set (it may be msg itself). */
+	struct tm_buf *sticky;
+	bool has_sticky;
+	/* Bytes of input quoted in an error text (trace_processor quotes the
+	 * rest of its buffer; we stop at this many). */
+	int quote_max;
+	/* Set (when not NULL) if a quote that runs to the window end was cut by
+	 * the window rather than by quote_max: more input would change the
+	 * text, so a streaming caller waits for it. */
+	bool *quote_cut;
+};
+
+/* Fills lx->msg (which is reset first). */
+void tm_jl_error(struct tm_jl *lx, const char *fmt, ...) TM_PRINTF(2, 3);
+
+static inline bool
+tm_jl_is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* SkipWhitespace: the first non-whitespace byte at or after c, or e. */
+static inline const char *
+tm_jl_skip_ws(const char *c, const char *e)
+{
+	while (c != e && tm_jl_is_ws(*c))
+		c++;
+	return c;
+}
+
+/* UnescapeString of the raw content s/n (s[n] is its closing quote): \uXXXX
+ * becomes UTF-8 (surrogates are an error), unknown escapes are dropped. */
+enum tm_jl_rc tm_jl_unescape(struct tm_jl *lx, const char *s, size_t n, struct tm_buf *out);
+
+/*
+ * The lexer proper is inline: it is the Chrome JSON scanner's inner loop.
+ *
+ * tm_jl_scan_string (ScanString): *cur at the opening quote; on TM_JL_OK
+ *   s/n is the raw content, *esc whether it holds a backslash, *cur is past
+ *   the closing quote.
+ * tm_jl_string (ParseString): scan, and unescape into unesc when needed;
+ *   s/n is the content (never NULL).
+ * tm_jl_to_int64 (StringToInt64): false on overflow (the INT64_MIN quirk
+ *   included).
+ * tm_jl_to_double (StringToDouble), bit for bit (its int64 wrap-around
+ *   included): false on an infinite or NaN result.
+ * tm_jl_number (ParseNumber): validates the token at *cur and converts it
+ *   (INT when it is integer-like and fits, else DBL); v->s/n is the token.
+ * tm_jl_value (ParseValue): any value; an object or array is scanned to its
+ *   end (ScanToEndOfDelimitedBlock), not parsed.  *cur is not whitespace.
+ * tm_jl_key: the key step of the Iterator: whitespace, a string,
+ *   whitespace, ':' and whitespace; *cur is then at the value.
+ * tm_jl_after_value (OnPostValue): whitespace, then ',' (and whitespace) or
+ *   the scope's closer close (left unconsumed).  key/kn name the value in
+ *   the error text when kn is not 0.
+ */
+
+static inline bool
+tm_jl_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline int
+tm_jl_quote_len(const struct tm_jl *lx, const char *s, const char *e)
+{
+	size_t n = (size_t)(e - s);
+
+	return n > (size_t)lx->quote_max ? lx->quote_max : (int)n;
+}
+
+/* quote_len of a quote that runs to the window end (see tm_jl.quote_cut). */
+static inline int
+tm_jl_quote_to_end(struct tm_jl *lx, const char *s)
+{
+	if (lx->quote_cut && (size_t)(lx->end - s) < (size_t)lx->quote_max)
+		*lx->quote_cut = true;
+	return tm_jl_quote_len(lx, s, lx->end);
+}
+
+static inline enum tm_jl_rc
+tm_jl_scan_string(struct tm_jl *lx, const char **cur, const char **s, size_t *n, bool *esc)
+{
+	const char *start = *cur, *str, *q;
+
+	if (*start != '"') {
+		tm_jl_error(lx, "Expected '\"' at the start of string. Got '%c'", *start);
+		return TM_JL_ERR;
+	}
+	str = q = start + 1;
+	for (;;) {
+		size_t bs = 1;
+		const char *p;
+
+		q = memchr(q, '"', (size_t)(lx->end - q));
+		if (!q)
+			return TM_JL_INC;
+		if (q[-1] != '\\')
+			break;
+		/* an even run of backslashes before the quote: it closes */
+		for (p = q - 2; p >= str && *p == '\\'; p--)
+			bs++;
+		if ((bs & 1) == 0)
+			break;
+		q++;
+	}
+	*esc = memchr(str, '\\', (size_t)(q - str)) != NULL;
+	*s = str;
+	*n = (size_t)(q - str);
+	*cur = q + 1;
+	return TM_JL_OK;
+}
+
+static inline enum tm_jl_rc
+tm_jl_string(struct tm_jl *lx, const char **cur, const char **s, size_t *n, struct tm_buf *unesc)
+{
+	bool esc;
+	enum tm_jl_rc r = tm_jl_scan_string(lx, cur, s, n, &esc);
+
+	if (r != TM_JL_OK || !esc)
+		return r;
+	if (tm_jl_unescape(lx, *s, *n, unesc) != TM_JL_OK)
+		return TM_JL_ERR;
+	/* An escape sequence that unescapes to nothing leaves the buffer
+	 * unallocated: never hand out NULL as the string. */
+	*s = unesc->data ? unesc->data : "";
+	*n = unesc->len;
+	return TM_JL_OK;
+}
+
+/* ScanToEndOfDelimitedBlock. */
+static inline enum tm_jl_rc
+tm_jl_scan_block(struct tm_jl *lx, const char **pcur, char open, char close)
+{
+	const char *cur = *pcur + 1, *end = lx->end;
+	uint32_t bal = 1;
+
+	while (cur != end) {
+		char c = *cur;
+
+		if (c == '"') {
+			const char *s;
+			size_t n;
+			bool esc;
+			enum tm_jl_rc r = tm_jl_scan_string(lx, &cur, &s, &n, &esc);
+
+			if (r != TM_JL_OK)
+				return r;
+		} else if (c == open) {
+			cur++;
+			bal++;
+		} else if (c == close) {
+			cur++;
+			if (--bal == 0) {
+				*pcur = cur;
+				return TM_JL_OK;
+			}
+		} else {
+			/* jump to the next byte that matters */
+			const char *q = cur + 1;
+
+			while (q != end && *q != '"' && *q != open && *q != close)
+				q++;
+			cur = q;
+		}
+	}
+	return TM_JL_INC;
+}
+
+static inline bool
+tm_jl_to_int64(const char *s, const char *e, int64_t *out)
+{
+	bool neg = s != e && *s == '-';
+	const char *c = s + neg;
+	int64_t v = 0;
+	const int64_t div10 = INT64_MAX / 10;
+	const int mod10 = (int)(INT64_MAX % 10);
+
+	for (; c != e; c++) {
+		int d = *c - '0';
+
+		/* after INT64_MIN's special case v is negative, so the test no
+		 * longer fires and further digits wrap, as in trace_processor */
+		if (v > div10 || (v == div10 && d > mod10)) {
+			if (!(neg && v == div10 && d == mod10 + 1))
+				return false;
+		}
+		v = wrap_add(wrap_mul(v, 10), d);
+	}
+	*out = neg ? wrap_sub(0, v) : v;
+	return true;
+}
+
+static inline bool
+tm_jl_to_double(const char *s, const char *e, double *out)
+{
+	bool neg = false, exp_neg = false;
+	int64_t ip = 0, ep = 0;
+	double frac = 0, v;
+
+	if (s != e && *s == '-') {
+		neg = true;
+		s++;
+	}
+	for (; s != e && tm_jl_is_digit(*s); s++)
+		ip = wrap_add(wrap_mul(ip, 10), *s - '0');
+	if (s != e && *s == '.') {
+		int64_t fi = 0;
+		uint64_t div = 1;
+
+		for (s++; s != e && tm_jl_is_digit(*s); s++) {
+			fi = wrap_add(*s - '0', wrap_mul(fi, 10));
+			div *= 10;
+		}
+		frac = (double)fi / (double)div;
+	}
+	if (s != e && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (s != e && (*s == '+' || *s == '-'))
+			exp_neg = *s++ == '-';
+		for (; s != e && tm_jl_is_digit(*s); s++)
+			ep = wrap_add(wrap_mul(ep, 10), *s - '0');
+	}
+	v = (double)ip + frac;
+	if (exp_neg)
+		v /= pow(10, (double)ep);
+	else if (ep > 0)
+		v *= pow(10, (double)ep);
+	if (isinf(v) || isnan(v))
+		return false;
+	*out = neg ? -v : v;
+	return true;
+}
+
+static inline enum tm_jl_rc
+tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
+{
+	const char *start = *pcur, *cur = start, *end = lx->end;
+	bool int_like = true;
+
+	cur += *cur == '-';
+	if (cur != end && *cur == '0') {
+		cur++;
+		if (cur != end && tm_jl_is_digit(*cur)) {
+			tm_jl_error(lx, "Invalid number: leading zero in '%.*s'",
+				    tm_jl_quote_to_end(lx, start), start);
+			return TM_JL_ERR;
+		}
+	} else if (cur != end && *cur >= '1' && *cur <= '9') {
+		cur++;
+		while (cur != end && tm_jl_is_digit(*cur))
+			cur++;
+	} else if (cur != end) {
+		tm_jl_error(lx, "Invalid number: expected digit in '%.*s'", tm_jl_quote_to_end(lx, start),
+			    start);
+		return TM_JL_ERR;
+	}
+	if (cur != end && *cur == '.') {
+		const char *f = ++cur;
+
+		int_like = false;
+		while (cur != end && tm_jl_is_digit(*cur))
+			cur++;
+		if (cur != end && cur == f) {
+			tm_jl_error(lx, "Invalid number: expected digit after '.' in '%.*s'",
+				    tm_jl_quote_to_end(lx, start), start);
+			return TM_JL_ERR;
+		}
+	}
+	if (cur != end && (*cur == 'e' || *cur == 'E')) {
+		const char *f;
+
+		int_like = false;
+		cur++;
+		cur += cur != end && (*cur == '+' || *cur == '-');
+		f = cur;
+		while (cur != end && tm_jl_is_digit(*cur))
+			cur++;
+		if (cur != end && cur == f) {
+			tm_jl_error(lx, "Invalid number: expected digit after 'e' in '%.*s'",
+				    tm_jl_quote_to_end(lx, start), start);
+			return TM_JL_ERR;
+		}
+	}
+	if (cur == end)
+		return TM_JL_INC;
+	v->s = start;
+	v->n = (size_t)(cur - start);
+	if (int_like) {
+		if (tm_jl_to_int64(start, cur, &v->i)) {
+			v->t = TM_JL_INT;
+			*pcur = cur;
+			return TM_JL_OK;
+		}
+		if (lx->sticky) {
+			struct tm_buf *keep = lx->msg;
+
+			lx->msg = lx->sticky;
+			tm_jl_error(lx, "Integer overflow parsing '%.*s'",
+				    tm_jl_quote_len(lx, start, cur), start);
+			lx->msg = keep;
+			lx->has_sticky = true;
+		}
+	}
+	if (!tm_jl_to_double(start, cur, &v->d)) {
+		tm_jl_error(lx, "Double overflow/underflow parsing '%.*s'",
+			    tm_jl_quote_len(lx, start, cur), start);
+		return TM_JL_ERR;
+	}
+	v->t = TM_JL_DBL;
+	*pcur = cur;
+	return TM_JL_OK;
+}
+
+static inline enum tm_jl_rc
+tm_jl_literal(struct tm_jl *lx, const char **cur, const char *word, struct tm_jl_value *v,
+	enum tm_jl_type t, bool b)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(lx->end - *cur) < n)
+		return TM_JL_INC;
+	if (memcmp(*cur, word, n) != 0) {
+		tm_jl_error(lx, "Invalid token: expected '%s' but got '%.*s'", word, (int)n, *cur);
+		return TM_JL_ERR;
+	}
+	*cur += n;
+	v->t = t;
+	v->i = b;
+	return TM_JL_OK;
+}
+
+static inline enum tm_jl_rc
+tm_jl_value(struct tm_jl *lx, const char **cur, struct tm_jl_value *v, struct tm_buf *unesc)
+{
+	const char *start = *cur;
+	enum tm_jl_rc r;
+
+	switch (*start) {
+	case '{':
+	case '[':
+		r = tm_jl_scan_block(lx, cur, *start, *start == '{' ? '}' : ']');
+		v->t = *start == '{' ? TM_JL_OBJ : TM_JL_ARR;
+		v->s = start;
+		v->n = (size_t)(*cur - start);
+		return r;
+	case '"':
+		v->t = TM_JL_STR;
+		return tm_jl_string(lx, cur, &v->s, &v->n, unesc);
+	case 't': return tm_jl_literal(lx, cur, "true", v, TM_JL_BOOL, true);
+	case 'f': return tm_jl_literal(lx, cur, "false", v, TM_JL_BOOL, false);
+	case 'n': return tm_jl_literal(lx, cur, "null", v, TM_JL_NULL, false);
+	default: return tm_jl_number(lx, cur, v);
+	}
+}
+
+static inline enum tm_jl_rc
+tm_jl_key(struct tm_jl *lx, const char **pcur, const char **k, size_t *kn, struct tm_buf *ukey)
+{
+	const char *cur = tm_jl_skip_ws(*pcur, lx->end), *end = lx->end;
+	enum tm_jl_rc r;
+
+	if (cur == end)
+		return TM_JL_INC;
+	if (*cur != '"') {
+		tm_jl_error(lx, "Expected '\"' at the start of key. Got '%c'", *cur);
+		return TM_JL_ERR;
+	}
+	r = tm_jl_string(lx, &cur, k, kn, ukey);
+	if (r != TM_JL_OK)
+		return r;
+	cur = tm_jl_skip_ws(cur, end);
+	if (cur == end)
+		return TM_JL_INC;
+	if (*cur != ':') {
+		tm_jl_error(lx, "Expected ':' after key '%.*s'. Got '%c'",
+			    tm_jl_quote_len(lx, *k, *k + *kn), *k, *cur);
+		return TM_JL_ERR;
+	}
+	cur = tm_jl_skip_ws(cur + 1, end);
+	if (cur == end)
+		return TM_JL_INC;
+	*pcur = cur;
+	return TM_JL_OK;
+}
+
+static inline enum tm_jl_rc
+tm_jl_after_value(struct tm_jl *lx, const char **pcur, char close, const char *key, size_t kn)
+{
+	const char *cur = tm_jl_skip_ws(*pcur, lx->end), *end = lx->end;
+
+	if (cur == end)
+		return TM_JL_INC;
+	if (*cur == ',') {
+		cur = tm_jl_skip_ws(cur + 1, end);
+		if (cur == end)
+			return TM_JL_INC;
+	} else if (*cur != close) {
+		if (kn)
+			tm_jl_error(lx, "Expected ',' or '%c' after value for key '%.*s'. Got '%c'",
+				    close, tm_jl_quote_len(lx, key, key + kn), key, *cur);
+		else
+			tm_jl_error(lx, "Expected ',' or '%c' after value. Got '%c'", close, *cur);
+		return TM_JL_ERR;
+	}
+	*pcur = cur;
+	return TM_JL_OK;
+}
+
+#endif
