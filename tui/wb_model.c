@@ -813,6 +813,94 @@ model_add_machine(struct wb_model *m, const char *path)
 	return f && str_eq(f->machine_name, name) ? strdup(name) : NULL;
 }
 
+/* The machine ids a file carries itself (raw ids below 2^32), from an
+ * evaluation without the manifest's machines table for it; sorted. */
+static size_t
+embedded_ids(struct wb_model *m, const char *path, uint32_t *ids, size_t max)
+{
+	struct tm_manifest tmp;
+	struct tm_manifest_file *f;
+	struct tm_report *rep = NULL;
+	struct tm_error err;
+	size_t n = 0, row = model_row_of(m, path);
+
+	if (!m->s || !m->scanned || row == SIZE_MAX)
+		return 0;
+	tm_manifest_copy(&tmp, &m->man);
+	f = tm_manifest_file_get(&tmp, path, false);
+	if (f) {
+		for (size_t i = 0; i < f->n_machines; i++)
+			free(f->machines[i].name);
+		free(f->machines);
+		f->machines = NULL;
+		f->n_machines = 0;
+		f->has_machines = false;
+	}
+	tm_error_clear(&err);
+	if (tm_session_evaluate(m->s, &tmp, &rep, &err) == TM_OK && rep) {
+		size_t member = model_row_member(m, row);
+		for (size_t i = 0; i < rep->n_files; i++) {
+			const struct tm_report_file *rf = &rep->files[i];
+			if (rf->member != member)
+				continue;
+			for (size_t j = 0; j < rf->n_machines && n < max; j++)
+				for (size_t k = 0; k < rep->n_machines; k++)
+					if (rep->machines[k].id == rf->machines[j] &&
+					    rep->machines[k].raw_id <= UINT32_MAX)
+						ids[n++] = (uint32_t)rep->machines[k].raw_id;
+		}
+	}
+	if (rep)
+		tm_report_free(rep);
+	tm_manifest_fini(&tmp);
+	for (size_t i = 1; i < n; i++) /* insertion sort: a handful of ids */
+		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+			uint32_t t = ids[j];
+			ids[j] = ids[j - 1];
+			ids[j - 1] = t;
+		}
+	return n;
+}
+
+static char *
+offered_name(struct wb_model *m)
+{
+	char name[64], **names;
+	size_t n;
+
+	for (;;) {
+		bool taken = false;
+		snprintf(name, sizeof name, "Machine %u", m->next_machine_n++);
+		n = model_machine_names(m, &names);
+		for (size_t i = 0; i < n; i++)
+			taken |= strcmp(names[i], name) == 0;
+		model_free_names(names, n);
+		if (!taken)
+			return strdup(name);
+	}
+}
+
+static void
+table_set(struct tm_manifest_file *f, uint32_t id, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < f->n_machines; k++)
+		if (f->machines[k].id == id)
+			break;
+	if (k == f->n_machines) {
+		f->machines = realloc(f->machines, (f->n_machines + 1) * sizeof *f->machines);
+		if (!f->machines)
+			abort();
+		f->machines[k].id = id;
+		f->machines[k].name = NULL;
+		f->n_machines++;
+	}
+	free(f->machines[k].name);
+	f->machines[k].name = strdup(name);
+	f->has_machines = true;
+}
+
 void
 model_name_id(struct wb_model *m, const char *path, const char *spec)
 {
@@ -822,7 +910,9 @@ model_name_id(struct wb_model *m, const char *path, const char *spec)
 	unsigned long id;
 	const char *eq = strchr(spec, '=');
 	char msg[512];
-	size_t k;
+	uint32_t ids[256];
+	size_t n_ids, o;
+	struct tm_buf offered;
 
 	errno = 0;
 	id = strtoul(spec, &end, 10);
@@ -830,23 +920,30 @@ model_name_id(struct wb_model *m, const char *path, const char *spec)
 		model_set_msg(m, ROLE_ERROR, "Expected id=name, e.g. 7=vm");
 		return;
 	}
+	n_ids = embedded_ids(m, path, ids, sizeof ids / sizeof ids[0]);
 	tm_manifest_copy(&next, &m->man);
 	f = tm_manifest_file_get(&next, path, true);
-	for (k = 0; k < f->n_machines; k++)
-		if (f->machines[k].id == (uint32_t)id)
-			break;
-	if (k == f->n_machines) {
-		f->machines = realloc(f->machines, (f->n_machines + 1) * sizeof *f->machines);
-		if (!f->machines)
-			abort();
-		f->machines[k].id = (uint32_t)id;
-		f->machines[k].name = NULL;
-		f->n_machines++;
+	table_set(f, (uint32_t)id, eq + 1);
+	/* A partial table is what trace_processor would reject ("undeclared
+	 * machine id"): the ids it leaves out get offered names, shown and
+	 * written alike; i renames them. */
+	tm_buf_init(&offered);
+	for (size_t i = 0; i < n_ids; i++) {
+		bool named = false;
+		for (size_t k = 0; k < f->n_machines; k++)
+			named |= f->machines[k].id == ids[i];
+		if (named)
+			continue;
+		char *nm = offered_name(m);
+		table_set(f, ids[i], nm);
+		tm_buf_addf(&offered, "%s%u=%s", offered.len ? ", " : "", ids[i], nm);
+		free(nm);
 	}
-	free(f->machines[k].name);
-	f->machines[k].name = strdup(eq + 1);
-	f->has_machines = true;
-	snprintf(msg, sizeof msg, "%s: id %lu -> %s", path, id, eq + 1);
+	o = (size_t)snprintf(msg, sizeof msg, "%s: id %lu -> %s", path, id, eq + 1);
+	if (offered.len && o < sizeof msg)
+		snprintf(msg + o, sizeof msg - o, "; the other ids are named too (%s; i renames)",
+			 offered.data);
+	tm_buf_fini(&offered);
 	model_commit(m, &next, msg);
 }
 

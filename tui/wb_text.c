@@ -381,7 +381,9 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 			}
 		}
 		if (unnamed)
-			tm_buf_addf(b, "  (not written: %zu of %zu ids unnamed)", unnamed, total);
+			tm_buf_addf(b, "  (%zu of %zu ids unnamed: the table is written as shown; i "
+				       "names an id)",
+				    unnamed, total);
 	} else if (rf->n_machines > 1) {
 		tm_buf_adds(b, "  embedded ids unnamed (i names them)");
 	}

@@ -50,6 +50,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	args=${args//@UNPREDICTED@/$work/unpredicted}
 	args=${args//@OWNER@/$work/owner}
 	args=${args//@ARCH@/$work/arch}
+	args=${args//@DEMO@/$work/demo}
 	# The demo's files go under the case's own dir (a .check may read them).
 	mkdir -p "$dir/tmp"
 	(cd "$dir" && env $envs TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
@@ -134,6 +135,16 @@ open(d + "/dup/random.bin", "wb").write(bytes(random.randrange(256) for _ in ran
 PY
 }
 
+# The demo's files on disk (for cases that open some of them without the
+# demo's manifest).
+make_demo() {
+	mkdir -p "$work/demotmp"
+	: >"$work/empty.script"
+	TMPDIR="$work/demotmp" TM_KEEP_DEMO=1 "$BIN" --demo --script "$work/empty.script" >/dev/null 2>&1
+	mv "$work"/demotmp/tracemerge-demo-* "$work/demo"
+}
+
+make_demo
 make_hostile "$work/hostile.tar" 2>/dev/null || echo "SKIP: hostile-tar: python3 missing"
 make_archives || echo "SKIP: archives: python3 missing"
 make_many
