@@ -256,6 +256,7 @@ enum wb_confirm {
 	CONFIRM_QUIT,
 	CONFIRM_OVERWRITE,
 	CONFIRM_RESTORE,
+	CONFIRM_PRINT_ON_EXIT,
 };
 
 struct wb_ui {
@@ -423,7 +424,10 @@ enum wb_prompt_result prompt_feed(struct wb *wb, int key, bool yes_no, char **li
 const char *prompt_line(int *cursor_cols);
 
 /* ==== wb_out.c ==== */
-void out_copy_manifest(struct wb *wb);
+/* Copy the manifest with OSC 52 and say what the path to the clipboard
+ * (the terminal, tmux's set-clipboard and passthrough, GNU screen) allows. */
+enum out_copy { COPY_ARRIVED, COPY_SENT, COPY_FAILED };
+enum out_copy out_copy_manifest(struct wb *wb);
 bool out_save_manifest(struct wb *wb, const char *path);
 void out_write_tar(struct wb *wb, const char *path, bool overwrite);
 char *out_recovery_path(const struct wb *wb);

@@ -668,7 +668,10 @@ static void
 act_copy(struct wb *wb, const char *arg)
 {
 	(void)arg;
-	out_copy_manifest(wb);
+	/* A copy that cannot arrive: offer the fallback at once. */
+	if (out_copy_manifest(wb) == COPY_FAILED && !wb->m.print_manifest_on_exit)
+		confirm(wb, CONFIRM_PRINT_ON_EXIT,
+			"Not copied (why: :messages). Print the manifest when you quit? (y/n) ");
 }
 
 static void
@@ -896,6 +899,11 @@ answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *line)
 			wb->run.quit = true;
 		} else if (c == CONFIRM_OVERWRITE && yes && wb->ui.pending_write) {
 			out_write_tar(wb, wb->ui.pending_write, true);
+		} else if (c == CONFIRM_PRINT_ON_EXIT) {
+			if (yes)
+				act_print_on_exit(wb, NULL);
+			else
+				msg(wb, ROLE_DIM, "Not copied; e saves the manifest to a file");
 		} else if (c == CONFIRM_RESTORE) {
 			if (yes && wb->run.recovery_path)
 				model_restore(&wb->m, wb->run.recovery_path);

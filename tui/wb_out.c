@@ -49,22 +49,45 @@ emit(const struct wb *wb, struct tm_buf *b)
 	model_manifest_json(&wb->m, b);
 }
 
-void
+/* A global tmux option's value (tmux show-options -gv, on the server in
+ * $TMUX), or NULL when it cannot be read.  Caller frees. */
+static char *
+tmux_option(const char *name)
+{
+	char cmd[128], line[128];
+	FILE *p;
+	char *v = NULL;
+
+	snprintf(cmd, sizeof cmd, "tmux show-options -gv %s 2>/dev/null", name);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	if (fgets(line, sizeof line, p)) {
+		line[strcspn(line, " \r\n")] = 0;
+		if (line[0])
+			v = strdup(line);
+	}
+	pclose(p);
+	return v;
+}
+
+enum out_copy
 out_copy_manifest(struct wb *wb)
 {
 	struct tm_buf json, seq;
-	char *b64;
+	char *b64, *clip = NULL, *pass = NULL;
 	const char *tmux = getenv("TMUX"), *sty = getenv("STY"), *term = getenv("TERM");
+	enum out_copy res = COPY_SENT;
 
 	tm_buf_init(&json);
 	tm_buf_init(&seq);
 	emit(wb, &json);
 	if (json.len > OSC52_MAX) {
 		model_set_msg(&wb->m, ROLE_WARNING,
-			   "The manifest (%zu bytes) is too large for OSC 52: save it with e",
-			   json.len);
+			      "The manifest (%zu bytes) is too large for OSC 52: save it with e",
+			      json.len);
 		tm_buf_fini(&json);
-		return;
+		return COPY_FAILED;
 	}
 	b64 = out_base64(json.data, json.len);
 	if (tmux && *tmux) {
@@ -73,6 +96,8 @@ out_copy_manifest(struct wb *wb)
 		 * when allow-passthrough is on and set-clipboard is not. */
 		tm_buf_addf(&seq, "\033]52;c;%s\a", b64);
 		tm_buf_addf(&seq, "\033Ptmux;\033\033]52;c;%s\a\033\\", b64);
+		clip = tmux_option("set-clipboard");
+		pass = tmux_option("allow-passthrough");
 	} else if ((sty && *sty) || (term && strncmp(term, "screen", 6) == 0)) {
 		/* GNU screen: DCS passthrough in chunks below its 768-byte limit. */
 		size_t n = strlen(b64);
@@ -90,13 +115,45 @@ out_copy_manifest(struct wb *wb)
 		fwrite(seq.data, 1, seq.len, wb->run.tty_out);
 		fflush(wb->run.tty_out);
 	}
-	wb->m.copied = true;
-	/* At most 80 columns (6-digit size, via tmux): the message line is one row. */
-	model_set_msg(&wb->m, ROLE_OK, "Copied %zu bytes (OSC 52%s). No clipboard? Save: e, or :print-on-exit",
-		   json.len, tmux && *tmux ? " via tmux" : "");
+	/* Say what the path to the clipboard allows, never more.  At most 80
+	 * columns: the message line is one row (the log keeps it whole). */
+	bool pass_on = pass && (strcmp(pass, "on") == 0 || strcmp(pass, "all") == 0);
+	if (tmux && *tmux && clip && strcmp(clip, "on") == 0) {
+		res = COPY_ARRIVED;
+		model_set_msg(&wb->m, ROLE_OK, "Copied %zu bytes into tmux's paste buffer (set-clipboard on)",
+			      json.len);
+	} else if (tmux && *tmux && clip && !pass_on) {
+		res = COPY_FAILED;
+		model_set_msg(&wb->m, ROLE_ERROR,
+			      "Not copied: tmux's set-clipboard is %s, which ignores programs' copies. "
+			      "Enable: tmux set -g set-clipboard on",
+			      clip);
+	} else if (tmux && *tmux && clip) {
+		model_set_msg(&wb->m, ROLE_WARNING,
+			      "Sent %zu bytes through tmux passthrough (set-clipboard %s): arrives if "
+			      "the terminal allows OSC 52",
+			      json.len, clip);
+	} else if (tmux && *tmux) {
+		model_set_msg(&wb->m, ROLE_WARNING,
+			      "Sent %zu bytes via tmux; arrives only with tmux set -g set-clipboard on",
+			      json.len);
+	} else if ((sty && *sty) || (term && strncmp(term, "screen", 6) == 0)) {
+		model_set_msg(&wb->m, ROLE_WARNING,
+			      "Sent %zu bytes through GNU screen: arrives if the terminal allows OSC 52",
+			      json.len);
+	} else {
+		model_set_msg(&wb->m, ROLE_INFO,
+			      "OSC 52 sent (%zu bytes): arrives if the terminal allows. Else: e, "
+			      ":print-on-exit",
+			      json.len);
+	}
+	wb->m.copied = res == COPY_ARRIVED;
+	free(clip);
+	free(pass);
 	free(b64);
 	tm_buf_fini(&seq);
 	tm_buf_fini(&json);
+	return res;
 }
 
 static bool

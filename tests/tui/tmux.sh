@@ -6,7 +6,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 BIN=${TM_BIN:-$top/build/asan/tracemerge}
-names="tmux-start-quit tmux-resize tmux-prompt-edit tmux-osc52 tmux-no-color"
+names="tmux-start-quit tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-no-color"
 if ! command -v tmux >/dev/null 2>&1; then
 	for n in $names; do echo "SKIP: $n: tmux not installed"; done
 	exit 0
@@ -91,6 +91,33 @@ if wait_for s4 "phone.pftrace" 15; then
 else
 	echo "FAIL: tmux-osc52: did not start"
 fi
+
+# 4b. set-clipboard external: tmux ignores a program's OSC 52, so the copy
+# says it did not arrive (before: "Copied") and offers the manifest on exit.
+T set-option -g set-clipboard external >/dev/null 2>&1
+T delete-buffer >/dev/null 2>&1
+start s4b ""
+if wait_for s4b "phone.pftrace" 15; then
+	T send-keys -t s4b c
+	if wait_for s4b "Not copied" 5 && ! T capture-pane -p -t s4b | grep -q "Copied"; then
+		T send-keys -t s4b y
+		if wait_for s4b "printed on exit" 5; then
+			T send-keys -t s4b q
+			if wait_for s4b "EXITED:0" 10 && T capture-pane -p -S -50 -t s4b | grep -q '"perfetto_manifest"'; then
+				echo "PASS: tmux-osc52-external"
+			else
+				echo "FAIL: tmux-osc52-external: no manifest printed on exit: $(T capture-pane -p -t s4b | tail -4 | tr '\n' ' ')"
+			fi
+		else
+			echo "FAIL: tmux-osc52-external: y did not set print-on-exit: $(T capture-pane -p -t s4b | tail -2 | tr '\n' ' ')"
+		fi
+	else
+		echo "FAIL: tmux-osc52-external: $(T capture-pane -p -t s4b | tail -2 | tr '\n' ' ')"
+	fi
+else
+	echo "FAIL: tmux-osc52-external: did not start"
+fi
+T set-option -g set-clipboard on >/dev/null 2>&1
 
 # 5. NO_COLOR: no colour SGR in the pane
 start s5 "NO_COLOR=1"
