@@ -281,7 +281,8 @@ tm_manifest_convert_outdated(const char *text, size_t len, struct tm_buf *out,
 			     struct tm_error *err)
 {
 	char msg[512];
-	cJSON *root = tm_mj_parse(text, len, msg, sizeof msg), *meta, *files, *e, *tt;
+	struct tm_mj_stop stop;
+	cJSON *root = tm_mj_parse(text, len, msg, sizeof msg, &stop), *meta, *files, *e, *tt;
 	size_t n_changed = 0;
 	char *printed;
 
