@@ -234,7 +234,7 @@ tm_session_trace_clock(struct tm_session *s, size_t member)
 				clock = TM_CLOCK_BOOTTIME;
 		} else if ((op.kind == TM_OP_PACKET || op.kind == TM_OP_CONVERT) && is_builtin(op.clock)) {
 			votes[op.clock]++;
-		} else if (op.kind == TM_OP_RUN && is_builtin(op.clock)) {
+		} else if (op.kind == TM_OP_RUN && !(op.flags & TM_RUN_ARRAY) && is_builtin(op.clock)) {
 			votes[op.clock] += op.run.n;
 		}
 	}

@@ -24,6 +24,7 @@ tm_oplog_fini(struct tm_oplog *l)
 	free(l->bytes);
 	free(l->details);
 	free(l->run_ts);
+	free(l->sort_tmp);
 	tm_buf_fini(&l->pool);
 	memset(l, 0, sizeof *l);
 }
@@ -183,6 +184,8 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		put_head(l, op, true);
 		put_u(l, op->flags);
 		put_u(l, op->push_flags);
+		if (op->flags & TM_RUN_ARRAY)
+			put_u(l, op->n_arrays);
 		put_u(l, op->n);
 		put_u(l, zz(l->run_ts[op->n - 1]));
 		/* skip table (fixed 16-byte entries), then the deltas */
@@ -208,11 +211,65 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 /* Runs cap their length so the staging buffer stays small. */
 #define RUN_MAX 262144u
 
+/* Sort v[0..n) (ascending stretches, one per folded array, merged
+ * pairwise: n log(arrays)). */
+static void
+sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
+{
+	XGROW(l->sort_tmp, l->cap_sort_tmp, n);
+	int64_t *a = v, *b = l->sort_tmp;
+	for (;;) {
+		size_t runs = 0, i = 0, o = 0;
+		while (i < n) {
+			size_t m = i + 1;
+			while (m < n && a[m - 1] <= a[m])
+				m++;
+			size_t e = m;
+			if (m < n) {
+				e = m + 1;
+				while (e < n && a[e - 1] <= a[e])
+					e++;
+			}
+			size_t x = i, y = m;
+			while (x < m && y < e)
+				b[o++] = a[y] < a[x] ? a[y++] : a[x++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < e)
+				b[o++] = a[y++];
+			runs++;
+			i = e;
+		}
+		int64_t *t = a;
+		a = b;
+		b = t;
+		if (runs <= 1)
+			break;
+	}
+	if (a != v)
+		memcpy(v, a, n * sizeof *v);
+}
+
 static void
 flush_run(struct tm_oplog *l)
 {
 	if (l->run.n == 0)
 		return;
+	if (l->run.flags & TM_RUN_ARRAY) {
+		if (l->run_unsorted)
+			sort_staged(l, l->run_ts, l->run.n);
+		l->run_unsorted = false;
+		if (l->run.n_arrays == 1) {
+			/* one array is stored as itself */
+			struct tm_op e = l->run;
+			e.kind = TM_OP_CONVERT_ARRAY;
+			e.flags = l->run.push_flags;
+			e.tss = l->run_ts;
+			encode_op(l, &e);
+			l->run.n = 0;
+			return;
+		}
+	}
 	if (l->run.n == 1) {
 		/* a run of one is stored as the plain op(s) */
 		struct tm_op e = l->run;
@@ -267,6 +324,35 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
 	l->run_ts[r->n++] = ts;
 }
 
+/* Fold a CONVERT_ARRAY into the open ARRAY run (whole: a run never splits
+ * an array), unsorted; flush_run sorts. */
+static void
+add_array(struct tm_oplog *l, const struct tm_op *op)
+{
+	struct tm_op *r = &l->run;
+	if (r->n && (r->flags != TM_RUN_ARRAY || r->machine != op->machine ||
+		     r->clock != op->clock || r->push_flags != op->flags || r->n + op->n > RUN_MAX))
+		flush_run(l);
+	if (r->n == 0) {
+		memset(r, 0, sizeof *r);
+		r->kind = TM_OP_RUN;
+		r->flags = TM_RUN_ARRAY;
+		r->machine = op->machine;
+		r->clock = op->clock;
+		r->push_flags = op->flags;
+		r->offset = op->offset;
+		l->run_unsorted = false;
+	}
+	XGROW(l->run_ts, l->cap_run_ts, (size_t)r->n + op->n);
+	int64_t prev = r->n ? l->run_ts[r->n - 1] : INT64_MIN;
+	for (uint32_t i = 0; i < op->n; i++) {
+		l->run_unsorted |= op->tss[i] < prev;
+		prev = op->tss[i];
+		l->run_ts[r->n++] = op->tss[i];
+	}
+	r->n_arrays++;
+}
+
 static void
 emit_held(struct tm_oplog *l)
 {
@@ -302,6 +388,11 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 	if (op->kind == TM_OP_CONVERT && op->detail == 0 && run_clock_ok(op->clock) &&
 	    (op->flags == TM_CONV_FAIL_DROP)) {
 		run_add(l, TM_RUN_CONVERT, op, op->flags, op->ts);
+		return;
+	}
+	if (op->kind == TM_OP_CONVERT_ARRAY && op->clock != 0 && run_clock_ok(op->clock) &&
+	    op->n > 0 && op->n <= RUN_MAX) {
+		add_array(l, op);
 		return;
 	}
 	flush_run(l);
@@ -448,6 +539,15 @@ run_elem(struct tm_opiter *it, struct tm_op *op)
 	op->clock = r->clock;
 	op->offset = r->offset;
 	op->ts = it->run_tss[it->run_i];
+	if (r->flags & TM_RUN_ARRAY) {
+		/* n_arrays arrays: all but the last of one element */
+		op->kind = TM_OP_CONVERT_ARRAY;
+		op->flags = r->push_flags;
+		op->tss = it->run_tss + it->run_i;
+		op->n = it->run_i + 1 < r->n_arrays ? 1 : r->n - it->run_i;
+		it->run_i += op->n;
+		return;
+	}
 	if (r->flags & TM_RUN_PACKET) {
 		if (!it->run_push_next) {
 			op->kind = TM_OP_PACKET;
@@ -555,6 +655,8 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 	case TM_OP_RUN: {
 		op->flags = (uint32_t)get_u(it);
 		op->push_flags = (uint32_t)get_u(it);
+		if (op->flags & TM_RUN_ARRAY)
+			op->n_arrays = (uint32_t)get_u(it);
 		op->n = (uint32_t)get_u(it);
 		int64_t last = unzz(get_u(it));
 		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;

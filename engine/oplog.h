@@ -87,8 +87,13 @@ enum tm_op_kind {
 	 * non-decreasing.  flags TM_RUN_PACKET: each element is a PACKET (clock,
 	 * seq, ts, packet flags 0, n 1) followed by a PUSH with push_flags and no
 	 * detail; TM_RUN_CONVERT: each element is a CONVERT (clock, seq, ts,
-	 * conv flags = push_flags, no detail).  Iterators expand runs back into
-	 * those ops unless raw_runs is set (the replay's fast path). */
+	 * conv flags = push_flags, no detail); TM_RUN_ARRAY: the elements of
+	 * n_arrays CONVERT_ARRAYs (compact_sched) of one builtin clock, sorted:
+	 * a conversion's outcome does not depend on the value (only the result
+	 * does), so order and array boundaries matter only for how many
+	 * failures are recorded, one per array.  Iterators expand runs back into
+	 * those ops (an ARRAY run as n_arrays CONVERT_ARRAYs, all but the last
+	 * of one element) unless raw_runs is set (the replay's fast path). */
 	TM_OP_RUN,
 };
 
@@ -106,6 +111,7 @@ enum {
 	TM_CONV_NEG_TE_INVALID = 1u << 9,
 	TM_RUN_PACKET = 1u << 10,
 	TM_RUN_CONVERT = 1u << 11,
+	TM_RUN_ARRAY = 1u << 12,
 };
 
 
@@ -156,6 +162,7 @@ struct tm_op {
 	const int64_t *tss;               /* CONVERT_ARRAY */
 	const char *text;                 /* SYSINFO, FATAL */
 	uint32_t push_flags;              /* RUN: flags of each element's PUSH/CONVERT */
+	uint32_t n_arrays;                /* RUN with TM_RUN_ARRAY: CONVERT_ARRAYs folded */
 	struct tm_run run;                /* RUN (raw): the values */
 	uint64_t offset;                  /* byte offset in the member where the op's packet/event starts */
 };
@@ -177,6 +184,9 @@ struct tm_oplog {
 	struct tm_op run;   /* the open run's key (kind TM_OP_RUN), n = 0 if none */
 	int64_t *run_ts;
 	size_t cap_run_ts;
+	bool run_unsorted;  /* an ARRAY run's staged values need sorting */
+	int64_t *sort_tmp;
+	size_t cap_sort_tmp;
 	uint64_t n_runs, n_run_elems;
 };
 

@@ -991,6 +991,9 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	bool is_packet = op->flags & TM_RUN_PACKET;
 	bool te = is_packet && (op->push_flags & TM_PUSH_TRACK_EVENT);
+	/* failures recorded: one per element, or one per folded compact_sched
+	 * array (its first failure abandons the rest of it) */
+	uint32_t n_fail = op->flags & TM_RUN_ARRAY ? op->n_arrays : op->run.n;
 	const struct tm_run *r = &op->run;
 	uint32_t n = r->n;
 	struct tm_clockid clk;
@@ -1010,12 +1013,12 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	int64_t v0;
 	enum tm_conv_result why;
 	if (!to_trace_time(p, c, clk, tm_run_at(r, 0), is_packet && !final, &v0, &why)) {
-		c->n_conv += n - 1;
+		c->n_conv += n_fail - 1;
 		if (is_packet && !final) {
 			defer_at(fs, pos);
 			return;
 		}
-		stat_add(p, c, why_stat(why), n - 1);
+		stat_add(p, c, why_stat(why), n_fail - 1);
 		if (is_packet)
 			stat_add(p, c, TM_STAT_UNDEFERRABLE, n);
 		p->acc[fs->file].events += n;

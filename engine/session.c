@@ -164,8 +164,9 @@ scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error 
 	}
 	struct tm_scan *sc = xcalloc(1, sizeof *sc);
 	tm_scan_init(sc, mb->format);
-	/* Runs fold same-shape events (oplog.h); details need single events. */
-	sc->log.use_runs = !s->opts.keep_events;
+	/* Runs fold same-shape events (oplog.h); details need single events,
+	 * and the reference replay the ops as the scanner wrote them. */
+	sc->log.use_runs = !s->opts.keep_events && !s->opts.plain_replay;
 	struct tm_scan_ctl ctl = {s->opts.keep_events, cancel, &s->progress[i]};
 	struct tm_stream *stm = NULL;
 	struct tm_error e;

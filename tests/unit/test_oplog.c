@@ -1,4 +1,6 @@
 /* Round trip of every op kind through the byte encoding. */
+#include <stdlib.h>
+
 #include "oplog.h"
 #include "t.h"
 
@@ -156,6 +158,75 @@ packet_push_same_bytes(void)
 	}
 }
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* compact_sched arrays of one clock fold into one ARRAY run: raw, its values
+ * sorted and the number of arrays; expanded, as many CONVERT_ARRAYs holding
+ * the same values.  A sequence clock or another op in between stays apart. */
+static void
+array_runs(void)
+{
+	struct tm_oplog l;
+	tm_oplog_init(&l);
+	l.use_runs = true;
+	enum { K = 40, M = 300 };
+	static int64_t all[K * M], tss[M];
+	size_t n_all = 0;
+	for (int a = 0; a < K; a++) {
+		for (int i = 0; i < M; i++)
+			all[n_all++] = tss[i] = 1000 + (a % 4) * 3 + (int64_t)(a / 4) * 400000 + i * 1000;
+		struct tm_op op = {.kind = TM_OP_CONVERT_ARRAY, .clock = 6, .n = M, .tss = tss,
+				   .offset = (uint64_t)a * 100};
+		tm_oplog_add(&l, &op);
+	}
+	struct tm_op seq = {.kind = TM_OP_CONVERT_ARRAY, .clock = 64, .seq = 3, .n = M, .tss = tss};
+	tm_oplog_add(&l, &seq);
+	tm_oplog_finish(&l);
+	qsort(all, n_all, sizeof *all, cmp_i64);
+
+	struct tm_opiter it;
+	struct tm_op op;
+	tm_opiter_init(&it, &l);
+	it.raw_runs = true;
+	CHECK(tm_opiter_next(&it, &op));
+	CHECK_INT(op.kind, TM_OP_RUN);
+	CHECK_INT(op.flags, TM_RUN_ARRAY);
+	CHECK_INT(op.n_arrays, K);
+	CHECK_INT(op.run.n, K * M);
+	if (op.kind == TM_OP_RUN && op.run.n == K * M) {
+		int64_t *v = malloc(sizeof(int64_t) * K * M);
+		tm_run_decode(&op.run, v);
+		CHECK(!memcmp(v, all, sizeof(int64_t) * K * M));
+		free(v);
+	}
+	CHECK(tm_opiter_next(&it, &op));
+	CHECK_INT(op.kind, TM_OP_CONVERT_ARRAY);
+	CHECK_INT(op.clock, 64);
+	CHECK_INT(op.seq, 3);
+	CHECK(!tm_opiter_next(&it, &op));
+	tm_opiter_fini(&it);
+
+	tm_opiter_init(&it, &l);
+	size_t arrays = 0, got = 0;
+	bool same = true;
+	while (tm_opiter_next(&it, &op) && op.clock == 6) {
+		CHECK_INT(op.kind, TM_OP_CONVERT_ARRAY);
+		arrays++;
+		for (uint32_t i = 0; i < op.n && got < n_all; i++)
+			same &= op.tss[i] == all[got++];
+	}
+	CHECK_INT(arrays, K);
+	CHECK_INT(got, n_all);
+	CHECK(same);
+	tm_opiter_fini(&it);
+	tm_oplog_fini(&l);
+}
+
 int
 main(void)
 {
@@ -163,5 +234,6 @@ main(void)
 	RUN(compact_events_are_small);
 	RUN(details_keep_names);
 	RUN(packet_push_same_bytes);
+	RUN(array_runs);
 	return 0;
 }
