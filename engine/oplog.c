@@ -255,10 +255,10 @@ flush_run(struct tm_oplog *l)
 {
 	if (l->run.n == 0)
 		return;
+	if (l->run_unsorted)
+		sort_staged(l, l->run_ts, l->run.n);
+	l->run_unsorted = false;
 	if (l->run.flags & TM_RUN_ARRAY) {
-		if (l->run_unsorted)
-			sort_staged(l, l->run_ts, l->run.n);
-		l->run_unsorted = false;
 		if (l->run.n_arrays == 1) {
 			/* one array is stored as itself */
 			struct tm_op e = l->run;
@@ -307,9 +307,16 @@ static void
 run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t push_flags, int64_t ts)
 {
 	struct tm_op *r = &l->run;
+	/* CONVERTs are independent of each other: their run is sorted at the
+	 * end (ftrace bundles of several CPUs interleave); PACKETs keep their
+	 * order (a failing one is deferred by position). */
+	bool down = r->n && ts < l->run_ts[r->n - 1];
 	if (r->n && (r->flags != rflags || r->machine != key->machine || r->clock != key->clock ||
-		     r->push_flags != push_flags || ts < l->run_ts[r->n - 1] || r->n >= RUN_MAX))
+		     r->push_flags != push_flags || (down && rflags != TM_RUN_CONVERT) ||
+		     r->n >= RUN_MAX))
 		flush_run(l);
+	else if (down)
+		l->run_unsorted = true;
 	if (r->n == 0) {
 		memset(r, 0, sizeof *r);
 		r->kind = TM_OP_RUN;
@@ -319,6 +326,7 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
 		r->seq = 0;
 		r->push_flags = push_flags;
 		r->offset = key->offset;
+		l->run_unsorted = false;
 	}
 	XGROW(l->run_ts, l->cap_run_ts, (size_t)r->n + 1);
 	l->run_ts[r->n++] = ts;

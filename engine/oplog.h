@@ -84,7 +84,8 @@ enum tm_op_kind {
 	TM_OP_FATAL,
 	/* Never appended by scanners: oplog.c folds consecutive events of one
 	 * shape into a run when the log has use_runs set.  n elements, tss[]
-	 * non-decreasing.  flags TM_RUN_PACKET: each element is a PACKET (clock,
+	 * non-decreasing (a CONVERT or ARRAY run is sorted: its elements are
+	 * independent of each other).  flags TM_RUN_PACKET: each element is a PACKET (clock,
 	 * seq, ts, packet flags 0, n 1) followed by a PUSH with push_flags and no
 	 * detail; TM_RUN_CONVERT: each element is a CONVERT (clock, seq, ts,
 	 * conv flags = push_flags, no detail); TM_RUN_ARRAY: the elements of
@@ -184,7 +185,7 @@ struct tm_oplog {
 	struct tm_op run;   /* the open run's key (kind TM_OP_RUN), n = 0 if none */
 	int64_t *run_ts;
 	size_t cap_run_ts;
-	bool run_unsorted;  /* an ARRAY run's staged values need sorting */
+	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
 	int64_t *sort_tmp;
 	size_t cap_sort_tmp;
 	uint64_t n_runs, n_run_elems;

@@ -179,7 +179,8 @@ gen_watch(int n)
 }
 
 /* sched: ftrace compact_sched bundles (the bulk of real Android traces),
- * four CPUs interleaved, 250 switches and 50 wakings per bundle; no clock
+ * four CPUs interleaved, 250 switches and 50 wakings per bundle, every other
+ * bundle with 20 plain sched_switch events as well; no clock
  * snapshot for the first third (unrelatable under a REALTIME trace time),
  * then BOOTTIME/REALTIME snapshots. */
 static void
@@ -223,6 +224,15 @@ gen_sched(int n_bundles)
 		b.n = 0;
 		wfv(&b, 1, (uint64_t)(i % 4));
 		wfl(&b, 4, &cs);
+		for (int k = 0; i % 2 == 0 && k < 20; k++) { /* plain events too */
+			struct w ev = {0}, sw = {0};
+			wfv(&sw, 6, 100);
+			wfv(&ev, 1, (uint64_t)(t + (i % 4) * 11 + k * 5000));
+			wfl(&ev, 4, &sw);
+			wfl(&b, 2, &ev);
+			free(ev.p);
+			free(sw.p);
+		}
 		wfl(&pk, 1, &b);
 		wfv(&pk, 10, 9);
 		packet(&out, &pk);
