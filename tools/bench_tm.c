@@ -4,16 +4,29 @@
  *   bench_tm gen-proto OUT MB     synthetic Perfetto trace: a BOOTTIME/MONOTONIC
  *                                 snapshot, then TrackEvent slices on 4 sequences
  *   bench_tm gen-json OUT MB      Chrome JSON with X events
+ *   bench_tm gen-shape SHAPE OUT MB  one proto shape of issue 10's table:
+ *                                 te20, te37 (TrackEvent packets of ~20/37 B),
+ *                                 interned (interned_data in every packet),
+ *                                 seqs (10,000 sequences), ftrace (sched_switch
+ *                                 bundles), compact (ftrace compact_sched)
+ *   bench_tm walk FILE            the baseline: a plain varint walker over the
+ *                                 top-level packets and their fields (mmap)
  *   bench_tm reeval N INPUT...    scan once, then time N evaluations, each after
- *                                 an offset edit, and print the median in µs
+ *                                 an offset edit of the second input against
+ *                                 the first; prints median and best in µs
+ *                                 and the drops summed over the N
  * The generator writes the wire format by hand (fixed seed), so the bytes are
  * the same on every run.
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tracemerge.h"
 
@@ -148,6 +161,288 @@ gen_json(const char *out, uint64_t mb)
 	return fclose(f) != 0;
 }
 
+/* ---- proto shapes ---- */
+
+struct wbuf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+static void
+w_bytes(struct wbuf *w, const void *d, size_t n)
+{
+	if (w->n + n > w->cap) {
+		w->cap = (w->n + n) * 2 + 256;
+		w->p = realloc(w->p, w->cap);
+		if (!w->p)
+			abort();
+	}
+	memcpy(w->p + w->n, d, n);
+	w->n += n;
+}
+
+static void
+w_var(struct wbuf *w, uint64_t v)
+{
+	uint8_t b[10];
+	w_bytes(w, b, (size_t)(enc_varint(b, v) - b));
+}
+
+static void
+w_fv(struct wbuf *w, uint32_t id, uint64_t v)
+{
+	w_var(w, (uint64_t)id << 3);
+	w_var(w, v);
+}
+
+static void
+w_fl(struct wbuf *w, uint32_t id, const void *d, size_t n)
+{
+	w_var(w, (uint64_t)id << 3 | 2);
+	w_var(w, n);
+	w_bytes(w, d, n);
+}
+
+static void
+w_sub(struct wbuf *w, uint32_t id, struct wbuf *sub)
+{
+	w_fl(w, id, sub->p, sub->n);
+	sub->n = 0;
+}
+
+/* xorshift: the same bytes on every run */
+static uint64_t rng = 88172645463325252ULL;
+static uint32_t
+rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+static int
+gen_shape(const char *shape, const char *out, uint64_t mb)
+{
+	FILE *f = fopen(out, "wb");
+	if (!f)
+		return 1;
+	struct wbuf o = {0}, pk = {0}, te = {0}, sub = {0}, sub2 = {0}, col = {0};
+	uint64_t limit = mb << 20, written = 0, ts = 1000000000, i = 0;
+	/* one BOOTTIME/MONOTONIC snapshot first */
+	w_fv(&sub, 1, 6);
+	w_fv(&sub, 2, ts);
+	w_sub(&sub2, 1, &sub);
+	w_fv(&sub, 1, 3);
+	w_fv(&sub, 2, ts / 2);
+	w_sub(&sub2, 1, &sub);
+	w_sub(&pk, 6, &sub2);
+	w_sub(&o, 1, &pk);
+	int te20 = !strcmp(shape, "te20"), te37 = !strcmp(shape, "te37");
+	int interned = !strcmp(shape, "interned"), seqs = !strcmp(shape, "seqs");
+	int ftrace = !strcmp(shape, "ftrace"), compact = !strcmp(shape, "compact");
+	if (!te20 && !te37 && !interned && !seqs && !ftrace && !compact) {
+		fprintf(stderr, "bench_tm: unknown shape %s\n", shape);
+		fclose(f);
+		return 64;
+	}
+	static uint8_t seen[10000];
+	while (written < limit) {
+		if (te20 || te37 || interned || seqs) {
+			uint32_t seq = seqs ? 1 + (uint32_t)(i % 10000) : 1 + (uint32_t)(i % 4);
+			int be = (int)(i / (seqs ? 10000 : 4)) % 2;
+			w_fv(&te, 9, be ? 2 : 1);                 /* type */
+			w_fv(&te, 11, 100 + seq % 8);             /* track_uuid */
+			if (te37) {
+				w_fv(&te, 3, 1 + rnd(8));         /* category_iids */
+				w_fv(&te, 10, 1 + rnd(100));      /* name_iid */
+				w_fl(&te, 22, "renderer", 8);     /* categories */
+				w_fv(&sub, 1, 1 + rnd(20));       /* debug annotation name_iid */
+				w_fv(&sub, 4, rnd(100000));       /* int_value */
+				w_sub(&te, 4, &sub);
+			} else if (interned) {
+				w_fv(&te, 10, 1 + i % 64);
+			} else if (!be) {
+				w_fl(&te, 23, "slice", 5);
+			}
+			w_fv(&pk, 8, ts);
+			w_fv(&pk, 10, seq);
+			if (interned || seqs) {
+				uint32_t k = seq - 1;
+				w_fv(&pk, 13, seen[k] ? 2 : 1 | 2);
+				seen[k] = 1;
+			}
+			if (interned) {
+				char nm[32];
+				int n = snprintf(nm, sizeof nm, "event_name_%02u", (unsigned)(i % 64));
+				w_fv(&sub, 1, 1 + i % 64);
+				w_fl(&sub, 2, nm, (size_t)n);
+				w_sub(&sub2, 2, &sub);
+				n = snprintf(nm, sizeof nm, "category_%02u", (unsigned)(i % 8));
+				w_fv(&sub, 1, 1 + i % 8);
+				w_fl(&sub, 2, nm, (size_t)n);
+				w_sub(&sub2, 1, &sub);
+				w_sub(&pk, 12, &sub2);
+			}
+			w_sub(&pk, 11, &te);
+			w_sub(&o, 1, &pk);
+			ts += 1000 + rnd(100);
+		} else if (ftrace) {
+			/* one bundle of 64 sched_switch events on cpu i % 4 */
+			w_fv(&sub2, 1, i % 4);
+			for (int k = 0; k < 64; k++) {
+				w_fl(&sub, 1, "kworker/0:1", 11);
+				w_fv(&sub, 2, 100 + rnd(1000));
+				w_fv(&sub, 3, 120);
+				w_fv(&sub, 4, rnd(3));
+				w_fl(&sub, 5, "surfaceflinger", 14);
+				w_fv(&sub, 6, 100 + rnd(1000));
+				w_fv(&sub, 7, 120);
+				w_fv(&te, 1, ts + (uint64_t)k * 2000);
+				w_fv(&te, 2, 100 + rnd(1000));
+				w_sub(&te, 4, &sub);
+				w_sub(&sub2, 2, &te);
+			}
+			w_sub(&pk, 1, &sub2);
+			w_fv(&pk, 10, 1 + i % 4);
+			w_sub(&o, 1, &pk);
+			if (i % 4 == 3)
+				ts += 64 * 2000;
+		} else {
+			/* compact_sched: 500 switches, 150 wakings on cpu i % 4 */
+			for (int part = 0; part < 2; part++) {
+				int m = part ? 150 : 500;
+				uint64_t at = ts + (i % 4) * 13;
+				for (int k = 0; k < m; k++)
+					w_var(&col, k ? 1000 + rnd(2000) : at);
+				w_sub(&sub, part ? 7 : 1, &col);
+				for (int k = 0; k < m; k++)
+					w_var(&col, part ? 100 + rnd(3000) : rnd(3));
+				w_sub(&sub, part ? 8 : 2, &col);
+				for (int k = 0; k < m; k++)
+					w_var(&col, part ? rnd(4) : 100 + rnd(3000));
+				w_sub(&sub, part ? 9 : 3, &col);
+				for (int k = 0; k < m; k++)
+					w_var(&col, 100 + rnd(40));
+				w_sub(&sub, part ? 10 : 4, &col);
+				for (int k = 0; k < m; k++)
+					w_var(&col, rnd(16));
+				w_sub(&sub, part ? 11 : 6, &col);
+			}
+			for (int k = 0; k < 16; k++) {
+				char nm[24];
+				int n = snprintf(nm, sizeof nm, "thread-%d", k);
+				w_fl(&sub, 5, nm, (size_t)n);
+			}
+			w_fv(&sub2, 1, i % 4);
+			w_sub(&sub2, 4, &sub);
+			w_sub(&pk, 1, &sub2);
+			w_fv(&pk, 10, 1 + i % 4);
+			w_sub(&o, 1, &pk);
+			if (i % 4 == 3)
+				ts += 500 * 2000;
+		}
+		i++;
+		if (o.n >= (1u << 20) || written + o.n >= limit) {
+			if (fwrite(o.p, 1, o.n, f) != o.n)
+				return 1;
+			written += o.n;
+			o.n = 0;
+		}
+	}
+	free(o.p);
+	free(pk.p);
+	free(te.p);
+	free(sub.p);
+	free(sub2.p);
+	free(col.p);
+	return fclose(f) != 0;
+}
+
+/* The baseline walker: every top-level packet, and depth first every field
+ * of every message in it (a length-delimited field is walked as a message
+ * when it parses as one: packed arrays and strings mostly do not, and cost
+ * the attempt), byte-loop varints, nothing recorded but a checksum. */
+static const uint8_t *
+walk_var(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t r = 0;
+	for (unsigned sh = 0; p < end && sh < 64; sh += 7) {
+		uint8_t b = *p++;
+		r |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = r;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static uint64_t walk_fields, walk_sum;
+
+static bool
+walk_msg(const uint8_t *q, const uint8_t *qe, int depth)
+{
+	while (q < qe) {
+		uint64_t ft, v = 0;
+		if (!(q = walk_var(q, qe, &ft)) || ft < 8)
+			return false;
+		walk_fields++;
+		switch (ft & 7) {
+		case 0:
+			q = walk_var(q, qe, &v);
+			walk_sum += v;
+			break;
+		case 2:
+			q = walk_var(q, qe, &v);
+			if (!q || v > (uint64_t)(qe - q))
+				return false;
+			if (depth < 5)
+				(void)walk_msg(q, q + v, depth + 1);
+			q += v;
+			break;
+		case 1:
+			q = qe - q >= 8 ? q + 8 : NULL;
+			break;
+		case 5:
+			q = qe - q >= 4 ? q + 4 : NULL;
+			break;
+		default:
+			return false;
+		}
+		if (!q)
+			return false;
+	}
+	return true;
+}
+
+static int
+walk(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return 1;
+	size_t n = (size_t)st.st_size;
+	const uint8_t *base = n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	if (n && base == MAP_FAILED)
+		return 1;
+	const uint8_t *p = base, *end = base + n;
+	uint64_t packets = 0;
+	while (p && p < end) {
+		uint64_t tag, len;
+		if (!(p = walk_var(p, end, &tag)) || !(p = walk_var(p, end, &len)) ||
+		    len > (uint64_t)(end - p))
+			break;
+		const uint8_t *q = p;
+		p += len;
+		packets++;
+		(void)walk_msg(q, p, 1);
+	}
+	printf("%" PRIu64 " packets %" PRIu64 " fields %" PRIu64 "\n", packets, walk_fields, walk_sum);
+	return 0;
+}
+
 static double
 now_us(void)
 {
@@ -163,6 +458,16 @@ cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The manifest path of an input: a loose file is named by its base name. */
+static const char *
+manifest_name(const struct tm_member *m)
+{
+	if (!m || m->name)
+		return m ? m->name : NULL;
+	const char *p = m->source_path, *sl = p ? strrchr(p, '/') : NULL;
+	return sl ? sl + 1 : p;
+}
+
 static int
 reeval(int n, const char *const *paths, size_t n_paths)
 {
@@ -173,18 +478,22 @@ reeval(int n, const char *const *paths, size_t n_paths)
 		fprintf(stderr, "bench_tm: %s\n", e.msg);
 		return 1;
 	}
+	/* the second input moves against the first (member 0 is the loose
+	 * inputs' virtual root) */
 	const struct tm_member *m1 = tm_session_member(s, n_paths > 1 ? 1 : 0);
 	const struct tm_member *m2 = tm_session_member(s, n_paths > 1 ? 2 : 0);
+	const char *n1 = manifest_name(m1), *n2 = manifest_name(m2);
 	double *t = calloc((size_t)n, sizeof *t);
 	uint64_t dropped = 0;
 	for (int i = 0; i < n; i++) {
 		struct tm_manifest m;
 		tm_manifest_init(&m);
-		if (n_paths > 1 && m1->name && m2 && m2->name) {
-			(void)tm_manifest_file_get(&m, m1->name, true);
-			tm_manifest_set_machine(&m, m2->name, "other");
-			tm_manifest_set_clocks(&m, m2->name, TM_CLOCK_BOOTTIME, m1->name,
-					       TM_CLOCK_BOOTTIME, NULL, (int64_t)(i % 7) * 1000000 - 3000000);
+		if (n_paths > 1 && n1 && n2) {
+			(void)tm_manifest_file_get(&m, n1, true);
+			tm_manifest_set_machine(&m, n2, "other");
+			tm_manifest_set_clocks(&m, n2, TM_CLOCK_BOOTTIME, n1,
+					       TM_CLOCK_BOOTTIME, NULL,
+					       -INT64_C(1000000000) - (int64_t)(i % 7) * 100000000);
 		}
 		struct tm_report *r;
 		double a = now_us();
@@ -215,8 +524,13 @@ main(int argc, char **argv)
 		return gen_proto(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "gen-json"))
 		return gen_json(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc >= 5 && !strcmp(argv[1], "gen-shape"))
+		return gen_shape(argv[2], argv[3], strtoull(argv[4], NULL, 10));
+	if (argc >= 3 && !strcmp(argv[1], "walk"))
+		return walk(argv[2]);
 	if (argc >= 4 && !strcmp(argv[1], "reeval"))
 		return reeval(atoi(argv[2]), (const char *const *)argv + 3, (size_t)argc - 3);
-	fprintf(stderr, "usage: bench_tm gen-proto|gen-json OUT MB | reeval N INPUT...\n");
+	fprintf(stderr, "usage: bench_tm gen-proto|gen-json OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
+			"reeval N INPUT...\n");
 	return 64;
 }
