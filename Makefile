@@ -66,7 +66,7 @@ LIBENGINE  := $(O)/libtmengine.a
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 BIN        := $(O)/tracemerge
 
-.PHONY: all test check demo deps deps-check bench clean lint-man check-layers install uninstall fmt-check unit tools
+.PHONY: all test check demo deps deps-check bench clean lint-man install uninstall unit tools
 all: $(BIN) $(TOOL_BIN)
 	$(Q)ln -sf $(patsubst $(B)/%,%,$(BIN)) $(B)/tracemerge
 
@@ -131,10 +131,6 @@ test check: deps-check
 lint-man:
 	$(Q)mandoc -Tlint -Wwarning man/*.[15]
 
-check-layers: $(LIBENGINE)
-	$(Q)! grep -lE '#include <(n?curses|readline)' engine/*.[ch] || { echo "engine/ includes curses or readline"; exit 1; }
-	$(Q)! nm -u $(LIBENGINE) | grep -E ' (initscr|newterm|wgetch|readline|rl_|printf|puts|exit)$$' || { echo "engine uses terminal, printing or exit"; exit 1; }
-
 demo: deps-check all
 	$(Q)$(BIN) demo
 
@@ -152,9 +148,6 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tracemerge $(DESTDIR)$(MANDIR)/man1/tracemerge.1 $(DESTDIR)$(MANDIR)/man5/tracemerge-manifest.5
 	rm -rf $(DESTDIR)$(PREFIX)/share/tracemerge
-
-fmt-check:
-	$(Q)clang-format --dry-run -Werror engine/*.[ch] tui/*.[ch]
 
 clean:
 	rm -rf $(B)
