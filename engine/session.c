@@ -379,24 +379,12 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 		if (st == TM_OK)
 			st = tm_tar_write(w, js.data, js.len, err);
 	}
-	/* Members to copy: loose files (base names), or the archive's
-	 * non-hidden top-level regular members; a single trace input is
-	 * written as one member named by its base name. */
-	enum tm_format top = s->in.members[0].format;
-	bool is_archive = top == TM_FMT_TAR || top == TM_FMT_ZIP;
+	/* Members to copy, under the names tm_pack_name gives them. */
 	for (size_t i = 0; i < s->in.n_members && st == TM_OK; i++) {
 		const struct tm_member *mb = &s->in.members[i];
-		const char *name = mb->name;
-		if (s->in.is_loose || is_archive) {
-			if (i == 0 || mb->parent != 0 || mb->is_hidden)
-				continue;
-			if (m && mb->format == TM_FMT_MANIFEST)
-				continue; /* replaced by m */
-		} else {
-			if (i != 0)
-				continue;
-			name = tm_path_base(s->in.paths[0]);
-		}
+		const char *name = tm_pack_name(s, i, m != NULL);
+		if (!name)
+			continue;
 		struct tm_stream *stm = NULL;
 		st = tm_stream_open_raw(&s->in, i, &stm, err);
 		if (st != TM_OK)

@@ -5,6 +5,10 @@
 #define TM_SESSION_H
 #ifndef TM_ENGINE_INTERNAL
 #error "engine-internal header"
+/* pack.c: the TAR name tm_merge_write gives member i, NULL when it is not
+ * written (has_manifest: a manifest is written and replaces the input's). */
+const char *tm_pack_name(const struct tm_session *s, size_t i, bool has_manifest);
+
 #endif
 
 #include "replay.h"
@@ -18,5 +22,9 @@ struct tm_session {
 	struct tm_manifest_slot *manifests; /* per member; only for manifest members */
 	size_t first_manifest;              /* member index of the first manifest, SIZE_MAX */
 };
+
+/* pack.c: the TAR name tm_merge_write gives member i, NULL when it is not
+ * written (has_manifest: a manifest is written and replaces the input's). */
+const char *tm_pack_name(const struct tm_session *s, size_t i, bool has_manifest);
 
 #endif

@@ -674,6 +674,41 @@ struct tm_write_opts {
 	void *progress_ud;
 };
 
+/* The checks `trace_processor util merge` makes before it writes a byte
+ * (src/trace_processor/shell/util_subcommand.cc: RunMerge and
+ * CheckManifestPaths; util/tar_writer.cc: ValidateFilename), on the members
+ * tm_merge_write would write, plus one note of ours.  Cheap (no scan): call
+ * it as soon as a session is opened and after every manifest edit, so every
+ * front end shows the same verdict on a file's row.  For an archive input
+ * (which util merge cannot repack) only the manifest-path rule applies. */
+enum tm_pack_rule {
+	TM_PACK_DUP_NAME,      /* two inputs share a base name (RunMerge) */
+	TM_PACK_NAME_EMPTY,    /* an input's base name is empty (ValidateFilename) */
+	TM_PACK_NAME_TOO_LONG, /* a base name longer than 99 bytes (ValidateFilename) */
+	TM_PACK_MANIFEST_PATH, /* a files[].path names no input (CheckManifestPaths) */
+	TM_PACK_HIDDEN,        /* ours: a hidden name; the import skips it, and
+				* tm_merge_write leaves it out */
+};
+struct tm_pack_issue {
+	enum tm_pack_rule rule;
+	bool is_ours;  /* a tracemerge note; util merge would write the archive */
+	size_t member; /* the session member concerned, SIZE_MAX for a manifest entry */
+	size_t entry;  /* the manifest files[] index (TM_PACK_MANIFEST_PATH), else SIZE_MAX */
+	char *msg;     /* util merge's own text (with its "merge: " prefix), or ours */
+};
+struct tm_pack_check {
+	size_t n;
+	struct tm_pack_issue *issues; /* in util merge's order: names, then the manifest */
+};
+/* m: the manifest that would be written (NULL: none). */
+void tm_pack_check(const struct tm_session *s, const struct tm_manifest *m,
+		   struct tm_pack_check *out);
+void tm_pack_check_fini(struct tm_pack_check *c);
+/* util merge's refusal: its first issue that is not ours, or NULL. */
+const struct tm_pack_issue *tm_pack_refusal(const struct tm_pack_check *c);
+/* The first issue about member i (NULL: none), for its row. */
+const struct tm_pack_issue *tm_pack_issue_of(const struct tm_pack_check *c, size_t member);
+
 /* Write out_path as a ustar TAR: the manifest first as perfetto_manifest.json
  * (omitted when m is NULL or trivial), then every trace file streamed from its
  * source (loose files by base name; an archive's non-hidden regular members by

@@ -841,6 +841,13 @@ cmd_check(int argc, char **argv)
 			print_check_json(s, r, o.events);
 		else
 			print_check_text(s, r);
+		struct tm_pack_check pc;
+		tm_pack_check(s, have_m ? &m : NULL, &pc);
+		const struct tm_pack_issue *refusal = tm_pack_refusal(&pc);
+		if (refusal)
+			fprintf(stderr, "note: trace_processor util merge would refuse these inputs: "
+					"%s\n", refusal->msg);
+		tm_pack_check_fini(&pc);
 		rc = exit_for(r, o.strict);
 		tm_report_free(r);
 	}
@@ -854,31 +861,22 @@ cmd_check(int argc, char **argv)
 /* manifest                                                            */
 /* ------------------------------------------------------------------ */
 
-/* util merge's own check: every files[].path names an input member. */
+/* util merge's refusal for these inputs and manifest (the engine's packing
+ * rules), printed as cmd's error; 0 when it would pack them. */
 static int
-check_paths(const char *cmd, const struct tm_session *s, const struct tm_manifest *m)
+check_pack(const char *cmd, const struct tm_session *s, const struct tm_manifest *m)
 {
-	for (size_t i = 0; i < m->n_files; i++) {
-		bool found = false;
-		for (size_t k = 1; k < tm_session_n_members(s) && !found; k++) {
-			const struct tm_member *mb = tm_session_member(s, k);
-			found = mb->name && mb->parent == 0 && !strcmp(mb->name, m->files[i].path);
-		}
-		if (!found && tm_session_n_members(s) == 1) {
-			/* single trace input: util merge names it by its base name */
-			const struct tm_member *mb = tm_session_member(s, 0);
-			found = mb->source_path &&
-				!strcmp(tm_path_base(mb->source_path), m->files[i].path);
-		}
-		if (!found) {
-			fprintf(stderr,
-				"%s: the manifest names file '%s' but no input file has that name. "
-				"Manifest paths must match the input files' base names.\n",
-				cmd, m->files[i].path);
-			return EXIT_BROKEN;
-		}
+	struct tm_pack_check pc;
+	tm_pack_check(s, m, &pc);
+	const struct tm_pack_issue *refusal = tm_pack_refusal(&pc);
+	if (refusal) {
+		const char *msg = refusal->msg;
+		if (!strncmp(msg, "merge: ", 7))
+			msg += 7;
+		fprintf(stderr, "%s: %s\n", cmd, msg);
 	}
-	return 0;
+	tm_pack_check_fini(&pc);
+	return refusal ? EXIT_BROKEN : 0;
 }
 
 static int
@@ -906,7 +904,7 @@ cmd_manifest(int argc, char **argv)
 		}
 	}
 	if (!rc)
-		rc = check_paths("manifest", s, &m);
+		rc = check_pack("manifest", s, &m);
 	if (!rc) {
 		/* Errors that need the archive (the replay's), e.g. unresolvable files. */
 		struct tm_report *r;
@@ -951,26 +949,12 @@ cmd_merge(int argc, char **argv)
 		fprintf(stderr, "merge: an output path is required (-o FILE).\n");
 		return EXIT_USAGE;
 	}
-	if (o.n_inputs > 1)
-		for (size_t i = 0; i < o.n_inputs; i++)
-			for (size_t k = 0; k < i; k++) {
-				const char *a = tm_path_base(o.inputs[i]);
-				const char *b = tm_path_base(o.inputs[k]);
-				if (!strcmp(a, b)) {
-					fprintf(stderr,
-						"merge: two input files share the name '%s'; archive "
-						"members must be unique. Rename one of the files.\n",
-						a);
-					free_opts(&o);
-					return EXIT_BROKEN;
-				}
-			}
 	struct tm_session *s = NULL;
 	struct tm_manifest m;
 	bool have_m;
 	rc = open_all(&o, &s, &m, &have_m, false, NULL);
-	if (!rc && have_m)
-		rc = check_paths("merge", s, &m);
+	if (!rc)
+		rc = check_pack("merge", s, have_m ? &m : NULL);
 	if (!rc) {
 		struct tm_write_opts wo = {.reproducible = o.reproducible};
 		struct tm_error e;

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* report.c: the public stat list (ids, trace_processor's names, which are
- * drops), stat lookup by id, the verdict's drop line. */
+ * drops), stat lookup by id, the verdict's drop line; pack.c: util merge's
+ * refusals. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "t.h"
@@ -55,10 +59,119 @@ t_stat_value_and_verdict(void)
 	tm_buf_fini(&b);
 }
 
+static char dir[64];
+
+static const char *
+put(const char *sub, const char *name)
+{
+	static char paths[8][512];
+	static int k;
+	char *p = paths[k++ % 8];
+	snprintf(p, 512, "%s/%s", dir, sub);
+	mkdir(p, 0700);
+	snprintf(p, 512, "%s/%s/%s", dir, sub, name);
+	FILE *f = fopen(p, "w");
+	if (f) {
+		fputs("{\"traceEvents\":[]}", f);
+		fclose(f);
+	}
+	return p;
+}
+
+static void
+check_inputs(const char *const *paths, size_t n, const char *manifest, enum tm_pack_rule rule,
+	     bool has_refusal, const char *want)
+{
+	struct tm_session *s = NULL;
+	struct tm_error e;
+	CHECK(tm_session_open(&s, paths, n, NULL, &e) == TM_OK);
+	if (!s)
+		return;
+	struct tm_manifest m;
+	tm_manifest_init(&m);
+	if (manifest)
+		CHECK(tm_manifest_parse(manifest, strlen(manifest), &m, &e) == TM_OK);
+	struct tm_pack_check pc;
+	tm_pack_check(s, manifest ? &m : NULL, &pc);
+	const struct tm_pack_issue *r = tm_pack_refusal(&pc);
+	CHECK(has_refusal == (r != NULL));
+	bool seen = false;
+	for (size_t i = 0; i < pc.n; i++)
+		if (pc.issues[i].rule == rule) {
+			seen = true;
+			CHECK_STR(pc.issues[i].msg, want);
+			if (pc.issues[i].member != SIZE_MAX)
+				CHECK(tm_pack_issue_of(&pc, pc.issues[i].member) != NULL);
+		}
+	CHECK(seen);
+	tm_pack_check_fini(&pc);
+	tm_manifest_fini(&m);
+	tm_session_close(s);
+}
+
+static void
+t_pack_rules(void)
+{
+	const char *dup[] = {put("d1", "a.json"), put("d2", "a.json")};
+	check_inputs(dup, 2, NULL, TM_PACK_DUP_NAME, true,
+		     "merge: two input files share the name 'a.json'; archive members must be "
+		     "unique. Rename one of the files.");
+	char long_name[120];
+	memset(long_name, 'x', 100);
+	strcpy(long_name + 100, ".json");
+	const char *lng[] = {put("d1", "b.json"), put("d3", long_name)};
+	char want[256];
+	snprintf(want, sizeof want, "Filename too long for TAR format (max 99 chars): %s", long_name);
+	check_inputs(lng, 2, NULL, TM_PACK_NAME_TOO_LONG, true, want);
+	/* 99 bytes is the longest name util merge writes */
+	long_name[94] = 0;
+	strcat(long_name, ".json");
+	const char *ok99[] = {put("d1", "b.json"), put("d4", long_name)};
+	struct tm_session *s = NULL;
+	struct tm_error e;
+	CHECK(tm_session_open(&s, ok99, 2, NULL, &e) == TM_OK);
+	struct tm_pack_check pc;
+	tm_pack_check(s, NULL, &pc);
+	CHECK_INT(pc.n, 0);
+	tm_pack_check_fini(&pc);
+	tm_session_close(s);
+	const char *hid[] = {put("d1", "b.json"), put("d1", ".c.json")};
+	check_inputs(hid, 2, NULL, TM_PACK_HIDDEN, false,
+		     "'.c.json' has a hidden name: trace_processor skips it when it opens the "
+		     "archive, and tracemerge leaves it out of the merged TAR");
+	const char *two[] = {put("d1", "b.json"), put("d2", "a.json")};
+	check_inputs(two, 2,
+		     "{\"perfetto_manifest\":{\"version\":1,\"files\":[{\"path\":\"b.json\"},"
+		     "{\"path\":\"d1/b.json\"}]}}",
+		     TM_PACK_MANIFEST_PATH, true,
+		     "merge: the manifest names file 'd1/b.json' but no input file has that name. "
+		     "Manifest paths must match the input files' base names.");
+	/* a single input is named by its base name */
+	const char *one[] = {put("d1", "b.json")};
+	CHECK(tm_session_open(&s, one, 1, NULL, &e) == TM_OK);
+	struct tm_manifest m;
+	tm_manifest_init(&m);
+	const char *mj = "{\"perfetto_manifest\":{\"version\":1,\"files\":[{\"path\":\"b.json\"}]}}";
+	CHECK(tm_manifest_parse(mj, strlen(mj), &m, &e) == TM_OK);
+	tm_pack_check(s, &m, &pc);
+	CHECK_INT(pc.n, 0);
+	tm_pack_check_fini(&pc);
+	tm_manifest_fini(&m);
+	tm_session_close(s);
+}
+
 int
 main(void)
 {
 	RUN(t_stat_list);
 	RUN(t_stat_value_and_verdict);
+	snprintf(dir, sizeof dir, "/tmp/tm_report_XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	RUN(t_pack_rules);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		return 1;
 	return 0;
 }
