@@ -43,8 +43,8 @@ tm_mf_machines_clear(struct tm_manifest_file *f)
 	f->has_machines = false;
 }
 
-static void
-file_fini(struct tm_manifest_file *f)
+void
+tm_mf_file_fini(struct tm_manifest_file *f)
 {
 	free(f->path);
 	free(f->machine_name);
@@ -69,7 +69,7 @@ tm_manifest_fini(struct tm_manifest *m)
 	free(m->tt_machine);
 	cJSON_Delete(m->tt_extra);
 	for (size_t i = 0; i < m->n_files; i++)
-		file_fini(&m->files[i]);
+		tm_mf_file_fini(&m->files[i]);
 	free(m->files);
 	for (size_t i = 0; i < m->n_attrs; i++)
 		tm_mf_attr_fini(&m->attrs[i]);

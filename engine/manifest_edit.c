@@ -162,3 +162,36 @@ tm_manifest_remove_attr(struct tm_manifest *m, const char *key)
 		m->has_attributes = false;
 	}
 }
+
+void
+tm_manifest_rename_file(struct tm_manifest *m, const char *from, const char *to)
+{
+	for (size_t i = 0; i < m->n_files; i++) {
+		struct tm_manifest_file *f = &m->files[i];
+		char **refs[] = {&f->path, f->has_clocks ? &f->clocks.sync_file : NULL};
+		for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++)
+			if (refs[k] && tm_mf_str_eq(*refs[k], from)) {
+				free(*refs[k]);
+				*refs[k] = to ? xstrdup(to) : NULL;
+			}
+	}
+	if (tm_mf_str_eq(m->tt_file, from)) {
+		free(m->tt_file);
+		m->tt_file = to ? xstrdup(to) : NULL;
+	}
+	if (to)
+		return;
+	/* Removed: its entry goes, and so do offsets related to it. */
+	for (size_t i = 0; i < m->n_files;) {
+		struct tm_manifest_file *f = &m->files[i];
+		if (f->has_clocks && !f->clocks.sync_file)
+			tm_manifest_clear_clocks(m, f->path);
+		if (!f->path) {
+			tm_mf_file_fini(f);
+			memmove(f, f + 1, (m->n_files - i - 1) * sizeof *f);
+			m->n_files--;
+			continue;
+		}
+		i++;
+	}
+}

@@ -48,6 +48,7 @@ cJSON *tm_mj_extras(const cJSON *o, const char *const *known);
 /* manifest.c */
 bool tm_mf_str_eq(const char *a, const char *b); /* NULL-aware */
 void tm_mf_clocks_fini(struct tm_manifest_clocks *c);
+void tm_mf_file_fini(struct tm_manifest_file *f);
 void tm_mf_machines_clear(struct tm_manifest_file *f);
 void tm_mf_attr_fini(struct tm_manifest_attr *a);
 

@@ -252,6 +252,9 @@ void tm_manifest_set_trace_time(struct tm_manifest *m, uint32_t clock, const cha
 void tm_manifest_set_attr_str(struct tm_manifest *m, const char *key, const char *val);
 void tm_manifest_set_attr_int(struct tm_manifest *m, const char *key, int64_t val);
 void tm_manifest_remove_attr(struct tm_manifest *m, const char *key);
+/* A file renamed (every path, sync_to.file and trace_time.file naming it),
+ * or, with to NULL, removed: its entry and the offsets related to it go. */
+void tm_manifest_rename_file(struct tm_manifest *m, const char *from, const char *to);
 
 /* Parse an offset with an optional unit: "250ms", "-1.5s", "500", "20us",
  * "7ns" (plain numbers are ns).  Result in integer ns; fractional ns, values

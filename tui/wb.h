@@ -72,6 +72,10 @@ struct wb;
 	X(REQ_COPY, "copy", 'c', 0, act_copy, "Copy the manifest to the clipboard (OSC 52)")      \
 	X(REQ_SAVE_MANIFEST, "save-manifest", 'e', 0, act_save_manifest, "Write the manifest JSON to a file") \
 	X(REQ_WRITE, "write", 'w', 0, act_write, "Write the merged TAR")                          \
+	X(REQ_ADD_FILES, "add-files", 'O', 0, act_add_files, "Add files to the set (globs: *.json; Tab completes)") \
+	X(REQ_REMOVE_FILE, "remove-file", 'X', KEY_DC, act_remove_file, "Remove the file from the set (not from disk)") \
+	X(REQ_RENAME_FILE, "rename-file", 'N', 0, act_rename_file, "Rename the file's member name in the TAR (name order decides processing)") \
+	X(REQ_RESCAN, "rescan", 's', 0, act_rescan, "Scan the files again (after a cancel, or when they changed)") \
 	X(REQ_EDIT_MANIFEST, "edit-manifest", 'E', 0, act_edit_manifest, "Edit the manifest's JSON in $VISUAL or $EDITOR") \
 	X(REQ_CONVERT_MANIFEST, "convert-manifest", 'C', 0, act_convert_manifest, "Convert a manifest in the outdated syntax of older docs") \
 	X(REQ_PRINT_ON_EXIT, "print-on-exit", 0, 0, act_print_on_exit, "Print the manifest JSON when the workbench exits") \
@@ -151,6 +155,7 @@ struct wb_model {
 	char **extra_machines;   /* registry names not (yet) used by any file */
 	size_t n_extra_machines;
 	char *baseline; /* the file offsets default to (the dialog's baseline) */
+	char *link_dir; /* renamed inputs: links named as their members */
 	/* The archive's manifest when it does not parse: kept as text (shown,
 	 * written as is, edited in $EDITOR, converted on request), never
 	 * replaced by an empty one; evaluation then uses the archive's own. */
@@ -332,6 +337,17 @@ void model_open(struct wb_model *m, char **paths, size_t n);
 bool model_scan_poll(struct wb_model *m);
 void model_scan_cancel(struct wb_model *m);
 bool model_is_idle(const struct wb_model *m);
+/* Why a row cannot be a TAR member as it is (util merge's rules), or NULL;
+ * caller frees.  And how many rows have such a problem. */
+char *model_member_problem(const struct wb_model *m, size_t row);
+size_t model_n_problems(const struct wb_model *m);
+/* Files managed (loose inputs): the session is opened again on the new
+ * set; the manifest follows renames and removals. */
+void model_rescan(struct wb_model *m);
+void model_remove_row(struct wb_model *m, size_t row);
+void model_rename_row(struct wb_model *m, size_t row, const char *name);
+void model_add_paths(struct wb_model *m, char **paths, size_t n);
+void model_fini_links(struct wb_model *m);
 /* Is path one of the inputs (the same name or the same file)? */
 bool model_is_input(const struct wb_model *m, const char *path);
 /* Note a written output (TAR or manifest): inside the demo dir it is kept. */

@@ -11,6 +11,7 @@
  */
 #include <curses.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -710,6 +711,73 @@ act_write(struct wb *wb, const char *arg)
 		return;
 	}
 	out_write_tar(wb, arg, false);
+}
+
+static void
+act_add_files(struct wb *wb, const char *arg)
+{
+	char *copy, *save = NULL;
+	char **words = NULL;
+	size_t n = 0;
+	glob_t g;
+
+	if (wants_prompt(wb, arg)) {
+		ask(wb, REQ_ADD_FILES, COMPLETE_FILES, "Add files (globs: *.json): ", "");
+		return;
+	}
+	copy = strdup(arg);
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		memset(&g, 0, sizeof g);
+		if (glob(w, GLOB_TILDE, NULL, &g) != 0 || g.gl_pathc == 0) {
+			model_set_msg(&wb->m, ROLE_ERROR, "No file matches %s", w);
+			globfree(&g);
+			n = 0;
+			break;
+		}
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			words = realloc(words, (n + 1) * sizeof *words);
+			if (!words)
+				abort();
+			words[n++] = strdup(g.gl_pathv[i]);
+		}
+		globfree(&g);
+	}
+	if (n)
+		model_add_paths(&wb->m, words, n);
+	for (size_t i = 0; i < n; i++)
+		free(words[i]);
+	free(words);
+	free(copy);
+}
+
+static void
+act_remove_file(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (sel_path(wb))
+		model_remove_row(&wb->m, list_pane(wb)->sel);
+}
+
+static void
+act_rename_file(struct wb *wb, const char *arg)
+{
+	const char *path = sel_path(wb);
+
+	if (!path)
+		return;
+	if (wants_prompt(wb, arg))
+		ask(wb, REQ_RENAME_FILE, COMPLETE_WORDS,
+		    "Member name in the TAR (trace_processor processes by name): ", path);
+	else
+		model_rename_row(&wb->m, list_pane(wb)->sel, arg);
+}
+
+static void
+act_rescan(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (wb->m.s || wb->m.n_paths)
+		model_rescan(&wb->m);
 }
 
 static void

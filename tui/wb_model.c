@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "wb.h"
 
@@ -27,19 +28,15 @@ model_init(struct wb_model *m)
 }
 
 static void stack_fini(struct wb_stack *st);
+static void stack_clear(struct wb_stack *st);
+static void close_session(struct wb_model *m);
+static void scan_start(struct wb_model *m);
 
 void
 model_fini(struct wb_model *m)
 {
-	if (m->worker_running) {
-		m->cancel = true;
-		pthread_join(m->worker, NULL);
-		m->worker_running = false;
-	}
-	if (m->rep)
-		tm_report_free(m->rep);
-	if (m->s)
-		tm_session_close(m->s);
+	close_session(m);
+	model_fini_links(m);
 	for (size_t i = 0; i < m->n_paths; i++)
 		free(m->paths[i]);
 	free(m->paths);
@@ -269,7 +266,7 @@ model_scan_poll(struct wb_model *m)
 	m->worker_running = false;
 	if (m->cancel) {
 		m->scan_cancelled = true;
-		model_set_msg(m, ROLE_WARNING, "Scan cancelled: numbers are not shown.");
+		model_set_msg(m, ROLE_WARNING, "Scan cancelled: numbers are not shown; s scans again.");
 		return true;
 	}
 	m->scanned = true;
@@ -340,12 +337,44 @@ take_loose_manifest(struct wb_model *m, const char *path)
 	return ok;
 }
 
-void
-model_open(struct wb_model *m, char **paths, size_t n)
+/* Open a session on m->paths and start its scan. */
+static bool
+open_session(struct wb_model *m)
 {
 	struct tm_session_opts opts = {0};
 	uint64_t total = 0;
 	struct tm_error err;
+
+	/* Per-event details (for the dropped part of the timeline) only while
+	 * they stay small. */
+	for (size_t i = 0; i < m->n_paths; i++) {
+		struct stat st;
+		if (stat(m->paths[i], &st) == 0)
+			total += (uint64_t)st.st_size;
+	}
+	opts.keep_events = total < 16u * 1024 * 1024;
+	tm_error_clear(&err);
+	free(m->open_error);
+	m->open_error = NULL;
+	m->scanned = false;
+	m->scan_cancelled = false;
+	if (m->n_paths == 0) {
+		m->open_error = strdup("no trace files to open");
+		return false;
+	}
+	if (tm_session_open(&m->s, (const char *const *)m->paths, m->n_paths, &opts, &err) !=
+	    TM_OK) {
+		m->s = NULL;
+		m->open_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
+		return false;
+	}
+	scan_start(m);
+	return true;
+}
+
+void
+model_open(struct wb_model *m, char **paths, size_t n)
+{
 	const struct tm_manifest *sm;
 	const struct tm_error *merr = NULL;
 
@@ -358,25 +387,8 @@ model_open(struct wb_model *m, char **paths, size_t n)
 			continue;
 		m->paths[m->n_paths++] = strdup(paths[i]);
 	}
-	/* Per-event details (for the dropped part of the timeline) only while
-	 * they stay small. */
-	for (size_t i = 0; i < m->n_paths; i++) {
-		struct stat st;
-		if (stat(m->paths[i], &st) == 0)
-			total += (uint64_t)st.st_size;
-	}
-	opts.keep_events = total < 16u * 1024 * 1024;
-	tm_error_clear(&err);
-	if (m->n_paths == 0) {
-		m->open_error = strdup("no trace files to open");
+	if (!open_session(m))
 		return;
-	}
-	if (tm_session_open(&m->s, (const char *const *)m->paths, m->n_paths, &opts, &err) !=
-	    TM_OK) {
-		m->s = NULL;
-		m->open_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
-		return;
-	}
 	sm = tm_session_manifest(m->s, &merr);
 	if (sm) {
 		tm_manifest_fini(&m->man);
@@ -393,7 +405,62 @@ model_open(struct wb_model *m, char **paths, size_t n)
 	}
 	tm_manifest_fini(&m->saved);
 	tm_manifest_copy(&m->saved, &m->man);
-	scan_start(m);
+}
+
+/* util merge's rules for loose inputs: the member name is the base name;
+ * it refuses two inputs with one name, and a name over the 100 bytes of a
+ * ustar header; a hidden name is left out of the TAR (trace_processor never
+ * reads it).  Archives keep their members' names. */
+char *
+model_member_problem(const struct wb_model *m, size_t row)
+{
+	const struct tm_member *mb;
+	const char *name;
+	char buf[600];
+
+	if (!m->s || !tm_session_is_loose(m->s) || row >= model_n_rows(m))
+		return NULL;
+	mb = tm_session_member(m->s, model_row_member(m, row));
+	name = model_row_name(m, row);
+	if (!mb || !name)
+		return NULL;
+	if (name[0] == '.') {
+		snprintf(buf, sizeof buf,
+			 "hidden name: trace_processor never reads a member whose name starts "
+			 "with '.', so the TAR would leave it out; rename it (N)");
+		return strdup(buf);
+	}
+	if (strlen(name) > 100) {
+		snprintf(buf, sizeof buf,
+			 "member name of %zu bytes: a TAR header holds 100 and util merge refuses "
+			 "it; rename it (N)",
+			 strlen(name));
+		return strdup(buf);
+	}
+	for (size_t r = 0; r < model_n_rows(m); r++) {
+		const struct tm_member *o = tm_session_member(m->s, model_row_member(m, r));
+		if (r == row || strcmp(model_row_name(m, r), name) != 0)
+			continue;
+		snprintf(buf, sizeof buf,
+			 "two inputs are named %s (the other: %s): util merge refuses duplicate "
+			 "member names; rename one (N)",
+			 name, o && o->source_path ? o->source_path : "?");
+		return strdup(buf);
+	}
+	return NULL;
+}
+
+size_t
+model_n_problems(const struct wb_model *m)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < model_n_rows(m); r++) {
+		char *p = model_member_problem(m, r);
+		n += p != NULL;
+		free(p);
+	}
+	return n;
 }
 
 bool
@@ -408,6 +475,195 @@ model_is_input(const struct wb_model *m, const char *path)
 		     is.st_ino == os.st_ino))
 			return true;
 	return false;
+}
+
+/* ---- files managed: add, remove, rename, rescan ---- */
+
+static void
+close_session(struct wb_model *m)
+{
+	if (m->worker_running) {
+		m->cancel = true;
+		pthread_join(m->worker, NULL);
+		m->worker_running = false;
+	}
+	if (m->rep)
+		tm_report_free(m->rep);
+	m->rep = NULL;
+	if (m->s)
+		tm_session_close(m->s);
+	m->s = NULL;
+}
+
+/* Loose files can be managed; an archive's members keep its names. */
+static bool
+can_manage(struct wb_model *m)
+{
+	if (m->s && !tm_session_is_loose(m->s) && model_n_rows(m) > 1) {
+		model_set_msg(m, ROLE_WARNING,
+			      "The inputs are one archive: its members are not managed here; open "
+			      "the traces as files to add, remove or rename them");
+		return false;
+	}
+	return true;
+}
+
+static void
+reopen(struct wb_model *m, const char *what)
+{
+	close_session(m);
+	/* File operations change what the manifest's names mean: no undo
+	 * across them. */
+	stack_clear(&m->undo);
+	stack_clear(&m->redo);
+	if (open_session(m))
+		model_set_msg(m, ROLE_INFO, "%s", what);
+	else
+		model_set_msg(m, ROLE_ERROR, "%s: %s", what, m->open_error);
+}
+
+void
+model_rescan(struct wb_model *m)
+{
+	reopen(m, "Scanning again");
+}
+
+void
+model_remove_row(struct wb_model *m, size_t row)
+{
+	const char *name = model_row_name(m, row);
+	char *nm, msg[PATH_MAX + 64];
+	size_t idx = model_row_member(m, row);
+	bool other = false;
+
+	if (!name || !can_manage(m))
+		return;
+	if (m->n_paths <= 1) {
+		model_set_msg(m, ROLE_WARNING, "%s is the only input: nothing would be left", name);
+		return;
+	}
+	nm = strdup(name);
+	for (size_t r = 0; r < model_n_rows(m); r++)
+		other |= r != row && strcmp(model_row_name(m, r), nm) == 0;
+	/* Loose inputs are members 1..n in argument order. */
+	idx = idx > 0 ? idx - 1 : 0;
+	free(m->paths[idx]);
+	memmove(m->paths + idx, m->paths + idx + 1, (m->n_paths - idx - 1) * sizeof *m->paths);
+	m->n_paths--;
+	if (!other)
+		tm_manifest_rename_file(&m->man, nm, NULL);
+	snprintf(msg, sizeof msg, "Removed %s from the set (the file itself is untouched)", nm);
+	reopen(m, msg);
+	free(nm);
+}
+
+static bool
+name_ok(struct wb_model *m, const char *name, size_t self)
+{
+	const char *why = NULL;
+
+	if (!*name)
+		why = "it is empty";
+	else if (strchr(name, '/'))
+		why = "a member name here has no '/'";
+	else if (name[0] == '.')
+		why = "a name starting with '.' is hidden from trace_processor";
+	else if (strlen(name) > 100)
+		why = "a TAR header holds 100 bytes";
+	for (size_t r = 0; !why && r < model_n_rows(m); r++)
+		if (r != self && strcmp(model_row_name(m, r), name) == 0)
+			why = "another file has that name";
+	if (why)
+		model_set_msg(m, ROLE_ERROR, "Not renamed to %s: %s", name, why);
+	return !why;
+}
+
+void
+model_rename_row(struct wb_model *m, size_t row, const char *name)
+{
+	const char *old = model_row_name(m, row);
+	char link[PATH_MAX], real[PATH_MAX], msg[PATH_MAX + 128], *from;
+	size_t idx = model_row_member(m, row);
+	bool other = false;
+
+	if (!old || !can_manage(m) || !name_ok(m, name, row))
+		return;
+	idx = idx > 0 && tm_session_n_members(m->s) > 1 ? idx - 1 : 0;
+	if (!m->link_dir) {
+		const char *tmpdir = getenv("TMPDIR");
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof dir, "%s/tracemerge-names-XXXXXX",
+			 tmpdir && *tmpdir ? tmpdir : "/tmp");
+		if (!mkdtemp(dir)) {
+			model_set_msg(m, ROLE_ERROR, "Cannot create a temp dir: %s", strerror(errno));
+			return;
+		}
+		m->link_dir = strdup(dir);
+	}
+	/* The member name is the input's base name: the input becomes a link
+	 * of that name to the same file. */
+	if (!realpath(m->paths[idx], real)) {
+		model_set_msg(m, ROLE_ERROR, "%s: %s", m->paths[idx], strerror(errno));
+		return;
+	}
+	snprintf(link, sizeof link, "%s/%s", m->link_dir, name);
+	unlink(link);
+	if (symlink(real, link) != 0) {
+		model_set_msg(m, ROLE_ERROR, "Cannot rename: %s: %s", link, strerror(errno));
+		return;
+	}
+	from = strdup(old);
+	for (size_t r = 0; r < model_n_rows(m); r++)
+		other |= r != row && strcmp(model_row_name(m, r), from) == 0;
+	if (strncmp(m->paths[idx], m->link_dir, strlen(m->link_dir)) == 0)
+		unlink(m->paths[idx]);
+	free(m->paths[idx]);
+	m->paths[idx] = strdup(link);
+	if (!other)
+		tm_manifest_rename_file(&m->man, from, name);
+	snprintf(msg, sizeof msg, "Renamed %s to %s in the TAR (the file on disk keeps its name)",
+		 from, name);
+	reopen(m, msg);
+	free(from);
+}
+
+void
+model_add_paths(struct wb_model *m, char **paths, size_t n)
+{
+	size_t added = 0;
+
+	if (!can_manage(m))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) {
+			model_set_msg(m, ROLE_ERROR, "%s: %s", paths[i],
+				      errno ? strerror(errno) : "not a regular file");
+			return;
+		}
+	}
+	m->paths = realloc(m->paths, (m->n_paths + n + 1) * sizeof *m->paths);
+	if (!m->paths)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		m->paths[m->n_paths + added++] = strdup(paths[i]);
+	m->n_paths += added;
+	char msg[128];
+	snprintf(msg, sizeof msg, "Added %zu file%s", added, added == 1 ? "" : "s");
+	reopen(m, msg);
+}
+
+void
+model_fini_links(struct wb_model *m)
+{
+	if (!m->link_dir)
+		return;
+	for (size_t i = 0; i < m->n_paths; i++)
+		if (strncmp(m->paths[i], m->link_dir, strlen(m->link_dir)) == 0)
+			unlink(m->paths[i]);
+	rmdir(m->link_dir);
+	free(m->link_dir);
+	m->link_dir = NULL;
 }
 
 /* ---- the demo's temp dir ---- */

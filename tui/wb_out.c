@@ -237,6 +237,14 @@ out_write_tar(struct wb *wb, const char *path, bool overwrite)
 		model_set_msg(&wb->m, ROLE_ERROR, "Nothing to write");
 		return;
 	}
+	size_t n_bad = model_n_problems(&wb->m);
+	if (n_bad) {
+		model_set_msg(&wb->m, ROLE_ERROR,
+			      "Not written: %zu file%s cannot be TAR members as they are (! on the "
+			      "row says why)",
+			      n_bad, n_bad == 1 ? "" : "s");
+		return;
+	}
 	if (wb->m.man_broken && wb->m.man_text_edited) {
 		model_set_msg(&wb->m, ROLE_ERROR,
 			      "Not written: the edited manifest does not parse (E edits it)");

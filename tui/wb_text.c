@@ -246,6 +246,12 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 		b = text_para_add(ps, ROLE_ERROR);
 		tm_buf_addf(b, "error: %s", mb->error);
 	}
+	char *problem = model_member_problem(m, row);
+	if (problem) {
+		b = text_para_add(ps, ROLE_ERROR);
+		tm_buf_addf(b, "cannot be written as it is: %s", problem);
+		free(problem);
+	}
 	if (!rf) {
 		b = text_para_add(ps, ROLE_DIM);
 		tm_buf_adds(b, m->worker_running ? "Analyzing..." : "not evaluated");
@@ -438,7 +444,7 @@ text_verdict(const struct wb_model *m, struct wb_paras *ps)
 			    total ? (int)((double)done * 100.0 / (double)total) : 0);
 	} else if (m->scan_cancelled) {
 		b = text_para_add(ps, ROLE_WARNING);
-		tm_buf_adds(b, "Scan cancelled: no verdict.");
+		tm_buf_adds(b, "Scan cancelled: no verdict (s scans again).");
 	} else if (m->eval_error) {
 		b = text_para_add(ps, ROLE_ERROR);
 		tm_buf_addf(b, "ERR %s", m->eval_error);
@@ -447,7 +453,19 @@ text_verdict(const struct wb_model *m, struct wb_paras *ps)
 		tm_buf_adds(b, "Checking if the traces line up on the timeline...");
 	} else if (r->error) {
 		b = text_para_add(ps, ROLE_ERROR);
-		tm_buf_addf(b, "ERR Manifest error: %s", r->error);
+		tm_buf_addf(b, "ERR %s%s", strstr(r->error, "perfetto_manifest") ? "Manifest error: " : "",
+			    r->error);
+		/* trace_processor's text names no file: name the ones it cannot
+		 * read (ours). */
+		for (size_t row = 0; row < model_n_rows(m); row++) {
+			const struct tm_member *mb = tm_session_member(m->s, model_row_member(m, row));
+			if (!mb || mb->is_hidden || mb->format != TM_FMT_UNKNOWN)
+				continue;
+			b = text_para_add(ps, ROLE_INFO);
+			tm_buf_addf(b, "    tracemerge: %s is no trace format trace_processor knows; X "
+				       "removes it from the set",
+				    model_row_name(m, row));
+		}
 		if (r->hint) {
 			b = text_para_add(ps, ROLE_INFO);
 			tm_buf_addf(b, "    hint (tracemerge, not trace_processor): %s", r->hint);

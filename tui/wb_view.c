@@ -180,11 +180,16 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 		mb = tm_session_member(wb->m.s, m);
 		rf = model_row_file(&wb->m, row);
 		name = model_member_name(&wb->m, m);
+		char *problem = model_member_problem(&wb->m, row);
 		move(y, x0);
 		attrset(attr);
-		addstr(cur ? "> " : "  ");
+		addstr(cur ? ">" : " ");
+		attrset(problem && !cur ? theme_attr(ROLE_ERROR) : attr);
+		addstr(problem ? "!" : " ");
 		used = put_escaped(name, mb && mb->name ? mb->name_len : strlen(name), name_w,
-					attr);
+				   problem && !cur ? theme_attr(ROLE_ERROR) : attr);
+		attrset(attr);
+		free(problem);
 		for (; used < name_w; used++)
 			addch(' ');
 		text_fmt_size(mb ? mb->size : 0, buf, sizeof buf);
