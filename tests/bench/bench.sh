@@ -61,3 +61,5 @@ if [ -n "${TP:-}" ] && [ -x "$TP" ]; then
 else
 	echo "util merge comparison skipped: set TP=path/to/trace_processor_shell"
 fi
+# proto shapes (issue 10's table): tests/bench/proto.sh
+tests/bench/proto.sh "$B"
