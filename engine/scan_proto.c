@@ -83,11 +83,12 @@ AINLINE struct seq *
 get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
 {
 	uint64_t key = (uint64_t)machine << 32 | seq;
-	if (key < 64 && s->cap_seqs) {
-		struct seq *q = &s->seqs[s->seq_small[key]];
-		if (q->used && q->key == key) {
+	uint32_t c = s->seq_cache[(seq ^ machine * 0x9e3779b9u) & (SEQ_CACHE - 1)];
+	if (LIKELY(c < s->cap_seqs)) {
+		struct seq *q = &s->seqs[c];
+		if (LIKELY(q->used && q->key == key)) {
 			if (slot)
-				*slot = s->seq_small[key];
+				*slot = c;
 			return q;
 		}
 	}
@@ -116,8 +117,8 @@ get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot)
 	s->n_seqs++;
 out:
 	s->last_seq = j;
-	if (key < 64)
-		s->seq_small[key] = (uint32_t)j;
+	s->seq_cache[((uint32_t)key ^ (uint32_t)(key >> 32) * 0x9e3779b9u) & (SEQ_CACHE - 1)] =
+		(uint32_t)j;
 	if (slot)
 		*slot = (uint32_t)j;
 	return &s->seqs[j];
@@ -1505,6 +1506,7 @@ static void
 ps_fini(struct ps *s)
 {
 	free(s->seqs);
+	free(s->seq_cache);
 	free(s->machines);
 	free(s->names);
 	tm_buf_fini(&s->npool);
@@ -1526,6 +1528,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 	s.ctl = ctl;
 	s.keep = ctl && ctl->keep_events;
 	s.pkt_op.kind = TM_OP_PACKET;
+	s.seq_cache = xcalloc(SEQ_CACHE, sizeof *s.seq_cache);
 	tm_buf_init(&s.npool);
 	tm_buf_init(&s.ptext);
 

@@ -14,6 +14,7 @@
 #include "scan.h"
 
 #define MAX_CPU 1024 /* kMaxCpus of ftrace_tokenizer.cc */
+#define SEQ_CACHE 16384u
 
 /* ------------------------------------------------------------------ */
 /* state                                                               */
@@ -96,8 +97,9 @@ struct ps {
 	/* tm_scan_note_ts, kept here and handed over at the end */
 	bool has_ts_seen;
 	int64_t ts_min, ts_max;
-	/* slot of (machine 0, sequence id) for ids < 64; checked on use */
-	uint32_t seq_small[64];
+	/* slot of a (machine, sequence id), direct-mapped (SEQ_CACHE entries,
+	 * checked on use): traces with thousands of writers hash no more */
+	uint32_t *seq_cache;
 	struct tm_op pkt_op; /* fast_packet's PACKET op: only the fields it sets change */
 };
 
