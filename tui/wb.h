@@ -84,6 +84,7 @@ struct wb;
 	X(REQ_ZOOM_OUT, "zoom-out", '-', 0, act_zoom_out, "Zoom the timeline out")                \
 	X(REQ_CANCEL_SCAN, "cancel-scan", 'x', 0, act_cancel_scan, "Cancel the background scan")  \
 	X(REQ_HELP, "help", '?', 'h', act_help, "Show this help")                                 \
+	X(REQ_MESSAGES, "messages", 'L', 0, act_messages, "Show every message of this session in full") \
 	X(REQ_PROMPT, "prompt", ':', 0, act_prompt, "Open the command prompt")                    \
 	X(REQ_SET, "set", 0, 0, act_config, "Change a setting (:set KEY = VALUE)")                \
 	X(REQ_COLOR, "color", 0, 0, act_config, "Colour a style role (:color ROLE FG BG [ATTR])") \
@@ -249,7 +250,9 @@ struct wb_frame {
 	char hints[512];
 	char prompt[2048];
 	int prompt_cursor;
-	/* the help screen: one line per request, then notes */
+	/* the help screen: one line per request, then notes (or the log) */
+	char help_title[128];
+	bool help_escaped; /* the lines are escaped already (the log) */
 	char **help;
 	enum wb_role *help_role;
 	size_t n_help;
@@ -269,6 +272,7 @@ struct wb_ui {
 	bool focus_manifest;
 	size_t det_row; /* the list row the details scroll belongs to */
 	bool help;
+	bool messages; /* the help screen shows the message log instead */
 	int zoom;
 	bool ascii;
 	bool mono;

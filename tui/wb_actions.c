@@ -911,8 +911,19 @@ static void
 act_help(struct wb *wb, const char *arg)
 {
 	(void)arg;
-	wb->ui.help = !wb->ui.help;
+	wb->ui.help = !wb->ui.help || wb->ui.messages;
+	wb->ui.messages = false;
 	wb->ui.pane[PANE_HELP].top = 0;
+}
+
+static void
+act_messages(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	wb->ui.help = !(wb->ui.help && wb->ui.messages);
+	wb->ui.messages = wb->ui.help;
+	/* The newest at the bottom: start at the end. */
+	wb->ui.pane[PANE_HELP].top = SIZE_MAX / 2;
 }
 
 static void
@@ -993,9 +1004,10 @@ help_key(struct wb *wb, int key)
 	struct pane *p = &wb->ui.pane[PANE_HELP];
 	enum wb_request r = keymap_lookup(key);
 
-	if (r == REQ_QUIT || r == REQ_HELP || key == 27 || key == '\r' || key == '\n' ||
-	    key == KEY_ENTER) {
+	if (r == REQ_QUIT || r == REQ_HELP || r == REQ_MESSAGES || key == 27 || key == '\r' ||
+	    key == '\n' || key == KEY_ENTER) {
 		wb->ui.help = false;
+		wb->ui.messages = false;
 	} else if (r == REQ_DOWN) {
 		pane_scroll(p, 1);
 	} else if (r == REQ_UP) {

@@ -179,6 +179,40 @@ help_lines(struct wb_frame *fr)
 		help_add(fr, notes[i], ROLE_DIM);
 }
 
+/* The message log, each message wrapped at cols columns, newest last. */
+static void
+log_lines(struct wb_frame *fr, const struct wb_model *m, int cols)
+{
+	for (size_t i = 0; i < fr->n_help; i++)
+		free(fr->help[i]);
+	fr->n_help = 0;
+	if (m->n_log == 0)
+		help_add(fr, "No messages yet.", ROLE_DIM);
+	for (size_t i = 0; i < m->n_log; i++) {
+		char *e = text_escape_cols(m->log[i], 1 << 16);
+		size_t len = strlen(e), at = 0;
+		while (at < len) {
+			size_t end = at;
+			int used = 0;
+			while (end < len) {
+				size_t n = text_utf8_len((unsigned char)e[end]);
+				int w = text_char_cols(e + end, n);
+				if (used + w > cols - 1)
+					break;
+				used += w;
+				end += n;
+			}
+			if (end == at)
+				end = len;
+			char *line = strndup(e + at, end - at);
+			help_add(fr, line, i + 1 == m->n_log ? m->msg_role : ROLE_DEFAULT);
+			free(line);
+			at = end;
+		}
+		free(e);
+	}
+}
+
 /* ---- the frame ---- */
 
 static void
@@ -297,7 +331,17 @@ frame_prepare(struct wb *wb)
 
 	/* Help: rows 1 .. LINES-3 (the message and the key hints below). */
 	if (wb->ui.help) {
-		help_lines(fr);
+		if (wb->ui.messages) {
+			log_lines(fr, m, cols);
+			fr->help_escaped = true;
+			snprintf(fr->help_title, sizeof fr->help_title,
+				 " tracemerge messages: %zu, the newest last", m->n_log);
+		} else {
+			help_lines(fr);
+			fr->help_escaped = false;
+			snprintf(fr->help_title, sizeof fr->help_title,
+				 " tracemerge help: keys and commands");
+		}
 		help->y = 0;
 		help->x = 0;
 		help->h = rows - 2;

@@ -515,11 +515,16 @@ draw_help(const struct wb *wb)
 	size_t rows = pane_rows(p);
 
 	move(0, 0);
-	put_text(" tracemerge help: keys and commands", COLS, theme_attr(ROLE_TITLE));
+	put_text(wb->fr.help_title, COLS, theme_attr(ROLE_TITLE));
 	fill_to(0, COLS, theme_attr(ROLE_TITLE));
 	for (size_t i = 0; i < rows && p->top + i < wb->fr.n_help; i++) {
+		const char *line = wb->fr.help[p->top + i];
+		int attr = theme_attr(wb->fr.help_role[p->top + i]);
 		move(1 + (int)i, 0);
-		put_text(wb->fr.help[p->top + i], COLS, theme_attr(wb->fr.help_role[p->top + i]));
+		if (wb->fr.help_escaped)
+			put_safe(line, strlen(line), NULL, 0, COLS, attr);
+		else
+			put_text(line, COLS, attr);
 	}
 	draw_keys(wb, LINES - 1);
 }
