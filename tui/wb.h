@@ -480,6 +480,8 @@ int keymap_key_of(enum wb_request r);
 void keymap_key_name(int key, char *buf, size_t len);
 int keymap_parse_key(const char *spec, size_t *used);
 void actions_init(struct wb *wb);
+/* The man page's key list (mdoc), from the action table. */
+void actions_print_mdoc(FILE *f);
 void actions_key(struct wb *wb, int key);
 void actions_command(struct wb *wb, const char *line);
 void actions_offer_recovery(struct wb *wb);

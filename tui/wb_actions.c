@@ -1105,6 +1105,35 @@ actions_offer_recovery(struct wb *wb)
 }
 
 void
+actions_print_mdoc(FILE *f)
+{
+	char k[32];
+
+	fprintf(f, ".Bl -tag -width Ds\n");
+	for (int r = REQ_NONE + 1; r < REQ__COUNT; r++) {
+		const struct wb_request_info *ri = &actions[r].info;
+		fprintf(f, ".It Cm :%s", ri->name);
+		if (ri->key1) {
+			keymap_key_name(ri->key1, k, sizeof k);
+			fprintf(f, " Ic \\&%s", k);
+		}
+		if (ri->key2) {
+			keymap_key_name(ri->key2, k, sizeof k);
+			fprintf(f, " , \\&%s", k);
+		}
+		fputc('\n', f);
+		for (const char *c = ri->help; *c; c++) {
+			if (*c == '\\')
+				fputs("\\e", f);
+			else
+				fputc(*c, f);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, ".El\n");
+}
+
+void
 actions_init(struct wb *wb)
 {
 	size_t k = 0;

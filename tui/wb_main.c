@@ -347,6 +347,11 @@ workbench_main(int argc, char **argv)
 			cli_config = argv[++i];
 		} else if (strcmp(argv[i], "--headless") == 0) {
 			wb.run.headless = true;
+		} else if (strcmp(argv[i], "--keys-mdoc") == 0) {
+			/* The man page's KEY BINDINGS list, generated from the table. */
+			actions_print_mdoc(stdout);
+			free(inputs);
+			return 0;
 		} else if (strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			free(inputs);

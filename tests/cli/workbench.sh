@@ -3,6 +3,7 @@
 # command, and the workbench run without a terminal.
 set -u
 TM=${TM_BIN:-build/asan/tracemerge}
+case $TM in /*) ;; *) TM=$PWD/$TM ;; esac
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 ok() { echo "PASS: $1"; }
@@ -20,3 +21,20 @@ o=$("$TM" manifest --machine nope.json=x "$t/a.json" "$t/b.json" 2>&1); rc=$?
 o=$("$TM" merge -o "$t/o.tar" --machine nope.json=x "$t/a.json" "$t/b.json" 2>&1); rc=$?
 [ $rc = 2 ] && echo "$o" | grep -q "^merge: the manifest names file 'nope.json'" &&
 	ok "merge names itself" || no "merge names itself" "rc=$rc $o"
+
+# The man page's key list is the action table's (regenerate with
+# tracemerge --keys-mdoc), and every action is in the help screen.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+gen=$("$TM" --keys-mdoc)
+man=$(sed -n '/^\.\\" BEGIN KEYS/,/^\.\\" END KEYS/p' "$top/man/tracemerge.1" | sed '1d;$d')
+[ -n "$gen" ] && [ "$gen" = "$man" ] && ok "man page keys = action table" ||
+	no "man page keys = action table" "$(diff <(echo "$gen") <(echo "$man") | head -5)"
+printf '?\n:dump-screen %s\n' "$t/help.screen" >"$t/help.script"
+(cd "$t" && TM_HEADLESS=1 TERM=xterm-256color LINES=120 COLUMNS=120 timeout 60 "$TM" --demo --script "$t/help.script" >/dev/null 2>&1)
+missing=""
+for a in $(echo "$gen" | sed -n 's/^\.It Cm :\([a-z-]*\).*/\1/p'); do
+	grep -q " $a " "$t/help.screen" 2>/dev/null || missing="$missing $a"
+done
+n=$(echo "$gen" | grep -c '^\.It Cm :')
+[ -s "$t/help.screen" ] && [ -z "$missing" ] && [ "$n" -gt 40 ] && ok "every action ($n) in help" ||
+	no "every action in help" "missing:$missing"
