@@ -230,14 +230,12 @@ static void *
 scan_worker(void *arg)
 {
 	struct wb_model *m = arg;
-	size_t n = tm_session_n_members(m->s);
-
-	for (size_t i = 0; i < n && !m->cancel; i++) {
-		struct tm_error err;
-		tm_error_clear(&err);
-		enum tm_status st = tm_session_scan(m->s, i, &m->cancel, &err);
-		(void)st; /* a member's error stays in its tm_member.error */
-	}
+	struct tm_error err;
+	tm_error_clear(&err);
+	/* every member, in parallel as check does (largest first); a member's
+	 * error stays in its tm_member.error */
+	enum tm_status st = tm_session_scan(m->s, SIZE_MAX, &m->cancel, &err);
+	(void)st;
 	__atomic_store_n(&m->scan_finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
