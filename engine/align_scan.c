@@ -7,17 +7,6 @@
 
 #include "scan.h"
 
-static uint64_t
-mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 uint64_t
 tm_al_hash(const char *s, size_t n)
 {
@@ -32,7 +21,7 @@ tm_al_hash(const char *s, size_t n)
 uint64_t
 tm_al_id_key(enum al_kind kind, uint64_t id)
 {
-	uint64_t k = mix(id ^ ((uint64_t)kind << 60)) | 1; /* never 0 */
+	uint64_t k = tm_mix64(id ^ ((uint64_t)kind << 60)) | 1; /* never 0 */
 	return k;
 }
 
@@ -63,7 +52,7 @@ names_grow(struct tm_align_samples *a)
 	for (size_t i = 0; i < a->cap_names; i++) {
 		if (!a->names[i].h)
 			continue;
-		size_t j = mix(a->names[i].h) & (nc - 1);
+		size_t j = tm_mix64(a->names[i].h) & (nc - 1);
 		while (nn[j].h)
 			j = (j + 1) & (nc - 1);
 		nn[j] = a->names[i];
@@ -78,7 +67,7 @@ name_slot(const struct tm_align_samples *a, uint64_t h)
 {
 	if (!a || !a->cap_names)
 		return NULL;
-	size_t j = mix(h) & (a->cap_names - 1);
+	size_t j = tm_mix64(h) & (a->cap_names - 1);
 	while (a->names[j].h) {
 		if (a->names[j].h == h)
 			return &a->names[j];
@@ -102,7 +91,7 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 		}
 		if ((a->n_names + 1) * 2 > a->cap_names)
 			names_grow(a);
-		size_t j = mix(h) & (a->cap_names - 1);
+		size_t j = tm_mix64(h) & (a->cap_names - 1);
 		while (a->names[j].h)
 			j = (j + 1) & (a->cap_names - 1);
 		e = &a->names[j];
@@ -120,7 +109,7 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 static void
 ids_put(struct tm_align_samples *a, const struct al_id *src)
 {
-	size_t j = mix(src->key) & (a->cap_ids - 1);
+	size_t j = tm_mix64(src->key) & (a->cap_ids - 1);
 	while (a->ids[j].key && a->ids[j].key != src->key)
 		j = (j + 1) & (a->cap_ids - 1);
 	if (!a->ids[j].key)
@@ -133,7 +122,7 @@ id_slot(const struct tm_align_samples *a, uint64_t key)
 {
 	if (!a || !a->cap_ids)
 		return NULL;
-	size_t j = mix(key) & (a->cap_ids - 1);
+	size_t j = tm_mix64(key) & (a->cap_ids - 1);
 	while (a->ids[j].key) {
 		if (a->ids[j].key == key)
 			return &a->ids[j];

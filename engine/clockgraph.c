@@ -74,21 +74,10 @@ cmp_id(struct tm_clockid a, struct tm_clockid b)
 	return 0;
 }
 
-static uint64_t
-fmix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static size_t
 slot_of(struct tm_clockid c, size_t n_slots)
 {
-	uint64_t h = fmix64(((uint64_t)c.clock << 32 | c.seq) ^ fmix64((uint64_t)c.tf << 32 | c.machine));
+	uint64_t h = tm_mix64(((uint64_t)c.clock << 32 | c.seq) ^ tm_mix64((uint64_t)c.tf << 32 | c.machine));
 	return (size_t)(h & (n_slots - 1));
 }
 
@@ -226,7 +215,7 @@ snapshot_hash(const struct tm_graph_clock *c, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t f[4] = {c[i].id.clock, c[i].id.seq, c[i].id.tf, c[i].id.machine};
 		for (int k = 0; k < 4; k++)
-			h ^= fmix64(f[k]) + 0x9e3779b9ULL + (h << 6) + (h >> 2);
+			h ^= tm_mix64(f[k]) + 0x9e3779b9ULL + (h << 6) + (h >> 2);
 	}
 	return (uint32_t)h;
 }
