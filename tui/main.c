@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tracemerge.h"
 #include "workbench.h"
@@ -1329,6 +1330,20 @@ main(int argc, char **argv)
 		if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
 			fputs(usage_text, stdout);
 			return 0;
+		}
+	}
+	/* Not a terminal (a pipe, CI, ssh without -t) and only paths given:
+	 * the check report and its status instead of curses drawn into a pipe. */
+	if (argc >= 2 && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) &&
+	    !(getenv("TM_HEADLESS") && strcmp(getenv("TM_HEADLESS"), "0") != 0) &&
+	    !getenv("TM_SCRIPT")) {
+		bool paths_only = true;
+		for (int i = 1; i < argc; i++)
+			paths_only &= argv[i][0] != '-';
+		if (paths_only) {
+			fprintf(stderr, "tracemerge: not a terminal: the check report follows "
+					"(the workbench needs a terminal)\n");
+			return cmd_check(argc - 1, argv + 1);
 		}
 	}
 	return workbench_main(argc - 1, argv + 1);

@@ -38,3 +38,10 @@ done
 n=$(echo "$gen" | grep -c '^\.It Cm :')
 [ -s "$t/help.screen" ] && [ -z "$missing" ] && [ "$n" -gt 40 ] && ok "every action ($n) in help" ||
 	no "every action in help" "missing:$missing"
+
+# Not a terminal: the check report and its status (before: curses into a
+# pipe, exit 129).
+o=$("$TM" "$t/a.json" "$t/b.json" </dev/null 2>"$t/nt.err"); rc=$?
+c=$("$TM" check "$t/a.json" "$t/b.json" 2>/dev/null); crc=$?
+[ $rc = $crc ] && [ "$o" = "$c" ] && [ -n "$o" ] && grep -q 'not a terminal' "$t/nt.err" &&
+	ok "not a terminal: check report" || no "not a terminal: check report" "rc=$rc/$crc $(echo "$o" | head -2)"
