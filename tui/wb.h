@@ -83,7 +83,7 @@ struct wb;
 	X(REQ_ZOOM_IN, "zoom-in", '+', '=', act_zoom_in, "Zoom the timeline in")                  \
 	X(REQ_ZOOM_OUT, "zoom-out", '-', 0, act_zoom_out, "Zoom the timeline out")                \
 	X(REQ_CANCEL_SCAN, "cancel-scan", 'x', 0, act_cancel_scan, "Cancel the background scan")  \
-	X(REQ_HELP, "help", '?', 'h', act_help, "Show this help")                                 \
+	X(REQ_HELP, "help", '?', KEY_F(1), act_help, "Show this help")                                 \
 	X(REQ_MESSAGES, "messages", 'L', 0, act_messages, "Show every message of this session in full") \
 	X(REQ_PROMPT, "prompt", ':', 0, act_prompt, "Open the command prompt")                    \
 	X(REQ_SET, "set", 0, 0, act_config, "Change a setting (:set KEY = VALUE)")                \
@@ -92,7 +92,7 @@ struct wb;
 	X(REQ_SOURCE, "source", 0, 0, act_config, "Read a config file (:source FILE)")            \
 	X(REQ_THEME, "theme", 0, 0, act_config, "Load a theme (:theme NAME|FILE)")                \
 	X(REQ_REDRAW, "redraw", WB_KEY_CTRL('l'), 0, act_redraw, "Redraw the screen")             \
-	X(REQ_QUIT, "quit", 'q', 0, act_quit, "Quit (asks when edits are unsaved)")               \
+	X(REQ_QUIT, "quit", 'q', KEY_F(10), act_quit, "Quit (asks when edits are unsaved)")               \
 	X(REQ_QUIT_NOW, "quit-now", 'Q', 0, act_quit_now, "Quit without asking")
 
 enum wb_request {

@@ -106,7 +106,10 @@ static const struct {
 	{"Down", KEY_DOWN},    {"Left", KEY_LEFT},    {"Right", KEY_RIGHT}, {"Home", KEY_HOME},
 	{"End", KEY_END},      {"BS", KEY_BACKSPACE}, {"Backspace", KEY_BACKSPACE},
 	{"Del", KEY_DC},       {"PgUp", KEY_PPAGE},   {"PgDn", KEY_NPAGE},  {"PgDown", KEY_NPAGE},
-	{"Space", ' '},        {"Lt", '<'},           {"Gt", '>'},
+	{"Space", ' '},        {"Lt", '<'},           {"Gt", '>'},          {"F1", KEY_F(1)},
+	{"F2", KEY_F(2)},      {"F3", KEY_F(3)},      {"F4", KEY_F(4)},     {"F5", KEY_F(5)},
+	{"F6", KEY_F(6)},      {"F7", KEY_F(7)},      {"F8", KEY_F(8)},     {"F9", KEY_F(9)},
+	{"F10", KEY_F(10)},
 };
 
 void

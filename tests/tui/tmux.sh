@@ -6,7 +6,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 BIN=${TM_BIN:-$top/build/asan/tracemerge}
-names="tmux-start-quit tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-no-color"
+names="tmux-start-quit tmux-f1-f10 tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-no-color"
 if ! command -v tmux >/dev/null 2>&1; then
 	for n in $names; do echo "SKIP: $n: tmux not installed"; done
 	exit 0
@@ -48,6 +48,23 @@ if wait_for s1 "phone.pftrace" 15; then
 	else echo "FAIL: tmux-start-quit: did not exit: $(T capture-pane -p -t s1 | tail -3 | tr '\n' ' ')"; fi
 else
 	echo "FAIL: tmux-start-quit: screen never showed the demo files"
+fi
+
+# 1b. F1 opens the help, F10 quits (function keys through terminfo)
+start s1b ""
+if wait_for s1b "phone.pftrace" 15; then
+	T send-keys -t s1b F1
+	if wait_for s1b "tracemerge help" 5; then
+		T send-keys -t s1b Escape
+		sleep 0.3
+		T send-keys -t s1b F10
+		if wait_for s1b "EXITED:0" 10; then echo "PASS: tmux-f1-f10"
+		else echo "FAIL: tmux-f1-f10: F10 did not quit: $(T capture-pane -p -t s1b | tail -2 | tr '\n' ' ')"; fi
+	else
+		echo "FAIL: tmux-f1-f10: F1 showed no help"
+	fi
+else
+	echo "FAIL: tmux-f1-f10: did not start"
 fi
 
 # 2. resize
