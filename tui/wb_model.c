@@ -31,6 +31,7 @@ static void stack_fini(struct wb_stack *st);
 static void stack_clear(struct wb_stack *st);
 static void close_session(struct wb_model *m);
 static void scan_start(struct wb_model *m);
+static char *offered_name(struct wb_model *m);
 
 void
 model_fini(struct wb_model *m)
@@ -1045,26 +1046,19 @@ model_set_machine(struct wb_model *m, const char *path, const char *name)
 char *
 model_add_machine(struct wb_model *m, const char *path)
 {
-	char name[64], **names;
-	size_t n;
 	const struct tm_manifest_file *f;
+	char *name;
 
 	if (!path)
 		return NULL;
-	/* Skip numbers whose name is already taken (a loaded manifest may use them). */
-	for (;;) {
-		bool taken = false;
-		snprintf(name, sizeof name, "Machine %u", m->next_machine_n++);
-		n = model_machine_names(m, &names);
-		for (size_t i = 0; i < n; i++)
-			taken |= strcmp(names[i], name) == 0;
-		model_free_names(names, n);
-		if (!taken)
-			break;
-	}
+	/* Numbers whose name is taken are skipped (a loaded manifest may use them). */
+	name = offered_name(m);
 	model_set_machine(m, path, name);
 	f = model_manifest_file(m, path);
-	return f && str_eq(f->machine_name, name) ? strdup(name) : NULL;
+	if (f && str_eq(f->machine_name, name))
+		return name;
+	free(name);
+	return NULL;
 }
 
 /* The machine ids a file carries itself (raw ids below 2^32), from an
