@@ -665,6 +665,28 @@ struct tm_align_obs {
 };
 void tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimate *e);
 
+/* Fixes, proven before they are offered (fixes.c): each candidate edit is
+ * evaluated, and only those after which the import does not fail and fewer
+ * events are dropped are returned, best first (nothing dropped first). */
+struct tm_fix {
+	char *file;          /* the file it is for */
+	char *what;          /* ours: the edit as CONFIG options (--offset/--machine) */
+	char *why;           /* ours: one sentence */
+	struct tm_manifest m; /* the manifest with the fix applied */
+	char *verdict;       /* the predicted verdict with m */
+	bool ok;             /* nothing dropped, nothing fails */
+	uint64_t dropped;
+};
+struct tm_fixes {
+	size_t n;
+	struct tm_fix *v;
+};
+/* For file (NULL: every file that drops events, or that the manifest
+ * configures when the import fails) under cur. */
+enum tm_status tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur,
+				const char *file, struct tm_fixes *out, struct tm_error *err) TM_WUR;
+void tm_fixes_fini(struct tm_fixes *f);
+
 /* ------------------------------------------------------------------ */
 /* Writing the merged TAR                                              */
 /* ------------------------------------------------------------------ */

@@ -785,6 +785,27 @@ exit_for(const struct tm_report *r, bool strict)
 	return 0;
 }
 
+/* Fixes the engine proved: each was evaluated and helps (fixes.c). */
+static void
+print_fixes(struct tm_session *s, const struct tm_manifest *cur)
+{
+	struct tm_fixes fx;
+	struct tm_error e;
+	if (tm_fixes_suggest(s, cur, NULL, &fx, &e) != TM_OK || !fx.n) {
+		if (fx.n == 0)
+			tm_fixes_fini(&fx);
+		return;
+	}
+	printf("\nFixes (tracemerge, each evaluated before it is offered):\n");
+	for (size_t i = 0; i < fx.n && i < 3; i++) {
+		char *w = tm_escape_str(fx.v[i].what), *why = tm_escape_str(fx.v[i].why);
+		printf("  Fix: %s\n    predicted: %s\n    why: %s\n", w, fx.v[i].verdict, why);
+		free(w);
+		free(why);
+	}
+	tm_fixes_fini(&fx);
+}
+
 static int
 cmd_check(int argc, char **argv)
 {
@@ -838,10 +859,13 @@ cmd_check(int argc, char **argv)
 		fprintf(stderr, "tracemerge: %s\n", e.msg);
 		rc = EXIT_BROKEN;
 	} else {
-		if (o.json)
+		if (o.json) {
 			print_check_json(s, r, o.events);
-		else
+		} else {
 			print_check_text(s, r);
+			if (!r->ok)
+				print_fixes(s, have_m ? &m : tm_session_manifest(s, NULL));
+		}
 		struct tm_pack_check pc;
 		tm_pack_check(s, have_m ? &m : NULL, &pc);
 		const struct tm_pack_issue *refusal = tm_pack_refusal(&pc);

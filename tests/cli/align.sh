@@ -84,3 +84,26 @@ echo "$o" | grep -q '"clock": "BOOTTIME"' && ok "--offset RELATEs a proto's BOOT
 d="$t/inst"
 o=$("$TM" check --offset 'b_file.json=0@a_ref.json' "$d"/* 2>&1)
 echo "$o" | grep -q 'changes no predicted number: offset 0' && ok "inert offset says why" || no "inert" "$o"
+
+# every Fix check offers is what check predicts once it is applied
+check_fixes() { # label args...
+	local label=$1; shift
+	local out n=0 bad=0
+	out=$("$TM" check "$@" 2>/dev/null)
+	while IFS= read -r fix && IFS= read -r pred; do
+		fix=${fix#  Fix: } pred=${pred#    predicted: }
+		n=$((n + 1))
+		# options first, inputs last: the fix's options go after the test's own
+		local opts=() ins=() a
+		for a in "$@"; do case $a in --*|*=*) opts+=("$a");; *) if [ "${opts[-1]:-}" = --offset ] || [ "${opts[-1]:-}" = --machine ] || [ "${opts[-1]:-}" = --manifest ]; then opts+=("$a"); else ins+=("$a"); fi;; esac; done
+		# shellcheck disable=SC2086
+		got=$("$TM" check "${opts[@]}" $fix "${ins[@]}" 2>/dev/null | head -1)
+		[ "$got" = "$pred" ] || { bad=1; no "$label: fix $n" "'$fix' predicted '$pred', check says '$got'"; }
+	done < <(echo "$out" | grep -A1 '^  Fix: ' | grep -v '^--$')
+	[ $n -gt 0 ] && [ $bad = 0 ] && ok "$label: $n fixes, each what check predicts after it" || { [ $n = 0 ] && no "$label" "no fix offered: $out"; }
+}
+d="$t/apply-proto"
+check_fixes "own machine" --offset b_file.pftrace=5ms "$d"/a_ref.pftrace "$d"/b_file.pftrace
+check_fixes "PIN on a proto" --offset b_file.pftrace:PIN=5ms "$d"/a_ref.pftrace "$d"/b_file.pftrace
+d="$t/inst"
+check_fixes "before zero" --offset b_file.json=-9s@a_ref.json "$d"/a_ref.json "$d"/b_file.json

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fixes proven before they are offered: for a file that drops events or an
+ * edit that makes the import fail, build candidate edits (shift it past
+ * zero, the alignment estimate, RELATE instead of PIN, a machine of its
+ * own, a relation to the timeline's owner), evaluate each (a replay over
+ * the scanned op logs: no trace byte is read), and keep only those that
+ * help, best first, each with its predicted verdict.  All of it is ours.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "session.h"
+
+void
+tm_fixes_fini(struct tm_fixes *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].file);
+		free(f->v[i].what);
+		free(f->v[i].why);
+		free(f->v[i].verdict);
+		tm_manifest_fini(&f->v[i].m);
+	}
+	free(f->v);
+	memset(f, 0, sizeof *f);
+}
+
+struct cand_ctx {
+	struct tm_session *s;
+	const struct tm_manifest *cur;
+	const struct tm_report *before;
+	struct tm_fixes *out;
+	size_t cap;
+};
+
+static bool
+better(const struct tm_report *after, const struct tm_report *before)
+{
+	if (after->error)
+		return false;
+	return before->error || after->dropped < before->dropped;
+}
+
+/* Evaluate m; keep it when it helps and is not already offered. */
+static void
+offer(struct cand_ctx *c, const char *file, const struct tm_manifest *m, const char *what,
+      const char *why)
+{
+	for (size_t i = 0; i < c->out->n; i++)
+		if (tm_manifest_equal(&c->out->v[i].m, m))
+			return;
+	struct tm_report *r = NULL;
+	struct tm_error e;
+	if (tm_session_evaluate(c->s, m, &r, &e) != TM_OK)
+		return;
+	if (better(r, c->before)) {
+		XGROW(c->out->v, c->cap, c->out->n + 1);
+		struct tm_fix *f = &c->out->v[c->out->n++];
+		memset(f, 0, sizeof *f);
+		f->file = xstrdup(file);
+		f->what = xstrdup(what);
+		f->why = xstrdup(why);
+		tm_manifest_copy(&f->m, m);
+		struct tm_buf b;
+		tm_buf_init(&b);
+		tm_report_verdict(r, &b);
+		f->verdict = tm_buf_steal(&b);
+		f->ok = r->ok;
+		f->dropped = r->dropped;
+	}
+	tm_report_free(r);
+}
+
+static void
+what_offset(struct tm_buf *b, const struct tm_offset_result *r)
+{
+	tm_buf_addf(b, "--offset %s", r->file);
+	if (r->clock)
+		tm_buf_addf(b, ":%s", tm_clock_name(r->clock));
+	tm_buf_addf(b, "=%" PRId64 "@%s", r->offset_ns, r->ref);
+	if (r->ref_clock)
+		tm_buf_addf(b, ":%s", tm_clock_name(r->ref_clock));
+}
+
+/* One offset edit through the engine's grammar defaults, and with the
+ * machine of its own the edit offers. */
+static void
+try_offset(struct cand_ctx *c, const char *file, const struct tm_offset_spec *sp, const char *why)
+{
+	struct tm_offset_result r;
+	struct tm_error e;
+	if (tm_offset_apply(c->s, c->cur, file, sp, &r, &e) != TM_OK)
+		return;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	what_offset(&b, &r);
+	offer(c, file, &r.m, b.data, why);
+	if (r.own_machine && r.own_helps) {
+		tm_buf_addf(&b, " --machine %s=%s", file, r.own_machine);
+		offer(c, file, &r.own_m, b.data, r.own_why);
+	}
+	tm_buf_fini(&b);
+	tm_offset_result_fini(&r);
+}
+
+static int
+cmp_fix(const void *pa, const void *pb)
+{
+	const struct tm_fix *a = pa, *b = pb;
+	if (a->ok != b->ok)
+		return a->ok ? -1 : 1;
+	if (a->dropped != b->dropped)
+		return a->dropped < b->dropped ? -1 : 1;
+	return 0;
+}
+
+static const struct tm_manifest_file *
+entry_of(const struct tm_manifest *m, const char *path)
+{
+	for (size_t i = 0; m && i < m->n_files; i++)
+		if (m->files[i].path && !strcmp(m->files[i].path, path))
+			return &m->files[i];
+	return NULL;
+}
+
+static void
+fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_align_result *al)
+{
+	const char *file = rf->path;
+	const struct tm_manifest_file *f = entry_of(c->cur, file);
+	int64_t cur_off = f && f->has_clocks ? f->clocks.offset_ns : 0;
+	struct tm_offset_spec sp;
+	char why[512];
+
+	/* events before zero: shift the file past it */
+	if (rf->has_all_ts && rf->all_first_ts < 0 && rf->all_first_ts != INT64_MIN) {
+		memset(&sp, 0, sizeof sp);
+		sp.has_offset = !__builtin_add_overflow(cur_off, -rf->all_first_ts, &sp.offset_ns);
+		snprintf(why, sizeof why, "its first event lands %" PRId64 " ns before zero; this moves it to zero",
+			 -rf->all_first_ts);
+		if (sp.has_offset)
+			try_offset(c, file, &sp, why);
+	}
+	/* the offset its events give */
+	for (size_t i = 0; al && i < al->n; i++) {
+		const struct tm_align_estimate *e = &al->est[i];
+		if (strcmp(e->file, file) || !e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
+			continue;
+		memset(&sp, 0, sizeof sp);
+		sp.has_offset = true;
+		sp.offset_ns = e->offset_ns;
+		sp.ref.file = e->ref;
+		sp.ref.has_clock = true;
+		sp.ref.clock = e->ref_clock;
+		sp.src.has_clock = true;
+		sp.src.clock = e->clock;
+		sp.src.is_pin = !e->clock;
+		snprintf(why, sizeof why, "the %s estimate from events: %s", tm_align_quality_name(e->quality),
+			 e->evidence ? e->evidence : "");
+		try_offset(c, file, &sp, why);
+	}
+	/* the relation as it is, through the file's own clock (a PIN on a file
+	 * with clocks of its own becomes a RELATE) */
+	memset(&sp, 0, sizeof sp);
+	try_offset(c, file, &sp,
+		   f && f->has_clocks ? "the same relation, through the clock its timestamps are in"
+				      : "relate it to the timeline's owner");
+	/* a machine of its own, alone */
+	if (!f || (!f->machine_name && !f->n_machines)) {
+		struct tm_manifest m;
+		const char *base = tm_path_base(file);
+		const char *dot = strrchr(base, '.');
+		char *name = xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+		tm_manifest_copy(&m, c->cur);
+		tm_manifest_set_machine(&m, file, name);
+		struct tm_buf b;
+		tm_buf_init(&b);
+		tm_buf_addf(&b, "--machine %s=%s", file, name);
+		offer(c, file, &m, b.data, "a machine of its own: its clocks are not the others'");
+		tm_buf_fini(&b);
+		tm_manifest_fini(&m);
+		free(name);
+	}
+}
+
+enum tm_status
+tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const char *file,
+		 struct tm_fixes *out, struct tm_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct tm_report *before = NULL;
+	enum tm_status st = tm_session_evaluate(s, cur, &before, err);
+	if (st != TM_OK)
+		return st;
+	if (before->ok) {
+		tm_report_free(before);
+		return TM_OK;
+	}
+	struct tm_manifest empty;
+	tm_manifest_init(&empty);
+	struct cand_ctx c = {s, cur ? cur : &empty, before, out, 0};
+	struct tm_align_result al;
+	struct tm_error e2;
+	bool have_al = tm_align_run(s, c.cur, NULL, &al, &e2) == TM_OK;
+	for (size_t i = 0; i < before->n_files; i++) {
+		const struct tm_report_file *rf = &before->files[i];
+		if (!rf->is_trace || !rf->path || (file && strcmp(file, rf->path)))
+			continue;
+		const struct tm_manifest_file *f = entry_of(c.cur, rf->path);
+		/* the files that drop, or, when the import fails, the ones the
+		 * manifest configures */
+		if (rf->dropped && !(before->error && f && (f->has_clocks || f->machine_name)))
+			fixes_for(&c, rf, have_al ? &al : NULL);
+	}
+	/* the import fails: the files the manifest configures (a file the
+	 * failure keeps from being reached is not in the report as a trace) */
+	for (size_t i = 0; before->error && i < c.cur->n_files; i++) {
+		const struct tm_manifest_file *f = &c.cur->files[i];
+		struct tm_report_file rf = {.path = f->path, .is_trace = true};
+		if (f->path && (f->has_clocks || f->machine_name) && (!file || !strcmp(file, f->path)))
+			fixes_for(&c, &rf, have_al ? &al : NULL);
+	}
+	if (have_al)
+		tm_align_result_fini(&al);
+	qsort(out->v, out->n, sizeof *out->v, cmp_fix);
+	tm_report_free(before);
+	tm_manifest_fini(&empty);
+	return TM_OK;
+}
