@@ -231,3 +231,142 @@ tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const char
 	tm_manifest_fini(&empty);
 	return TM_OK;
 }
+
+/* ---- solve: a whole configuration ---- */
+
+void
+tm_solution_fini(struct tm_solution *so)
+{
+	if (so->has_m)
+		tm_manifest_fini(&so->m);
+	for (size_t i = 0; i < so->n_steps; i++)
+		free(so->steps[i]);
+	free(so->steps);
+	free(so->verdict);
+	free(so->unplaced);
+	memset(so, 0, sizeof *so);
+}
+
+static void
+step(struct tm_solution *so, size_t *cap, const char *a, const char *sep, const char *b,
+     const char *end)
+{
+	XGROW(so->steps, *cap, so->n_steps + 1);
+	struct tm_buf t;
+	tm_buf_init(&t);
+	tm_buf_adds(&t, a);
+	tm_buf_adds(&t, sep);
+	tm_buf_adds(&t, b);
+	tm_buf_adds(&t, end);
+	so->steps[so->n_steps++] = tm_buf_steal(&t);
+}
+
+/* Worse: fails where it did not, or drops more. */
+static bool
+worse(const struct tm_report *a, const struct tm_report *b)
+{
+	if (a->error)
+		return !b->error;
+	return !b->error && a->dropped > b->dropped;
+}
+
+enum tm_status
+tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution *out,
+	 struct tm_error *err)
+{
+	memset(out, 0, sizeof *out);
+	size_t cap = 0;
+	out->has_m = true;
+	if (cur)
+		tm_manifest_copy(&out->m, cur);
+	else
+		tm_manifest_init(&out->m);
+	struct tm_report *r = NULL;
+	enum tm_status st = tm_session_evaluate(s, &out->m, &r, err);
+	if (st != TM_OK)
+		goto fail;
+	/* 1. the offsets the events give, each kept only if it does not make
+	 * things worse (with the machine of its own the edit proves) */
+	struct tm_align_result al;
+	struct tm_error e2;
+	if (tm_align_run(s, &out->m, NULL, &al, &e2) == TM_OK) {
+		for (size_t i = 0; i < al.n; i++) {
+			const struct tm_align_estimate *e = &al.est[i];
+			if (!e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
+				continue;
+			struct tm_offset_spec sp = {0};
+			struct tm_offset_result res;
+			sp.has_offset = true;
+			sp.offset_ns = e->offset_ns;
+			sp.ref.file = e->ref;
+			sp.ref.has_clock = true;
+			sp.ref.clock = e->ref_clock;
+			sp.src.has_clock = true;
+			sp.src.clock = e->clock;
+			sp.src.is_pin = !e->clock;
+			if (tm_offset_apply(s, &out->m, e->file, &sp, &res, &e2) != TM_OK)
+				continue;
+			const struct tm_manifest *nm = res.own_machine && res.own_helps ? &res.own_m : &res.m;
+			struct tm_report *r2 = NULL;
+			if (tm_session_evaluate(s, nm, &r2, &e2) == TM_OK && !worse(r2, r)) {
+				tm_manifest_fini(&out->m);
+				tm_manifest_copy(&out->m, nm);
+				tm_report_free(r);
+				r = r2;
+				r2 = NULL;
+				struct tm_buf w;
+				tm_buf_init(&w);
+				tm_buf_addf(&w, "%s: the %s estimate, ", e->file, tm_align_quality_name(e->quality));
+				tm_format_duration_ns(e->offset_ns, &w);
+				step(out, &cap, w.data, " vs ", e->ref, "");
+				tm_buf_fini(&w);
+				if (nm == &res.own_m)
+					step(out, &cap, e->file, ": a machine of its own, ", res.own_machine, "");
+			}
+			tm_report_free(r2);
+			tm_offset_result_fini(&res);
+		}
+		tm_align_result_fini(&al);
+	}
+	/* 2. proven fixes, best first, until nothing is left to fix */
+	for (unsigned round = 0; !r->ok && round < 16; round++) {
+		struct tm_fixes fx;
+		if (tm_fixes_suggest(s, &out->m, NULL, &fx, &e2) != TM_OK || !fx.n) {
+			tm_fixes_fini(&fx);
+			break;
+		}
+		tm_manifest_fini(&out->m);
+		tm_manifest_copy(&out->m, &fx.v[0].m);
+		step(out, &cap, fx.v[0].what, " (", fx.v[0].why, ")");
+		tm_fixes_fini(&fx);
+		tm_report_free(r);
+		r = NULL;
+		st = tm_session_evaluate(s, &out->m, &r, err);
+		if (st != TM_OK)
+			goto fail;
+	}
+	out->ok = r->ok;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_report_verdict(r, &b);
+	out->verdict = tm_buf_steal(&b);
+	if (!r->ok) {
+		tm_buf_init(&b);
+		for (size_t i = 0; i < r->n_files; i++) {
+			const struct tm_report_file *rf = &r->files[i];
+			if (!rf->dropped || !rf->path)
+				continue;
+			tm_buf_addf(&b, "%s%s cannot be placed: %s", b.len ? "; " : "", rf->path,
+				    rf->placement ? rf->placement : "no edit tried makes it line up");
+		}
+		if (!b.len && r->error)
+			tm_buf_addf(&b, "no edit tried opens the archive: %s", r->error);
+		out->unplaced = tm_buf_steal(&b);
+	}
+	tm_report_free(r);
+	return TM_OK;
+fail:
+	tm_report_free(r);
+	tm_solution_fini(out);
+	return st;
+}

@@ -687,6 +687,24 @@ enum tm_status tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *
 				const char *file, struct tm_fixes *out, struct tm_error *err) TM_WUR;
 void tm_fixes_fini(struct tm_fixes *f);
 
+/* Solve: a whole configuration from cur under which nothing is dropped and
+ * nothing fails: the offsets the events give (each kept only if it does not
+ * make the prediction worse, with a machine of its own where the edit proves
+ * one), then proven fixes, best first.  steps say what was done (ours);
+ * unplaced, when !ok, names the files that still drop and why. */
+struct tm_solution {
+	bool has_m;
+	struct tm_manifest m;
+	size_t n_steps;
+	char **steps;
+	char *verdict;
+	bool ok;
+	char *unplaced;
+};
+enum tm_status tm_solve(struct tm_session *s, const struct tm_manifest *cur,
+			struct tm_solution *out, struct tm_error *err) TM_WUR;
+void tm_solution_fini(struct tm_solution *so);
+
 /* ------------------------------------------------------------------ */
 /* Writing the merged TAR                                              */
 /* ------------------------------------------------------------------ */

@@ -30,7 +30,7 @@ static const char usage_text[] =
 	"       tracemerge merge -o OUT.tar [--manifest FILE] [--strict] [--no-validate]\n"
 	"                        [--reproducible] [CONFIG] INPUT...\n"
 	"       tracemerge align [--json] [--pair FILE:NAME[#N]=REF:NAME[#N][+D]] [--msg SEND=RECV]\n"
-	"                        [--apply [-o MANIFEST]] [--manifest FILE] [CONFIG] INPUT...\n"
+	"                        [--apply|--solve [-o MANIFEST]] [--manifest FILE] [CONFIG] INPUT...\n"
 	"CONFIG: --machine PATH=NAME  --offset PATH[:CLOCK][[MACHINE]]=OFFSET[@REF[:CLOCK][[MACHINE]]]\n"
 	"        --trace-time CLOCK[@FILE]\n";
 
@@ -1204,6 +1204,87 @@ align_apply(struct tm_session *s, struct tm_manifest *m, const struct tm_align_r
 	return 0;
 }
 
+/* A line diff of two manifests ("-" removed, "+" added, " " kept). */
+static void
+print_line_diff(FILE *f, const char *a, const char *b)
+{
+	const char *la[512], *lb[512];
+	size_t na = 0, nb = 0;
+	for (const char *p = a; *p && na < 512; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		la[na++] = p;
+	for (const char *p = b; *p && nb < 512; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		lb[nb++] = p;
+	size_t *L = calloc((na + 1) * (nb + 1), sizeof *L);
+	if (!L)
+		abort();
+#define LEN(p) (strchr(p, '\n') ? (size_t)(strchr(p, '\n') - (p)) : strlen(p))
+#define EQ(x, y) (LEN(x) == LEN(y) && !memcmp(x, y, LEN(x)))
+	for (size_t i = na; i-- > 0;)
+		for (size_t j = nb; j-- > 0;)
+			L[i * (nb + 1) + j] = EQ(la[i], lb[j]) ? L[(i + 1) * (nb + 1) + j + 1] + 1
+				: L[(i + 1) * (nb + 1) + j] > L[i * (nb + 1) + j + 1] ? L[(i + 1) * (nb + 1) + j]
+										      : L[i * (nb + 1) + j + 1];
+	size_t i = 0, j = 0;
+	while (i < na || j < nb) {
+		if (i < na && j < nb && EQ(la[i], lb[j])) {
+			fprintf(f, " %.*s\n", (int)LEN(la[i]), la[i]);
+			i++, j++;
+		} else if (i < na && (j == nb || L[(i + 1) * (nb + 1) + j] >= L[i * (nb + 1) + j + 1])) {
+			fprintf(f, "-%.*s\n", (int)LEN(la[i]), la[i]);
+			i++;
+		} else {
+			fprintf(f, "+%.*s\n", (int)LEN(lb[j]), lb[j]);
+			j++;
+		}
+	}
+#undef EQ
+#undef LEN
+	free(L);
+}
+
+/* --solve: the engine's whole configuration, as a manifest diff. */
+static int
+align_solve(struct tm_session *s, struct tm_manifest *m, const char *out_path)
+{
+	struct tm_solution so;
+	struct tm_error e;
+	if (tm_solve(s, m, &so, &e) != TM_OK) {
+		fprintf(stderr, "tracemerge: align --solve: %s\n", e.msg);
+		return EXIT_BROKEN;
+	}
+	struct tm_buf a, b;
+	tm_buf_init(&a);
+	tm_buf_init(&b);
+	tm_manifest_emit(m, &a);
+	tm_manifest_emit(&so.m, &b);
+	printf("solve (tracemerge): %zu edit%s\n", so.n_steps, so.n_steps == 1 ? "" : "s");
+	for (size_t i = 0; i < so.n_steps; i++) {
+		char *t = tm_escape_str(so.steps[i]);
+		printf("  %s\n", t);
+		free(t);
+	}
+	printf("manifest diff:\n");
+	print_line_diff(stdout, a.data ? a.data : "", b.data ? b.data : "");
+	printf("predicted: %s\n", so.verdict);
+	if (!so.ok && so.unplaced) {
+		char *t = tm_escape_str(so.unplaced);
+		printf("%s\n", t);
+		free(t);
+	}
+	int rc = so.ok ? 0 : EXIT_DROPS;
+	if (out_path) {
+		FILE *f = fopen(out_path, "w");
+		if (!f || fputs(b.data ? b.data : "", f) < 0 || fclose(f) != 0) {
+			fprintf(stderr, "tracemerge: cannot write '%s': %s\n", out_path, strerror(errno));
+			rc = EXIT_BROKEN;
+		}
+	}
+	tm_buf_fini(&a);
+	tm_buf_fini(&b);
+	tm_solution_fini(&so);
+	return rc;
+}
+
 static int
 cmd_align(int argc, char **argv)
 {
@@ -1212,7 +1293,7 @@ cmd_align(int argc, char **argv)
 	char **rest = calloc((size_t)argc + 1, sizeof *rest);
 	size_t n_pairs = 0, n_msgs = 0;
 	int n_rest = 0, rc = 0;
-	bool apply = false;
+	bool apply = false, solve = false;
 	const char *out_path = NULL;
 	if (!pairs || !msgs || !rest)
 		abort();
@@ -1241,6 +1322,8 @@ cmd_align(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "--apply")) {
 			apply = true;
+		} else if (!strcmp(argv[i], "--solve")) {
+			solve = true;
 		} else {
 			rest[n_rest++] = argv[i];
 		}
@@ -1272,6 +1355,11 @@ cmd_align(int argc, char **argv)
 			fprintf(stderr, "tracemerge: align: %s\n", e.msg);
 			rc = e.code == TM_ERR_INVALID ? EXIT_USAGE : EXIT_BROKEN;
 		}
+	}
+	if (!rc && solve) {
+		rc = align_solve(s, &m, out_path);
+		tm_align_result_fini(&res);
+		goto done;
 	}
 	char *verdict = NULL;
 	if (!rc && apply) {
@@ -1314,6 +1402,7 @@ cmd_align(int argc, char **argv)
 	}
 	free(verdict);
 	tm_align_result_fini(&res);
+done:
 	if (m_init)
 		tm_manifest_fini(&m);
 	tm_session_close(s);

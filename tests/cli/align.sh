@@ -107,3 +107,15 @@ check_fixes "own machine" --offset b_file.pftrace=5ms "$d"/a_ref.pftrace "$d"/b_
 check_fixes "PIN on a proto" --offset b_file.pftrace:PIN=5ms "$d"/a_ref.pftrace "$d"/b_file.pftrace
 d="$t/inst"
 check_fixes "before zero" --offset b_file.json=-9s@a_ref.json "$d"/a_ref.json "$d"/b_file.json
+
+# --solve: from "lines up" by accident (two BOOTTIMEs assumed aligned) to
+# the estimated offset on machines of their own; check agrees with it
+d="$t/apply-proto"
+o=$("$TM" align --solve -o "$t/solved.json" "$d"/* 2>&1); rc=$?
+chk=$("$TM" check --manifest "$t/solved.json" "$d"/* 2>/dev/null | head -1)
+if [ $rc = 0 ] && echo "$o" | grep -q '^predicted: All traces line up' && [ "$chk" = "All traces line up on the shared timeline." ] &&
+	echo "$o" | grep -q '^+ *"offset_ns": 98765' && echo "$o" | grep -q 'a machine of its own'; then
+	ok "align --solve: estimate + own machine, check agrees"
+else
+	no "align --solve" "rc $rc check '$chk': $o"
+fi
