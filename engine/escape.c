@@ -292,3 +292,95 @@ tm_escape_str(const char *s)
 	tm_escape_display(s, s ? strlen(s) : 0, &b, NULL, 0, NULL);
 	return tm_buf_steal(&b);
 }
+
+/* JSON: always valid UTF-8 (an invalid byte becomes U+FFFD), C0, DEL and
+ * every code point escaped for display above (C1 controls, bidi controls,
+ * invisible format characters) written as \u escapes, so a JSON report paged
+ * in a terminal is as safe as the text one while a JSON reader still gets
+ * the exact code points back.  In a finished document (in_doc) ASCII is the
+ * emitter's and kept; only non-ASCII inside its strings is rewritten. */
+static void
+json_chars(const char *s, size_t len, struct tm_buf *out, bool in_doc)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char tmp[16];
+
+	for (size_t i = 0; p && i < len;) {
+		uint32_t c;
+		size_t n = decode(p + i, len - i, &c);
+
+		if (n == 0) {
+			tm_buf_adds(out, "\\ufffd");
+			i++;
+			continue;
+		}
+		if (in_doc && c < 0x80) /* the emitter's structure and escapes */
+			tm_buf_addc(out, (char)c);
+		else if (c == '"')
+			tm_buf_adds(out, "\\\"");
+		else if (c == '\\')
+			tm_buf_adds(out, "\\\\");
+		else if (c == '\n')
+			tm_buf_adds(out, "\\n");
+		else if (c == '\r')
+			tm_buf_adds(out, "\\r");
+		else if (c == '\t')
+			tm_buf_adds(out, "\\t");
+		else if (c < 0x20 || c == 0x7F || (c > 0x7F && is_hidden(c))) {
+			if (c <= 0xFFFF) {
+				snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)c);
+			} else { /* UTF-16 surrogate pair */
+				uint32_t v = c - 0x10000;
+				snprintf(tmp, sizeof tmp, "\\u%04x\\u%04x", (unsigned)(0xD800 + (v >> 10)),
+					 (unsigned)(0xDC00 + (v & 0x3FF)));
+			}
+			tm_buf_adds(out, tmp);
+		} else {
+			tm_buf_add(out, p + i, n);
+		}
+		i += n;
+	}
+}
+
+void
+tm_escape_json(const char *s, size_t len, struct tm_buf *out)
+{
+	tm_buf_addc(out, '"');
+	json_chars(s, len, out, false);
+	tm_buf_addc(out, '"');
+}
+
+void
+tm_escape_json_doc(const char *json, size_t len, struct tm_buf *out)
+{
+	if (!out->data)
+		tm_buf_add(out, "", 0);
+	json_chars(json, len, out, true);
+}
+
+const char *
+tm_shorten(const char *s, size_t max, char *buf, size_t cap)
+{
+	static const char mid[] = "\xe2\x80\xa6"; /* U+2026 */
+	size_t len = s ? strlen(s) : 0;
+
+	if (!s || len <= max || cap < sizeof mid + 2)
+		return s;
+	if (max > cap - 1)
+		max = cap - 1;
+	size_t keep = max > sizeof mid + 1 ? max - (sizeof mid - 1) : 2;
+	/* cut at character boundaries: the head ends before a partial
+	 * sequence, the tail starts after one */
+	size_t head = keep / 2, tail = len - (keep - keep / 2);
+	for (size_t k = 0; k < 3 && head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80; k++)
+		head--;
+	if (((unsigned char)s[head] & 0xC0) == 0x80)
+		head = keep / 2; /* not UTF-8 here: any cut will do */
+	for (size_t k = 0; k < 3 && tail < len && ((unsigned char)s[tail] & 0xC0) == 0x80; k++)
+		tail++;
+	memcpy(buf, s, head);
+	memcpy(buf + head, mid, sizeof mid - 1);
+	memcpy(buf + head + sizeof mid - 1, s + tail, len - tail);
+	buf[head + sizeof mid - 1 + len - tail] = 0;
+	return buf;
+}

@@ -130,6 +130,14 @@ tm_session_member(const struct tm_session *s, size_t i)
 	return i < s->in.n_members ? &s->in.members[i] : NULL;
 }
 
+const char *
+tm_session_fatal(const struct tm_session *s, const char **where)
+{
+	if (where)
+		*where = s->in.fatal ? s->in.fatal_where : NULL;
+	return s->in.fatal;
+}
+
 const struct tm_manifest *
 tm_session_manifest(const struct tm_session *s, const struct tm_error **err_out)
 {
@@ -409,11 +417,15 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 				o.progress(o.progress_ud, done, total);
 		}
 		tm_stream_close(stm);
-		if (st == TM_OK && wrote != size)
+		if (st == TM_OK && wrote != size) {
+			char sh[201];
 			st = tm_error_set(err, TM_ERR_IO, "%s: read %" PRIu64 " bytes, expected %" PRIu64,
-					  name, wrote, size);
+					  tm_shorten(name, 200, sh, sizeof sh), wrote, size);
+		}
 	}
 	tm_buf_fini(&js);
+	if (st == TM_OK && o.cancel && *o.cancel)
+		st = tm_error_set(err, TM_ERR_CANCELLED, "write cancelled");
 	if (st != TM_OK) {
 		tm_tar_abort(w);
 		return st;

@@ -8,6 +8,9 @@
  * Atomicity: the archive is written to a temp file in the target directory
  * (mkstemp), fsync'd, renamed over out_path, and the directory fsync'd; on
  * any error or abort the temp file is removed and out_path is untouched.
+ * An existing out_path that is not a regular file (a device, a FIFO, a link
+ * to /proc/self/fd/1) is refused rather than replaced: the same rule
+ * (tm_output_check) for every file the front ends write (tm_write_atomic).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,9 @@
 #include "input.h"
 
 #define RECORD 10240u
+/* A member name quoted in an error is shortened to this many bytes, so the
+ * reason after it always fits the message. */
+#define NAME_IN_MSG 200
 
 struct tm_tar_writer {
 	int fd;
@@ -60,12 +66,14 @@ tm_tar_header(uint8_t h[512], const char *name, uint64_t size, int64_t mtime,
 		for (size_t i = 0; i < len && i <= 155; i++)
 			if (name[i] == '/' && len - i - 1 <= 100 && len - i - 1 > 0)
 				cut = i;
-		if (cut == SIZE_MAX || cut == 0)
+		if (cut == SIZE_MAX || cut == 0) {
+			char sh[NAME_IN_MSG + 1];
 			return tm_error_set(err, TM_ERR_INVALID,
 					    "%s: member name of %zu bytes does not fit a ustar header "
 					    "(at most 155 bytes of directories, '/', 100 bytes of name; "
 					    "trace_processor ignores PAX long names)",
-					    name, len);
+					    tm_shorten(name, NAME_IN_MSG, sh, sizeof sh), len);
+		}
 		memcpy(h + 345, name, cut);
 		memcpy(h, name + cut + 1, len - cut - 1);
 	}
@@ -126,6 +134,107 @@ zeros(struct tm_tar_writer *w, uint64_t n, struct tm_error *err)
 }
 
 enum tm_status
+tm_output_check(const char *path, struct tm_error *err)
+{
+	struct stat st;
+	if (!path || !*path)
+		return tm_error_set(err, TM_ERR_INVALID, "no output path");
+	if (stat(path, &st) != 0)
+		return TM_OK; /* absent; creating it beside will say why if it cannot */
+	if (S_ISREG(st.st_mode))
+		return TM_OK;
+	const char *kind = S_ISDIR(st.st_mode)    ? "a directory"
+			   : S_ISCHR(st.st_mode)  ? "a character device"
+			   : S_ISBLK(st.st_mode)  ? "a block device"
+			   : S_ISFIFO(st.st_mode) ? "a FIFO"
+			   : S_ISSOCK(st.st_mode) ? "a socket"
+						  : "not a regular file";
+	return tm_error_set(err, TM_ERR_INVALID,
+			    "%s is %s: refusing to replace it (write to a regular file)", path, kind);
+}
+
+/* A hidden temp file beside path: "dir/.base.tmp-XXXXXX", open. */
+static int
+temp_beside(const char *path, char **tmp_out)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_buf_add(&b, path, dl);
+	tm_buf_adds(&b, ".");
+	tm_buf_adds(&b, path + dl);
+	tm_buf_adds(&b, ".tmp-XXXXXX");
+	char *tmp = tm_buf_steal(&b);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	*tmp_out = tmp;
+	return fd;
+}
+
+/* fsync the directory holding path, so a rename into it is durable. */
+static void
+sync_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path) + 1) : xstrdup(".");
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+}
+
+enum tm_status
+tm_write_atomic(const char *path, const void *data, size_t len, unsigned mode,
+		struct tm_error *err)
+{
+	enum tm_status s = tm_output_check(path, err);
+	if (s != TM_OK)
+		return s;
+	char *tmp;
+	int fd = temp_beside(path, &tmp);
+	if (fd < 0)
+		return tm_error_sys(err, errno, "%s: cannot create a temp file beside it", path);
+	const uint8_t *p = data;
+	size_t left = len;
+	int e = 0;
+	while (left && !e) {
+		ssize_t r = write(fd, p, left);
+		if (r < 0 && errno != EINTR)
+			e = errno;
+		else if (r == 0)
+			e = EIO;
+		else if (r > 0) {
+			p += r;
+			left -= (size_t)r;
+		}
+	}
+	if (!e && fchmod(fd, (mode_t)mode) != 0)
+		e = errno;
+	if (!e && fsync(fd) != 0)
+		e = errno;
+	if (close(fd) != 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, path) != 0)
+		e = errno;
+	if (e) {
+		unlink(tmp);
+		free(tmp);
+		return tm_error_sys(err, e, "%s: cannot write it", path);
+	}
+	free(tmp);
+	sync_dir_of(path);
+	return TM_OK;
+}
+
+enum tm_status
 tm_tar_begin(struct tm_tar_writer **out, const char *out_path, const char *const *inputs,
 	     size_t n_inputs, bool reproducible, int64_t mtime, struct tm_error *err)
 {
@@ -141,21 +250,13 @@ tm_tar_begin(struct tm_tar_writer **out, const char *out_path, const char *const
 			return tm_error_set(err, TM_ERR_INVALID,
 					    "%s: refusing to write over an input", out_path);
 	}
-	const char *slash = strrchr(out_path, '/');
-	size_t dl = slash ? (size_t)(slash - out_path) + 1 : 0;
-	struct tm_buf b;
-	tm_buf_init(&b);
-	tm_buf_add(&b, out_path, dl);
-	tm_buf_adds(&b, ".");
-	tm_buf_adds(&b, out_path + dl);
-	tm_buf_adds(&b, ".tmp-XXXXXX");
-	char *tmp = tm_buf_steal(&b);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		return tm_error_sys(err, e, "%s: cannot create a temp file beside it", out_path);
-	}
+	enum tm_status s = tm_output_check(out_path, err);
+	if (s != TM_OK)
+		return s;
+	char *tmp;
+	int fd = temp_beside(out_path, &tmp);
+	if (fd < 0)
+		return tm_error_sys(err, errno, "%s: cannot create a temp file beside it", out_path);
 	(void)fchmod(fd, 0644);
 	struct tm_tar_writer *w = xcalloc(1, sizeof *w);
 	w->fd = fd;
@@ -170,10 +271,11 @@ tm_tar_begin(struct tm_tar_writer **out, const char *out_path, const char *const
 static enum tm_status
 finish_member(struct tm_tar_writer *w, struct tm_error *err)
 {
+	char sh[NAME_IN_MSG + 1];
 	if (w->left)
 		return tm_error_set(err, TM_ERR_INVALID,
 				    "%s: member %s: %" PRIu64 " bytes missing", w->out,
-				    w->cur ? w->cur : "", w->left);
+				    tm_shorten(w->cur ? w->cur : "", NAME_IN_MSG, sh, sizeof sh), w->left);
 	enum tm_status s = zeros(w, w->pad, err);
 	w->pad = 0;
 	return s;
@@ -200,10 +302,11 @@ tm_tar_add(struct tm_tar_writer *w, const char *name, uint64_t size, struct tm_e
 enum tm_status
 tm_tar_write(struct tm_tar_writer *w, const void *p, size_t n, struct tm_error *err)
 {
+	char sh[NAME_IN_MSG + 1];
 	if (n > w->left)
 		return tm_error_set(err, TM_ERR_INVALID,
 				    "%s: member %s: more data than its declared size", w->out,
-				    w->cur ? w->cur : "");
+				    tm_shorten(w->cur ? w->cur : "", NAME_IN_MSG, sh, sizeof sh));
 	w->left -= n;
 	return put(w, p, n, err);
 }
@@ -243,15 +346,7 @@ tm_tar_commit(struct tm_tar_writer *w, struct tm_error *err)
 		s = tm_error_sys(err, errno, "%s: rename to %s", w->tmp, w->out);
 		goto fail;
 	}
-	/* make the rename durable */
-	const char *slash = strrchr(w->out, '/');
-	char *dir = slash ? xstrndup(w->out, (size_t)(slash - w->out) + 1) : xstrdup(".");
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
+	sync_dir_of(w->out); /* make the rename durable */
 	writer_free(w);
 	return TM_OK;
 fail:

@@ -123,6 +123,21 @@ size_t tm_escape_display(const char *s, size_t len, struct tm_buf *out, struct t
 			 size_t max_spans, size_t *n_spans);
 /* Convenience: escaped copy of a NUL-terminated string; caller frees. */
 char *tm_escape_str(const char *s);
+/* Appends s[0..len) to out as a JSON string literal (quotes included):
+ * valid UTF-8 (an invalid byte becomes \ufffd), C0 and DEL, C1 controls,
+ * bidi controls and the other code points tm_escape_display hides as \u
+ * escapes (a JSON reader gets the same code points back). */
+void tm_escape_json(const char *s, size_t len, struct tm_buf *out);
+/* The same for a finished JSON document (e.g. an emitted manifest): its
+ * ASCII is kept as is; C1, bidi and other hidden code points become \u
+ * escapes and invalid UTF-8 \ufffd, so it is safe to print to a terminal
+ * and still the same JSON value for valid UTF-8. */
+void tm_escape_json_doc(const char *json, size_t len, struct tm_buf *out);
+/* s itself when it is at most max bytes long; otherwise its head and tail
+ * joined by U+2026 in buf (at most max bytes, cut at UTF-8 character
+ * boundaries; cap >= max + 1).  For names quoted in messages, so a huge
+ * name cannot push the reason out of a bounded message. */
+const char *tm_shorten(const char *s, size_t max, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------ */
 /* Clocks                                                              */
@@ -372,6 +387,12 @@ const struct tm_manifest *tm_session_manifest(const struct tm_session *s,
 /* The bytes of that manifest member as read, parsed or not (borrowed until
  * tm_session_close; NUL-terminated; *len excludes the NUL), or NULL. */
 const char *tm_session_manifest_text(const struct tm_session *s, size_t *len);
+/* The archive-level failure found while listing (e.g. "Premature end of TAR
+ * file (ERR:tp-corrupt)"): trace_processor's text, or NULL when the listing
+ * found none (a failure inside a compressed stream shows only when it is
+ * scanned, in the report).  *where (may be NULL) gets ours: "file: byte
+ * 0x...: what", or NULL.  Borrowed. */
+const char *tm_session_fatal(const struct tm_session *s, const char **where);
 
 /* Scan one member (or every member with SIZE_MAX).  Safe to call from one
  * worker thread while the caller polls tm_session_progress(); set *cancel to
@@ -760,6 +781,17 @@ const struct tm_pack_issue *tm_pack_issue_of(const struct tm_pack_check *c, size
 enum tm_status tm_merge_write(struct tm_session *s, const struct tm_manifest *m,
 			      const char *out_path, const struct tm_write_opts *opts,
 			      struct tm_error *err) TM_WUR;
+
+/* Every output file: absent or a regular file.  An existing device, FIFO,
+ * socket or directory (also through a symlink, e.g. to /proc/self/fd/1) is
+ * refused with TM_ERR_INVALID instead of being replaced by a new file. */
+enum tm_status tm_output_check(const char *path, struct tm_error *err) TM_WUR;
+/* Write data to path atomically (a hidden temp file beside it, fsync,
+ * rename, directory fsync) with permissions mode (e.g. 0644, 0600 for
+ * private state); tm_output_check first.  On failure path is untouched and
+ * err says why (errno in sys_errno). */
+enum tm_status tm_write_atomic(const char *path, const void *data, size_t len, unsigned mode,
+			       struct tm_error *err) TM_WUR;
 
 /* ------------------------------------------------------------------ */
 /* Demo                                                                */

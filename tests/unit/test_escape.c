@@ -212,6 +212,55 @@ test_output_is_safe(void)
 	tm_buf_fini(&b);
 }
 
+static char *
+json_of(const char *s, size_t len)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_escape_json(s, len, &b);
+	return tm_buf_steal(&b);
+}
+
+/* JSON: C1 (U+009B CSI), bidi controls and C0 as \u escapes; quotes and
+ * backslashes escaped; invalid UTF-8 as U+FFFD; printable text as is;
+ * supplementary hidden code points as surrogate pairs. */
+static void
+test_json(void)
+{
+	char *j = json_of("a\xc2\x9b" "2J\xe2\x80\xae" "b", 9);
+	CHECK_STR(j, "\"a\\u009b2J\\u202eb\"");
+	free(j);
+	j = json_of("\x1b]52;c;x\x07\"\\\n\xff\xe2\x81\xa6\xe2\x80\x8e\xd8\x9c", 21);
+	CHECK_STR(j, "\"\\u001b]52;c;x\\u0007\\\"\\\\\\n\\ufffd\\u2066\\u200e\\u061c\"");
+	free(j);
+	j = json_of("\xc3\xa9\xe4\xb8\xad\xf3\xa0\x80\x81", 9); /* é 中 U+E0001 */
+	CHECK_STR(j, "\"\xc3\xa9\xe4\xb8\xad\\udb40\\udc01\"");
+	free(j);
+	j = json_of("", 0);
+	CHECK_STR(j, "\"\"");
+	free(j);
+}
+
+/* Shortening keeps head and tail around U+2026, never splits a character. */
+static void
+test_shorten(void)
+{
+	char buf[64];
+	CHECK_STR(tm_shorten("short", 10, buf, sizeof buf), "short");
+	CHECK(tm_shorten("short", 10, buf, sizeof buf) != buf);
+	CHECK_STR(tm_shorten("abcdefghijklmnopqrstuvwxyz", 13, buf, sizeof buf),
+		  "abcde\xe2\x80\xa6vwxyz");
+	CHECK(strlen(tm_shorten("abcdefghijklmnopqrstuvwxyz", 13, buf, sizeof buf)) <= 13);
+	/* "é" is 2 bytes: a cut inside it moves out of it */
+	const char *s = tm_shorten("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8, buf,
+				   sizeof buf);
+	CHECK_STR(s, "\xc3\xa9\xe2\x80\xa6\xc3\xa9");
+	char big[1000];
+	memset(big, 'A', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	CHECK_INT(strlen(tm_shorten(big, 200, buf, sizeof buf)), 63); /* capped by cap */
+}
+
 int
 main(void)
 {
@@ -229,5 +278,7 @@ main(void)
 	RUN(test_long_name);
 	RUN(test_escape_str);
 	RUN(test_output_is_safe);
+	RUN(test_json);
+	RUN(test_shorten);
 	return 0;
 }

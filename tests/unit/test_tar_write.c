@@ -189,12 +189,61 @@ t_atomic(void)
 	CHECK_INT(count_tmp(), 0);
 }
 
+/* Outputs that are not regular files are refused, never replaced; a huge
+ * member name is shortened in the error so the reason survives. */
+static void
+t_special_outputs(void)
+{
+	char fifo[600], lnk[600], reg[600], dir[600];
+	snprintf(fifo, sizeof fifo, "%s", fx_path("fifo.tar"));
+	CHECK(mkfifo(fifo, 0600) == 0);
+	snprintf(lnk, sizeof lnk, "%s", fx_path("null.tar"));
+	CHECK(symlink("/dev/null", lnk) == 0);
+	snprintf(dir, sizeof dir, "%s", fx_path("adir"));
+	CHECK(mkdir(dir, 0700) == 0);
+	snprintf(reg, sizeof reg, "%s", fx_path("reg.json"));
+	const char *ins[1] = {"/nonexistent-input"};
+	struct tm_tar_writer *w = NULL;
+	struct stat sb;
+	CHECK_INT(tm_tar_begin(&w, fifo, ins, 1, true, 0, &err), TM_ERR_INVALID);
+	CHECK(strstr(err.msg, "is a FIFO: refusing to replace it") != NULL);
+	CHECK(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode));
+	CHECK_INT(tm_tar_begin(&w, lnk, ins, 1, true, 0, &err), TM_ERR_INVALID);
+	CHECK(strstr(err.msg, "character device") != NULL);
+	CHECK(lstat(lnk, &sb) == 0 && S_ISLNK(sb.st_mode));
+	CHECK_INT(tm_write_atomic(fifo, "{}", 2, 0644, &err), TM_ERR_INVALID);
+	CHECK_INT(tm_write_atomic(lnk, "{}", 2, 0644, &err), TM_ERR_INVALID);
+	CHECK_INT(tm_write_atomic(dir, "{}", 2, 0644, &err), TM_ERR_INVALID);
+	CHECK(strstr(err.msg, "is a directory") != NULL);
+	CHECK_INT(count_tmp(), 0);
+	/* absent and regular: written with the mode asked for */
+	CHECK_INT(tm_write_atomic(reg, "{}", 2, 0600, &err), TM_OK);
+	CHECK(stat(reg, &sb) == 0 && (sb.st_mode & 0777) == 0600 && sb.st_size == 2);
+	CHECK_INT(tm_write_atomic(reg, "{\"a\":1}", 7, 0644, &err), TM_OK);
+	CHECK(stat(reg, &sb) == 0 && (sb.st_mode & 0777) == 0644 && sb.st_size == 7);
+	CHECK_INT(tm_output_check(reg, &err), TM_OK);
+	/* cannot create: the error says so, nothing left behind */
+	char nodir[700];
+	snprintf(nodir, sizeof nodir, "%s/x.json", reg);
+	CHECK_INT(tm_write_atomic(nodir, "{}", 2, 0644, &err), TM_ERR_IO);
+	CHECK(strstr(err.msg, "Not a directory") != NULL);
+	CHECK_INT(count_tmp(), 0);
+	/* a 1 MiB name: shortened in the error, the reason kept */
+	static char big[1 << 20];
+	memset(big, 'A', sizeof big - 1);
+	uint8_t h[512];
+	CHECK_INT(tm_tar_header(h, big, 1, 0, &err), TM_ERR_INVALID);
+	CHECK(strstr(err.msg, "does not fit a ustar header") != NULL);
+	CHECK(strstr(err.msg, "A\xe2\x80\xa6" "A") != NULL);
+}
+
 int
 main(void)
 {
 	RUN(t_roundtrip);
 	RUN(t_header);
 	RUN(t_atomic);
+	RUN(t_special_outputs);
 	fx_cleanup();
 	return 0;
 }
