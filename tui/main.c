@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,108 +36,83 @@ static const char usage_text[] =
 	"CONFIG: --machine PATH=NAME  --offset PATH[:CLOCK][[MACHINE]]=OFFSET[@REF[:CLOCK][[MACHINE]]]\n"
 	"        --trace-time CLOCK[@FILE]\n";
 
-static int
-usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "tracemerge: %s\n", msg);
-	fputs(usage_text, stderr);
-	return EXIT_USAGE;
-}
-
 /* ------------------------------------------------------------------ */
 /* output helpers                                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Every line the batch commands print goes through say()/say_part(): the
+ * formatted text, literals and untrusted values alike, passes through
+ * tm_escape_display (the one escaping function), so a member name, a JSON
+ * key or a manifest value quoted in trace_processor's error text cannot
+ * reach the terminal raw.  The texts themselves stay exact in the report;
+ * only their display is escaped.  JSON output goes through tm_escape_json.
+ */
+static void say_v(FILE *f, bool nl, const char *fmt, va_list ap) TM_PRINTF(3, 0);
+
 static void
-put_escaped(FILE *f, const char *s)
+say_v(FILE *f, bool nl, const char *fmt, va_list ap)
 {
-	if (!s) {
-		fputs("(none)", f);
-		return;
-	}
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *raw = malloc(n > 0 ? (size_t)n + 1 : 1);
+	if (!raw)
+		abort();
+	raw[0] = 0;
+	if (n > 0)
+		vsnprintf(raw, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
 	struct tm_buf b;
 	tm_buf_init(&b);
-	tm_escape_display(s, strlen(s), &b, NULL, 0, NULL);
-	fputs(b.data ? b.data : "", f);
+	tm_escape_display(raw, n > 0 ? (size_t)n : 0, &b, NULL, 0, NULL);
+	fputs(b.data, f);
+	if (nl)
+		fputc('\n', f);
 	tm_buf_fini(&b);
+	free(raw);
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 if invalid. */
-static size_t
-utf8_len(const unsigned char *p)
+/* One line (a newline is appended). */
+static void say(FILE *f, const char *fmt, ...) TM_PRINTF(2, 3);
+static void
+say(FILE *f, const char *fmt, ...)
 {
-	unsigned c = p[0];
-	size_t n;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, min = 0x10000;
-	else
-		return 0;
-	unsigned cp = c & (0x3f >> (n - 1));
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
+	va_list ap;
+	va_start(ap, fmt);
+	say_v(f, true, fmt, ap);
+	va_end(ap);
 }
 
-/* A JSON string: always valid UTF-8 (an invalid byte becomes U+FFFD, as the
- * text output shows it escaped); control characters escaped. */
+/* Part of a line. */
+static void say_part(FILE *f, const char *fmt, ...) TM_PRINTF(2, 3);
+static void
+say_part(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_v(f, false, fmt, ap);
+	va_end(ap);
+}
+
+/* A JSON string: always valid UTF-8, control, C1 and bidi characters
+ * escaped (tm_escape_json). */
 static void
 json_str(struct tm_buf *o, const char *s)
 {
-	if (!s) {
+	if (!s)
 		tm_buf_adds(o, "null");
-		return;
-	}
-	tm_buf_addc(o, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_len(p);
-		if (n == 0) {
-			tm_buf_adds(o, "\\ufffd");
-			p++;
-			continue;
-		}
-		if (n > 1) {
-			tm_buf_add(o, p, n);
-			p += n;
-			continue;
-		}
-		switch (*p) {
-		case '"':
-			tm_buf_adds(o, "\\\"");
-			break;
-		case '\\':
-			tm_buf_adds(o, "\\\\");
-			break;
-		case '\n':
-			tm_buf_adds(o, "\\n");
-			break;
-		case '\r':
-			tm_buf_adds(o, "\\r");
-			break;
-		case '\t':
-			tm_buf_adds(o, "\\t");
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				tm_buf_addf(o, "\\u%04x", *p);
-			else
-				tm_buf_addc(o, (char)*p);
-		}
-		p++;
-	}
-	tm_buf_addc(o, '"');
+	else
+		tm_escape_json(s, strlen(s), o);
+}
+
+static int
+usage(const char *msg)
+{
+	if (msg)
+		say(stderr, "tracemerge: %s", msg);
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
 }
 
 static void
@@ -245,7 +222,7 @@ parse_opts(int argc, char **argv, struct opts *o, bool allow_out)
 			NEEDVAL();
 			o->cfg[o->n_cfg++] = (struct cfg){k, val};
 		} else {
-			fprintf(stderr, "tracemerge: unknown option %s\n", a);
+			say(stderr, "tracemerge: unknown option %s", a);
 			return usage(NULL);
 		}
 #undef NEEDVAL
@@ -294,9 +271,9 @@ read_file(const char *path, size_t *len)
 static void
 print_manifest_error(const struct tm_error *e)
 {
-	fprintf(stderr, "%s\n", e->msg);
+	say(stderr, "%s", e->msg);
 	if (e->hint[0])
-		fprintf(stderr, "hint (tracemerge, not trace_processor): %s\n", e->hint);
+		say(stderr, "hint (tracemerge, not trace_processor): %s", e->hint);
 }
 
 /* --offset: the engine's offset grammar and defaults (RELATE for files with
@@ -310,9 +287,9 @@ apply_offset(const char *arg, struct tm_session *s, struct tm_manifest *m)
 	struct tm_error e;
 	tm_error_clear(&e);
 	if (tm_offset_parse(arg, &sp, &e) != TM_OK) {
-		fprintf(stderr, "tracemerge: --offset %s: %s\n", arg, e.msg);
+		say(stderr, "tracemerge: --offset %s: %s", arg, e.msg);
 		if (e.hint[0])
-			fprintf(stderr, "tracemerge: %s\n", e.hint);
+			say(stderr, "tracemerge: %s", e.hint);
 		return EXIT_USAGE;
 	}
 	if (!sp.src.file) {
@@ -320,19 +297,20 @@ apply_offset(const char *arg, struct tm_session *s, struct tm_manifest *m)
 		return usage("--offset takes FILE[:CLOCK][[MACHINE]]=OFFSET[@REF[:CLOCK][[MACHINE]]]");
 	}
 	if (tm_offset_apply(s, m, NULL, &sp, &res, &e) != TM_OK) {
-		fprintf(stderr, "tracemerge: --offset %s: %s\n", arg, e.msg);
+		say(stderr, "tracemerge: --offset %s: %s", arg, e.msg);
 		tm_offset_spec_fini(&sp);
 		return EXIT_USAGE;
 	}
 	tm_manifest_fini(m);
 	tm_manifest_copy(m, &res.m);
 	if (res.inert)
-		fprintf(stderr, "tracemerge: note (ours): --offset %s changes no predicted number: %s\n",
+		say(stderr, "tracemerge: note (ours): --offset %s changes no predicted number: %s",
 			arg, res.inert);
-	if (res.own_machine && res.own_helps)
-		fprintf(stderr,
-			"tracemerge: note (ours): %s\n  Fix: --machine %s=%s (predicted: %s)\n",
-			res.own_why, res.file, res.own_machine, res.own_verdict ? res.own_verdict : "");
+	if (res.own_machine && res.own_helps) {
+		say(stderr, "tracemerge: note (ours): %s", res.own_why);
+		say(stderr, "  Fix: --machine %s=%s (predicted: %s)", res.file, res.own_machine,
+		    res.own_verdict ? res.own_verdict : "");
+	}
 	tm_offset_result_fini(&res);
 	tm_offset_spec_fini(&sp);
 	return 0;
@@ -360,9 +338,9 @@ apply_cfg(const struct opts *o, struct tm_session *s, struct tm_manifest *m)
 				*at = 0;
 			uint32_t c = tm_clock_from_name(a);
 			if (!c) {
-				fprintf(stderr, "tracemerge: unknown clock '%s' (use REALTIME, "
+				say(stderr, "tracemerge: unknown clock '%s' (use REALTIME, "
 						"REALTIME_COARSE, MONOTONIC, MONOTONIC_COARSE, "
-						"MONOTONIC_RAW or BOOTTIME)\n",
+						"MONOTONIC_RAW or BOOTTIME)",
 					a);
 				rc = EXIT_USAGE;
 			} else
@@ -388,7 +366,7 @@ open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, boo
 	struct tm_session_opts so = {.keep_events = keep_events};
 	tm_error_clear(&e);
 	if (tm_session_open(s, o->inputs, o->n_inputs, &so, &e) != TM_OK) {
-		fprintf(stderr, "tracemerge: %s\n", e.msg);
+		say(stderr, "tracemerge: %s", e.msg);
 		return EXIT_BROKEN;
 	}
 	tm_manifest_init(m);
@@ -397,7 +375,7 @@ open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, boo
 		size_t len;
 		char *txt = read_file(o->manifest_path, &len);
 		if (!txt) {
-			fprintf(stderr, "tracemerge: cannot read manifest file '%s': %s\n",
+			say(stderr, "tracemerge: cannot read manifest file '%s': %s",
 				o->manifest_path, strerror(errno));
 			return EXIT_BROKEN;
 		}
@@ -444,7 +422,7 @@ cmd_ls(int argc, char **argv)
 	struct tm_session *s;
 	struct tm_error e;
 	if (tm_session_open(&s, o.inputs, o.n_inputs, NULL, &e) != TM_OK) {
-		fprintf(stderr, "tracemerge: %s\n", e.msg);
+		say(stderr, "tracemerge: %s", e.msg);
 		free_opts(&o);
 		return EXIT_BROKEN;
 	}
@@ -470,11 +448,16 @@ cmd_ls(int argc, char **argv)
 			kv_str(&b, &first, "error", m->error);
 			tm_buf_addc(&b, '}');
 		}
-		tm_buf_adds(&b, "]}\n");
+		const char *fw, *ft = tm_session_fatal(s, &fw);
+		tm_buf_adds(&b, "],\"error\":");
+		json_str(&b, ft);
+		tm_buf_adds(&b, ",\"error_where\":");
+		json_str(&b, fw);
+		tm_buf_adds(&b, "}\n");
 		fputs(b.data, stdout);
 		tm_buf_fini(&b);
 	} else {
-		printf("%5s %4s %-18s %12s  %s\n", "ORDER", "ID", "FORMAT", "SIZE", "NAME");
+		say(stdout, "%5s %4s %-18s %12s  %s", "ORDER", "ID", "FORMAT", "SIZE", "NAME");
 		for (size_t i = 0; i < n; i++) {
 			const struct tm_member *m = tm_session_member(s, i);
 			char ord[16] = "-", id[16] = "-";
@@ -485,31 +468,34 @@ cmd_ls(int argc, char **argv)
 			char sz[24] = "?"; /* unknown until the stream is read */
 			if (m->size != UINT64_MAX)
 				snprintf(sz, sizeof sz, "%" PRIu64, m->size);
-			printf("%5s %4s %-18s %12s  ", ord, id, tm_format_name(m->format), sz);
+			say_part(stdout, "%5s %4s %-18s %12s  ", ord, id, tm_format_name(m->format), sz);
 			if (m->name && m->name[0]) {
-				put_escaped(stdout, m->name);
+				say_part(stdout, "%s", m->name);
 			} else if (m->name && m->parent >= 0) {
 				/* trace_processor names an inflated stream "" */
 				const struct tm_member *pm = tm_session_member(s, (size_t)m->parent);
-				fputs("\"\" (inflated ", stdout);
-				put_escaped(stdout, pm->name ? pm->name : "input");
-				fputs(")", stdout);
+				say_part(stdout, "\"\" (inflated %s)", pm->name ? pm->name : "input");
 			} else {
 				fputs("(input)", stdout);
 			}
 			if (m->is_hidden)
 				fputs("  [hidden: skipped by trace_processor]", stdout);
-			if (m->error) {
-				fputs("  [error: ", stdout);
-				put_escaped(stdout, m->error);
-				fputs("]", stdout);
-			}
+			if (m->error)
+				say_part(stdout, "  [error: %s]", m->error);
 			putchar('\n');
 		}
 	}
+	/* the listing itself fails in trace_processor: say so, exit 2 */
+	const char *where, *fatal = tm_session_fatal(s, &where);
+	if (fatal) {
+		say(stderr, "tracemerge: the archive would fail to open: %s", fatal);
+		if (where)
+			say(stderr, "where (tracemerge): %s", where);
+		rc = EXIT_BROKEN;
+	}
 	tm_session_close(s);
 	free_opts(&o);
-	return 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -663,19 +649,13 @@ static void
 put_machine(const struct tm_report *r, uint32_t id)
 {
 	const struct tm_report_machine *m = &r->machines[id];
-	printf("machine %" PRIu32, m->id);
-	if (m->name) {
-		fputs(" \"", stdout);
-		put_escaped(stdout, m->name);
-		fputs("\"", stdout);
-	}
+	say_part(stdout, "machine %" PRIu32, m->id);
+	if (m->name)
+		say_part(stdout, " \"%s\"", m->name);
 	if (m->raw_id)
-		printf(" (raw id %" PRIu64 ")", m->raw_id);
+		say_part(stdout, " (raw id %" PRIu64 ")", m->raw_id);
 }
 
-/* Text report: the verdict in the dialog's words, then drops by file, by
- * machine and by stat, the timeline's owner and why, and what is not
- * predicted.  Lines marked (tracemerge) are ours, not trace_processor's. */
 /* A file's label: its member path, or for a single input its base name. */
 static const char *
 file_label(const struct tm_session *s, const struct tm_report_file *f)
@@ -688,50 +668,73 @@ file_label(const struct tm_session *s, const struct tm_report_file *f)
 	return tm_path_base(m && m->source_path ? m->source_path : "input");
 }
 
+/* The trace files that trace_processor processes, in its processing order:
+ * a counting sort over the orders (linear in the files; ties keep report
+ * order).  Returns the count; *out is the caller's to free. */
+static size_t
+files_in_order(const struct tm_report *r, size_t **out)
+{
+	size_t nb = r->n_files + 1, n = 0;
+	size_t *start = calloc(nb + 1, sizeof *start);
+	size_t *idx = malloc((r->n_files ? r->n_files : 1) * sizeof *idx);
+	if (!start || !idx)
+		abort();
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *f = &r->files[i];
+		if (f->is_trace && f->order < nb)
+			start[f->order + 1]++;
+	}
+	for (size_t k = 0; k < nb; k++)
+		start[k + 1] += start[k];
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *f = &r->files[i];
+		if (f->is_trace && f->order < nb) {
+			idx[start[f->order]++] = i;
+			n++;
+		}
+	}
+	free(start);
+	*out = idx;
+	return n;
+}
+
+/* Text report: the verdict in the dialog's words, then drops by file, by
+ * machine and by stat, the timeline's owner and why, and what is not
+ * predicted.  Lines marked (tracemerge) are ours, not trace_processor's. */
 static void
 print_check_text(const struct tm_session *s, const struct tm_report *r)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
 	tm_report_verdict(r, &b);
-	puts(b.data);
+	say(stdout, "%s", b.data);
 	tm_buf_fini(&b);
-	if (r->error_where) {
-		fputs("where (tracemerge): ", stdout);
-		put_escaped(stdout, r->error_where);
-		putchar('\n');
-	}
-	if (r->hint) {
-		fputs("hint (tracemerge, not trace_processor): ", stdout);
-		put_escaped(stdout, r->hint);
-		putchar('\n');
-	}
+	if (r->error_where)
+		say(stdout, "where (tracemerge): %s", r->error_where);
+	if (r->hint)
+		say(stdout, "hint (tracemerge, not trace_processor): %s", r->hint);
 	puts("\nfiles, in trace_processor's processing order:");
-	for (uint32_t ord = 0; ord <= r->n_files; ord++)
-		for (size_t i = 0; i < r->n_files; i++) {
-			const struct tm_report_file *f = &r->files[i];
-			if (!f->is_trace || f->order != ord)
-				continue;
-			printf("  %-10s ", tm_format_name(f->format));
-			put_escaped(stdout, file_label(s, f));
-			if (f->is_predicted)
-				printf(": %" PRIu64 " event%s, %" PRIu64 " dropped", f->events,
-				       f->events == 1 ? "" : "s", f->dropped);
-			else
-				printf(": events not predicted (format not scanned by tracemerge)");
-			for (size_t k = 0; k < f->n_machines; k++) {
-				fputs(k ? ", " : ", on ", stdout);
-				put_machine(r, f->machines[k]);
-			}
-			putchar('\n');
-			for (size_t k = 0; k < f->n_stats; k++)
-				printf("      %s %" PRIu64 "\n", f->stats[k].name, f->stats[k].value);
-			if (f->placement) {
-				fputs("      (tracemerge) ", stdout);
-				put_escaped(stdout, f->placement);
-				putchar('\n');
-			}
+	size_t *order;
+	size_t n_order = files_in_order(r, &order);
+	for (size_t oi = 0; oi < n_order; oi++) {
+		const struct tm_report_file *f = &r->files[order[oi]];
+		say_part(stdout, "  %-10s %s", tm_format_name(f->format), file_label(s, f));
+		if (f->is_predicted)
+			say_part(stdout, ": %" PRIu64 " event%s, %" PRIu64 " dropped", f->events,
+				 f->events == 1 ? "" : "s", f->dropped);
+		else
+			fputs(": events not predicted (format not scanned by tracemerge)", stdout);
+		for (size_t k = 0; k < f->n_machines; k++) {
+			fputs(k ? ", " : ", on ", stdout);
+			put_machine(r, f->machines[k]);
 		}
+		putchar('\n');
+		for (size_t k = 0; k < f->n_stats; k++)
+			say(stdout, "      %s %" PRIu64, f->stats[k].name, f->stats[k].value);
+		if (f->placement)
+			say(stdout, "      (tracemerge) %s", f->placement);
+	}
+	free(order);
 	if (r->dropped) {
 		puts("dropped by machine:");
 		for (size_t i = 0; i < r->n_machines; i++) {
@@ -739,36 +742,28 @@ print_check_text(const struct tm_session *s, const struct tm_report *r)
 				continue;
 			fputs("  ", stdout);
 			put_machine(r, r->machines[i].id);
-			printf(": %" PRIu64 "\n", r->machines[i].dropped);
+			say(stdout, ": %" PRIu64, r->machines[i].dropped);
 		}
 		puts("dropped by stat:");
 		for (size_t i = 0; i < r->n_stats; i++)
 			if (tm_stat_is_drop(r->stats[i].id))
-				printf("  %s %" PRIu64 "\n", r->stats[i].name, r->stats[i].value);
+				say(stdout, "  %s %" PRIu64, r->stats[i].name, r->stats[i].value);
 	}
-	printf("timeline: %s", tm_clock_name(r->tt_clock));
+	say_part(stdout, "timeline: %s", tm_clock_name(r->tt_clock));
 	if (r->tt_machine >= 0 && (size_t)r->tt_machine < r->n_machines) {
 		fputs(" on ", stdout);
 		put_machine(r, (uint32_t)r->tt_machine);
 	}
-	if (r->tt_file >= 0) {
-		fputs(", owned by ", stdout);
-		put_escaped(stdout, file_label(s, &r->files[r->tt_file]));
-	}
+	if (r->tt_file >= 0)
+		say_part(stdout, ", owned by %s", file_label(s, &r->files[r->tt_file]));
 	putchar('\n');
-	if (r->tt_why) {
-		fputs("  (tracemerge) ", stdout);
-		put_escaped(stdout, r->tt_why);
-		putchar('\n');
-	}
+	if (r->tt_why)
+		say(stdout, "  (tracemerge) %s", r->tt_why);
 	if (!r->is_complete)
 		puts("note (tracemerge): some files are in formats whose events tracemerge does not "
 		     "predict; their drops are not counted above.");
-	for (size_t i = 0; i < r->n_warnings; i++) {
-		fputs("warning (tracemerge): ", stdout);
-		put_escaped(stdout, r->warnings[i]);
-		putchar('\n');
-	}
+	for (size_t i = 0; i < r->n_warnings; i++)
+		say(stdout, "warning (tracemerge): %s", r->warnings[i]);
 }
 
 /* 0 only for a clean merge: nothing dropped and every file predicted.
@@ -856,7 +851,7 @@ cmd_check(int argc, char **argv)
 	struct tm_report *r;
 	struct tm_error e;
 	if (tm_session_evaluate(s, have_m ? &m : NULL, &r, &e) != TM_OK) {
-		fprintf(stderr, "tracemerge: %s\n", e.msg);
+		say(stderr, "tracemerge: %s", e.msg);
 		rc = EXIT_BROKEN;
 	} else {
 		if (o.json) {
@@ -870,8 +865,8 @@ cmd_check(int argc, char **argv)
 		tm_pack_check(s, have_m ? &m : NULL, &pc);
 		const struct tm_pack_issue *refusal = tm_pack_refusal(&pc);
 		if (refusal)
-			fprintf(stderr, "note: trace_processor util merge would refuse these inputs: "
-					"%s\n", refusal->msg);
+			say(stderr, "note: trace_processor util merge would refuse these inputs: %s",
+			    refusal->msg);
 		tm_pack_check_fini(&pc);
 		rc = exit_for(r, o.strict);
 		tm_report_free(r);
@@ -898,7 +893,7 @@ check_pack(const char *cmd, const struct tm_session *s, const struct tm_manifest
 		const char *msg = refusal->msg;
 		if (!strncmp(msg, "merge: ", 7))
 			msg += 7;
-		fprintf(stderr, "%s: %s\n", cmd, msg);
+		say(stderr, "%s: %s", cmd, msg);
 	}
 	tm_pack_check_fini(&pc);
 	return refusal ? EXIT_BROKEN : 0;
@@ -936,17 +931,21 @@ cmd_manifest(int argc, char **argv)
 		struct tm_error e;
 		if (tm_session_evaluate(s, &m, &r, &e) == TM_OK) {
 			if (r->error && strstr(r->error, "perfetto_manifest")) {
-				fprintf(stderr, "%s\n", r->error);
+				say(stderr, "%s", r->error);
 				rc = EXIT_BROKEN;
 			}
 			tm_report_free(r);
 		}
 	}
 	if (!rc) {
-		struct tm_buf b;
+		struct tm_buf b, safe;
 		tm_buf_init(&b);
+		tm_buf_init(&safe);
 		tm_manifest_emit(&m, &b);
-		fputs(b.data ? b.data : "", stdout);
+		/* C1 and bidi controls in its strings as \u escapes */
+		tm_escape_json_doc(b.data ? b.data : "", b.len, &safe);
+		fputs(safe.data, stdout);
+		tm_buf_fini(&safe);
 		tm_buf_fini(&b);
 	}
 	if (s)
@@ -960,6 +959,41 @@ cmd_manifest(int argc, char **argv)
 /* merge                                                               */
 /* ------------------------------------------------------------------ */
 
+/* SIGINT, SIGTERM and SIGHUP while the archive is written cancel the write
+ * (tm_merge_write removes its temp file); the signal is then re-raised. */
+static volatile bool merge_cancel;
+static volatile sig_atomic_t merge_signal;
+static const int merge_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void
+on_merge_signal(int sig)
+{
+	merge_signal = sig;
+	merge_cancel = true;
+}
+
+static void
+catch_merge_signals(struct sigaction old[3])
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_merge_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (int i = 0; i < 3; i++) {
+		sigaction(merge_sigs[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN) /* nohup: stay ignored */
+			sigaction(merge_sigs[i], &sa, NULL);
+	}
+}
+
+static void
+restore_signals(const struct sigaction old[3])
+{
+	for (int i = 0; i < 3; i++)
+		sigaction(merge_sigs[i], &old[i], NULL);
+}
+
 static int
 cmd_merge(int argc, char **argv)
 {
@@ -971,7 +1005,7 @@ cmd_merge(int argc, char **argv)
 	}
 	if (!o.out) {
 		free_opts(&o);
-		fprintf(stderr, "merge: an output path is required (-o FILE).\n");
+		say(stderr, "merge: an output path is required (-o FILE).");
 		return EXIT_USAGE;
 	}
 	struct tm_session *s = NULL;
@@ -981,10 +1015,24 @@ cmd_merge(int argc, char **argv)
 	if (!rc)
 		rc = check_pack("merge", s, have_m ? &m : NULL);
 	if (!rc) {
-		struct tm_write_opts wo = {.reproducible = o.reproducible};
+		struct tm_write_opts wo = {.reproducible = o.reproducible, .cancel = &merge_cancel};
 		struct tm_error e;
-		if (tm_merge_write(s, have_m ? &m : NULL, o.out, &wo, &e) != TM_OK) {
-			fprintf(stderr, "tracemerge: %s\n", e.msg);
+		struct sigaction old_sa[3];
+		catch_merge_signals(old_sa);
+		enum tm_status st = tm_merge_write(s, have_m ? &m : NULL, o.out, &wo, &e);
+		restore_signals(old_sa);
+		if (merge_signal) {
+			/* the temp file is gone (tm_merge_write aborted on the
+			 * cancel), or the archive was complete and renamed */
+			say(stderr, "tracemerge: %s by signal %d; %s",
+			    st == TM_OK ? "finished writing but interrupted" : "interrupted",
+			    (int)merge_signal, st == TM_OK ? o.out : "nothing was written");
+			fflush(stdout);
+			signal(merge_signal, SIG_DFL);
+			raise(merge_signal);
+		}
+		if (st != TM_OK) {
+			say(stderr, "tracemerge: %s", e.msg);
 			rc = EXIT_BROKEN;
 		} else {
 			size_t nt = o.n_inputs;
@@ -997,42 +1045,48 @@ cmd_merge(int argc, char **argv)
 					      !(have_m && mb->format == TM_FMT_MANIFEST);
 				}
 			}
-			printf("Wrote %s (%zu trace%s%s).\n", o.out, nt, nt == 1 ? "" : "s",
+			say(stdout, "Wrote %s (%zu trace%s%s).", o.out, nt, nt == 1 ? "" : "s",
 			       have_m && !tm_manifest_is_trivial(&m) ? " plus manifest" : "");
 			fflush(stdout);
 		}
 	}
 	if (!rc && !o.no_validate) {
-		struct tm_report *r;
+		/* Validate what was written, opened as trace_processor opens it
+		 * (its manifest inside): not the input, which can differ (a
+		 * symlink member the copy drops, hidden members). */
+		struct tm_report *r = NULL;
 		struct tm_error e;
-		if (tm_session_evaluate(s, have_m ? &m : NULL, &r, &e) != TM_OK) {
-			fprintf(stderr, "tracemerge: %s\n", e.msg);
+		struct tm_session *ws = NULL;
+		const char *wp[1] = {o.out};
+		tm_error_clear(&e);
+		if (tm_session_open(&ws, wp, 1, NULL, &e) != TM_OK ||
+		    tm_session_evaluate(ws, NULL, &r, &e) != TM_OK) {
+			say(stderr, "tracemerge: validating %s: %s", o.out, e.msg);
 			rc = EXIT_BROKEN;
 		} else {
 			if (r->error) {
-				fprintf(stderr, "%s\n", r->error);
+				say(stderr, "%s", r->error);
 				rc = EXIT_BROKEN;
 			} else if (r->dropped == 0) {
-				printf("Validation: all traces line up on the shared timeline.\n");
+				say(stdout, "Validation: all traces line up on the shared timeline.");
 			} else if (o.strict) {
-				fprintf(stderr,
-					"merge: %" PRIu64 " events would be dropped when this archive is "
+				say(stderr, "merge: %" PRIu64 " events would be dropped when this archive is "
 					"opened: they cannot be placed on the shared timeline. Adjust the "
-					"clocks in the manifest.\n",
+					"clocks in the manifest.",
 					r->dropped);
 				rc = EXIT_DROPS;
 			} else {
-				fprintf(stderr,
-					"Warning: %" PRIu64 " events would be dropped when this archive "
+				say(stderr, "Warning: %" PRIu64 " events would be dropped when this archive "
 					"is opened: they cannot be placed on the shared timeline. Adjust "
-					"the clocks in the manifest.\n",
+					"the clocks in the manifest.",
 					r->dropped);
 			}
 			if (!r->is_complete)
-				fprintf(stderr, "note (tracemerge): some files are in formats whose "
-						"events tracemerge does not predict.\n");
+				say(stderr, "note (tracemerge): some files are in formats whose "
+						"events tracemerge does not predict.");
 			tm_report_free(r);
 		}
+		tm_session_close(ws);
 	}
 	if (s)
 		tm_manifest_fini(&m);
@@ -1192,13 +1246,13 @@ align_apply(struct tm_session *s, struct tm_manifest *m, const struct tm_align_r
 		sp.src.clock = e->clock;
 		sp.src.is_pin = !e->clock;
 		if (tm_offset_apply(s, m, NULL, &sp, &r, &err) != TM_OK) {
-			fprintf(stderr, "tracemerge: align: %s\n", err.msg);
+			say(stderr, "tracemerge: align: %s", err.msg);
 			return EXIT_BROKEN;
 		}
 		tm_manifest_fini(m);
 		tm_manifest_copy(m, r.own_machine && r.own_helps ? &r.own_m : &r.m);
 		if (r.own_machine && r.own_helps)
-			fprintf(stderr, "tracemerge: note (ours): %s\n", r.own_why);
+			say(stderr, "tracemerge: note (ours): %s", r.own_why);
 		tm_offset_result_fini(&r);
 	}
 	return 0;
@@ -1306,8 +1360,8 @@ cmd_align(int argc, char **argv)
 			}
 			if (argv[i][2] == 'p') {
 				if (tm_align_pair_parse(argv[i + 1], &pairs[n_pairs], &e) != TM_OK) {
-					fprintf(stderr, "tracemerge: --pair %s\ntracemerge: %s\n", e.msg,
-						e.hint);
+					say(stderr, "tracemerge: --pair %s", e.msg);
+					say(stderr, "tracemerge: %s", e.hint);
 					rc = EXIT_USAGE;
 				} else {
 					n_pairs++;
@@ -1352,7 +1406,7 @@ cmd_align(int argc, char **argv)
 	if (!rc) {
 		struct tm_align_opts ao = {pairs, n_pairs, msgs, n_msgs};
 		if (tm_align_run(s, &m, &ao, &res, &e) != TM_OK) {
-			fprintf(stderr, "tracemerge: align: %s\n", e.msg);
+			say(stderr, "tracemerge: align: %s", e.msg);
 			rc = e.code == TM_ERR_INVALID ? EXIT_USAGE : EXIT_BROKEN;
 		}
 	}
@@ -1384,21 +1438,23 @@ cmd_align(int argc, char **argv)
 		struct tm_buf b;
 		tm_buf_init(&b);
 		tm_manifest_emit(&m, &b);
-		FILE *f = out_path ? fopen(out_path, "w") : (o.json ? NULL : stdout);
-		if (out_path && !f) {
-			fprintf(stderr, "tracemerge: cannot write '%s': %s\n", out_path, strerror(errno));
-			rc = EXIT_BROKEN;
-		} else if (f) {
-			fputs(b.data ? b.data : "", f);
-			if (f != stdout && fclose(f) != 0) {
-				fprintf(stderr, "tracemerge: cannot write '%s': %s\n", out_path,
-					strerror(errno));
+		struct tm_error we;
+		if (out_path) {
+			/* the one rule for output files: regular or absent, atomic */
+			if (tm_write_atomic(out_path, b.data ? b.data : "", b.len, 0644, &we) != TM_OK) {
+				say(stderr, "tracemerge: %s", we.msg);
 				rc = EXIT_BROKEN;
 			}
+		} else if (!o.json) {
+			struct tm_buf safe;
+			tm_buf_init(&safe);
+			tm_escape_json_doc(b.data ? b.data : "", b.len, &safe);
+			fputs(safe.data, stdout);
+			tm_buf_fini(&safe);
 		}
 		tm_buf_fini(&b);
 		if (verdict)
-			fprintf(stderr, "predicted with the estimates applied: %s\n", verdict);
+			say(stderr, "predicted with the estimates applied: %s", verdict);
 	}
 	free(verdict);
 	tm_align_result_fini(&res);
@@ -1416,28 +1472,50 @@ done:
 	return rc;
 }
 
+/* A report that could not be written is a failure, never exit 0 with a
+ * truncated report: stdio's error flag is sticky, so checking it after the
+ * final flush and close covers every write before them. */
+static int
+finish_stdout(int rc)
+{
+	errno = 0;
+	bool bad = fflush(stdout) != 0;
+	int e = errno;
+	bad |= ferror(stdout) != 0;
+	errno = 0;
+	if (fclose(stdout) != 0 && !bad) {
+		bad = true;
+		e = errno;
+	}
+	if (!bad)
+		return rc;
+	say(stderr, "tracemerge: cannot write to standard output: %s",
+	    e ? strerror(e) : "write error");
+	return rc > EXIT_DROPS ? rc : EXIT_BROKEN;
+}
+
 int
 main(int argc, char **argv)
 {
 	if (argc >= 2) {
 		const char *c = argv[1];
 		if (!strcmp(c, "ls"))
-			return cmd_ls(argc - 2, argv + 2);
+			return finish_stdout(cmd_ls(argc - 2, argv + 2));
 		if (!strcmp(c, "check"))
-			return cmd_check(argc - 2, argv + 2);
+			return finish_stdout(cmd_check(argc - 2, argv + 2));
 		if (!strcmp(c, "manifest"))
-			return cmd_manifest(argc - 2, argv + 2);
+			return finish_stdout(cmd_manifest(argc - 2, argv + 2));
 		if (!strcmp(c, "merge"))
-			return cmd_merge(argc - 2, argv + 2);
+			return finish_stdout(cmd_merge(argc - 2, argv + 2));
 		if (!strcmp(c, "align"))
-			return cmd_align(argc - 2, argv + 2);
+			return finish_stdout(cmd_align(argc - 2, argv + 2));
 		if (!strcmp(c, "demo")) {
 			/* "--demo" plus any workbench options that follow */
 			argv[1] = (char *)(uintptr_t) "--demo";
 			return workbench_main(argc - 1, argv + 1);
 		}
 		if (!strcmp(c, "--version") || !strcmp(c, "version")) {
-			printf("tracemerge %s\n", TM_VERSION);
+			say(stdout, "tracemerge %s", TM_VERSION);
 			return 0;
 		}
 		if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
