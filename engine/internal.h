@@ -15,15 +15,24 @@
 
 #include "tracemerge.h"
 
-void *xmalloc(size_t n) __attribute__((malloc, returns_nonnull));
-void *xcalloc(size_t n, size_t size) __attribute__((malloc, returns_nonnull));
-void *xrealloc(void *p, size_t n) __attribute__((returns_nonnull));
-char *xstrdup(const char *s) __attribute__((malloc, returns_nonnull));
-char *xstrndup(const char *s, size_t n) __attribute__((malloc, returns_nonnull));
-/* xstrdup that passes NULL through. */
-char *xstrdup0(const char *s);
+void *tm_xmalloc(size_t n) __attribute__((malloc, returns_nonnull));
+void *tm_xcalloc(size_t n, size_t size) __attribute__((malloc, returns_nonnull));
+void *tm_xrealloc(void *p, size_t n) __attribute__((returns_nonnull));
+char *tm_xstrdup(const char *s) __attribute__((malloc, returns_nonnull));
+char *tm_xstrndup(const char *s, size_t n) __attribute__((malloc, returns_nonnull));
+/* tm_xstrdup that passes NULL through. */
+char *tm_xstrdup0(const char *s);
 /* Grow *p (array of elem-size items, capacity *cap) to hold at least need items. */
-void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
+/* The library exports only tm_-prefixed symbols; engine sources use the
+ * short names. */
+#define xmalloc tm_xmalloc
+#define xcalloc tm_xcalloc
+#define xrealloc tm_xrealloc
+#define xstrdup tm_xstrdup
+#define xstrndup tm_xstrndup
+#define xstrdup0 tm_xstrdup0
+#define xgrow tm_xgrow
 #define XGROW(arr, cap, need) xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 /* Fill err (NULL allowed) and return code. */

@@ -10,6 +10,11 @@ fi
 bad=$(nm -u "$SAN/libtmengine.a" 2>/dev/null | awk '{print $2}' |
 	grep -E '^(initscr|newterm|wgetch|readline|rl_[a-z_]+|printf|puts|putchar|exit|fputs|fprintf|vprintf)$' | sort -u | tr '\n' ' ')
 if [ -n "$bad" ]; then echo "FAIL: layers: engine calls $bad"; else echo "PASS: layers: engine does not print, exit or use the terminal"; fi
+# The library exports only tm_ names (protoc-c's perfetto__ names and the
+# compiler's __ names aside), so it links next to anything.
+bad=$(nm -g --defined-only "$SAN/libtmengine.a" 2>/dev/null | awk 'NF == 3 {print $3}' |
+	grep -vE '^(tm_|perfetto__|__)' | sort -u | tr '\n' ' ')
+if [ -n "$bad" ]; then echo "FAIL: symbols: unprefixed exports: $bad"; else echo "PASS: symbols: the engine exports only tm_ names"; fi
 for m in man/*.[15]; do
 	[ -f "$m" ] || continue
 	if out=$(mandoc -Tlint -Wwarning "$m" 2>&1) && [ -z "$out" ]; then
