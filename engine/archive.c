@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inputs and the member table (engine-semantics §0, §1).
+ * Inputs and the member table (importers/archive/: tar_trace_reader.cc,
+ * zip_trace_reader.cc, archive_entry.cc; docs/semantics.md).
  *
  * One path: a TAR, ZIP, gzip or zstd (tar.gz is gzip -> "" -> tar), or a
  * plain trace.  Several paths: the TAR `trace_processor util merge` would
@@ -1046,7 +1047,7 @@ out:
  * fails is never parsed (decompressing_trace_reader.cc:96-145). */
 #define TP_BLOB (32ull << 20)
 
-/* gzip / ctrace, in one inflate pass (engine-semantics §1.6).  The listing
+/* gzip / ctrace, in one inflate pass (decompressing_trace_reader.cc).  The listing
  * inflates only until the sniff has its bytes: the first hand-over chunk(s),
  * at least 1 MiB of handed-over output or the whole stream if shorter.  When
  * that reached the end (or the failure) of the stream, everything is known
@@ -1120,7 +1121,7 @@ gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error 
 	return s;
 }
 
-/* gzip / ctrace, in one inflate pass (engine-semantics §1.6).  The listing
+/* gzip / ctrace, in one inflate pass (decompressing_trace_reader.cc).  The listing
  * inflates only until the sniff has its bytes: the first hand-over chunk(s),
  * at least 1 MiB of handed-over output or the whole stream if shorter.  When
  * that reached the end (or the failure) of the stream, everything is known

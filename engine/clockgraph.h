@@ -6,7 +6,8 @@
  * between every pair of its clocks; conversion is a breadth-first search of
  * at most 4 hops taking the first edge that reaches the target, each hop
  * applying the last snapshot at or before the value (the first one when the
- * value precedes them all).  engine-semantics.md §4.1-4.3.
+ * value precedes them all).  util/clock_synchronizer.{h,cc}:
+ * ClockSynchronizer::AddSnapshot and Convert.
  */
 #ifndef TM_CLOCKGRAPH_H
 #define TM_CLOCKGRAPH_H

@@ -8,7 +8,7 @@
  * ZIP members get ids 1..N in physical order; hidden members are listed but
  * get no id; a gzip/zstd member gets one child (name "", the inner stream);
  * nested archives are expanded recursively, their members numbered when the
- * container's turn comes, as trace_processor does (engine-semantics §1.6).
+ * container's turn comes, as trace_processor does (forwarding_trace_parser.cc).
  * processing order follows (priority, name, index) within each container,
  * each container's members processed at the container's place.
  *

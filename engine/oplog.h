@@ -40,7 +40,8 @@ enum tm_op_kind {
 	/* Clock snapshot.  clocks[n]; primary = primary_trace_clock (0 unset).
 	 * flags TM_SNAP_PACKET: a ClockSnapshot packet (PIN check fatal (48),
 	 * default clock + trace-time claim); TM_SNAP_AUX: added through the
-	 * tracker only (ftrace clock pair), PIN error swallowed. */
+	 * tracker only (ftrace clock pair), the PIN error of
+	 * ClockTracker::AddSnapshot swallowed. */
 	TM_OP_SNAPSHOT,
 	/* A proto packet with a timestamp: convert (clock, seq, ts) with errors
 	 * suppressed; on failure defer the packet to this file's EOF and retry

@@ -6,9 +6,11 @@
  * log (scan.h), and one manifest.  Output: a tm_report with the error the
  * import fails with (if any), the machine table, trace time, every stat the
  * tokenizers would count, and per-file figures.  Everything here follows
- * engine-semantics.md: §3 per-file setup, §4 clock trackers and the deferred
- * bridge, §5 trace-time claims, §6 negative drops, §7.3 manifest apply, §8
- * machines, §10 proto tokenization (what depends on more than one file).
+ * trace_processor's sources (docs/semantics.md): forwarding_trace_parser.cc
+ * (per-file setup), importers/common/clock_tracker.cc (trackers, the deferred
+ * bridge, trace-time claims), sorter/trace_sorter.h (negative drops),
+ * perfetto_manifest_reader.cc (manifest apply), proto_trace_reader.cc
+ * (machines, what proto tokenization shares between files).
  */
 #include "replay_state.h"
 
@@ -268,7 +270,8 @@ to_trace_time(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, 
 	return false;
 }
 
-/* ClockTracker::AddSnapshot.  Returns false on the PIN error (48). */
+/* ClockTracker::AddSnapshot.  Returns false on its PIN error ("clock
+ * overrides require the trace to use a single clock"). */
 static bool
 ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_clock *clk, size_t n, uint32_t seq)
 {
@@ -309,7 +312,7 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 }
 
 /* ------------------------------------------------------------------ */
-/* manifest apply (§7.3)                                               */
+/* manifest apply (perfetto_manifest_reader.cc)                      */
 /* ------------------------------------------------------------------ */
 
 const struct tm_manifest_file *

@@ -28,7 +28,8 @@ struct tm_scan {
 	uint64_t n_events;   /* ops that push (upper bound of the file's events) */
 	/* clocks seen in snapshots or used by events, as a bitmap of ids < 128 */
 	uint64_t clocks_seen[2];
-	bool has_snapshot;   /* any ClockSnapshot packet (decides PIN error 48) */
+	bool has_snapshot;   /* any ClockSnapshot packet (decides the PIN error of
+			      * ProtoTraceReader::ParseClockSnapshot) */
 	size_t n_embedded;   /* distinct embedded machine ids, in first-seen order */
 	uint32_t *embedded;
 	size_t cap_embedded;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Format sniffing with trace_processor's rules (engine-semantics §2): every
+ * Format sniffing with trace_processor's rules (util/trace_type.cc,
+ * GuessTraceType): every
  * sniffer in ascending detection priority, first hit wins.  Most sniffers
  * look at no more than the first 128 bytes (kGuessTraceMaxLookahead); the
  * logcat sniffer looks at up to 4096 bytes, collapsed-stack at up to three

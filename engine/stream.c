@@ -485,7 +485,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 			if (st->first) {
 				st->first = false;
 				/* gzip only: cut everything up to and including
-				 * "TRACE:\n" in the first raw chunk (§1.6). */
+				 * "TRACE:\n" in the first raw chunk (decompressing_trace_reader.cc). */
 				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
 				if (m) {
 					len -= (size_t)(m - in);
@@ -663,7 +663,7 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 			if (st->first) {
 				st->first = false;
 				/* cut everything up to and including "TRACE:\n" in the
-				 * first raw chunk (§1.6). */
+				 * first raw chunk (decompressing_trace_reader.cc). */
 				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
 				if (m) {
 					len -= (size_t)(m - in);
@@ -944,8 +944,8 @@ la_read(struct archive *a, void *ud, const void **buf)
 	return (la_ssize_t)n;
 }
 
-/* Map libarchive's failure to trace_processor's text (engine-semantics
- * §1.6); libarchive's own words and the offsets stay in our message. */
+/* Map libarchive's failure to trace_processor's text
+ * (decompressing_trace_reader.cc); libarchive's own words and the offsets stay in our message. */
 static enum tm_status
 la_fail(struct tm_stream *st, struct tm_error *err)
 {

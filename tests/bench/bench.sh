@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: ratios measured on the same files in one run (perf-anchors.md §8).
+# make bench: ratios measured on the same files in one run.
 #   BENCH_MB (default 512) sizes the generated proto; TP=path/to/trace_processor_shell
 #   adds its `util merge` beside ours.
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs of engine-semantics.md §16 that were checked against trace_processor
+# Runs that were checked against trace_processor
 # v58.2 and need only text formats: each builds the archive with Python's
 # tarfile (as upstream's harness does), runs `tracemerge check --json
 # --events` and compares with what trace_processor printed.

@@ -24,7 +24,7 @@ UNMAPPED = {
     "stats_by_machine": "per-machine ftrace stats are parser-stage stats",
 }
 # Stats that only a full import (parser stage) produces; the dry run cannot
-# count them (engine-semantics.md §12).
+# count them.
 PARSER_STATS = set()
 
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Archive input: TAR reader rules (hand-built headers), ZIP (libarchive-
  * written), gzip / tar.gz nesting, zstd (fixtures written with libarchive's
- * zstd write filter), ids and processing order (engine-semantics §1.5, §1.6,
- * §16 runs 5, 6, 24, 29), member streams, and the conformance corpus's
+ * zstd write filter), ids and processing order (archive_entry.cc,
+ * decompressing_trace_reader.cc; runs checked against trace_processor), member streams, and the conformance corpus's
  * trace_file rows and member formats. */
 #include <archive.h>
 #include <archive_entry.h>

@@ -23,7 +23,7 @@ struct err_case {
 	const char *msg;
 };
 
-/* Input -> exact message; numbered as engine-semantics.md section 7.6. */
+/* Input -> exact message (perfetto_manifest_reader.cc's texts). */
 static const struct err_case err_cases[] = {
 	/* 1, 2 */
 	{M(", \"trace_time\": {\"clock\": 6}"), P "clock name must be a string"},

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Chrome JSON scanner: trace_processor's tokenizer semantics (runs 73-77 of
- * engine-semantics §16), block-boundary independence, limits, conformance. */
+ * checked against trace_processor), block-boundary independence, limits, conformance. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Systrace text scanner: run 78 of engine-semantics §16, the line regex,
+/* Systrace text scanner: a run checked against trace_processor, the line regex,
  * HTML mode, block-boundary independence. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tm_sniff: one case per format, detection priorities, and the 128-byte
- * whitespace-stripped window (engine-semantics §2, §16 run 76). */
+ * whitespace-stripped window (util/trace_type.cc, GuessTraceType; a run checked against
+ * trace_processor). */
 #include "internal.h"
 #include "t.h"
 
