@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* Open-addressing hash maps (linear probing, load at most 1/2); see strmap.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "strmap.h"
+
+static uint64_t
+hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a, then mixed */
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return tm_mix64(h);
+}
+
+void
+tm_strmap_fini(struct tm_strmap *m)
+{
+	free(m->slots);
+	memset(m, 0, sizeof *m);
+}
+
+static struct tm_strmap_slot *
+str_find(const struct tm_strmap *m, const char *key, size_t len, uint64_t h)
+{
+	size_t mask = m->cap - 1;
+
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct tm_strmap_slot *s = &m->slots[i];
+
+		if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
+			return s;
+	}
+}
+
+struct tm_strmap_slot *
+tm_strmap_get(const struct tm_strmap *m, const char *key, size_t len)
+{
+	struct tm_strmap_slot *s;
+
+	if (!m->cap)
+		return NULL;
+	s = str_find(m, key, len, hash_bytes(key, len));
+	return s->key ? s : NULL;
+}
+
+struct tm_strmap_slot *
+tm_strmap_put(struct tm_strmap *m, const char *key, size_t len, size_t val, bool *added)
+{
+	uint64_t h = hash_bytes(key, len);
+	struct tm_strmap_slot *s;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct tm_strmap old = *m;
+
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->slots = xcalloc(m->cap, sizeof *m->slots);
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slots[i].key)
+				*str_find(m, old.slots[i].key, old.slots[i].len, old.slots[i].hash) =
+					old.slots[i];
+		free(old.slots);
+	}
+	s = str_find(m, key, len, h);
+	if (added)
+		*added = !s->key;
+	if (!s->key) {
+		s->key = key;
+		s->len = len;
+		s->hash = h;
+		s->val = val;
+		m->n++;
+	}
+	return s;
+}
+
+void
+tm_u64map_fini(struct tm_u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof *m);
+}
+
+static size_t
+u64_find(const struct tm_u64map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1;
+
+	for (size_t i = tm_mix64(key) & mask;; i = (i + 1) & mask)
+		if (!m->used[i] || m->keys[i] == key)
+			return i;
+}
+
+bool
+tm_u64map_get(const struct tm_u64map *m, uint64_t key, size_t *val)
+{
+	size_t i;
+
+	if (!m->cap)
+		return false;
+	i = u64_find(m, key);
+	if (!m->used[i])
+		return false;
+	*val = m->vals[i];
+	return true;
+}
+
+void
+tm_u64map_set(struct tm_u64map *m, uint64_t key, size_t val)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct tm_u64map old = *m;
+
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->keys = xcalloc(m->cap, sizeof *m->keys);
+		m->vals = xcalloc(m->cap, sizeof *m->vals);
+		m->used = xcalloc(m->cap, 1);
+		m->n = 0;
+		for (size_t j = 0; j < old.cap; j++)
+			if (old.used[j])
+				tm_u64map_set(m, old.keys[j], old.vals[j]);
+		tm_u64map_fini(&old);
+	}
+	i = u64_find(m, key);
+	if (!m->used[i]) {
+		m->used[i] = 1;
+		m->keys[i] = key;
+		m->n++;
+	}
+	m->vals[i] = val;
+}
