@@ -7,24 +7,38 @@
 #include <string.h>
 
 #include "manifest_priv.h"
+#include "strmap.h"
 
 /* ------------------------------------------------------------------ */
 /* Apply (ApplyManifest), also the replay engine's entry               */
 /* ------------------------------------------------------------------ */
 
+/* The lookups of one apply, by hash so that a manifest with tens of
+ * thousands of names, files or machines applies in linear time. */
 struct names {
-	size_t n, cap;
-	const char **name;
-	int64_t *raw;
+	struct tm_strmap raw;   /* machine name -> raw id (step 1's allocation) */
+	size_t n;               /* names allocated */
+	struct tm_strmap path;  /* files[].path -> index of its FIRST entry */
+	bool path_built;
+	struct tm_strmap *decl; /* per entry, built on first use: its machine names */
 };
 
 static int64_t
 name_raw(const struct names *nm, const char *name)
 {
-	for (size_t i = 0; i < nm->n; i++)
-		if (strcmp(nm->name[i], name) == 0)
-			return nm->raw[i];
-	return -1;
+	const struct tm_strmap_slot *s = tm_strmap_get(&nm->raw, name, strlen(name));
+
+	return s ? (int64_t)s->val : -1;
+}
+
+static void
+names_fini(struct names *nm, size_t n_files)
+{
+	tm_strmap_fini(&nm->raw);
+	tm_strmap_fini(&nm->path);
+	for (size_t i = 0; nm->decl && i < n_files; i++)
+		tm_strmap_fini(&nm->decl[i]);
+	free(nm->decl);
 }
 
 static void
@@ -36,36 +50,48 @@ ensure(struct tm_manifest_plan *p, size_t *cap, int64_t raw, const char *name)
 	p->n_ensure++;
 }
 
+/* The first entry whose path is path (the reader's lookup walks files[]). */
 static const struct tm_manifest_file *
-find_entry(const struct tm_manifest *m, const char *path, size_t *idx)
+find_entry(const struct tm_manifest *m, struct names *nm, const char *path, size_t *idx)
 {
-	for (size_t i = 0; i < m->n_files; i++) {
-		if (tm_mf_str_eq(m->files[i].path, path)) {
-			if (idx)
-				*idx = i;
-			return &m->files[i];
-		}
+	const struct tm_strmap_slot *s;
+
+	if (!nm->path_built) {
+		for (size_t i = 0; i < m->n_files; i++)
+			if (m->files[i].path)
+				tm_strmap_put(&nm->path, m->files[i].path, strlen(m->files[i].path), i,
+					      NULL);
+		nm->path_built = true;
 	}
-	return NULL;
+	s = tm_strmap_get(&nm->path, path, strlen(path));
+	if (!s)
+		return NULL;
+	if (idx)
+		*idx = s->val;
+	return &m->files[s->val];
 }
 
 static bool
-declares(const struct tm_manifest_plan *p, const struct tm_manifest *m, size_t idx,
-	 const char *name)
+declares(const struct tm_manifest_plan *p, const struct tm_manifest *m, struct names *nm,
+	 size_t idx, const char *name)
 {
 	const struct tm_manifest_file *f = &m->files[idx];
 
 	if (p->files[idx].machine_name && strcmp(p->files[idx].machine_name, name) == 0)
 		return true;
-	for (size_t i = 0; i < f->n_machines; i++)
-		if (strcmp(f->machines[i].name, name) == 0)
-			return true;
-	return false;
+	if (!f->n_machines)
+		return false;
+	if (!nm->decl)
+		nm->decl = xcalloc(m->n_files, sizeof *nm->decl);
+	if (!nm->decl[idx].cap)
+		for (size_t i = 0; i < f->n_machines; i++)
+			tm_strmap_put(&nm->decl[idx], f->machines[i].name,
+				      strlen(f->machines[i].name), i, NULL);
+	return tm_strmap_get(&nm->decl[idx], name, strlen(name)) != NULL;
 }
 
 static enum tm_status
-resolve_ref(const struct tm_manifest *m, const struct tm_manifest_plan *p,
-	    const struct names *nm, const char *flabel, const char *mlabel, const char *file,
+resolve_ref(const struct tm_manifest *m, const struct tm_manifest_plan *p, struct names *nm, const char *flabel, const char *mlabel, const char *file,
 	    const char *machine, int64_t fallback, int64_t *out, struct tm_error *err)
 {
 	size_t idx;
@@ -79,7 +105,7 @@ resolve_ref(const struct tm_manifest *m, const struct tm_manifest_plan *p,
 		*out = fallback;
 		return TM_OK;
 	}
-	if (!find_entry(m, file, &idx))
+	if (!find_entry(m, nm, file, &idx))
 		return tm_mf_err(err,
 				 PFX "%s names unknown file '%s'. It must match the `path` of an entry "
 				"in the `files` array.",
@@ -93,7 +119,7 @@ resolve_ref(const struct tm_manifest *m, const struct tm_manifest_plan *p,
 		*out = p->files[idx].machine_raw >= 0 ? p->files[idx].machine_raw : 0;
 		return TM_OK;
 	}
-	if (!declares(p, m, idx, machine))
+	if (!declares(p, m, nm, idx, machine))
 		return tm_mf_err(err, PFX "%s '%s' is not a machine declared by file '%s'.", mlabel,
 				 machine, file);
 	*out = name_raw(nm, machine);
@@ -155,14 +181,8 @@ tm_manifest_apply(const struct tm_manifest *m, const struct tm_manifest_archive_
 				continue;
 			raw = name_raw(&nm, n);
 			if (raw < 0) {
-				raw = TM_MANIFEST_FIRST_MACHINE_ID + (int64_t)nm.n;
-				if (nm.n == nm.cap) {
-					nm.cap = nm.cap ? 2 * nm.cap : 8;
-					nm.name = xrealloc(nm.name, nm.cap * sizeof *nm.name);
-					nm.raw = xrealloc(nm.raw, nm.cap * sizeof *nm.raw);
-				}
-				nm.name[nm.n] = n;
-				nm.raw[nm.n++] = raw;
+				raw = TM_MANIFEST_FIRST_MACHINE_ID + (int64_t)nm.n++;
+				tm_strmap_put(&nm.raw, n, strlen(n), (size_t)raw, NULL);
 				ensure(p, &ecap, raw, n);
 			}
 			if (j == 0) {
@@ -210,7 +230,7 @@ tm_manifest_apply(const struct tm_manifest *m, const struct tm_manifest_archive_
 				goto out;
 			}
 			ed.source_raw = p->files[i].machine_raw >= 0 ? p->files[i].machine_raw : 0;
-		} else if (!declares(p, m, i, c->machine)) {
+		} else if (!declares(p, m, &nm, i, c->machine)) {
 			s = tm_mf_err(err, PFX "clocks: machine '%s' is not a machine declared by file '%s'.",
 				      c->machine, f->path);
 			goto out;
@@ -243,8 +263,7 @@ tm_manifest_apply(const struct tm_manifest *m, const struct tm_manifest_archive_
 		p->edges[p->n_edges++] = ed;
 	}
 out:
-	free(nm.name);
-	free(nm.raw);
+	names_fini(&nm, m->n_files);
 	return s;
 }
 

@@ -29,10 +29,9 @@
 static long
 row_of_raw(const struct tm_replay *p, uint64_t raw)
 {
-	for (size_t i = 0; i < p->n_rr; i++)
-		if (p->rr_raw[i] == raw)
-			return p->rr_row[i];
-	return -1;
+	size_t row;
+
+	return tm_u64map_get(&p->rr, raw, &row) ? (long)row : -1;
 }
 
 static uint32_t
@@ -49,13 +48,10 @@ static uint32_t
 new_row(struct tm_replay *p, uint64_t raw, const char *name)
 {
 	uint32_t row = insert_row(p, raw, name);
-	size_t cap = p->cap_rr;
-	XGROW(p->rr_raw, p->cap_rr, p->n_rr + 1);
-	if (p->cap_rr != cap || !p->rr_row)
-		p->rr_row = xrealloc(p->rr_row, p->cap_rr * sizeof *p->rr_row);
-	p->rr_raw[p->n_rr] = raw;
-	p->rr_row[p->n_rr] = row;
-	p->n_rr++;
+	size_t first;
+
+	if (!tm_u64map_get(&p->rr, raw, &first)) /* the first row of a raw id stays */
+		tm_u64map_set(&p->rr, raw, row);
 	return row;
 }
 
@@ -1284,8 +1280,7 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	for (size_t i = 0; i < p.n_rows; i++)
 		free(p.rows[i].name);
 	free(p.rows);
-	free(p.rr_raw);
-	free(p.rr_row);
+	tm_u64map_fini(&p.rr);
 	free(p.mc_raw);
 	free(p.mc_row);
 	if (p.entries && p.m)

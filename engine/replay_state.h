@@ -11,6 +11,7 @@
 
 #include "clockgraph.h"
 #include "manifest_internal.h"
+#include "strmap.h"
 
 #define NO_OWNER INT64_MIN
 /* Owner id of a manifest we would write into the TAR (no member has it:
@@ -82,10 +83,9 @@ struct tm_replay {
 	uint32_t tt_clock_meta;
 	struct tm_rp_row *rows;
 	size_t n_rows, cap_rows;
-	/* raw id -> row, for every raw id that got a row */
-	uint64_t *rr_raw;
-	uint32_t *rr_row;
-	size_t n_rr, cap_rr;
+	/* raw id -> row, for every raw id that got a row (a hash: a manifest
+	 * may name tens of thousands of machines) */
+	struct tm_u64map rr;
 	/* machine_to_context: raw id at fork time -> row of its per-machine
 	 * state.  A fork for a raw id already present shares the row and is not
 	 * primary; adoption registers the adopted id too. */
