@@ -27,7 +27,8 @@ enum { NSTEP = 19 };
 struct rx {
 	const char *s;
 	size_t len;
-	uint8_t *failed; /* NSTEP * (len + 1) */
+	uint16_t *failed; /* NSTEP * (len + 1): == gen when m() failed there */
+	uint16_t gen;
 	size_t g1s, g1e, g5s, g5e, g6s, g6e, end;
 };
 
@@ -186,12 +187,12 @@ m_(struct rx *r, int st, size_t pos)
 static bool
 m(struct rx *r, int st, size_t pos)
 {
-	uint8_t *f = &r->failed[(size_t)st * (r->len + 1) + pos];
-	if (*f)
+	uint16_t *f = &r->failed[(size_t)st * (r->len + 1) + pos];
+	if (*f == r->gen)
 		return false;
 	if (m_(r, st, pos))
 		return true;
-	*f = 1;
+	*f = r->gen;
 	return false;
 }
 
@@ -201,16 +202,58 @@ to_ns(double sec)
 	return sec * 1e9;
 }
 
+/* strtod of "digits.digits" (the regex's group 5).  With at most 15
+ * digits the mantissa and the power of ten are exact doubles, so one
+ * correctly rounded division gives strtod's (correctly rounded) result
+ * (Clinger's fast path); longer numbers go through strtod. */
+static double
+dec_seconds(const char *s, size_t n)
+{
+	static const double p10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6, 1e7,
+				     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	if (n <= 16) {
+		uint64_t mant = 0;
+		size_t frac = 0;
+		bool dot = false;
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '.') {
+				dot = true;
+				continue;
+			}
+			mant = mant * 10 + (uint64_t)(s[i] - '0');
+			frac += dot;
+		}
+		return (double)mant / p10[frac];
+	}
+	char *ts = xstrndup(s, n);
+	double sec = strtod(ts, NULL);
+	free(ts);
+	return sec;
+}
+
 bool
 tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out)
 {
 	/* The regex sees the line as a C string: up to its first NUL. */
 	size_t clen = strnlen(line, len);
-	uint8_t stackmemo[NSTEP * 257];
+	/* The memo of short lines is kept per thread and invalidated by a
+	 * generation number instead of being cleared for every line (clearing
+	 * it was a third of the scan's time). */
+	static _Thread_local uint16_t memo[NSTEP * 257];
+	static _Thread_local uint16_t memo_gen;
 	size_t need = (size_t)NSTEP * (clen + 1);
 	struct rx r = { .s = line, .len = clen };
-	r.failed = need <= sizeof stackmemo ? stackmemo : xmalloc(need);
-	memset(r.failed, 0, need);
+	if (need <= sizeof memo / sizeof memo[0]) {
+		if (++memo_gen == 0) { /* wrapped: stale marks could match again */
+			memset(memo, 0, sizeof memo);
+			memo_gen = 1;
+		}
+		r.failed = memo;
+		r.gen = memo_gen;
+	} else {
+		r.failed = xcalloc(need, sizeof *r.failed);
+		r.gen = 1;
+	}
 	bool ok = false;
 	for (size_t i = 0; i < clen; i++) {
 		const char *d = memchr(line + i, '-', clen - i);
@@ -222,7 +265,7 @@ tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out)
 			break;
 		}
 	}
-	if (r.failed != stackmemo)
+	if (r.failed != memo)
 		free(r.failed);
 	if (!ok)
 		return false;
@@ -235,10 +278,7 @@ tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out)
 		num[n] = 0;
 		out->pid = (uint32_t)strtoul(num, NULL, 10);
 	}
-	n = r.g5e - r.g5s;
-	char *ts = xstrndup(line + r.g5s, n);
-	double sec = strtod(ts, NULL);
-	free(ts);
+	double sec = dec_seconds(line + r.g5s, r.g5e - r.g5s);
 	double ns = to_ns(sec);
 	out->ts = (ns < 9223372036854775808.0 && ns >= -9223372036854775808.0) ? (int64_t)ns
 										: INT64_MIN;

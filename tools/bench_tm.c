@@ -11,6 +11,8 @@
  *                                 bundles), compact (ftrace compact_sched)
  *   bench_tm walk FILE            the baseline: a plain varint walker over the
  *                                 top-level packets and their fields (mmap)
+ *   bench_tm gen-systrace OUT MB  ftrace text: sched_switch and tracing_mark_write
+ *                                 B/E lines from 8 CPUs
  *   bench_tm reeval N INPUT...    scan once, then time N evaluations, each after
  *                                 an offset edit of the second input against
  *                                 the first; prints median and best in µs
@@ -443,6 +445,35 @@ walk(const char *path)
 	return 0;
 }
 
+static int
+gen_systrace(const char *out, uint64_t mb)
+{
+	FILE *f = fopen(out, "wb");
+	if (!f)
+		return 1;
+	fputs("# tracer: nop\n#\n", f);
+	uint64_t limit = mb << 20, written = 0;
+	for (uint64_t i = 0; written < limit; i++) {
+		unsigned pid = 100 + (unsigned)(i % 37), cpu = (unsigned)(i % 8);
+		uint64_t us = 1000000 + i * 7;
+		int n;
+		if (i % 3 == 0)
+			n = fprintf(f,
+				    "          worker-%u   (  %u) [%03u] d..3 %" PRIu64 ".%06" PRIu64
+				    ": sched_switch: prev_comm=worker prev_pid=%u prev_prio=120 "
+				    "prev_state=S ==> next_comm=worker next_pid=%u next_prio=120\n",
+				    pid, pid, cpu, us / 1000000, us % 1000000, pid, pid + 1);
+		else
+			n = fprintf(f,
+				    "          worker-%u   (  %u) [%03u] ...1 %" PRIu64 ".%06" PRIu64
+				    ": tracing_mark_write: %s\n",
+				    pid, pid, cpu, us / 1000000, us % 1000000,
+				    i % 3 == 1 ? "B|100|work" : "E|100");
+		written += (uint64_t)n;
+	}
+	return fclose(f) != 0;
+}
+
 static double
 now_us(void)
 {
@@ -528,9 +559,11 @@ main(int argc, char **argv)
 		return gen_shape(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 	if (argc >= 3 && !strcmp(argv[1], "walk"))
 		return walk(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "gen-systrace"))
+		return gen_systrace(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "reeval"))
 		return reeval(atoi(argv[2]), (const char *const *)argv + 3, (size_t)argc - 3);
-	fprintf(stderr, "usage: bench_tm gen-proto|gen-json OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
+	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-systrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
 			"reeval N INPUT...\n");
 	return 64;
 }

@@ -130,6 +130,41 @@ test_html(void)
 	       "F:Could not parse PROCESS DUMP line");
 }
 
+/* The timestamp is strtod's value times 1e9 (SystraceLineTokenizer's
+ * std::stod); the fast decimal path must give the same double for every
+ * digit split and length, including past its 15-digit limit.  A memo left
+ * from a previous line must not make a later line fail. */
+static void
+test_ts_digits(void)
+{
+	uint64_t x = 88172645463325252ull;
+	char line[128], num[40];
+	struct tm_systrace_line l;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int ia = 1 + (int)(x % 10), fb = 1 + (int)((x >> 8) % 12), k = 0;
+		uint64_t y = x;
+		for (int d = 0; d < ia + 1 + fb; d++) {
+			num[k++] = d == ia ? '.' : (char)('0' + y % 10);
+			y = y / 10 ? y / 10 : x >> 5;
+		}
+		num[k] = 0;
+		snprintf(line, sizeof line, "  x-7 [001] %s: e: a", num);
+		CHECK(tm_systrace_tokenize(line, strlen(line), &l));
+		double ns = strtod(num, NULL) * 1e9;
+		int64_t want = (ns < 9223372036854775808.0 && ns >= -9223372036854775808.0) ? (int64_t)ns
+											   : INT64_MIN;
+		if (l.ts != want) {
+			CHECK_STR(num, "(timestamp differs from strtod)");
+			break;
+		}
+		if (i % 1000 == 0) {
+			const char *bad = "  x-7 [001] 1.5 e: a"; /* no colon: fails */
+			CHECK(!tm_systrace_tokenize(bad, strlen(bad), &l));
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -137,6 +172,7 @@ main(void)
 	RUN(test_last_line_lost);
 	RUN(test_headers_and_garbage);
 	RUN(test_regex);
+	RUN(test_ts_digits);
 	RUN(test_points);
 	RUN(test_html);
 	return 0;
