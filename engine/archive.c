@@ -106,6 +106,7 @@ struct priv {
 	bool stop;
 	uint64_t parked_bytes; /* inflated bytes held by parked streams */
 	size_t n_parked;
+	struct tm_work work; /* every stream's: listing budget, cancel flag */
 };
 
 /* Parked streams hold their first chunk (up to 33 MiB) and a descriptor;
@@ -316,6 +317,8 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		s = tm_error_set(err, TM_ERR_INVALID, "%s: bad member", lab);
 	}
 	free(lab);
+	if (s == TM_OK)
+		tm_stream_set_work(*out, &P(in)->work); /* (children inherit it) */
 	return s;
 }
 
@@ -643,8 +646,8 @@ capture(uint8_t *dst, size_t *dn, const uint8_t *p, size_t n)
  * Returns 0 ok (stream end), 1 input ended first, 2 data error. */
 static int
 zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
-	    uint64_t *out_n, uint32_t *crc, uint8_t *sn, size_t *snn, struct tm_error *err,
-	    enum tm_status *s)
+	    uint64_t *out_n, uint32_t *crc, uint8_t *sn, size_t *snn, struct tm_work *w,
+	    const char *lab, struct tm_error *err, enum tm_status *s)
 {
 	z_stream z;
 	uint8_t out[65536];
@@ -676,6 +679,10 @@ zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
 			*crc = (uint32_t)crc32(*crc, out, (uInt)prod);
 			*out_n += prod;
 			capture(sn, snn, out, prod);
+			if ((*s = tm_work_charge(w, prod, lab, err)) != TM_OK) {
+				inflateEnd(&z);
+				return 1;
+			}
 			if (r == Z_BUF_ERROR && prod == 0)
 				break;
 			if (r == Z_BUF_ERROR)
@@ -714,6 +721,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 	size_t first_member = in->n_members;
 	bool header_error = false;
 	char t[1024];
+	char *lab = label(in, ci);
 
 	for (uint64_t index = 0;; index++) {
 		uint8_t h[30];
@@ -838,7 +846,8 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		bool hidden = is_hidden(name, fnl);
 		int zr = 0;
 		if (flags & 8) {
-			zr = zip_inflate(&rd, false, 0, &consumed, &outn, &acrc, sn, &snn, err, &s);
+			zr = zip_inflate(&rd, false, 0, &consumed, &outn, &acrc, sn, &snn,
+					 &P(in)->work, lab, err, &s);
 			if (s != TM_OK) {
 				free(name);
 				goto out;
@@ -891,7 +900,8 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				goto out;
 			}
 		} else if (method == 8) {
-			zr = zip_inflate(&rd, true, csize, &consumed, &outn, &acrc, sn, &snn, err, &s);
+			zr = zip_inflate(&rd, true, csize, &consumed, &outn, &acrc, sn, &snn,
+					 &P(in)->work, lab, err, &s);
 			if (s != TM_OK) {
 				free(name);
 				goto out;
@@ -1030,6 +1040,7 @@ out:
 		free(ents[e].err);
 	free(ents);
 	free(sn);
+	free(lab);
 	{
 		enum tm_status s2 = gz_settle(in, ci, st, err);
 		if (s == TM_OK)
@@ -1416,6 +1427,19 @@ enum tm_status
 tm_input_open(struct tm_input *in, const char *const *paths, size_t n_paths,
 	      struct tm_error *err)
 {
+	return tm_input_open_ctl(in, paths, n_paths, NULL, 0, err);
+}
+
+/* The listing's decompression cap: real archives expand a few times (deflate
+ * tops out near 1032x on one level), a nested bomb by its ratio at every
+ * level. */
+#define LIST_BUDGET_BASE (1ull << 30)
+#define LIST_BUDGET_RATIO 1024u
+
+enum tm_status
+tm_input_open_ctl(struct tm_input *in, const char *const *paths, size_t n_paths,
+		  volatile bool *cancel, uint64_t budget, struct tm_error *err)
+{
 	enum tm_status s;
 	uint8_t *buf = NULL;
 	size_t got;
@@ -1424,6 +1448,24 @@ tm_input_open(struct tm_input *in, const char *const *paths, size_t n_paths,
 	if (!paths || n_paths == 0)
 		return tm_error_set(err, TM_ERR_INVALID, "no input files");
 	in->priv = xcalloc(1, sizeof(struct priv));
+	struct tm_work *w = &P(in)->work;
+	w->cancel = cancel;
+	if (budget) {
+		w->budget = budget;
+		snprintf(w->cap, sizeof w->cap, "%" PRIu64 " bytes", budget);
+	} else {
+		uint64_t total = 0;
+		struct stat sb;
+		for (size_t i = 0; i < n_paths; i++)
+			if (stat(paths[i], &sb) == 0 && sb.st_size > 0)
+				total += (uint64_t)sb.st_size;
+		w->budget = LIST_BUDGET_BASE + (total > (UINT64_MAX - LIST_BUDGET_BASE) / LIST_BUDGET_RATIO
+							? UINT64_MAX - LIST_BUDGET_BASE
+							: total * LIST_BUDGET_RATIO);
+		snprintf(w->cap, sizeof w->cap,
+			 "%" PRIu64 " bytes (1 GiB + %ux the input's %" PRIu64 " bytes)", w->budget,
+			 LIST_BUDGET_RATIO, total);
+	}
 	in->paths = xcalloc(n_paths, sizeof *in->paths);
 	for (size_t i = 0; i < n_paths; i++)
 		in->paths[i] = xstrdup(paths[i]);
@@ -1488,6 +1530,10 @@ tm_input_open(struct tm_input *in, const char *const *paths, size_t n_paths,
 	process(in, 0);
 	if (!in->fatal)
 		in->fatal_after = SIZE_MAX;
+	/* The cap and the caller's flag are the listing's; scans have their
+	 * own cancel flag (streams opened later still point here). */
+	__atomic_store_n(&w->budget, UINT64_MAX, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->cancel, NULL, __ATOMIC_RELEASE);
 	return TM_OK;
 fail:
 	free(buf);

@@ -6,6 +6,24 @@
 
 #include "input.h"
 
+/* Work done on an input's streams while it is being listed: decompressed
+ * bytes counted against a budget (a nested decompression bomb stops at a
+ * named cap instead of inflating for hours), and the caller's cancel flag
+ * (tm_session_opts.cancel), looked at on every block.  Streams created by
+ * archive.c carry a pointer to their input's; children inherit it. */
+struct tm_work {
+	volatile bool *cancel; /* NULL: none (read with __atomic loads) */
+	uint64_t budget;       /* most decompressed bytes (UINT64_MAX: none) */
+	uint64_t bytes;        /* decompressed so far (atomic) */
+	char cap[96];          /* the budget's name, for the error */
+};
+
+/* Charge n decompressed bytes (n may be 0: only the cancel flag is
+ * looked at).  TM_ERR_CANCELLED or TM_ERR_LIMIT name label. */
+enum tm_status tm_work_charge(struct tm_work *w, uint64_t n, const char *label,
+			      struct tm_error *err) TM_WUR;
+void tm_stream_set_work(struct tm_stream *st, struct tm_work *w);
+
 /* Reads a stream byte-exactly: the unconsumed rest of the last block. */
 struct tm_rd {
 	struct tm_stream *st;

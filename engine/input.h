@@ -47,6 +47,12 @@ struct tm_input {
 /* Open inputs (see tm_session_open).  Fills in every member field. */
 enum tm_status tm_input_open(struct tm_input *in, const char *const *paths, size_t n_paths,
 			     struct tm_error *err) TM_WUR;
+/* The same, with the caller's cancel flag (looked at on every block read
+ * while listing: TM_ERR_CANCELLED) and a cap on the bytes the listing may
+ * decompress (0: 1 GiB + 1024x the inputs' size; TM_ERR_LIMIT names it). */
+enum tm_status tm_input_open_ctl(struct tm_input *in, const char *const *paths, size_t n_paths,
+				 volatile bool *cancel, uint64_t budget,
+				 struct tm_error *err) TM_WUR;
 void tm_input_close(struct tm_input *in);
 
 struct tm_stream;

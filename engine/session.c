@@ -66,7 +66,8 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 	struct tm_session *s = xcalloc(1, sizeof *s);
 	if (opts)
 		s->opts = *opts;
-	enum tm_status st = tm_input_open(&s->in, paths, n_paths, err);
+	enum tm_status st = tm_input_open_ctl(&s->in, paths, n_paths, s->opts.cancel,
+					      s->opts.list_budget, err);
 	if (st != TM_OK) {
 		free(s);
 		return st;

@@ -69,6 +69,7 @@ enum kind { K_FILE, K_RANGE, K_INFLATE, K_LA };
 struct tm_stream {
 	enum kind kind;
 	char *label; /* "<archive>: <member>" for error messages */
+	struct tm_work *work; /* the input's listing budget and cancel flag */
 	uint64_t pos;
 	uint64_t size; /* UINT64_MAX when unknown */
 	uint8_t *buf;
@@ -113,6 +114,31 @@ struct tm_stream {
 	struct tm_error la_perr;
 };
 
+void
+tm_stream_set_work(struct tm_stream *st, struct tm_work *w)
+{
+	st->work = w;
+}
+
+enum tm_status
+tm_work_charge(struct tm_work *w, uint64_t n, const char *label, struct tm_error *err)
+{
+	if (!w)
+		return TM_OK;
+	volatile bool *c = __atomic_load_n(&w->cancel, __ATOMIC_ACQUIRE);
+	if (c && *c)
+		return tm_error_set(err, TM_ERR_CANCELLED, "%s: opening cancelled", label);
+	uint64_t budget = __atomic_load_n(&w->budget, __ATOMIC_RELAXED);
+	uint64_t b = __atomic_add_fetch(&w->bytes, n, __ATOMIC_RELAXED);
+	if (n && b > budget)
+		return tm_error_set(err, TM_ERR_LIMIT,
+				    "%s: listing stopped after decompressing %" PRIu64
+				    " bytes: more than the listing's cap of %s (nested archives "
+				    "that expand like a decompression bomb?)",
+				    label, b - n, w->cap);
+	return TM_OK;
+}
+
 static enum tm_status
 fail(struct tm_stream *st, struct tm_error *err, enum tm_status code, uint64_t off,
      const char *what)
@@ -152,6 +178,7 @@ tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
 	/* A window of a file window is just a smaller file window. */
 	if (parent->kind == K_FILE) {
 		struct tm_stream *st = new_stream(K_FILE, label);
+		st->work = parent->work;
 		st->fd = parent->fd;
 		parent->fd = -1;
 		st->base = parent->base + parent->pos;
@@ -163,6 +190,7 @@ tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
 	}
 	struct tm_stream *st = new_stream(K_RANGE, label);
 	st->rd.st = parent;
+	st->work = parent->work;
 	st->size = len;
 	return st;
 }
@@ -173,6 +201,7 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 {
 	struct tm_stream *st = new_stream(K_INFLATE, label);
 	st->rd.st = parent;
+	st->work = parent->work;
 	st->raw = raw;
 	st->strip = strip_trace;
 	st->first = true;
@@ -217,6 +246,7 @@ stream_la(struct tm_stream *parent, const char *label, int filter, bool strip)
 {
 	struct tm_stream *st = new_stream(K_LA, label);
 	st->rd.st = parent;
+	st->work = parent->work;
 	st->la_filter = filter;
 	st->strip = strip;
 	st->first = true;
@@ -407,7 +437,7 @@ next_file(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	*p = st->buf;
 	*n = have;
 	st->pos += have;
-	return TM_OK;
+	return tm_work_charge(st->work, 0, st->label, err); /* the cancel flag */
 }
 
 static enum tm_status
@@ -534,7 +564,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 	st->pos += *n;
 	if (st->boundary)
 		st->member_end = st->pos;
-	return TM_OK;
+	return tm_work_charge(st->work, *n, st->label, err);
 }
 
 uint64_t
@@ -713,6 +743,8 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 		st->r_head += got;
 		if (got)
 			__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)got, __ATOMIC_RELAXED);
+		if ((s = tm_work_charge(st->work, got, st->label, err)) != TM_OK)
+			return s; /* ours: cancelled, or the listing's cap */
 		if (r == Z_STREAM_END) {
 			st->boundary = true;
 			inflateReset(&st->z);
@@ -1031,7 +1063,7 @@ next_la(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err
 		*p = buf;
 		*n = len;
 		st->pos += len;
-		break;
+		return tm_work_charge(st->work, len, st->label, err);
 	}
 	return TM_OK;
 }
@@ -1069,6 +1101,7 @@ tm_stream_window(struct tm_stream *parent, uint64_t off, uint64_t len, const cha
 	}
 	struct tm_stream *st = new_stream(K_RANGE, label);
 	st->rd.st = parent;
+	st->work = parent->work;
 	st->size = len;
 	if ((s = tm_rd_skip(&st->rd, off, &got, err)) != TM_OK) {
 		tm_stream_close(st);

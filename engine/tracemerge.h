@@ -363,6 +363,14 @@ struct tm_session_opts {
 	bool keep_events; /* keep names and per-event details for the report's events list */
 	bool plain_replay; /* the reference path: replay every event one by one
 			    * instead of in runs (results are identical; slower) */
+	/* Opening: set *cancel to true from any thread (or a signal handler) to
+	 * stop tm_session_open with TM_ERR_CANCELLED; it is looked at on every
+	 * block the listing reads or decompresses.  NULL: not cancellable. */
+	volatile bool *cancel;
+	/* Most bytes the listing may decompress (nested archives are listed by
+	 * decompressing them): 0 = 1 GiB + 1024 bytes per input byte.  Beyond
+	 * it tm_session_open fails with TM_ERR_LIMIT naming the cap. */
+	uint64_t list_budget;
 };
 
 /* Open inputs: one archive (TAR, ZIP, tar.gz, a single gzip'd trace) or one
