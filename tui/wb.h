@@ -147,6 +147,10 @@ struct wb_model {
 	char *demo_dir;
 	struct tm_session *s;
 	char *open_error;
+	/* model_open lists on a thread and calls this every few ms meanwhile;
+	 * true cancels the opening (the engine's cancel flag). */
+	bool (*open_poll)(void *ud);
+	void *open_poll_ud;
 
 	/* manifest and history */
 	struct tm_manifest man;

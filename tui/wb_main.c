@@ -71,6 +71,28 @@ draw_now(struct wb *wb)
 		doupdate();
 }
 
+/* model_open's poll while an archive is being opened: SIGTERM, SIGHUP,
+ * q, Q and Ctrl-C (a key in raw mode) cancel it; a key quits as well. */
+static bool
+open_poll(void *ud)
+{
+	struct wb *wb = ud;
+
+	if (wb_got_signal)
+		return true;
+	if (wb->run.headless) {
+		nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+		return false;
+	}
+	timeout(50);
+	int key = getch();
+	if (key == 'q' || key == 'Q' || key == 3) {
+		wb->run.quit = true;
+		return true;
+	}
+	return false;
+}
+
 static void
 on_signal(int sig)
 {
@@ -333,6 +355,8 @@ workbench_main(int argc, char **argv)
 
 	memset(&wb, 0, sizeof wb);
 	model_init(&wb.m);
+	wb.m.open_poll = open_poll;
+	wb.m.open_poll_ud = &wb;
 	wb.run.redraw = draw_now;
 	wb.run.headless = getenv("TM_HEADLESS") && strcmp(getenv("TM_HEADLESS"), "0") != 0;
 	for (int i = 0; i < argc; i++) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wb.h"
@@ -336,6 +337,51 @@ take_loose_manifest(struct wb_model *m, const char *path)
 	return ok;
 }
 
+/* Opening lists (and for nested or compressed archives decompresses) on a
+ * thread of its own, so that the front end's open_poll (keys, signals) can
+ * cancel it through the engine's flag (tm_session_opts.cancel). */
+struct open_job {
+	struct wb_model *m;
+	struct tm_session_opts opts;
+	struct tm_error err;
+	enum tm_status st;
+	volatile bool cancel;
+	bool done; /* __atomic */
+};
+
+static void *
+open_thread(void *arg)
+{
+	struct open_job *j = arg;
+	j->st = tm_session_open(&j->m->s, (const char *const *)j->m->paths, j->m->n_paths,
+				&j->opts, &j->err);
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static enum tm_status
+open_cancellable(struct wb_model *m, const struct tm_session_opts *opts, struct tm_error *err)
+{
+	struct open_job j = {.m = m, .opts = *opts};
+	pthread_t thr;
+
+	j.opts.cancel = &j.cancel;
+	tm_error_clear(&j.err);
+	if (!m->open_poll || pthread_create(&thr, NULL, open_thread, &j) != 0) {
+		open_thread(&j);
+	} else {
+		while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE)) {
+			if (!j.cancel && m->open_poll(m->open_poll_ud))
+				j.cancel = true;
+			else if (j.cancel)
+				nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+		}
+		pthread_join(thr, NULL);
+	}
+	*err = j.err;
+	return j.st;
+}
+
 /* Open a session on m->paths and start its scan. */
 static bool
 open_session(struct wb_model *m)
@@ -361,8 +407,7 @@ open_session(struct wb_model *m)
 		m->open_error = strdup("no trace files to open");
 		return false;
 	}
-	if (tm_session_open(&m->s, (const char *const *)m->paths, m->n_paths, &opts, &err) !=
-	    TM_OK) {
+	if (open_cancellable(m, &opts, &err) != TM_OK) {
 		m->s = NULL;
 		m->open_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
 		return false;
