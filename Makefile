@@ -122,11 +122,17 @@ deps-check:
 	$(Q)tools/deps.sh check || tools/deps.sh install
 
 # ---------- tests: sanitizer build, then everything ----------
+# The three variants build at once (each -j$(TEST_JOBS)); tests/run.sh then runs
+# independent test programs TEST_JOBS at a time.
+TEST_JOBS ?= 2
 test check: deps-check
-	$(Q)$(MAKE) --no-print-directory all WERROR=$(WERROR)
-	$(Q)$(MAKE) --no-print-directory SAN=1 all unit
-	$(Q)$(MAKE) --no-print-directory SAN=2 $(B)/tsan/tracemerge $(B)/tsan/tests/test_replay_fast
-	$(Q)tests/run.sh $(B)/asan $(B)/rel $(B)/tsan
+	$(Q)pids=; \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) all WERROR=$(WERROR) & pids="$$pids $$!"; \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=1 all unit & pids="$$pids $$!"; \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=2 $(B)/tsan/tracemerge \
+		$(B)/tsan/tests/test_replay_fast & pids="$$pids $$!"; \
+	st=0; for p in $$pids; do wait $$p || st=1; done; exit $$st
+	$(Q)TEST_JOBS=$(TEST_JOBS) tests/run.sh $(B)/asan $(B)/rel $(B)/tsan
 
 lint-man:
 	$(Q)mandoc -Tlint -Wwarning man/*.[15]

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Run every test and print one summary line: "N passed, N failed, N skipped".
-# Usage: tests/run.sh BUILD_SAN_DIR BUILD_REL_DIR
+# Usage: tests/run.sh BUILD_SAN_DIR BUILD_REL_DIR [BUILD_TSAN_DIR]
 # Each test program or script prints lines "PASS: name", "FAIL: name: why" or
 # "SKIP: name: why"; a program that dies without printing counts as one failure.
+# Independent programs run TEST_JOBS at a time (default 2: this box's cores);
+# results are printed in a fixed order, each with its elapsed seconds (for
+# finding where the time goes; nothing asserts on it).
 set -u
 SAN=${1:-build/asan}
 REL=${2:-build/rel}
 TSAN=${3:-}
+J=${TEST_JOBS:-2}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export TM_BIN="$top/$SAN/tracemerge" TM_BIN_REL="$top/$REL/tracemerge" TM_TOP="$top"
@@ -16,39 +20,60 @@ export LC_ALL=C.UTF-8 TZ=UTC
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 pass=0 fail=0 skip=0
+n=0
+labels=()
 
-run_one() { # label cmd...
-	local label=$1; shift
-	local out="$log/out" rc
-	timeout 600 "$@" >"$out" 2>"$log/err"; rc=$?
-	local p f s
+start_one() { # label cmd...: runs in the background, at most J at a time
+	local i=$n
+	labels[i]=$1
+	n=$((n + 1))
+	shift
+	while [ "$(jobs -rp | wc -l)" -ge "$J" ]; do wait -n; done
+	(
+		s0=$(date +%s%N)
+		timeout 600 "$@" >"$log/$i.out" 2>"$log/$i.err"
+		echo $? >"$log/$i.rc"
+		echo $((($(date +%s%N) - s0) / 1000000)) >"$log/$i.ms"
+	) &
+}
+
+report_one() { # index
+	local i=$1 out="$log/$1.out" label=${labels[$1]} rc p f s
+	rc=$(cat "$log/$i.rc" 2>/dev/null || echo 125)
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out"); s=$(grep -c '^SKIP: ' "$out")
 	grep '^FAIL: ' "$out" | sed "s|^|[$label] |"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "[$label] FAIL: exited with status $rc"; f=1
-		tail -n 20 "$log/err" | sed "s|^|[$label]   |"
+		tail -n 20 "$log/$i.err" | sed "s|^|[$label]   |"
 	elif [ "$rc" -ne 0 ]; then
-		tail -n 10 "$log/err" | sed "s|^|[$label]   |"
+		tail -n 10 "$log/$i.err" | sed "s|^|[$label]   |"
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-	printf '%-28s %4d passed %3d failed %3d skipped\n' "$label" "$p" "$f" "$s"
+	printf '%-28s %4d passed %3d failed %3d skipped %6.1f s\n' "$label" "$p" "$f" "$s" \
+		"$(awk "BEGIN{print $(cat "$log/$i.ms" 2>/dev/null || echo 0)/1000}")"
 }
 
-for t in "$SAN"/tests/test_*; do
+# the longest first, so that the pool ends together
+for t in "$SAN"/tests/test_archive "$SAN"/tests/test_*; do
 	[ -x "$t" ] || continue
-	run_one "unit/$(basename "$t")" "$t"
+	case " ${labels[*]-} " in *" unit/$(basename "$t") "*) continue;; esac
+	start_one "unit/$(basename "$t")" "$t"
+	[ "$t" = "$SAN/tests/test_archive" ] && start_one "conformance" python3 tests/conformance/run.py "$TM_BIN"
 done
 for t in tests/cli/*.sh tests/tui/*.sh; do
 	[ -f "$t" ] || continue
-	run_one "$(basename "$(dirname "$t")")/$(basename "$t" .sh)" bash "$t"
+	start_one "$(basename "$(dirname "$t")")/$(basename "$t" .sh)" bash "$t"
 done
-run_one "conformance" python3 tests/conformance/run.py "$TM_BIN"
 if [ -n "$TSAN" ] && [ -x "$TSAN/tests/test_replay_fast" ]; then
 	# the parallel member scan under ThreadSanitizer
-	TSAN_OPTIONS=halt_on_error=1:exitcode=66 run_one "tsan/test_replay_fast" "$TSAN/tests/test_replay_fast"
-	TSAN_OPTIONS=halt_on_error=1:exitcode=66 TM_BIN="$top/$TSAN/tracemerge" run_one "tsan/cli" bash tests/cli/batch.sh
+	start_one "tsan/test_replay_fast" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+		"$TSAN/tests/test_replay_fast"
+	start_one "tsan/cli" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+		TM_BIN="$top/$TSAN/tracemerge" bash tests/cli/batch.sh
 fi
-run_one "layers+man" bash tests/static.sh "$SAN"
+start_one "layers+man" bash tests/static.sh "$SAN"
+wait
+for ((i = 0; i < n; i++)); do report_one "$i"; done
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
