@@ -339,6 +339,99 @@ tm_stream_open_raw(const struct tm_input *in, size_t member, struct tm_stream **
 	return tm_stream_open(in, member, out, err);
 }
 
+/* ---- one pass over a container's members ---- */
+
+/* Can member i's bytes be reached without decompressing what comes before
+ * them? */
+static bool
+direct(const struct tm_input *in, size_t i)
+{
+	const struct loc *l = &P(in)->locs[i];
+	switch (l->kind) {
+	case L_FILE:
+		return true;
+	case L_RANGE:
+		return direct(in, (size_t)in->members[i].parent);
+	case L_ZIP:
+		return l->method == 0 && direct(in, (size_t)in->members[i].parent);
+	default:
+		return false;
+	}
+}
+
+size_t
+tm_input_seq_parent(const struct tm_input *in, size_t i)
+{
+	if (i >= in->n_members || in->members[i].parent < 0)
+		return SIZE_MAX;
+	const struct loc *l = &P(in)->locs[i];
+	size_t c = (size_t)in->members[i].parent;
+	if ((l->kind != L_RANGE && l->kind != L_ZIP) || direct(in, c))
+		return SIZE_MAX;
+	return c;
+}
+
+uint64_t
+tm_seq_offset(const struct tm_input *in, size_t i)
+{
+	return P(in)->locs[i].off;
+}
+
+struct tm_seq {
+	const struct tm_input *in;
+	size_t c;
+	struct tm_stream *st;
+	struct tm_rd rd;
+};
+
+enum tm_status
+tm_seq_open(const struct tm_input *in, size_t c, struct tm_seq **out, struct tm_error *err)
+{
+	struct tm_stream *st;
+	enum tm_status s = open_member(in, c, &st, err);
+	if (s != TM_OK)
+		return s;
+	struct tm_seq *q = xcalloc(1, sizeof *q);
+	q->in = in;
+	q->c = c;
+	q->st = st;
+	q->rd.st = st;
+	*out = q;
+	return TM_OK;
+}
+
+enum tm_status
+tm_seq_member(struct tm_seq *q, size_t i, struct tm_stream **out, struct tm_error *err)
+{
+	const struct tm_input *in = q->in;
+	const struct loc *l = &P(in)->locs[i];
+	if (in->members[i].parent != (int)q->c || l->off < q->rd.off)
+		return tm_error_set(err, TM_ERR_INVALID, "member %zu is not ahead in its container",
+				    i);
+	uint64_t got;
+	enum tm_status s = tm_rd_skip(&q->rd, l->off - q->rd.off, &got, err);
+	if (s != TM_OK)
+		return s;
+	if (q->rd.off != l->off)
+		return tm_error_set(err, TM_ERR_FORMAT, "member %zu: container ends early", i);
+	char *lab = label(in, i);
+	struct tm_stream *w = tm_stream_borrow(&q->rd, lab, l->len);
+	if (l->kind == L_ZIP && l->method == 8)
+		w = tm_stream_inflate(w, lab, true, false, in->members[i].name, l->len);
+	free(lab);
+	*out = w;
+	return TM_OK;
+}
+
+void
+tm_seq_close(struct tm_seq *q)
+{
+	if (!q)
+		return;
+	tm_stream_close(q->st);
+	free(q);
+}
+
 /* Read up to cap bytes from the start of a member. */
 static enum tm_status
 read_head(const struct tm_input *in, size_t i, size_t cap, uint8_t *buf, size_t *got,

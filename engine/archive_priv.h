@@ -45,6 +45,10 @@ enum tm_status tm_stream_file(const char *path, const char *label, uint64_t off,
 /* The next len bytes of parent (positioned at the window's start); takes
  * ownership of parent. */
 struct tm_stream *tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len);
+/* The next len bytes read through rd (borrowed: rd and its stream stay the
+ * caller's and must outlive the window; what the window consumes is gone
+ * from rd). */
+struct tm_stream *tm_stream_borrow(struct tm_rd *rd, const char *label, uint64_t len);
 /* Inflate parent (owned): raw deflate (ZIP) or gzip/zlib with concatenated
  * members; strip_trace cuts through "TRACE:\n" in the first raw block. */
 struct tm_stream *tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw,

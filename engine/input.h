@@ -69,6 +69,24 @@ uint64_t tm_stream_offset(const struct tm_stream *st);
 uint64_t tm_stream_size(const struct tm_stream *st);
 void tm_stream_close(struct tm_stream *st);
 
+/* Members of a container whose bytes can only be read front to back (a TAR
+ * inside gzip or zstd, anything inside a deflated ZIP member): opening each
+ * on its own decompresses everything before it again, quadratic in the
+ * members.  tm_input_seq_parent gives such a member's container (SIZE_MAX
+ * when the member can be opened directly at no extra cost); a tm_seq reads
+ * the container once, and tm_seq_member opens its members in increasing
+ * data offset (the previous member's stream closed first), each exactly as
+ * tm_stream_open would.  Any error: fall back to tm_stream_open. */
+size_t tm_input_seq_parent(const struct tm_input *in, size_t member);
+struct tm_seq;
+enum tm_status tm_seq_open(const struct tm_input *in, size_t container, struct tm_seq **out,
+			   struct tm_error *err) TM_WUR;
+/* The data offset of member in its container's stream (the sort key). */
+uint64_t tm_seq_offset(const struct tm_input *in, size_t member);
+enum tm_status tm_seq_member(struct tm_seq *q, size_t member, struct tm_stream **out,
+			     struct tm_error *err) TM_WUR;
+void tm_seq_close(struct tm_seq *q);
+
 /* Raw (stored) bytes of a member as they sit in the archive, for the TAR
  * writer: for a loose file or TAR member, the member bytes; for a ZIP member,
  * the decompressed bytes. */

@@ -161,26 +161,22 @@ is_scannable(const struct tm_member *mb)
 	return !mb->is_hidden && mb->order != UINT32_MAX && tm_format_is_predicted(mb->format);
 }
 
+/* Scan member i from stm (opened here when NULL; closed here).  *rerr:
+ * whether the member's stream failed with our own (read) error. */
 static enum tm_status
-scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error *err)
+scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool *cancel,
+	    bool *rerr, struct tm_error *err)
 {
 	struct tm_member *mb = &s->in.members[i];
-	if (atomic_load(&s->is_scanned[i]))
-		return TM_OK;
-	if (!is_scannable(mb)) {
-		atomic_store(&s->is_scanned[i], true);
-		return TM_OK;
-	}
 	struct tm_scan *sc = xcalloc(1, sizeof *sc);
 	tm_scan_init(sc, mb->format);
 	/* Runs fold same-shape events (oplog.h); details need single events,
 	 * and the reference replay the ops as the scanner wrote them. */
 	sc->log.use_runs = !s->opts.keep_events && !s->opts.plain_replay;
 	struct tm_scan_ctl ctl = {s->opts.keep_events, cancel, &s->progress[i]};
-	struct tm_stream *stm = NULL;
 	struct tm_error e;
 	tm_error_clear(&e);
-	enum tm_status st = tm_stream_open(&s->in, i, &stm, &e);
+	enum tm_status st = stm ? TM_OK : tm_stream_open(&s->in, i, &stm, &e);
 	if (st == TM_OK) {
 		switch (mb->format) {
 		case TM_FMT_PROTO:
@@ -214,6 +210,8 @@ scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error 
 		free(sc);
 		return tm_error_set(err, TM_ERR_CANCELLED, "scan cancelled");
 	}
+	if (rerr)
+		*rerr = st != TM_OK;
 	if (st != TM_OK) {
 		/* A read error: the member ends here; record ours. */
 		sc->failed = true;
@@ -224,6 +222,98 @@ scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error 
 	s->scans[i] = sc;
 	atomic_store(&s->is_scanned[i], true);
 	return TM_OK;
+}
+
+static enum tm_status
+scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error *err);
+
+/* Members of container c that are read front to back (tm_input_seq_parent):
+ * scanned in one pass through the container, in data order, instead of
+ * each decompressing everything before it again.  Should the shared pass
+ * fail (a read error, or the container's stream ends early) the members
+ * not yet scanned are opened one by one, exactly as before. */
+static enum tm_status
+scan_seq(struct tm_session *s, size_t c, volatile bool *cancel, struct tm_error *err)
+{
+	size_t *m = NULL, n = 0, cap = 0;
+	for (size_t i = 0; i < s->in.n_members; i++)
+		if (tm_input_seq_parent(&s->in, i) == c && !atomic_load(&s->is_scanned[i])) {
+			if (!is_scannable(&s->in.members[i])) {
+				atomic_store(&s->is_scanned[i], true);
+				continue;
+			}
+			XGROW(m, cap, n + 1);
+			m[n++] = i;
+		}
+	/* data order (insertion sort on mostly sorted input: physical order) */
+	for (size_t a = 1; a < n; a++) {
+		size_t v = m[a], b = a;
+		uint64_t o = tm_seq_offset(&s->in, v);
+		while (b > 0 && tm_seq_offset(&s->in, m[b - 1]) > o) {
+			m[b] = m[b - 1];
+			b--;
+		}
+		m[b] = v;
+	}
+	struct tm_seq *q = NULL;
+	struct tm_error e;
+	tm_error_clear(&e);
+	bool shared = n > 1 && tm_seq_open(&s->in, c, &q, &e) == TM_OK;
+	enum tm_status st = TM_OK;
+	for (size_t k = 0; k < n && st == TM_OK; k++) {
+		struct tm_stream *w = NULL;
+		bool rerr = false;
+		if (shared && tm_seq_member(q, m[k], &w, &e) != TM_OK)
+			shared = false;
+		if (!shared) {
+			st = scan_one(s, m[k], cancel, err);
+			continue;
+		}
+		st = scan_stream(s, m[k], w, cancel, &rerr, err);
+		if (rerr) {
+			/* the shared pass may be what failed: this member and
+			 * the rest again on their own streams */
+			shared = false;
+			struct tm_scan *sc = s->scans[m[k]];
+			s->scans[m[k]] = NULL;
+			if (sc) {
+				tm_scan_fini(sc);
+				free(sc);
+			}
+			free(s->in.members[m[k]].error);
+			s->in.members[m[k]].error = NULL;
+			atomic_store(&s->is_scanned[m[k]], false);
+			atomic_store(&s->progress[m[k]], 0);
+			k--;
+		}
+	}
+	tm_seq_close(q);
+	free(m);
+	return st;
+}
+
+static enum tm_status
+scan_one(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error *err)
+{
+	struct tm_member *mb = &s->in.members[i];
+	if (atomic_load(&s->is_scanned[i]))
+		return TM_OK;
+	if (!is_scannable(mb)) {
+		atomic_store(&s->is_scanned[i], true);
+		return TM_OK;
+	}
+	return scan_stream(s, i, NULL, cancel, NULL, err);
+}
+
+/* Scan member i, or, for a member read front to back, every member of its
+ * container in one pass. */
+static enum tm_status
+scan_task(struct tm_session *s, size_t i, volatile bool *cancel, struct tm_error *err)
+{
+	size_t c = tm_input_seq_parent(&s->in, i);
+	if (c != SIZE_MAX && !atomic_load(&s->is_scanned[i]) && is_scannable(&s->in.members[i]))
+		return scan_seq(s, c, cancel, err);
+	return scan_one(s, i, cancel, err);
 }
 
 /* Scanning every member: members are independent (each has its own
@@ -249,7 +339,7 @@ pool_worker(void *arg)
 		if (k >= pl->n_todo || atomic_load(&pl->status) != TM_OK)
 			break;
 		struct tm_error e;
-		enum tm_status st = scan_one(pl->s, pl->todo[k], pl->cancel, &e);
+		enum tm_status st = scan_task(pl->s, pl->todo[k], pl->cancel, &e);
 		if (st != TM_OK) {
 			int ok = TM_OK;
 			atomic_compare_exchange_strong(&pl->status, &ok, (int)st);
@@ -262,13 +352,24 @@ enum tm_status
 tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel, struct tm_error *err)
 {
 	if (member != SIZE_MAX)
-		return member < s->in.n_members ? scan_one(s, member, cancel, err)
+		return member < s->in.n_members ? scan_task(s, member, cancel, err)
 						: tm_error_set(err, TM_ERR_INVALID, "no member %zu", member);
 	struct pool pl = {.s = s, .cancel = cancel};
 	pl.todo = xcalloc(s->in.n_members + 1, sizeof *pl.todo);
-	for (size_t i = 0; i < s->in.n_members; i++)
-		if (!atomic_load(&s->is_scanned[i]))
-			pl.todo[pl.n_todo++] = i;
+	/* one task per container read front to back (its first member) */
+	bool *seq_seen = xcalloc(s->in.n_members + 1, sizeof *seq_seen);
+	for (size_t i = 0; i < s->in.n_members; i++) {
+		if (atomic_load(&s->is_scanned[i]))
+			continue;
+		size_t c = tm_input_seq_parent(&s->in, i);
+		if (c != SIZE_MAX && is_scannable(&s->in.members[i])) {
+			if (seq_seen[c])
+				continue;
+			seq_seen[c] = true;
+		}
+		pl.todo[pl.n_todo++] = i;
+	}
+	free(seq_seen);
 	/* largest first, so one big member does not start last */
 	for (size_t i = 1; i < pl.n_todo; i++)
 		for (size_t j = i; j > 0; j--) {

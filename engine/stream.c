@@ -78,6 +78,7 @@ struct tm_stream {
 	uint64_t base;
 	/* K_RANGE, K_INFLATE */
 	struct tm_rd rd;
+	struct tm_rd *shared; /* K_RANGE borrowing its container's reader */
 	/* K_INFLATE */
 	z_stream z;
 	bool z_init, raw, strip, first, boundary, eof;
@@ -193,6 +194,23 @@ tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
 	st->work = parent->work;
 	st->size = len;
 	return st;
+}
+
+struct tm_stream *
+tm_stream_borrow(struct tm_rd *rd, const char *label, uint64_t len)
+{
+	struct tm_stream *st = new_stream(K_RANGE, label);
+	st->shared = rd;
+	st->work = rd->st->work;
+	st->size = len;
+	return st;
+}
+
+/* The reader a window reads its parent through. */
+static struct tm_rd *
+win_rd(struct tm_stream *st)
+{
+	return st->shared ? st->shared : &st->rd;
 }
 
 struct tm_stream *
@@ -392,7 +410,7 @@ stream_skip(struct tm_stream *st, uint64_t want, uint64_t *got, struct tm_error 
 		*got = w;
 		return TM_OK;
 	}
-	enum tm_status s = tm_rd_skip(&st->rd, w, &k, err);
+	enum tm_status s = tm_rd_skip(win_rd(st), w, &k, err);
 	if (s != TM_OK)
 		return s;
 	st->pos += k;
@@ -449,17 +467,18 @@ next_range(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *
 		*n = 0;
 		return TM_OK;
 	}
-	if ((s = tm_rd_fill(&st->rd, err)) != TM_OK)
+	struct tm_rd *rd = win_rd(st);
+	if ((s = tm_rd_fill(rd, err)) != TM_OK)
 		return s;
-	if (!st->rd.n)
+	if (!rd->n)
 		return fail(st, err, TM_ERR_FORMAT, st->pos,
 			    "unexpected end of data (member runs past the end of its container)");
-	size_t k = left < st->rd.n ? (size_t)left : st->rd.n;
-	*p = st->rd.p;
+	size_t k = left < rd->n ? (size_t)left : rd->n;
+	*p = rd->p;
 	*n = k;
-	st->rd.p += k;
-	st->rd.n -= k;
-	st->rd.off += k;
+	rd->p += k;
+	rd->n -= k;
+	rd->off += k;
 	st->pos += k;
 	return TM_OK;
 }

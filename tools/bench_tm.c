@@ -11,6 +11,7 @@
  *                                 bundles), compact (ftrace compact_sched)
  *   bench_tm walk FILE            the baseline: a plain varint walker over the
  *                                 top-level packets and their fields (mmap)
+ *   bench_tm gen-members DIR N MB N proto traces of MB/N each (DIR/m00000.pftrace...)
  *   bench_tm gen-systrace OUT MB  ftrace text: sched_switch and tracing_mark_write
  *                                 B/E lines from 8 CPUs
  *   bench_tm reeval N INPUT...    scan once, then time N evaluations, each after
@@ -73,7 +74,7 @@ packet(FILE *f, const uint8_t *body, size_t n)
 }
 
 static int
-gen_proto(const char *out, uint64_t mb)
+gen_proto_at(const char *out, uint64_t limit, uint64_t ts0)
 {
 	FILE *f = fopen(out, "wb");
 	if (!f)
@@ -109,7 +110,7 @@ gen_proto(const char *out, uint64_t mb)
 	memcpy(p, snap, (size_t)(q - snap));
 	p += q - snap;
 	packet(f, b, (size_t)(p - b));
-	uint64_t limit = mb << 20, written = 0, ts = 1000000000;
+	uint64_t written = 0, ts = ts0;
 	uint32_t seq = 1;
 	while (written < limit) {
 		for (int be = 0; be < 2; be++) {
@@ -141,6 +142,27 @@ gen_proto(const char *out, uint64_t mb)
 		seq = seq % 4 + 1;
 	}
 	return fclose(f) != 0;
+}
+
+static int
+gen_proto(const char *out, uint64_t mb)
+{
+	return gen_proto_at(out, mb << 20, 1000000000);
+}
+
+/* n traces of about total_mb / n MiB each, DIR/m00000.pftrace ..., each
+ * starting later than the one before (no two alike). */
+static int
+gen_members(const char *dir, unsigned n, uint64_t total_mb)
+{
+	char path[4096];
+	uint64_t each = (total_mb << 20) / (n ? n : 1);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/m%05u.pftrace", dir, i);
+		if (gen_proto_at(path, each, 1000000000 + (uint64_t)i * 7777777))
+			return 1;
+	}
+	return 0;
 }
 
 static int
@@ -559,6 +581,9 @@ main(int argc, char **argv)
 		return gen_shape(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 	if (argc >= 3 && !strcmp(argv[1], "walk"))
 		return walk(argv[2]);
+	if (argc >= 5 && !strcmp(argv[1], "gen-members"))
+		return gen_members(argv[2], (unsigned)strtoul(argv[3], NULL, 10),
+				   strtoull(argv[4], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "gen-systrace"))
 		return gen_systrace(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "reeval"))

@@ -6,6 +6,7 @@
 #define TM_TEST_T_H
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int t_failed_;
@@ -36,8 +37,11 @@ static char t_why_[2048];
 				 __FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)");  \
 		}                                                                                  \
 	} while (0)
+/* T_ONLY=name runs only that test (while developing). */
 #define RUN(fn)                                                                                    \
 	do {                                                                                       \
+		if (getenv("T_ONLY") && strcmp(getenv("T_ONLY"), #fn) != 0)                        \
+			break;                                                                     \
 		t_failed_ = 0;                                                                     \
 		t_why_[0] = 0;                                                                     \
 		fn();                                                                              \
