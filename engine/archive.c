@@ -287,7 +287,9 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 	case L_ZSTD:
 		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
 			break;
-		*out = tm_stream_unzstd(ps, lab);
+		/* zstd decompresses beside the reader (libarchive's filter
+		 * works in the caller's thread) */
+		*out = tm_stream_ahead(tm_stream_unzstd(ps, lab), lab);
 		if (l->limit != UINT64_MAX) /* what trace_processor hands over */
 			*out = tm_stream_range(*out, lab, l->limit);
 		break;
