@@ -300,7 +300,9 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		if ((s = tm_stream_window(ps, l->off, l->len, lab, &st, err)) != TM_OK)
 			break;
 		if (l->kind == L_ZIP && l->method == 8)
-			st = tm_stream_inflate(st, lab, true, false, m->name, l->len);
+			/* inflated beside the reader */
+			st = tm_stream_ahead(tm_stream_inflate(st, lab, true, false, m->name, l->len),
+					     lab);
 		*out = st;
 		break;
 	case L_INFLATE:
@@ -419,7 +421,8 @@ tm_seq_member(struct tm_seq *q, size_t i, struct tm_stream **out, struct tm_erro
 	char *lab = label(in, i);
 	struct tm_stream *w = tm_stream_borrow(&q->rd, lab, l->len);
 	if (l->kind == L_ZIP && l->method == 8)
-		w = tm_stream_inflate(w, lab, true, false, in->members[i].name, l->len);
+		w = tm_stream_ahead(tm_stream_inflate(w, lab, true, false, in->members[i].name, l->len),
+				    lab);
 	free(lab);
 	*out = w;
 	return TM_OK;

@@ -106,7 +106,7 @@ extern struct tm_gz_tune tm_gz_tune;
 /* Decompress parent (owned), a zstd stream with any number of frames, through
  * libarchive's zstd filter.  Errors carry trace_processor's texts. */
 struct tm_stream *tm_stream_unzstd(struct tm_stream *parent, const char *label);
-/* parent (owned) read ahead by a thread of its own (8 MiB ring): the same
+/* parent (owned) read ahead by a thread of its own (2 MiB ring): the same
  * bytes, offsets and errors, the parent's work on another core. */
 struct tm_stream *tm_stream_ahead(struct tm_stream *parent, const char *label);
 /* libarchive can decode zstd in-process (built with libzstd). */

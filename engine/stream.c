@@ -965,7 +965,7 @@ tm_stream_is_gzip(const struct tm_stream *st)
  * parent's error (after every byte before it) are those of the parent read
  * directly; only the work moves to another core.  Closing stops and joins
  * the producer (stop_chain), as for gzip. */
-#define AHEAD_RING (8u << 20)
+#define AHEAD_RING (2u << 20)
 
 static void *
 ahead_thread(void *arg)
