@@ -634,6 +634,19 @@ tm_stream_member_end(const struct tm_stream *st)
  * did before it had a thread.
  */
 
+/* Producer, mu held: wait until the ring has room or the stream is being
+ * closed (stop); the free bytes. */
+static size_t
+ring_room(struct tm_stream *st)
+{
+	while (st->r_head - st->r_free == st->r_cap && !st->stop) {
+		st->p_wait = true;
+		pthread_cond_wait(&st->cv_p, &st->mu);
+		st->p_wait = false;
+	}
+	return st->r_cap - (size_t)(st->r_head - st->r_free);
+}
+
 static size_t
 ridx(const struct tm_stream *st, uint64_t x)
 {
@@ -737,13 +750,8 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 		/* room in the ring (never short without a thread: see above) */
 		pthread_mutex_lock(&st->mu);
 		st->inflated = st->r_head;
-		while (st->r_head - st->r_free == st->r_cap && !st->stop) {
-			st->p_wait = true;
-			pthread_cond_wait(&st->cv_p, &st->mu);
-			st->p_wait = false;
-		}
+		size_t free_b = ring_room(st);
 		bool stop = st->stop;
-		size_t free_b = st->r_cap - (size_t)(st->r_head - st->r_free);
 		pthread_mutex_unlock(&st->mu);
 		if (stop)
 			return tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed", st->label);
@@ -990,13 +998,8 @@ ahead_thread(void *arg)
 		}
 		while (n) {
 			pthread_mutex_lock(&st->mu);
-			while (st->r_head - st->r_free == st->r_cap && !st->stop) {
-				st->p_wait = true;
-				pthread_cond_wait(&st->cv_p, &st->mu);
-				st->p_wait = false;
-			}
+			size_t free_b = ring_room(st);
 			bool stop = st->stop;
-			size_t free_b = st->r_cap - (size_t)(st->r_head - st->r_free);
 			pthread_mutex_unlock(&st->mu);
 			if (stop)
 				return NULL;
