@@ -533,3 +533,18 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 	tm_report_free(rep);
 	return TM_OK;
 }
+
+void
+tm_align_offset_spec(const struct tm_align_estimate *e, struct tm_offset_spec *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	sp->src.file = e->file;
+	sp->has_offset = true;
+	sp->offset_ns = e->offset_ns;
+	sp->ref.file = e->ref;
+	sp->ref.has_clock = true;
+	sp->ref.clock = e->ref_clock;
+	sp->src.has_clock = true;
+	sp->src.clock = e->clock;
+	sp->src.is_pin = !e->clock;
+}

@@ -150,15 +150,7 @@ fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_a
 		const struct tm_align_estimate *e = &al->est[i];
 		if (strcmp(e->file, file) || !e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
 			continue;
-		memset(&sp, 0, sizeof sp);
-		sp.has_offset = true;
-		sp.offset_ns = e->offset_ns;
-		sp.ref.file = e->ref;
-		sp.ref.has_clock = true;
-		sp.ref.clock = e->ref_clock;
-		sp.src.has_clock = true;
-		sp.src.clock = e->clock;
-		sp.src.is_pin = !e->clock;
+		tm_align_offset_spec(e, &sp);
 		snprintf(why, sizeof why, "the %s estimate from events: %s", tm_align_quality_name(e->quality),
 			 e->evidence ? e->evidence : "");
 		try_offset(c, file, &sp, why);
@@ -294,16 +286,9 @@ tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution
 			const struct tm_align_estimate *e = &al.est[i];
 			if (!e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
 				continue;
-			struct tm_offset_spec sp = {0};
+			struct tm_offset_spec sp;
 			struct tm_offset_result res;
-			sp.has_offset = true;
-			sp.offset_ns = e->offset_ns;
-			sp.ref.file = e->ref;
-			sp.ref.has_clock = true;
-			sp.ref.clock = e->ref_clock;
-			sp.src.has_clock = true;
-			sp.src.clock = e->clock;
-			sp.src.is_pin = !e->clock;
+			tm_align_offset_spec(e, &sp);
 			if (tm_offset_apply(s, &out->m, e->file, &sp, &res, &e2) != TM_OK)
 				continue;
 			const struct tm_manifest *nm = res.own_machine && res.own_helps ? &res.own_m : &res.m;

@@ -684,6 +684,9 @@ enum tm_status tm_align_run(struct tm_session *s, const struct tm_manifest *cur,
 			    const struct tm_align_opts *o, struct tm_align_result *out,
 			    struct tm_error *err) TM_WUR;
 void tm_align_result_fini(struct tm_align_result *r);
+/* The estimate as an offset edit for tm_offset_apply (strings borrowed from
+ * e: do not tm_offset_spec_fini it). */
+void tm_align_offset_spec(const struct tm_align_estimate *e, struct tm_offset_spec *sp);
 
 /* The estimator itself (tests): pairs (t_i, d_i) where d = ref time - file
  * time; kind 1 = a message file->ref (offset <= d), 2 = ref->file

@@ -1233,18 +1233,10 @@ align_apply(struct tm_session *s, struct tm_manifest *m, const struct tm_align_r
 		const struct tm_align_estimate *e = &res->est[i];
 		if (!e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
 			continue;
-		struct tm_offset_spec sp = {0};
+		struct tm_offset_spec sp;
 		struct tm_offset_result r;
 		struct tm_error err;
-		sp.src.file = (char *)(uintptr_t)e->file;
-		sp.has_offset = true;
-		sp.offset_ns = e->offset_ns;
-		sp.ref.file = (char *)(uintptr_t)e->ref;
-		sp.ref.has_clock = true;
-		sp.ref.clock = e->ref_clock;
-		sp.src.has_clock = true;
-		sp.src.clock = e->clock;
-		sp.src.is_pin = !e->clock;
+		tm_align_offset_spec(e, &sp);
 		if (tm_offset_apply(s, m, NULL, &sp, &r, &err) != TM_OK) {
 			say(stderr, "tracemerge: align: %s", err.msg);
 			return EXIT_BROKEN;
