@@ -2,8 +2,28 @@
 /*
  * Replay of trace_processor's ClockSynchronizer (util/clock_synchronizer.cc):
  * snapshots, series keyed by a 32-bit order-dependent hash, non-monotonic
- * sources, and the 4-hop breadth-first conversion.  Its path cache is left
- * out: it returns the same values (it is cleared on every snapshot).
+ * sources, and the 4-hop breadth-first conversion.
+ *
+ * AddSnapshot there stores an edge (a, b, hash) for every ordered pair of a
+ * snapshot's clocks (unless a is non-monotonic), N^2 edges for N clocks.
+ * Only FindPath reads them, so this keeps what decides its answer: the
+ * groups (one per distinct (hash, clock set) of a snapshot that succeeded)
+ * and the non-monotonic flags.  (a, b, h) is an edge exactly when a is
+ * monotonic and a group with hash h holds both: an edge is added only by a
+ * successful snapshot, and a clock that turns non-monotonic loses every
+ * outgoing edge for good (the erase in AddSnapshot, and no later inserts).
+ *
+ * FindPath is a FIFO breadth-first search with no visited set that expands
+ * each clock's edges in (dst ClockId, hash) order and returns at the first
+ * edge into the target, at most 4 edges.  Its answer is therefore the
+ * shortest walk, and among the walks of that length the one whose edge
+ * sequence is first in that order, ending in the smallest-hash edge into the
+ * target.  find_path computes the same walk from layered reachability over
+ * the groups (forward from the source, backward from the clocks that have
+ * an edge into the target, then a greedy pick), in time linear in the groups
+ * it touches.  The path cache of ClockSynchronizer is replaced by one keyed
+ * on (source, target) that lives until the edge set changes; both return
+ * what the search returns.
  */
 #include "clockgraph.h"
 
@@ -13,15 +33,21 @@
 #include <string.h>
 
 struct series {
-	uint32_t hash;
+	uint32_t node, hash;
 	size_t n, cap;
 	uint32_t *ids;
 	int64_t *ts;
 };
 
-struct edge {
-	uint32_t dst; /* node index */
+struct group {
 	uint32_t hash;
+	uint32_t n;
+	uint32_t *members;   /* node indices, sorted by ClockId */
+	uint32_t next_same;  /* next group with the same hash + 1, 0 none */
+	uint32_t stamp;      /* search scratch: layer stamp */
+	uint32_t first;      /* first marked member seen at that stamp */
+	bool multi;          /* more than one */
+	bool is_head;        /* first group with its hash (in gslots) */
 };
 
 struct node {
@@ -30,24 +56,55 @@ struct node {
 	bool is_incremental;
 	bool is_nonmono;
 	int64_t last_ns;
-	struct series *series;
-	size_t n_series, cap_series;
-	struct edge *edges; /* sorted by (dst clock id, hash) */
-	size_t n_edges, cap_edges;
+	uint32_t n_series;
+	uint32_t *groups; /* group indices, in creation order */
+	size_t n_groups, cap_groups;
+	uint32_t fwd[4]; /* search scratch: == gen when in forward layer k */
+	uint32_t bwd[4]; /* == gen when in backward set k */
 };
+
+struct path {
+	int len;            /* edges */
+	uint32_t nodes[5];  /* nodes[0] = source, nodes[len] = target */
+	uint32_t hashes[4]; /* hashes[i]: edge nodes[i] -> nodes[i+1] */
+};
+
+#define PATH_CACHE 64
 
 struct tm_graph {
 	struct node *nodes;
 	size_t n_nodes, cap_nodes;
-	/* open addressing: index+1, 0 empty */
+	/* clock id -> node: open addressing, index+1, 0 empty */
 	uint32_t *slots;
 	size_t n_slots;
 	uint32_t next_snapshot;
-	/* BFS scratch */
-	struct qent {
-		uint32_t node, parent, hash, depth;
-	} *queue;
-	size_t cap_queue;
+	struct group *groups;
+	size_t n_groups, cap_groups;
+	/* hash -> first group with it + 1 */
+	uint32_t *gslots;
+	size_t n_gslots, n_gheads;
+	struct series *series;
+	size_t n_series, cap_series;
+	/* (node, hash) -> series index + 1 */
+	uint32_t *sslots;
+	size_t n_sslots;
+	/* bumped whenever the edge set changes; cached paths carry it */
+	uint64_t epoch;
+	struct cached_path {
+		uint64_t epoch; /* 0: empty */
+		uint32_t src, dst;
+		bool found;
+		struct path path;
+	} cache[PATH_CACHE];
+	/* search scratch */
+	uint32_t gen, stamp;
+	uint32_t *layer[4];
+	size_t n_layer[4], cap_layer[4];
+	uint32_t *back[4];
+	size_t n_back[4], cap_back[4];
+	uint32_t *touched;
+	size_t n_touched, cap_touched;
+	uint64_t work;
 };
 
 void
@@ -60,6 +117,7 @@ tm_clockid_str(struct tm_clockid c, char *buf, size_t cap)
 			 c.seq, c.tf, c.machine);
 }
 
+/* ClockId::operator< (util/clock_synchronizer.h): the order of the edge set. */
 static int
 cmp_id(struct tm_clockid a, struct tm_clockid b)
 {
@@ -85,8 +143,11 @@ struct tm_graph *
 tm_graph_new(void)
 {
 	struct tm_graph *g = xcalloc(1, sizeof *g);
-	g->n_slots = 64;
+	g->n_slots = g->n_gslots = g->n_sslots = 64;
 	g->slots = xcalloc(g->n_slots, sizeof *g->slots);
+	g->gslots = xcalloc(g->n_gslots, sizeof *g->gslots);
+	g->sslots = xcalloc(g->n_sslots, sizeof *g->sslots);
+	g->epoch = 1;
 	return g;
 }
 
@@ -95,19 +156,32 @@ tm_graph_free(struct tm_graph *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		struct node *nd = &g->nodes[i];
-		for (size_t j = 0; j < nd->n_series; j++) {
-			free(nd->series[j].ids);
-			free(nd->series[j].ts);
-		}
-		free(nd->series);
-		free(nd->edges);
+	for (size_t i = 0; i < g->n_nodes; i++)
+		free(g->nodes[i].groups);
+	for (size_t i = 0; i < g->n_groups; i++)
+		free(g->groups[i].members);
+	for (size_t i = 0; i < g->n_series; i++) {
+		free(g->series[i].ids);
+		free(g->series[i].ts);
 	}
+	for (int k = 0; k < 4; k++) {
+		free(g->layer[k]);
+		free(g->back[k]);
+	}
+	free(g->touched);
 	free(g->nodes);
 	free(g->slots);
-	free(g->queue);
+	free(g->groups);
+	free(g->gslots);
+	free(g->series);
+	free(g->sslots);
 	free(g);
+}
+
+uint64_t
+tm_graph_work(const struct tm_graph *g)
+{
+	return g->work;
 }
 
 static long
@@ -168,43 +242,162 @@ tm_graph_n_snapshots(const struct tm_graph *g)
 	return g->next_snapshot;
 }
 
-static struct series *
-get_series(struct node *nd, uint32_t hash, bool create)
+/* ------------------------------------------------------------------ */
+/* series: ClockDomain::snapshots, one per (clock, hash)               */
+/* ------------------------------------------------------------------ */
+
+static size_t
+sslot_of(uint32_t node, uint32_t hash, size_t n)
 {
-	for (size_t i = 0; i < nd->n_series; i++)
-		if (nd->series[i].hash == hash)
-			return &nd->series[i];
-	if (!create)
-		return NULL;
-	XGROW(nd->series, nd->cap_series, nd->n_series + 1);
-	struct series *s = &nd->series[nd->n_series++];
-	memset(s, 0, sizeof *s);
-	s->hash = hash;
-	return s;
+	return (size_t)(tm_mix64((uint64_t)node << 32 | hash) & (n - 1));
 }
 
-static void
-add_edge(struct tm_graph *g, uint32_t src, uint32_t dst, uint32_t hash)
+static struct series *
+series_of(const struct tm_graph *g, uint32_t node, uint32_t hash)
 {
-	struct node *nd = &g->nodes[src];
-	struct tm_clockid did = g->nodes[dst].id;
-	size_t lo = 0, hi = nd->n_edges;
+	size_t mask = g->n_sslots - 1;
+	for (size_t s = sslot_of(node, hash, g->n_sslots);; s = (s + 1) & mask) {
+		uint32_t v = g->sslots[s];
+		if (!v)
+			return NULL;
+		struct series *se = &g->series[v - 1];
+		if (se->node == node && se->hash == hash)
+			return se;
+	}
+}
+
+static struct series *
+get_series(struct tm_graph *g, uint32_t node, uint32_t hash)
+{
+	struct series *se = series_of(g, node, hash);
+	if (se)
+		return se;
+	if ((g->n_series + 1) * 2 > g->n_sslots) {
+		free(g->sslots);
+		g->n_sslots *= 2;
+		g->sslots = xcalloc(g->n_sslots, sizeof *g->sslots);
+		for (size_t i = 0; i < g->n_series; i++) {
+			size_t s = sslot_of(g->series[i].node, g->series[i].hash, g->n_sslots);
+			while (g->sslots[s])
+				s = (s + 1) & (g->n_sslots - 1);
+			g->sslots[s] = (uint32_t)i + 1;
+		}
+	}
+	XGROW(g->series, g->cap_series, g->n_series + 1);
+	se = &g->series[g->n_series];
+	memset(se, 0, sizeof *se);
+	se->node = node;
+	se->hash = hash;
+	size_t s = sslot_of(node, hash, g->n_sslots);
+	while (g->sslots[s])
+		s = (s + 1) & (g->n_sslots - 1);
+	g->sslots[s] = (uint32_t)g->n_series + 1;
+	g->n_series++;
+	g->nodes[node].n_series++;
+	return se;
+}
+
+/* ------------------------------------------------------------------ */
+/* groups: the edge set of successful snapshots                        */
+/* ------------------------------------------------------------------ */
+
+static const struct tm_graph *sort_graph; /* for qsort's comparator */
+
+static int
+cmp_member(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return cmp_id(sort_graph->nodes[x].id, sort_graph->nodes[y].id);
+}
+
+static size_t
+gslot_of(uint32_t hash, size_t n)
+{
+	return (size_t)(tm_mix64(hash) & (n - 1));
+}
+
+/* Is node (ClockId id) in group gr?  Members are sorted by ClockId. */
+static bool
+group_has(const struct tm_graph *g, const struct group *gr, struct tm_clockid id)
+{
+	size_t lo = 0, hi = gr->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct edge *e = &nd->edges[mid];
-		int c = cmp_id(g->nodes[e->dst].id, did);
-		if (c < 0 || (c == 0 && e->hash < hash))
+		int c = cmp_id(g->nodes[gr->members[mid]].id, id);
+		if (c == 0)
+			return true;
+		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < nd->n_edges && nd->edges[lo].dst == dst && nd->edges[lo].hash == hash)
-		return; /* a set: already there */
-	XGROW(nd->edges, nd->cap_edges, nd->n_edges + 1);
-	memmove(&nd->edges[lo + 1], &nd->edges[lo], (nd->n_edges - lo) * sizeof *nd->edges);
-	nd->edges[lo].dst = dst;
-	nd->edges[lo].hash = hash;
-	nd->n_edges++;
+	return false;
+}
+
+static void
+gtable_put(struct tm_graph *g, uint32_t gi)
+{
+	size_t s = gslot_of(g->groups[gi].hash, g->n_gslots);
+	while (g->gslots[s])
+		s = (s + 1) & (g->n_gslots - 1);
+	g->gslots[s] = gi + 1;
+}
+
+/* The edges of a successful snapshot: a group for (hash, clock set), unless
+ * an identical one exists (the edge set is a set). */
+static void
+add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
+{
+	if (n < 2)
+		return; /* no pairs, no edges */
+	uint32_t *m = xmalloc(n * sizeof *m);
+	memcpy(m, idx, n * sizeof *m);
+	sort_graph = g;
+	qsort(m, n, sizeof *m, cmp_member);
+	g->work += n;
+	/* the table holds the first group of each hash; later ones chain */
+	uint32_t head = UINT32_MAX, last = UINT32_MAX;
+	for (size_t s = gslot_of(hash, g->n_gslots); g->gslots[s]; s = (s + 1) & (g->n_gslots - 1))
+		if (g->groups[g->gslots[s] - 1].hash == hash) {
+			head = g->gslots[s] - 1;
+			break;
+		}
+	for (uint32_t gi = head; gi != UINT32_MAX; gi = g->groups[gi].next_same - 1) {
+		const struct group *gr = &g->groups[gi];
+		g->work++;
+		if (gr->n == n && memcmp(gr->members, m, n * sizeof *m) == 0) {
+			free(m);
+			return;
+		}
+		last = gi;
+	}
+	XGROW(g->groups, g->cap_groups, g->n_groups + 1);
+	uint32_t gi = (uint32_t)g->n_groups++;
+	struct group *gr = &g->groups[gi];
+	memset(gr, 0, sizeof *gr);
+	gr->hash = hash;
+	gr->n = (uint32_t)n;
+	gr->members = m;
+	if (last != UINT32_MAX) {
+		g->groups[last].next_same = gi + 1;
+	} else if (++g->n_gheads * 2 > g->n_gslots) {
+		free(g->gslots);
+		g->n_gslots *= 2;
+		g->gslots = xcalloc(g->n_gslots, sizeof *g->gslots);
+		for (uint32_t i = 0; i <= gi; i++)
+			if (g->groups[i].is_head || i == gi)
+				gtable_put(g, i);
+		gr->is_head = true;
+	} else {
+		gtable_put(g, gi);
+		gr->is_head = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct node *nd = &g->nodes[m[i]];
+		XGROW(nd->groups, nd->cap_groups, nd->n_groups + 1);
+		nd->groups[nd->n_groups++] = gi;
+	}
+	g->epoch++;
 }
 
 static uint32_t
@@ -224,11 +417,18 @@ bool
 tm_graph_add_snapshot(struct tm_graph *g, const struct tm_graph_clock *c, size_t n,
 		      struct tm_clockid tt, char *msg, size_t msg_cap)
 {
+	return tm_graph_add_snapshot_hashed(g, c, n, snapshot_hash(c, n), tt, msg, msg_cap);
+}
+
+bool
+tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c, size_t n,
+			     uint32_t hash, struct tm_clockid tt, char *msg, size_t msg_cap)
+{
 	uint32_t snap = g->next_snapshot++;
-	uint32_t hash = snapshot_hash(c, n);
 	char idb[96];
 	uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
 	bool ok = true;
+	g->work += n;
 	for (size_t i = 0; i < n && ok; i++) {
 		uint32_t ni = get_node(g, c[i].id);
 		idx[i] = ni;
@@ -266,7 +466,7 @@ tm_graph_add_snapshot(struct tm_graph *g, const struct tm_graph_clock *c, size_t
 		}
 		int64_t ts_ns = wrap_mul(c[i].ts, (int64_t)nd->unit);
 		nd->last_ns = ts_ns;
-		struct series *s = get_series(nd, hash, true);
+		struct series *s = get_series(g, ni, hash);
 		if (s->n && s->ids[s->n - 1] == snap) {
 			snprintf(msg, msg_cap,
 				 "Clock sync error: duplicate clock domain with id=%s at snapshot %" PRIu32
@@ -284,8 +484,11 @@ tm_graph_add_snapshot(struct tm_graph *g, const struct tm_graph_clock *c, size_t
 				ok = false;
 				break;
 			}
-			nd->is_nonmono = true;
-			nd->n_edges = 0;
+			/* every edge leaving it is erased, none is added later */
+			if (!nd->is_nonmono) {
+				nd->is_nonmono = true;
+				g->epoch++;
+			}
 		}
 		if (s->n == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 4;
@@ -296,61 +499,218 @@ tm_graph_add_snapshot(struct tm_graph *g, const struct tm_graph_clock *c, size_t
 		s->ts[s->n] = ts_ns;
 		s->n++;
 	}
-	if (ok) {
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++) {
-				if (!g->nodes[idx[i]].is_nonmono)
-					add_edge(g, idx[i], idx[j], hash);
-				if (!g->nodes[idx[j]].is_nonmono)
-					add_edge(g, idx[j], idx[i], hash);
-			}
-	}
+	if (ok)
+		add_group(g, hash, idx, n);
 	free(idx);
 	return ok;
 }
 
-/* BFS as FindPath: returns the queue index of the path's last entry + the
- * final edge through *last_hash, or -1. */
-static long
-find_path(struct tm_graph *g, uint32_t src, uint32_t dst, uint32_t *last_hash)
+/* ------------------------------------------------------------------ */
+/* FindPath                                                            */
+/* ------------------------------------------------------------------ */
+
+static uint32_t
+next_stamp(struct tm_graph *g)
 {
-	size_t head = 0, tail = 0;
-	XGROW(g->queue, g->cap_queue, 1);
-	g->queue[tail++] = (struct qent){src, UINT32_MAX, 0, 0};
-	while (head < tail) {
-		struct qent cur = g->queue[head];
-		size_t cur_i = head++;
-		if (cur.depth >= 4)
-			continue;
-		const struct node *nd = &g->nodes[cur.node];
-		for (size_t e = 0; e < nd->n_edges; e++) {
-			if (nd->edges[e].dst == dst) {
-				*last_hash = nd->edges[e].hash;
-				return (long)cur_i;
-			}
-			/* Paths of 4 edges are never expanded, so don't queue them. */
-			if (cur.depth + 1 >= 4)
-				continue;
-			XGROW(g->queue, g->cap_queue, tail + 1);
-			nd = &g->nodes[cur.node];
-			g->queue[tail++] =
-				(struct qent){nd->edges[e].dst, (uint32_t)cur_i, nd->edges[e].hash,
-					      cur.depth + 1};
-		}
+	if (++g->stamp == 0) {
+		for (size_t i = 0; i < g->n_groups; i++)
+			g->groups[i].stamp = 0;
+		g->stamp = 1;
 	}
-	return -1;
+	return g->stamp;
 }
 
-static int64_t
-hop(const struct node *a, const struct node *b, uint32_t hash, int64_t ns)
+static void
+mark_group(struct group *gr, uint32_t st, uint32_t who, struct tm_graph *g)
 {
-	const struct series *sa = NULL, *sb = NULL;
-	for (size_t i = 0; i < a->n_series; i++)
-		if (a->series[i].hash == hash)
-			sa = &a->series[i];
-	for (size_t i = 0; i < b->n_series; i++)
-		if (b->series[i].hash == hash)
-			sb = &b->series[i];
+	if (gr->stamp != st) {
+		gr->stamp = st;
+		gr->first = who;
+		gr->multi = false;
+		XGROW(g->touched, g->cap_touched, g->n_touched + 1);
+		g->touched[g->n_touched++] = (uint32_t)(gr - g->groups);
+	} else {
+		gr->multi = true; /* who differs: a node is in a group once */
+	}
+}
+
+/* The smallest hash of an edge x -> t (x monotonic), if any. */
+static bool
+edge_hash(struct tm_graph *g, uint32_t x, uint32_t t, uint32_t *hash)
+{
+	const struct node *a = &g->nodes[x], *b = &g->nodes[t];
+	const struct node *few = a->n_groups <= b->n_groups ? a : b;
+	struct tm_clockid other = few == a ? b->id : a->id;
+	bool found = false;
+	for (size_t i = 0; i < few->n_groups; i++) {
+		const struct group *gr = &g->groups[few->groups[i]];
+		g->work++;
+		if ((!found || gr->hash < *hash) && group_has(g, gr, other)) {
+			*hash = gr->hash;
+			found = true;
+		}
+	}
+	return found;
+}
+
+static void
+push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+{
+	XGROW(*v, *cap, *n + 1);
+	(*v)[(*n)++] = x;
+}
+
+/* layer[d+1]: every clock one edge away from a monotonic clock of layer[d]. */
+static void
+expand(struct tm_graph *g, int d)
+{
+	uint32_t st = next_stamp(g);
+	g->n_touched = 0;
+	for (size_t i = 0; i < g->n_layer[d]; i++) {
+		uint32_t x = g->layer[d][i];
+		const struct node *nd = &g->nodes[x];
+		if (nd->is_nonmono)
+			continue;
+		for (size_t j = 0; j < nd->n_groups; j++) {
+			g->work++;
+			mark_group(&g->groups[nd->groups[j]], st, x, g);
+		}
+	}
+	g->n_layer[d + 1] = 0;
+	for (size_t i = 0; i < g->n_touched; i++) {
+		const struct group *gr = &g->groups[g->touched[i]];
+		for (size_t j = 0; j < gr->n; j++) {
+			uint32_t y = gr->members[j];
+			g->work++;
+			if ((!gr->multi && y == gr->first) || g->nodes[y].fwd[d + 1] == g->gen)
+				continue;
+			g->nodes[y].fwd[d + 1] = g->gen;
+			push_u32(&g->layer[d + 1], &g->n_layer[d + 1], &g->cap_layer[d + 1], y);
+		}
+	}
+}
+
+/* back[k]: the monotonic clocks of layer[k] with an edge into back[k+1]. */
+static void
+narrow(struct tm_graph *g, int k)
+{
+	uint32_t st = next_stamp(g);
+	g->n_touched = 0;
+	for (size_t i = 0; i < g->n_back[k + 1]; i++) {
+		uint32_t b = g->back[k + 1][i];
+		const struct node *nd = &g->nodes[b];
+		for (size_t j = 0; j < nd->n_groups; j++) {
+			g->work++;
+			mark_group(&g->groups[nd->groups[j]], st, b, g);
+		}
+	}
+	g->n_back[k] = 0;
+	for (size_t i = 0; i < g->n_layer[k]; i++) {
+		uint32_t a = g->layer[k][i];
+		struct node *nd = &g->nodes[a];
+		if (nd->is_nonmono)
+			continue;
+		for (size_t j = 0; j < nd->n_groups; j++) {
+			const struct group *gr = &g->groups[nd->groups[j]];
+			g->work++;
+			if (gr->stamp == st && (gr->multi || gr->first != a)) {
+				nd->bwd[k] = g->gen;
+				push_u32(&g->back[k], &g->n_back[k], &g->cap_back[k], a);
+				break;
+			}
+		}
+	}
+}
+
+/* The first edge (dst ClockId, hash) from cur into back[k]. */
+static void
+first_edge(struct tm_graph *g, uint32_t cur, int k, uint32_t *dst, uint32_t *hash)
+{
+	const struct node *nd = &g->nodes[cur];
+	uint32_t best = UINT32_MAX, best_hash = 0;
+	for (size_t j = 0; j < nd->n_groups; j++) {
+		const struct group *gr = &g->groups[nd->groups[j]];
+		for (size_t i = 0; i < gr->n; i++) {
+			uint32_t y = gr->members[i];
+			g->work++;
+			if (best != UINT32_MAX && cmp_id(g->nodes[y].id, g->nodes[best].id) > 0)
+				break; /* sorted: nothing earlier in this group */
+			if (y == cur || g->nodes[y].bwd[k] != g->gen)
+				continue;
+			if (y != best) {
+				best = y;
+				best_hash = gr->hash;
+			} else if (gr->hash < best_hash) {
+				best_hash = gr->hash;
+			}
+			break;
+		}
+	}
+	*dst = best;
+	*hash = best_hash;
+}
+
+static bool
+search(struct tm_graph *g, uint32_t src, uint32_t dst, struct path *out)
+{
+	if (++g->gen == 0) {
+		for (size_t i = 0; i < g->n_nodes; i++)
+			memset(g->nodes[i].fwd, 0, sizeof g->nodes[i].fwd + sizeof g->nodes[i].bwd);
+		g->gen = 1;
+	}
+	g->n_layer[0] = 0;
+	push_u32(&g->layer[0], &g->n_layer[0], &g->cap_layer[0], src);
+	g->nodes[src].fwd[0] = g->gen;
+	int depth = -1;
+	for (int d = 0; d < 4 && depth < 0; d++) {
+		g->n_back[d] = 0;
+		for (size_t i = 0; i < g->n_layer[d]; i++) {
+			uint32_t x = g->layer[d][i], h;
+			if (!g->nodes[x].is_nonmono && edge_hash(g, x, dst, &h)) {
+				g->nodes[x].bwd[d] = g->gen;
+				push_u32(&g->back[d], &g->n_back[d], &g->cap_back[d], x);
+			}
+		}
+		if (g->n_back[d])
+			depth = d;
+		else if (d < 3)
+			expand(g, d);
+	}
+	if (depth < 0)
+		return false;
+	for (int k = depth - 1; k >= 0; k--)
+		narrow(g, k);
+	out->len = depth + 1;
+	out->nodes[0] = src;
+	for (int k = 0; k < depth; k++)
+		first_edge(g, out->nodes[k], k + 1, &out->nodes[k + 1], &out->hashes[k]);
+	(void)edge_hash(g, out->nodes[depth], dst, &out->hashes[depth]);
+	out->nodes[depth + 1] = dst;
+	return true;
+}
+
+static bool
+find_path(struct tm_graph *g, uint32_t src, uint32_t dst, struct path *out)
+{
+	struct cached_path *c = &g->cache[(tm_mix64((uint64_t)src << 32 | dst)) % PATH_CACHE];
+	if (c->epoch != g->epoch || c->src != src || c->dst != dst) {
+		c->epoch = g->epoch;
+		c->src = src;
+		c->dst = dst;
+		c->found = search(g, src, dst, &c->path);
+	}
+	*out = c->path;
+	return c->found;
+}
+
+/* ------------------------------------------------------------------ */
+/* conversion                                                          */
+/* ------------------------------------------------------------------ */
+
+static int64_t
+hop(const struct tm_graph *g, uint32_t a, uint32_t b, uint32_t hash, int64_t ns)
+{
+	const struct series *sa = series_of(g, a, hash), *sb = series_of(g, b, hash);
 	if (!sa || !sb || !sa->n)
 		return ns;
 	/* upper_bound then step back: last ts <= ns, else the first. */
@@ -390,22 +750,9 @@ tm_graph_convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct t
 		return TM_CONV_UNKNOWN_SOURCE;
 	if (di < 0)
 		return TM_CONV_UNKNOWN_TARGET;
-	uint32_t last_hash = 0;
-	long qi = find_path(g, (uint32_t)si, (uint32_t)di, &last_hash);
-	if (qi < 0)
+	struct path pa;
+	if (!find_path(g, (uint32_t)si, (uint32_t)di, &pa))
 		return TM_CONV_NO_PATH;
-	/* Rebuild the path: nodes n0..nk, hashes h1..hk. */
-	uint32_t nodes[6], hashes[6];
-	int len = 0;
-	nodes[0] = (uint32_t)di;
-	hashes[0] = last_hash;
-	len = 1;
-	for (long q = qi; q >= 0 && g->queue[q].parent != UINT32_MAX; q = g->queue[q].parent) {
-		nodes[len] = g->queue[q].node;
-		hashes[len] = g->queue[q].hash;
-		len++;
-	}
-	nodes[len] = (uint32_t)si; /* path runs nodes[len] -> ... -> nodes[0] */
 	struct node *sn = &g->nodes[si];
 	int64_t ns = wrap_mul(ts, (int64_t)sn->unit);
 	if (sn->is_incremental) {
@@ -413,8 +760,8 @@ tm_graph_convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct t
 		if (!probe)
 			sn->last_ns = ns;
 	}
-	for (int i = len; i >= 1; i--)
-		ns = hop(&g->nodes[nodes[i]], &g->nodes[nodes[i - 1]], hashes[i - 1], ns);
+	for (int i = 0; i < pa.len; i++)
+		ns = hop(g, pa.nodes[i], pa.nodes[i + 1], pa.hashes[i], ns);
 	*out = ns;
 	return TM_CONV_OK;
 }
@@ -424,15 +771,6 @@ tm_graph_reaches(struct tm_graph *g, struct tm_clockid a, struct tm_clockid b)
 {
 	int64_t v;
 	return tm_graph_convert(g, a, 0, b, true, &v) == TM_CONV_OK;
-}
-
-static const struct series *
-series_of(const struct node *nd, uint32_t hash)
-{
-	for (size_t i = 0; i < nd->n_series; i++)
-		if (nd->series[i].hash == hash)
-			return &nd->series[i];
-	return NULL;
 }
 
 static void
@@ -460,27 +798,16 @@ tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst
 		return false;
 	if (g->nodes[si].is_incremental || g->nodes[si].unit != 1)
 		return false;
-	uint32_t last_hash = 0;
-	long qi = find_path(g, (uint32_t)si, (uint32_t)di, &last_hash);
-	if (qi < 0)
+	struct path pa;
+	if (!find_path(g, (uint32_t)si, (uint32_t)di, &pa))
 		return false;
-	uint32_t nodes[6], hashes[6];
-	int len = 1;
-	nodes[0] = (uint32_t)di;
-	hashes[0] = last_hash;
-	for (long q = qi; q >= 0 && g->queue[q].parent != UINT32_MAX; q = g->queue[q].parent) {
-		nodes[len] = g->queue[q].node;
-		hashes[len] = g->queue[q].hash;
-		len++;
-	}
-	nodes[len] = (uint32_t)si;
 	struct tm_piece *cur = NULL, *nxt = NULL;
 	size_t n_cur = 0, cap_cur = 0, n_nxt = 0, cap_nxt = 0;
 	piece_push(&cur, &n_cur, &cap_cur, lo, hi, 0);
 	bool ok = true;
-	for (int h = len; h >= 1 && ok; h--) {
-		const struct series *sa = series_of(&g->nodes[nodes[h]], hashes[h - 1]);
-		const struct series *sb = series_of(&g->nodes[nodes[h - 1]], hashes[h - 1]);
+	for (int h = 0; h < pa.len && ok; h++) {
+		const struct series *sa = series_of(g, pa.nodes[h], pa.hashes[h]);
+		const struct series *sb = series_of(g, pa.nodes[h + 1], pa.hashes[h]);
 		n_nxt = 0;
 		for (size_t i = 0; i < n_cur && ok; i++) {
 			int64_t start = cur[i].a, o = cur[i].off;

@@ -3,10 +3,11 @@
  * trace_processor's global clock graph, replayed: clock nodes are
  * (clock_id, seq_id, trace_file_id, machine_row) tuples; each snapshot adds
  * a series (keyed by an order-dependent hash of its clock list) and edges
- * between every pair of its clocks; conversion is a breadth-first search of
- * at most 4 hops taking the first edge that reaches the target, each hop
- * applying the last snapshot at or before the value (the first one when the
- * value precedes them all).  util/clock_synchronizer.{h,cc}:
+ * between every pair of its clocks (kept as one group per distinct snapshot,
+ * not as pairs); conversion follows the path trace_processor's breadth-first
+ * search of at most 4 hops finds (the first edge that reaches the target),
+ * each hop applying the last snapshot at or before the value (the first one
+ * when the value precedes them all).  util/clock_synchronizer.{h,cc}:
  * ClockSynchronizer::AddSnapshot and Convert.
  */
 #ifndef TM_CLOCKGRAPH_H
@@ -63,6 +64,13 @@ void tm_graph_free(struct tm_graph *g);
  * in msg; clocks processed before the error keep their series entries. */
 bool tm_graph_add_snapshot(struct tm_graph *g, const struct tm_graph_clock *c, size_t n,
 			   struct tm_clockid tt, char *msg, size_t msg_cap);
+/* The same with a given series key instead of the hash of the clock list
+ * (tests: hash collisions). */
+bool tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c, size_t n,
+				  uint32_t hash, struct tm_clockid tt, char *msg, size_t msg_cap);
+/* Units of work done so far (clocks added, group members and edges looked
+ * at): tests check it grows linearly with the input. */
+uint64_t tm_graph_work(const struct tm_graph *g);
 /* Convert; *out valid on TM_CONV_OK.  Incremental sources accumulate (mutate)
  * only when a path was found, unless probe is true (no mutation). */
 enum tm_conv_result tm_graph_convert(struct tm_graph *g, struct tm_clockid src, int64_t ts,
