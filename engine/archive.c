@@ -212,6 +212,12 @@ label(const struct tm_input *in, size_t i)
 	return tm_buf_steal(&b);
 }
 
+char *
+tm_input_label(const struct tm_input *in, size_t member)
+{
+	return label(in, member);
+}
+
 static void
 set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 	TM_PRINTF(4, 5);
@@ -885,6 +891,8 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		}
 		char *name = xmalloc((size_t)fnl + 1);
 		if ((s = tm_rd_read(&rd, name, fnl, &got, err)) != TM_OK || got < fnl) {
+			if (s == TM_OK)
+				input_warn(in, ci, hoff, "the archive ends inside a ZIP entry's name");
 			free(name);
 			goto out;
 		}
@@ -892,6 +900,10 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		uint8_t ex[65536];
 		bool zip64 = false;
 		if ((s = tm_rd_read(&rd, ex, exl, &got, err)) != TM_OK || got < exl) {
+			if (s == TM_OK)
+				input_warn(in, ci, hoff,
+					   "the archive ends inside the extra field of ZIP entry '%s'",
+					   name);
 			free(name);
 			goto out;
 		}
@@ -968,6 +980,11 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			uint8_t dd[24];
 			size_t dsz = zip64 ? 24 : 16;
 			if ((s = tm_rd_read(&rd, dd, dsz, &got, err)) != TM_OK || got < dsz) {
+				if (s == TM_OK)
+					input_warn(in, ci, hoff,
+						   "the archive ends inside the data descriptor of ZIP "
+						   "entry '%s'",
+						   name);
 				free(name);
 				goto out;
 			}
@@ -1378,7 +1395,11 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 	if (!tm_format_is_container(f))
 		return TM_OK;
 	if (depth >= MAX_DEPTH) {
+		/* trace_processor's readers recurse without a limit (each
+		 * container's members go to a new ForwardingTraceParser); we
+		 * stop here and say the prediction is incomplete. */
 		in->members[ci].error = xstrdup("archives nested more than 8 deep are not expanded");
+		in->members[ci].is_unexpanded = true;
 		return gz_settle(in, ci, NULL, err);
 	}
 	switch (f) {

@@ -54,6 +54,9 @@ enum tm_status tm_input_open_ctl(struct tm_input *in, const char *const *paths, 
 				 volatile bool *cancel, uint64_t budget,
 				 struct tm_error *err) TM_WUR;
 void tm_input_close(struct tm_input *in);
+/* "<archive>: <member>: <nested member>", as stream errors name a member
+ * (caller frees). */
+char *tm_input_label(const struct tm_input *in, size_t member);
 
 struct tm_stream;
 /* Open member i's bytes (for a gzip member's child: the inflated stream). */

@@ -270,7 +270,7 @@ tm_report_build(struct tm_replay *p)
 		f->is_hidden = mb->is_hidden;
 		f->is_trace = a->is_trace;
 		f->is_predicted = a->is_predicted;
-		if (a->is_trace && !a->is_predicted)
+		if ((a->is_trace && !a->is_predicted) || mb->is_unexpanded)
 			r->is_complete = false;
 		f->events = a->events;
 		f->has_ts = a->has_ts;
@@ -300,7 +300,11 @@ tm_report_build(struct tm_replay *p)
 		}
 		struct tm_buf b;
 		tm_buf_init(&b);
-		if (!a->is_trace) {
+		if (mb->is_unexpanded) {
+			tm_buf_adds(&b, "container nested more than 8 deep: tracemerge does not "
+					"expand it (trace_processor does); what it holds is not "
+					"predicted");
+		} else if (!a->is_trace) {
 			tm_buf_adds(&b, mb->is_hidden ? "hidden: trace_processor skips it"
 				    : tm_format_is_container(mb->format) ? "container: its members are listed separately"
 				    : mb->format == TM_FMT_MANIFEST ? "the manifest: applied before any trace"
@@ -380,6 +384,24 @@ tm_report_build(struct tm_replay *p)
 		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
 		r->warnings[r->n_warnings++] = xstrdup(s->in->warning);
 	}
+	/* containers we did not expand (ours): the first, and how many */
+	size_t n_unexp = 0, first_unexp = 0;
+	for (size_t i = 0; i < nm; i++)
+		if (s->in->members[i].is_unexpanded && !n_unexp++)
+			first_unexp = i;
+	if (n_unexp) {
+		struct tm_buf w;
+		tm_buf_init(&w);
+		tm_buf_addf(&w,
+			    "%s is nested more than 8 archives deep and not expanded; "
+			    "trace_processor expands every level, so the events inside are not "
+			    "predicted and this report is incomplete",
+			    tm_member_label(&s->in->members[first_unexp]));
+		if (n_unexp > 1)
+			tm_buf_addf(&w, " (%zu such containers)", n_unexp);
+		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
+		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
+	}
 	/* scanners' own notes (ours), e.g. a packet cut off at the end */
 	for (size_t i = 0; i < nm; i++) {
 		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
@@ -430,6 +452,10 @@ tm_report_free(struct tm_report *r)
 void
 tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 {
+	if (r->error && r->error_is_ours) {
+		tm_buf_addf(out, "tracemerge cannot predict this import: %s", r->error);
+		return;
+	}
 	if (r->error) {
 		tm_buf_addf(out, "The merged trace would fail to open: %s", r->error);
 		return;
@@ -437,8 +463,14 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 	size_t n_unknown = 0;
 	for (size_t i = 0; i < r->n_files; i++)
 		n_unknown += r->files[i].is_trace && !r->files[i].is_predicted;
-	if (r->dropped == 0 && n_unknown == 0) {
+	if (r->dropped == 0 && n_unknown == 0 && r->is_complete) {
 		tm_buf_adds(out, "All traces line up on the shared timeline.");
+		return;
+	}
+	if (r->dropped == 0 && n_unknown == 0) {
+		tm_buf_adds(out, "No dropped events predicted, but the report is incomplete: "
+				 "tracemerge did not read everything trace_processor reads (see the "
+				 "warnings).");
 		return;
 	}
 	if (r->dropped == 0) {

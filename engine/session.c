@@ -216,8 +216,16 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 		/* A read error: the member ends here; record ours. */
 		sc->failed = true;
 		sc->err = e;
+	}
+	if (sc->failed) {
+		/* Scanners' own limits say only "byte 0x...": name the file and
+		 * member as stream errors do. */
+		char *lb = tm_input_label(&s->in, i);
+		if (strncmp(sc->err.msg, lb, strlen(lb)) != 0)
+			tm_error_wrap(&sc->err, "%s", lb);
+		free(lb);
 		free(mb->error);
-		mb->error = xstrdup(e.msg);
+		mb->error = xstrdup(sc->err.msg);
 	}
 	s->scans[i] = sc;
 	atomic_store(&s->is_scanned[i], true);
@@ -436,7 +444,13 @@ tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm
 	for (size_t i = 0; i < s->in.n_members && !r->error; i++)
 		if (s->scans[i] && s->scans[i]->failed && !r->error) {
 			r->error = xstrdup(s->scans[i]->err.msg);
+			r->error_is_ours = true;
 			r->ok = false;
+			r->is_complete = false; /* the member is not read to its end */
+			if (!r->hint && s->scans[i]->err.code == TM_ERR_LIMIT)
+				r->hint = xstrdup("this is a limit of tracemerge, not of "
+						  "trace_processor, which reads on: the events past "
+						  "it are not predicted");
 		}
 	*out = r;
 	return TM_OK;

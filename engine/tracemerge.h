@@ -351,6 +351,9 @@ struct tm_member {
 	const char *source_path; /* the file on disk holding it (archive or loose file) */
 	uint64_t index;   /* position in the archive (entry index), for the sort key */
 	char *error;      /* set when this member cannot be read: "where: what" */
+	bool is_unexpanded; /* a container nested deeper than tracemerge expands
+			     * (trace_processor has no limit): its members are
+			     * not listed, the report is incomplete */
 };
 
 /* ------------------------------------------------------------------ */
@@ -522,6 +525,8 @@ struct tm_report {
 	bool ok;          /* no manifest/content error and nothing dropped */
 	char *error;      /* the text trace_processor's import fails with, or NULL */
 	char *error_where; /* ours: the member and byte offset where it fails, or NULL */
+	bool error_is_ours; /* error is tracemerge's own (a limit of ours, a read
+			     * failure), not trace_processor's: not a prediction */
 	char *hint;       /* ours: how to fix error, or NULL */
 	uint64_t dropped; /* sum of the three stats the dialog and util merge report */
 	size_t n_stats;
