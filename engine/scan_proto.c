@@ -533,9 +533,11 @@ do_snapshot(struct ps *s, const struct pkt *k)
 static void
 snap_clocks(struct ps *s, const uint8_t *p, size_t n, uint32_t *count)
 {
+	*count = 0;
+	if (!n)
+		return; /* a round without this side: p is NULL (no NULL + 0) */
 	const uint8_t *end = p + n;
 	struct field f;
-	*count = 0;
 	while (next_field(&p, end, &f) > 0) {
 		if (f.id != CS_CLOCKS || f.wt != WT_LEN)
 			continue;
