@@ -1443,6 +1443,12 @@ entry_cmp(const struct tm_member *a, const struct tm_member *b)
 	return 0;
 }
 
+static int
+entry_cmp_p(const void *a, const void *b)
+{
+	return entry_cmp(*(const struct tm_member *const *)a, *(const struct tm_member *const *)b);
+}
+
 static void
 start(struct tm_input *in, size_t i)
 {
@@ -1506,15 +1512,16 @@ process(struct tm_input *in, size_t ci)
 		free(kids);
 		return;
 	}
-	/* insertion sort: stable and fine for archive sizes */
-	for (size_t a = 1; a < nk; a++) {
-		size_t v = kids[a], b = a;
-		while (b > 0 && entry_cmp(&in->members[kids[b - 1]], &in->members[v]) > 0) {
-			kids[b] = kids[b - 1];
-			b--;
-		}
-		kids[b] = v;
-	}
+	/* (priority, name, index) is a total order (index is unique within a
+	 * container), so any sort gives the ArchiveEntry order; an insertion
+	 * sort was quadratic on archives packed in reverse name order. */
+	const struct tm_member **by = xmalloc((nk ? nk : 1) * sizeof *by);
+	for (size_t a = 0; a < nk; a++)
+		by[a] = &in->members[kids[a]];
+	qsort(by, nk, sizeof *by, entry_cmp_p);
+	for (size_t a = 0; a < nk; a++)
+		kids[a] = (size_t)(by[a] - in->members);
+	free(by);
 	for (size_t k = 0; k < nk && !pv->stop; k++) {
 		struct tm_member *m = &in->members[kids[k]];
 		if (is_compressed(in->members[ci].format) && m->size == 0 &&

@@ -301,13 +301,15 @@ get_series(struct tm_graph *g, uint32_t node, uint32_t hash)
 /* groups: the edge set of successful snapshots                        */
 /* ------------------------------------------------------------------ */
 
-static const struct tm_graph *sort_graph; /* for qsort's comparator */
+struct keyed {
+	struct tm_clockid id;
+	uint32_t node;
+};
 
 static int
-cmp_member(const void *a, const void *b)
+cmp_keyed(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return cmp_id(sort_graph->nodes[x].id, sort_graph->nodes[y].id);
+	return cmp_id(((const struct keyed *)a)->id, ((const struct keyed *)b)->id);
 }
 
 static size_t
@@ -350,10 +352,14 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 {
 	if (n < 2)
 		return; /* no pairs, no edges */
+	struct keyed *k = xmalloc(n * sizeof *k);
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct keyed){g->nodes[idx[i]].id, idx[i]};
+	qsort(k, n, sizeof *k, cmp_keyed);
 	uint32_t *m = xmalloc(n * sizeof *m);
-	memcpy(m, idx, n * sizeof *m);
-	sort_graph = g;
-	qsort(m, n, sizeof *m, cmp_member);
+	for (size_t i = 0; i < n; i++)
+		m[i] = k[i].node;
+	free(k);
 	g->work += n;
 	/* the table holds the first group of each hash; later ones chain */
 	uint32_t head = UINT32_MAX, last = UINT32_MAX;

@@ -356,6 +356,20 @@ pool_worker(void *arg)
 	return NULL;
 }
 
+struct sized {
+	uint64_t key; /* size + 1, 0 unknown */
+	size_t member;
+};
+
+static int
+cmp_sized(const void *a, const void *b)
+{
+	const struct sized *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->member < y->member ? -1 : x->member > y->member;
+}
+
 enum tm_status
 tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel, struct tm_error *err)
 {
@@ -378,17 +392,17 @@ tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel, stru
 		pl.todo[pl.n_todo++] = i;
 	}
 	free(seq_seen);
-	/* largest first, so one big member does not start last */
-	for (size_t i = 1; i < pl.n_todo; i++)
-		for (size_t j = i; j > 0; j--) {
-			uint64_t a = s->in.members[pl.todo[j]].stored_size;
-			uint64_t b = s->in.members[pl.todo[j - 1]].stored_size;
-			if (a == UINT64_MAX || (b != UINT64_MAX && a <= b))
-				break;
-			size_t t = pl.todo[j];
-			pl.todo[j] = pl.todo[j - 1];
-			pl.todo[j - 1] = t;
-		}
+	/* largest first, so one big member does not start last; unknown sizes
+	 * last; ties in member order */
+	struct sized *by = xcalloc(pl.n_todo + 1, sizeof *by);
+	for (size_t k = 0; k < pl.n_todo; k++) {
+		uint64_t z = s->in.members[pl.todo[k]].stored_size;
+		by[k] = (struct sized){z == UINT64_MAX ? 0 : z + 1, pl.todo[k]};
+	}
+	qsort(by, pl.n_todo, sizeof *by, cmp_sized);
+	for (size_t k = 0; k < pl.n_todo; k++)
+		pl.todo[k] = by[k].member;
+	free(by);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n_thr = ncpu > 1 ? (size_t)ncpu : 1;
 	if (n_thr > MAX_SCAN_THREADS)
