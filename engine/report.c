@@ -150,8 +150,30 @@ row_label(struct tm_replay *p, uint32_t row, char *buf, size_t cap)
 /* Ours: how a trace file is placed and why, from the bridges its trackers
  * took, its manifest entry and the stats it got.  Drop reasons first: they
  * matter most when the line is cut. */
+/* The trackers of each file, in creation order: the trackers of file f are
+ * p->ctxs[by[start[f]]] .. p->ctxs[by[start[f + 1] - 1]] (a counting sort,
+ * so a report over many files does not scan every tracker per file). */
+struct by_file {
+	size_t *start, *by;
+};
+
 static void
-placement(struct tm_replay *p, size_t file, struct tm_buf *b)
+index_trackers(const struct tm_replay *p, size_t nm, struct by_file *ix)
+{
+	ix->start = xcalloc(nm + 2, sizeof *ix->start);
+	ix->by = xcalloc(p->n_ctxs + 1, sizeof *ix->by);
+	for (size_t i = 0; i < p->n_ctxs; i++)
+		if (p->ctxs[i]->file < nm)
+			ix->start[p->ctxs[i]->file + 2]++;
+	for (size_t f = 2; f < nm + 2; f++)
+		ix->start[f] += ix->start[f - 1];
+	for (size_t i = 0; i < p->n_ctxs; i++)
+		if (p->ctxs[i]->file < nm)
+			ix->by[ix->start[p->ctxs[i]->file + 1]++] = i;
+}
+
+static void
+placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_buf *b)
 {
 	const struct tm_file_acc *a = &p->acc[file];
 	const struct tm_member *mb = &p->src->in->members[file];
@@ -163,9 +185,9 @@ placement(struct tm_replay *p, size_t file, struct tm_buf *b)
 		tm_buf_addf(b, "%" PRIu64 " events land before the timeline's zero and are dropped",
 			    a->stats[TM_STAT_NEG_DROPPED]);
 	}
-	for (size_t i = 0; i < p->n_ctxs; i++) {
-		const struct tm_tracker *c = p->ctxs[i];
-		if (c->file != file || c->bridge != BR_DECLINED)
+	for (size_t k = ix->start[file]; k < ix->start[file + 1]; k++) {
+		const struct tm_tracker *c = p->ctxs[ix->by[k]];
+		if (c->bridge != BR_DECLINED)
 			continue;
 		SEP();
 		tm_buf_addf(b, "%s on %s cannot be related to the timeline (%s on %s): no snapshot "
@@ -183,9 +205,9 @@ placement(struct tm_replay *p, size_t file, struct tm_buf *b)
 	if (p->m && mb->name)
 		e = tm_manifest_entry_by_path(p->m, mb->name, NULL);
 	bool shown = false;
-	for (size_t i = 0; i < p->n_ctxs; i++) {
-		const struct tm_tracker *c = p->ctxs[i];
-		if (c->file != file || c->bridge == BR_DECLINED)
+	for (size_t k = ix->start[file]; k < ix->start[file + 1]; k++) {
+		const struct tm_tracker *c = p->ctxs[ix->by[k]];
+		if (c->bridge == BR_DECLINED)
 			continue;
 		const char *how = NULL;
 		switch (c->bridge) {
@@ -258,6 +280,8 @@ tm_report_build(struct tm_replay *p)
 	r->files = xcalloc(nm + 1, sizeof *r->files);
 	r->n_files = nm;
 	r->is_complete = true;
+	struct by_file ix;
+	index_trackers(p, nm, &ix);
 	for (size_t i = 0; i < nm; i++) {
 		const struct tm_member *mb = &s->in->members[i];
 		struct tm_file_acc *a = &p->acc[i];
@@ -314,10 +338,12 @@ tm_report_build(struct tm_replay *p)
 					"predicted",
 				    tm_format_name(mb->format));
 		} else {
-			placement(p, i, &b);
+			placement(p, i, &ix, &b);
 		}
 		f->placement = tm_buf_steal(&b);
 	}
+	free(ix.start);
+	free(ix.by);
 	r->stats = xcalloc(TM_STAT__COUNT, sizeof *r->stats);
 	for (int st = 0; st < TM_STAT__COUNT; st++)
 		if (tot[st]) {
