@@ -20,9 +20,11 @@ unset TM_SCRIPT TM_HEADLESS TM_KEEP_DEMO NO_COLOR TMUX STY
 mkdir -p "$HOME"
 TIMEFORMAT='%R %U %S'
 
-# cpu_ok "real user sys": exited within 5 s and used under 3 s of CPU.
+# cpu_ok "real user sys": used under 3 s of CPU (a loop spinning on EOF burns
+# the whole 10 s timeout; a hang is caught by the timeout's status). No bound on
+# wall time: the machines running the tests are shared.
 cpu_ok() {
-	awk -v t="$1" 'BEGIN { split(t, a, " "); exit !(a[1] < 5 && a[2] + a[3] < 3) }'
+	awk -v t="$1" 'BEGIN { split(t, a, " "); exit !(a[2] + a[3] < 3) }'
 }
 
 # 1. stdin is /dev/null (EOF at once), not a terminal, no script.
