@@ -298,6 +298,8 @@ struct wb_run {
 	FILE *tty_out; /* where OSC 52 goes (NULL in headless mode) */
 	FILE *null_in, *null_out;
 	char *recovery_path;
+	char *recovery_saved; /* where the recovery manifest was written, or NULL */
+	char *recovery_err;   /* why it could not be written anywhere */
 	const char *theme_name;
 	void (*redraw)(struct wb *wb); /* draw now (progress, readline) */
 };

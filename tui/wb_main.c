@@ -337,6 +337,8 @@ wb_fini(struct wb *wb)
 	frame_fini(&wb->fr);
 	free(wb->ui.pending_write);
 	free(wb->run.recovery_path);
+	free(wb->run.recovery_saved);
+	free(wb->run.recovery_err);
 	if (wb->run.script)
 		fclose(wb->run.script);
 }

@@ -156,35 +156,21 @@ out_copy_manifest(struct wb *wb)
 	return res;
 }
 
+/* One rule for every file the workbench writes: tm_write_atomic (refuses
+ * devices, FIFOs and links to them; temp file, fsync, rename). */
 static bool
-write_atomic(const char *path, const void *data, size_t len, char *err, size_t err_len)
+write_atomic(const char *path, const void *data, size_t len, unsigned mode, char *err,
+	     size_t err_len)
 {
-	char tmp[PATH_MAX];
-	int fd;
-	ssize_t w = 0;
+	struct tm_error e;
 
-	snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
-		return false;
-	}
-	for (size_t off = 0; off < len; off += (size_t)w) {
-		w = write(fd, (const char *)data + off, len - off);
-		if (w <= 0) {
-			snprintf(err, err_len, "%s: %s", path, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			return false;
-		}
-	}
-	fchmod(fd, 0644);
-	if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		return false;
-	}
-	return true;
+	tm_error_clear(&e);
+	if (tm_write_atomic(path, data, len, mode, &e) == TM_OK)
+		return true;
+	char *m = tm_escape_str(e.msg);
+	snprintf(err, err_len, "%s", m);
+	free(m);
+	return false;
 }
 
 bool
@@ -196,7 +182,7 @@ out_save_manifest(struct wb *wb, const char *path)
 
 	tm_buf_init(&json);
 	emit(wb, &json);
-	ok = write_atomic(path, json.data, json.len, err, sizeof err);
+	ok = write_atomic(path, json.data, json.len, 0644, err, sizeof err);
 	if (ok) {
 		tm_manifest_fini(&wb->m.saved);
 		tm_manifest_copy(&wb->m.saved, &wb->m.man);
@@ -310,24 +296,47 @@ mkdir_p(const char *path)
 	mkdir(tmp, 0700);
 }
 
+/* Save the edits where the next start finds them; if that directory cannot
+ * take them (read-only, a file in its place, full, no HOME), the current
+ * directory; the exit message says which, or prints the manifest itself. */
 bool
 out_save_recovery(struct wb *wb)
 {
 	struct tm_buf json;
-	char err[PATH_MAX + 128], dir[PATH_MAX];
-	bool ok;
+	char err[PATH_MAX + 128] = "", dir[PATH_MAX];
+	bool ok = false;
 
+	free(wb->run.recovery_saved);
+	wb->run.recovery_saved = NULL;
+	free(wb->run.recovery_err);
+	wb->run.recovery_err = NULL;
 	if (!wb->run.recovery_path)
 		wb->run.recovery_path = out_recovery_path(wb);
-	if (!wb->run.recovery_path)
-		return false;
-	snprintf(dir, sizeof dir, "%s", wb->run.recovery_path);
-	if (strrchr(dir, '/'))
-		*strrchr(dir, '/') = 0;
-	mkdir_p(dir);
 	tm_buf_init(&json);
 	emit(wb, &json);
-	ok = write_atomic(wb->run.recovery_path, json.data, json.len, err, sizeof err);
+	if (wb->run.recovery_path) {
+		snprintf(dir, sizeof dir, "%s", wb->run.recovery_path);
+		if (strrchr(dir, '/'))
+			*strrchr(dir, '/') = 0;
+		mkdir_p(dir);
+		ok = write_atomic(wb->run.recovery_path, json.data, json.len, 0600, err, sizeof err);
+		if (ok)
+			wb->run.recovery_saved = strdup(wb->run.recovery_path);
+	} else {
+		snprintf(err, sizeof err, "neither XDG_STATE_HOME nor HOME is set");
+	}
+	if (!ok) {
+		const char *base = wb->run.recovery_path ? strrchr(wb->run.recovery_path, '/') : NULL;
+		char here[PATH_MAX], e2[PATH_MAX + 128];
+		snprintf(here, sizeof here, "tracemerge-%s",
+			 base ? base + 1 : "recovery.json");
+		if (write_atomic(here, json.data, json.len, 0600, e2, sizeof e2)) {
+			wb->run.recovery_saved = strdup(here);
+			ok = true;
+		}
+	}
+	if (!ok)
+		wb->run.recovery_err = strdup(err);
 	tm_buf_fini(&json);
 	return ok;
 }
@@ -336,8 +345,28 @@ void
 out_exit_message(struct wb *wb)
 {
 	if (wb_got_signal) {
-		if (wb->run.recovery_path && model_is_dirty(&wb->m))
-			fprintf(stderr, "tracemerge: edits saved to %s\n", wb->run.recovery_path);
+		if (!model_is_dirty(&wb->m))
+			return;
+		if (wb->run.recovery_saved) {
+			char *e = tm_escape_str(wb->run.recovery_saved);
+			fprintf(stderr, "tracemerge: edits saved to %s\n", e);
+			free(e);
+			return;
+		}
+		/* nowhere to save them: the manifest itself, so nothing is lost */
+		struct tm_buf json;
+		tm_buf_init(&json);
+		emit(wb, &json);
+		fprintf(stderr,
+			"tracemerge: could not save the edits (%s); the manifest as edited:\n",
+			wb->run.recovery_err ? wb->run.recovery_err : "no recovery directory");
+		struct tm_buf safe;
+		tm_buf_init(&safe);
+		tm_escape_json_doc(json.data, json.len, &safe);
+		fwrite(safe.data, 1, safe.len, stderr);
+		fputc('\n', stderr);
+		tm_buf_fini(&safe);
+		tm_buf_fini(&json);
 		return;
 	}
 	if (wb->m.print_manifest_on_exit) {

@@ -29,3 +29,47 @@ printf 'y\n:dump-screen %s/after.screen\n:quit-now\n' "$work" >"$work/s2"
 "$BIN" --script "$work/s2" $files >/dev/null 2>"$work/err2"
 if grep -q -- '-50 ms' "$work/after.screen" 2>/dev/null && [ ! -e "$rec" ]; then echo "PASS: recovery-restore"
 else echo "FAIL: recovery-restore: edit not restored or recovery file left: $(grep -m1 app.json "$work/after.screen" 2>/dev/null)"; fi
+
+# The recovery file is private (0600), and "saved" is said only when it was.
+printf ':select app.json\n:offset -50ms\n:raise TERM\n' >"$work/s3"
+rm -rf "$work/state"
+"$BIN" --script "$work/s3" $files >/dev/null 2>"$work/err3"
+rec=$(ls "$work"/state/tracemerge/recovery-*.json 2>/dev/null | head -1)
+if [ -n "$rec" ] && [ "$(stat -c %a "$rec")" = 600 ]; then echo "PASS: recovery-mode-0600"
+else echo "FAIL: recovery-mode-0600: $(stat -c %a "$rec" 2>&1)"; fi
+rm -rf "$work/state"
+
+# The state directory cannot take the file: a file where the directory
+# should be, or a read-only directory. The edits go to the current
+# directory, and the message says where.
+for kind in file readonly; do
+	cwd="$work/cwd-$kind"; mkdir -p "$cwd"; rm -rf "$work/state"
+	if [ "$kind" = file ]; then mkdir -p "$work/state"; : >"$work/state/tracemerge"
+	else mkdir -p "$work/state/tracemerge"; chmod 555 "$work/state/tracemerge"; fi
+	(cd "$cwd" && "$BIN" --script "$work/s3" $files >/dev/null 2>"$work/err-$kind")
+	saved=$(ls "$cwd"/tracemerge-recovery-*.json 2>/dev/null | head -1)
+	if [ "$(id -u)" = 0 ] && [ "$kind" = readonly ]; then
+		# root writes into a read-only directory: the first place works
+		if grep -q "edits saved to $work/state/tracemerge/" "$work/err-$kind"; then echo "PASS: recovery-$kind"
+		else echo "FAIL: recovery-$kind: $(head -c 300 "$work/err-$kind")"; fi
+	elif [ -n "$saved" ] && grep -q '"offset_ns": -50000000' "$saved" &&
+		grep -q "edits saved to tracemerge-recovery-" "$work/err-$kind"; then echo "PASS: recovery-$kind"
+	else echo "FAIL: recovery-$kind: $(head -c 300 "$work/err-$kind")"; fi
+	chmod -R u+w "$work/state" 2>/dev/null
+done
+rm -rf "$work/state"
+
+# Nowhere to write (no HOME, no XDG_STATE_HOME, an unwritable current
+# directory: as root, a directory on /proc): the manifest is printed instead
+# of a false "saved".
+(cd /proc && env -u HOME -u XDG_STATE_HOME "$BIN" --script "$work/s3" $files >/dev/null 2>"$work/err5")
+if grep -q 'could not save the edits' "$work/err5" && grep -q '"offset_ns": -50000000' "$work/err5" &&
+	! grep -q 'edits saved' "$work/err5"; then echo "PASS: recovery-nowhere"
+else echo "FAIL: recovery-nowhere: $(head -c 300 "$work/err5")"; fi
+
+# Saving the manifest (e) onto a FIFO is refused, not replaced by a file.
+mkfifo "$work/fifo"
+printf 'e\n<C-u>%s/fifo<Enter>\n:dump-screen %s/fifo.screen\n:quit-now\n' "$work" "$work" >"$work/s6"
+"$BIN" --script "$work/s6" $files >/dev/null 2>"$work/err6"
+if [ -p "$work/fifo" ] && grep -qi 'not a regular file\|refus' "$work/fifo.screen" 2>/dev/null; then echo "PASS: save-manifest-fifo"
+else echo "FAIL: save-manifest-fifo: $(ls -l "$work/fifo"; grep -i fifo "$work/fifo.screen" 2>/dev/null | head -2)"; fi
