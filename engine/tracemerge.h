@@ -80,6 +80,11 @@ struct tm_error {
 
 const char *tm_status_str(enum tm_status s);
 void tm_error_clear(struct tm_error *err);
+/* Out of memory ends the program (abort()).  Before that the engine calls
+ * the hook, if set, with the size it failed to allocate (SIZE_MAX when the
+ * size itself overflowed), so the front end can say what ran out.  The hook
+ * must only use async-signal-safe calls (write(2)). */
+void tm_set_oom_hook(void (*hook)(size_t bytes));
 
 /* ------------------------------------------------------------------ */
 /* Growable byte buffer (owns its bytes)                               */

@@ -33,10 +33,22 @@ join3(char *dst, size_t cap, const char *a, const char *sep, const char *b)
 	dst[n] = 0;
 }
 
-static void
-oom(void)
+static void (*oom_hook)(size_t);
+
+void
+tm_set_oom_hook(void (*hook)(size_t bytes))
 {
-	/* The engine may not print; abort() is the documented OOM policy. */
+	oom_hook = hook;
+}
+
+/* The engine may not print: the front end's hook says what ran out (it may
+ * only use async-signal-safe calls such as write(2)); then abort(), the
+ * documented OOM policy. */
+static void
+oom_n(size_t bytes)
+{
+	if (oom_hook)
+		oom_hook(bytes);
 	abort();
 }
 
@@ -45,7 +57,7 @@ xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		oom();
+		oom_n(n);
 	return p;
 }
 
@@ -54,7 +66,7 @@ xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
-		oom();
+		oom_n(size && n > SIZE_MAX / size ? SIZE_MAX : n * size);
 	return p;
 }
 
@@ -63,7 +75,7 @@ xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
-		oom();
+		oom_n(n);
 	return q;
 }
 
@@ -96,7 +108,7 @@ xgrow(void **p, size_t *cap, size_t need, size_t elem)
 	size_t nc = *cap ? *cap : 8;
 	while (nc < need) {
 		if (nc > SIZE_MAX / 2 / elem)
-			oom();
+			oom_n(SIZE_MAX);
 		nc *= 2;
 	}
 	*p = xrealloc(*p, nc * elem);

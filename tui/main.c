@@ -1486,9 +1486,41 @@ finish_stdout(int rc)
 	return rc > EXIT_DROPS ? rc : EXIT_BROKEN;
 }
 
+/* Last words on out of memory (the engine aborts after this): what ran out,
+ * with write(2) only, since malloc is what failed. */
+static void
+say_oom(size_t bytes)
+{
+	char msg[128], num[32];
+	size_t n = 0, k = 0;
+	const char *a = "tracemerge: out of memory (could not allocate ";
+	const char *b = bytes == SIZE_MAX ? "a block whose size overflows" : NULL;
+
+	for (; a[k]; k++)
+		msg[n++] = a[k];
+	if (b) {
+		for (k = 0; b[k]; k++)
+			msg[n++] = b[k];
+	} else {
+		size_t v = bytes, d = 0;
+		do
+			num[d++] = (char)('0' + v % 10);
+		while ((v /= 10) && d < sizeof num);
+		while (d)
+			msg[n++] = num[--d];
+		for (k = 0; " bytes"[k]; k++)
+			msg[n++] = " bytes"[k];
+	}
+	msg[n++] = ')';
+	msg[n++] = '\n';
+	ssize_t w = write(2, msg, n);
+	(void)w;
+}
+
 int
 main(int argc, char **argv)
 {
+	tm_set_oom_hook(say_oom);
 	if (argc >= 2) {
 		const char *c = argv[1];
 		if (!strcmp(c, "ls"))

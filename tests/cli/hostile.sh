@@ -195,3 +195,19 @@ for sig in INT TERM HUP; do
 		no "merge interrupted by SIG$sig leaves no temp file" "rc=$rc (want $want), left: $left; $(cat "$t/e")"
 done
 rm -f "$t/big.bin"
+
+# Out of memory says what ran out before the abort (release build: ASan
+# reserves more address space than any useful ulimit -v).
+REL=${TM_BIN_REL:-build/rel/tracemerge}
+oom_said=0 oom_silent=0
+for v in 60000 80000 100000 120000 160000; do
+	(ulimit -v $v; "$REL" check "$t/many.tar.gz" >/dev/null 2>"$t/oom") 2>/dev/null
+	rc=$?
+	if [ $rc = 134 ] || [ $rc = 6 ]; then
+		if grep -q 'out of memory (could not allocate' "$t/oom"; then oom_said=$((oom_said + 1))
+		else oom_silent=$((oom_silent + 1)); fi
+	fi
+done
+if [ $oom_silent = 0 ] && [ $oom_said -gt 0 ]; then ok "out of memory is said before the abort"
+elif [ $oom_said = 0 ] && [ $oom_silent = 0 ]; then echo "SKIP: out of memory: no limit made the run fail"
+else no "out of memory is said before the abort" "$oom_silent silent aborts: $(head -c 200 "$t/oom")"; fi
