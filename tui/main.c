@@ -1067,8 +1067,13 @@ cmd_merge(int argc, char **argv)
 			if (r->error) {
 				say(stderr, "%s", r->error);
 				rc = EXIT_BROKEN;
-			} else if (r->dropped == 0) {
+			} else if (r->dropped == 0 && r->is_complete) {
 				say(stdout, "Validation: all traces line up on the shared timeline.");
+			} else if (r->dropped == 0) {
+				say(stderr, "Validation: no predicted event is dropped, but the "
+					    "prediction is incomplete (see below).");
+				if (o.strict)
+					rc = EXIT_DROPS;
 			} else if (o.strict) {
 				say(stderr, "merge: %" PRIu64 " events would be dropped when this archive is "
 					"opened: they cannot be placed on the shared timeline. Adjust the "
@@ -1083,7 +1088,10 @@ cmd_merge(int argc, char **argv)
 			}
 			if (!r->is_complete)
 				say(stderr, "note (tracemerge): some files are in formats whose "
-						"events tracemerge does not predict.");
+						"events tracemerge does not predict, or nested "
+						"deeper than it expands.");
+			for (size_t i = 0; i < r->n_warnings; i++)
+				say(stderr, "warning (tracemerge): %s", r->warnings[i]);
 			tm_report_free(r);
 		}
 		tm_session_close(ws);

@@ -211,3 +211,11 @@ done
 if [ $oom_silent = 0 ] && [ $oom_said -gt 0 ]; then ok "out of memory is said before the abort"
 elif [ $oom_said = 0 ] && [ $oom_silent = 0 ]; then echo "SKIP: out of memory: no limit made the run fail"
 else no "out of memory is said before the abort" "$oom_silent silent aborts: $(head -c 200 "$t/oom")"; fi
+
+# Nesting deeper than tracemerge expands: merge's validation must not say
+# "all traces line up" (the prediction is incomplete), and --strict fails.
+"$TM" merge -o "$t/d2.tar" "$H/D2_nested9_silent_ok.tar" >"$t/d2.out" 2>"$t/d2.err"; rc=$?
+"$TM" merge --strict -o "$t/d2s.tar" "$H/D2_nested9_silent_ok.tar" >/dev/null 2>&1; rcs=$?
+if [ $rc = 0 ] && [ $rcs = 1 ] && ! grep -q 'all traces line up' "$t/d2.out" "$t/d2.err" &&
+	grep -q 'incomplete' "$t/d2.err"; then ok "merge of a too-deep archive is not 'all traces line up'"
+else no "merge of a too-deep archive is not 'all traces line up'" "rc=$rc strict=$rcs $(cat "$t/d2.out" "$t/d2.err" | head -c 300)"; fi
