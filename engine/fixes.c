@@ -218,7 +218,8 @@ tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const char
 	}
 	if (have_al)
 		tm_align_result_fini(&al);
-	qsort(out->v, out->n, sizeof *out->v, cmp_fix);
+	if (out->n > 1) /* qsort(NULL, 0) is undefined */
+		qsort(out->v, out->n, sizeof *out->v, cmp_fix);
 	tm_report_free(before);
 	tm_manifest_fini(&empty);
 	return TM_OK;
