@@ -884,68 +884,65 @@ sole_clock(const struct wb_model *m, const char *path)
 	return TM_CLOCK_UNSET;
 }
 
-static const char *
-default_ref(const struct wb_model *m, const char *path)
-{
-	if (m->baseline && strcmp(m->baseline, path) != 0)
-		return m->baseline;
-	for (size_t row = 0; row < model_n_rows(m); row++) {
-		const char *n = model_row_name(m, row);
-		const struct tm_report_file *rf = model_row_file(m, row);
-		if (rf && !rf->is_trace)
-			continue;
-		if (strcmp(n, path) != 0)
-			return n;
-	}
-	return NULL;
-}
-
+/* Offsets go through the engine's one rule (tm_offset_apply): the
+ * reference and clocks an existing entry names are kept; otherwise a file
+ * with clocks of its own RELATEs its trace clock and only a clockless file
+ * is PINned, so the edit is valid by construction.  The engine also says
+ * when the edit changes no predicted number, and offers a machine of its
+ * own when the relation joins two files on one machine. */
 void
 model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *what)
 {
-	const struct tm_manifest_file *f = model_manifest_file(m, path);
-	struct tm_manifest next;
-	const char *ref;
-	uint32_t clock, ref_clock;
-	const char *ref_machine = NULL;
+	struct tm_offset_spec spec;
+	struct tm_offset_result r;
+	struct tm_error err;
 	char msg[512];
 	struct tm_buf d;
 
-	if (f && f->has_clocks && f->clocks.sync_file) {
-		ref = f->clocks.sync_file;
-		clock = f->clocks.clock;
-		ref_clock = f->clocks.sync_clock;
-		ref_machine = f->clocks.sync_machine;
-	} else {
-		ref = default_ref(m, path);
-		clock = sole_clock(m, path);
-		ref_clock = ref ? sole_clock(m, ref) : TM_CLOCK_UNSET;
-	}
-	if (!ref) {
-		model_set_msg(m, ROLE_WARNING,
-			      "An offset needs a reference file; this is the only trace.");
+	if (!m->s || !path)
+		return;
+	memset(&spec, 0, sizeof spec);
+	spec.has_offset = true;
+	spec.offset_ns = off;
+	memset(&r, 0, sizeof r);
+	tm_error_clear(&err);
+	if (tm_offset_apply(m->s, &m->man, path, &spec, &r, &err) != TM_OK || !r.has_m) {
+		model_set_msg(m, ROLE_WARNING, "%s: %s", what,
+			      err.msg[0] ? err.msg : "An offset needs a reference file");
+		tm_offset_result_fini(&r);
 		return;
 	}
 	size_t undo_n = m->undo.n;
 	char effect[400];
-	char *ref_copy = strdup(ref), *path_copy = strdup(path);
+	char *ref_copy = strdup(r.ref ? r.ref : ""), *path_copy = strdup(path);
+	struct tm_manifest next = r.m;
 
-	tm_manifest_copy(&next, &m->man);
-	tm_manifest_set_clocks(&next, path, clock, ref, ref_clock, ref_machine, off);
+	r.has_m = false; /* moved into next; model_commit owns it */
 	tm_buf_init(&d);
 	tm_format_duration_ns(off, &d);
-	snprintf(msg, sizeof msg, "%s: %s offset %s vs %s", what, path, d.data ? d.data : "", ref);
+	snprintf(msg, sizeof msg, "%s: %s offset %s vs %s", what, path, d.data ? d.data : "",
+		 ref_copy);
 	model_commit(m, &next, msg);
 	/* The effect comes from the new report: an offset on the file that owns
 	 * the timeline moves the reference instead. */
 	if (m->undo.n != undo_n) {
 		model_offset_effect(m, path_copy, off, ref_copy, effect, sizeof effect);
-		if (off != 0 && model_owns_timeline(m, path_copy))
+		if (r.inert)
+			model_set_msg(m, ROLE_WARNING, "%s: changes no predicted number (ours): %s",
+				      msg, r.inert);
+		else if (off != 0 && model_owns_timeline(m, path_copy))
 			model_set_msg(m, ROLE_WARNING, "%s: %s", what, effect);
+		else if (r.own_machine && r.own_helps)
+			model_set_msg(m, ROLE_WARNING,
+				      "%s (%s). Fix (ours, checked): put %s on a machine of its "
+				      "own, m then %s: %s",
+				      msg, effect, path_copy, r.own_machine,
+				      r.own_verdict ? r.own_verdict : "");
 		else
 			model_set_msg(m, ROLE_INFO, "%s (%s)", msg, effect);
 	}
 	tm_buf_fini(&d);
+	tm_offset_result_fini(&r);
 	free(ref_copy);
 	free(path_copy);
 }
