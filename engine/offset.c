@@ -23,6 +23,7 @@
 
 #include "internal.h"
 #include "oplog.h"
+#include "replay.h"
 #include "session.h"
 
 /* ---- grammar ---- */
@@ -183,30 +184,10 @@ tm_session_trace_clock(struct tm_session *s, size_t member)
 {
 	if (member >= s->in.n_members)
 		return TM_CLOCK_UNSET;
-	switch (s->in.members[member].format) {
-	case TM_FMT_JSON:
-	case TM_FMT_GECKO:
-	case TM_FMT_INSTRUMENTS_XML:
-	case TM_FMT_PRIMES:
-		return TM_CLOCK_UNSET; /* the private TRACE_FILE clock: clockless */
-	case TM_FMT_SYSTRACE:
-	case TM_FMT_PERF:
-	case TM_FMT_SIMPLEPERF_PROTO:
-	case TM_FMT_ART_METHOD_V2:
-	case TM_FMT_ART_METHOD:
-	case TM_FMT_PERF_TEXT:
-		return TM_CLOCK_MONOTONIC;
-	case TM_FMT_FUCHSIA:
-		return TM_CLOCK_BOOTTIME;
-	case TM_FMT_ANDROID_LOGCAT:
-	case TM_FMT_STRACE:
-	case TM_FMT_ANDROID_DUMPSTATE:
-		return TM_CLOCK_REALTIME;
-	case TM_FMT_PROTO:
-		break;
-	default:
-		return TM_CLOCK_UNSET;
-	}
+	/* formats other than proto: the clock the replay gives them (the
+	 * private TRACE_FILE clock of clockless formats is UNSET: a PIN) */
+	if (s->in.members[member].format != TM_FMT_PROTO)
+		return tm_format_fixed_clock(s->in.members[member].format);
 	struct tm_error e;
 	if (tm_session_scan(s, member, NULL, &e) != TM_OK || !s->scans[member])
 		return TM_CLOCK_BOOTTIME;

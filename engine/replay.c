@@ -466,6 +466,21 @@ tm_format_follows_pin(enum tm_format f)
 	return policy_of(f) == POL_TF;
 }
 
+uint32_t
+tm_format_fixed_clock(enum tm_format f)
+{
+	switch (policy_of(f)) {
+	case POL_MONO:
+		return TM_CLOCK_MONOTONIC;
+	case POL_BOOT:
+		return TM_CLOCK_BOOTTIME;
+	case POL_RT:
+		return TM_CLOCK_REALTIME;
+	default:
+		return TM_CLOCK_UNSET;
+	}
+}
+
 struct reader { /* one embedded machine of a file */
 	uint32_t embedded;
 	struct tm_tracker *c;
