@@ -146,6 +146,7 @@ struct wb_model {
 	size_t n_paths;
 	char *demo_dir;
 	struct tm_session *s;
+	struct tm_pack_check pack; /* util merge's name rules for s's members (tm_pack_check) */
 	char *open_error;
 	/* model_open lists on a thread and calls this every few ms meanwhile;
 	 * true cancels the opening (the engine's cancel flag). */

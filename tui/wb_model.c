@@ -412,6 +412,8 @@ open_session(struct wb_model *m)
 		m->open_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
 		return false;
 	}
+	/* the name rules depend on the members only: once per opening */
+	tm_pack_check(m->s, NULL, &m->pack);
 	scan_start(m);
 	return true;
 }
@@ -451,47 +453,78 @@ model_open(struct wb_model *m, char **paths, size_t n)
 	tm_manifest_copy(&m->saved, &m->man);
 }
 
-/* util merge's rules for loose inputs: the member name is the base name;
- * it refuses two inputs with one name, and a name over the 100 bytes of a
- * ustar header; a hidden name is left out of the TAR (trace_processor never
- * reads it).  Archives keep their members' names. */
+/* The row's issue: a hidden name first (the old order of the sentences);
+ * util merge names only the second of two equal names, the row shows both. */
+static const struct tm_pack_issue *
+row_issue(const struct wb_model *m, size_t member, const char *name)
+{
+	const struct tm_pack_issue *first = NULL;
+
+	for (size_t i = 0; i < m->pack.n; i++) {
+		const struct tm_pack_issue *is = &m->pack.issues[i];
+		if (is->member == member && is->rule == TM_PACK_HIDDEN)
+			return is;
+		if (!first && is->member == member)
+			first = is;
+	}
+	for (size_t i = 0; !first && i < m->pack.n; i++) {
+		const struct tm_pack_issue *is = &m->pack.issues[i];
+		const struct tm_member *o = tm_session_member(m->s, is->member);
+		if (is->rule == TM_PACK_DUP_NAME && o && o->name && !strcmp(tm_path_base(o->name), name))
+			first = is;
+	}
+	return first;
+}
+
+/* util merge's rules for loose inputs, as the engine's tm_pack_check found
+ * them when the files were opened: the member name is the base name; it
+ * refuses two inputs with one name, and a name too long for a ustar header;
+ * a hidden name is left out of the TAR (trace_processor never reads it).
+ * Archives keep their members' names.  The sentences say what to do here. */
 char *
 model_member_problem(const struct wb_model *m, size_t row)
 {
-	const struct tm_member *mb;
+	const struct tm_pack_issue *is;
 	const char *name;
 	char buf[600];
 
 	if (!m->s || !tm_session_is_loose(m->s) || row >= model_n_rows(m))
 		return NULL;
-	mb = tm_session_member(m->s, model_row_member(m, row));
 	name = model_row_name(m, row);
-	if (!mb || !name)
+	if (!name)
 		return NULL;
-	if (name[0] == '.') {
+	is = row_issue(m, model_row_member(m, row), name);
+	if (!is)
+		return NULL;
+	snprintf(buf, sizeof buf, "%s", is->msg);
+	switch (is->rule) {
+	case TM_PACK_HIDDEN:
 		snprintf(buf, sizeof buf,
 			 "hidden name: trace_processor never reads a member whose name starts "
 			 "with '.', so the TAR would leave it out; rename it (N)");
-		return strdup(buf);
-	}
-	if (strlen(name) > 100) {
+		break;
+	case TM_PACK_NAME_TOO_LONG:
 		snprintf(buf, sizeof buf,
 			 "member name of %zu bytes: a TAR header holds 100 and util merge refuses "
 			 "it; rename it (N)",
 			 strlen(name));
-		return strdup(buf);
+		break;
+	case TM_PACK_DUP_NAME:
+		for (size_t r = 0; r < model_n_rows(m); r++) {
+			const struct tm_member *o = tm_session_member(m->s, model_row_member(m, r));
+			if (r == row || strcmp(model_row_name(m, r), name) != 0)
+				continue;
+			snprintf(buf, sizeof buf,
+				 "two inputs are named %s (the other: %s): util merge refuses "
+				 "duplicate member names; rename one (N)",
+				 name, o && o->source_path ? o->source_path : "?");
+			break;
+		}
+		break;
+	default: /* an empty name: util merge's own words */
+		break;
 	}
-	for (size_t r = 0; r < model_n_rows(m); r++) {
-		const struct tm_member *o = tm_session_member(m->s, model_row_member(m, r));
-		if (r == row || strcmp(model_row_name(m, r), name) != 0)
-			continue;
-		snprintf(buf, sizeof buf,
-			 "two inputs are named %s (the other: %s): util merge refuses duplicate "
-			 "member names; rename one (N)",
-			 name, o && o->source_path ? o->source_path : "?");
-		return strdup(buf);
-	}
-	return NULL;
+	return strdup(buf);
 }
 
 size_t
@@ -534,6 +567,7 @@ close_session(struct wb_model *m)
 	if (m->rep)
 		tm_report_free(m->rep);
 	m->rep = NULL;
+	tm_pack_check_fini(&m->pack);
 	if (m->s)
 		tm_session_close(m->s);
 	m->s = NULL;
