@@ -118,20 +118,11 @@ cmp_fix(const void *pa, const void *pb)
 	return 0;
 }
 
-static const struct tm_manifest_file *
-entry_of(const struct tm_manifest *m, const char *path)
-{
-	for (size_t i = 0; m && i < m->n_files; i++)
-		if (m->files[i].path && !strcmp(m->files[i].path, path))
-			return &m->files[i];
-	return NULL;
-}
-
 static void
 fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_align_result *al)
 {
 	const char *file = rf->path;
-	const struct tm_manifest_file *f = entry_of(c->cur, file);
+	const struct tm_manifest_file *f = tm_manifest_file_find(c->cur, file);
 	int64_t cur_off = f && f->has_clocks ? f->clocks.offset_ns : 0;
 	struct tm_offset_spec sp;
 	char why[512];
@@ -202,7 +193,7 @@ tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const char
 		const struct tm_report_file *rf = &before->files[i];
 		if (!rf->is_trace || !rf->path || (file && strcmp(file, rf->path)))
 			continue;
-		const struct tm_manifest_file *f = entry_of(c.cur, rf->path);
+		const struct tm_manifest_file *f = tm_manifest_file_find(c.cur, rf->path);
 		/* the files that drop, or, when the import fails, the ones the
 		 * manifest configures */
 		if (rf->dropped && !(before->error && f && (f->has_clocks || f->machine_name)))

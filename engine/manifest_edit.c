@@ -13,14 +13,23 @@
 /* Editing helpers                                                     */
 /* ------------------------------------------------------------------ */
 
+const struct tm_manifest_file *
+tm_manifest_file_find(const struct tm_manifest *m, const char *path)
+{
+	for (size_t i = 0; m && path && i < m->n_files; i++)
+		if (tm_mf_str_eq(m->files[i].path, path))
+			return &m->files[i];
+	return NULL;
+}
+
 struct tm_manifest_file *
 tm_manifest_file_get(struct tm_manifest *m, const char *path, bool create)
 {
 	struct tm_manifest_file *f;
+	const struct tm_manifest_file *found = tm_manifest_file_find(m, path);
 
-	for (size_t i = 0; i < m->n_files; i++)
-		if (tm_mf_str_eq(m->files[i].path, path))
-			return &m->files[i];
+	if (found)
+		return &m->files[found - m->files];
 	if (!create)
 		return NULL;
 	m->files = xrealloc(m->files, (m->n_files + 1) * sizeof *m->files);

@@ -231,15 +231,6 @@ tm_session_trace_clock(struct tm_session *s, size_t member)
 
 /* ---- the edit ---- */
 
-static const struct tm_manifest_file *
-entry(const struct tm_manifest *m, const char *path)
-{
-	for (size_t i = 0; path && i < m->n_files; i++)
-		if (m->files[i].path && !strcmp(m->files[i].path, path))
-			return &m->files[i];
-	return NULL;
-}
-
 /* The machine of embedded id 0 in an entry's machines[] (else the first). */
 static const char *
 machines_default(const struct tm_manifest_file *f)
@@ -256,7 +247,7 @@ machines_default(const struct tm_manifest_file *f)
 static const char *
 machine_of(const struct tm_manifest *m, const char *path, const char *clocks_machine)
 {
-	const struct tm_manifest_file *f = entry(m, path);
+	const struct tm_manifest_file *f = tm_manifest_file_find(m, path);
 	if (clocks_machine)
 		return clocks_machine;
 	if (!f)
@@ -395,7 +386,7 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 	if (st != TM_OK)
 		return st;
 
-	const struct tm_manifest_file *f = entry(cur, path);
+	const struct tm_manifest_file *f = tm_manifest_file_find(cur, path);
 	const struct tm_manifest_clocks *old = f && f->has_clocks ? &f->clocks : NULL;
 
 	/* reference: named, else kept, else the timeline's owner, else the first
@@ -453,7 +444,7 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 	const char *ref_machine = sp->ref.machine;
 	if (!ref_machine && old && !sp->ref.file)
 		ref_machine = old->sync_machine;
-	const struct tm_manifest_file *rf = entry(cur, ref);
+	const struct tm_manifest_file *rf = tm_manifest_file_find(cur, ref);
 	if (!ref_machine && rf && rf->n_machines)
 		ref_machine = machines_default(rf);
 	int64_t offset = sp->has_offset ? sp->offset_ns : old ? old->offset_ns : 0;

@@ -314,13 +314,11 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 const struct tm_manifest_file *
 tm_manifest_entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
 {
-	for (size_t i = 0; i < m->n_files; i++)
-		if (m->files[i].path && strcmp(m->files[i].path, path) == 0) {
-			if (idx)
-				*idx = i;
-			return &m->files[i];
-		}
-	return NULL;
+	const struct tm_manifest_file *f = tm_manifest_file_find(m, path);
+
+	if (f && idx)
+		*idx = (size_t)(f - m->files);
+	return f;
 }
 
 /* The member's path as a manifest names it: its trace_file name; for a

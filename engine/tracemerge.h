@@ -261,6 +261,10 @@ bool tm_manifest_is_trivial(const struct tm_manifest *m);
  * (else NULL when absent).  Borrowed; invalidated by the next append. */
 struct tm_manifest_file *tm_manifest_file_get(struct tm_manifest *m, const char *path,
 					      bool create);
+/* The first entry whose path is exactly path (as trace_processor's reader
+ * matches), or NULL; m or path NULL: NULL. */
+const struct tm_manifest_file *tm_manifest_file_find(const struct tm_manifest *m,
+						     const char *path);
 void tm_manifest_set_machine(struct tm_manifest *m, const char *path, const char *name);
 /* name NULL or "" removes the entry's machine. */
 void tm_manifest_set_clocks(struct tm_manifest *m, const char *path, uint32_t clock,
