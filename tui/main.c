@@ -1327,9 +1327,11 @@ align_solve(struct tm_session *s, struct tm_manifest *m, const char *out_path)
 	}
 	int rc = so.ok ? 0 : EXIT_DROPS;
 	if (out_path) {
-		FILE *f = fopen(out_path, "w");
-		if (!f || fputs(b.data ? b.data : "", f) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "tracemerge: cannot write '%s': %s\n", out_path, strerror(errno));
+		/* the one rule for output files: regular or absent, atomic */
+		struct tm_error we;
+		tm_error_clear(&we);
+		if (tm_write_atomic(out_path, b.data ? b.data : "", b.len, 0644, &we) != TM_OK) {
+			say(stderr, "tracemerge: %s", we.msg);
 			rc = EXIT_BROKEN;
 		}
 	}

@@ -119,3 +119,12 @@ if [ $rc = 0 ] && echo "$o" | grep -q '^predicted: All traces line up' && [ "$ch
 else
 	no "align --solve" "rc $rc check '$chk': $o"
 fi
+# --solve -o follows the one rule for output files: a FIFO is refused, not
+# opened and written into (or replaced)
+mkfifo "$t/solve.fifo"
+o=$(timeout 20 "$TM" align --solve -o "$t/solve.fifo" "$d"/* 2>&1); rc=$?
+if [ $rc = 2 ] && [ -p "$t/solve.fifo" ] && echo "$o" | grep -q 'refusing to replace it'; then
+	ok "align --solve -o refuses a FIFO"
+else
+	no "align --solve -o refuses a FIFO" "rc $rc: $(echo "$o" | tail -2)"
+fi
