@@ -253,6 +253,9 @@ struct wb_frame {
 	char timeline_label[200];
 	char manifest_label[160];
 	char hints[512];
+	/* Drawn where a verdict, owner block or message is cut on screen: the
+	 * key that shows them in full (never a bare '~'). */
+	char cut_hint[64];
 	char prompt[2048];
 	int prompt_cursor;
 	/* the help screen: one line per request, then notes (or the log) */

@@ -213,6 +213,41 @@ log_lines(struct wb_frame *fr, const struct wb_model *m, int cols)
 	}
 }
 
+/* After the messages, the verdict and the owner block in full (the screen
+ * may cut them, pointing here). */
+static void
+log_verdict(struct wb_frame *fr)
+{
+	const struct wb_paras *sets[] = {&fr->verdict, &fr->owner};
+
+	help_add(fr, "", ROLE_DEFAULT);
+	help_add(fr, "The verdict now, in full:", ROLE_DIM);
+	for (size_t s = 0; s < 2; s++)
+		for (size_t i = 0; i < sets[s]->n; i++) {
+			const struct wb_para *p = &sets[s]->p[i];
+			for (size_t k = 0; k < p->n_lines; k++) {
+				char *line = strndup(p->text + p->start[k], p->len[k]);
+				help_add(fr, line, p->role);
+				free(line);
+			}
+		}
+}
+
+/* What a cut verdict, owner block or message ends with: the key (as bound
+ * now) that shows them in full. */
+static void
+cut_hint(const struct wb *wb, char *out, size_t len)
+{
+	int key = keymap_key_of(REQ_MESSAGES);
+	char k[32];
+
+	if (key)
+		keymap_key_name(key, k, sizeof k);
+	else
+		snprintf(k, sizeof k, ":%s", keymap_info(REQ_MESSAGES)->name);
+	snprintf(out, len, "%s %s: in full", wb->ui.ascii ? "..." : "\xe2\x80\xa6", k);
+}
+
 /* ---- the frame ---- */
 
 static void
@@ -333,9 +368,11 @@ frame_prepare(struct wb *wb)
 	if (wb->ui.help) {
 		if (wb->ui.messages) {
 			log_lines(fr, m, cols);
+			log_verdict(fr);
 			fr->help_escaped = true;
 			snprintf(fr->help_title, sizeof fr->help_title,
-				 " tracemerge messages: %zu, the newest last", m->n_log);
+				 " tracemerge messages: %zu, the newest last; then the verdict",
+				 m->n_log);
 		} else {
 			help_lines(fr);
 			fr->help_escaped = false;
@@ -351,6 +388,7 @@ frame_prepare(struct wb *wb)
 		pane_clamp(help);
 	}
 	choose_hints(wb, det_more, fr->hints, sizeof fr->hints);
+	cut_hint(wb, fr->cut_hint, sizeof fr->cut_hint);
 	if (wb->ui.prompting) {
 		int cur = 0;
 		snprintf(fr->prompt, sizeof fr->prompt, "%s", prompt_line(&cur));

@@ -14,10 +14,12 @@
 
 #include "wb.h"
 
-/* Draw escaped text s (already safe) within max_cols; spans in escape role. */
+/* Draw escaped text s (already safe) within max_cols; spans in escape role.
+ * Text cut short ends with '~' where a pane's label says there is more;
+ * put_clip leaves the mark to its caller (who says where the rest is). */
 static int
-put_safe(const char *s, size_t len, const struct tm_span *sp, size_t n_sp, int max_cols,
-	 int base_attr)
+put_text_cut(const char *s, size_t len, const struct tm_span *sp, size_t n_sp, int max_cols,
+	     int base_attr, bool mark)
 {
 	int used = 0;
 	size_t i = 0, k = 0;
@@ -35,7 +37,7 @@ put_safe(const char *s, size_t len, const struct tm_span *sp, size_t n_sp, int m
 		in_span = k < n_sp && sp[k].start <= i && i < sp[k].end;
 		/* Leave one column for the truncation marker when more follows. */
 		if (used + w > max_cols || (i + n < len && used + w == max_cols && max_cols > 0)) {
-			if (used < max_cols) {
+			if (mark && used < max_cols) {
 				attrset(theme_attr(ROLE_DIM));
 				addch('~');
 				used++;
@@ -49,6 +51,47 @@ put_safe(const char *s, size_t len, const struct tm_span *sp, size_t n_sp, int m
 	}
 	attrset(base_attr);
 	return used;
+}
+
+static int
+put_safe(const char *s, size_t len, const struct tm_span *sp, size_t n_sp, int max_cols,
+	 int base_attr)
+{
+	return put_text_cut(s, len, sp, n_sp, max_cols, base_attr, true);
+}
+
+static int
+text_cols(const char *s, size_t len)
+{
+	struct tm_buf b;
+	size_t w;
+
+	tm_buf_init(&b);
+	w = tm_escape_display(s, len, &b, NULL, 0, NULL);
+	tm_buf_fini(&b);
+	return (int)w;
+}
+
+/* Escaped text s within max_cols; when it does not fit, or more follows
+ * (more lines of a cut block), it ends with the frame's cut hint (the key
+ * that shows it in full) instead of a bare '~'. */
+static void
+put_or_hint(const struct wb *wb, const char *s, size_t len, int max_cols, int attr, bool more)
+{
+	const char *hint = wb->fr.cut_hint;
+	int hint_w = text_cols(hint, strlen(hint));
+
+	if ((!more && text_cols(s, len) <= max_cols) || max_cols < hint_w + 8) {
+		put_safe(s, len, NULL, 0, max_cols, attr);
+		return;
+	}
+	int used = put_text_cut(s, len, NULL, 0, max_cols - hint_w - 1, attr, false);
+	attrset(attr);
+	for (; used < max_cols - hint_w; used++)
+		addch(' ');
+	attrset(theme_attr(ROLE_KEY_HINT));
+	addstr(hint);
+	attrset(attr);
 }
 
 static int
@@ -235,12 +278,16 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 	}
 }
 
-/* Wrapped paragraphs from line skip on, at most max_lines lines; the last
- * line is cut with '~' when its paragraph goes on. */
+/* Wrapped paragraphs from line skip on, at most max_lines lines.  When more
+ * lines follow, the last one is cut: with the cut hint when wb is given
+ * (the verdict: L shows it in full), else with '~' (the details: their
+ * label says which lines show and which key shows more). */
 static int
-draw_paras(const struct wb_paras *ps, int skip, int y, int x0, int w, int max_lines)
+draw_paras(const struct wb *wb, const struct wb_paras *ps, int skip, int y, int x0, int w,
+	   int max_lines)
 {
 	int used = 0;
+	bool cut = ps->lines - skip > max_lines;
 
 	for (size_t i = 0; i < ps->n && used < max_lines; i++) {
 		const struct wb_para *p = &ps->p[i];
@@ -251,7 +298,10 @@ draw_paras(const struct wb_paras *ps, int skip, int y, int x0, int w, int max_li
 		}
 		for (size_t k = (size_t)skip; k < p->n_lines && used < max_lines; k++) {
 			move(y + used, x0);
-			if (used == max_lines - 1 && p->start[k] + p->len[k] < len) {
+			if (wb && cut && used == max_lines - 1) {
+				put_or_hint(wb, p->text + p->start[k], len - p->start[k], w,
+					    theme_attr(p->role), true);
+			} else if (used == max_lines - 1 && p->start[k] + p->len[k] < len) {
 				put_safe(p->text + p->start[k], len - p->start[k], NULL, 0, w,
 					 theme_attr(p->role));
 			} else {
@@ -272,7 +322,7 @@ draw_details(const struct wb *wb, const struct wb_rect *r)
 
 	rule(wb, r->y, r->x, r->x + r->w, wb->fr.details_label);
 	if (r->h > 1)
-		draw_paras(&wb->fr.details, (int)p->top, r->y + 1, r->x, r->w, r->h - 1);
+		draw_paras(NULL, &wb->fr.details, (int)p->top, r->y + 1, r->x, r->w, r->h - 1);
 }
 
 static void
@@ -497,7 +547,13 @@ draw_msg(const struct wb *wb, int y)
 	for (int x = 0; x < COLS; x++)
 		mvaddch(y, x, ' ');
 	move(y, 0);
-	put_escaped(wb->m.msg, strlen(wb->m.msg), COLS, theme_attr(wb->m.msg_role));
+	if (text_cols(wb->m.msg, strlen(wb->m.msg)) <= COLS) {
+		put_escaped(wb->m.msg, strlen(wb->m.msg), COLS, theme_attr(wb->m.msg_role));
+	} else {
+		char *e = text_escape_cols(wb->m.msg, 1 << 16);
+		put_or_hint(wb, e, strlen(e), COLS, theme_attr(wb->m.msg_role), false);
+		free(e);
+	}
 }
 
 static void
@@ -560,9 +616,9 @@ view_draw(const struct wb *wb)
 		draw_timeline(wb, &lay->timeline);
 	if (lay->manifest.h > 0)
 		draw_manifest(wb, &lay->manifest);
-	draw_paras(&wb->fr.verdict, 0, lay->verdict_y, 0, cols, lay->verdict_h);
+	draw_paras(wb, &wb->fr.verdict, 0, lay->verdict_y, 0, cols, lay->verdict_h);
 	if (lay->owner_h > 0)
-		draw_paras(&wb->fr.owner, 0, lay->verdict_y + lay->verdict_h, 0, cols, lay->owner_h);
+		draw_paras(wb, &wb->fr.owner, 0, lay->verdict_y + lay->verdict_h, 0, cols, lay->owner_h);
 	draw_msg(wb, lay->msg_y);
 	draw_keys(wb, lay->keys_y);
 	attrset(theme_attr(ROLE_DEFAULT));
