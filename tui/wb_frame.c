@@ -179,7 +179,7 @@ help_lines(struct wb_frame *fr)
 		help_add(fr, notes[i], ROLE_DIM);
 }
 
-/* The message log, each message wrapped at cols columns, newest last. */
+/* The message log, each message word-wrapped at cols columns, newest last. */
 static void
 log_lines(struct wb_frame *fr, const struct wb_model *m, int cols)
 {
@@ -189,27 +189,16 @@ log_lines(struct wb_frame *fr, const struct wb_model *m, int cols)
 	if (m->n_log == 0)
 		help_add(fr, "No messages yet.", ROLE_DIM);
 	for (size_t i = 0; i < m->n_log; i++) {
-		char *e = text_escape_cols(m->log[i], 1 << 16);
-		size_t len = strlen(e), at = 0;
-		while (at < len) {
-			size_t end = at;
-			int used = 0;
-			while (end < len) {
-				size_t n = text_utf8_len((unsigned char)e[end]);
-				int w = text_char_cols(e + end, n);
-				if (used + w > cols - 1)
-					break;
-				used += w;
-				end += n;
-			}
-			if (end == at)
-				end = len;
-			char *line = strndup(e + at, end - at);
+		struct wb_paras ps;
+		memset(&ps, 0, sizeof ps);
+		tm_buf_adds(text_para_add(&ps, ROLE_DEFAULT), m->log[i]);
+		text_wrap(&ps, cols - 1);
+		for (size_t k = 0; k < ps.p[0].n_lines; k++) {
+			char *line = strndup(ps.p[0].text + ps.p[0].start[k], ps.p[0].len[k]);
 			help_add(fr, line, i + 1 == m->n_log ? m->msg_role : ROLE_DEFAULT);
 			free(line);
-			at = end;
 		}
-		free(e);
+		text_paras_fini(&ps);
 	}
 }
 
