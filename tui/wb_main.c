@@ -5,7 +5,7 @@
  * the loop (poll the scan, prepare and draw a frame, read a key), the
  * scripted test mode (TM_SCRIPT / --script: keys and :commands consumed only
  * at the idle point, plus the harness commands :dump-screen, :resize,
- * :raise), signals and the recovery manifest on the way out.
+ * :raise, :unlink), signals and the recovery manifest on the way out.
  */
 #include "workbench.h"
 
@@ -137,7 +137,7 @@ keyq_pop(void)
 
 /* Test-harness commands (not actions: they work even while a prompt is
  * open): :dump-screen [--roles] FILE, :resize ROWSxCOLS, :raise [HUP],
- * :wait.  Returns false for any other line. */
+ * :unlink FILE, :wait.  Returns false for any other line. */
 static bool
 harness_command(struct wb *wb, const char *line)
 {
@@ -163,6 +163,12 @@ harness_command(struct wb *wb, const char *line)
 	if (strncmp(line, ":raise", 6) == 0) {
 		/* Deliver SIGTERM/SIGHUP to ourselves (the recovery path). */
 		raise(strcmp(line + 6 + strspn(line + 6, " "), "HUP") == 0 ? SIGHUP : SIGTERM);
+		return true;
+	}
+	if (strncmp(line, ":unlink ", 8) == 0) {
+		/* A file vanishes under the session (a reopen must keep it). */
+		if (unlink(line + 8) != 0)
+			model_set_msg(&wb->m, ROLE_ERROR, "unlink %s: %s", line + 8, strerror(errno));
 		return true;
 	}
 	if (strcmp(line, ":wait") == 0 || strcmp(line, ":idle") == 0)

@@ -341,7 +341,9 @@ take_loose_manifest(struct wb_model *m, const char *path)
  * thread of its own, so that the front end's open_poll (keys, signals) can
  * cancel it through the engine's flag (tm_session_opts.cancel). */
 struct open_job {
-	struct wb_model *m;
+	const char *const *paths;
+	size_t n_paths;
+	struct tm_session *s;
 	struct tm_session_opts opts;
 	struct tm_error err;
 	enum tm_status st;
@@ -353,18 +355,33 @@ static void *
 open_thread(void *arg)
 {
 	struct open_job *j = arg;
-	j->st = tm_session_open(&j->m->s, (const char *const *)j->m->paths, j->m->n_paths,
-				&j->opts, &j->err);
+	j->st = tm_session_open(&j->s, j->paths, j->n_paths, &j->opts, &j->err);
 	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-static enum tm_status
-open_cancellable(struct wb_model *m, const struct tm_session_opts *opts, struct tm_error *err)
+/* A session on paths, not yet the model's (NULL with *why on failure;
+ * caller frees why). */
+static struct tm_session *
+open_paths(struct wb_model *m, char **paths, size_t n, char **why)
 {
-	struct open_job j = {.m = m, .opts = *opts};
+	struct open_job j = {.paths = (const char *const *)paths, .n_paths = n};
+	uint64_t total = 0;
 	pthread_t thr;
 
+	*why = NULL;
+	if (n == 0) {
+		*why = strdup("no trace files to open");
+		return NULL;
+	}
+	/* Per-event details (for the dropped part of the timeline) only while
+	 * they stay small. */
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) == 0)
+			total += (uint64_t)st.st_size;
+	}
+	j.opts.keep_events = total < 16u * 1024 * 1024;
 	j.opts.cancel = &j.cancel;
 	tm_error_clear(&j.err);
 	if (!m->open_poll || pthread_create(&thr, NULL, open_thread, &j) != 0) {
@@ -378,42 +395,37 @@ open_cancellable(struct wb_model *m, const struct tm_session_opts *opts, struct 
 		}
 		pthread_join(thr, NULL);
 	}
-	*err = j.err;
-	return j.st;
+	if (j.st != TM_OK) {
+		*why = strdup(j.err.msg[0] ? j.err.msg : tm_status_str(j.err.code));
+		return NULL;
+	}
+	return j.s;
+}
+
+/* s becomes the model's session; its scan starts once the caller has made
+ * the manifest fit it. */
+static void
+install_session(struct wb_model *m, struct tm_session *s)
+{
+	m->s = s;
+	m->scanned = false;
+	m->scan_cancelled = false;
+	/* the name rules depend on the members only: once per opening */
+	tm_pack_check(m->s, NULL, &m->pack);
 }
 
 /* Open a session on m->paths and start its scan. */
 static bool
 open_session(struct wb_model *m)
 {
-	struct tm_session_opts opts = {0};
-	uint64_t total = 0;
-	struct tm_error err;
+	char *why;
+	struct tm_session *s = open_paths(m, m->paths, m->n_paths, &why);
 
-	/* Per-event details (for the dropped part of the timeline) only while
-	 * they stay small. */
-	for (size_t i = 0; i < m->n_paths; i++) {
-		struct stat st;
-		if (stat(m->paths[i], &st) == 0)
-			total += (uint64_t)st.st_size;
-	}
-	opts.keep_events = total < 16u * 1024 * 1024;
-	tm_error_clear(&err);
 	free(m->open_error);
-	m->open_error = NULL;
-	m->scanned = false;
-	m->scan_cancelled = false;
-	if (m->n_paths == 0) {
-		m->open_error = strdup("no trace files to open");
+	m->open_error = why;
+	if (!s)
 		return false;
-	}
-	if (open_cancellable(m, &opts, &err) != TM_OK) {
-		m->s = NULL;
-		m->open_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
-		return false;
-	}
-	/* the name rules depend on the members only: once per opening */
-	tm_pack_check(m->s, NULL, &m->pack);
+	install_session(m, s);
 	scan_start(m);
 	return true;
 }
@@ -587,30 +599,78 @@ can_manage(struct wb_model *m)
 }
 
 static void
-reopen(struct wb_model *m, const char *what)
+free_paths(char **paths, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+/* The set of inputs becomes paths (n of them; taken either way): opened
+ * first, and only a set that opens replaces the session.  A file gone or an
+ * archive broken since must not leave an empty workbench: on failure the
+ * old session (scanned, with its edits) stays and the message says why.
+ * On success the caller makes the manifest fit and calls reopened(). */
+static bool
+reopen(struct wb_model *m, char **paths, size_t n, const char *what)
+{
+	char *why;
+	struct tm_session *s = open_paths(m, paths, n, &why);
+
+	if (!s) {
+		model_set_msg(m, ROLE_ERROR, "%s: not done, %s; the files are as they were",
+			      what, why);
+		free(why);
+		free_paths(paths, n);
+		return false;
+	}
 	close_session(m);
+	free_paths(m->paths, m->n_paths);
+	m->paths = paths;
+	m->n_paths = n;
+	free(m->open_error);
+	m->open_error = NULL;
+	install_session(m, s);
 	/* File operations change what the manifest's names mean: no undo
 	 * across them. */
 	stack_clear(&m->undo);
 	stack_clear(&m->redo);
-	if (open_session(m))
-		model_set_msg(m, ROLE_INFO, "%s", what);
-	else
-		model_set_msg(m, ROLE_ERROR, "%s: %s", what, m->open_error);
+	return true;
+}
+
+static void
+reopened(struct wb_model *m, const char *what)
+{
+	scan_start(m);
+	model_set_msg(m, ROLE_INFO, "%s", what);
+}
+
+/* A copy of the inputs, room for extra more (to build the next set). */
+static char **
+copy_paths(const struct wb_model *m, size_t extra)
+{
+	char **v = calloc(m->n_paths + extra + 1, sizeof *v);
+
+	if (!v)
+		abort();
+	for (size_t i = 0; i < m->n_paths; i++)
+		if (!(v[i] = strdup(m->paths[i])))
+			abort();
+	return v;
 }
 
 void
 model_rescan(struct wb_model *m)
 {
-	reopen(m, "Scanning again");
+	if (reopen(m, copy_paths(m, 0), m->n_paths, "Scanning again"))
+		reopened(m, "Scanning again");
 }
 
 void
 model_remove_row(struct wb_model *m, size_t row)
 {
 	const char *name = model_row_name(m, row);
-	char *nm, msg[PATH_MAX + 64];
+	char *nm, msg[PATH_MAX + 64], **next;
 	size_t idx = model_row_member(m, row);
 	bool other = false;
 
@@ -625,13 +685,15 @@ model_remove_row(struct wb_model *m, size_t row)
 		other |= r != row && strcmp(model_row_name(m, r), nm) == 0;
 	/* Loose inputs are members 1..n in argument order. */
 	idx = idx > 0 ? idx - 1 : 0;
-	free(m->paths[idx]);
-	memmove(m->paths + idx, m->paths + idx + 1, (m->n_paths - idx - 1) * sizeof *m->paths);
-	m->n_paths--;
-	if (!other)
-		tm_manifest_rename_file(&m->man, nm, NULL);
+	next = copy_paths(m, 0);
+	free(next[idx]);
+	memmove(next + idx, next + idx + 1, (m->n_paths - idx) * sizeof *next);
 	snprintf(msg, sizeof msg, "Removed %s from the set (the file itself is untouched)", nm);
-	reopen(m, msg);
+	if (reopen(m, next, m->n_paths - 1, msg)) {
+		if (!other)
+			tm_manifest_rename_file(&m->man, nm, NULL);
+		reopened(m, msg);
+	}
 	free(nm);
 }
 
@@ -693,15 +755,26 @@ model_rename_row(struct wb_model *m, size_t row, const char *name)
 	from = strdup(old);
 	for (size_t r = 0; r < model_n_rows(m); r++)
 		other |= r != row && strcmp(model_row_name(m, r), from) == 0;
-	if (strncmp(m->paths[idx], m->link_dir, strlen(m->link_dir)) == 0)
-		unlink(m->paths[idx]);
-	free(m->paths[idx]);
-	m->paths[idx] = strdup(link);
-	if (!other)
-		tm_manifest_rename_file(&m->man, from, name);
+	/* The link made for an earlier rename goes once this one opens. */
+	char *old_link = strncmp(m->paths[idx], m->link_dir, strlen(m->link_dir)) == 0 &&
+					 strcmp(m->paths[idx], link) != 0
+				 ? strdup(m->paths[idx])
+				 : NULL;
+	char **next = copy_paths(m, 0);
+	free(next[idx]);
+	next[idx] = strdup(link);
 	snprintf(msg, sizeof msg, "Renamed %s to %s in the TAR (the file on disk keeps its name)",
 		 from, name);
-	reopen(m, msg);
+	if (reopen(m, next, m->n_paths, msg)) {
+		if (old_link)
+			unlink(old_link);
+		if (!other)
+			tm_manifest_rename_file(&m->man, from, name);
+		reopened(m, msg);
+	} else if (strcmp(m->paths[idx], link) != 0) {
+		unlink(link);
+	}
+	free(old_link);
 	free(from);
 }
 
@@ -720,15 +793,13 @@ model_add_paths(struct wb_model *m, char **paths, size_t n)
 			return;
 		}
 	}
-	m->paths = realloc(m->paths, (m->n_paths + n + 1) * sizeof *m->paths);
-	if (!m->paths)
-		abort();
+	char **next = copy_paths(m, n);
 	for (size_t i = 0; i < n; i++)
-		m->paths[m->n_paths + added++] = strdup(paths[i]);
-	m->n_paths += added;
+		next[m->n_paths + added++] = strdup(paths[i]);
 	char msg[128];
 	snprintf(msg, sizeof msg, "Added %zu file%s", added, added == 1 ? "" : "s");
-	reopen(m, msg);
+	if (reopen(m, next, m->n_paths + added, msg))
+		reopened(m, msg);
 }
 
 void
