@@ -40,13 +40,17 @@ struct wb;
  * help screen and the man page's KEY BINDINGS are generated from it. */
 #define WB_KEY_CTRL(c) ((c) & 0x1f)
 #define WB_REQ_LIST(X)                                                                             \
-	X(REQ_DOWN, "move-down", 'j', KEY_DOWN, act_down, "Select the next file (or scroll the manifest)") \
-	X(REQ_UP, "move-up", 'k', KEY_UP, act_up, "Select the previous file (or scroll the manifest)") \
-	X(REQ_FIRST, "move-first", 'g', KEY_HOME, act_first, "Select the first file")              \
-	X(REQ_LAST, "move-last", 'G', KEY_END, act_last, "Select the last file")                   \
-	X(REQ_FOCUS, "focus", '\t', 0, act_focus, "Switch focus between the file list and the manifest") \
-	X(REQ_DETAILS_DOWN, "details-down", 'd', KEY_NPAGE, act_details_down, "Scroll the file's details (wraps to the top)") \
-	X(REQ_DETAILS_UP, "details-up", KEY_PPAGE, 0, act_details_up, "Scroll the file's details back") \
+	X(REQ_DOWN, "move-down", 'j', KEY_DOWN, act_down, "Select the next file (in details or manifest: scroll)") \
+	X(REQ_UP, "move-up", 'k', KEY_UP, act_up, "Select the previous file (in details or manifest: scroll)") \
+	X(REQ_PAGE_DOWN, "page-down", KEY_NPAGE, ' ', act_page_down, "A page down in the focused pane (files, details, manifest)") \
+	X(REQ_PAGE_UP, "page-up", KEY_PPAGE, 0, act_page_up, "A page up in the focused pane")    \
+	X(REQ_FIRST, "move-first", 'g', KEY_HOME, act_first, "Select the first file (or the focused pane's top)") \
+	X(REQ_LAST, "move-last", 'G', KEY_END, act_last, "Select the last file (or the focused pane's end)") \
+	X(REQ_ENTER, "enter", '\r', 0, act_enter, "On a file: focus its details (j/k, PgDn, / in them); again: back to the files") \
+	X(REQ_FOCUS, "focus", '\t', 0, act_focus, "Focus the next pane: files, details, manifest") \
+	X(REQ_FOCUS_BACK, "focus-back", KEY_BTAB, 0, act_focus_back, "Focus the previous pane") \
+	X(REQ_DETAILS_DOWN, "details-down", 'd', 0, act_details_down, "Scroll the file's details (wraps to the top)") \
+	X(REQ_DETAILS_UP, "details-up", 0, 0, act_details_up, "Scroll the file's details back") \
 	X(REQ_SELECT, "select", 0, 0, act_select, "Select a file by number or name (:select N|NAME)") \
 	X(REQ_MACHINE, "machine", 'm', 0, act_machine, "Assign a machine to the file (Default clears it)") \
 	X(REQ_ADD_MACHINE, "add-machine", 'M', 0, act_add_machine, "+ Add machine (\"Machine N\") for the file") \
@@ -230,6 +234,7 @@ struct wb_layout_in {
 	int n_timeline; /* bars */
 	int verdict_lines, owner_lines;
 	bool focus_manifest;
+	bool focus_details;
 };
 struct wb_rect {
 	int y, x, h, w;
@@ -278,6 +283,7 @@ enum wb_confirm {
 struct wb_ui {
 	struct pane pane[PANE__COUNT];
 	bool focus_manifest;
+	bool focus_details; /* the details pane has the focus (never both) */
 	size_t det_row; /* the list row the details scroll belongs to */
 	bool help;
 	bool messages; /* the help screen shows the message log instead */

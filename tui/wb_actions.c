@@ -109,7 +109,7 @@ static const struct {
 	{"Space", ' '},        {"Lt", '<'},           {"Gt", '>'},          {"F1", KEY_F(1)},
 	{"F2", KEY_F(2)},      {"F3", KEY_F(3)},      {"F4", KEY_F(4)},     {"F5", KEY_F(5)},
 	{"F6", KEY_F(6)},      {"F7", KEY_F(7)},      {"F8", KEY_F(8)},     {"F9", KEY_F(9)},
-	{"F10", KEY_F(10)},
+	{"F10", KEY_F(10)},    {"S-Tab", KEY_BTAB},
 };
 
 void
@@ -269,32 +269,87 @@ run(struct wb *wb, enum wb_request req, const char *arg)
 
 /* ---- moving ---- */
 
+/* The pane with the focus: the file list, the details or the manifest. */
+static enum wb_pane_id
+focused(const struct wb *wb)
+{
+	return wb->ui.focus_manifest ? PANE_MANIFEST
+	       : wb->ui.focus_details ? PANE_DETAILS
+				      : PANE_LIST;
+}
+
+static void
+set_focus(struct wb *wb, enum wb_pane_id id)
+{
+	wb->ui.focus_manifest = id == PANE_MANIFEST;
+	wb->ui.focus_details = id == PANE_DETAILS;
+}
+
+/* Move by delta rows in the focused pane: the list's selection, or the
+ * details' or manifest's scroll (the details belong to the selected row). */
+static void
+move_focused(struct wb *wb, long delta)
+{
+	enum wb_pane_id id = focused(wb);
+
+	if (id == PANE_LIST) {
+		pane_move(list_pane(wb), delta);
+		return;
+	}
+	if (id == PANE_DETAILS)
+		wb->ui.det_row = list_pane(wb)->sel;
+	pane_scroll(&wb->ui.pane[id], delta);
+}
+
+/* A page: the list's rows; in text, a line less (one line of context). */
+static long
+page_rows(const struct wb *wb)
+{
+	size_t rows = pane_rows(&wb->ui.pane[focused(wb)]);
+
+	if (focused(wb) != PANE_LIST && rows > 1)
+		rows--;
+	return rows > 0 ? (long)rows : 1;
+}
+
 static void
 act_down(struct wb *wb, const char *arg)
 {
 	(void)arg;
-	if (wb->ui.focus_manifest)
-		pane_scroll(&wb->ui.pane[PANE_MANIFEST], 1);
-	else
-		pane_move(list_pane(wb), 1);
+	move_focused(wb, 1);
 }
 
 static void
 act_up(struct wb *wb, const char *arg)
 {
 	(void)arg;
-	if (wb->ui.focus_manifest)
-		pane_scroll(&wb->ui.pane[PANE_MANIFEST], -1);
-	else
-		pane_move(list_pane(wb), -1);
+	move_focused(wb, -1);
+}
+
+static void
+act_page_down(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	move_focused(wb, page_rows(wb));
+}
+
+static void
+act_page_up(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	move_focused(wb, -page_rows(wb));
 }
 
 static void
 act_first(struct wb *wb, const char *arg)
 {
 	(void)arg;
-	list_pane(wb)->sel = 0;
-	wb->ui.pane[PANE_MANIFEST].top = 0;
+	if (focused(wb) == PANE_LIST) {
+		list_pane(wb)->sel = 0;
+		wb->ui.pane[PANE_MANIFEST].top = 0;
+	} else {
+		move_focused(wb, -(long)(SIZE_MAX / 4));
+	}
 }
 
 static void
@@ -303,15 +358,44 @@ act_last(struct wb *wb, const char *arg)
 	struct pane *p = list_pane(wb);
 
 	(void)arg;
-	if (p->n)
+	if (focused(wb) != PANE_LIST)
+		move_focused(wb, (long)(SIZE_MAX / 4));
+	else if (p->n)
 		p->sel = p->n - 1;
+}
+
+static void
+act_enter(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (focused(wb) != PANE_LIST) {
+		set_focus(wb, PANE_LIST);
+	} else if (sel_path(wb)) {
+		set_focus(wb, PANE_DETAILS);
+		wb->ui.det_row = list_pane(wb)->sel;
+	}
 }
 
 static void
 act_focus(struct wb *wb, const char *arg)
 {
+	static const enum wb_pane_id next[PANE__COUNT] = {
+		[PANE_LIST] = PANE_DETAILS, [PANE_DETAILS] = PANE_MANIFEST,
+		[PANE_MANIFEST] = PANE_LIST};
+
 	(void)arg;
-	wb->ui.focus_manifest = !wb->ui.focus_manifest;
+	set_focus(wb, next[focused(wb)]);
+}
+
+static void
+act_focus_back(struct wb *wb, const char *arg)
+{
+	static const enum wb_pane_id prev[PANE__COUNT] = {
+		[PANE_LIST] = PANE_MANIFEST, [PANE_DETAILS] = PANE_LIST,
+		[PANE_MANIFEST] = PANE_DETAILS};
+
+	(void)arg;
+	set_focus(wb, prev[focused(wb)]);
 }
 
 static void
@@ -1015,9 +1099,9 @@ help_key(struct wb *wb, int key)
 		pane_scroll(p, 1);
 	} else if (r == REQ_UP) {
 		pane_scroll(p, -1);
-	} else if (r == REQ_DETAILS_DOWN) {
+	} else if (r == REQ_DETAILS_DOWN || r == REQ_PAGE_DOWN) {
 		pane_scroll(p, (long)pane_rows(p));
-	} else if (r == REQ_DETAILS_UP) {
+	} else if (r == REQ_DETAILS_UP || r == REQ_PAGE_UP) {
 		pane_scroll(p, -(long)pane_rows(p));
 	} else if (r == REQ_FIRST) {
 		p->top = 0;
@@ -1054,6 +1138,8 @@ actions_key(struct wb *wb, int key)
 	}
 	if (key == KEY_RESIZE)
 		return;
+	if (key == KEY_ENTER) /* the keypad's Enter is Enter */
+		key = '\r';
 	if (wb->ui.help) {
 		help_key(wb, key);
 		return;

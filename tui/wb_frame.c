@@ -83,6 +83,10 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 		{REQ_EDIT_MANIFEST, "edit manifest"}, {REQ_CONVERT_MANIFEST, "convert"},
 		{REQ_FOCUS, "manifest"},
 	};
+	static const struct hint det[] = {
+		{REQ_DOWN, "scroll"},  {REQ_PAGE_DOWN, "page"},   {REQ_ENTER, "files"},
+		{REQ_FOCUS, "manifest"}, {REQ_OFFSET, "offset"}, {REQ_MACHINE, "machine"},
+	};
 	static const struct hint help[] = {{REQ_DOWN, "scroll"}, {REQ_QUIT, "close help"}};
 	static const struct hint tail[] = {{REQ_HELP, "help"}, {REQ_QUIT, "quit"}};
 	const struct hint *set = ok;
@@ -104,6 +108,9 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 		} else if (wb->ui.focus_manifest) {
 			set = man;
 			n_set = sizeof man / sizeof man[0];
+		} else if (wb->ui.focus_details) {
+			set = det;
+			n_set = sizeof det / sizeof det[0];
 		} else if (rep && rep->error) {
 			set = err;
 			n_set = sizeof err / sizeof err[0];
@@ -115,7 +122,7 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 			n_set = sizeof drop_other / sizeof drop_other[0];
 		}
 		/* COLS - 1: the bottom-right cell cannot be written. */
-		bool more = det_more && !wb->ui.focus_manifest;
+		bool more = det_more && !wb->ui.focus_manifest && !wb->ui.focus_details;
 		if (more) {
 			static const struct hint h_more = {REQ_DETAILS_DOWN, "more"};
 			hint_add(&b, COLS - 1 - reserve, &h_more, &full, false);
@@ -300,6 +307,7 @@ frame_prepare(struct wb *wb)
 	in.verdict_lines = fr->verdict.lines;
 	in.owner_lines = fr->owner.lines;
 	in.focus_manifest = wb->ui.focus_manifest;
+	in.focus_details = wb->ui.focus_details;
 	layout_compute(&in, &fr->lay);
 
 	/* The list. */
@@ -321,11 +329,14 @@ frame_prepare(struct wb *wb)
 		char *nm = text_short_name(name, (size_t)(det->w - 40 > 8 ? det->w - 40 : 8));
 		size_t first = det->top + 1, last = det->top + pane_rows(det);
 		snprintf(fr->details_label, sizeof fr->details_label,
-			 "%s  lines %zu-%zu of %zu, d: more", nm, first,
-			 last < det->n ? last : det->n, det->n);
+			 "%s  lines %zu-%zu of %zu, %s%s", nm, first,
+			 last < det->n ? last : det->n, det->n,
+			 wb->ui.focus_details ? "PgDn: more" : "d: more",
+			 wb->ui.focus_details ? " [focus]" : "");
 		free(nm);
 	} else {
-		snprintf(fr->details_label, sizeof fr->details_label, "%s", name);
+		snprintf(fr->details_label, sizeof fr->details_label, "%s%s", name,
+			 wb->ui.focus_details ? " [focus]" : "");
 	}
 
 	/* The manifest as it would be written. */

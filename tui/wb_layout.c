@@ -71,7 +71,7 @@ layout_compute(const struct wb_layout_in *in, struct wb_layout *out)
 	int tl_need = 1 + max_int(1, in->n_timeline);
 	int det_h, tl_h, man_h;
 	if (out->side) {
-		det_h = min_int(det_need, max_int(3, rest - tl_need));
+		det_h = min_int(det_need, max_int(3, rest - (in->focus_details ? 2 : tl_need)));
 		tl_h = rest - det_h;
 		man_h = 0;
 		out->manifest = (struct wb_rect){1, right_x, avail, cols - right_x};
@@ -80,6 +80,12 @@ layout_compute(const struct wb_layout_in *in, struct wb_layout *out)
 		det_h = 0;
 		tl_h = 0;
 		man_h = rest;
+	} else if (in->focus_details) {
+		/* The details take the room they need; the strip and the
+		 * manifest keep what is left. */
+		det_h = min_int(det_need, max_int(3, rest - 1));
+		tl_h = min_int(tl_need, max_int(0, rest - det_h - 1));
+		man_h = rest - det_h - tl_h;
 	} else {
 		det_h = min_int(det_need, max_int(3, rest - tl_need - 1));
 		tl_h = min_int(tl_need, max_int(0, rest - det_h - 1));

@@ -209,7 +209,8 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 		size_t row = p->top + (size_t)r;
 		int y = y0 + 1 + r;
 		bool cur = row == p->sel;
-		int attr = cur ? theme_attr(wb->ui.focus_manifest ? ROLE_CURSOR_BLUR : ROLE_CURSOR)
+		bool blur = wb->ui.focus_manifest || wb->ui.focus_details;
+		int attr = cur ? theme_attr(blur ? ROLE_CURSOR_BLUR : ROLE_CURSOR)
 			       : theme_attr(ROLE_DEFAULT);
 		size_t m;
 		const struct tm_member *mb;
