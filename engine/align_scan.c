@@ -47,7 +47,7 @@ tm_al_free(struct tm_align_samples *a)
 static void
 names_grow(struct tm_align_samples *a)
 {
-	size_t nc = a->cap_names ? a->cap_names * 2 : 64;
+	size_t nc = a->cap_names ? a->cap_names * 2 : 4; /* most files have few names */
 	struct al_name *nn = xcalloc(nc, sizeof *nn);
 	for (size_t i = 0; i < a->cap_names; i++) {
 		if (!a->names[i].h)
