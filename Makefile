@@ -122,8 +122,10 @@ deps-check:
 	$(Q)tools/deps.sh check || tools/deps.sh install
 
 # ---------- tests: sanitizer build, then everything ----------
-# The three variants build at once (each -j$(TEST_JOBS)); tests/run.sh then runs
-# independent test programs TEST_JOBS at a time.
+# The three variants and the clang fuzz targets (make fuzz-build: their
+# regressions replay under clang's sanitizers; SKIP without clang) build at
+# once (each -j$(TEST_JOBS)); tests/run.sh then runs independent test
+# programs TEST_JOBS at a time.
 TEST_JOBS ?= 2
 test check: deps-check
 	$(Q)pids=; \
@@ -131,6 +133,7 @@ test check: deps-check
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=1 all unit & pids="$$pids $$!"; \
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=2 $(B)/tsan/tracemerge \
 		$(B)/tsan/tests/test_replay_fast & pids="$$pids $$!"; \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) fuzz-build & pids="$$pids $$!"; \
 	st=0; for p in $$pids; do wait $$p || st=1; done; exit $$st
 	$(Q)TEST_JOBS=$(TEST_JOBS) tests/run.sh $(B)/asan $(B)/rel $(B)/tsan
 
@@ -241,14 +244,7 @@ fuzz: fuzz-build
 	done
 
 fuzz-regress: fuzz-build
-	$(Q)st=0; for f in tests/fuzz/regress/*; do \
-		b=$${f##*/}; t=$${b#open-}; t=$${t%%-*}; \
-		if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(FZ)/$$t -timeout=10 \
-			-rss_limit_mb=2048 $$f >$(FZ)/regress.log 2>&1; then r=ok; else r=CRASH; fi; \
-		case $$b in open-*) echo "  $$r (open bug) $$b";; *) echo "  $$r $$b";; esac; \
-		[ $$r = ok ] || case $$b in open-*) ;; *) st=1; \
-			grep -m3 -E 'ERROR|runtime error|property|splitting' $(FZ)/regress.log;; esac; \
-	done; exit $$st
+	$(Q)out=$$(tests/fuzz/regress.sh $(FZ)); echo "$$out"; ! echo "$$out" | grep -q '^FAIL'
 else
 fuzz fuzz-build fuzz-regress:
 	@echo "SKIP: fuzz: $(FUZZ_CC) not found (apt-get install clang)"

@@ -71,6 +71,8 @@ if [ -n "$TSAN" ] && [ -x "$TSAN/tests/test_replay_fast" ]; then
 	start_one "tsan/cli" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
 		TM_BIN="$top/$TSAN/tracemerge" bash tests/cli/batch.sh
 fi
+# the fuzz regressions under clang's ASan + UBSan (SKIP without clang)
+start_one "fuzz/clang-regress" bash tests/fuzz/regress.sh "$(dirname "$SAN")/fuzz"
 start_one "layers+man" bash tests/static.sh "$SAN"
 wait
 for ((i = 0; i < n; i++)); do report_one "$i"; done
