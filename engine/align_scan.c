@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan.h"
+#include "atrace.h"
 
 uint64_t
 tm_al_hash(const char *s, size_t n)
@@ -185,42 +185,25 @@ tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
 }
 
 void
-tm_al_systrace(struct tm_align_samples *a, const struct tm_systrace_line *l)
+tm_al_atrace(struct tm_align_samples *a, const struct tm_atrace_point *p, int64_t ts, uint32_t clock,
+	     uint32_t machine)
 {
-	if (!((l->event_len == 18 && !memcmp(l->event, "tracing_mark_write", 18)) ||
-	      (l->event_len == 5 && !memcmp(l->event, "print", 5))))
-		return;
-	const char *s = l->args, *end = l->args + strnlen(l->args, l->args_len);
-	if (end - s < 3 || s[1] != '|')
-		return;
-	char ph = s[0];
-	const char *p = s + 2;
-	while (p < end && *p != '|')
-		p++; /* pid */
-	if (p >= end)
-		return;
-	const char *name = ++p;
-	while (p < end && *p != '|')
-		p++;
-	size_t nl = (size_t)(p - name);
-	if (ph == 'B' || ph == 'I' || ph == 'N') {
-		if (ph == 'B')
-			nl = (size_t)(end - name); /* the rest of the line */
-		tm_al_name(a, name, nl, l->ts, 0, 0, ph == 'B' ? 0 : AL_INSTANT);
-	} else if ((ph == 'S' || ph == 'F') && p < end) {
-		char buf[24];
-		size_t cl = (size_t)(end - p - 1);
-		if (cl == 0 || cl >= sizeof buf)
-			return;
-		memcpy(buf, p + 1, cl);
-		buf[cl] = 0;
-		char *q;
-		long long cookie = strtoll(buf, &q, 10);
-		if (*q && *q != '|')
-			return;
-		uint64_t id = tm_al_hash(name, nl) ^ (uint64_t)cookie;
-		tm_al_id(a, AL_ASYNC, id, l->ts, 0, 0, ph == 'S' ? AL_OUT : AL_IN);
-		tm_al_name(a, name, nl, l->ts, 0, 0, 0);
+	switch (p->phase) {
+	case 'B':
+		tm_al_name(a, p->name, p->name_len, ts, clock, machine, 0);
+		break;
+	case 'I':
+	case 'N':
+		tm_al_name(a, p->name, p->name_len, ts, clock, machine, AL_INSTANT);
+		break;
+	case 'S':
+	case 'F':
+		tm_al_id(a, AL_ASYNC, tm_al_hash(p->name, p->name_len) ^ (uint64_t)p->value, ts, clock,
+			 machine, p->phase == 'S' ? AL_OUT : AL_IN);
+		tm_al_name(a, p->name, p->name_len, ts, clock, machine, 0);
+		break;
+	default:
+		break;
 	}
 }
 

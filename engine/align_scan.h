@@ -74,9 +74,10 @@ uint64_t tm_al_id_key(enum al_kind kind, uint64_t id);
 void tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, bool has_id,
 		uint64_t id, int64_t ts);
 
-struct tm_systrace_line;
-/* A systrace print/tracing_mark_write line: B|pid|name (a name), I|pid|name
- * (an instant), S/F|pid|name|cookie (async out/in). */
-void tm_al_systrace(struct tm_align_samples *a, const struct tm_systrace_line *l);
+struct tm_atrace_point;
+/* An atrace point (atrace.h) at ts: B (a name), I and N (an instant by its
+ * name), S/F (an async id, out/in, by name and cookie, and the name). */
+void tm_al_atrace(struct tm_align_samples *a, const struct tm_atrace_point *p, int64_t ts,
+		  uint32_t clock, uint32_t machine);
 
 #endif

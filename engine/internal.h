@@ -6,6 +6,21 @@
 #define TM_INTERNAL_H
 #ifndef TM_ENGINE_INTERNAL
 #error "engine-internal header: front ends include only tracemerge.h"
+/* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
+ * fields.  The engine's one string hash (mix it with tm_mix64 before using
+ * its low bits as a table index). */
+#define TM_FNV_INIT 1469598103934665603ull
+static inline uint64_t
+tm_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 #endif
 
 #include <stdarg.h>
@@ -77,6 +92,21 @@ tm_mix64(uint64_t x)
 	x *= 0xc4ceb9fe1a85ec53ULL;
 	x ^= x >> 33;
 	return x;
+}
+
+/* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
+ * fields.  The engine's one string hash (mix it with tm_mix64 before using
+ * its low bits as a table index). */
+#define TM_FNV_INIT 1469598103934665603ull
+static inline uint64_t
+tm_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
 }
 
 #endif

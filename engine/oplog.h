@@ -114,6 +114,10 @@ enum {
 	TM_RUN_PACKET = 1u << 10,
 	TM_RUN_CONVERT = 1u << 11,
 	TM_RUN_ARRAY = 1u << 12,
+	/* CONVERT: an atrace text that does not parse; once pushed (the
+	 * parser runs on what leaves the sorter) it counts
+	 * systrace_parse_failure. */
+	TM_CONV_ATRACE_FAIL = 1u << 13,
 };
 
 

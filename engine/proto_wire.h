@@ -340,8 +340,25 @@ enum {
 enum { FTRACE_CLOCK_UNSPECIFIED = 0, FTRACE_CLOCK_GLOBAL = 2, FTRACE_CLOCK_LOCAL = 3,
        FTRACE_CLOCK_MONO_RAW = 4 };
 
-/* FtraceEvent (ftrace_event.proto), PrintFtraceEvent */
-enum { FE_TIMESTAMP = 1, FE_PRINT = 3, FE_SCHED_SWITCH = 4, PRINT_BUF = 2 };
+/* FtraceEvent (ftrace_event.proto): its metadata and the events that
+ * carry atrace points (ftrace.proto PrintFtraceEvent, systrace.proto
+ * ZeroFtraceEvent, the *TracingMarkWriteFtraceEvent of mdss, sde, dpu,
+ * g2d, mali, lwis and samsung.proto). */
+enum {
+	FE_TIMESTAMP = 1,
+	FE_PID = 2,
+	FE_PRINT = 3,
+	FE_SCHED_SWITCH = 4,
+	FE_TRACING_MARK_WRITE = 80,
+	FE_ZERO = 331,
+	FE_SDE_TRACING_MARK_WRITE = 333,
+	FE_DPU_TRACING_MARK_WRITE = 348,
+	FE_G2D_TRACING_MARK_WRITE = 349,
+	FE_MALI_TRACING_MARK_WRITE = 350,
+	FE_LWIS_TRACING_MARK_WRITE = 467,
+	FE_SAMSUNG_TRACING_MARK_WRITE = 484,
+};
+enum { PRINT_BUF = 2 };
 
 /* FtraceEventBundle.CompactSched */
 enum {

@@ -663,30 +663,25 @@ run_convert(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 {
 	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	struct tm_clockid clk;
-	if (!resolve_clock(fs, c, op->clock, op->seq, &clk)) {
-		if (!(op->flags & TM_CONV_NO_PUSH))
-			push(p, fs, c, op->ts, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
-		return;
-	}
-	int64_t v;
+	int64_t v = op->ts; /* no clock: the raw value */
 	enum tm_conv_result why;
-	bool sup = op->flags & TM_CONV_SUPPRESS;
-	if (!to_trace_time(p, c, clk, op->ts, sup, &v, &why)) {
+	if (resolve_clock(fs, c, op->clock, op->seq, &clk) &&
+	    !to_trace_time(p, c, clk, op->ts, op->flags & TM_CONV_SUPPRESS, &v, &why)) {
 		if (op->flags & TM_CONV_FAIL_FATAL) {
 			fail(p, "Failed to convert timestamp to trace time");
 			return;
 		}
-		if (op->flags & TM_CONV_FAIL_KEEP_RAW) {
+		if (!(op->flags & TM_CONV_FAIL_KEEP_RAW)) {
 			if (!(op->flags & TM_CONV_NO_PUSH))
-				push(p, fs, c, op->ts, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
+				drop(p, fs, c, why_stat(why), op->ts, op->detail);
 			return;
 		}
-		if (!(op->flags & TM_CONV_NO_PUSH))
-			drop(p, fs, c, why_stat(why), op->ts, op->detail);
-		return;
+		v = op->ts;
 	}
 	if (!(op->flags & TM_CONV_NO_PUSH))
 		push(p, fs, c, v, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
+	if ((op->flags & TM_CONV_ATRACE_FAIL) && v >= 0)
+		stat_add(p, c, TM_STAT_SYSTRACE_PARSE_FAILURE, 1);
 }
 
 static void

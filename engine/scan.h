@@ -90,10 +90,4 @@ struct tm_systrace_line {
 };
 /* False when the line is "Not a known systrace event format". */
 bool tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out);
-/* Slice details of a print/tracing_mark_write line (B|pid|name, E|pid,
- * S/F|pid|name|cookie, C|pid|name|value, I, N, G, H): phase and name and the
- * slice-stack key; false when the line is not such an event. */
-bool tm_systrace_point(const struct tm_systrace_line *l, char *phase, const char **name,
-		       size_t *name_len, uint64_t *track);
-
 #endif

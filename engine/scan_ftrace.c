@@ -6,6 +6,7 @@
  * bundle's conversions, per-event timestamps and the compact_sched arrays.
  */
 #include "scan_proto_priv.h"
+#include "atrace.h"
 
 #include <stdio.h>
 
@@ -74,6 +75,114 @@ do_compact_sched(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq
 				     &col[CSC_WAKING_PRIO]};
 	compact_array(s, k, clock, seq, &col[CSC_WAKING_TIMESTAMP], wk, 3,
 		      &col[CSC_WAKING_COMM_INDEX], n_intern);
+}
+
+/* The atrace point an ftrace event carries (ftrace_parser.cc: ParsePrint,
+ * ParseZero, ParseMdssTracingMarkWrite, ParseSdeTracingMarkWrite,
+ * ParseSamsungTracingMarkWrite, ParseDpuTracingMarkWrite,
+ * ParseG2dTracingMarkWrite, ParseMaliTracingMarkWrite,
+ * ParseLwisTracingMarkWrite).  -1: an event of another kind; otherwise an
+ * enum tm_atrace_result (the payload decoded as pbzero does: the last
+ * occurrence of a field wins, a missing one reads as 0 or ""). */
+static int
+atrace_of(uint32_t id, const uint8_t *p, size_t n, struct tm_buf *clean, struct tm_atrace_point *pt)
+{
+	enum { NF = 7 };
+	uint64_t v[NF] = {0};
+	bool has[NF] = {false};
+	const char *str[NF];
+	size_t sl[NF] = {0};
+	for (size_t i = 0; i < NF; i++)
+		str[i] = "";
+	switch (id) {
+	case FE_PRINT:
+	case FE_ZERO:
+	case FE_TRACING_MARK_WRITE:
+	case FE_SDE_TRACING_MARK_WRITE:
+	case FE_SAMSUNG_TRACING_MARK_WRITE:
+	case FE_DPU_TRACING_MARK_WRITE:
+	case FE_G2D_TRACING_MARK_WRITE:
+	case FE_MALI_TRACING_MARK_WRITE:
+	case FE_LWIS_TRACING_MARK_WRITE:
+		break;
+	default:
+		return -1;
+	}
+	const uint8_t *q = p, *e = p + n;
+	struct field f;
+	while (next_field(&q, e, &f) > 0) {
+		if (f.id >= NF)
+			continue;
+		if (f.wt == WT_VARINT) {
+			v[f.id] = f.v;
+			has[f.id] = true;
+		} else if (f.wt == WT_LEN) {
+			str[f.id] = (const char *)f.p;
+			sl[f.id] = f.len;
+		}
+	}
+#define I32(k) ((int64_t)(int32_t)v[k])
+#define KERNEL(type, begin, nk, tgid, value)                                                       \
+	(tm_atrace_kernel((char)(type), (begin) != 0, str[nk], sl[nk], (uint32_t)(tgid), (value), pt) \
+		 ? TM_ATRACE_OK                                                                    \
+		 : TM_ATRACE_FAILURE)
+	switch (id) {
+	case FE_PRINT: /* buf = 2 */
+		return (int)tm_atrace_parse(str[2], sl[2], clean, pt);
+	case FE_ZERO: /* flag 1, name 2, pid 3, value 4 (int64) */
+		return tm_atrace_zero((int32_t)v[1], str[2], sl[2], (uint32_t)I32(3), (int64_t)v[4], pt)
+			       ? TM_ATRACE_OK
+			       : TM_ATRACE_FAILURE;
+	case FE_TRACING_MARK_WRITE: /* pid 1, trace_name 2, trace_begin 3 */
+		if (!has[3])
+			return TM_ATRACE_FAILURE;
+		return KERNEL(0, v[3], 2, I32(1), 0);
+	case FE_SDE_TRACING_MARK_WRITE: /* pid 1, trace_name 2, trace_type 3, value 4, trace_begin 5 */
+		if (!has[3] && !has[5])
+			return TM_ATRACE_FAILURE;
+		return KERNEL(v[3], v[5], 2, I32(1), I32(4));
+	case FE_SAMSUNG_TRACING_MARK_WRITE: /* pid 1, trace_name 2, trace_type 4, value 5 */
+		if (!has[4])
+			return TM_ATRACE_FAILURE;
+		return KERNEL(v[4], 0, 2, I32(1), I32(5));
+	case FE_DPU_TRACING_MARK_WRITE: /* pid 1, name 4, type 5, value 6; tgid 0 but for C */
+		if (!(uint32_t)v[5])
+			return TM_ATRACE_FAILURE;
+		return KERNEL(v[5], 0, 4, (char)v[5] == 'C' ? I32(1) : 0, I32(6));
+	case FE_G2D_TRACING_MARK_WRITE: /* pid 1, name 4, type 5, value 6 */
+		if (!(uint32_t)v[5])
+			return TM_ATRACE_FAILURE;
+		return KERNEL(v[5], 0, 4, I32(1), I32(6));
+	case FE_MALI_TRACING_MARK_WRITE: /* name 1, pid 2, type 3, value 4 */
+		if (!(uint32_t)v[3])
+			return TM_ATRACE_FAILURE;
+		return KERNEL(v[3], 0, 1, I32(2), I32(4));
+	default: /* FE_LWIS_TRACING_MARK_WRITE: type 2, pid 3, func_name 4, value 5 (int64) */
+		if (!(uint32_t)v[2])
+			return TM_ATRACE_FAILURE;
+		return KERNEL(v[2], 0, 4, I32(3), (int64_t)v[5]);
+	}
+#undef KERNEL
+#undef I32
+}
+
+/* The ftrace event's name, for the events whose field number we know. */
+static const char *
+event_name(uint32_t id)
+{
+	switch (id) {
+	case FE_PRINT: return "print";
+	case FE_SCHED_SWITCH: return "sched_switch";
+	case FE_TRACING_MARK_WRITE: return "tracing_mark_write";
+	case FE_ZERO: return "zero";
+	case FE_SDE_TRACING_MARK_WRITE: return "sde_tracing_mark_write";
+	case FE_DPU_TRACING_MARK_WRITE: return "dpu_tracing_mark_write";
+	case FE_G2D_TRACING_MARK_WRITE: return "g2d_tracing_mark_write";
+	case FE_MALI_TRACING_MARK_WRITE: return "mali_tracing_mark_write";
+	case FE_LWIS_TRACING_MARK_WRITE: return "lwis_tracing_mark_write";
+	case FE_SAMSUNG_TRACING_MARK_WRITE: return "samsung_tracing_mark_write";
+	default: return NULL;
+	}
 }
 
 /* FtraceEventBundle (ftrace_tokenizer.cc TokenizeFtraceBundle). */
@@ -171,6 +280,8 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 	 * count them first: what is pending goes out now and the events
 	 * straight after it, in the same order pend_flush would give. */
 	bool direct = !k->has_ts && events;
+	struct tm_buf clean; /* an atrace text without its invalid UTF-8 */
+	tm_buf_init(&clean);
 	if (direct && s->n_pend)
 		tm_ps_pend_flush(s, false);
 	p = events ? events : end;
@@ -188,10 +299,10 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			continue;
 		const uint8_t *q = fp, *qe = fp + fl;
 		bool has_ts = false;
-		uint64_t ts = 0;
+		uint64_t ts = 0, pid = 0;
 		uint32_t event_id = 0;
-		const uint8_t *buf = NULL;
-		size_t buf_len = 0;
+		const uint8_t *payload = NULL;
+		size_t payload_len = 0;
 		while (q < qe) {
 			const uint8_t *gp = NULL;
 			uint64_t gtag, gv;
@@ -206,17 +317,12 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			if (gtag == TAG(FE_TIMESTAMP, WT_VARINT) && !has_ts) {
 				has_ts = true;
 				ts = gv;
+			} else if (gtag == TAG(FE_PID, WT_VARINT)) {
+				pid = gv;
 			} else if (gwt == WT_LEN && !event_id) {
 				event_id = (uint32_t)(gtag >> 3);
-				if (event_id == FE_PRINT && s->keep) {
-					const uint8_t *r = gp, *re = gp + gl;
-					struct field h;
-					while (next_field(&r, re, &h) > 0)
-						if (h.id == PRINT_BUF && h.wt == WT_LEN) {
-							buf = h.p;
-							buf_len = h.len;
-						}
-				}
+				payload = gp;
+				payload_len = gl;
 			}
 		}
 		if (!has_ts) {
@@ -230,33 +336,39 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 		}
 		if (!event_id)
 			continue; /* ftrace_missing_event_id */
+		/* Events that carry atrace text are parsed as the parser will
+		 * (SystraceParser): under their name and kind, and a text that
+		 * does not parse counts systrace_parse_failure once it is
+		 * sorted. */
+		struct tm_atrace_point pt;
+		int res = atrace_of(event_id, payload, payload_len, &clean, &pt);
+		uint32_t flags = TM_CONV_FAIL_DROP;
+		if (res == TM_ATRACE_FAILURE)
+			flags |= TM_CONV_ATRACE_FAIL;
 		uint32_t detail = 0;
 		if (s->keep) {
-			const char *nm = event_id == FE_PRINT ? "print" : event_id == FE_SCHED_SWITCH ? "sched_switch"
-										: NULL;
-			if (buf) {
-				nm = (const char *)buf;
-				while (buf_len && (buf[buf_len - 1] == '\n' || buf[buf_len - 1] == 0))
-					buf_len--;
-			}
-			detail = tm_oplog_detail(s->log, nm, nm ? (buf ? buf_len : strlen(nm)) : 0,
-						 'I', (1ULL << 62) | cpu, -1);
+			struct tm_atrace_event ev = {0, event_name(event_id), 0, (1ULL << 62) | cpu};
+			ev.name_len = ev.name ? strlen(ev.name) : 0;
+			if (res == TM_ATRACE_OK)
+				tm_atrace_event(&pt, (uint32_t)pid, &ev);
+			detail = tm_oplog_detail(s->log, ev.name, ev.name_len, ev.phase, ev.track, -1);
 		}
 		note_ts(s, (int64_t)ts);
 		if (direct) {
 			s->sc->n_events++;
 			flush_nots(s);
-			tm_oplog_convert(s->log, k->machine, clock, seq, (int64_t)ts, TM_CONV_FAIL_DROP,
-					 detail, k->off);
+			tm_oplog_convert(s->log, k->machine, clock, seq, (int64_t)ts, flags, detail,
+					 k->off);
 			continue;
 		}
 		struct pend *op = tm_ps_pend_add(s, TM_OP_CONVERT, k->machine, k->off);
 		op->clock = clock;
 		op->seq = seq;
 		op->ts = (int64_t)ts;
-		op->flags = TM_CONV_FAIL_DROP;
+		op->flags = flags;
 		op->detail = detail;
 	}
+	tm_buf_fini(&clean);
 
 	if (!(m->first_bundle[cpu / 8] & (1u << (cpu % 8)))) {
 		m->first_bundle[cpu / 8] |= (uint8_t)(1u << (cpu % 8));

@@ -26,24 +26,12 @@
 #include "json_lex.h"
 #include "scan.h"
 #include "align_scan.h"
+#include "atrace.h"
 
 #define MAX_WINDOW (64u * 1024u * 1024u)
 #define MAX_MSG 1000 /* bytes of input quoted in an error text */
 
 /* ---- values (json_lex.h) ---- */
-
-static uint64_t
-hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	if (!h)
-		h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 /* x86-64 semantics of static_cast<int64_t>(double) (cvttsd2si). */
 static int64_t
@@ -170,6 +158,7 @@ struct js {
 	size_t last_try;
 	uint64_t total;
 	struct tm_buf msg, sticky, ukey, uval, name, tmp;
+	struct tm_buf clean; /* an atrace line without its invalid UTF-8 */
 	bool quote_cut; /* msg's quote stopped at the window end (jp.quote_cut) */
 	struct v8sess *v8;
 	size_t n_v8, cap_v8;
@@ -192,15 +181,22 @@ failure(struct js *js)
 }
 
 static void
-push(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
-     int64_t dur, uint64_t off)
+push_flags(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
+	   int64_t dur, uint64_t off, uint32_t flags)
 {
 	uint32_t detail = 0;
 	if (js->ctl && js->ctl->keep_events)
 		detail = tm_oplog_detail(&js->sc->log, name, nlen, phase, track, dur);
 	tm_scan_note_ts(js->sc, ts);
 	js->sc->n_events++;
-	tm_oplog_convert(&js->sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+	tm_oplog_convert(&js->sc->log, 0, 0, 0, ts, flags, detail, off);
+}
+
+static void
+push(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
+     int64_t dur, uint64_t off)
+{
+	push_flags(js, ts, name, nlen, phase, track, dur, off, TM_CONV_FAIL_DROP);
 }
 
 /* id2 sub-object (ParseId2): false when malformed. */
@@ -382,7 +378,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			} else if (key_is(k, kl, "pid")) {
 				if (v.t == TM_JL_STR) {
 					pid_str = true;
-					pid_h = hash_bytes(0, v.s, v.n);
+					pid_h = tm_fnv1a(TM_FNV_INIT, v.s, v.n);
 				} else if (v.t == TM_JL_INT) {
 					pid = to_u32(v.i);
 				} else if (v.t == TM_JL_DBL) {
@@ -396,7 +392,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			} else if (key_is(k, kl, "tid")) {
 				if (v.t == TM_JL_STR) {
 					tid_str = true;
-					tid_h = hash_bytes(0, v.s, v.n);
+					tid_h = tm_fnv1a(TM_FNV_INIT, v.s, v.n);
 				} else if (v.t == TM_JL_INT) {
 					tid = to_u32(v.i);
 				} else if (v.t == TM_JL_DBL) {
@@ -479,7 +475,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	uint64_t track = 0;
 	if (keep) {
 		uint64_t kk[4] = { pid_str ? pid_h : pid, tid_str ? tid_h : tid, pid_str, tid_str };
-		track = hash_bytes(0, kk, sizeof kk);
+		track = tm_fnv1a(TM_FNV_INIT, kk, sizeof kk);
 	}
 	if (phase == 'P') {
 		v8_event(js, has_id, id, pid, has_args ? &args : NULL, track, off);
@@ -509,14 +505,9 @@ sys_line(struct js *js)
 		fatal(js, js->tmp.data, js->line_off);
 		return;
 	}
-	tm_al_systrace(tm_scan_align(js->sc), &sl);
-	char ph = 0;
-	const char *name = NULL;
-	size_t nl = 0;
-	uint64_t track = 0;
-	if (js->ctl && js->ctl->keep_events)
-		tm_systrace_point(&sl, &ph, &name, &nl, &track);
-	push(js, sl.ts, name, nl, ph, track, -1, js->line_off);
+	struct tm_atrace_event ev = {0, sl.event, sl.event_len, 0};
+	uint32_t flags = tm_atrace_line_scan(&sl, &js->clean, tm_scan_align(js->sc), &ev);
+	push_flags(js, sl.ts, ev.name, ev.name_len, ev.phase, ev.track, -1, js->line_off, flags);
 }
 
 /* ReadOneJsonKey.  Returns 1 found (key in js->ukey, *val at the value's
@@ -869,6 +860,7 @@ js_init(struct js *js, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct
 	tm_buf_init(&js->uval);
 	tm_buf_init(&js->name);
 	tm_buf_init(&js->tmp);
+	tm_buf_init(&js->clean);
 }
 
 static void
@@ -882,6 +874,7 @@ js_fini(struct js *js)
 	tm_buf_fini(&js->uval);
 	tm_buf_fini(&js->name);
 	tm_buf_fini(&js->tmp);
+	tm_buf_fini(&js->clean);
 	free(js->v8);
 }
 

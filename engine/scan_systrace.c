@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "scan.h"
-#include "align_scan.h"
+#include "atrace.h"
 
 #define MAX_LINE (64u * 1024u * 1024u)
 
@@ -294,17 +294,6 @@ tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out)
 	return true;
 }
 
-static uint64_t
-fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static bool
 field_u32(const char *s, size_t n, uint32_t *v)
 {
@@ -318,140 +307,6 @@ field_u32(const char *s, size_t n, uint32_t *v)
 	return !*q;
 }
 
-static bool
-field_i64(const char *s, size_t n, int64_t *v)
-{
-	char buf[32];
-	if (!n || n >= sizeof buf)
-		return false;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	char *q;
-	*v = (int64_t)strtoll(buf, &q, 10);
-	return !*q;
-}
-
-bool
-tm_systrace_point(const struct tm_systrace_line *l, char *phase, const char **name,
-		  size_t *name_len, uint64_t *track)
-{
-	*phase = 0;
-	*name = l->event;
-	*name_len = l->event_len;
-	*track = 0;
-	if (!((l->event_len == 18 && !memcmp(l->event, "tracing_mark_write", 18)) ||
-	      (l->event_len == 1 && l->event[0] == '0') ||
-	      (l->event_len == 5 && !memcmp(l->event, "print", 5))))
-		return false;
-	/* ParseSystraceTracePoint over the args as a C string. */
-	size_t len = strnlen(l->args, l->args_len);
-	const char *s = l->args;
-	const char *f[5];
-	size_t fl[5], nf = 0, off = 0;
-	while (nf < 5) {
-		size_t st = off;
-		while (off < len && s[off] != '|')
-			off++;
-		f[nf] = s + st;
-		fl[nf] = off - st;
-		nf++;
-		if (off >= len)
-			break;
-		off++;
-	}
-	for (size_t i = nf; i < 5; i++) {
-		f[i] = s + len;
-		fl[i] = 0;
-	}
-	if (!fl[0])
-		return false;
-	uint32_t tgid = 0;
-	bool has_tgid = field_u32(f[1], fl[1], &tgid);
-	uint64_t h = 1469598103934665603ull;
-	int64_t cookie;
-	switch (f[0][0]) {
-	case 'B': {
-		if (!has_tgid)
-			return false;
-		/* the name is everything after "B|tgid|" */
-		size_t nstart = (size_t)(f[1] - s) + fl[1] + 1;
-		*phase = 'B';
-		if (nstart >= len) {
-			*name = "[empty slice name]";
-			*name_len = 18;
-		} else {
-			*name = s + nstart;
-			*name_len = len - nstart;
-		}
-		*track = fnv(fnv(h, "t", 1), &l->pid, sizeof l->pid);
-		return true;
-	}
-	case 'E':
-		*phase = 'E';
-		*name = NULL;
-		*name_len = 0;
-		*track = fnv(fnv(h, "t", 1), &l->pid, sizeof l->pid);
-		return true;
-	case 'S':
-	case 'F':
-		if (!has_tgid || !fl[2] || !field_i64(f[3], fl[3], &cookie))
-			return false;
-		*phase = f[0][0] == 'S' ? 'B' : 'E';
-		*name = f[2];
-		*name_len = fl[2];
-		*track = fnv(fnv(fnv(fnv(h, "a", 1), &tgid, sizeof tgid), f[2], fl[2]), &cookie,
-			     sizeof cookie);
-		return true;
-	case 'C':
-		if (!has_tgid || !fl[2] || !field_i64(f[3], fl[3], &cookie))
-			return false;
-		*phase = 'C';
-		*name = f[2];
-		*name_len = fl[2];
-		*track = fnv(fnv(fnv(h, "c", 1), &tgid, sizeof tgid), f[2], fl[2]);
-		return true;
-	case 'I':
-		if (!has_tgid || !fl[2])
-			return false;
-		*phase = 'I';
-		*name = f[2];
-		*name_len = fl[2];
-		*track = fnv(fnv(h, "t", 1), &l->pid, sizeof l->pid);
-		return true;
-	case 'N':
-		if (!has_tgid || !fl[2] || !fl[3])
-			return false;
-		*phase = 'I';
-		*name = f[3];
-		*name_len = fl[3];
-		*track = fnv(fnv(fnv(h, "n", 1), &tgid, sizeof tgid), f[2], fl[2]);
-		return true;
-	case 'G':
-		if (!has_tgid || !fl[2] || !fl[3] || !field_i64(f[4], fl[4], &cookie))
-			return false;
-		*phase = 'B';
-		*name = f[3];
-		*name_len = fl[3];
-		*track = fnv(fnv(fnv(fnv(h, "g", 1), &tgid, sizeof tgid), f[2], fl[2]), &cookie,
-			     sizeof cookie);
-		return true;
-	case 'H': {
-		const char *cs = fl[4] ? f[4] : f[3];
-		size_t cl = fl[4] ? fl[4] : fl[3];
-		if (!has_tgid || !fl[2] || !field_i64(cs, cl, &cookie))
-			return false;
-		*phase = 'E';
-		*name = NULL;
-		*name_len = 0;
-		*track = fnv(fnv(fnv(fnv(h, "g", 1), &tgid, sizeof tgid), f[2], fl[2]), &cookie,
-			     sizeof cookie);
-		return true;
-	}
-	default:
-		return false;
-	}
-}
-
 /* ---- the scanner ---- */
 
 enum sstate { S_BEFORE, S_HTML, S_DATA, S_SYS, S_DUMP_LONG, S_DUMP_SHORT, S_CGROUP, S_END };
@@ -461,6 +316,7 @@ struct ss {
 	const struct tm_scan_ctl *ctl;
 	enum sstate st;
 	struct tm_buf carry; /* partial line (or the unprocessed head) */
+	struct tm_buf clean; /* an atrace text without its invalid UTF-8 */
 	uint64_t carry_off;
 	uint64_t total;
 	size_t nl_scanned; /* S_BEFORE: carry bytes known to hold no newline */
@@ -578,19 +434,15 @@ one_line(struct ss *ss, const char *l, size_t n, uint64_t off)
 			tm_oplog_stat(&ss->sc->log, 0, TM_STAT_SYSTRACE_PARSE_FAILURE, 1);
 			break;
 		}
-		tm_al_systrace(tm_scan_align(ss->sc), &sl);
+		struct tm_atrace_event ev = {0, sl.event, sl.event_len, 0};
+		uint32_t flags = tm_atrace_line_scan(&sl, &ss->clean, tm_scan_align(ss->sc), &ev);
 		uint32_t detail = 0;
-		if (ss->ctl && ss->ctl->keep_events) {
-			char ph;
-			const char *name;
-			size_t nl;
-			uint64_t track;
-			tm_systrace_point(&sl, &ph, &name, &nl, &track);
-			detail = tm_oplog_detail(&ss->sc->log, name, nl, ph, track, -1);
-		}
+		if (ss->ctl && ss->ctl->keep_events)
+			detail = tm_oplog_detail(&ss->sc->log, ev.name, ev.name_len, ev.phase,
+						 ev.track, -1);
 		tm_scan_note_ts(ss->sc, sl.ts);
 		ss->sc->n_events++;
-		tm_oplog_convert(&ss->sc->log, 0, 0, 0, sl.ts, TM_CONV_FAIL_DROP, detail, off);
+		tm_oplog_convert(&ss->sc->log, 0, 0, 0, sl.ts, flags, detail, off);
 		break;
 	}
 	case S_DUMP_LONG:
@@ -783,6 +635,7 @@ ss_init(struct ss *ss, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct
 	ss->err = err;
 	ss->status = TM_OK;
 	tm_buf_init(&ss->carry);
+	tm_buf_init(&ss->clean);
 	tm_scan_note_clock(sc, TM_CLOCK_MONOTONIC);
 }
 
@@ -822,6 +675,7 @@ tm_scan_systrace(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_
 	if (rc != TM_OK && err)
 		sc->err = *err;
 	tm_buf_fini(&ss.carry);
+	tm_buf_fini(&ss.clean);
 	return rc;
 }
 
@@ -844,5 +698,6 @@ tm_scan_systrace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 			sc->err = *err;
 	}
 	tm_buf_fini(&ss.carry);
+	tm_buf_fini(&ss.clean);
 	return rc;
 }
