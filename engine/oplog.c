@@ -332,8 +332,26 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
 	l->run_ts[r->n++] = ts;
 }
 
+/* First index in v[0..n) whose value is > x. */
+static size_t
+upper_bound(const int64_t *v, size_t n, int64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Fold a CONVERT_ARRAY into the open ARRAY run (whole: a run never splits
- * an array), unsorted; flush_run sorts. */
+ * an array).  The staged values stay sorted as they come: a sorted array
+ * that starts inside the staged values is merged with the tail it overlaps
+ * (ftrace CPUs interleave, so the tail is a few arrays long).  Anything
+ * else is appended and flush_run sorts. */
 static void
 add_array(struct tm_oplog *l, const struct tm_op *op)
 {
@@ -351,13 +369,35 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		r->offset = op->offset;
 		l->run_unsorted = false;
 	}
-	XGROW(l->run_ts, l->cap_run_ts, (size_t)r->n + op->n);
-	int64_t prev = r->n ? l->run_ts[r->n - 1] : INT64_MIN;
-	for (uint32_t i = 0; i < op->n; i++) {
-		l->run_unsorted |= op->tss[i] < prev;
-		prev = op->tss[i];
-		l->run_ts[r->n++] = op->tss[i];
+	size_t n0 = r->n, m = op->n;
+	XGROW(l->run_ts, l->cap_run_ts, n0 + m);
+	int64_t *v = l->run_ts;
+	const int64_t *a = op->tss;
+	bool sorted = true;
+	for (size_t i = 1; i < m && sorted; i++)
+		sorted = a[i - 1] <= a[i];
+	size_t pos = n0;
+	if (sorted && !l->run_unsorted && n0 && a[0] < v[n0 - 1])
+		pos = upper_bound(v, n0, a[0]);
+	if (pos < n0 && n0 - pos <= 4 * m + 4096) {
+		/* merge the overlapped tail v[pos..n0) with a[0..m) */
+		size_t t = n0 - pos;
+		XGROW(l->sort_tmp, l->cap_sort_tmp, t);
+		memcpy(l->sort_tmp, v + pos, t * sizeof *v);
+		const int64_t *x = l->sort_tmp;
+		size_t i = 0, j = 0, o = pos;
+		while (i < t && j < m)
+			v[o++] = a[j] < x[i] ? a[j++] : x[i++];
+		while (i < t)
+			v[o++] = x[i++];
+		while (j < m)
+			v[o++] = a[j++];
+	} else {
+		memcpy(v + n0, a, m * sizeof *v);
+		if (!sorted || pos < n0)
+			l->run_unsorted = true;
 	}
+	r->n = (uint32_t)(n0 + m);
 	r->n_arrays++;
 }
 

@@ -227,6 +227,49 @@ array_runs(void)
 	tm_oplog_fini(&l);
 }
 
+/* Sorted arrays that start inside the staged values are merged with the
+ * tail they overlap; one that does not fit, or is unsorted, is sorted at the
+ * end: either way the run holds every value, sorted. */
+static void
+array_runs_overlap(void)
+{
+	struct tm_oplog l;
+	tm_oplog_init(&l);
+	l.use_runs = true;
+	enum { K = 64, M = 200 };
+	static int64_t all[K * M], tss[M];
+	size_t n_all = 0;
+	uint64_t x = 3;
+	for (int a = 0; a < K; a++) {
+		int64_t start = a == 40 ? 5 : 100000 + (a % 8) * 11 + (int64_t)(a / 8) * 150000;
+		for (int i = 0; i < M; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			tss[i] = start + i * 1000 + (a == 50 ? (int64_t)(x >> 50) : 0);
+			all[n_all++] = tss[i];
+		}
+		struct tm_op op = {.kind = TM_OP_CONVERT_ARRAY, .clock = 6, .n = M, .tss = tss};
+		tm_oplog_add(&l, &op);
+	}
+	tm_oplog_finish(&l);
+	qsort(all, n_all, sizeof *all, cmp_i64);
+	struct tm_opiter it;
+	struct tm_op op;
+	tm_opiter_init(&it, &l);
+	it.raw_runs = true;
+	CHECK(tm_opiter_next(&it, &op));
+	CHECK_INT(op.kind, TM_OP_RUN);
+	CHECK_INT(op.n_arrays, K);
+	CHECK_INT(op.run.n, K * M);
+	if (op.kind == TM_OP_RUN && op.run.n == K * M) {
+		int64_t *v = malloc(sizeof(int64_t) * K * M);
+		tm_run_decode(&op.run, v);
+		CHECK(!memcmp(v, all, sizeof(int64_t) * K * M));
+		free(v);
+	}
+	tm_opiter_fini(&it);
+	tm_oplog_fini(&l);
+}
+
 int
 main(void)
 {
@@ -235,5 +278,6 @@ main(void)
 	RUN(details_keep_names);
 	RUN(packet_push_same_bytes);
 	RUN(array_runs);
+	RUN(array_runs_overlap);
 	return 0;
 }
