@@ -37,6 +37,9 @@ char *tm_xstrdup(const char *s) __attribute__((malloc, returns_nonnull));
 char *tm_xstrndup(const char *s, size_t n) __attribute__((malloc, returns_nonnull));
 /* tm_xstrdup that passes NULL through. */
 char *tm_xstrdup0(const char *s);
+/* Out of memory (or of the spill file that stands in for it, oplog.c):
+ * the front end's hook, then abort(). */
+void tm_oom(size_t bytes) __attribute__((noreturn));
 /* Grow *p (array of elem-size items, capacity *cap) to hold at least need items. */
 void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
 /* The library exports only tm_-prefixed symbols; engine sources use the

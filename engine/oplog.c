@@ -6,10 +6,127 @@
  * against the previous timestamp written; offsets likewise.  A JSON or
  * systrace event therefore costs 3-6 bytes.
  */
+#define _GNU_SOURCE /* O_TMPFILE, fallocate */
 #include "oplog.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* ---- the spill file (oplog.h, tm_run) ---- */
+
+size_t tm_oplog_spill_after = 16u << 20;
+
+static pthread_mutex_t sp_mu = PTHREAD_MUTEX_INITIALIZER;
+static int sp_fd = -1;     /* -2: none can be made */
+static uint64_t sp_end;    /* bytes handed out */
+static uint64_t sp_live;   /* bytes not yet given back */
+static uint64_t sp_mem;    /* run deltas held in memory by all logs */
+
+static int
+sp_open(void)
+{
+	const char *d = getenv("TMPDIR");
+	if (!d || !*d)
+		d = "/tmp";
+	int fd = open(d, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/tracemerge-spill-XXXXXX", d);
+		fd = mkstemp(path);
+		if (fd >= 0)
+			unlink(path);
+	}
+	return fd >= 0 ? fd : -2;
+}
+
+/* Whether n more bytes of run deltas should leave memory. */
+static bool
+sp_wanted(size_t n)
+{
+	pthread_mutex_lock(&sp_mu);
+	bool w = sp_fd != -2 && sp_mem + n > tm_oplog_spill_after;
+	pthread_mutex_unlock(&sp_mu);
+	return w;
+}
+
+static void
+sp_mem_add(int64_t n)
+{
+	pthread_mutex_lock(&sp_mu);
+	sp_mem += (uint64_t)n;
+	pthread_mutex_unlock(&sp_mu);
+}
+
+/* Write p[0..n) to a fresh extent; false (nothing kept) on failure. */
+static bool
+sp_write(const uint8_t *p, size_t n, uint64_t *off)
+{
+	pthread_mutex_lock(&sp_mu);
+	if (sp_fd == -1)
+		sp_fd = sp_open();
+	int fd = sp_fd;
+	uint64_t at = sp_end;
+	if (fd >= 0) {
+		sp_end += n;
+		sp_live += n;
+	}
+	pthread_mutex_unlock(&sp_mu);
+	if (fd < 0)
+		return false;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pwrite(fd, p + done, n - done, (off_t)(at + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+	}
+	if (done < n) {
+		pthread_mutex_lock(&sp_mu);
+		sp_live -= n;
+		pthread_mutex_unlock(&sp_mu);
+		return false;
+	}
+	*off = at;
+	return true;
+}
+
+/* Read back what sp_write wrote; losing it is losing memory. */
+static void
+sp_read(uint64_t off, uint8_t *p, size_t n)
+{
+	pthread_mutex_lock(&sp_mu);
+	int fd = sp_fd;
+	pthread_mutex_unlock(&sp_mu);
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pread(fd, p + done, n - done, (off_t)(off + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			tm_oom(n);
+		done += (size_t)k;
+	}
+}
+
+static void
+sp_free(uint64_t off, uint64_t n)
+{
+	pthread_mutex_lock(&sp_mu);
+	(void)fallocate(sp_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)n);
+	sp_live -= n;
+	if (!sp_live) {
+		if (ftruncate(sp_fd, 0) == 0)
+			sp_end = 0;
+	}
+	pthread_mutex_unlock(&sp_mu);
+}
 
 void
 tm_oplog_init(struct tm_oplog *l)
@@ -25,8 +142,25 @@ tm_oplog_fini(struct tm_oplog *l)
 	free(l->details);
 	free(l->run_ts);
 	free(l->sort_tmp);
+	free(l->enc);
 	tm_buf_fini(&l->pool);
+	for (size_t i = 0; i < l->n_spilled; i++)
+		sp_free(l->spilled[i].off, l->spilled[i].len);
+	free(l->spilled);
+	if (l->mem_run_bytes)
+		sp_mem_add(-(int64_t)l->mem_run_bytes);
 	memset(l, 0, sizeof *l);
+}
+
+static void
+note_spilled(struct tm_oplog *l, uint64_t off, uint64_t len)
+{
+	if (l->n_spilled && l->spilled[l->n_spilled - 1].off + l->spilled[l->n_spilled - 1].len == off) {
+		l->spilled[l->n_spilled - 1].len += len;
+		return;
+	}
+	XGROW(l->spilled, l->cap_spilled, l->n_spilled + 1);
+	l->spilled[l->n_spilled++] = (struct tm_spilled){off, len};
 }
 
 static inline void
@@ -181,28 +315,52 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		put_u(l, op->n);
 		break;
 	case TM_OP_RUN: {
+		/* the deltas first (into enc), to know where they go */
+		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
+		XGROW(l->enc, l->cap_enc, (size_t)n_skip * 16 + (size_t)op->n * 10);
+		uint8_t *skip = l->enc, *d0 = l->enc + (size_t)n_skip * 16, *p = d0;
+		int64_t prev = l->last_ts;
+		const int64_t *v = l->run_ts;
+		for (uint32_t i = 0; i < op->n; i++) {
+			if (i % TM_RUN_SKIP == 0) {
+				uint64_t o = (uint64_t)(p - d0);
+				memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16, &v[i], 8);
+				memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
+			}
+			uint64_t z = zz(wrap_sub(v[i], prev));
+			prev = v[i];
+			while (z >= 0x80) {
+				*p++ = (uint8_t)(z | 0x80);
+				z >>= 7;
+			}
+			*p++ = (uint8_t)z;
+		}
+		size_t dlen = (size_t)(p - d0);
+		uint64_t off = 0;
+		bool spilled = dlen >= 1024 && sp_wanted(dlen) && sp_write(d0, dlen, &off);
 		put_head(l, op, true);
-		put_u(l, op->flags);
+		put_u(l, op->flags | (spilled ? TM_RUN_SPILLED : 0));
 		put_u(l, op->push_flags);
 		if (op->flags & TM_RUN_ARRAY)
 			put_u(l, op->n_arrays);
 		put_u(l, op->n);
-		put_u(l, zz(l->run_ts[op->n - 1]));
-		/* skip table (fixed 16-byte entries), then the deltas */
-		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
-		size_t skip_at = l->len;
-		reserve(l, (size_t)n_skip * 16);
+		put_u(l, zz(v[op->n - 1]));
+		/* skip table (fixed 16-byte entries), then the deltas or where
+		 * they are */
+		reserve(l, (size_t)n_skip * 16 + (spilled ? 20 : dlen));
+		memcpy(l->bytes + l->len, skip, (size_t)n_skip * 16);
 		l->len += (size_t)n_skip * 16;
-		size_t base = l->len;
-		for (uint32_t i = 0; i < op->n; i++) {
-			if (i % TM_RUN_SKIP == 0) {
-				int64_t v = l->run_ts[i];
-				uint64_t o = l->len - base;
-				memcpy(l->bytes + skip_at + (size_t)(i / TM_RUN_SKIP) * 16, &v, 8);
-				memcpy(l->bytes + skip_at + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
-			}
-			put_ts(l, l->run_ts[i]);
+		if (spilled) {
+			note_spilled(l, off, dlen);
+			put_u(l, off);
+			put_u(l, dlen);
+		} else {
+			memcpy(l->bytes + l->len, d0, dlen);
+			l->len += dlen;
+			l->mem_run_bytes += dlen;
+			sp_mem_add((int64_t)dlen);
 		}
+		l->last_ts = prev;
 		break;
 	}
 	}
@@ -452,6 +610,13 @@ tm_oplog_finish(struct tm_oplog *l)
 {
 	emit_held(l);
 	flush_run(l);
+	/* the staging buffers are refilled if more is appended */
+	free(l->run_ts);
+	free(l->sort_tmp);
+	free(l->enc);
+	l->run_ts = l->sort_tmp = NULL;
+	l->enc = NULL;
+	l->cap_run_ts = l->cap_sort_tmp = l->cap_enc = 0;
 }
 
 void
@@ -701,7 +866,10 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 		op->n = (uint32_t)get_u(it);
 		break;
 	case TM_OP_RUN: {
+		it->run_flags_pos = it->pos;
 		op->flags = (uint32_t)get_u(it);
+		bool spilled = op->flags & TM_RUN_SPILLED;
+		op->flags &= ~(uint32_t)TM_RUN_SPILLED;
 		op->push_flags = (uint32_t)get_u(it);
 		if (op->flags & TM_RUN_ARRAY)
 			op->n_arrays = (uint32_t)get_u(it);
@@ -710,23 +878,27 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
 		op->run.skip = it->log->bytes + it->pos;
 		it->pos += (size_t)n_skip * 16;
-		op->run.deltas = it->log->bytes + it->pos;
 		op->run.n = op->n;
 		op->run.last = last;
-		/* the end of the delta stream: after the last element */
-		if (it->raw_runs) {
+		if (spilled) {
+			op->run.deltas = NULL;
+			op->run.spill_off = get_u(it);
+			op->run.spill_len = get_u(it);
+		} else {
+			op->run.deltas = it->log->bytes + it->pos;
+			/* the end of the delta stream: after the last element */
 			uint64_t off_last;
 			memcpy(&off_last, op->run.skip + (size_t)(n_skip - 1) * 16 + 8, 8);
 			it->pos += (size_t)off_last;
 			/* skip the varints of the last block */
 			for (uint32_t i = (n_skip - 1) * TM_RUN_SKIP; i < op->n; i++)
 				(void)get_u(it);
-			it->last_ts = last;
-			op->tss = NULL;
-		} else {
+		}
+		it->last_ts = last;
+		op->tss = NULL;
+		if (!it->raw_runs) {
 			XGROW(it->run_tss, it->cap_run_tss, (size_t)op->n + 1);
-			for (uint32_t i = 0; i < op->n; i++)
-				it->run_tss[i] = get_ts(it);
+			tm_run_decode(&op->run, it->run_tss);
 			op->tss = it->run_tss;
 		}
 		it->run_pos = start;
@@ -768,13 +940,36 @@ read_u(const uint8_t **pp)
 	return v;
 }
 
+/* The most bytes a block of TM_RUN_SKIP deltas takes. */
+#define BLOCK_MAX (TM_RUN_SKIP * 10u)
+
+/* The deltas of block k of r, from its first one (*v: that element's
+ * value): in place, or read from the spill file into buf[BLOCK_MAX]. */
+static const uint8_t *
+run_block(const struct tm_run *r, uint32_t k, uint8_t *buf, int64_t *v)
+{
+	uint64_t off;
+	skip_entry(r, k, v, &off);
+	if (r->deltas)
+		return r->deltas + off;
+	uint32_t n_skip = (r->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
+	uint64_t end = r->spill_len;
+	if (k + 1 < n_skip) {
+		int64_t nv;
+		skip_entry(r, k + 1, &nv, &end);
+	}
+	if (end < off || end - off > BLOCK_MAX)
+		tm_oom(BLOCK_MAX); /* not what was written: lost like memory */
+	sp_read(r->spill_off + off, buf, (size_t)(end - off));
+	return buf;
+}
+
 int64_t
 tm_run_at(const struct tm_run *r, uint32_t i)
 {
+	uint8_t buf[BLOCK_MAX];
 	int64_t v;
-	uint64_t off;
-	skip_entry(r, i / TM_RUN_SKIP, &v, &off);
-	const uint8_t *p = r->deltas + off;
+	const uint8_t *p = run_block(r, i / TM_RUN_SKIP, buf, &v);
 	(void)read_u(&p); /* the skip element's own delta */
 	for (uint32_t k = i - i % TM_RUN_SKIP; k < i; k++)
 		v = wrap_add(v, unzz(read_u(&p)));
@@ -799,18 +994,22 @@ tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, 
 		else
 			bl = mid;
 	}
+	uint8_t buf[BLOCK_MAX];
 	uint32_t i = bl * TM_RUN_SKIP;
 	int64_t v;
-	uint64_t off;
-	skip_entry(r, bl, &v, &off);
-	const uint8_t *p = r->deltas + off;
+	const uint8_t *p = run_block(r, bl, buf, &v);
 	(void)read_u(&p);
 	for (;; i++) {
 		if (i >= lo && (strict ? v > x : v >= x))
 			return i;
 		if (i + 1 >= hi)
 			return hi;
-		v = wrap_add(v, unzz(read_u(&p)));
+		if ((i + 1) % TM_RUN_SKIP == 0) {
+			p = run_block(r, (i + 1) / TM_RUN_SKIP, buf, &v);
+			(void)read_u(&p);
+		} else {
+			v = wrap_add(v, unzz(read_u(&p)));
+		}
 	}
 }
 
@@ -847,6 +1046,8 @@ tm_opiter_seek(struct tm_opiter *it, const struct tm_oppos *p)
 	it->raw_runs = true;
 	(void)tm_opiter_next(it, &op);
 	it->raw_runs = raw;
+	XGROW(it->run_tss, it->cap_run_tss, (size_t)op.n + 1);
+	tm_run_decode(&op.run, it->run_tss);
 	it->run = op;
 	it->run.tss = it->run_tss;
 	it->run_i = p->run_i;
@@ -861,13 +1062,62 @@ tm_run_decode(const struct tm_run *r, int64_t *out)
 	int64_t v;
 	uint64_t off;
 	skip_entry(r, 0, &v, &off);
-	const uint8_t *p = r->deltas + off;
+	uint8_t *buf = NULL;
+	const uint8_t *p = r->deltas;
+	if (!p) {
+		buf = xmalloc(r->spill_len + 1);
+		sp_read(r->spill_off, buf, r->spill_len);
+		p = buf;
+	}
+	p += off;
 	(void)read_u(&p);
 	out[0] = v;
 	for (uint32_t i = 1; i < r->n; i++) {
 		v = wrap_add(v, unzz(read_u(&p)));
 		out[i] = v;
 	}
+	free(buf);
+}
+
+void
+tm_oplog_write_inline(const struct tm_oplog *l, void (*put)(void *ctx, const void *p, size_t n), void *ctx)
+{
+	struct tm_opiter it;
+	tm_opiter_init(&it, l);
+	it.raw_runs = true;
+	struct tm_op op;
+	size_t from = 0; /* bytes not yet handed out */
+	for (;;) {
+		if (!tm_opiter_next(&it, &op))
+			break;
+		if (op.kind != TM_OP_RUN || op.run.deltas)
+			continue;
+		/* a spilled run: its flags without the bit, its deltas in place
+		 * of the spill reference */
+		size_t fp = it.run_flags_pos;
+		put(ctx, l->bytes + from, fp - from);
+		uint8_t f[10];
+		size_t nf = 0;
+		for (uint64_t x = op.flags; ; x >>= 7) {
+			f[nf++] = (uint8_t)(x >= 0x80 ? (x & 0x7f) | 0x80 : x);
+			if (x < 0x80)
+				break;
+		}
+		put(ctx, f, nf);
+		const uint8_t *after = l->bytes + fp;
+		while (*after++ & 0x80)
+			;
+		uint32_t n_skip = (op.n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
+		size_t skip_end = (size_t)(op.run.skip - l->bytes) + (size_t)n_skip * 16;
+		put(ctx, after, skip_end - (size_t)(after - l->bytes));
+		uint8_t *buf = xmalloc(op.run.spill_len + 1);
+		sp_read(op.run.spill_off, buf, op.run.spill_len);
+		put(ctx, buf, op.run.spill_len);
+		free(buf);
+		from = it.pos;
+	}
+	put(ctx, l->bytes + from, l->len - from);
+	tm_opiter_fini(&it);
 }
 
 void

@@ -118,6 +118,9 @@ enum {
 	 * parser runs on what leaves the sorter) it counts
 	 * systrace_parse_failure. */
 	TM_CONV_ATRACE_FAIL = 1u << 13,
+	/* RUN, in the encoding only (iterators clear it): the deltas are in
+	 * the spill file (see tm_run) */
+	TM_RUN_SPILLED = 1u << 14,
 };
 
 
@@ -138,14 +141,24 @@ struct tm_detail {
 
 /* A RUN's values without decoding them all: a skip entry every
  * TM_RUN_SKIP elements gives the absolute value and the byte offset of that
- * element in the delta stream (tm_run_at, tm_run_lower_bound). */
+ * element in the delta stream (tm_run_at, tm_run_lower_bound).
+ *
+ * Memory: once the runs held in memory by all logs pass
+ * tm_oplog_spill_after bytes, the delta streams of large runs go to one
+ * unlinked temporary file of the process (in $TMPDIR, else /tmp) and only
+ * their skip tables stay in memory; the readers below fetch the blocks they
+ * need with pread.  A spill file that cannot be made or written keeps the
+ * runs in memory; one that cannot be read back aborts, as out-of-memory. */
 #define TM_RUN_SKIP 256u
 struct tm_run {
-	const uint8_t *deltas; /* zigzag delta varints; element 0 relative to base */
+	const uint8_t *deltas; /* zigzag delta varints; element 0 relative to base;
+				  NULL when spilled */
 	const uint8_t *skip;   /* n_skip entries of 16 bytes: int64 value, uint64 offset */
 	uint32_t n;
 	int64_t last;          /* value of element n-1 */
+	uint64_t spill_off, spill_len; /* spilled: where the deltas are */
 };
+extern size_t tm_oplog_spill_after;
 int64_t tm_run_at(const struct tm_run *r, uint32_t i);
 /* All n values into out[n]. */
 void tm_run_decode(const struct tm_run *r, int64_t *out);
@@ -193,7 +206,14 @@ struct tm_oplog {
 	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
 	int64_t *sort_tmp;
 	size_t cap_sort_tmp;
+	uint8_t *enc;       /* a run's deltas while it is encoded */
+	size_t cap_enc;
 	uint64_t n_runs, n_run_elems;
+	uint64_t mem_run_bytes; /* delta bytes of this log's runs held in memory */
+	struct tm_spilled {
+		uint64_t off, len;
+	} *spilled;             /* this log's extents of the spill file */
+	size_t n_spilled, cap_spilled;
 };
 
 void tm_oplog_init(struct tm_oplog *l);
@@ -237,6 +257,7 @@ struct tm_opiter {
 	int64_t *run_tss;
 	size_t cap_run_tss;
 	size_t run_pos;        /* where the open run's RUN op starts */
+	size_t run_flags_pos;  /* where the last RUN op's flags are */
 	int64_t run_last_ts;
 	uint64_t run_last_off;
 };
@@ -255,5 +276,10 @@ void tm_opiter_init(struct tm_opiter *it, const struct tm_oplog *log);
 void tm_opiter_fini(struct tm_opiter *it);
 /* Decode the next op into *op (arrays borrowed until the next call); false at end. */
 bool tm_opiter_next(struct tm_opiter *it, struct tm_op *op);
+
+/* The whole log as one byte stream with every run's deltas inline (the
+ * encoding without the spill file), handed to put in pieces. */
+void tm_oplog_write_inline(const struct tm_oplog *l, void (*put)(void *ctx, const void *p, size_t n),
+			   void *ctx);
 
 #endif

@@ -52,6 +52,13 @@ oom_n(size_t bytes)
 	abort();
 }
 
+void
+tm_oom(size_t bytes)
+{
+	oom_n(bytes);
+	abort();
+}
+
 void *
 xmalloc(size_t n)
 {

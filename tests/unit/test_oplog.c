@@ -227,6 +227,126 @@ array_runs(void)
 	tm_oplog_fini(&l);
 }
 
+static void
+put_buf(void *ctx, const void *p, size_t n)
+{
+	struct tm_buf *b = ctx;
+	tm_buf_add(b, p, n);
+}
+
+/* Two logs of the same ops, one with its runs in memory, one with them in
+ * the spill file: the same bytes once written inline, the same values by
+ * index and by search, the same ops expanded. */
+static void
+spilled_runs(void)
+{
+	struct tm_oplog a, b;
+	size_t keep = tm_oplog_spill_after;
+	enum { N = 70000, M = 500, K = 30 };
+	static int64_t arr[M];
+	for (int pass = 0; pass < 2; pass++) {
+		struct tm_oplog *l = pass ? &b : &a;
+		tm_oplog_spill_after = pass ? 0 : SIZE_MAX;
+		tm_oplog_init(l);
+		l->use_runs = true;
+		uint64_t x = 99;
+		int64_t ts = 1000;
+		for (int i = 0; i < N; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			ts += (int64_t)(x >> 54); /* 0..1023, repeats too */
+			tm_oplog_packet_push(l, 0, 6, 1, ts, TM_PUSH_TRACK_EVENT, (uint64_t)i * 20);
+		}
+		tm_oplog_stat(l, 0, TM_STAT_NEG_DROPPED, 2);
+		for (int k = 0; k < K; k++) {
+			for (int i = 0; i < M; i++)
+				arr[i] = 5000 + (k % 4) * 7 + (int64_t)(k / 4) * 900000 + i * 1800;
+			struct tm_op op = {.kind = TM_OP_CONVERT_ARRAY, .clock = 6, .n = M, .tss = arr,
+					   .offset = (uint64_t)k};
+			tm_oplog_add(l, &op);
+		}
+		tm_oplog_finish(l);
+	}
+	tm_oplog_spill_after = keep;
+	CHECK_INT(a.n_spilled, 0);
+	CHECK(b.n_spilled > 0);
+	CHECK(b.len * 4 < a.len);
+	struct tm_buf wa, wb;
+	tm_buf_init(&wa);
+	tm_buf_init(&wb);
+	tm_oplog_write_inline(&a, put_buf, &wa);
+	tm_oplog_write_inline(&b, put_buf, &wb);
+	CHECK_INT(wa.len, a.len);
+	CHECK(wa.len == a.len && !memcmp(wa.data, a.bytes, a.len));
+	CHECK_INT(wb.len, a.len);
+	CHECK(wb.len == a.len && !memcmp(wb.data, a.bytes, a.len));
+	tm_buf_fini(&wa);
+	tm_buf_fini(&wb);
+
+	struct tm_opiter ia, ib;
+	struct tm_op oa, ob;
+	tm_opiter_init(&ia, &a);
+	tm_opiter_init(&ib, &b);
+	ia.raw_runs = ib.raw_runs = true;
+	int runs = 0;
+	while (tm_opiter_next(&ia, &oa)) {
+		CHECK(tm_opiter_next(&ib, &ob));
+		CHECK_INT(oa.kind, ob.kind);
+		CHECK_INT(oa.flags, ob.flags);
+		if (oa.kind != TM_OP_RUN || ob.kind != TM_OP_RUN || oa.run.n != ob.run.n)
+			continue;
+		runs++;
+		const struct tm_run *ra = &oa.run, *rb = &ob.run;
+		CHECK(ra->deltas && !rb->deltas);
+		int64_t *va = malloc(sizeof *va * ra->n), *vb = malloc(sizeof *vb * rb->n);
+		tm_run_decode(ra, va);
+		tm_run_decode(rb, vb);
+		CHECK(!memcmp(va, vb, sizeof *va * ra->n));
+		uint64_t x = 7;
+		for (int q = 0; q < 2000; q++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint32_t i = (uint32_t)(x >> 33) % ra->n, j = (uint32_t)(x >> 13) % ra->n;
+			uint32_t lo = i < j ? i : j, hi = (i < j ? j : i) + 1;
+			CHECK_INT(tm_run_at(rb, i), va[i]);
+			int64_t probe = va[j] + (int64_t)(x % 3) - 1;
+			bool strict = x & 1;
+			uint32_t want = lo;
+			while (want < hi && (strict ? va[want] <= probe : va[want] < probe))
+				want++;
+			CHECK_INT(tm_run_lower_bound(rb, lo, hi, probe, strict), want);
+			CHECK_INT(tm_run_lower_bound(ra, lo, hi, probe, strict), want);
+		}
+		free(va);
+		free(vb);
+	}
+	CHECK(!tm_opiter_next(&ib, &ob));
+	CHECK_INT(runs, 2);
+	tm_opiter_fini(&ia);
+	tm_opiter_fini(&ib);
+
+	/* expanded: the same ops one by one */
+	tm_opiter_init(&ia, &a);
+	tm_opiter_init(&ib, &b);
+	size_t n_ops = 0;
+	bool same = true;
+	while (tm_opiter_next(&ia, &oa)) {
+		if (!tm_opiter_next(&ib, &ob)) {
+			same = false;
+			break;
+		}
+		same &= oa.kind == ob.kind && oa.ts == ob.ts && oa.n == ob.n;
+		if (oa.kind == TM_OP_CONVERT_ARRAY && same)
+			same &= !memcmp(oa.tss, ob.tss, oa.n * sizeof *oa.tss);
+		n_ops++;
+	}
+	CHECK(same);
+	CHECK(!tm_opiter_next(&ib, &ob));
+	CHECK(n_ops > 2 * N);
+	tm_opiter_fini(&ia);
+	tm_opiter_fini(&ib);
+	tm_oplog_fini(&a);
+	tm_oplog_fini(&b);
+}
+
 /* Sorted arrays that start inside the staged values are merged with the
  * tail they overlap; one that does not fit, or is unsorted, is sorted at the
  * end: either way the run holds every value, sorted. */
@@ -279,5 +399,6 @@ main(void)
 	RUN(packet_push_same_bytes);
 	RUN(array_runs);
 	RUN(array_runs_overlap);
+	RUN(spilled_runs);
 	return 0;
 }

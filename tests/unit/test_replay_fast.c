@@ -401,6 +401,19 @@ fast_equals_reference(void)
 	tm_session_close(ref);
 }
 
+/* The same with every large run's deltas in the spill file (oplog.c), read
+ * back block by block by the fast replay. */
+extern size_t tm_oplog_spill_after;
+
+static void
+fast_equals_reference_spilled(void)
+{
+	size_t keep = tm_oplog_spill_after;
+	tm_oplog_spill_after = 0;
+	fast_equals_reference();
+	tm_oplog_spill_after = keep;
+}
+
 static void
 drops_happen(void)
 {
@@ -518,6 +531,7 @@ main(void)
 	gen_systrace(200000);
 	gen_sched(4000);
 	RUN(fast_equals_reference);
+	RUN(fast_equals_reference_spilled);
 	RUN(drops_happen);
 	RUN(unmatched_e_pairing);
 	char cmd[300];
