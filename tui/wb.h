@@ -49,6 +49,10 @@ struct wb;
 	X(REQ_ENTER, "enter", '\r', 0, act_enter, "On a file: focus its details (j/k, PgDn, / in them); again: back to the files") \
 	X(REQ_FOCUS, "focus", '\t', 0, act_focus, "Focus the next pane: files, details, manifest") \
 	X(REQ_FOCUS_BACK, "focus-back", KEY_BTAB, 0, act_focus_back, "Focus the previous pane") \
+	X(REQ_SEARCH, "search", '/', 0, act_search, "Search the focused pane: file names, details or manifest") \
+	X(REQ_SEARCH_NEXT, "search-next", 'n', 0, act_search_next, "The search's next match (wraps)") \
+	X(REQ_SEARCH_PREV, "search-prev", 'N', 0, act_search_prev, "The search's previous match (wraps)") \
+	X(REQ_FILTER, "filter", '|', 0, act_filter, "Show only the files whose name contains TEXT (empty: all)") \
 	X(REQ_DETAILS_DOWN, "details-down", 'd', 0, act_details_down, "Scroll the file's details (wraps to the top)") \
 	X(REQ_DETAILS_UP, "details-up", 0, 0, act_details_up, "Scroll the file's details back") \
 	X(REQ_SELECT, "select", 0, 0, act_select, "Select a file by number or name (:select N|NAME)") \
@@ -78,7 +82,7 @@ struct wb;
 	X(REQ_WRITE, "write", 'w', 0, act_write, "Write the merged TAR")                          \
 	X(REQ_ADD_FILES, "add-files", 'O', 0, act_add_files, "Add files to the set (globs: *.json; Tab completes)") \
 	X(REQ_REMOVE_FILE, "remove-file", 'X', KEY_DC, act_remove_file, "Remove the file from the set (not from disk)") \
-	X(REQ_RENAME_FILE, "rename-file", 'N', 0, act_rename_file, "Rename the file's member name in the TAR (name order decides processing)") \
+	X(REQ_RENAME_FILE, "rename-file", KEY_F(2), 0, act_rename_file, "Rename the file's member name in the TAR (name order decides processing)") \
 	X(REQ_RESCAN, "rescan", 's', 0, act_rescan, "Scan the files again (after a cancel, or when they changed)") \
 	X(REQ_EDIT_MANIFEST, "edit-manifest", 'E', 0, act_edit_manifest, "Edit the manifest's JSON in $VISUAL or $EDITOR") \
 	X(REQ_CONVERT_MANIFEST, "convert-manifest", 'C', 0, act_convert_manifest, "Convert a manifest in the outdated syntax of older docs") \
@@ -284,7 +288,14 @@ struct wb_ui {
 	struct pane pane[PANE__COUNT];
 	bool focus_manifest;
 	bool focus_details; /* the details pane has the focus (never both) */
-	size_t det_row; /* the list row the details scroll belongs to */
+	size_t det_row; /* the model row the details scroll belongs to */
+	/* The file list through its filter: the list pane's lines are
+	 * shown[0..n) (model rows); no filter: every row, shown unused. */
+	char *filter;
+	size_t *shown;
+	size_t shown_cap;
+	bool shown_on; /* shown holds the lines (set by list_refresh) */
+	char *search; /* the last search (n, N repeat it) */
 	bool help;
 	bool messages; /* the help screen shows the message log instead */
 	int zoom;
@@ -419,6 +430,18 @@ size_t pane_rows(const struct pane *p); /* content rows shown (h minus the rule)
 void pane_clamp(struct pane *p);
 void pane_move(struct pane *p, long delta);
 void pane_scroll(struct pane *p, long delta);
+/* Where pat occurs in hay[0..len), ASCII case ignored, or NULL (the
+ * filter's and the search's one rule). */
+const char *pane_find(const char *hay, size_t len, const char *pat);
+/* The file list through ui->filter: recompute its lines (the selected
+ * model row stays selected while it is shown), the model row of line i
+ * (SIZE_MAX past the end), of the selection, and select a model row
+ * (false when the filter hides it). */
+struct wb_ui;
+void list_refresh(struct wb_ui *ui, const struct wb_model *m);
+size_t list_row(const struct wb_ui *ui, size_t i);
+size_t list_sel_row(const struct wb_ui *ui);
+bool list_select_row(struct wb_ui *ui, size_t row);
 
 /* ==== wb_text.c ==== */
 /* Escaped copy of s cut to max_cols with '~' (for non-curses output); caller frees. */

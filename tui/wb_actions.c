@@ -173,20 +173,47 @@ keymap_bind(const char *key_spec, const char *req_name)
 
 /* ---- helpers ---- */
 
+/* The list pane, its lines the model's rows through the filter. */
 static struct pane *
 list_pane(struct wb *wb)
 {
-	struct pane *p = &wb->ui.pane[PANE_LIST];
+	list_refresh(&wb->ui, &wb->m);
+	return &wb->ui.pane[PANE_LIST];
+}
 
-	p->has_sel = true;
-	p->n = model_n_rows(&wb->m);
-	return p;
+/* The selected model row, or SIZE_MAX (no rows, or none shown). */
+static size_t
+sel_row(struct wb *wb)
+{
+	list_pane(wb);
+	return list_sel_row(&wb->ui);
 }
 
 static const char *
 sel_path(struct wb *wb)
 {
-	return model_row_name(&wb->m, list_pane(wb)->sel);
+	return model_row_name(&wb->m, sel_row(wb));
+}
+
+static void
+set_filter(struct wb *wb, const char *text)
+{
+	free(wb->ui.filter);
+	wb->ui.filter = text && *text ? strdup(text) : NULL;
+	list_refresh(&wb->ui, &wb->m);
+}
+
+/* Select model row `row`; a row the filter hides clears the filter (it was
+ * asked for by name or number).  Returns whether the filter was cleared. */
+static bool
+select_row(struct wb *wb, size_t row)
+{
+	list_pane(wb);
+	if (list_select_row(&wb->ui, row))
+		return false;
+	set_filter(wb, NULL);
+	list_select_row(&wb->ui, row);
+	return true;
 }
 
 static const struct tm_manifest_file *
@@ -218,7 +245,7 @@ sel_trace(struct wb *wb)
 		    "converts the outdated syntax");
 		return NULL;
 	}
-	mb = tm_session_member(wb->m.s, model_row_member(&wb->m, list_pane(wb)->sel));
+	mb = tm_session_member(wb->m.s, model_row_member(&wb->m, sel_row(wb)));
 	if (text_member_is_trace(mb))
 		return path;
 	if (mb && mb->format == TM_FMT_MANIFEST)
@@ -297,7 +324,7 @@ move_focused(struct wb *wb, long delta)
 		return;
 	}
 	if (id == PANE_DETAILS)
-		wb->ui.det_row = list_pane(wb)->sel;
+		wb->ui.det_row = sel_row(wb);
 	pane_scroll(&wb->ui.pane[id], delta);
 }
 
@@ -372,7 +399,7 @@ act_enter(struct wb *wb, const char *arg)
 		set_focus(wb, PANE_LIST);
 	} else if (sel_path(wb)) {
 		set_focus(wb, PANE_DETAILS);
-		wb->ui.det_row = list_pane(wb)->sel;
+		wb->ui.det_row = sel_row(wb);
 	}
 }
 
@@ -410,7 +437,7 @@ act_details_down(struct wb *wb, const char *arg)
 		p->top += rows;
 	else
 		p->top = 0;
-	wb->ui.det_row = list_pane(wb)->sel;
+	wb->ui.det_row = sel_row(wb);
 }
 
 static void
@@ -421,7 +448,188 @@ act_details_up(struct wb *wb, const char *arg)
 
 	(void)arg;
 	p->top = p->top > rows ? p->top - rows : 0;
-	wb->ui.det_row = list_pane(wb)->sel;
+	wb->ui.det_row = sel_row(wb);
+}
+
+/* ---- search and filter ---- */
+
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static void
+lines_add(struct lines *l, const char *s, size_t len)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->v = realloc(l->v, l->cap * sizeof *l->v);
+		if (!l->v)
+			abort();
+	}
+	if (!(l->v[l->n++] = strndup(s, len)))
+		abort();
+}
+
+static void
+lines_fini(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* The focused pane's lines as it shows them: the list's file names, the
+ * selected file's details wrapped at the pane's width, or the manifest. */
+static void
+pane_lines(struct wb *wb, enum wb_pane_id id, struct lines *out)
+{
+	memset(out, 0, sizeof *out);
+	if (id == PANE_LIST) {
+		struct pane *p = list_pane(wb);
+		for (size_t i = 0; i < p->n; i++) {
+			const char *name = model_row_name(&wb->m, list_row(&wb->ui, i));
+			lines_add(out, name ? name : "", name ? strlen(name) : 0);
+		}
+	} else if (id == PANE_DETAILS) {
+		struct wb_paras ps;
+		size_t row = sel_row(wb);
+		memset(&ps, 0, sizeof ps);
+		if (row == SIZE_MAX)
+			return;
+		text_details(&wb->m, row, &ps);
+		text_wrap(&ps, layout_left_cols(COLS));
+		for (size_t i = 0; i < ps.n; i++)
+			for (size_t k = 0; k < ps.p[i].n_lines; k++)
+				lines_add(out, ps.p[i].text + ps.p[i].start[k], ps.p[i].len[k]);
+		text_paras_fini(&ps);
+	} else {
+		struct tm_buf b;
+		tm_buf_init(&b);
+		model_manifest_json(&wb->m, &b);
+		for (size_t i = 0, e; b.data && i < b.len; i = e + 1) {
+			const char *nl = memchr(b.data + i, '\n', b.len - i);
+			e = nl ? (size_t)(nl - b.data) : b.len;
+			lines_add(out, b.data + i, e - i);
+		}
+		tm_buf_fini(&b);
+	}
+}
+
+/* Go to the next (dir 1) or previous (-1) line of the focused pane that
+ * holds the search, from the current one (fresh: the current one counts),
+ * wrapping around; the message says which match of how many. */
+static void
+search_run(struct wb *wb, int dir, bool fresh)
+{
+	static const char *const where[PANE__COUNT] = {
+		[PANE_LIST] = "file names", [PANE_DETAILS] = "details", [PANE_MANIFEST] = "manifest"};
+	enum wb_pane_id id = focused(wb);
+	struct pane *p = id == PANE_LIST ? list_pane(wb) : &wb->ui.pane[id];
+	const char *pat = wb->ui.search;
+	size_t cur = id == PANE_LIST ? p->sel : p->top, hit = SIZE_MAX, n_match = 0, ord = 0;
+	struct lines l;
+
+	pane_lines(wb, id, &l);
+	for (size_t i = 0; i < l.n; i++)
+		n_match += pane_find(l.v[i], strlen(l.v[i]), pat) != NULL;
+	for (size_t k = fresh ? 0 : 1; n_match && k <= l.n; k++) {
+		size_t i = (cur + (dir > 0 ? k : l.n * 2 - k)) % l.n;
+		if (pane_find(l.v[i], strlen(l.v[i]), pat)) {
+			hit = i;
+			break;
+		}
+	}
+	if (hit == SIZE_MAX) {
+		model_set_msg(&wb->m, ROLE_WARNING, "Not found in the %s: %s", where[id], pat);
+		lines_fini(&l);
+		return;
+	}
+	for (size_t i = 0; i <= hit; i++)
+		ord += pane_find(l.v[i], strlen(l.v[i]), pat) != NULL;
+	if (id == PANE_LIST) {
+		p->sel = hit;
+	} else {
+		p->top = hit;
+		if (id == PANE_DETAILS)
+			wb->ui.det_row = sel_row(wb);
+	}
+	model_set_msg(&wb->m, ROLE_INFO, "/%s: match %zu of %zu in the %s%s", pat, ord, n_match,
+		      where[id],
+		      (dir > 0 ? hit < cur : hit > cur) ? (dir > 0 ? " (wrapped to the top)"
+								 : " (wrapped to the end)")
+							: "");
+	lines_fini(&l);
+}
+
+static void
+act_search(struct wb *wb, const char *arg)
+{
+	static const char *const label[PANE__COUNT] = {[PANE_LIST] = "Search file names: ",
+						       [PANE_DETAILS] = "Search the details: ",
+						       [PANE_MANIFEST] = "Search the manifest: "};
+
+	if (wants_prompt(wb, arg)) {
+		ask(wb, REQ_SEARCH, COMPLETE_WORDS, label[focused(wb)], "");
+		return;
+	}
+	if (*arg) {
+		free(wb->ui.search);
+		wb->ui.search = strdup(arg);
+	} else if (!wb->ui.search) {
+		return; /* nothing typed, nothing to repeat */
+	}
+	search_run(wb, 1, true);
+}
+
+static void
+search_again(struct wb *wb, int dir)
+{
+	char k[32];
+
+	if (wb->ui.search) {
+		search_run(wb, dir, false);
+		return;
+	}
+	keymap_key_name(keymap_key_of(REQ_SEARCH), k, sizeof k);
+	model_set_msg(&wb->m, ROLE_WARNING, "No search yet: %s searches the focused pane", k);
+}
+
+static void
+act_search_next(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	search_again(wb, 1);
+}
+
+static void
+act_search_prev(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	search_again(wb, -1);
+}
+
+static void
+act_filter(struct wb *wb, const char *arg)
+{
+	size_t all = model_n_rows(&wb->m);
+	struct pane *p;
+
+	if (wants_prompt(wb, arg)) {
+		ask(wb, REQ_FILTER, COMPLETE_WORDS, "Show files whose name contains (empty: all): ",
+		    wb->ui.filter ? wb->ui.filter : "");
+		return;
+	}
+	set_filter(wb, arg);
+	p = list_pane(wb);
+	if (!wb->ui.filter)
+		model_set_msg(&wb->m, ROLE_INFO, "No filter: all %zu files", all);
+	else if (p->n == 0)
+		model_set_msg(&wb->m, ROLE_WARNING,
+			      "No file name contains \"%s\": | changes the filter", arg);
+	else
+		model_set_msg(&wb->m, ROLE_INFO, "Filter \"%s\": %zu of %zu files", arg, p->n,
+			      all);
 }
 
 /* N (1-based), a member name, its base name, or its base name without the
@@ -429,10 +637,11 @@ act_details_up(struct wb *wb, const char *arg)
 static void
 act_select(struct wb *wb, const char *arg)
 {
-	struct pane *p = list_pane(wb);
+	size_t n_rows = model_n_rows(&wb->m);
 	char *end;
 	unsigned long n;
 	size_t hit = SIZE_MAX, n_hits = 0;
+	const char *unfiltered = " (the filter is cleared)";
 
 	if (wants_prompt(wb, arg)) {
 		ask(wb, REQ_SELECT, COMPLETE_WORDS, "Select (number or name): ", "");
@@ -440,16 +649,18 @@ act_select(struct wb *wb, const char *arg)
 	}
 	n = strtoul(arg, &end, 10);
 	if (*arg && !*end) {
-		if (n >= 1 && n <= p->n) {
-			p->sel = n - 1;
-			model_set_msg(&wb->m, ROLE_INFO, "Selected %lu: %s", n, sel_path(wb));
+		if (n >= 1 && n <= n_rows) {
+			bool cleared = select_row(wb, n - 1);
+			model_set_msg(&wb->m, ROLE_INFO, "Selected %lu: %s%s", n, sel_path(wb),
+				      cleared ? unfiltered : "");
 		} else {
-			model_set_msg(&wb->m, ROLE_ERROR, "No file %s: the list has %zu", arg, p->n);
+			model_set_msg(&wb->m, ROLE_ERROR, "No file %s: the list has %zu", arg,
+				      n_rows);
 		}
 		return;
 	}
 	for (int pass = 0; pass < 3 && n_hits == 0; pass++) {
-		for (size_t r = 0; r < p->n; r++) {
+		for (size_t r = 0; r < n_rows; r++) {
 			const char *name = model_row_name(&wb->m, r), *base = tm_path_base(name);
 			const char *dot = strrchr(base, '.');
 			bool match = pass == 0   ? strcmp(name, arg) == 0
@@ -465,14 +676,14 @@ act_select(struct wb *wb, const char *arg)
 	if (n_hits == 0) {
 		model_set_msg(&wb->m, ROLE_ERROR, "No file named %s", arg);
 	} else {
-		p->sel = hit;
+		bool cleared = select_row(wb, hit);
 		if (n_hits > 1)
 			model_set_msg(&wb->m, ROLE_WARNING,
-				      "Selected %s, the first of %zu files that match %s",
-				      sel_path(wb), n_hits, arg);
+				      "Selected %s, the first of %zu files that match %s%s",
+				      sel_path(wb), n_hits, arg, cleared ? unfiltered : "");
 		else
-			model_set_msg(&wb->m, ROLE_INFO, "Selected %zu: %s", hit + 1,
-				      sel_path(wb));
+			model_set_msg(&wb->m, ROLE_INFO, "Selected %zu: %s%s", hit + 1,
+				      sel_path(wb), cleared ? unfiltered : "");
 	}
 }
 
@@ -842,7 +1053,7 @@ act_remove_file(struct wb *wb, const char *arg)
 {
 	(void)arg;
 	if (sel_path(wb))
-		model_remove_row(&wb->m, list_pane(wb)->sel);
+		model_remove_row(&wb->m, sel_row(wb));
 }
 
 static void
@@ -856,7 +1067,7 @@ act_rename_file(struct wb *wb, const char *arg)
 		ask(wb, REQ_RENAME_FILE, COMPLETE_WORDS,
 		    "Member name in the TAR (trace_processor processes by name): ", path);
 	else
-		model_rename_row(&wb->m, list_pane(wb)->sel, arg);
+		model_rename_row(&wb->m, sel_row(wb), arg);
 }
 
 static void

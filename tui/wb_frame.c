@@ -92,7 +92,8 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 	const struct hint *set = ok;
 	size_t n_set = sizeof ok / sizeof ok[0];
 	const struct tm_report *rep = wb->m.rep;
-	const struct tm_report_file *rf = model_row_file(&wb->m, wb->ui.pane[PANE_LIST].sel);
+	size_t sel = list_sel_row(&wb->ui);
+	const struct tm_report_file *rf = sel == SIZE_MAX ? NULL : model_row_file(&wb->m, sel);
 	struct tm_buf b;
 	bool full = false;
 	int reserve = 16; /* "  ? help  q quit" */
@@ -285,13 +286,13 @@ frame_prepare(struct wb *wb)
 	text_paras_fini(&fr->verdict);
 	text_paras_fini(&fr->owner);
 	text_paras_fini(&fr->details);
-	list->has_sel = true;
-	list->n = n;
+	list_refresh(&wb->ui, m);
 	pane_clamp(list);
+	size_t sel = list_sel_row(&wb->ui);
 	text_verdict(m, &fr->verdict);
 	text_owner(m, &fr->owner);
-	if (n > 0)
-		text_details(m, list->sel, &fr->details);
+	if (sel != SIZE_MAX)
+		text_details(m, sel, &fr->details);
 	text_wrap(&fr->verdict, cols);
 	text_wrap(&fr->owner, cols);
 	text_wrap(&fr->details, layout_left_cols(cols));
@@ -301,7 +302,7 @@ frame_prepare(struct wb *wb)
 	memset(&in, 0, sizeof in);
 	in.rows = rows;
 	in.cols = cols;
-	in.n_list = (int)n;
+	in.n_list = (int)list->n;
 	in.det_lines = fr->details.lines;
 	in.n_timeline = (int)n_tl;
 	in.verdict_lines = fr->verdict.lines;
@@ -316,15 +317,15 @@ frame_prepare(struct wb *wb)
 
 	/* The details: a new row starts at the top. */
 	set_pane(det, &fr->lay.details);
-	if (wb->ui.det_row != list->sel) {
-		wb->ui.det_row = list->sel;
+	if (wb->ui.det_row != sel) {
+		wb->ui.det_row = sel;
 		det->top = 0;
 	}
 	det->has_sel = false;
 	det->n = (size_t)fr->details.lines;
 	pane_clamp(det);
 	bool det_more = det->h > 1 && det->n > pane_rows(det);
-	const char *name = n == 0 ? "details" : model_row_name(m, list->sel);
+	const char *name = sel == SIZE_MAX ? "details" : model_row_name(m, sel);
 	if (det_more) {
 		char *nm = text_short_name(name, (size_t)(det->w - 40 > 8 ? det->w - 40 : 8));
 		size_t first = det->top + 1, last = det->top + pane_rows(det);

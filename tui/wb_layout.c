@@ -7,6 +7,8 @@
  * (set from the layout), its selection and its scroll (htop's Panel, tig's
  * view ops).  No curses, no state: unit-testable.
  */
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wb.h"
@@ -172,4 +174,85 @@ pane_scroll(struct pane *p, long delta)
 		p->top = (size_t)-delta > p->top ? 0 : p->top - (size_t)-delta;
 	else
 		p->top += (size_t)delta;
+}
+
+const char *
+pane_find(const char *hay, size_t len, const char *pat)
+{
+	size_t n = pat ? strlen(pat) : 0;
+
+	if (n == 0 || n > len)
+		return n == 0 ? hay : NULL;
+	for (size_t i = 0; i + n <= len; i++) {
+		size_t k = 0;
+		while (k < n && tolower((unsigned char)hay[i + k]) == tolower((unsigned char)pat[k]))
+			k++;
+		if (k == n)
+			return hay + i;
+	}
+	return NULL;
+}
+
+/* ---- the file list through its filter ---- */
+
+size_t
+list_row(const struct wb_ui *ui, size_t i)
+{
+	const struct pane *p = &ui->pane[PANE_LIST];
+
+	if (i >= p->n)
+		return SIZE_MAX;
+	return ui->shown_on ? ui->shown[i] : i;
+}
+
+size_t
+list_sel_row(const struct wb_ui *ui)
+{
+	return list_row(ui, ui->pane[PANE_LIST].sel);
+}
+
+void
+list_refresh(struct wb_ui *ui, const struct wb_model *m)
+{
+	struct pane *p = &ui->pane[PANE_LIST];
+	size_t n = model_n_rows(m), keep = list_sel_row(ui);
+
+	p->has_sel = true;
+	ui->shown_on = false;
+	if (!ui->filter) {
+		p->n = n;
+		if (keep != SIZE_MAX && keep < n)
+			p->sel = keep;
+		return;
+	}
+	if (ui->shown_cap < n + 1) {
+		ui->shown_cap = n + 1;
+		ui->shown = realloc(ui->shown, ui->shown_cap * sizeof *ui->shown);
+		if (!ui->shown)
+			abort();
+	}
+	p->n = 0;
+	p->sel = 0;
+	for (size_t r = 0; r < n; r++) {
+		const char *name = model_row_name(m, r);
+		if (!name || !pane_find(name, strlen(name), ui->filter))
+			continue;
+		if (r == keep)
+			p->sel = p->n;
+		ui->shown[p->n++] = r;
+	}
+	ui->shown_on = true;
+}
+
+bool
+list_select_row(struct wb_ui *ui, size_t row)
+{
+	struct pane *p = &ui->pane[PANE_LIST];
+
+	for (size_t i = 0; i < p->n; i++)
+		if (list_row(ui, i) == row) {
+			p->sel = i;
+			return true;
+		}
+	return false;
 }

@@ -342,6 +342,9 @@ wb_fini(struct wb *wb)
 	model_fini(&wb->m);
 	frame_fini(&wb->fr);
 	free(wb->ui.pending_write);
+	free(wb->ui.filter);
+	free(wb->ui.shown);
+	free(wb->ui.search);
 	free(wb->run.recovery_path);
 	free(wb->run.recovery_saved);
 	free(wb->run.recovery_err);

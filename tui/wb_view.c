@@ -165,8 +165,16 @@ draw_title(const struct wb *wb)
 		put_escaped(wb->m.paths[0], strlen(wb->m.paths[0]), COLS / 2, attr);
 	else if (wb->m.n_paths > 1)
 		put_text("loose files", COLS / 2, attr);
-	snprintf(buf, sizeof buf, "  %zu file%s%s", n, n == 1 ? "" : "s",
-		 model_is_dirty(&wb->m) ? "  [modified]" : "");
+	if (wb->ui.filter) {
+		snprintf(buf, sizeof buf, "  %zu of %zu file%s  filter: ",
+			 wb->ui.pane[PANE_LIST].n, n, n == 1 ? "" : "s");
+		put_text(buf, COLS, attr);
+		put_escaped(wb->ui.filter, strlen(wb->ui.filter), COLS / 4, attr);
+		snprintf(buf, sizeof buf, "%s", model_is_dirty(&wb->m) ? "  [modified]" : "");
+	} else {
+		snprintf(buf, sizeof buf, "  %zu file%s%s", n, n == 1 ? "" : "s",
+			 model_is_dirty(&wb->m) ? "  [modified]" : "");
+	}
 	put_text(buf, COLS, attr);
 	fill_to(0, COLS, attr);
 }
@@ -191,7 +199,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 {
 	const struct pane *p = &wb->ui.pane[PANE_LIST];
 	int y0 = rc->y, h = rc->h, x0 = rc->x, w = rc->w;
-	size_t n = model_n_rows(&wb->m);
+	size_t n = p->n; /* the lines: the model's rows through the filter */
 	int name_w = w - 59; /* the other columns take 59 */
 	char buf[256];
 
@@ -205,10 +213,15 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 		 "SIZE", "MACHINE", "ALIGN", "EVENTS", "DROPS");
 	put_text(buf, w, theme_attr(ROLE_HEADER));
 	fill_to(y0, x0 + w, theme_attr(ROLE_HEADER));
+	if (n == 0 && wb->ui.filter && h > 1) {
+		move(y0 + 1, x0);
+		put_text("  (no file name contains the filter; | changes it)", w,
+			 theme_attr(ROLE_DIM));
+	}
 	for (int r = 0; r + 1 < h; r++) {
-		size_t row = p->top + (size_t)r;
+		size_t line = p->top + (size_t)r, row = list_row(&wb->ui, line);
 		int y = y0 + 1 + r;
-		bool cur = row == p->sel;
+		bool cur = line == p->sel;
 		bool blur = wb->ui.focus_manifest || wb->ui.focus_details;
 		int attr = cur ? theme_attr(blur ? ROLE_CURSOR_BLUR : ROLE_CURSOR)
 			       : theme_attr(ROLE_DEFAULT);
@@ -218,7 +231,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 		const char *name;
 		int used;
 
-		if (row >= n)
+		if (line >= n)
 			break;
 		m = model_row_member(&wb->m, row);
 		mb = tm_session_member(wb->m.s, m);
@@ -330,7 +343,10 @@ static void
 draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 {
 	int y0 = rc->y, h = rc->h, x0 = rc->x, w = rc->w;
-	size_t sel = wb->ui.pane[PANE_LIST].sel;
+	size_t sel = list_sel_row(&wb->ui);
+
+	if (sel == SIZE_MAX) /* the filter shows no file: the strip from its top */
+		sel = 0;
 	const struct tm_report *r = wb->m.rep;
 	int64_t lo = 0, hi = 1;
 	int name_w = 14, bar_w = w - name_w - 8;
