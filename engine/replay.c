@@ -339,6 +339,35 @@ mpath(const struct tm_replay *p, const struct tm_member *mb, size_t *len)
 	return NULL;
 }
 
+/* The trace_file rows that exist when the manifest is applied: an archive
+ * adds all its members when its own turn comes, before any of them is
+ * parsed (tar_trace_reader.cc, zip_trace_reader.cc, TraceFileTracker::AddFile),
+ * so these are the rows up to the manifest's last sibling; members of a
+ * nested archive or the inflated stream of a gzip'd member come later.  (A
+ * manifest we would write is a top-level member of the TAR.) */
+static uint32_t
+rows_at_manifest(const struct tm_replay *p, uint32_t manifest_tid)
+{
+	const struct tm_input *in = p->src->in;
+	int parent = 0;
+	bool top = manifest_tid == VIRTUAL_MANIFEST_TID;
+	for (size_t i = 0; !top && i < in->n_members; i++)
+		if (in->members[i].trace_file_id == manifest_tid) {
+			parent = in->members[i].parent;
+			break;
+		}
+	uint32_t last = 0;
+	for (size_t i = 0; i < in->n_members; i++) {
+		const struct tm_member *mb = &in->members[i];
+		if (mb->trace_file_id != UINT32_MAX && (top ? mb->parent <= 0 : mb->parent == parent) &&
+		    mb->trace_file_id > last)
+			last = mb->trace_file_id;
+	}
+	return last;
+}
+
+/* find_trace_file_id (perfetto_manifest_reader.cc, ApplyManifest): the
+ * first trace_file row of that name among the rows that exist by then. */
 static long
 tid_of_path(struct tm_replay *p, const char *path)
 {
@@ -347,7 +376,7 @@ tid_of_path(struct tm_replay *p, const char *path)
 		const struct tm_member *mb = &p->src->in->members[i];
 		size_t len;
 		const char *name = mpath(p, mb, &len);
-		if (name && mb->trace_file_id != UINT32_MAX && len == strlen(path) &&
+		if (name && mb->trace_file_id <= p->tf_rows && len == strlen(path) &&
 		    memcmp(name, path, len) == 0)
 			return mb->trace_file_id;
 	}
@@ -372,6 +401,7 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 {
 	const struct tm_manifest *m = p->m;
 	struct tm_manifest_archive_ops ops = {find_trace_file, p};
+	p->tf_rows = rows_at_manifest(p, manifest_tid);
 	struct tm_manifest_plan plan;
 	struct tm_error err;
 	enum tm_status st = tm_manifest_apply(m, &ops, &plan, &err);

@@ -97,6 +97,7 @@ struct tm_replay {
 	bool any_forked;
 	bool manifest_seen;
 	bool is_virtual; /* the manifest is one we would write, not the input's */
+	uint32_t tf_rows; /* trace_file ids 0..tf_rows exist when the manifest applies */
 	struct tm_entry_state *entries; /* per manifest files[] entry */
 	struct tm_file_acc *acc;        /* per member */
 	struct tm_rp_event *evs;
