@@ -99,6 +99,7 @@ struct wb;
 	X(REQ_BIND, "bind", 0, 0, act_config, "Bind a key (:bind generic KEY REQUEST)")           \
 	X(REQ_SOURCE, "source", 0, 0, act_config, "Read a config file (:source FILE)")            \
 	X(REQ_THEME, "theme", 0, 0, act_config, "Load a theme (:theme NAME|FILE)")                \
+	X(REQ_MOUSE, "mouse", KEY_F(9), 0, act_mouse, "Mouse on/off: a click selects and focuses, the wheel scrolls (off: select text)") \
 	X(REQ_REDRAW, "redraw", WB_KEY_CTRL('l'), 0, act_redraw, "Redraw the screen")             \
 	X(REQ_QUIT, "quit", 'q', KEY_F(10), act_quit, "Quit (asks when edits are unsaved)")               \
 	X(REQ_QUIT_NOW, "quit-now", 'Q', 0, act_quit_now, "Quit without asking")
@@ -299,6 +300,7 @@ struct wb_ui {
 	bool help;
 	bool messages; /* the help screen shows the message log instead */
 	int zoom;
+	bool mouse; /* clicks and the wheel are ours (wb_main.c applies it) */
 	bool ascii;
 	bool mono;
 	/* prompt: which request (or confirmation) it answers */
@@ -522,6 +524,9 @@ void actions_init(struct wb *wb);
 /* The man page's key list (mdoc), from the action table. */
 void actions_print_mdoc(FILE *f);
 void actions_key(struct wb *wb, int key);
+/* A mouse event at a screen cell (wb_main.c decodes the terminal's). */
+enum wb_mouse { MOUSE_CLICK, MOUSE_WHEEL_UP, MOUSE_WHEEL_DOWN };
+void actions_mouse(struct wb *wb, enum wb_mouse what, int y, int x);
 void actions_command(struct wb *wb, const char *line);
 void actions_offer_recovery(struct wb *wb);
 /* Config files: one rc syntax (set, color, bind, source, theme). */

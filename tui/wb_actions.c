@@ -1234,6 +1234,23 @@ act_prompt(struct wb *wb, const char *arg)
 }
 
 static void
+act_mouse(struct wb *wb, const char *arg)
+{
+	char k[32];
+
+	(void)arg;
+	wb->ui.mouse = !wb->ui.mouse;
+	keymap_key_name(keymap_key_of(REQ_MOUSE), k, sizeof k);
+	if (wb->ui.mouse)
+		model_set_msg(&wb->m, ROLE_INFO,
+			      "Mouse on: a click selects, the wheel scrolls; %s: off, to select text",
+			      k);
+	else
+		model_set_msg(&wb->m, ROLE_INFO, "Mouse off: the terminal selects text; %s: mouse on",
+			      k);
+}
+
+static void
 act_redraw(struct wb *wb, const char *arg)
 {
 	(void)arg;
@@ -1356,6 +1373,52 @@ actions_key(struct wb *wb, int key)
 		return;
 	}
 	run(wb, keymap_lookup(key), NULL);
+}
+
+static bool
+in_pane(const struct pane *p, int y, int x)
+{
+	return p->h > 0 && y >= p->y && y < p->y + p->h && x >= p->x && x < p->x + p->w;
+}
+
+/* A click selects the list line under it and focuses the pane it is in;
+ * the wheel scrolls the pane under the pointer (the list: its selection)
+ * three lines at a time, the focus unchanged.  Ignored while a prompt is
+ * open; on the help screen the wheel scrolls it. */
+void
+actions_mouse(struct wb *wb, enum wb_mouse what, int y, int x)
+{
+	static const enum wb_pane_id order[] = {PANE_LIST, PANE_DETAILS, PANE_MANIFEST};
+	long step = what == MOUSE_WHEEL_UP ? -3 : 3;
+	struct pane *list = list_pane(wb);
+
+	if (wb->ui.prompting || !wb->ui.mouse)
+		return;
+	if (wb->ui.help) {
+		if (what != MOUSE_CLICK)
+			pane_scroll(&wb->ui.pane[PANE_HELP], step);
+		return;
+	}
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		enum wb_pane_id id = order[i];
+		struct pane *p = &wb->ui.pane[id];
+		if (!in_pane(p, y, x))
+			continue;
+		if (what != MOUSE_CLICK) {
+			if (id == PANE_LIST) {
+				pane_move(list, step);
+			} else {
+				if (id == PANE_DETAILS)
+					wb->ui.det_row = sel_row(wb);
+				pane_scroll(p, step);
+			}
+			return;
+		}
+		set_focus(wb, id);
+		if (id == PANE_LIST && y > p->y && p->top + (size_t)(y - p->y - 1) < list->n)
+			list->sel = p->top + (size_t)(y - p->y - 1);
+		return;
+	}
 }
 
 void
@@ -1505,6 +1568,10 @@ actions_config_line(struct wb *wb, const char *line, char *err, size_t err_len)
 		}
 		if (strcmp(tok[1], "print-manifest-on-exit") == 0) {
 			wb->m.print_manifest_on_exit = yes;
+			return true;
+		}
+		if (strcmp(tok[1], "mouse") == 0) {
+			wb->ui.mouse = yes;
 			return true;
 		}
 		if (strcmp(tok[1], "zoom") == 0) {

@@ -5,7 +5,8 @@
  * the loop (poll the scan, prepare and draw a frame, read a key), the
  * scripted test mode (TM_SCRIPT / --script: keys and :commands consumed only
  * at the idle point, plus the harness commands :dump-screen, :resize,
- * :raise, :unlink), signals and the recovery manifest on the way out.
+ * :raise, :click, :wheel, :unlink), signals and the recovery manifest on
+ * the way out.
  */
 #include "workbench.h"
 
@@ -57,6 +58,38 @@ term_setup(struct wb *wb)
 	set_escdelay(getenv("ESCDELAY") ? atoi(getenv("ESCDELAY")) : 25);
 	curs_set(0);
 	wb->ui.mono = theme_init();
+}
+
+/* The terminal reports the mouse while ui.mouse asks for it (the key and
+ * the config option only set the flag; the terminal is this file's). */
+static bool mouse_on;
+
+static void
+term_mouse(struct wb *wb)
+{
+	if (wb->ui.mouse == mouse_on)
+		return;
+	mouse_on = wb->ui.mouse;
+	mouseinterval(0); /* presses as they come, no click timing */
+	mousemask(mouse_on ? BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED
+			   : 0,
+		  NULL);
+}
+
+/* A KEY_MOUSE from curses: a left press or click, or the wheel. */
+static void
+term_mouse_event(struct wb *wb)
+{
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK)
+		return;
+	if (ev.bstate & BUTTON4_PRESSED)
+		actions_mouse(wb, MOUSE_WHEEL_UP, ev.y, ev.x);
+	else if (ev.bstate & BUTTON5_PRESSED)
+		actions_mouse(wb, MOUSE_WHEEL_DOWN, ev.y, ev.x);
+	else if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))
+		actions_mouse(wb, MOUSE_CLICK, ev.y, ev.x);
 }
 
 static void
@@ -137,7 +170,7 @@ keyq_pop(void)
 
 /* Test-harness commands (not actions: they work even while a prompt is
  * open): :dump-screen [--roles] FILE, :resize ROWSxCOLS, :raise [HUP],
- * :unlink FILE, :wait.  Returns false for any other line. */
+ * :click ROW COL, :wheel up|down ROW COL, :unlink FILE, :wait.  Returns false for any other line. */
 static bool
 harness_command(struct wb *wb, const char *line)
 {
@@ -163,6 +196,18 @@ harness_command(struct wb *wb, const char *line)
 	if (strncmp(line, ":raise", 6) == 0) {
 		/* Deliver SIGTERM/SIGHUP to ourselves (the recovery path). */
 		raise(strcmp(line + 6 + strspn(line + 6, " "), "HUP") == 0 ? SIGHUP : SIGTERM);
+		return true;
+	}
+	if (strncmp(line, ":click ", 7) == 0 || strncmp(line, ":wheel ", 7) == 0) {
+		/* :click ROW COL, :wheel up|down ROW COL: what the terminal's
+		 * mouse reports (0-based cells), when the mouse is on. */
+		char dir[8] = "";
+		int y = -1, x = -1;
+		if (line[1] == 'c' && sscanf(line + 7, "%d %d", &y, &x) == 2)
+			actions_mouse(wb, MOUSE_CLICK, y, x);
+		else if (line[1] == 'w' && sscanf(line + 7, "%7s %d %d", dir, &y, &x) == 3)
+			actions_mouse(wb, strcmp(dir, "up") == 0 ? MOUSE_WHEEL_UP : MOUSE_WHEEL_DOWN,
+				      y, x);
 		return true;
 	}
 	if (strncmp(line, ":unlink ", 8) == 0) {
@@ -237,6 +282,8 @@ run_loop(struct wb *wb)
 		model_scan_poll(&wb->m);
 		if (wb_got_signal)
 			break;
+		if (!wb->run.headless)
+			term_mouse(wb);
 		draw_now(wb);
 		if (keyq_len > 0) {
 			actions_key(wb, keyq_pop());
@@ -283,7 +330,10 @@ run_loop(struct wb *wb)
 			continue;
 		}
 		fast_errs = 0;
-		actions_key(wb, key);
+		if (key == KEY_MOUSE)
+			term_mouse_event(wb);
+		else
+			actions_key(wb, key);
 	}
 }
 

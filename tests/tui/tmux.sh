@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Real-terminal smoke tests through tmux: start and quit, resize, prompt
-# editing with arrow keys, OSC 52 reaching tmux's paste buffer, NO_COLOR.
+# editing with arrow keys, OSC 52 reaching tmux's paste buffer, NO_COLOR,
+# a resize while a prompt is open, the mouse off (the terminal keeps it)
+# and on (a click the terminal reports selects a row).
 # Prints "SKIP: ..." (never PASS) when tmux is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 BIN=${TM_BIN:-$top/build/asan/tracemerge}
-names="tmux-start-quit tmux-f1-f10 tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-no-color"
+names="tmux-start-quit tmux-f1-f10 tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-no-color tmux-resize-prompt tmux-mouse-off tmux-mouse-click"
 if ! command -v tmux >/dev/null 2>&1; then
 	for n in $names; do echo "SKIP: $n: tmux not installed"; done
 	exit 0
@@ -146,4 +148,74 @@ if wait_for s5 "phone.pftrace" 15; then
 	fi
 else
 	echo "FAIL: tmux-no-color: did not start"
+fi
+
+# 6. resize while a prompt is open: the prompt and its text survive every
+# size (too small included) and the answer still applies; no crash.
+start s6 ""
+if wait_for s6 "phone.pftrace" 15; then
+	T send-keys -t s6 j o C-u 1 2
+	if wait_for s6 "Offset (ns" 5; then
+		ok=1
+		for size in "120 35" "60 16" "40 10" "100 30" "80 24"; do
+			T resize-window -t s6 -x ${size% *} -y ${size#* } >/dev/null 2>&1
+			sleep 0.3
+			if [ "$size" = "40 10" ]; then
+				wait_for s6 "Terminal too small" 5 || { ok=0; why="no too-small notice"; }
+			else
+				wait_for s6 "Offset (ns us ms s; + moves later): 12" 5 || { ok=0; why="prompt lost at $size"; }
+			fi
+		done
+		T send-keys -t s6 m s Enter
+		if [ $ok = 1 ] && wait_for s6 "+12 ms" 5 && ! ls "$work"/asan* >/dev/null 2>&1; then
+			echo "PASS: tmux-resize-prompt"
+		else
+			echo "FAIL: tmux-resize-prompt: ${why:-answer not applied}: $(T capture-pane -p -t s6 | tail -2 | tr '\n' ' ')"
+		fi
+	else
+		echo "FAIL: tmux-resize-prompt: no offset prompt"
+	fi
+else
+	echo "FAIL: tmux-resize-prompt: did not start"
+fi
+
+# 7. the mouse: off by default, so the terminal keeps it for selecting text
+# (the program asks for no mouse reports); F9 asks for them, F9 again stops.
+mouse_flag() { T display-message -p -t "$1" '#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}'; }
+start s7 ""
+if wait_for s7 "phone.pftrace" 15; then
+	off1=$(mouse_flag s7)
+	T send-keys -t s7 F9
+	wait_for s7 "Mouse on" 5
+	on=$(mouse_flag s7)
+	T send-keys -t s7 F9
+	wait_for s7 "Mouse off" 5
+	off2=$(mouse_flag s7)
+	if [ "$off1" = 000 ] && [ "$on" != 000 ] && [ "$off2" = 000 ]; then echo "PASS: tmux-mouse-off"
+	else echo "FAIL: tmux-mouse-off: mouse flags off/on/off: $off1/$on/$off2"; fi
+else
+	echo "FAIL: tmux-mouse-off: did not start"
+fi
+
+# 8. with the mouse on, a left click the terminal reports (X10 encoding, as
+# tmux sends it to a TERM=screen program) on relay.pftrace's row selects
+# it, and the wheel moves the selection.
+start s8 "TM_CONFIG=$work/mouse.conf"
+echo "set mouse = yes" >"$work/mouse.conf"
+x10() { # button col row (1-based): ESC [ M, then each as a byte of 32 + value
+	printf '\033[M%b%b%b' "\\$(printf %03o $((32 + $1)))" "\\$(printf %03o $((32 + $2)))" \
+		"\\$(printf %03o $((32 + $3)))"
+}
+if wait_for s8 "phone.pftrace" 15; then
+	# relay.pftrace is the list's third file: screen row 5 (1-based)
+	T send-keys -t s8 -l "$(x10 0 6 5)$(x10 3 6 5)"
+	if wait_for s8 "> relay.pftrace" 5 && wait_for s8 "── relay.pftrace" 5; then
+		T send-keys -t s8 -l "$(x10 64 6 5)"
+		if wait_for s8 "> phone.pftrace" 5; then echo "PASS: tmux-mouse-click"
+		else echo "FAIL: tmux-mouse-click: the wheel did not move the selection: $(T capture-pane -p -t s8 | head -6 | tr '\n' ' ')"; fi
+	else
+		echo "FAIL: tmux-mouse-click: the click did not select relay.pftrace: $(T capture-pane -p -t s8 | head -6 | tr '\n' ' ')"
+	fi
+else
+	echo "FAIL: tmux-mouse-click: did not start"
 fi
