@@ -614,6 +614,7 @@ act_filter(struct wb *wb, const char *arg)
 {
 	size_t all = model_n_rows(&wb->m);
 	struct pane *p;
+	char k[32];
 
 	if (wants_prompt(wb, arg)) {
 		ask(wb, REQ_FILTER, COMPLETE_WORDS, "Show files whose name contains (empty: all): ",
@@ -622,11 +623,13 @@ act_filter(struct wb *wb, const char *arg)
 	}
 	set_filter(wb, arg);
 	p = list_pane(wb);
+	keymap_key_name(keymap_key_of(REQ_FILTER), k, sizeof k);
 	if (!wb->ui.filter)
 		model_set_msg(&wb->m, ROLE_INFO, "No filter: all %zu files", all);
 	else if (p->n == 0)
 		model_set_msg(&wb->m, ROLE_WARNING,
-			      "No file name contains \"%s\": | changes the filter", arg);
+			      "No file name contains \"%s\": %s changes the filter", arg,
+			      k[0] ? k : ":filter");
 	else
 		model_set_msg(&wb->m, ROLE_INFO, "Filter \"%s\": %zu of %zu files", arg, p->n,
 			      all);

@@ -215,7 +215,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 	fill_to(y0, x0 + w, theme_attr(ROLE_HEADER));
 	if (n == 0 && wb->ui.filter && h > 1) {
 		move(y0 + 1, x0);
-		put_text("  (no file name contains the filter; | changes it)", w,
+		put_text("  (no file name contains the filter)", w,
 			 theme_attr(ROLE_DIM));
 	}
 	for (int r = 0; r + 1 < h; r++) {
