@@ -969,6 +969,13 @@ tm_run_at(const struct tm_run *r, uint32_t i)
 {
 	uint8_t buf[BLOCK_MAX];
 	int64_t v;
+	uint64_t off;
+	if (i + 1 == r->n)
+		return r->last;
+	if (i % TM_RUN_SKIP == 0) {
+		skip_entry(r, i / TM_RUN_SKIP, &v, &off);
+		return v;
+	}
 	const uint8_t *p = run_block(r, i / TM_RUN_SKIP, buf, &v);
 	(void)read_u(&p); /* the skip element's own delta */
 	for (uint32_t k = i - i % TM_RUN_SKIP; k < i; k++)
@@ -981,6 +988,8 @@ tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, 
 {
 	if (lo >= hi)
 		return hi;
+	if (strict ? r->last <= x : r->last < x)
+		return hi; /* none passes */
 	/* last skip block whose first value does not pass x */
 	uint32_t bl = lo / TM_RUN_SKIP, bh = (hi - 1) / TM_RUN_SKIP + 1;
 	while (bh - bl > 1) {

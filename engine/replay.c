@@ -958,22 +958,23 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 /* runs: the fast path                                                 */
 /* ------------------------------------------------------------------ */
 
-/* Account the pushes of run elements [j, e) at value + off (sorted). */
+/* Account the pushes of run elements [j, e) at value + off (sorted); vj, ve:
+ * the values of elements j and e - 1. */
 static void
 bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, const struct tm_run *r, uint32_t j,
-	  uint32_t e, int64_t off, bool te)
+	  uint32_t e, int64_t vj, int64_t ve, int64_t off, bool te)
 {
 	if (j >= e)
 		return;
 	struct tm_file_acc *a = &p->acc[fs->file];
 	a->events += e - j;
-	note_all(a, tm_run_at(r, j) + off, tm_run_at(r, e - 1) + off);
+	note_all(a, vj + off, ve + off);
 	/* first index with v + off >= 0, i.e. v >= -off; v + INT64_MIN < 0 always */
-	uint32_t k = off == INT64_MIN ? e : tm_run_lower_bound(r, j, e, -off, false);
+	uint32_t k = off == INT64_MIN ? e : vj + off >= 0 ? j : tm_run_lower_bound(r, j, e, -off, false);
 	if (k > j)
 		stat_add(p, c, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
 	if (k < e) {
-		int64_t first = tm_run_at(r, k) + off, last = tm_run_at(r, e - 1) + off;
+		int64_t first = (k == j ? vj : tm_run_at(r, k)) + off, last = ve + off;
 		if (!a->has_ts || first < a->first_ts)
 			a->first_ts = first;
 		if (!a->has_ts || last > a->last_ts)
@@ -1035,7 +1036,7 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	uint32_t n = r->n;
 	struct tm_clockid clk;
 	if (!resolve_clock(fs, c, op->clock, 0, &clk)) {
-		bulk_push(p, fs, c, r, 0, n, 0, te); /* no clock: raw values */
+		bulk_push(p, fs, c, r, 0, n, tm_run_at(r, 0), r->last, 0, te); /* no clock: raw values */
 		return;
 	}
 	if (clk.clock >= 64 && clk.clock < 128) {
@@ -1082,8 +1083,13 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	for (size_t k = 0; k < p->n_pieces && j < n; k++) {
 		const struct tm_piece *pc = &p->pieces[k];
 		uint32_t e = tm_run_lower_bound(r, j, n, pc->b, true);
-		if (add_fits(tm_run_at(r, j), pc->off) && add_fits(tm_run_at(r, e - 1), pc->off)) {
-			bulk_push(p, fs, c, r, j, e, pc->off, te);
+		if (e <= j) {
+			j = e;
+			continue;
+		}
+		int64_t vj = tm_run_at(r, j), ve = tm_run_at(r, e - 1);
+		if (add_fits(vj, pc->off) && add_fits(ve, pc->off)) {
+			bulk_push(p, fs, c, r, j, e, vj, ve, pc->off, te);
 		} else {
 			for (uint32_t i = j; i < e; i++)
 				push(p, fs, c, wrap_add(tm_run_at(r, i), pc->off), 0, te);
