@@ -16,8 +16,11 @@
  *                                 B/E lines from 8 CPUs
  *   bench_tm reeval N INPUT...    scan once, then time N evaluations, each after
  *                                 an offset edit of the second input against
- *                                 the first; prints median and best in µs
- *                                 and the drops summed over the N
+ *                                 the first (on the first's timeline, both
+ *                                 signs); prints the median and best wall µs,
+ *                                 the drops summed over the N, then the
+ *                                 median and best CPU µs of the evaluating
+ *                                 thread
  * The generator writes the wire format by hand (fixed seed), so the bytes are
  * the same on every run.
  */
@@ -497,11 +500,17 @@ gen_systrace(const char *out, uint64_t mb)
 }
 
 static double
-now_us(void)
+clock_us(clockid_t c)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(c, &t);
 	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static double
+now_us(void)
+{
+	return clock_us(CLOCK_MONOTONIC);
 }
 
 static int
@@ -536,7 +545,7 @@ reeval(int n, const char *const *paths, size_t n_paths)
 	const struct tm_member *m1 = tm_session_member(s, n_paths > 1 ? 1 : 0);
 	const struct tm_member *m2 = tm_session_member(s, n_paths > 1 ? 2 : 0);
 	const char *n1 = manifest_name(m1), *n2 = manifest_name(m2);
-	double *t = calloc((size_t)n, sizeof *t);
+	double *t = calloc((size_t)n, sizeof *t), *c = calloc((size_t)n, sizeof *c);
 	uint64_t dropped = 0;
 	for (int i = 0; i < n; i++) {
 		struct tm_manifest m;
@@ -544,17 +553,22 @@ reeval(int n, const char *const *paths, size_t n_paths)
 		if (n_paths > 1 && n1 && n2) {
 			(void)tm_manifest_file_get(&m, n1, true);
 			tm_manifest_set_machine(&m, n2, "other");
-			tm_manifest_set_clocks(&m, n2, TM_CLOCK_BOOTTIME, n1,
-					       TM_CLOCK_BOOTTIME, NULL,
-					       -INT64_C(1000000000) - (int64_t)(i % 7) * 100000000);
+			/* both signs: one direction moves part of the second
+			 * input before the timeline's zero (drops counted
+			 * inside its runs) */
+			int64_t off = INT64_C(1000000000) + (int64_t)(i % 7) * 100000000;
+			tm_manifest_set_clocks(&m, n2, TM_CLOCK_BOOTTIME, n1, TM_CLOCK_BOOTTIME, NULL,
+					       i % 2 ? off : -off);
+			tm_manifest_set_trace_time(&m, TM_CLOCK_BOOTTIME, n1, NULL);
 		}
 		struct tm_report *r;
-		double a = now_us();
+		double a = now_us(), ac = clock_us(CLOCK_THREAD_CPUTIME_ID);
 		if (tm_session_evaluate(s, &m, &r, &e) != TM_OK) {
 			fprintf(stderr, "bench_tm: %s\n", e.msg);
 			return 1;
 		}
 		t[i] = now_us() - a;
+		c[i] = clock_us(CLOCK_THREAD_CPUTIME_ID) - ac;
 		if (r->error) {
 			fprintf(stderr, "bench_tm: the evaluated manifest fails: %s\n", r->error);
 			return 1;
@@ -564,8 +578,10 @@ reeval(int n, const char *const *paths, size_t n_paths)
 		tm_manifest_fini(&m);
 	}
 	qsort(t, (size_t)n, sizeof *t, cmp_d);
-	printf("%.1f %.1f %" PRIu64 "\n", t[n / 2], t[0], dropped);
+	qsort(c, (size_t)n, sizeof *c, cmp_d);
+	printf("%.1f %.1f %" PRIu64 " %.1f %.1f\n", t[n / 2], t[0], dropped, c[n / 2], c[0]);
 	free(t);
+	free(c);
 	tm_session_close(s);
 	return 0;
 }
