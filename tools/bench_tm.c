@@ -20,7 +20,7 @@
  *                                 signs); prints the median and best wall µs,
  *                                 the drops summed over the N, then the
  *                                 median and best CPU µs of the evaluating
- *                                 thread
+ *                                 thread and the events of all inputs
  * The generator writes the wire format by hand (fixed seed), so the bytes are
  * the same on every run.
  */
@@ -546,7 +546,7 @@ reeval(int n, const char *const *paths, size_t n_paths)
 	const struct tm_member *m2 = tm_session_member(s, n_paths > 1 ? 2 : 0);
 	const char *n1 = manifest_name(m1), *n2 = manifest_name(m2);
 	double *t = calloc((size_t)n, sizeof *t), *c = calloc((size_t)n, sizeof *c);
-	uint64_t dropped = 0;
+	uint64_t dropped = 0, events = 0;
 	for (int i = 0; i < n; i++) {
 		struct tm_manifest m;
 		tm_manifest_init(&m);
@@ -574,12 +574,16 @@ reeval(int n, const char *const *paths, size_t n_paths)
 			return 1;
 		}
 		dropped += r->dropped;
+		events = 0;
+		for (size_t k = 0; k < r->n_files; k++)
+			events += r->files[k].events;
 		tm_report_free(r);
 		tm_manifest_fini(&m);
 	}
 	qsort(t, (size_t)n, sizeof *t, cmp_d);
 	qsort(c, (size_t)n, sizeof *c, cmp_d);
-	printf("%.1f %.1f %" PRIu64 " %.1f %.1f\n", t[n / 2], t[0], dropped, c[n / 2], c[0]);
+	printf("%.1f %.1f %" PRIu64 " %.1f %.1f %" PRIu64 "\n", t[n / 2], t[0], dropped, c[n / 2], c[0],
+	       events);
 	free(t);
 	free(c);
 	tm_session_close(s);
