@@ -379,11 +379,11 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 		const char *eq = strchr(o->msgs[k], '=');
 		if (!eq)
 			continue;
-		uint64_t hs = tm_al_hash(o->msgs[k], (size_t)(eq - o->msgs[k]));
-		uint64_t hr = tm_al_hash(eq + 1, strlen(eq + 1));
+		size_t sl = (size_t)(eq - o->msgs[k]);
 		for (int dir = 1; dir <= 2; dir++) {
-			const struct al_name *snd = tm_al_find_name(dir == 1 ? f->a : r->a, hs);
-			const struct al_name *rcv = tm_al_find_name(dir == 1 ? r->a : f->a, hr);
+			const struct al_name *snd = tm_al_find_name(dir == 1 ? f->a : r->a, o->msgs[k], sl);
+			const struct al_name *rcv =
+				tm_al_find_name(dir == 1 ? r->a : f->a, eq + 1, strlen(eq + 1));
 			if (!snd || !rcv)
 				continue;
 			for (uint32_t i = 0; i < snd->n && i < rcv->n; i++) {
@@ -399,11 +399,9 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 		}
 	}
 	/* flow and async ids */
-	for (size_t i = 0; f->a && i < f->a->cap_ids; i++) {
+	for (size_t i = 0; f->a && i < f->a->n_ids; i++) {
 		const struct al_id *x = &f->a->ids[i];
-		if (!x->key)
-			continue;
-		const struct al_id *y = tm_al_find_id(r->a, x->key);
+		const struct al_id *y = tm_al_find_id(r->a, x);
 		if (!y)
 			continue;
 		if ((x->have & AL_OUT) && (y->have & AL_IN) && usable(f, &x->out) && usable(r, &y->in)) {
@@ -416,11 +414,11 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 		}
 	}
 	/* instants both files saw equally often */
-	for (size_t i = 0; f->a && i < f->a->cap_names; i++) {
+	for (size_t i = 0; f->a && i < f->a->n_names; i++) {
 		const struct al_name *x = &f->a->names[i];
-		if (!x->h || !x->all_instant || x->count > AL_OCC)
+		if (!x->all_instant || x->count > AL_OCC)
 			continue;
-		const struct al_name *y = tm_al_find_name(r->a, x->h);
+		const struct al_name *y = tm_al_find_name(r->a, x->name, x->len);
 		if (!y || !y->all_instant || y->count != x->count)
 			continue;
 		for (uint32_t k = 0; k < x->n; k++)
@@ -434,7 +432,7 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 static const struct al_occ *
 nth(const struct tm_align_samples *a, const char *name, uint32_t occ)
 {
-	const struct al_name *x = tm_al_find_name(a, tm_al_hash(name, strlen(name)));
+	const struct al_name *x = tm_al_find_name(a, name, strlen(name));
 	return x && occ >= 1 && occ <= x->n ? &x->occ[occ - 1] : NULL;
 }
 

@@ -7,22 +7,11 @@
 
 #include "atrace.h"
 
-uint64_t
-tm_al_hash(const char *s, size_t n)
+/* A hash of a key, never 0 (0 marks an unused slot). */
+static uint64_t
+key_hash(const void *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h ? h : 1;
-}
-
-uint64_t
-tm_al_id_key(enum al_kind kind, uint64_t id)
-{
-	uint64_t k = tm_mix64(id ^ ((uint64_t)kind << 60)) | 1; /* never 0 */
-	return k;
+	return tm_mix64(tm_fnv1a(TM_FNV_INIT, p, n)) | 1;
 }
 
 struct tm_align_samples *
@@ -37,43 +26,38 @@ tm_al_free(struct tm_align_samples *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->cap_names; i++)
+	for (size_t i = 0; i < a->n_names; i++)
 		free(a->names[i].name);
 	free(a->names);
+	tm_strmap_fini(&a->name_ix);
+	for (size_t i = 0; i < a->n_ids; i++)
+		free(a->ids[i].ident);
 	free(a->ids);
+	tm_strmap_fini(&a->id_ix);
 	free(a);
 }
 
+/* Grow an array of elem-size slots to hold need, zeroing the new slots. */
 static void
-names_grow(struct tm_align_samples *a)
+grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t nc = a->cap_names ? a->cap_names * 2 : 4; /* most files have few names */
-	struct al_name *nn = xcalloc(nc, sizeof *nn);
-	for (size_t i = 0; i < a->cap_names; i++) {
-		if (!a->names[i].h)
-			continue;
-		size_t j = tm_mix64(a->names[i].h) & (nc - 1);
-		while (nn[j].h)
-			j = (j + 1) & (nc - 1);
-		nn[j] = a->names[i];
-	}
-	free(a->names);
-	a->names = nn;
-	a->cap_names = nc;
+	if (need <= *cap)
+		return;
+	size_t nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	*arr = xrealloc(*arr, nc * elem);
+	memset((char *)*arr + *cap * elem, 0, (nc - *cap) * elem);
+	*cap = nc;
 }
 
-static struct al_name *
-name_slot(const struct tm_align_samples *a, uint64_t h)
+const struct al_name *
+tm_al_find_name(const struct tm_align_samples *a, const char *name, size_t n)
 {
-	if (!a || !a->cap_names)
+	if (!a || !name)
 		return NULL;
-	size_t j = tm_mix64(h) & (a->cap_names - 1);
-	while (a->names[j].h) {
-		if (a->names[j].h == h)
-			return &a->names[j];
-		j = (j + 1) & (a->cap_names - 1);
-	}
-	return NULL;
+	const struct tm_strmap_slot *sl = tm_strmap_get(&a->name_ix, name, n);
+	return sl ? &a->names[sl->val] : NULL;
 }
 
 void
@@ -82,22 +66,22 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 {
 	if (!name || !n)
 		return;
-	uint64_t h = tm_al_hash(name, n);
-	struct al_name *e = name_slot(a, h);
-	if (!e) {
+	const struct tm_strmap_slot *sl = tm_strmap_get(&a->name_ix, name, n);
+	struct al_name *e;
+	if (sl) {
+		e = &a->names[sl->val];
+	} else {
 		if (a->n_names >= AL_NAMES) {
 			a->names_full = true;
 			return;
 		}
-		if ((a->n_names + 1) * 2 > a->cap_names)
-			names_grow(a);
-		size_t j = tm_mix64(h) & (a->cap_names - 1);
-		while (a->names[j].h)
-			j = (j + 1) & (a->cap_names - 1);
-		e = &a->names[j];
-		e->h = h;
+		grow_zeroed((void **)&a->names, &a->cap_names, a->n_names + 1, sizeof *a->names);
+		e = &a->names[a->n_names];
 		e->name = xstrndup(name, n);
+		e->len = n;
+		e->h = key_hash(name, n);
 		e->all_instant = true;
+		tm_strmap_put(&a->name_ix, e->name, n, a->n_names, NULL);
 		a->n_names++;
 	}
 	e->count++;
@@ -106,72 +90,63 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 		e->occ[e->n++] = (struct al_occ){ts, clock, machine};
 }
 
-static void
-ids_put(struct tm_align_samples *a, const struct al_id *src)
+const struct al_id *
+tm_al_find_id(const struct tm_align_samples *a, const struct al_id *x)
 {
-	size_t j = tm_mix64(src->key) & (a->cap_ids - 1);
-	while (a->ids[j].key && a->ids[j].key != src->key)
-		j = (j + 1) & (a->cap_ids - 1);
-	if (!a->ids[j].key)
-		a->n_ids++;
-	a->ids[j] = *src;
-}
-
-static struct al_id *
-id_slot(const struct tm_align_samples *a, uint64_t key)
-{
-	if (!a || !a->cap_ids)
+	if (!a || !x || !x->ident)
 		return NULL;
-	size_t j = tm_mix64(key) & (a->cap_ids - 1);
-	while (a->ids[j].key) {
-		if (a->ids[j].key == key)
-			return &a->ids[j];
-		j = (j + 1) & (a->cap_ids - 1);
-	}
-	return NULL;
+	const struct tm_strmap_slot *sl = tm_strmap_get(&a->id_ix, x->ident, x->ident_len);
+	return sl ? &a->ids[sl->val] : NULL;
 }
 
-void
-tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts, uint32_t clock,
+/* Keep only the ids whose key passes the mask (the index is rebuilt). */
+static void
+thin_ids(struct tm_align_samples *a)
+{
+	size_t k = 0;
+	tm_strmap_fini(&a->id_ix);
+	for (size_t i = 0; i < a->n_ids; i++) {
+		if ((a->ids[i].key >> 1) & a->id_mask) {
+			free(a->ids[i].ident);
+			continue;
+		}
+		a->ids[k] = a->ids[i];
+		tm_strmap_put(&a->id_ix, a->ids[k].ident, a->ids[k].ident_len, k, NULL);
+		k++;
+	}
+	memset(a->ids + k, 0, (a->n_ids - k) * sizeof *a->ids);
+	a->n_ids = k;
+}
+
+/* One start or end of the id whose identity is ident[0..n). */
+static void
+id_event(struct tm_align_samples *a, const char *ident, size_t n, int64_t ts, uint32_t clock,
 	 uint32_t machine, unsigned dir)
 {
-	uint64_t key = tm_al_id_key(kind, id);
+	uint64_t key = key_hash(ident, n);
 	a->n_id_events++;
 	if ((key >> 1) & a->id_mask)
 		return;
-	if (!a->cap_ids) {
-		a->cap_ids = 1024;
-		a->ids = xcalloc(a->cap_ids, sizeof *a->ids);
-	}
-	struct al_id *e = id_slot(a, key);
-	if (!e) {
+	const struct tm_strmap_slot *sl = tm_strmap_get(&a->id_ix, ident, n);
+	struct al_id *e;
+	if (sl) {
+		e = &a->ids[sl->val];
+	} else {
 		if (a->n_ids + 1 > AL_IDS) {
-			/* thin: keep half, by the id's hash (the same in every file) */
+			/* thin: keep half, by the key (the same in every file) */
 			a->id_mask = a->id_mask * 2 + 1;
-			struct al_id *old = a->ids;
-			size_t oc = a->cap_ids;
-			a->ids = xcalloc(oc, sizeof *a->ids);
-			a->n_ids = 0;
-			for (size_t i = 0; i < oc; i++)
-				if (old[i].key && !((old[i].key >> 1) & a->id_mask))
-					ids_put(a, &old[i]);
-			free(old);
+			thin_ids(a);
 			if ((key >> 1) & a->id_mask)
 				return;
-		} else if ((a->n_ids + 1) * 2 > a->cap_ids) {
-			struct al_id *old = a->ids;
-			size_t oc = a->cap_ids;
-			a->cap_ids *= 2;
-			a->ids = xcalloc(a->cap_ids, sizeof *a->ids);
-			a->n_ids = 0;
-			for (size_t i = 0; i < oc; i++)
-				if (old[i].key)
-					ids_put(a, &old[i]);
-			free(old);
 		}
-		struct al_id fresh = {.key = key};
-		ids_put(a, &fresh);
-		e = id_slot(a, key);
+		grow_zeroed((void **)&a->ids, &a->cap_ids, a->n_ids + 1, sizeof *a->ids);
+		e = &a->ids[a->n_ids];
+		e->key = key;
+		e->ident = xmalloc(n ? n : 1);
+		memcpy(e->ident, ident, n);
+		e->ident_len = n;
+		tm_strmap_put(&a->id_ix, e->ident, n, a->n_ids, NULL);
+		a->n_ids++;
 	}
 	struct al_occ o = {ts, clock, machine};
 	if ((dir & AL_OUT) && !(e->have & AL_OUT)) {
@@ -182,6 +157,32 @@ tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
 		e->in = o;
 		e->have |= AL_IN;
 	}
+}
+
+void
+tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts, uint32_t clock,
+	 uint32_t machine, unsigned dir)
+{
+	char ident[9];
+	ident[0] = (char)kind;
+	memcpy(ident + 1, &id, 8);
+	id_event(a, ident, sizeof ident, ts, clock, machine, dir);
+}
+
+void
+tm_al_async(struct tm_align_samples *a, const char *name, size_t n, uint64_t id, int64_t ts,
+	    uint32_t clock, uint32_t machine, unsigned dir)
+{
+	char small[256];
+	size_t len = 9 + n;
+	char *ident = len <= sizeof small ? small : xmalloc(len);
+	ident[0] = (char)AL_ASYNC;
+	memcpy(ident + 1, &id, 8);
+	if (n)
+		memcpy(ident + 9, name, n);
+	id_event(a, ident, len, ts, clock, machine, dir);
+	if (ident != small)
+		free(ident);
 }
 
 void
@@ -198,8 +199,8 @@ tm_al_atrace(struct tm_align_samples *a, const struct tm_atrace_point *p, int64_
 		break;
 	case 'S':
 	case 'F':
-		tm_al_id(a, AL_ASYNC, tm_al_hash(p->name, p->name_len) ^ (uint64_t)p->value, ts, clock,
-			 machine, p->phase == 'S' ? AL_OUT : AL_IN);
+		tm_al_async(a, p->name, p->name_len, (uint64_t)p->value, ts, clock, machine,
+			    p->phase == 'S' ? AL_OUT : AL_IN);
 		tm_al_name(a, p->name, p->name_len, ts, clock, machine, 0);
 		break;
 	default:
@@ -232,24 +233,12 @@ tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, 
 	case 'S':
 	case 'F':
 		if (has_id)
-			tm_al_id(a, AL_ASYNC, tm_al_hash(name ? name : "", nl) ^ id, ts, 0, 0,
-				 phase == 'b' || phase == 'S' ? AL_OUT : AL_IN);
+			tm_al_async(a, name, name ? nl : 0, id, ts, 0, 0,
+				    phase == 'b' || phase == 'S' ? AL_OUT : AL_IN);
 		if (phase == 'b' || phase == 'S')
 			tm_al_name(a, name, nl, ts, 0, 0, 0);
 		break;
 	default:
 		break;
 	}
-}
-
-const struct al_name *
-tm_al_find_name(const struct tm_align_samples *a, uint64_t h)
-{
-	return name_slot(a, h);
-}
-
-const struct al_id *
-tm_al_find_id(const struct tm_align_samples *a, uint64_t key)
-{
-	return id_slot(a, key);
 }

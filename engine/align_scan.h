@@ -18,6 +18,7 @@
 #endif
 
 #include "internal.h"
+#include "strmap.h"
 
 #define AL_NAMES 4096u
 #define AL_OCC 32u
@@ -31,9 +32,13 @@ struct al_occ {
 	uint32_t clock, machine;
 };
 
+/* Slots [0, n) of each array are in use, in the order first seen; slots
+ * [n, cap) are zero (h == 0, key == 0).  Lookups go through maps that
+ * compare the whole key, never a hash alone. */
 struct al_name {
-	uint64_t h;
+	uint64_t h; /* a hash of the name, never 0 (0: unused slot) */
 	char *name;
+	size_t len;
 	uint64_t count;
 	bool all_instant;
 	uint32_t n; /* kept occurrences (<= AL_OCC) */
@@ -41,33 +46,40 @@ struct al_name {
 };
 
 struct al_id {
-	uint64_t key; /* 0 = empty slot */
+	uint64_t key; /* a hash of the identity, never 0 (0: unused slot) */
+	char *ident;  /* the identity: kind, id, and for async ids the name */
+	size_t ident_len;
 	uint8_t have; /* AL_OUT | AL_IN */
 	struct al_occ out, in;
 };
 
 struct tm_align_samples {
-	struct al_name *names; /* open addressing, cap_names slots */
+	struct al_name *names;
 	size_t n_names, cap_names;
 	bool names_full;
+	struct tm_strmap name_ix; /* name -> index */
 	struct al_id *ids;
 	size_t n_ids, cap_ids;
-	uint64_t id_mask; /* keep ids with (mix(key) & id_mask) == 0 */
+	struct tm_strmap id_ix;   /* identity -> index */
+	uint64_t id_mask; /* keep ids with ((key >> 1) & id_mask) == 0 */
 	uint64_t n_id_events;
 };
 
 struct tm_align_samples *tm_al_new(void);
 void tm_al_free(struct tm_align_samples *a);
-uint64_t tm_al_hash(const char *s, size_t n);
 /* An event named name[0..n) at ts (flags: AL_INSTANT for instants/markers). */
 void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
 		uint32_t machine, unsigned flags);
-/* A flow/async id's start (AL_OUT) or end (AL_IN) at ts. */
+/* A flow id's start (AL_OUT) or end (AL_IN) at ts. */
 void tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
 	      uint32_t clock, uint32_t machine, unsigned dir);
-const struct al_name *tm_al_find_name(const struct tm_align_samples *a, uint64_t h);
-const struct al_id *tm_al_find_id(const struct tm_align_samples *a, uint64_t key);
-uint64_t tm_al_id_key(enum al_kind kind, uint64_t id);
+/* An async slice's start or end: its name and id together identify it. */
+void tm_al_async(struct tm_align_samples *a, const char *name, size_t n, uint64_t id, int64_t ts,
+		 uint32_t clock, uint32_t machine, unsigned dir);
+const struct al_name *tm_al_find_name(const struct tm_align_samples *a, const char *name,
+				      size_t n);
+/* The entry of a with the same identity as x (an entry of another file). */
+const struct al_id *tm_al_find_id(const struct tm_align_samples *a, const struct al_id *x);
 
 /* A Chrome JSON event: instants (i I n R) and slices (B X) by name, flows
  * (s out, f in) by id, async events (b S out, e F in) by name and id. */

@@ -9,13 +9,7 @@
 static uint64_t
 hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a, then mixed */
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return tm_mix64(h);
+	return tm_mix64(tm_fnv1a(TM_FNV_INIT, s, n));
 }
 
 void
