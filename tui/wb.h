@@ -47,8 +47,7 @@ struct wb;
 	X(REQ_FIRST, "move-first", 'g', KEY_HOME, act_first, "Select the first file (or the focused pane's top)") \
 	X(REQ_LAST, "move-last", 'G', KEY_END, act_last, "Select the last file (or the focused pane's end)") \
 	X(REQ_ENTER, "enter", '\r', 0, act_enter, "On a file: focus its details (j/k, PgDn, / in them); again: back to the files") \
-	X(REQ_FOCUS, "focus", '\t', 0, act_focus, "Focus the next pane: files, details, manifest") \
-	X(REQ_FOCUS_BACK, "focus-back", KEY_BTAB, 0, act_focus_back, "Focus the previous pane") \
+	X(REQ_FOCUS, "focus", '\t', 0, act_focus, "Switch focus between the files and the manifest") \
 	X(REQ_SEARCH, "search", '/', 0, act_search, "Search the focused pane: file names, details or manifest") \
 	X(REQ_SEARCH_NEXT, "search-next", 'n', 0, act_search_next, "The search's next match (wraps)") \
 	X(REQ_SEARCH_PREV, "search-prev", 'N', 0, act_search_prev, "The search's previous match (wraps)") \

@@ -403,26 +403,13 @@ act_enter(struct wb *wb, const char *arg)
 	}
 }
 
+/* Tab: the files and the manifest (from the details, the manifest); Enter
+ * goes between the files and the details. */
 static void
 act_focus(struct wb *wb, const char *arg)
 {
-	static const enum wb_pane_id next[PANE__COUNT] = {
-		[PANE_LIST] = PANE_DETAILS, [PANE_DETAILS] = PANE_MANIFEST,
-		[PANE_MANIFEST] = PANE_LIST};
-
 	(void)arg;
-	set_focus(wb, next[focused(wb)]);
-}
-
-static void
-act_focus_back(struct wb *wb, const char *arg)
-{
-	static const enum wb_pane_id prev[PANE__COUNT] = {
-		[PANE_LIST] = PANE_MANIFEST, [PANE_DETAILS] = PANE_LIST,
-		[PANE_MANIFEST] = PANE_DETAILS};
-
-	(void)arg;
-	set_focus(wb, prev[focused(wb)]);
+	set_focus(wb, focused(wb) == PANE_MANIFEST ? PANE_LIST : PANE_MANIFEST);
 }
 
 static void

@@ -361,9 +361,9 @@ frame_prepare(struct wb *wb)
 			 tm_manifest_is_trivial(&m->man) ? ", trivial" : "");
 	else
 		snprintf(fr->manifest_label, sizeof fr->manifest_label, "manifest%s%s",
+			 wb->ui.focus_manifest ? " [focus: j/k scroll, Tab back]" : "",
 			 tm_manifest_is_trivial(&m->man) ? " (trivial: not written to the TAR)"
-							 : "",
-			 wb->ui.focus_manifest ? " [focus: j/k scroll, Tab back]" : "");
+							 : "");
 
 	/* Help: rows 1 .. LINES-3 (the message and the key hints below). */
 	if (wb->ui.help) {
