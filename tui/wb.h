@@ -296,6 +296,7 @@ struct wb_ui {
 	size_t shown_cap;
 	bool shown_on; /* shown holds the lines (set by list_refresh) */
 	char *search; /* the last search (n, N repeat it) */
+	enum wb_pane_id search_pane; /* where it ran: its matches are marked there */
 	bool help;
 	bool messages; /* the help screen shows the message log instead */
 	int zoom;

@@ -517,6 +517,7 @@ search_run(struct wb *wb, int dir, bool fresh)
 	size_t cur = id == PANE_LIST ? p->sel : p->top, hit = SIZE_MAX, n_match = 0, ord = 0;
 	struct lines l;
 
+	wb->ui.search_pane = id;
 	pane_lines(wb, id, &l);
 	for (size_t i = 0; i < l.n; i++)
 		n_match += pane_find(l.v[i], strlen(l.v[i]), pat) != NULL;

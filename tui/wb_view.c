@@ -94,6 +94,40 @@ put_or_hint(const struct wb *wb, const char *s, size_t len, int max_cols, int at
 	attrset(attr);
 }
 
+/* The search's matches to mark in pane id: while it has the focus and the
+ * last search ran there; else NULL. */
+static const char *
+search_marks(const struct wb *wb, enum wb_pane_id id)
+{
+	enum wb_pane_id f = wb->ui.focus_manifest  ? PANE_MANIFEST
+			    : wb->ui.focus_details ? PANE_DETAILS
+						   : PANE_LIST;
+
+	return wb->ui.search && f == id && wb->ui.search_pane == id ? wb->ui.search : NULL;
+}
+
+/* Printable text s[0..len) in attr, the search's matches (pat) in the
+ * cursor's look. */
+static void
+put_marked(const char *s, size_t len, int attr, const char *pat)
+{
+	size_t i = 0, n = pat ? strlen(pat) : 0;
+
+	while (i < len) {
+		const char *m = n ? pane_find(s + i, len - i, pat) : NULL;
+		size_t plain = m ? (size_t)(m - (s + i)) : len - i;
+		attrset(attr);
+		addnstr(s + i, (int)plain);
+		i += plain;
+		if (!m)
+			break;
+		attrset(theme_attr(ROLE_CURSOR));
+		addnstr(s + i, (int)n);
+		i += n;
+	}
+	attrset(attr);
+}
+
 static int
 put_escaped(const char *s, size_t len, int max_cols, int base_attr)
 {
@@ -298,7 +332,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
  * label says which lines show and which key shows more). */
 static int
 draw_paras(const struct wb *wb, const struct wb_paras *ps, int skip, int y, int x0, int w,
-	   int max_lines)
+	   int max_lines, const char *marks)
 {
 	int used = 0;
 	bool cut = ps->lines - skip > max_lines;
@@ -319,8 +353,8 @@ draw_paras(const struct wb *wb, const struct wb_paras *ps, int skip, int y, int 
 				put_safe(p->text + p->start[k], len - p->start[k], NULL, 0, w,
 					 theme_attr(p->role));
 			} else {
-				attrset(theme_attr(p->role));
-				addnstr(p->text + p->start[k], (int)p->len[k]);
+				put_marked(p->text + p->start[k], p->len[k], theme_attr(p->role),
+					   marks);
 			}
 			used++;
 		}
@@ -336,7 +370,8 @@ draw_details(const struct wb *wb, const struct wb_rect *r)
 
 	rule(wb, r->y, r->x, r->x + r->w, wb->fr.details_label);
 	if (r->h > 1)
-		draw_paras(NULL, &wb->fr.details, (int)p->top, r->y + 1, r->x, r->w, r->h - 1);
+		draw_paras(NULL, &wb->fr.details, (int)p->top, r->y + 1, r->x, r->w, r->h - 1,
+			   search_marks(wb, PANE_DETAILS));
 }
 
 static void
@@ -496,6 +531,7 @@ draw_manifest(const struct wb *wb, const struct wb_rect *rc)
 	const struct tm_buf b = *bp;
 	size_t line = 0, i = 0;
 	int y = y0 + 1;
+	const char *marks = search_marks(wb, PANE_MANIFEST);
 
 	rule(wb, y0, x0, x0 + w, wb->fr.manifest_label);
 	while (b.data && i < b.len && y < y0 + h) {
@@ -517,15 +553,14 @@ draw_manifest(const struct wb *wb, const struct wb_rect *rc)
 					size_t take = k - j;
 					if ((int)take > w - used) {
 						take = (size_t)(w - used - 1);
-						attrset(theme_attr(ROLE_DEFAULT));
-						addnstr(b.data + j, (int)take);
+						put_marked(b.data + j, take, theme_attr(ROLE_DEFAULT),
+							   marks);
 						attrset(theme_attr(ROLE_DIM));
 						addch('~');
 						used = w;
 						break;
 					}
-					attrset(theme_attr(ROLE_DEFAULT));
-					addnstr(b.data + j, (int)take);
+					put_marked(b.data + j, take, theme_attr(ROLE_DEFAULT), marks);
 					used += (int)take;
 				} else {
 					while (k < e && !((unsigned char)b.data[k] >= 0x20 &&
@@ -633,9 +668,10 @@ view_draw(const struct wb *wb)
 		draw_timeline(wb, &lay->timeline);
 	if (lay->manifest.h > 0)
 		draw_manifest(wb, &lay->manifest);
-	draw_paras(wb, &wb->fr.verdict, 0, lay->verdict_y, 0, cols, lay->verdict_h);
+	draw_paras(wb, &wb->fr.verdict, 0, lay->verdict_y, 0, cols, lay->verdict_h, NULL);
 	if (lay->owner_h > 0)
-		draw_paras(wb, &wb->fr.owner, 0, lay->verdict_y + lay->verdict_h, 0, cols, lay->owner_h);
+		draw_paras(wb, &wb->fr.owner, 0, lay->verdict_y + lay->verdict_h, 0, cols, lay->owner_h,
+			   NULL);
 	draw_msg(wb, lay->msg_y);
 	draw_keys(wb, lay->keys_y);
 	attrset(theme_attr(ROLE_DEFAULT));
