@@ -300,7 +300,7 @@ tm_escape_str(const char *s)
  * the exact code points back.  In a finished document (in_doc) ASCII is the
  * emitter's and kept; only non-ASCII inside its strings is rewritten. */
 static void
-json_chars(const char *s, size_t len, struct tm_buf *out, bool in_doc)
+json_chars(const char *s, size_t len, struct tm_buf *out, bool in_doc, bool keep_invalid)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char tmp[16];
@@ -310,7 +310,10 @@ json_chars(const char *s, size_t len, struct tm_buf *out, bool in_doc)
 		size_t n = decode(p + i, len - i, &c);
 
 		if (n == 0) {
-			tm_buf_adds(out, "\\ufffd");
+			if (keep_invalid)
+				tm_buf_addc(out, (char)p[i]);
+			else
+				tm_buf_adds(out, "\\ufffd");
 			i++;
 			continue;
 		}
@@ -326,6 +329,10 @@ json_chars(const char *s, size_t len, struct tm_buf *out, bool in_doc)
 			tm_buf_adds(out, "\\r");
 		else if (c == '\t')
 			tm_buf_adds(out, "\\t");
+		else if (c == '\b')
+			tm_buf_adds(out, "\\b");
+		else if (c == '\f')
+			tm_buf_adds(out, "\\f");
 		else if (c < 0x20 || c == 0x7F || (c > 0x7F && is_hidden(c))) {
 			if (c <= 0xFFFF) {
 				snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)c);
@@ -346,7 +353,15 @@ void
 tm_escape_json(const char *s, size_t len, struct tm_buf *out)
 {
 	tm_buf_addc(out, '"');
-	json_chars(s, len, out, false);
+	json_chars(s, len, out, false, false);
+	tm_buf_addc(out, '"');
+}
+
+void
+tm_escape_json_raw(const char *s, size_t len, struct tm_buf *out)
+{
+	tm_buf_addc(out, '"');
+	json_chars(s, len, out, false, true);
 	tm_buf_addc(out, '"');
 }
 
@@ -355,7 +370,7 @@ tm_escape_json_doc(const char *json, size_t len, struct tm_buf *out)
 {
 	if (!out->data)
 		tm_buf_add(out, "", 0);
-	json_chars(json, len, out, true);
+	json_chars(json, len, out, true, false);
 }
 
 const char *

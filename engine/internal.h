@@ -6,6 +6,11 @@
 #define TM_INTERNAL_H
 #ifndef TM_ENGINE_INTERNAL
 #error "engine-internal header: front ends include only tracemerge.h"
+/* tm_escape_json for the manifest we write: the same escapes, but a byte
+ * that is not UTF-8 is kept as it is, so that a path names its member byte
+ * for byte (trace_processor matches paths exactly). */
+void tm_escape_json_raw(const char *s, size_t len, struct tm_buf *out);
+
 /* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
  * fields.  The engine's one string hash (mix it with tm_mix64 before using
  * its low bits as a table index). */
@@ -96,6 +101,11 @@ tm_mix64(uint64_t x)
 	x ^= x >> 33;
 	return x;
 }
+
+/* tm_escape_json for the manifest we write: the same escapes, but a byte
+ * that is not UTF-8 is kept as it is, so that a path names its member byte
+ * for byte (trace_processor matches paths exactly). */
+void tm_escape_json_raw(const char *s, size_t len, struct tm_buf *out);
 
 /* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
  * fields.  The engine's one string hash (mix it with tm_mix64 before using

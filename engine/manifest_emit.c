@@ -24,29 +24,6 @@ struct jw {
 	bool has[MAX_DEPTH + 8]; /* the open scope already has a member */
 };
 
-void
-tm_mf_json_str(struct tm_buf *b, const char *s)
-{
-	tm_buf_addc(b, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': tm_buf_adds(b, "\\\""); break;
-		case '\\': tm_buf_adds(b, "\\\\"); break;
-		case '\b': tm_buf_adds(b, "\\b"); break;
-		case '\f': tm_buf_adds(b, "\\f"); break;
-		case '\n': tm_buf_adds(b, "\\n"); break;
-		case '\r': tm_buf_adds(b, "\\r"); break;
-		case '\t': tm_buf_adds(b, "\\t"); break;
-		default:
-			if (*p < 0x20)
-				tm_buf_addf(b, "\\u%04x", *p);
-			else
-				tm_buf_addc(b, (char)*p);
-		}
-	}
-	tm_buf_addc(b, '"');
-}
-
 static void
 w_open(struct jw *w, char c)
 {
@@ -85,7 +62,7 @@ static void
 w_key(struct jw *w, const char *key)
 {
 	w_item(w);
-	tm_mf_json_str(w->b, key);
+	json_str(w->b, key);
 	tm_buf_adds(w->b, ": ");
 }
 
@@ -97,7 +74,7 @@ w_json(struct jw *w, const cJSON *v)
 	if (cJSON_IsRaw(v)) {
 		tm_buf_adds(w->b, v->valuestring);
 	} else if (cJSON_IsString(v)) {
-		tm_mf_json_str(w->b, v->valuestring);
+		json_str(w->b, v->valuestring);
 	} else if (cJSON_IsTrue(v)) {
 		tm_buf_adds(w->b, "true");
 	} else if (cJSON_IsFalse(v)) {
@@ -136,7 +113,7 @@ static void
 w_kstr(struct jw *w, const char *key, const char *val)
 {
 	w_key(w, key);
-	tm_mf_json_str(w->b, val);
+	json_str(w->b, val);
 }
 
 static void
@@ -234,7 +211,7 @@ tm_manifest_emit(const struct tm_manifest *m, struct tm_buf *out)
 			if (m->attrs[i].is_int)
 				tm_buf_addf(out, "%" PRId64, m->attrs[i].ival);
 			else
-				tm_mf_json_str(out, m->attrs[i].sval ? m->attrs[i].sval : "");
+				json_str(out, m->attrs[i].sval ? m->attrs[i].sval : "");
 		}
 		w_close(w, '}');
 	}

@@ -129,15 +129,15 @@ hint_clocks(const cJSON *meta, const cJSON *entry, struct tm_buf *h)
 		      "to (it must also be listed in files[])";
 	}
 	tm_buf_adds(h, "files entry ");
-	tm_mf_json_str(h, tm_mj_is_str(tm_mj_member(entry, "path")) ? tm_mj_member(entry, "path")->valuestring : "");
+	json_str(h, tm_mj_is_str(tm_mj_member(entry, "path")) ? tm_mj_member(entry, "path")->valuestring : "");
 	tm_buf_adds(h, " uses the outdated `clocks` map of clock names with trace_time_offset_ns "
 		       "(older docs). A clocks block is now one relation to a clock in another "
 		       "file: \"clocks\": {\"clock\": ");
-	tm_mf_json_str(h, src);
+	json_str(h, src);
 	tm_buf_adds(h, ", \"sync_to\": {\"file\": ");
-	tm_mf_json_str(h, ref);
+	json_str(h, ref);
 	tm_buf_adds(h, ", \"clock\": ");
-	tm_mf_json_str(h, rclock);
+	json_str(h, rclock);
 	tm_buf_addf(h, "}, \"offset_ns\": %s}. ", tm_mj_is_num(off) ? off->valuestring : "0");
 	tm_buf_adds(h, "The sign is unchanged: trace_time_offset_ns was added to this file's "
 		       "timestamps, and offset_ns means reference = this file + offset_ns (a "
@@ -155,7 +155,7 @@ hint_machines(const cJSON *entry, struct tm_buf *h)
 	bool first = true;
 
 	tm_buf_adds(h, "files entry ");
-	tm_mf_json_str(h, tm_mj_is_str(tm_mj_member(entry, "path")) ? tm_mj_member(entry, "path")->valuestring : "");
+	json_str(h, tm_mj_is_str(tm_mj_member(entry, "path")) ? tm_mj_member(entry, "path")->valuestring : "");
 	tm_buf_adds(h, " uses the outdated `machines` map keyed by machine id (older docs); it is "
 		       "now an array of {id, name}: \"machines\": [");
 	cJSON_ArrayForEach(k, mm) {
@@ -173,9 +173,9 @@ hint_machines(const cJSON *entry, struct tm_buf *h)
 		if (numeric)
 			tm_buf_adds(h, d);
 		else
-			tm_mf_json_str(h, d);
+			json_str(h, d);
 		tm_buf_adds(h, ", \"name\": ");
-		tm_mf_json_str(h, tm_mj_is_str(n) ? n->valuestring : "NAME");
+		json_str(h, tm_mj_is_str(n) ? n->valuestring : "NAME");
 		tm_buf_adds(h, "}");
 	}
 	tm_buf_adds(h, "].");
@@ -192,17 +192,17 @@ hint_trace_time(const cJSON *meta, struct tm_buf *h)
 	tm_buf_adds(h, "trace_time.machine without trace_time.file is the outdated form (older "
 		       "docs); a machine is named through the file that declares it: "
 		       "\"trace_time\": {\"clock\": ");
-	tm_mf_json_str(h, tm_mj_is_str(tm_mj_member(tt, "clock")) ? tm_mj_member(tt, "clock")->valuestring : "BOOTTIME");
+	json_str(h, tm_mj_is_str(tm_mj_member(tt, "clock")) ? tm_mj_member(tt, "clock")->valuestring : "BOOTTIME");
 	tm_buf_adds(h, ", \"file\": ");
-	tm_mf_json_str(h, e ? tm_mj_member(e, "path")->valuestring : "FILE");
+	json_str(h, e ? tm_mj_member(e, "path")->valuestring : "FILE");
 	if (via) {
 		tm_buf_adds(h, ", \"machine\": ");
-		tm_mf_json_str(h, mach);
+		json_str(h, mach);
 	}
 	tm_buf_adds(h, "}.");
 	if (!e) {
 		tm_buf_adds(h, " No files entry declares machine ");
-		tm_mf_json_str(h, mach);
+		json_str(h, mach);
 		tm_buf_adds(h, "; replace FILE with the path of the file whose clock is the "
 			       "timeline.");
 	}

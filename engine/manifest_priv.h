@@ -16,6 +16,8 @@
 
 #include <cJSON.h>
 
+#include <string.h>
+
 #include "internal.h"
 #include "manifest_internal.h"
 
@@ -55,8 +57,12 @@ void tm_mf_attr_fini(struct tm_manifest_attr *a);
 /* manifest_validate.c: sets a TM_ERR_MANIFEST error, returns its status. */
 enum tm_status tm_mf_err(struct tm_error *err, const char *fmt, ...) TM_PRINTF(2, 3);
 
-/* manifest_emit.c: s as a JSON string literal. */
-void tm_mf_json_str(struct tm_buf *b, const char *s);
+/* s as a JSON string literal (the writer, hints): tm_escape_json_raw. */
+static inline void
+json_str(struct tm_buf *b, const char *s)
+{
+	tm_escape_json_raw(s, strlen(s), b);
+}
 
 /* manifest_hints.c: appends the outdated-syntax hint for meta (the
  * perfetto_manifest object) to err, if any applies. */

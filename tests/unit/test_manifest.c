@@ -614,8 +614,12 @@ test_escapes_emit(void)
 
 	tm_manifest_init(&m);
 	tm_manifest_set_machine(&m, "a\"b\\c\n\x01\x7f\xc3\xa9.json", "m");
+	/* C1 and bidi controls as \u (safe to page), a byte that is not
+	 * UTF-8 kept as it is (the path must name its member exactly) */
+	tm_manifest_set_machine(&m, "\xc2\x9b\xe2\x80\xae\b\f\xff.json", "m");
 	out = emit(&m);
-	CHECK(strstr(out, "\"path\": \"a\\\"b\\\\c\\n\\u0001\x7f\xc3\xa9.json\"") != NULL);
+	CHECK(strstr(out, "\"path\": \"a\\\"b\\\\c\\n\\u0001\\u007f\xc3\xa9.json\"") != NULL);
+	CHECK(strstr(out, "\"path\": \"\\u009b\\u202e\\b\\f\xff.json\"") != NULL);
 	free(out);
 	tm_manifest_fini(&m);
 }
