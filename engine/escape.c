@@ -203,6 +203,13 @@ decode(const unsigned char *p, size_t n, uint32_t *cp)
 	return len;
 }
 
+size_t
+tm_utf8_len(const char *p, size_t n)
+{
+	uint32_t cp;
+	return n ? decode((const unsigned char *)p, n, &cp) : 0;
+}
+
 struct esc_state {
 	struct tm_buf *out;
 	struct tm_span *spans;

@@ -128,6 +128,10 @@ size_t tm_escape_display(const char *s, size_t len, struct tm_buf *out, struct t
 			 size_t max_spans, size_t *n_spans);
 /* Convenience: escaped copy of a NUL-terminated string; caller frees. */
 char *tm_escape_str(const char *s);
+/* The one UTF-8 decoder's verdict: length (1-4) of the strictly valid
+ * sequence at p[0..n) (no overlongs, surrogates or code points above
+ * U+10FFFF), 0 when invalid or cut off. */
+size_t tm_utf8_len(const char *p, size_t n);
 /* Appends s[0..len) to out as a JSON string literal (quotes included):
  * valid UTF-8 (an invalid byte becomes \ufffd), C0 and DEL, C1 controls,
  * bidi controls and the other code points tm_escape_display hides as \u

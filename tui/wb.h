@@ -450,7 +450,9 @@ bool list_select_row(struct wb_ui *ui, size_t row);
 char *text_escape_cols(const char *s, int max_cols);
 /* Columns of one UTF-8 character of escaped (printable) text. */
 int text_char_cols(const char *p, size_t n);
-size_t text_utf8_len(unsigned char c);
+/* Bytes of the UTF-8 character at p[0..n) (tm_utf8_len); an invalid or
+ * cut-off byte counts as one. */
+size_t text_utf8_len(const char *p, size_t n);
 /* A name cut to about max_len bytes ('~' marks the cut); caller frees. */
 char *text_short_name(const char *s, size_t max_len);
 void text_fmt_size(uint64_t n, char *buf, size_t len);

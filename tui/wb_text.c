@@ -30,15 +30,10 @@ text_char_cols(const char *p, size_t n)
 }
 
 size_t
-text_utf8_len(unsigned char c)
+text_utf8_len(const char *p, size_t n)
 {
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xF0)
-		return 4;
-	if (c >= 0xE0)
-		return 3;
-	return 2;
+	size_t k = tm_utf8_len(p, n);
+	return k ? k : 1;
 }
 
 char *
@@ -52,7 +47,7 @@ text_escape_cols(const char *s, int max_cols)
 	tm_buf_init(&out);
 	tm_escape_display(s ? s : "", s ? strlen(s) : 0, &b, NULL, 0, NULL);
 	while (b.data && i < b.len) {
-		size_t n = text_utf8_len((unsigned char)b.data[i]);
+		size_t n = text_utf8_len(b.data + i, b.len - i);
 		int w = text_char_cols(b.data + i, n);
 		if (used + w > max_cols) {
 			tm_buf_addc(&out, '~');
@@ -210,7 +205,7 @@ text_short_name(const char *s, size_t max_len)
 	if (len <= max_len)
 		return strdup(s);
 	while (n < len) {
-		size_t k = text_utf8_len((unsigned char)s[n]);
+		size_t k = text_utf8_len(s + n, len - n);
 		if (n + k > max_len)
 			break;
 		n += k;
@@ -620,7 +615,7 @@ wrap_para(struct wb_para *p, int w)
 		size_t end = i, last_sp = 0;
 		int used = 0;
 		while (end < len) {
-			size_t n = text_utf8_len((unsigned char)e[end]);
+			size_t n = text_utf8_len(e + end, len - end);
 			int cw;
 			if (end + n > len)
 				n = len - end;

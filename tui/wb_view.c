@@ -25,7 +25,7 @@ put_text_cut(const char *s, size_t len, const struct tm_span *sp, size_t n_sp, i
 	size_t i = 0, k = 0;
 
 	while (i < len) {
-		size_t n = text_utf8_len((unsigned char)s[i]);
+		size_t n = text_utf8_len(s + i, len - i);
 		int w;
 		bool in_span;
 

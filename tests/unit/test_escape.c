@@ -261,9 +261,29 @@ test_shorten(void)
 	CHECK_INT(strlen(tm_shorten(big, 200, buf, sizeof buf)), 63); /* capped by cap */
 }
 
+/* tm_utf8_len: the one decoder, strict (the workbench's column counting
+ * counts an invalid byte as one on top of it). */
+static void
+test_utf8_len(void)
+{
+	CHECK_INT(tm_utf8_len("a", 1), 1);
+	CHECK_INT(tm_utf8_len("\xc3\xa9", 2), 2);
+	CHECK_INT(tm_utf8_len("\xe2\x80\xae", 3), 3);
+	CHECK_INT(tm_utf8_len("\xf0\x9f\x98\x80", 4), 4);
+	CHECK_INT(tm_utf8_len("\xc3", 1), 0);             /* cut off */
+	CHECK_INT(tm_utf8_len("\xe2\x80", 2), 0);         /* cut off */
+	CHECK_INT(tm_utf8_len("\xc0\x80", 2), 0);         /* overlong */
+	CHECK_INT(tm_utf8_len("\xed\xa0\x80", 3), 0);     /* surrogate */
+	CHECK_INT(tm_utf8_len("\xf4\x90\x80\x80", 4), 0); /* above U+10FFFF */
+	CHECK_INT(tm_utf8_len("\x80", 1), 0);
+	CHECK_INT(tm_utf8_len("\xc3" "a", 2), 0);          /* bad continuation */
+	CHECK_INT(tm_utf8_len("", 0), 0);
+}
+
 int
 main(void)
 {
+	RUN(test_utf8_len);
 	RUN(test_plain_ascii);
 	RUN(test_c0_and_del);
 	RUN(test_nul_inside);
