@@ -337,12 +337,7 @@ tm_align_result_fini(struct tm_align_result *r)
 static ssize_t
 member_of(const struct tm_session *s, const char *name)
 {
-	for (size_t i = 1; name && i < s->in.n_members; i++) {
-		const struct tm_member *m = &s->in.members[i];
-		if (m->name && !m->is_hidden && !strcmp(m->name, name))
-			return (ssize_t)i;
-	}
-	return -1;
+	return (ssize_t)tm_session_member_by_name(s, name);
 }
 
 struct side {

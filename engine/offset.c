@@ -168,17 +168,6 @@ is_builtin(uint32_t c)
 	return c >= TM_CLOCK_REALTIME && c <= TM_CLOCK_BOOTTIME;
 }
 
-static ssize_t
-member_by_name(const struct tm_session *s, const char *name)
-{
-	for (size_t i = 1; name && i < s->in.n_members; i++) {
-		const struct tm_member *m = &s->in.members[i];
-		if (m->name && !m->is_hidden && strlen(m->name) == m->name_len && !strcmp(m->name, name))
-			return (ssize_t)i;
-	}
-	return -1;
-}
-
 uint32_t
 tm_session_trace_clock(struct tm_session *s, size_t member)
 {
@@ -373,7 +362,7 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 	const char *path = sp->src.file ? sp->src.file : file;
 	if (!path || !*path)
 		return tm_error_set(err, TM_ERR_INVALID, "an offset needs a file (FILE=OFFSET)");
-	ssize_t mi = member_by_name(s, path);
+	ssize_t mi = tm_session_member_by_name(s, path);
 	if (mi < 0)
 		return tm_error_set(err, TM_ERR_INVALID, "'%s' is not a file of the input", path);
 	if (tm_format_is_container(s->in.members[mi].format) ||
@@ -410,7 +399,7 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 		tm_report_free(before);
 		return tm_error_set(err, TM_ERR_INVALID, "%s cannot be related to itself", path);
 	}
-	ssize_t ri = member_by_name(s, ref);
+	ssize_t ri = tm_session_member_by_name(s, ref);
 
 	/* the file's clock: named, else kept, else the one its timestamps are in */
 	uint32_t own = tm_session_trace_clock(s, (size_t)mi);

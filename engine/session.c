@@ -131,6 +131,19 @@ tm_session_member(const struct tm_session *s, size_t i)
 	return i < s->in.n_members ? &s->in.members[i] : NULL;
 }
 
+long
+tm_session_member_by_name(const struct tm_session *s, const char *name)
+{
+	for (size_t i = 1; name && i < s->in.n_members; i++) {
+		const struct tm_member *m = &s->in.members[i];
+		/* the whole name: a GNU long name may hold a NUL */
+		if (m->name && !m->is_hidden && strlen(m->name) == m->name_len &&
+		    !strcmp(m->name, name))
+			return (long)i;
+	}
+	return -1;
+}
+
 const char *
 tm_session_fatal(const struct tm_session *s, const char **where)
 {
