@@ -1153,3 +1153,208 @@ tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint3
 	struct tm_op key = {.machine = machine, .clock = clock, .offset = offset};
 	run_add(l, TM_RUN_PACKET, &key, push_flags, ts);
 }
+
+/* ---- validation of a log read back from disk ---- */
+
+struct vrd {
+	const uint8_t *base, *p, *end;
+	const char *bad;
+};
+
+static uint64_t
+v_u(struct vrd *r)
+{
+	uint64_t v = 0;
+	for (unsigned sh = 0;; sh += 7) {
+		if (r->p >= r->end || sh > 63) {
+			r->bad = r->p >= r->end ? "op cut off" : "varint too long";
+			r->p = r->end;
+			return 0;
+		}
+		uint8_t b = *r->p++;
+		v |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+static uint32_t
+v_u32(struct vrd *r)
+{
+	uint64_t v = v_u(r);
+	if (v > UINT32_MAX && !r->bad)
+		r->bad = "value out of range";
+	return (uint32_t)v;
+}
+
+/* n items of at least min_bytes each must fit in what is left. */
+static bool
+v_fits(struct vrd *r, uint64_t n, size_t min_bytes)
+{
+	if (r->bad)
+		return false;
+	if (n > (uint64_t)(r->end - r->p) / min_bytes) {
+		r->bad = "count larger than the log";
+		return false;
+	}
+	return true;
+}
+
+static void
+v_clocks(struct vrd *r, uint64_t n)
+{
+	if (!v_fits(r, n, 4))
+		return;
+	for (uint64_t i = 0; i < n && !r->bad; i++) {
+		(void)v_u32(r);
+		(void)v_u(r);
+		(void)v_u(r);
+		(void)v_u(r);
+	}
+}
+
+/* A RUN's body after its kind-specific fields: skip table and deltas. */
+static void
+v_run(struct vrd *r, uint32_t n, int64_t *last_ts)
+{
+	int64_t last = unzz(v_u(r));
+	if (r->bad)
+		return;
+	if (n == 0) {
+		r->bad = "empty run";
+		return;
+	}
+	uint32_t n_skip = (n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
+	if (!v_fits(r, n_skip, 16))
+		return;
+	const uint8_t *skip = r->p;
+	r->p += (size_t)n_skip * 16;
+	if (!v_fits(r, n, 1))
+		return;
+	const uint8_t *base = r->p;
+	int64_t v = *last_ts, prev = 0;
+	for (uint32_t i = 0; i < n && !r->bad; i++) {
+		uint64_t off = (uint64_t)(r->p - base);
+		v = wrap_add(v, unzz(v_u(r)));
+		if (i % TM_RUN_SKIP == 0) {
+			int64_t sv;
+			uint64_t so;
+			memcpy(&sv, skip + (size_t)(i / TM_RUN_SKIP) * 16, 8);
+			memcpy(&so, skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, 8);
+			if (sv != v || so != off)
+				r->bad = "run skip table does not match its values";
+		}
+		if (i > 0 && v < prev)
+			r->bad = "run values not sorted";
+		prev = v;
+	}
+	if (!r->bad && v != last)
+		r->bad = "run's last value does not match";
+	*last_ts = v;
+}
+
+bool
+tm_oplog_valid(const struct tm_oplog *l, char *why, size_t cap)
+{
+	struct vrd r = {l->bytes, l->bytes, l->bytes + l->len, NULL};
+	int64_t last_ts = 0;
+	if (!l->bytes && l->len)
+		r.bad = "no bytes";
+	while (!r.bad && r.p < r.end) {
+		uint8_t kb = *r.p++;
+		enum tm_op_kind kind = (enum tm_op_kind)(kb & 0x7f);
+		if (kind < TM_OP_MACHINE || kind > TM_OP_RUN) {
+			r.bad = "unknown op kind";
+			break;
+		}
+		(void)v_u(&r); /* offset delta */
+		bool has_clock = kind == TM_OP_PACKET || kind == TM_OP_CONVERT ||
+				 kind == TM_OP_CONVERT_ARRAY || kind == TM_OP_SERVICE || kind == TM_OP_RUN;
+		if (!(kb & 0x80)) {
+			(void)v_u32(&r);
+			if (has_clock) {
+				(void)v_u32(&r);
+				(void)v_u32(&r);
+			}
+		}
+		switch (kind) {
+		case TM_OP_MACHINE:
+			break;
+		case TM_OP_SNAPSHOT: {
+			for (int k = 0; k < 3; k++)
+				(void)v_u32(&r); /* seq, flags, primary */
+			v_clocks(&r, v_u32(&r));
+			break;
+		}
+		case TM_OP_PACKET:
+			(void)v_u32(&r);
+			last_ts = wrap_add(last_ts, unzz(v_u(&r)));
+			(void)v_u32(&r);
+			break;
+		case TM_OP_PUSH:
+		case TM_OP_CONVERT:
+			(void)v_u32(&r);
+			last_ts = wrap_add(last_ts, unzz(v_u(&r)));
+			if (v_u32(&r) > l->n_details && !r.bad)
+				r.bad = "detail reference out of range";
+			break;
+		case TM_OP_PUSH_NOTS:
+			(void)v_u32(&r);
+			break;
+		case TM_OP_CONVERT_ARRAY: {
+			(void)v_u32(&r);
+			uint32_t n = v_u32(&r);
+			if (v_fits(&r, n, 1))
+				for (uint32_t i = 0; i < n && !r.bad; i++)
+					last_ts = wrap_add(last_ts, unzz(v_u(&r)));
+			break;
+		}
+		case TM_OP_SERVICE:
+			last_ts = wrap_add(last_ts, unzz(v_u(&r)));
+			break;
+		case TM_OP_REMOTE_SYNC: {
+			uint32_t n = v_u32(&r);
+			uint64_t total = 0;
+			if (v_fits(&r, 2 * (uint64_t)n, 1))
+				for (uint64_t i = 0; i < 2 * (uint64_t)n && !r.bad; i++)
+					total += v_u32(&r);
+			v_clocks(&r, total);
+			break;
+		}
+		case TM_OP_SYSINFO:
+		case TM_OP_FATAL: {
+			uint64_t n = v_u(&r);
+			if (v_fits(&r, n, 1))
+				r.p += n;
+			break;
+		}
+		case TM_OP_STAT:
+			if (v_u32(&r) >= TM_STAT__COUNT && !r.bad)
+				r.bad = "unknown stat";
+			(void)v_u32(&r);
+			break;
+		case TM_OP_RUN: {
+			uint32_t flags = v_u32(&r);
+			(void)v_u32(&r);
+			uint32_t kinds = flags & (TM_RUN_PACKET | TM_RUN_CONVERT | TM_RUN_ARRAY);
+			if (!r.bad && kinds != TM_RUN_PACKET && kinds != TM_RUN_CONVERT &&
+			    kinds != TM_RUN_ARRAY)
+				r.bad = "run of no single kind";
+			if (!r.bad && (flags & TM_RUN_SPILLED))
+				r.bad = "a spilled run (its deltas are not in the log)";
+			uint32_t n_arrays = flags & TM_RUN_ARRAY ? v_u32(&r) : 1;
+			uint32_t n = v_u32(&r);
+			if (!r.bad && (n_arrays == 0 || n_arrays > n))
+				r.bad = "run's arrays do not match its values";
+			v_run(&r, n, &last_ts);
+			break;
+		}
+		}
+	}
+	for (size_t i = 0; !r.bad && i < l->n_details; i++)
+		if (l->details[i].name && (l->details[i].name - 1 >= l->pool.len || !l->pool.data))
+			r.bad = "detail name out of range";
+	if (r.bad && why)
+		snprintf(why, cap, "op log byte %zu: %s", (size_t)(r.p - r.base), r.bad);
+	return !r.bad;
+}

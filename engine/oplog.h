@@ -281,5 +281,14 @@ bool tm_opiter_next(struct tm_opiter *it, struct tm_op *op);
  * encoding without the spill file), handed to put in pieces. */
 void tm_oplog_write_inline(const struct tm_oplog *l, void (*put)(void *ctx, const void *p, size_t n),
 			   void *ctx);
+/* The byte encoding's version: saved scans (scancache.c) written with
+ * another are not read.  Bump it with every change of encode_op. */
+#define TM_OPLOG_ENCODING 1
+/* Whether a finished log's bytes and details are what encode_op could have
+ * written: every op decodes within len, kinds, stats and detail references
+ * are in range, each run's skip table and last value match its deltas and
+ * its values are sorted.  The iterators trust their input; a log read back
+ * from disk is checked with this first.  why (cap bytes) says what is wrong. */
+bool tm_oplog_valid(const struct tm_oplog *l, char *why, size_t cap);
 
 #endif

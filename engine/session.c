@@ -15,6 +15,7 @@
 
 #include "manifest_internal.h"
 #include "oplog.h"
+#include "scancache.h"
 
 /* A manifest is buffered whole by trace_processor too; ours are tiny.  The
  * cap keeps a hostile "manifest" member from eating memory. */
@@ -86,6 +87,7 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 		if (s->first_manifest == SIZE_MAX)
 			s->first_manifest = i;
 	}
+	tm_scancache_open(s);
 	*out = s;
 	return TM_OK;
 }
@@ -109,6 +111,7 @@ tm_session_close(struct tm_session *s)
 	free((void *)(uintptr_t)s->progress);
 	free((void *)(uintptr_t)s->is_scanned);
 	free(s->manifests);
+	tm_scancache_fini(s);
 	tm_input_close(&s->in);
 	free(s);
 }
@@ -434,6 +437,8 @@ tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel, stru
 	int st = atomic_load(&pl.status);
 	if (st == TM_ERR_CANCELLED)
 		return tm_error_set(err, TM_ERR_CANCELLED, "scan cancelled");
+	if (st == TM_OK && !(cancel && *cancel))
+		tm_scancache_save(s);
 	return (enum tm_status)st;
 }
 

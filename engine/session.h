@@ -21,6 +21,11 @@ struct tm_session {
 	_Atomic bool *is_scanned;
 	struct tm_manifest_slot *manifests; /* per member; only for manifest members */
 	size_t first_manifest;              /* member index of the first manifest, SIZE_MAX */
+	/* saved scans (scancache.c): one group per input path */
+	struct tm_cache_group *cache;
+	size_t n_cache;
+	size_t cache_loaded, cache_saved;
+	char *cache_note;
 };
 
 /* pack.c: the TAR name tm_merge_write gives member i, NULL when it is not

@@ -387,7 +387,17 @@ struct tm_session_opts {
 	 * decompressing them): 0 = 1 GiB + 1024 bytes per input byte.  Beyond
 	 * it tm_session_open fails with TM_ERR_LIMIT naming the cap. */
 	uint64_t list_budget;
+	/* Saved scans: a directory (created 0700; tm_cache_default_dir) where
+	 * the scan of each input is kept, keyed on its path as given, device,
+	 * inode, size, mtime and ctime and on this build, so that reopening an
+	 * unchanged input loads its scan instead of reading it again.  NULL:
+	 * no cache.  Files beyond cache_max_bytes (0: TM_CACHE_MAX_DEFAULT) are
+	 * removed, least recently used first. */
+	const char *cache_dir;
+	uint64_t cache_max_bytes;
+	bool cache_refresh; /* load nothing; save what this session scans */
 };
+#define TM_CACHE_MAX_DEFAULT (256ull << 20)
 
 /* Open inputs: one archive (TAR, ZIP, tar.gz, a single gzip'd trace) or one
  * trace file, opened as trace_processor opens that file; or several trace
@@ -428,6 +438,18 @@ const char *tm_session_fatal(const struct tm_session *s, const char **where);
  * trace_processor's import would; other members are still scanned. */
 enum tm_status tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel,
 			       struct tm_error *err) TM_WUR;
+
+/* What the scan cache did for this session: inputs whose scan was loaded
+ * (reopened unchanged) and saved, and the last problem met (a damaged file
+ * ignored, a write that failed; ours, borrowed), or NULL. */
+struct tm_cache_info {
+	size_t loaded, saved;
+	const char *note;
+};
+void tm_session_cache_info(const struct tm_session *s, struct tm_cache_info *out);
+/* $XDG_CACHE_HOME/tracemerge, else $HOME/.cache/tracemerge (caller frees),
+ * NULL when neither is an absolute path. */
+char *tm_cache_default_dir(void);
 
 struct tm_progress {
 	uint64_t done_bytes;

@@ -19,6 +19,8 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LC_ALL=C.UTF-8 TZ=UTC
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+# The suite's saved scans stay in its own dir, never in the user's cache.
+export XDG_CACHE_HOME="$log/cache"
 pass=0 fail=0 skip=0
 n=0
 labels=()

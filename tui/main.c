@@ -27,7 +27,7 @@ static const char usage_text[] =
 	"usage: tracemerge [FILE...|ARCHIVE]           open the workbench\n"
 	"       tracemerge demo                         open the built-in demo\n"
 	"       tracemerge ls [--json] INPUT...\n"
-	"       tracemerge check [--json] [--events] [--manifest FILE] [--strict] [CONFIG] INPUT...\n"
+	"       tracemerge check [--json] [--events] [--manifest FILE] [--strict] [--no-cache] [CONFIG] INPUT...\n"
 	"       tracemerge manifest [--manifest FILE] [CONFIG] INPUT...\n"
 	"       tracemerge merge -o OUT.tar [--manifest FILE] [--strict] [--no-validate]\n"
 	"                        [--reproducible] [CONFIG] INPUT...\n"
@@ -168,6 +168,7 @@ struct opts {
 	bool json, events, strict, no_validate, reproducible;
 	const char *manifest_path;
 	const char *out;
+	bool no_cache; /* --no-cache: scan the inputs, neither load nor save a saved scan */
 	const char **inputs;
 	size_t n_inputs;
 	/* config edits, applied in order */
@@ -208,6 +209,8 @@ parse_opts(int argc, char **argv, struct opts *o, bool allow_out)
 			o->strict = true;
 		} else if (!strcmp(a, "--no-validate")) {
 			o->no_validate = true;
+		} else if (!strcmp(a, "--no-cache")) {
+			o->no_cache = true;
 		} else if (!strcmp(a, "--reproducible")) {
 			o->reproducible = true;
 		} else if (!strcmp(a, "--manifest")) {
@@ -355,6 +358,19 @@ apply_cfg(const struct opts *o, struct tm_session *s, struct tm_manifest *m)
 	return 0;
 }
 
+/* What the scan cache met (a damaged saved scan ignored, a write that
+ * failed), once per session: ours, on stderr. */
+static void
+say_cache_note(const struct tm_session *s)
+{
+	struct tm_cache_info ci;
+	static const char *said;
+	tm_session_cache_info(s, &ci);
+	if (ci.note && ci.note != said)
+		say(stderr, "tracemerge: %s", ci.note);
+	said = ci.note;
+}
+
 /* Open the inputs and build the manifest the options describe.  *have_m is
  * false when neither --manifest nor config options nor an archive manifest
  * are present (evaluate the input exactly as it is). */
@@ -364,11 +380,18 @@ open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, boo
 {
 	struct tm_error e;
 	struct tm_session_opts so = {.keep_events = keep_events};
+	bool no_cache = o->no_cache;
+	workbench_cache_settings(&no_cache, &so.cache_max_bytes);
+	char *cache_dir = no_cache ? NULL : tm_cache_default_dir();
+	so.cache_dir = cache_dir;
 	tm_error_clear(&e);
-	if (tm_session_open(s, o->inputs, o->n_inputs, &so, &e) != TM_OK) {
+	enum tm_status ost = tm_session_open(s, o->inputs, o->n_inputs, &so, &e);
+	free(cache_dir);
+	if (ost != TM_OK) {
 		say(stderr, "tracemerge: %s", e.msg);
 		return EXIT_BROKEN;
 	}
+	say_cache_note(*s);
 	tm_manifest_init(m);
 	*have_m = false;
 	if (o->manifest_path) {
@@ -854,6 +877,7 @@ cmd_check(int argc, char **argv)
 		say(stderr, "tracemerge: %s", e.msg);
 		rc = EXIT_BROKEN;
 	} else {
+		say_cache_note(s);
 		if (o.json) {
 			print_check_json(s, r, o.events);
 		} else {
@@ -1564,7 +1588,7 @@ main(int argc, char **argv)
 	    !getenv("TM_SCRIPT")) {
 		bool paths_only = true;
 		for (int i = 1; i < argc; i++)
-			paths_only &= argv[i][0] != '-';
+			paths_only &= argv[i][0] != '-' || !strcmp(argv[i], "--no-cache");
 		if (paths_only) {
 			fprintf(stderr, "tracemerge: not a terminal: the check report follows "
 					"(the workbench needs a terminal)\n");

@@ -200,6 +200,12 @@ struct wb_model {
 	char *written;    /* path of the last written TAR */
 	bool demo_output; /* a TAR or manifest was written into demo_dir: keep it */
 	bool print_manifest_on_exit;
+
+	/* the scan cache (tm_session_opts.cache_dir): off with --no-cache or
+	 * `set cache = no`; a rescan (s) reads the files and saves anew */
+	bool no_cache;
+	bool cache_refresh;
+	uint64_t cache_max; /* bytes; 0: the engine's default */
 	bool copied;
 };
 
@@ -366,6 +372,10 @@ void model_evaluate(struct wb_model *m);
 /* Open inputs (a loose manifest among several goes into the editor) and
  * start the background scan; on failure m->open_error says why. */
 void model_open(struct wb_model *m, char **paths, size_t n);
+/* A scan cache setting (`set cache = yes|no`, `set cache-max-mib = N`):
+ * false when key is not one; *err set when val is not valid for it. */
+bool model_cache_setting(const char *key, const char *val, bool *no_cache, uint64_t *max,
+			 const char **err);
 /* Has the scan finished since the last call?  (Then the report is fresh.) */
 bool model_scan_poll(struct wb_model *m);
 void model_scan_cancel(struct wb_model *m);

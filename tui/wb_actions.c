@@ -1565,6 +1565,12 @@ actions_config_line(struct wb *wb, const char *line, char *err, size_t err_len)
 			wb->ui.mouse = yes;
 			return true;
 		}
+		const char *cerr;
+		if (model_cache_setting(tok[1], tok[3], &wb->m.no_cache, &wb->m.cache_max, &cerr)) {
+			if (cerr)
+				snprintf(err, err_len, "%s", cerr);
+			return !cerr;
+		}
 		if (strcmp(tok[1], "zoom") == 0) {
 			wb->ui.zoom = atoi(tok[3]);
 			return true;

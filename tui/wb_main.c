@@ -361,23 +361,58 @@ demo_cleanup(struct wb *wb, char **demo_paths)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: tracemerge [--script FILE] [--theme NAME|FILE] [-c CONFIG] [FILE...|ARCHIVE]\n"
+	fprintf(f, "usage: tracemerge [--script FILE] [--theme NAME|FILE] [-c CONFIG] [--no-cache] [FILE...|ARCHIVE]\n"
 		   "       tracemerge demo\n");
+}
+
+/* The user's config file: $XDG_CONFIG_HOME/tracemerge/config, else
+ * ~/.config/tracemerge/config ("" when neither is known). */
+static void
+config_path(char *path, size_t cap)
+{
+	const char *x = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+
+	if (x && *x)
+		snprintf(path, cap, "%s/tracemerge/config", x);
+	else if (home)
+		snprintf(path, cap, "%s/.config/tracemerge/config", home);
+	else
+		path[0] = 0;
+}
+
+static void
+cache_settings_of(const char *path, bool *no_cache, uint64_t *max)
+{
+	FILE *f = path && *path ? fopen(path, "r") : NULL;
+	char line[1024];
+
+	while (f && fgets(line, sizeof line, f)) {
+		char key[64], val[64];
+		const char *err;
+		if (sscanf(line, " set %63s = %63s", key, val) == 2)
+			(void)model_cache_setting(key, val, no_cache, max, &err);
+	}
+	if (f)
+		fclose(f);
+}
+
+void
+workbench_cache_settings(bool *no_cache, uint64_t *max_bytes)
+{
+	char path[PATH_MAX];
+
+	config_path(path, sizeof path);
+	cache_settings_of(path, no_cache, max_bytes);
+	cache_settings_of(getenv("TM_CONFIG"), no_cache, max_bytes);
 }
 
 static void
 load_config(struct wb *wb, const char *cli_config)
 {
-	const char *x = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
 	char path[PATH_MAX];
 
-	if (x && *x)
-		snprintf(path, sizeof path, "%s/tracemerge/config", x);
-	else if (home)
-		snprintf(path, sizeof path, "%s/.config/tracemerge/config", home);
-	else
-		path[0] = 0;
+	config_path(path, sizeof path);
 	if (path[0])
 		actions_config_file(wb, path, true);
 	if (getenv("TM_CONFIG") && *getenv("TM_CONFIG"))
@@ -410,7 +445,7 @@ workbench_main(int argc, char **argv)
 	size_t n_inputs = 0;
 	const char *script = getenv("TM_SCRIPT");
 	const char *cli_config = NULL;
-	bool demo = false;
+	bool demo = false, no_cache = false;
 	char **demo_paths = NULL;
 	int status;
 
@@ -430,6 +465,8 @@ workbench_main(int argc, char **argv)
 		} else if ((strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) &&
 			   i + 1 < argc) {
 			cli_config = argv[++i];
+		} else if (strcmp(argv[i], "--no-cache") == 0) {
+			no_cache = true;
 		} else if (strcmp(argv[i], "--headless") == 0) {
 			wb.run.headless = true;
 		} else if (strcmp(argv[i], "--keys-mdoc") == 0) {
@@ -501,6 +538,7 @@ workbench_main(int argc, char **argv)
 		model_set_msg(&wb.m, ROLE_ERROR, "tracemerge warning: theme '%s' not found",
 			      wb.run.theme_name);
 	load_config(&wb, cli_config);
+	wb.m.no_cache |= no_cache;
 	actions_init(&wb);
 	if (n_inputs > 0) {
 		model_open(&wb.m, inputs, n_inputs);

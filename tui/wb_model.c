@@ -271,6 +271,16 @@ model_scan_poll(struct wb_model *m)
 	}
 	m->scanned = true;
 	model_evaluate(m);
+	/* ours: where the numbers came from when not from the files */
+	struct tm_cache_info ci;
+	tm_session_cache_info(m->s, &ci);
+	if (ci.note)
+		model_set_msg(m, ROLE_WARNING, "%s", ci.note);
+	else if (ci.loaded && !m->msg[0])
+		model_set_msg(m, ROLE_INFO,
+			      "Scan of %zu input%s loaded from the scan cache (unchanged since); "
+			      "s reads the files again",
+			      ci.loaded, ci.loaded == 1 ? "" : "s");
 	return true;
 }
 
@@ -383,6 +393,11 @@ open_paths(struct wb_model *m, char **paths, size_t n, char **why)
 	}
 	j.opts.keep_events = total < 16u * 1024 * 1024;
 	j.opts.cancel = &j.cancel;
+	char *cache_dir = m->no_cache ? NULL : tm_cache_default_dir();
+	j.opts.cache_dir = cache_dir; /* the session keeps a copy */
+	j.opts.cache_refresh = m->cache_refresh;
+	j.opts.cache_max_bytes = m->cache_max;
+	m->cache_refresh = false;
 	tm_error_clear(&j.err);
 	if (!m->open_poll || pthread_create(&thr, NULL, open_thread, &j) != 0) {
 		open_thread(&j);
@@ -395,6 +410,7 @@ open_paths(struct wb_model *m, char **paths, size_t n, char **why)
 		}
 		pthread_join(thr, NULL);
 	}
+	free(cache_dir);
 	if (j.st != TM_OK) {
 		*why = strdup(j.err.msg[0] ? j.err.msg : tm_status_str(j.err.code));
 		return NULL;
@@ -662,8 +678,37 @@ copy_paths(const struct wb_model *m, size_t extra)
 void
 model_rescan(struct wb_model *m)
 {
+	m->cache_refresh = true; /* the files themselves, not a saved scan */
 	if (reopen(m, copy_paths(m, 0), m->n_paths, "Scanning again"))
 		reopened(m, "Scanning again");
+}
+
+bool
+model_cache_setting(const char *key, const char *val, bool *no_cache, uint64_t *max,
+		    const char **err)
+{
+	*err = NULL;
+	if (strcmp(key, "cache") == 0) {
+		bool yes = !strcmp(val, "yes") || !strcmp(val, "true") || !strcmp(val, "1") ||
+			   !strcmp(val, "on");
+		bool no = !strcmp(val, "no") || !strcmp(val, "false") || !strcmp(val, "0") ||
+			  !strcmp(val, "off");
+		if (yes || no)
+			*no_cache = no;
+		else
+			*err = "set cache: expected yes or no";
+		return true;
+	}
+	if (strcmp(key, "cache-max-mib") == 0) {
+		char *end;
+		unsigned long long v = strtoull(val, &end, 10);
+		if (*val && !*end && v > 0 && v <= (1ull << 24))
+			*max = (uint64_t)v << 20;
+		else
+			*err = "set cache-max-mib: expected a number of MiB (1 or more)";
+		return true;
+	}
+	return false;
 }
 
 void

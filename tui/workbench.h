@@ -9,6 +9,13 @@
 #ifndef TM_WORKBENCH_H
 #define TM_WORKBENCH_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 int workbench_main(int argc, char **argv);
+/* The scan cache settings of the user's config files (`set cache = no`,
+ * `set cache-max-mib = N`), for the batch commands; the workbench reads
+ * them with the rest of its config. */
+void workbench_cache_settings(bool *no_cache, uint64_t *max_bytes);
 
 #endif

@@ -8,7 +8,7 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 ok() { echo "PASS: $1"; }
 no() { echo "FAIL: $1: $2"; }
-export HOME="$t" XDG_CONFIG_HOME="$t/c" XDG_STATE_HOME="$t/s" XDG_DATA_HOME="$t/d" TM_CONFIG=/dev/null
+export HOME="$t" XDG_CONFIG_HOME="$t/c" XDG_STATE_HOME="$t/s" XDG_DATA_HOME="$t/d" TM_CONFIG="$(cd "$(dirname "$0")/../tui" && pwd)/nocache.rc"
 unset TM_HEADLESS TM_SCRIPT
 
 printf '{"traceEvents":[{"name":"e","ph":"X","ts":10,"dur":5,"pid":1,"tid":1}]}\n' >"$t/a.json"

@@ -13,7 +13,7 @@ BIN=${TM_BIN:-$top/build/asan/tracemerge}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export LC_ALL=C.UTF-8 TZ=UTC HOME="$work/home" XDG_CONFIG_HOME="$work/c" XDG_STATE_HOME="$work/state" \
-	XDG_DATA_HOME="$work/d" TM_CONFIG=/dev/null INPUTRC=/dev/null ESCDELAY=25 TERM=xterm-256color \
+	XDG_DATA_HOME="$work/d" TM_CONFIG=$here/nocache.rc INPUTRC=/dev/null ESCDELAY=25 TERM=xterm-256color \
 	LINES=24 COLUMNS=80
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:exitcode=99}
 unset TM_SCRIPT TM_HEADLESS TM_KEEP_DEMO NO_COLOR TMUX STY

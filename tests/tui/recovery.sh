@@ -9,7 +9,7 @@ BIN=${TM_BIN:-$top/build/asan/tracemerge}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export LC_ALL=C.UTF-8 HOME="$work" XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/c" \
-	XDG_DATA_HOME="$work/d" TM_CONFIG=/dev/null INPUTRC=/dev/null TM_HEADLESS=1 LINES=24 COLUMNS=80 \
+	XDG_DATA_HOME="$work/d" TM_CONFIG=$here/nocache.rc INPUTRC=/dev/null TM_HEADLESS=1 LINES=24 COLUMNS=80 \
 	TMPDIR="$work"
 unset TM_SCRIPT NO_COLOR TMUX
 mkdir -p "$work/in"

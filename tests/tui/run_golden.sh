@@ -11,7 +11,7 @@ if [ ! -x "$BIN" ]; then echo "FAIL: tui-golden: no binary at $BIN"; exit 0; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export LC_ALL=C.UTF-8 TZ=UTC HOME="$work/home" XDG_CONFIG_HOME="$work/config" \
-	XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" TM_CONFIG=/dev/null \
+	XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data" TM_CONFIG=$here/nocache.rc \
 	INPUTRC=/dev/null ESCDELAY=25 TERM=xterm-256color TM_HEADLESS=1
 unset NO_COLOR TMUX STY TM_SCRIPT
 mkdir -p "$HOME"

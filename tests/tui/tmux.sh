@@ -19,7 +19,7 @@ sock="tm-$$-$RANDOM"
 T() { tmux -L "$sock" -f /dev/null "$@"; }
 # The killed sessions' workbenches may still be removing their demo dirs.
 trap 'T kill-server >/dev/null 2>&1; for i in 1 2 3 4 5 6 7 8 9 10; do rm -rf "$work" 2>/dev/null && break; sleep 0.2; done' EXIT
-envs="LC_ALL=C.UTF-8 TZ=UTC TMPDIR=$work HOME=$work XDG_CONFIG_HOME=$work/c XDG_STATE_HOME=$work/s XDG_DATA_HOME=$work/d TM_CONFIG=/dev/null INPUTRC=/dev/null ESCDELAY=25 ASAN_OPTIONS=detect_leaks=0:log_path=$work/asan"
+envs="LC_ALL=C.UTF-8 TZ=UTC TMPDIR=$work HOME=$work XDG_CONFIG_HOME=$work/c XDG_STATE_HOME=$work/s XDG_DATA_HOME=$work/d TM_CONFIG=$here/nocache.rc INPUTRC=/dev/null ESCDELAY=25 ASAN_OPTIONS=detect_leaks=0:log_path=$work/asan"
 
 wait_for() { # session text [seconds]
 	local i

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Saved scans (scancache.c): the session's scans kept on disk per input. */
+#ifndef TM_SCANCACHE_H
+#define TM_SCANCACHE_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include "internal.h"
+
+struct tm_session;
+
+/* An input's identity (stat of its path). */
+struct tm_cache_key {
+	uint64_t dev, ino, size;
+	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+};
+
+/* One input: its members and what happened to its saved scan. */
+struct tm_cache_group {
+	size_t path;      /* index into in.paths */
+	size_t *members;  /* session member indexes, in member order */
+	size_t n;
+	uint64_t *list_size; /* each member's size as listed (before its scan) */
+	bool have_key, loaded, saved;
+	struct tm_cache_key key;
+	bool racy; /* changed within tm_scancache_racy_s of the opening: not saved */
+	char *file;       /* the cache file's path */
+};
+
+/* After listing: load the saved scan of every unchanged input (its members
+ * are then scanned); does nothing without opts.cache_dir. */
+void tm_scancache_open(struct tm_session *s);
+/* After scanning: save each input whose members are all scanned (once). */
+void tm_scancache_save(struct tm_session *s);
+void tm_scancache_fini(struct tm_session *s);
+/* Seconds within which a change makes an input "racy" (not saved); tests
+ * set it negative to save files they just wrote. */
+extern int tm_scancache_racy_s;
+
+#endif

@@ -1,0 +1,748 @@
+/* SPDX-License-Identifier: MIT */
+/* Saved scans (engine/scancache.c): a reopened input gives exactly the scan a
+ * fresh one gives; damaged, hostile, changed or foreign files are never used;
+ * the directory stays within its cap. */
+#define _GNU_SOURCE /* memmem */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "align_scan.h"
+#include "scancache.h"
+#include "session.h"
+#include "t.h"
+
+static char dir[64];  /* inputs */
+static char cdir[96]; /* the cache */
+
+static void
+write_file(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, n, f) != n) {
+		perror(path);
+		exit(1);
+	}
+	fclose(f);
+}
+
+static void
+empty_cache(void)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", cdir);
+	if (system(cmd) != 0)
+		exit(1);
+}
+
+static struct tm_session *
+open_s(const char *const *paths, size_t n, bool keep_events, uint64_t cap)
+{
+	struct tm_session_opts o = {.keep_events = keep_events, .cache_dir = cdir,
+				    .cache_max_bytes = cap};
+	struct tm_session *s = NULL;
+	struct tm_error e;
+	if (tm_session_open(&s, paths, n, &o, &e) != TM_OK)
+		return NULL;
+	struct tm_report *r = NULL;
+	if (tm_session_evaluate(s, NULL, &r, &e) == TM_OK)
+		tm_report_free(r);
+	return s;
+}
+
+static void
+buf_put(void *ctx, const void *p, size_t n)
+{
+	tm_buf_add(ctx, p, n);
+}
+
+/* The log's bytes with spilled runs inline (what is saved). */
+static bool
+same_bytes(const struct tm_oplog *x, const struct tm_oplog *y)
+{
+	struct tm_buf a, b;
+	tm_buf_init(&a);
+	tm_buf_init(&b);
+	tm_oplog_write_inline(x, buf_put, &a);
+	tm_oplog_write_inline(y, buf_put, &b);
+	bool same = a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len));
+	tm_buf_fini(&a);
+	tm_buf_fini(&b);
+	return same;
+}
+
+/* Every field a scan keeps, compared. */
+static bool
+same_scan(const struct tm_scan *a, const struct tm_scan *b)
+{
+	if (!a || !b)
+		return a == b;
+	const struct tm_oplog *x = &a->log, *y = &b->log;
+	bool same = a->format == b->format && a->n_packets == b->n_packets &&
+		    a->n_events == b->n_events && !memcmp(a->clocks_seen, b->clocks_seen, 16) &&
+		    a->has_snapshot == b->has_snapshot && a->n_embedded == b->n_embedded &&
+		    (!a->n_embedded || !memcmp(a->embedded, b->embedded, a->n_embedded * 4)) &&
+		    a->has_raw_ts == b->has_raw_ts && a->raw_min == b->raw_min &&
+		    a->raw_max == b->raw_max && !a->warning == !b->warning &&
+		    (!a->warning || !strcmp(a->warning, b->warning)) && a->failed == b->failed &&
+		    !strcmp(a->err.msg, b->err.msg) && !strcmp(a->err.tp, b->err.tp) &&
+		    same_bytes(x, y) &&
+		    x->n_ops == y->n_ops && x->n_details == y->n_details &&
+		    x->pool.len == y->pool.len &&
+		    (!x->pool.len || !memcmp(x->pool.data, y->pool.data, x->pool.len)) &&
+		    !a->align == !b->align;
+	for (size_t i = 0; same && i < x->n_details; i++)
+		same = x->details[i].name == y->details[i].name &&
+		       x->details[i].phase == y->details[i].phase &&
+		       x->details[i].track == y->details[i].track &&
+		       x->details[i].dur == y->details[i].dur;
+	if (same && a->align) {
+		const struct tm_align_samples *p = a->align, *q = b->align;
+		same = p->n_names == q->n_names && p->n_ids == q->n_ids && p->id_mask == q->id_mask &&
+		       p->n_id_events == q->n_id_events && p->names_full == q->names_full;
+		for (size_t i = 0; same && i < p->n_names; i++)
+			same = p->names[i].h == q->names[i].h && p->names[i].count == q->names[i].count &&
+			       p->names[i].n == q->names[i].n && p->names[i].len == q->names[i].len &&
+			       !memcmp(p->names[i].occ, q->names[i].occ,
+				       p->names[i].n * sizeof p->names[i].occ[0]) &&
+			       !memcmp(p->names[i].name, q->names[i].name, p->names[i].len) &&
+			       tm_al_find_name(q, p->names[i].name, p->names[i].len) == &q->names[i];
+		for (size_t i = 0; same && i < p->n_ids; i++)
+			same = p->ids[i].key == q->ids[i].key && p->ids[i].have == q->ids[i].have &&
+			       p->ids[i].ident_len == q->ids[i].ident_len &&
+			       !memcmp(p->ids[i].ident, q->ids[i].ident, p->ids[i].ident_len) &&
+			       !memcmp(&p->ids[i].out, &q->ids[i].out, sizeof p->ids[i].out) &&
+			       !memcmp(&p->ids[i].in, &q->ids[i].in, sizeof p->ids[i].in) &&
+			       tm_al_find_id(q, &p->ids[i]) == &q->ids[i];
+	}
+	return same;
+}
+
+/* The verdict, every number and every member's error, as one text. */
+static char *
+render(struct tm_session *s)
+{
+	struct tm_report *r = NULL;
+	struct tm_error e;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	if (tm_session_evaluate(s, NULL, &r, &e) != TM_OK)
+		return tm_buf_steal(&b);
+	tm_report_verdict(r, &b);
+	tm_buf_addf(&b, "|%s|%" PRIu64, r->error ? r->error : "", r->dropped);
+	for (size_t i = 0; i < r->n_stats; i++)
+		tm_buf_addf(&b, "|%s=%" PRIu64, r->stats[i].name, r->stats[i].value);
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *f = &r->files[i];
+		tm_buf_addf(&b, "|%s %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %s",
+			    f->path ? f->path : "", f->events, f->dropped, f->first_ts, f->last_ts,
+			    f->placement ? f->placement : "");
+	}
+	for (size_t i = 0; i < r->n_events; i++)
+		tm_buf_addf(&b, "|%s@%" PRId64, r->events[i].name ? r->events[i].name : "",
+			    r->events[i].ts);
+	for (size_t i = 0; i < tm_session_n_members(s); i++) {
+		const struct tm_member *m = tm_session_member(s, i);
+		tm_buf_addf(&b, "|%" PRIu64 ":%s", m->size, m->error ? m->error : "");
+	}
+	tm_report_free(r);
+	return tm_buf_steal(&b);
+}
+
+/* Open twice: the second loads every input, and scans, members and report
+ * are the same as the first (fresh) one's. */
+static void
+roundtrip(const char *const *paths, size_t n, bool keep_events)
+{
+	empty_cache();
+	struct tm_session *a = open_s(paths, n, keep_events, 0);
+	CHECK(a != NULL);
+	if (!a)
+		return;
+	struct tm_cache_info ia, ib;
+	tm_session_cache_info(a, &ia);
+	CHECK_INT(ia.loaded, 0);
+	CHECK_INT(ia.saved, n);
+	CHECK(ia.note == NULL);
+	struct tm_session *b = open_s(paths, n, keep_events, 0);
+	CHECK(b != NULL);
+	if (!b) {
+		tm_session_close(a);
+		return;
+	}
+	tm_session_cache_info(b, &ib);
+	CHECK_INT(ib.loaded, n);
+	CHECK_INT(ib.saved, 0);
+	CHECK(ib.note == NULL);
+	CHECK_INT(tm_session_n_members(a), tm_session_n_members(b));
+	for (size_t i = 0; i < tm_session_n_members(a); i++)
+		CHECK(same_scan(a->scans[i], b->scans[i]));
+	char *ra = render(a), *rb = render(b);
+	CHECK_STR(rb, ra);
+	free(ra);
+	free(rb);
+	tm_session_close(a);
+	tm_session_close(b);
+}
+
+static char *demo[16];
+static size_t n_demo;
+static char big_path[128], json_path[128], sys_path[128], tar_path[128], bad_path[128];
+
+static void
+t_roundtrip_demo(void)
+{
+	roundtrip((const char *const *)demo, n_demo, false);
+	roundtrip((const char *const *)demo, n_demo, true);
+}
+
+static void
+t_roundtrip_formats(void)
+{
+	const char *one[1] = {json_path};
+	roundtrip(one, 1, false);
+	roundtrip(one, 1, true);
+	one[0] = sys_path;
+	roundtrip(one, 1, false);
+	roundtrip(one, 1, true);
+	one[0] = bad_path; /* a scan that fails: its error is kept too */
+	roundtrip(one, 1, false);
+	const char *mix[3] = {json_path, sys_path, demo[0]};
+	roundtrip(mix, 3, false);
+}
+
+static void
+t_roundtrip_tar(void)
+{
+	const char *one[1] = {tar_path};
+	roundtrip(one, 1, false);
+	roundtrip(one, 1, true);
+}
+
+/* Runs whose deltas went to the spill file are saved inline. */
+static void
+t_roundtrip_spilled(void)
+{
+	size_t keep = tm_oplog_spill_after;
+	tm_oplog_spill_after = 0;
+	const char *mix[3] = {big_path, sys_path, tar_path};
+	struct tm_session *s;
+	struct tm_error e;
+	CHECK_INT(tm_session_open(&s, mix, 1, NULL, &e), TM_OK);
+	CHECK_INT(tm_session_scan(s, SIZE_MAX, NULL, &e), TM_OK);
+	CHECK(s->scans[0] && s->scans[0]->log.n_spilled > 0);
+	tm_session_close(s);
+	roundtrip(mix, 3, false);
+	tm_oplog_spill_after = keep;
+}
+
+static char *
+only_file(void)
+{
+	DIR *d = opendir(cdir);
+	struct dirent *de;
+	char *p = NULL;
+	while (d && (de = readdir(d)))
+		if (strstr(de->d_name, ".tmscan")) {
+			free(p);
+			p = malloc(strlen(cdir) + strlen(de->d_name) + 2);
+			sprintf(p, "%s/%s", cdir, de->d_name);
+		}
+	if (d)
+		closedir(d);
+	return p;
+}
+
+static char *
+slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *p = malloc(*n + 1);
+	if (fread(p, 1, *n, f) != *n)
+		*n = 0;
+	fclose(f);
+	return p;
+}
+
+/* Reopen with the saved file replaced by data: nothing is loaded unless it
+ * is the same scan; returns the note. */
+static char *
+reopen_with(const char *const *paths, const char *file, const char *data, size_t n,
+	    const char *want)
+{
+	write_file(file, data, n);
+	chmod(file, 0600);
+	struct tm_session *s = open_s(paths, 1, false, 0);
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.loaded, 0);
+	char *r = render(s);
+	CHECK_STR(r, want);
+	free(r);
+	char *note = ci.note ? strdup(ci.note) : NULL;
+	tm_session_close(s);
+	return note;
+}
+
+static void
+t_damaged(void)
+{
+	const char *one[1] = {json_path};
+	empty_cache();
+	struct tm_session *s = open_s(one, 1, false, 0);
+	char *want = render(s);
+	tm_session_close(s);
+	char *file = only_file();
+	size_t n = 0;
+	char *good = slurp(file, &n);
+	CHECK(good && n > 64);
+	if (!good || n <= 64)
+		return;
+	/* the header's bytes, then a spread of the rest, flipped in turn */
+	size_t noted = 0, tried = 0;
+	for (size_t i = 0; i < n; i += i < 40 ? 1 : 1 + n / 120) {
+		tried++;
+		good[i] ^= 0x5a;
+		char *note = reopen_with(one, file, good, n, want);
+		noted += note != NULL;
+		if (i >= 32 && (!note || !strstr(note, "checksum mismatch"))) {
+			/* past the header: the key or listing read back different
+			 * (a miss), or the checksum */
+			CHECK(!note || strstr(note, "ignored"));
+		}
+		free(note);
+		good[i] ^= 0x5a;
+	}
+	CHECK(noted > tried / 2);
+	/* cut off anywhere */
+	for (size_t i = 0; i < n; i += 1 + n / 40) {
+		char *note = reopen_with(one, file, good, i, want);
+		free(note);
+	}
+	/* written by others: not read */
+	write_file(file, good, n);
+	chmod(file, 0666);
+	s = open_s(one, 1, false, 0);
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.loaded, 0);
+	CHECK(ci.note && strstr(ci.note, "not a private regular file"));
+	tm_session_close(s);
+	free(good);
+	free(file);
+	free(want);
+}
+
+/* A file with a valid checksum but a structure the replay cannot trust
+ * (written by the real serializer from a damaged scan): never loaded. */
+static void
+hostile(void (*damage)(struct tm_scan *), const char *why)
+{
+	const char *one[1] = {json_path};
+	empty_cache();
+	struct tm_session *s = open_s(one, 1, false, 0);
+	char *want = render(s);
+	/* the scan, damaged, saved again */
+	size_t k = 0;
+	while (k < tm_session_n_members(s) && !s->scans[k])
+		k++;
+	CHECK(k < tm_session_n_members(s));
+	if (k == tm_session_n_members(s))
+		return;
+	damage(s->scans[k]);
+	s->cache[0].saved = false;
+	tm_scancache_save(s);
+	tm_session_close(s);
+	s = open_s(one, 1, false, 0);
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	if (ci.loaded || !ci.note || !strstr(ci.note, why))
+		fprintf(stderr, "hostile %s: loaded %zu note %s\n", why, ci.loaded, ci.note);
+	CHECK_INT(ci.loaded, 0);
+	CHECK(ci.note && strstr(ci.note, why));
+	char *got = render(s);
+	CHECK_STR(got, want);
+	free(got);
+	free(want);
+	tm_session_close(s);
+}
+
+/* The same through the file: its op log patched in place and the
+ * checksum made right again (what a hostile writer could do). */
+static void
+hostile_file(size_t at_end, unsigned char val, bool or, const char *why)
+{
+	const char *one[1] = {json_path};
+	empty_cache();
+	struct tm_session *s = open_s(one, 1, false, 0);
+	char *want = render(s);
+	struct tm_buf log;
+	tm_buf_init(&log);
+	tm_oplog_write_inline(&s->scans[0]->log, buf_put, &log);
+	tm_session_close(s);
+	char *file = only_file();
+	size_t n = 0;
+	unsigned char *f = (unsigned char *)slurp(file, &n);
+	unsigned char *at = f && log.len ? memmem(f, n, log.data, log.len) : NULL;
+	CHECK(at != NULL);
+	if (at) {
+		size_t k = at_end ? log.len - at_end : 0;
+		at[k] = or ? at[k] | val : val;
+		uint32_t crc = (uint32_t)crc32(0, f + 32, (uInt)(n - 32));
+		for (int j = 0; j < 4; j++)
+			f[24 + j] = (unsigned char)(crc >> (8 * j));
+		write_file(file, (char *)f, n);
+		s = open_s(one, 1, false, 0);
+		struct tm_cache_info ci;
+		tm_session_cache_info(s, &ci);
+		CHECK_INT(ci.loaded, 0);
+		CHECK(ci.note && strstr(ci.note, why));
+		char *got = render(s);
+		CHECK_STR(got, want);
+		free(got);
+		tm_session_close(s);
+	}
+	free(f);
+	free(file);
+	free(want);
+	tm_buf_fini(&log);
+}
+
+static void
+bad_stat(struct tm_scan *sc)
+{
+	tm_oplog_stat(&sc->log, 0, (enum tm_stat_id)TM_STAT__COUNT, 1);
+}
+
+static void
+bad_detail(struct tm_scan *sc)
+{
+	tm_oplog_push(&sc->log, 0, 5, 0, 99, 0);
+}
+
+static void
+bad_align(struct tm_scan *sc)
+{
+	/* a name twice: the index cannot hold it */
+	struct tm_align_samples *a = sc->align;
+	if (!a)
+		sc->align = a = tm_al_new();
+	tm_al_name(a, "x1", 2, 1, 0, 0, 0);
+	tm_al_name(a, "x2", 2, 1, 0, 0, 0);
+	memcpy(a->names[a->n_names - 1].name, "x1", 2);
+}
+
+static void
+bad_format(struct tm_scan *sc)
+{
+	sc->format = TM_FMT_SYSTRACE;
+}
+
+static void
+t_hostile(void)
+{
+	hostile_file(0, 0x7f, false, "unknown op kind");
+	hostile_file(1, 0x80, true, "op cut off"); /* a varint running off the end */
+	hostile(bad_stat, "unknown stat");
+	hostile(bad_detail, "detail reference");
+	hostile(bad_align, "alignment");
+	hostile(bad_format, "another format");
+}
+
+/* A log with every op kind, runs beyond one skip block included. */
+static void
+make_log(struct tm_oplog *l)
+{
+	tm_oplog_init(l);
+	l->use_runs = true;
+	struct tm_op_clock ck[2] = {{6, 100, 1, false}, {3, 50, 1, false}};
+	struct tm_op snap = {.kind = TM_OP_SNAPSHOT, .flags = TM_SNAP_PACKET, .n = 2, .clocks = ck};
+	tm_oplog_add(l, &snap);
+	struct tm_op mach = {.kind = TM_OP_MACHINE, .machine = 3};
+	tm_oplog_add(l, &mach);
+	for (int i = 0; i < 700; i++)
+		tm_oplog_packet_push(l, 0, 6, 0, 1000 + i * 3, 0, (uint64_t)i * 20);
+	for (int i = 0; i < 600; i++)
+		tm_oplog_convert(l, 0, 3, 0, 5000 - i, TM_CONV_FAIL_DROP, 0, 20000 + (uint64_t)i);
+	int64_t arr[5] = {10, 20, 30, 40, 50};
+	for (int i = 0; i < 300; i++) {
+		struct tm_op a = {.kind = TM_OP_CONVERT_ARRAY, .clock = 6, .n = 5, .tss = arr,
+				  .flags = TM_CONV_FAIL_DROP};
+		tm_oplog_add(l, &a);
+	}
+	uint32_t counts[2] = {1, 1};
+	struct tm_op rs = {.kind = TM_OP_REMOTE_SYNC, .n = 1, .counts = counts, .clocks = ck};
+	tm_oplog_add(l, &rs);
+	struct tm_op sys = {.kind = TM_OP_SYSINFO, .text = "box"};
+	tm_oplog_add(l, &sys);
+	struct tm_op nots = {.kind = TM_OP_PUSH_NOTS, .n = 4};
+	tm_oplog_add(l, &nots);
+	struct tm_op svc = {.kind = TM_OP_SERVICE, .clock = 6, .ts = 77};
+	tm_oplog_add(l, &svc);
+	uint32_t d = tm_oplog_detail(l, "ev", 2, 'B', 1, -1);
+	tm_oplog_push(l, 0, 9, 0, d, 1);
+	tm_oplog_stat(l, 0, TM_STAT_JSON_TOKENIZER_FAILURE, 2);
+	tm_oplog_fatal(l, 0, "boom", 5);
+	tm_oplog_finish(l);
+}
+
+/* Decode everything a replay could: ASan sees any read out of bounds. */
+static uint64_t
+walk(const struct tm_oplog *l, bool raw)
+{
+	struct tm_opiter it;
+	struct tm_op op;
+	uint64_t sum = 0;
+	tm_opiter_init(&it, l);
+	it.raw_runs = raw;
+	while (tm_opiter_next(&it, &op)) {
+		sum += (uint64_t)op.ts + op.kind;
+		if (raw && op.kind == TM_OP_RUN) {
+			for (uint32_t i = 0; i < op.run.n; i++)
+				sum += (uint64_t)tm_run_at(&op.run, i);
+			sum += tm_run_lower_bound(&op.run, 0, op.run.n, 1000, false);
+		}
+	}
+	tm_opiter_fini(&it);
+	return sum;
+}
+
+static void
+t_oplog_valid(void)
+{
+	struct tm_oplog l;
+	make_log(&l);
+	char why[256];
+	CHECK(l.n_runs >= 3);
+	CHECK(tm_oplog_valid(&l, why, sizeof why));
+	uint64_t want_raw = walk(&l, true), want = walk(&l, false);
+	/* random damage: rejected, or decodable without a read out of bounds */
+	uint8_t *orig = malloc(l.len);
+	memcpy(orig, l.bytes, l.len);
+	size_t len = l.len, accepted = 0;
+	srand(7);
+	for (int round = 0; round < 3000; round++) {
+		memcpy(l.bytes, orig, len);
+		l.len = len;
+		int edits = 1 + rand() % 3;
+		for (int e = 0; e < edits; e++) {
+			size_t at = (size_t)rand() % len;
+			switch (rand() % 3) {
+			case 0:
+				l.bytes[at] ^= (uint8_t)(1u << (rand() % 8));
+				break;
+			case 1:
+				l.bytes[at] = (uint8_t)rand();
+				break;
+			default:
+				l.len = at; /* cut off */
+				break;
+			}
+		}
+		if (tm_oplog_valid(&l, why, sizeof why)) {
+			accepted++;
+			(void)walk(&l, true);
+			(void)walk(&l, false);
+		}
+	}
+	CHECK(accepted < 3000);
+	memcpy(l.bytes, orig, len);
+	l.len = len;
+	CHECK(walk(&l, true) == want_raw && walk(&l, false) == want);
+	free(orig);
+	tm_oplog_fini(&l);
+}
+
+/* A changed input is scanned again; its new scan replaces the old. */
+static void
+t_changed(void)
+{
+	char p[160];
+	snprintf(p, sizeof p, "%s/change.json", dir);
+	const char *one[1] = {p};
+	write_file(p, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1}]}", 55);
+	empty_cache();
+	struct tm_session *s = open_s(one, 1, false, 0);
+	tm_session_close(s);
+	write_file(p, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":7,\"dur\":1}]}", 55);
+	/* same size; within one timestamp tick the times could be the same
+	 * (what the racy rule below is for): a distinct mtime */
+	struct timespec ts[2] = {{1000000000, 0}, {1000000000, 0}};
+	utimensat(AT_FDCWD, p, ts, 0);
+	s = open_s(one, 1, false, 0);
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.loaded, 0);
+	char *got = render(s);
+	tm_session_close(s);
+	struct tm_session_opts o = {0};
+	struct tm_error e;
+	CHECK_INT(tm_session_open(&s, one, 1, &o, &e), TM_OK);
+	char *want = render(s);
+	tm_session_close(s);
+	CHECK_STR(got, want);
+	free(got);
+	free(want);
+	/* a file changed just now is not saved (its timestamps may not show
+	 * the next change) */
+	int racy = tm_scancache_racy_s;
+	tm_scancache_racy_s = 2;
+	empty_cache();
+	s = open_s(one, 1, false, 0);
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.saved, 0);
+	tm_session_close(s);
+	tm_scancache_racy_s = racy;
+	/* a refresh loads nothing and saves anew */
+	s = open_s(one, 1, false, 0);
+	tm_session_close(s);
+	struct tm_session_opts r = {.cache_dir = cdir, .cache_refresh = true};
+	CHECK_INT(tm_session_open(&s, one, 1, &r, &e), TM_OK);
+	struct tm_report *rep;
+	CHECK_INT(tm_session_evaluate(s, NULL, &rep, &e), TM_OK);
+	tm_report_free(rep);
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.loaded, 0);
+	CHECK_INT(ci.saved, 1);
+	tm_session_close(s);
+}
+
+static uint64_t
+dir_bytes(size_t *files)
+{
+	DIR *d = opendir(cdir);
+	struct dirent *de;
+	uint64_t total = 0;
+	*files = 0;
+	while (d && (de = readdir(d))) {
+		char p[512];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", cdir, de->d_name);
+		if (strstr(de->d_name, ".tmscan") && stat(p, &st) == 0) {
+			total += (uint64_t)st.st_size;
+			(*files)++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return total;
+}
+
+static void
+t_evict(void)
+{
+	empty_cache();
+	/* each input alone, under a cap that holds about two of them */
+	size_t files;
+	const char *one[1] = {json_path};
+	struct tm_session *s = open_s(one, 1, false, 0);
+	tm_session_close(s);
+	uint64_t one_size = dir_bytes(&files);
+	uint64_t cap = one_size * 5 / 2;
+	const char *order[4] = {json_path, sys_path, demo[0], demo[1]};
+	for (int i = 0; i < 4; i++) {
+		const char *p[1] = {order[i]};
+		s = open_s(p, 1, false, cap);
+		tm_session_close(s);
+		CHECK(dir_bytes(&files) <= cap);
+	}
+	CHECK(files >= 1);
+	/* the newest is kept */
+	const char *last[1] = {demo[1]};
+	s = open_s(last, 1, false, cap);
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.loaded, 1);
+	tm_session_close(s);
+	/* larger than the cap: not written, said */
+	empty_cache();
+	s = open_s(one, 1, false, 16);
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.saved, 0);
+	CHECK(ci.note && strstr(ci.note, "larger than the cache's cap"));
+	tm_session_close(s);
+}
+
+int
+main(void)
+{
+	tm_scancache_racy_s = -1000000; /* the inputs are written just before */
+	snprintf(dir, sizeof dir, "/tmp/tm_scancache_XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(cdir, sizeof cdir, "%s/cache/tracemerge", dir);
+	char **paths = NULL;
+	struct tm_error e;
+	if (tm_demo_write(dir, &paths, &e) != TM_OK)
+		return 1;
+	for (size_t i = 0; paths[i] && n_demo < 15; i++)
+		if (!strstr(paths[i], "manifest"))
+			demo[n_demo++] = paths[i];
+		else
+			free(paths[i]);
+	free(paths);
+	/* JSON with slices, flows and async events (alignment samples) */
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_buf_adds(&b, "{\"traceEvents\":[");
+	for (int i = 0; i < 600; i++)
+		tm_buf_addf(&b, "%s{\"ph\":\"%s\",\"name\":\"n%d\",\"ts\":%d,\"dur\":2,\"pid\":1,"
+				"\"tid\":%d,\"id\":%d}",
+			    i ? "," : "", i % 3 == 0 ? "X" : i % 3 == 1 ? "s" : "f", i % 40, 10 + i, i % 4,
+			    i % 50);
+	tm_buf_adds(&b, "]}");
+	snprintf(json_path, sizeof json_path, "%s/gen.json", dir);
+	write_file(json_path, b.data, b.len);
+	tm_buf_reset(&b);
+	tm_buf_adds(&b, "{\"traceEvents\":[");
+	for (int i = 0; i < 5000; i++)
+		tm_buf_addf(&b, "%s{\"ph\":\"X\",\"name\":\"b\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":1}",
+			    i ? "," : "", 1000 * i + i % 7);
+	tm_buf_adds(&b, "]}");
+	snprintf(big_path, sizeof big_path, "%s/big.json", dir);
+	write_file(big_path, b.data, b.len);
+	tm_buf_reset(&b);
+	tm_buf_adds(&b, "# tracer: nop\n#\n");
+	for (int i = 0; i < 400; i++)
+		tm_buf_addf(&b, "  <...>-5 (    5) [001] ...1  %d.%06d: tracing_mark_write: %s|5|s%d\n",
+			    10 + i / 100, (i % 100) * 1000, i % 2 ? "E" : "B", i % 7);
+	snprintf(sys_path, sizeof sys_path, "%s/gen.systrace", dir);
+	write_file(sys_path, b.data, b.len);
+	tm_buf_reset(&b);
+	tm_buf_adds(&b, "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1},");
+	snprintf(bad_path, sizeof bad_path, "%s/cut.json", dir);
+	write_file(bad_path, b.data, b.len);
+	tm_buf_fini(&b);
+	/* a TAR with several members (the demo merged) */
+	snprintf(tar_path, sizeof tar_path, "%s/demo.tar", dir);
+	struct tm_session *s = NULL;
+	if (tm_session_open(&s, (const char *const *)demo, n_demo, NULL, &e) != TM_OK ||
+	    tm_merge_write(s, NULL, tar_path, NULL, &e) != TM_OK)
+		return 1;
+	tm_session_close(s);
+
+	RUN(t_roundtrip_demo);
+	RUN(t_roundtrip_formats);
+	RUN(t_roundtrip_tar);
+	RUN(t_roundtrip_spilled);
+	RUN(t_damaged);
+	RUN(t_hostile);
+	RUN(t_oplog_valid);
+	RUN(t_changed);
+	RUN(t_evict);
+	for (size_t i = 0; i < n_demo; i++)
+		free(demo[i]);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) != 0;
+}
