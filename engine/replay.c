@@ -126,20 +126,17 @@ tm_member_label(const struct tm_member *mb)
 /* ------------------------------------------------------------------ */
 
 static void
-fail(struct tm_replay *p, const char *fmt, ...) TM_PRINTF(2, 3);
+vfail(struct tm_replay *p, const char *fmt, va_list ap) TM_PRINTF(2, 0);
 
 static void
-fail(struct tm_replay *p, const char *fmt, ...)
+vfail(struct tm_replay *p, const char *fmt, va_list ap)
 {
 	if (p->error)
 		return;
 	struct tm_buf b;
 	tm_buf_init(&b);
 	char tmp[2048];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(tmp, sizeof tmp, fmt, ap);
-	va_end(ap);
 	/* trace_processor_storage_impl.cc: top-level parse errors are wrapped
 	 * unless they carry (ERR:fmt). */
 	if (strstr(tmp, "(ERR:fmt)"))
@@ -147,6 +144,36 @@ fail(struct tm_replay *p, const char *fmt, ...)
 	else
 		tm_buf_addf(&b, "Trace parse failure: %s (ERR:tp-parse)", tmp);
 	p->error = tm_buf_steal(&b);
+}
+
+static void
+fail(struct tm_replay *p, const char *fmt, ...) TM_PRINTF(2, 3);
+
+static void
+fail(struct tm_replay *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(p, fmt, ap);
+	va_end(ap);
+}
+
+/* fail() for an error the manifest causes (its parse, validation or apply,
+ * or a manifest rule a trace breaks), whatever its text quotes: the report
+ * says where it comes from (error_in_manifest). */
+static void
+mfail(struct tm_replay *p, const char *fmt, ...) TM_PRINTF(2, 3);
+
+static void
+mfail(struct tm_replay *p, const char *fmt, ...)
+{
+	if (p->error)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(p, fmt, ap);
+	va_end(ap);
+	p->error_in_manifest = true;
 }
 
 /* Count a stat on the context's file and, for the three drop stats, on its
@@ -409,7 +436,7 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 		if (row_of_raw(p, (uint64_t)plan.ensure[i].raw_id) < 0)
 			new_row(p, (uint64_t)plan.ensure[i].raw_id, plan.ensure[i].name);
 	if (st != TM_OK) {
-		fail(p, "%s", err.msg);
+		mfail(p, "%s", err.msg);
 		if (err.hint[0] && !p->hint)
 			p->hint = xstrdup(err.hint);
 		tm_manifest_plan_fini(&plan);
@@ -448,7 +475,7 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 					       {ref, e->ref_ts, 1, false}};
 		char msg[512];
 		if (!tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg))
-			fail(p, "%s", msg);
+			mfail(p, "%s", msg);
 	}
 	tm_manifest_plan_fini(&plan);
 }
@@ -553,7 +580,7 @@ fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 			if (fs->es->remap_id[i] == machine)
 				raw = fs->es->remap_raw[i];
 		if (raw == UINT64_MAX) {
-			fail(p, "perfetto_manifest: machines: trace has a packet from undeclared machine "
+			mfail(p, "perfetto_manifest: machines: trace has a packet from undeclared machine "
 				"id %" PRIu32,
 			     machine);
 			return;
@@ -573,7 +600,7 @@ static bool
 check_single_machine(struct tm_replay *p, struct fstate *fs)
 {
 	if (fs->has_machine_override) {
-		fail(p, "perfetto_manifest: a `machine` override attributes the file to one machine, "
+		mfail(p, "perfetto_manifest: a `machine` override attributes the file to one machine, "
 			"but the file contains packets from multiple machines. Replace `machine` with a "
 			"`machines` block that maps each embedded machine_id to a named machine, e.g. "
 			"\"machines\": [{\"id\": 0, \"name\": \"phone\"}, {\"id\": 7, \"name\": "
@@ -581,7 +608,7 @@ check_single_machine(struct tm_replay *p, struct fstate *fs)
 		return false;
 	}
 	if (fs->has_clock_override) {
-		fail(p, "perfetto_manifest: a `clocks` override applies only to a single-machine "
+		mfail(p, "perfetto_manifest: a `clocks` override applies only to a single-machine "
 			"file, but the file contains packets from multiple machines. Remove the "
 			"`clocks` override and let the trace's own remote clock snapshots align the "
 			"machines; if you need to anchor a specific embedded machine, split it into its "
@@ -720,7 +747,7 @@ run_snapshot(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	if (op->flags & TM_SNAP_PACKET) {
 		if (c->is_pin) {
-			fail(p, "perfetto_manifest: clock overrides require the trace to use a single "
+			mfail(p, "perfetto_manifest: clock overrides require the trace to use a single "
 				"clock");
 			return;
 		}
@@ -1195,11 +1222,11 @@ process_manifest(struct tm_replay *p, size_t mi)
 {
 	const struct tm_member *mb = &p->src->in->members[mi];
 	if (p->any_forked) {
-		fail(p, "perfetto_manifest file must be the first trace file in the input");
+		mfail(p, "perfetto_manifest file must be the first trace file in the input");
 		return;
 	}
 	if (p->manifest_seen) {
-		fail(p, "multiple perfetto_manifest files in archive");
+		mfail(p, "multiple perfetto_manifest files in archive");
 		return;
 	}
 	p->manifest_seen = true;
@@ -1208,7 +1235,7 @@ process_manifest(struct tm_replay *p, size_t mi)
 		/* evaluating the input's own manifest */
 		const struct tm_manifest_slot *sl = &p->src->manifests[mi];
 		if (!sl->is_ok) {
-			fail(p, "%s", sl->err.msg);
+			mfail(p, "%s", sl->err.msg);
 			if (sl->err.hint[0])
 				p->hint = xstrdup(sl->err.hint);
 			return;
@@ -1228,7 +1255,7 @@ check_container_override(struct tm_replay *p, const struct tm_member *mb)
 	size_t ei;
 	const struct tm_manifest_file *e = tm_manifest_entry_by_path(p->m, mb->name, &ei);
 	if (e && (e->has_clocks || p->entries[ei].has_machine_id))
-		fail(p, "perfetto_manifest: overrides are not supported for trace files which are "
+		mfail(p, "perfetto_manifest: overrides are not supported for trace files which are "
 			"themselves archives or perfetto_manifest files: %s",
 		     mb->name);
 }
@@ -1269,11 +1296,11 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 			check_container_override(&p, mb);
 			if (!p.error) {
 				if (override && p.manifest_seen && p.m == override && mi != src->first_manifest)
-					fail(&p, "multiple perfetto_manifest files in archive");
+					mfail(&p, "multiple perfetto_manifest files in archive");
 				else if (override && mi == src->first_manifest) {
 					p.manifest_seen = false;
 					if (p.any_forked)
-						fail(&p, "perfetto_manifest file must be the first trace "
+						mfail(&p, "perfetto_manifest file must be the first trace "
 							 "file in the input");
 					else {
 						p.manifest_seen = true;

@@ -103,6 +103,7 @@ struct tm_replay {
 	struct tm_rp_event *evs;
 	size_t n_evs, cap_evs;
 	char *error;
+	bool error_in_manifest; /* error set by mfail (replay.c) */
 	char *error_where;
 	char *hint;
 	struct tm_piece *pieces; /* scratch for run_run */

@@ -405,6 +405,7 @@ tm_report_build(struct tm_replay *p)
 		build_events(p, r);
 	r->error = p->error;
 	r->error_where = p->error_where;
+	r->error_in_manifest = p->error_in_manifest;
 	r->hint = p->hint;
 	if (s->in->warning) {
 		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);

@@ -565,6 +565,9 @@ struct tm_report {
 	char *error_where; /* ours: the member and byte offset where it fails, or NULL */
 	bool error_is_ours; /* error is tracemerge's own (a limit of ours, a read
 			     * failure), not trace_processor's: not a prediction */
+	bool error_in_manifest; /* error comes from the manifest (its parse, validation
+				 * or apply, or a manifest rule a trace breaks), not
+				 * from a trace's bytes, whatever its text quotes */
 	char *hint;       /* ours: how to fix error, or NULL */
 	uint64_t dropped; /* sum of the three stats the dialog and util merge report */
 	size_t n_stats;

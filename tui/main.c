@@ -534,6 +534,8 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 	tm_buf_addc(&b, '{');
 	kv_bool(&b, &first, "ok", r->ok);
 	kv_str(&b, &first, "error", r->error);
+	kv_bool(&b, &first, "error_is_ours", r->error && r->error_is_ours);
+	kv_bool(&b, &first, "error_in_manifest", r->error && r->error_in_manifest);
 	kv_str(&b, &first, "error_where", r->error_where);
 	kv_str(&b, &first, "hint", r->hint);
 	kv_u64(&b, &first, "dropped", true, r->dropped);
@@ -851,6 +853,8 @@ cmd_check(int argc, char **argv)
 			tm_buf_addc(&b, '{');
 			kv_bool(&b, &first, "ok", false);
 			kv_str(&b, &first, "error", w.data);
+			kv_bool(&b, &first, "error_is_ours", false);
+			kv_bool(&b, &first, "error_in_manifest", true);
 			kv_str(&b, &first, "error_where", o.manifest_path);
 			kv_str(&b, &first, "hint", merr.hint[0] ? merr.hint : NULL);
 			kv_u64(&b, &first, "dropped", true, 0);
@@ -954,7 +958,7 @@ cmd_manifest(int argc, char **argv)
 		struct tm_report *r;
 		struct tm_error e;
 		if (tm_session_evaluate(s, &m, &r, &e) == TM_OK) {
-			if (r->error && strstr(r->error, "perfetto_manifest")) {
+			if (r->error && r->error_in_manifest) {
 				say(stderr, "%s", r->error);
 				rc = EXIT_BROKEN;
 			}

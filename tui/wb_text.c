@@ -448,7 +448,10 @@ text_verdict(const struct wb_model *m, struct wb_paras *ps)
 		tm_buf_adds(b, "Checking if the traces line up on the timeline...");
 	} else if (r->error) {
 		b = text_para_add(ps, ROLE_ERROR);
-		tm_buf_addf(b, "ERR %s%s", strstr(r->error, "perfetto_manifest") ? "Manifest error: " : "",
+		tm_buf_addf(b, "ERR %s%s",
+			    r->error_is_ours	    ? "tracemerge cannot predict this import: "
+			    : r->error_in_manifest ? "Manifest error: "
+						    : "",
 			    r->error);
 		/* trace_processor's text names no file: name the ones it cannot
 		 * read (ours). */

@@ -222,3 +222,70 @@ else no "out of memory is said before the abort" "$oom_silent silent aborts: $(h
 if [ $rc = 0 ] && [ $rcs = 1 ] && ! grep -q 'all traces line up' "$t/d2.out" "$t/d2.err" &&
 	grep -q 'incomplete' "$t/d2.err"; then ok "merge of a too-deep archive is not 'all traces line up'"
 else no "merge of a too-deep archive is not 'all traces line up'" "rc=$rc strict=$rcs $(cat "$t/d2.out" "$t/d2.err" | head -c 300)"; fi
+
+# Where an error comes from is the report's, not a guess from its text: a
+# JSON trace whose parse error quotes the key "perfetto_manifest" is not a
+# "Manifest error" in the workbench, a truncated manifest (whose error does
+# not say perfetto_manifest) is; check --json says which (error_in_manifest).
+printf '{"traceEvents":[{"ph":"i","ts":5,"pid":1,"tid":1,"perfetto_manifest" 1}]}' >"$t/pm.json"
+wb_err() { # input...: the workbench's verdict line, headless
+	printf ':dump-screen %s/wb.screen\n:quit-now\n' "$t" >"$t/wb.script"
+	rm -f "$t/wb.screen"
+	(cd "$t" && HOME="$t" XDG_STATE_HOME="$t/st" XDG_CONFIG_HOME="$t/c" TM_CONFIG=/dev/null TM_HEADLESS=1 \
+		LINES=24 COLUMNS=100 timeout 60 "$TM" --script "$t/wb.script" "$@" >/dev/null 2>&1)
+	grep -m1 '^ERR ' "$t/wb.screen" 2>/dev/null
+}
+e1=$(wb_err "$t/pm.json")
+e2=$(wb_err "$H/embedded_truncated.tar")
+case $e1 in "ERR Trace parse failure: Failure parsing JSON: Expected ':' after key 'perfetto_manifest'"*)
+	ok "workbench: a trace's parse error is not a manifest error";;
+	*) no "workbench: a trace's parse error is not a manifest error" "$e1";; esac
+case $e2 in "ERR Manifest error: Trace parse failure: Failed to parse object: "*)
+	ok "workbench: a truncated manifest is a manifest error";;
+	*) no "workbench: a truncated manifest is a manifest error" "$e2";; esac
+j1=$("$TM" check --json "$t/pm.json" 2>/dev/null)
+j2=$("$TM" check --json "$H/embedded_truncated.tar" 2>/dev/null)
+if echo "$j1" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["error"] and d["error_in_manifest"] is False and d["error_is_ours"] is False else 1)' &&
+	echo "$j2" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if d["error_in_manifest"] is True and "byte 56" in d["hint"] else 1)'
+then ok "check --json: error_in_manifest"; else no "check --json: error_in_manifest" "$(echo "$j1" | head -c 200) / $(echo "$j2" | head -c 200)"; fi
+
+# Our own failures are never passed off as trace_processor's: running out of
+# file descriptors while scanning members (EMFILE) is tracemerge's error
+# (text verdict, error_is_ours in the JSON), never a predicted failure.
+python3 - "$t/fd.tar" <<'PY'
+import io, sys, tarfile
+# members big enough that two scan threads read at the same time
+ev = b'{"traceEvents":[' + b",".join(
+    b'{"ph":"i","ts":%d,"pid":1,"tid":1,"name":"x","s":"g"}' % i for i in range(4000)) + b"]}"
+with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as tf:
+    for i in range(20):
+        ti = tarfile.TarInfo("m%02d.json" % i)
+        ti.size = len(ev)
+        tf.addfile(ti, io.BytesIO(ev))
+PY
+hit=0 bad=""
+# new descriptors take the lowest free numbers below the limit: a few above
+# 0-2 leave room to start but not to open every member at once
+for n in 4 4 4 5 5 6 7 8; do # (which member fails depends on the scan threads)
+	(ulimit -n "$n"; exec "$TM" check "$t/fd.tar") >"$t/fd.txt" 2>&1
+	(ulimit -n "$n"; exec "$TM" check --json "$t/fd.tar") >"$t/fd.json" 2>/dev/null
+	grep -q 'Too many open files' "$t/fd.txt" || continue
+	hit=$((hit + 1))
+	head -1 "$t/fd.txt" | grep -q '^tracemerge cannot predict this import: .*Too many open files' ||
+		bad="$bad [ulimit -n $n text: $(head -c 200 "$t/fd.txt")]"
+	if grep -q 'Too many open files' "$t/fd.json"; then
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["error_is_ours"] is True and not d["ok"] else 1)' "$t/fd.json" 2>/dev/null ||
+			bad="$bad [ulimit -n $n json: $(head -c 200 "$t/fd.json")]"
+	fi
+done
+if [ -n "$bad" ]; then no "EMFILE is ours, not trace_processor's" "$bad"
+elif [ $hit = 0 ]; then echo "SKIP: EMFILE is ours, not trace_processor's: no limit made a member fail to open"
+else ok "EMFILE is ours, not trace_processor's"; fi
+
+# A cap of ours (a JSON token over 64 MiB, hostile/D10) names the archive,
+# the inflated stream and the member, and is ours in the JSON too.
+"$TM" check "$H/D10_limit_error_no_member_name.tar.gz" >"$t/o" 2>&1; rc=$?
+"$TM" check --json "$H/D10_limit_error_no_member_name.tar.gz" >"$t/o.json" 2>/dev/null
+if [ $rc = 2 ] && head -1 "$t/o" | grep -q '^tracemerge cannot predict this import: .*D10_limit_error_no_member_name.tar.gz: (decompressed): b.json: byte 0x10: JSON token or event larger than 64 MiB' &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["error_is_ours"] is True and "b.json" in d["error"] else 1)' "$t/o.json"
+then ok "cap error: named, and ours"; else no "cap error: named, and ours" "rc=$rc $(head -c 300 "$t/o")"; fi
