@@ -234,6 +234,47 @@ tm_write_atomic(const char *path, const void *data, size_t len, unsigned mode,
 	return TM_OK;
 }
 
+char *
+tm_read_file(const char *path, size_t max, bool head, size_t *len, struct tm_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tm_error_sys(err, errno, "%s", path);
+		return NULL;
+	}
+	struct tm_buf b;
+	tm_buf_init(&b);
+	for (;;) {
+		char tmp[16384];
+		size_t want = sizeof tmp;
+		if (head && max - b.len < want)
+			want = max - b.len;
+		if (!want)
+			break;
+		ssize_t n = read(fd, tmp, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			tm_error_sys(err, errno, "%s", path);
+			close(fd);
+			tm_buf_fini(&b);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		if ((size_t)n > max - b.len) {
+			tm_error_set(err, TM_ERR_LIMIT, "%s: larger than %zu bytes", path, max);
+			close(fd);
+			tm_buf_fini(&b);
+			return NULL;
+		}
+		tm_buf_add(&b, tmp, (size_t)n);
+	}
+	close(fd);
+	*len = b.len;
+	return tm_buf_steal(&b);
+}
+
 enum tm_status
 tm_tar_begin(struct tm_tar_writer **out, const char *out_path, const char *const *inputs,
 	     size_t n_inputs, bool reproducible, int64_t mtime, struct tm_error *err)

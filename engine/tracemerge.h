@@ -849,6 +849,12 @@ enum tm_status tm_output_check(const char *path, struct tm_error *err) TM_WUR;
  * err says why (errno in sys_errno). */
 enum tm_status tm_write_atomic(const char *path, const void *data, size_t len, unsigned mode,
 			       struct tm_error *err) TM_WUR;
+/* The one whole-file reader (manifests, recovery files, the editor's
+ * result): path's bytes, NUL-terminated, *len set; the caller frees.  A file
+ * longer than max fails with TM_ERR_LIMIT naming the path, unless head is
+ * set: then its first max bytes are returned (for sniffing).  Pipes and
+ * FIFOs are read to their end too.  NULL with err set on failure. */
+char *tm_read_file(const char *path, size_t max, bool head, size_t *len, struct tm_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Demo                                                                */

@@ -242,35 +242,6 @@ free_opts(struct opts *o)
 	free(o->cfg);
 }
 
-static char *
-read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct tm_buf b;
-	tm_buf_init(&b);
-	char tmp[65536];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
-		tm_buf_add(&b, tmp, n);
-		if (b.len > (64u << 20)) {
-			fclose(f);
-			tm_buf_fini(&b);
-			errno = EFBIG;
-			return NULL;
-		}
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		tm_buf_fini(&b);
-		return NULL;
-	}
-	*len = b.len;
-	return tm_buf_steal(&b);
-}
-
 static void
 print_manifest_error(const struct tm_error *e)
 {
@@ -396,10 +367,9 @@ open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, boo
 	*have_m = false;
 	if (o->manifest_path) {
 		size_t len;
-		char *txt = read_file(o->manifest_path, &len);
+		char *txt = tm_read_file(o->manifest_path, 64u << 20, false, &len, &e);
 		if (!txt) {
-			say(stderr, "tracemerge: cannot read manifest file '%s': %s",
-				o->manifest_path, strerror(errno));
+			say(stderr, "tracemerge: cannot read the manifest file: %s", e.msg);
 			return EXIT_BROKEN;
 		}
 		tm_manifest_fini(m);

@@ -1095,20 +1095,13 @@ act_edit_manifest(struct wb *wb, const char *arg)
 	tm_buf_fini(&json);
 	if (out_run_editor(wb, path)) {
 		size_t len = 0;
-		char *text = NULL;
-		f = fopen(path, "rb");
-		if (f) {
-			struct tm_buf b;
-			char buf[8192];
-			size_t n;
-			tm_buf_init(&b);
-			while ((n = fread(buf, 1, sizeof buf, f)) > 0 && b.len < (16u << 20))
-				tm_buf_add(&b, buf, n);
-			fclose(f);
-			len = b.len;
-			text = tm_buf_steal(&b);
-		}
-		model_set_manifest_text(&wb->m, text ? text : "", len, "Edited manifest");
+		struct tm_error err;
+		char *text = tm_read_file(path, 64u << 20, false, &len, &err);
+		if (text)
+			model_set_manifest_text(&wb->m, text, len, "Edited manifest");
+		else
+			model_set_msg(&wb->m, ROLE_ERROR, "The edited manifest was not read: %s",
+				      err.msg);
 		free(text);
 	}
 	unlink(path);

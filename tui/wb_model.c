@@ -301,38 +301,26 @@ model_is_idle(const struct wb_model *m)
 
 /* ---- opening inputs ---- */
 
-static char *
-read_head(const char *path, size_t max, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-
-	if (!f)
-		return NULL;
-	buf = malloc(max + 1);
-	if (!buf) {
-		fclose(f);
-		return NULL;
-	}
-	*len = fread(buf, 1, max, f);
-	buf[*len] = 0;
-	fclose(f);
-	return buf;
-}
-
 /* A loose manifest among several inputs goes into the editor, not the TAR. */
 static bool
 take_loose_manifest(struct wb_model *m, const char *path)
 {
 	size_t len = 0;
-	char *buf = read_head(path, 1 << 20, &len);
 	struct tm_manifest man;
 	struct tm_error err;
 	bool ok = false;
+	char *buf = tm_read_file(path, 1 << 20, true, &len, &err);
 
 	if (!buf)
 		return false;
 	if (tm_sniff(buf, len) == TM_FMT_MANIFEST) {
+		/* a manifest: all of it (the head was for the sniff) */
+		free(buf);
+		buf = tm_read_file(path, 64u << 20, false, &len, &err);
+		if (!buf) {
+			model_set_msg(m, ROLE_ERROR, "%s", err.msg);
+			return true;
+		}
 		tm_error_clear(&err);
 		if (tm_manifest_parse(buf, len, &man, &err) == TM_OK) {
 			tm_manifest_fini(&m->man);
@@ -1523,16 +1511,20 @@ model_set_attr(struct wb_model *m, const char *spec)
 bool
 model_restore(struct wb_model *m, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	char buf[1 << 16];
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	size_t n = 0;
 	struct tm_manifest man;
 	struct tm_error err;
+	/* all of it: a 64 KiB buffer cut big manifests short */
+	char *buf = tm_read_file(path, 64u << 20, false, &n, &err);
 
-	if (f)
-		fclose(f);
+	if (!buf) {
+		model_set_msg(m, ROLE_ERROR, "recovery: %s", err.msg);
+		return false;
+	}
 	tm_error_clear(&err);
-	if (tm_manifest_parse(buf, n, &man, &err) != TM_OK) {
+	enum tm_status st = tm_manifest_parse(buf, n, &man, &err);
+	free(buf);
+	if (st != TM_OK) {
 		tm_manifest_fini(&man);
 		model_set_msg(m, ROLE_ERROR, "recovery: %s", err.msg);
 		return false;

@@ -73,3 +73,27 @@ printf 'e\n<C-u>%s/fifo<Enter>\n:dump-screen %s/fifo.screen\n:quit-now\n' "$work
 "$BIN" --script "$work/s6" $files >/dev/null 2>"$work/err6"
 if [ -p "$work/fifo" ] && grep -qi 'not a regular file\|refus' "$work/fifo.screen" 2>/dev/null; then echo "PASS: save-manifest-fifo"
 else echo "FAIL: save-manifest-fifo: $(ls -l "$work/fifo"; grep -i fifo "$work/fifo.screen" 2>/dev/null | head -2)"; fi
+
+# A recovery manifest larger than 64 KiB is restored whole (it was read into a
+# 64 KiB buffer: cut short, a parse error, the edits lost).
+printf ':select app.json\n:offset -50ms\n:raise TERM\n' >"$work/s7"
+rm -rf "$work/state"
+"$BIN" --script "$work/s7" $files >/dev/null 2>"$work/err7"
+rec=$(ls "$work"/state/tracemerge/recovery-*.json 2>/dev/null | head -1)
+if [ -n "$rec" ] && python3 - "$rec" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d["perfetto_manifest"]["attributes"] = {"pad%d" % i: "v" * 100 for i in range(1000)}
+json.dump(d, open(p, "w"), indent=2)
+PY
+then
+	size=$(stat -c %s "$rec")
+	printf 'y\n:dump-screen %s/big.screen\n:quit-now\n' "$work" >"$work/s8"
+	"$BIN" --script "$work/s8" $files >/dev/null 2>"$work/err8"
+	if [ "$size" -gt 65536 ] && grep -q -- '-50 ms' "$work/big.screen" 2>/dev/null &&
+		! grep -q 'recovery:' "$work/big.screen"; then echo "PASS: recovery-big-manifest"
+	else echo "FAIL: recovery-big-manifest: $size bytes: $(grep -m2 -e 'recovery' -e app.json "$work/big.screen" 2>/dev/null | tr '\n' ' ')"; fi
+else
+	echo "FAIL: recovery-big-manifest: no recovery file to enlarge"
+fi

@@ -237,10 +237,42 @@ t_special_outputs(void)
 	CHECK(strstr(err.msg, "A\xe2\x80\xa6" "A") != NULL);
 }
 
+/* The one whole-file reader: whole files, a cap that fails loudly (the
+ * recovery reader cut at 64 KiB silently), a head for sniffing, errors
+ * naming the path. */
+static void
+t_read_file(void)
+{
+	static char big[200000];
+	memset(big, 'x', sizeof big);
+	const char *p = fx_write("big.txt", big, sizeof big);
+	struct tm_error e;
+	size_t n = 0;
+	char *d = tm_read_file(p, 1u << 20, false, &n, &e);
+	CHECK(d != NULL);
+	CHECK_INT(n, sizeof big);
+	CHECK(d && d[n] == 0 && memcmp(d, big, n) == 0);
+	free(d);
+	tm_error_clear(&e);
+	CHECK(tm_read_file(p, 65536, false, &n, &e) == NULL);
+	CHECK_INT(e.code, TM_ERR_LIMIT);
+	CHECK(strstr(e.msg, "big.txt: larger than 65536 bytes") != NULL);
+	d = tm_read_file(p, 100, true, &n, &e);
+	CHECK_INT(n, 100);
+	free(d);
+	d = tm_read_file(fx_write("empty.txt", "", 0), 10, false, &n, &e);
+	CHECK(d && n == 0 && d[0] == 0);
+	free(d);
+	tm_error_clear(&e);
+	CHECK(tm_read_file(fx_path("missing.txt"), 10, false, &n, &e) == NULL);
+	CHECK(strstr(e.msg, "missing.txt: No such file or directory") != NULL);
+}
+
 int
 main(void)
 {
 	RUN(t_roundtrip);
+	RUN(t_read_file);
 	RUN(t_header);
 	RUN(t_atomic);
 	RUN(t_special_outputs);
