@@ -19,7 +19,7 @@
 
 /* ---- the spill file (oplog.h, tm_run) ---- */
 
-size_t tm_oplog_spill_after = 16u << 20;
+size_t tm_oplog_spill_after = 8u << 20;
 
 static pthread_mutex_t sp_mu = PTHREAD_MUTEX_INITIALIZER;
 static int sp_fd = -1;     /* -2: none can be made */
@@ -143,6 +143,9 @@ tm_oplog_fini(struct tm_oplog *l)
 	free(l->run_ts);
 	free(l->sort_tmp);
 	free(l->enc);
+	for (uint32_t k = 0; l->lanes && k < TM_LANES; k++)
+		free(l->lanes[k].v);
+	free(l->lanes);
 	tm_buf_fini(&l->pool);
 	for (size_t i = 0; i < l->n_spilled; i++)
 		sp_free(l->spilled[i].off, l->spilled[i].len);
@@ -368,6 +371,8 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 
 /* Runs cap their length so the staging buffer stays small. */
 #define RUN_MAX 262144u
+/* ARRAY runs, over all their lanes: each lane is a run of its own */
+#define ARRAY_RUN_MAX (4 * RUN_MAX)
 
 /* Sort v[0..n) (ascending stretches, one per folded array, merged
  * pairwise: n log(arrays)). */
@@ -408,26 +413,51 @@ sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
 		memcpy(v, a, n * sizeof *v);
 }
 
+/* The lanes of an ARRAY run: one RUN each (one array: a CONVERT_ARRAY). */
+static void
+flush_lanes(struct tm_oplog *l)
+{
+	int64_t *keep = l->run_ts;
+	for (uint32_t k = 0; k < l->n_lanes; k++) {
+		struct tm_lane *ln = &l->lanes[k];
+		if (!ln->n)
+			continue;
+		if (ln->unsorted)
+			sort_staged(l, ln->v, ln->n);
+		struct tm_op e = l->run;
+		e.n = ln->n;
+		e.n_arrays = ln->n_arrays;
+		l->run_ts = ln->v;
+		if (ln->n_arrays == 1) {
+			e.kind = TM_OP_CONVERT_ARRAY;
+			e.flags = l->run.push_flags;
+			e.tss = ln->v;
+			encode_op(l, &e);
+		} else {
+			encode_op(l, &e);
+			l->n_runs++;
+			l->n_run_elems += ln->n;
+		}
+		ln->n = ln->n_arrays = 0;
+		ln->unsorted = false;
+	}
+	l->run_ts = keep;
+	l->n_lanes = 0;
+	l->run.n = 0;
+}
+
 static void
 flush_run(struct tm_oplog *l)
 {
 	if (l->run.n == 0)
 		return;
+	if (l->run.flags & TM_RUN_ARRAY) {
+		flush_lanes(l);
+		return;
+	}
 	if (l->run_unsorted)
 		sort_staged(l, l->run_ts, l->run.n);
 	l->run_unsorted = false;
-	if (l->run.flags & TM_RUN_ARRAY) {
-		if (l->run.n_arrays == 1) {
-			/* one array is stored as itself */
-			struct tm_op e = l->run;
-			e.kind = TM_OP_CONVERT_ARRAY;
-			e.flags = l->run.push_flags;
-			e.tss = l->run_ts;
-			encode_op(l, &e);
-			l->run.n = 0;
-			return;
-		}
-	}
 	if (l->run.n == 1) {
 		/* a run of one is stored as the plain op(s) */
 		struct tm_op e = l->run;
@@ -468,7 +498,7 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
 	/* CONVERTs are independent of each other: their run is sorted at the
 	 * end (ftrace bundles of several CPUs interleave); PACKETs keep their
 	 * order (a failing one is deferred by position). */
-	bool down = r->n && ts < l->run_ts[r->n - 1];
+	bool down = r->n && r->flags == rflags && ts < l->run_ts[r->n - 1]; /* ARRAYs stage in lanes */
 	if (r->n && (r->flags != rflags || r->machine != key->machine || r->clock != key->clock ||
 		     r->push_flags != push_flags || (down && rflags != TM_RUN_CONVERT) ||
 		     r->n >= RUN_MAX))
@@ -506,16 +536,18 @@ upper_bound(const int64_t *v, size_t n, int64_t x)
 }
 
 /* Fold a CONVERT_ARRAY into the open ARRAY run (whole: a run never splits
- * an array).  The staged values stay sorted as they come: a sorted array
- * that starts inside the staged values is merged with the tail it overlaps
- * (ftrace CPUs interleave, so the tail is a few arrays long).  Anything
- * else is appended and flush_run sorts. */
+ * an array).  A sorted array goes to the lane whose last value it extends
+ * (the highest such), else to a new lane: ftrace CPUs interleave, each in
+ * order, so the lanes fill by appending.  With every lane taken it is
+ * merged with the tail of the lane it overlaps least, when that tail is
+ * short; anything else is appended and the lane sorted at flush. */
 static void
 add_array(struct tm_oplog *l, const struct tm_op *op)
 {
 	struct tm_op *r = &l->run;
 	if (r->n && (r->flags != TM_RUN_ARRAY || r->machine != op->machine ||
-		     r->clock != op->clock || r->push_flags != op->flags || r->n + op->n > RUN_MAX))
+		     r->clock != op->clock || r->push_flags != op->flags ||
+		     r->n + op->n > ARRAY_RUN_MAX))
 		flush_run(l);
 	if (r->n == 0) {
 		memset(r, 0, sizeof *r);
@@ -525,18 +557,34 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		r->clock = op->clock;
 		r->push_flags = op->flags;
 		r->offset = op->offset;
-		l->run_unsorted = false;
+		l->n_lanes = 0;
+		if (!l->lanes)
+			l->lanes = xcalloc(TM_LANES, sizeof *l->lanes);
 	}
-	size_t n0 = r->n, m = op->n;
-	XGROW(l->run_ts, l->cap_run_ts, n0 + m);
-	int64_t *v = l->run_ts;
+	size_t m = op->n;
 	const int64_t *a = op->tss;
 	bool sorted = true;
 	for (size_t i = 1; i < m && sorted; i++)
 		sorted = a[i - 1] <= a[i];
-	size_t pos = n0;
-	if (sorted && !l->run_unsorted && n0 && a[0] < v[n0 - 1])
-		pos = upper_bound(v, n0, a[0]);
+	/* the lane this array extends with the highest last value, else a new
+	 * one, else the one with the lowest last value */
+	int best = -1, low = -1;
+	for (uint32_t k = 0; k < l->n_lanes; k++) {
+		const struct tm_lane *ln = &l->lanes[k];
+		int64_t last = ln->v[ln->n - 1];
+		if (!ln->unsorted && last <= a[0] &&
+		    (best < 0 || last > l->lanes[best].v[l->lanes[best].n - 1]))
+			best = (int)k;
+		if (low < 0 || last < l->lanes[low].v[l->lanes[low].n - 1])
+			low = (int)k;
+	}
+	if (best < 0 && l->n_lanes < TM_LANES)
+		best = (int)l->n_lanes++;
+	struct tm_lane *ln = &l->lanes[best >= 0 ? best : low];
+	size_t n0 = ln->n;
+	XGROW(ln->v, ln->cap, n0 + m);
+	int64_t *v = ln->v;
+	size_t pos = best >= 0 || !sorted || ln->unsorted ? n0 : upper_bound(v, n0, a[0]);
 	if (pos < n0 && n0 - pos <= 4 * m + 4096) {
 		/* merge the overlapped tail v[pos..n0) with a[0..m) */
 		size_t t = n0 - pos;
@@ -552,10 +600,12 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 			v[o++] = a[j++];
 	} else {
 		memcpy(v + n0, a, m * sizeof *v);
-		if (!sorted || pos < n0)
-			l->run_unsorted = true;
+		if (!sorted || (n0 && v[n0 - 1] > a[0]))
+			ln->unsorted = true;
 	}
-	r->n = (uint32_t)(n0 + m);
+	ln->n = (uint32_t)(n0 + m);
+	ln->n_arrays++;
+	r->n += (uint32_t)m;
 	r->n_arrays++;
 }
 
@@ -614,6 +664,10 @@ tm_oplog_finish(struct tm_oplog *l)
 	free(l->run_ts);
 	free(l->sort_tmp);
 	free(l->enc);
+	for (uint32_t k = 0; l->lanes && k < TM_LANES; k++)
+		free(l->lanes[k].v);
+	free(l->lanes);
+	l->lanes = NULL;
 	l->run_ts = l->sort_tmp = NULL;
 	l->enc = NULL;
 	l->cap_run_ts = l->cap_sort_tmp = l->cap_enc = 0;

@@ -98,6 +98,7 @@ enum tm_op_kind {
 	 * of one element) unless raw_runs is set (the replay's fast path). */
 	TM_OP_RUN,
 };
+#define TM_LANES 8u
 
 enum {
 	TM_SNAP_PACKET = 1u << 0,
@@ -208,6 +209,15 @@ struct tm_oplog {
 	size_t cap_sort_tmp;
 	uint8_t *enc;       /* a run's deltas while it is encoded */
 	size_t cap_enc;
+	/* An ARRAY run is staged in up to TM_LANES sorted lanes (arrays are
+	 * appended to the lane they extend) and flushed as one RUN per lane. */
+	struct tm_lane {
+		int64_t *v;
+		size_t cap;
+		uint32_t n, n_arrays;
+		bool unsorted;
+	} *lanes;
+	uint32_t n_lanes;
 	uint64_t n_runs, n_run_elems;
 	uint64_t mem_run_bytes; /* delta bytes of this log's runs held in memory */
 	struct tm_spilled {
