@@ -55,6 +55,10 @@ get_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_
 		*v = *p;
 		return p + 1;
 	}
+	if (LIKELY(end - p >= 2 && p[1] < 0x80)) {
+		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
 	if (LIKELY(lim - p >= 8 && p < end)) {
 		uint64_t x;
 		memcpy(&x, p, 8);
