@@ -59,22 +59,24 @@ sat_add(int64_t a, int64_t b)
 	return r;
 }
 
+/* Sequences are stored densely in first-seen order (writers usually take
+ * turns in that order, so the lookups walk memory forward); seq_ix hashes a
+ * key to its index + 1, and seq_cache maps a sequence id straight to its
+ * index (checked on use). */
 static void
-seqs_grow(struct ps *s)
+seq_ix_grow(struct ps *s)
 {
-	size_t nc = s->cap_seqs ? s->cap_seqs * 2 : 64;
-	struct seq *ns = xcalloc(nc, sizeof *ns);
-	for (size_t i = 0; i < s->cap_seqs; i++) {
-		if (!s->seqs[i].used)
-			continue;
+	size_t nc = s->cap_ix ? s->cap_ix * 2 : 64;
+	uint32_t *ix = xcalloc(nc, sizeof *ix);
+	for (size_t i = 0; i < s->n_seqs; i++) {
 		size_t j = tm_mix64(s->seqs[i].key) & (nc - 1);
-		while (ns[j].used)
+		while (ix[j])
 			j = (j + 1) & (nc - 1);
-		ns[j] = s->seqs[i];
+		ix[j] = (uint32_t)i + 1;
 	}
-	free(s->seqs);
-	s->seqs = ns;
-	s->cap_seqs = nc;
+	free(s->seq_ix);
+	s->seq_ix = ix;
+	s->cap_ix = nc;
 }
 
 static struct seq *get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot);
@@ -84,9 +86,9 @@ get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
 {
 	uint64_t key = (uint64_t)machine << 32 | seq;
 	uint32_t c = s->seq_cache[(seq ^ machine * 0x9e3779b9u) & (SEQ_CACHE - 1)];
-	if (LIKELY(c < s->cap_seqs)) {
+	if (LIKELY(c < s->n_seqs)) {
 		struct seq *q = &s->seqs[c];
-		if (LIKELY(q->used && q->key == key)) {
+		if (LIKELY(q->key == key)) {
 			if (slot)
 				*slot = c;
 			return q;
@@ -98,30 +100,33 @@ get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
 static struct seq *
 get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot)
 {
-	if (s->cap_seqs && s->seqs[s->last_seq].used && s->seqs[s->last_seq].key == key) {
-		if (slot)
-			*slot = (uint32_t)s->last_seq;
-		return &s->seqs[s->last_seq];
+	size_t i;
+	if (s->n_seqs && s->seqs[s->last_seq].key == key) {
+		i = s->last_seq;
+		goto out;
 	}
-	if ((s->n_seqs + 1) * 2 > s->cap_seqs)
-		seqs_grow(s);
-	size_t j = tm_mix64(key) & (s->cap_seqs - 1);
-	while (s->seqs[j].used) {
-		if (s->seqs[j].key == key)
+	if ((s->n_seqs + 1) * 2 > s->cap_ix)
+		seq_ix_grow(s);
+	size_t j = tm_mix64(key) & (s->cap_ix - 1);
+	while (s->seq_ix[j]) {
+		i = s->seq_ix[j] - 1;
+		if (s->seqs[i].key == key)
 			goto out;
-		j = (j + 1) & (s->cap_seqs - 1);
+		j = (j + 1) & (s->cap_ix - 1);
 	}
-	memset(&s->seqs[j], 0, sizeof s->seqs[j]);
-	s->seqs[j].used = true;
-	s->seqs[j].key = key;
-	s->n_seqs++;
+	XGROW(s->seqs, s->cap_seqs, s->n_seqs + 1);
+	i = s->n_seqs++;
+	memset(&s->seqs[i], 0, sizeof s->seqs[i]);
+	s->seqs[i].used = true;
+	s->seqs[i].key = key;
+	s->seq_ix[j] = (uint32_t)i + 1;
 out:
-	s->last_seq = j;
+	s->last_seq = i;
 	s->seq_cache[((uint32_t)key ^ (uint32_t)(key >> 32) * 0x9e3779b9u) & (SEQ_CACHE - 1)] =
-		(uint32_t)j;
+		(uint32_t)i;
 	if (slot)
-		*slot = (uint32_t)j;
-	return &s->seqs[j];
+		*slot = (uint32_t)i;
+	return &s->seqs[i];
 }
 
 struct machine *
@@ -1508,6 +1513,7 @@ static void
 ps_fini(struct ps *s)
 {
 	free(s->seqs);
+	free(s->seq_ix);
 	free(s->seq_cache);
 	free(s->machines);
 	free(s->names);

@@ -64,9 +64,11 @@ struct ps {
 	bool keep;
 	bool stop; /* FATAL emitted: the import fails here */
 
-	struct seq *seqs;
-	size_t cap_seqs, n_seqs; /* power of two */
-	size_t last_seq;         /* slot of the last lookup */
+	struct seq *seqs;        /* dense, in first-seen order */
+	size_t cap_seqs, n_seqs;
+	uint32_t *seq_ix;        /* hash of keys: index + 1, 0 empty */
+	size_t cap_ix;           /* power of two */
+	size_t last_seq;         /* index of the last lookup */
 
 	struct machine *machines;
 	size_t n_machines, cap_machines;
