@@ -24,6 +24,7 @@ tm_fixes_fini(struct tm_fixes *f)
 		free(f->v[i].why);
 		free(f->v[i].verdict);
 		tm_manifest_fini(&f->v[i].m);
+		tm_report_free(f->v[i].report);
 	}
 	free(f->v);
 	memset(f, 0, sizeof *f);
@@ -45,18 +46,23 @@ better(const struct tm_report *after, const struct tm_report *before)
 	return before->error || after->dropped < before->dropped;
 }
 
-/* Evaluate m; keep it when it helps and is not already offered. */
+/* Keep m when it helps and is not already offered.  *known: its replay when
+ * the caller has it (taken over, *known set to NULL), else m is replayed. */
 static void
-offer(struct cand_ctx *c, const char *file, const struct tm_manifest *m, const char *what,
-      const char *why)
+offer(struct cand_ctx *c, const char *file, const struct tm_manifest *m, struct tm_report **known,
+      const char *what, const char *why)
 {
 	for (size_t i = 0; i < c->out->n; i++)
 		if (tm_manifest_equal(&c->out->v[i].m, m))
 			return;
 	struct tm_report *r = NULL;
 	struct tm_error e;
-	if (tm_session_evaluate(c->s, m, &r, &e) != TM_OK)
+	if (known && *known) {
+		r = *known;
+		*known = NULL;
+	} else if (tm_session_evaluate(c->s, m, &r, &e) != TM_OK) {
 		return;
+	}
 	if (better(r, c->before)) {
 		XGROW(c->out->v, c->cap, c->out->n + 1);
 		struct tm_fix *f = &c->out->v[c->out->n++];
@@ -65,12 +71,11 @@ offer(struct cand_ctx *c, const char *file, const struct tm_manifest *m, const c
 		f->what = xstrdup(what);
 		f->why = xstrdup(why);
 		tm_manifest_copy(&f->m, m);
-		struct tm_buf b;
-		tm_buf_init(&b);
-		tm_report_verdict(r, &b);
-		f->verdict = tm_buf_steal(&b);
+		f->verdict = tm_report_verdict_str(r);
 		f->ok = r->ok;
 		f->dropped = r->dropped;
+		f->report = r; /* tm_solve goes on from it */
+		r = NULL;
 	}
 	tm_report_free(r);
 }
@@ -93,15 +98,15 @@ try_offset(struct cand_ctx *c, const char *file, const struct tm_offset_spec *sp
 {
 	struct tm_offset_result r;
 	struct tm_error e;
-	if (tm_offset_apply(c->s, c->cur, file, sp, &r, &e) != TM_OK)
+	if (tm_offset_apply_known(c->s, c->cur, c->before, file, sp, &r, &e) != TM_OK)
 		return;
 	struct tm_buf b;
 	tm_buf_init(&b);
 	what_offset(&b, &r);
-	offer(c, file, &r.m, b.data, why);
+	offer(c, file, &r.m, &r.report, b.data, why);
 	if (r.own_machine && r.own_helps) {
 		tm_buf_addf(&b, " --machine %s=%s", file, r.own_machine);
-		offer(c, file, &r.own_m, b.data, r.own_why);
+		offer(c, file, &r.own_m, &r.own_report, b.data, r.own_why);
 	}
 	tm_buf_fini(&b);
 	tm_offset_result_fini(&r);
@@ -163,24 +168,30 @@ fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_a
 		struct tm_buf b;
 		tm_buf_init(&b);
 		tm_buf_addf(&b, "--machine %s=%s", file, name);
-		offer(c, file, &m, b.data, "a machine of its own: its clocks are not the others'");
+		offer(c, file, &m, NULL, b.data, "a machine of its own: its clocks are not the others'");
 		tm_buf_fini(&b);
 		tm_manifest_fini(&m);
 		free(name);
 	}
 }
 
-enum tm_status
-tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const char *file,
-		 struct tm_fixes *out, struct tm_error *err)
+/* tm_fixes_suggest with the replay of cur known (borrowed; NULL: replayed
+ * here). */
+static enum tm_status
+fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const struct tm_report *known,
+	      const char *file, struct tm_fixes *out, struct tm_error *err)
 {
 	memset(out, 0, sizeof *out);
-	struct tm_report *before = NULL;
-	enum tm_status st = tm_session_evaluate(s, cur, &before, err);
-	if (st != TM_OK)
-		return st;
+	struct tm_report *own_before = NULL;
+	const struct tm_report *before = known;
+	if (!before) {
+		enum tm_status st = tm_session_evaluate(s, cur, &own_before, err);
+		if (st != TM_OK)
+			return st;
+		before = own_before;
+	}
 	if (before->ok) {
-		tm_report_free(before);
+		tm_report_free(own_before);
 		return TM_OK;
 	}
 	struct tm_manifest empty;
@@ -211,9 +222,16 @@ tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const char
 		tm_align_result_fini(&al);
 	if (out->n > 1) /* qsort(NULL, 0) is undefined */
 		qsort(out->v, out->n, sizeof *out->v, cmp_fix);
-	tm_report_free(before);
+	tm_report_free(own_before);
 	tm_manifest_fini(&empty);
 	return TM_OK;
+}
+
+enum tm_status
+tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const char *file,
+		 struct tm_fixes *out, struct tm_error *err)
+{
+	return fixes_suggest(s, cur, NULL, file, out, err);
 }
 
 /* ---- solve: a whole configuration ---- */
@@ -281,11 +299,14 @@ tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution
 			struct tm_offset_spec sp;
 			struct tm_offset_result res;
 			tm_align_offset_spec(e, &sp);
-			if (tm_offset_apply(s, &out->m, e->file, &sp, &res, &e2) != TM_OK)
+			if (tm_offset_apply_known(s, &out->m, r, e->file, &sp, &res, &e2) != TM_OK)
 				continue;
-			const struct tm_manifest *nm = res.own_machine && res.own_helps ? &res.own_m : &res.m;
-			struct tm_report *r2 = NULL;
-			if (tm_session_evaluate(s, nm, &r2, &e2) == TM_OK && !worse(r2, r)) {
+			bool own = res.own_machine && res.own_helps;
+			const struct tm_manifest *nm = own ? &res.own_m : &res.m;
+			struct tm_report **known = own ? &res.own_report : &res.report;
+			struct tm_report *r2 = *known; /* its replay, taken over */
+			*known = NULL;
+			if (r2 && !worse(r2, r)) {
 				tm_manifest_fini(&out->m);
 				tm_manifest_copy(&out->m, nm);
 				tm_report_free(r);
@@ -308,25 +329,21 @@ tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution
 	/* 2. proven fixes, best first, until nothing is left to fix */
 	for (unsigned round = 0; !r->ok && round < 16; round++) {
 		struct tm_fixes fx;
-		if (tm_fixes_suggest(s, &out->m, NULL, &fx, &e2) != TM_OK || !fx.n) {
+		if (fixes_suggest(s, &out->m, r, NULL, &fx, &e2) != TM_OK || !fx.n) {
 			tm_fixes_fini(&fx);
 			break;
 		}
 		tm_manifest_fini(&out->m);
 		tm_manifest_copy(&out->m, &fx.v[0].m);
 		step(out, &cap, fx.v[0].what, " (", fx.v[0].why, ")");
-		tm_fixes_fini(&fx);
 		tm_report_free(r);
-		r = NULL;
-		st = tm_session_evaluate(s, &out->m, &r, err);
-		if (st != TM_OK)
-			goto fail;
+		r = fx.v[0].report; /* the fix's replay: m is fx.v[0].m */
+		fx.v[0].report = NULL;
+		tm_fixes_fini(&fx);
 	}
 	out->ok = r->ok;
+	out->verdict = tm_report_verdict_str(r);
 	struct tm_buf b;
-	tm_buf_init(&b);
-	tm_report_verdict(r, &b);
-	out->verdict = tm_buf_steal(&b);
 	if (!r->ok) {
 		tm_buf_init(&b);
 		for (size_t i = 0; i < r->n_files; i++) {

@@ -11,6 +11,13 @@
  * for byte (trace_processor matches paths exactly). */
 void tm_escape_json_raw(const char *s, size_t len, struct tm_buf *out);
 
+/* Two strings equal, NULL equal only to NULL. */
+static inline bool
+tm_same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && __builtin_strcmp(a, b) == 0);
+}
+
 /* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
  * fields.  The engine's one string hash (mix it with tm_mix64 before using
  * its low bits as a table index). */
@@ -106,6 +113,13 @@ tm_mix64(uint64_t x)
  * that is not UTF-8 is kept as it is, so that a path names its member byte
  * for byte (trace_processor matches paths exactly). */
 void tm_escape_json_raw(const char *s, size_t len, struct tm_buf *out);
+
+/* Two strings equal, NULL equal only to NULL. */
+static inline bool
+tm_same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && __builtin_strcmp(a, b) == 0);
+}
 
 /* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
  * fields.  The engine's one string hash (mix it with tm_mix64 before using

@@ -244,12 +244,6 @@ machine_of(const struct tm_manifest *m, const char *path, const char *clocks_mac
 	return f->machine_name ? f->machine_name : machines_default(f);
 }
 
-static bool
-same_str(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
 static int
 report_file(const struct tm_report *r, size_t member)
 {
@@ -257,31 +251,6 @@ report_file(const struct tm_report *r, size_t member)
 		if (r->files[i].member == member)
 			return (int)i;
 	return -1;
-}
-
-/* True when no predicted number differs between a and b. */
-bool
-tm_report_same_numbers(const struct tm_report *a, const struct tm_report *b)
-{
-	if (!same_str(a->error, b->error) || a->dropped != b->dropped || a->n_stats != b->n_stats ||
-	    a->n_files != b->n_files || a->tt_clock != b->tt_clock || a->tt_file != b->tt_file ||
-	    a->n_machines != b->n_machines)
-		return false;
-	for (size_t i = 0; i < a->n_stats; i++)
-		if (strcmp(a->stats[i].name, b->stats[i].name) || a->stats[i].value != b->stats[i].value)
-			return false;
-	for (size_t i = 0; i < a->n_files; i++) {
-		const struct tm_report_file *x = &a->files[i], *y = &b->files[i];
-		if (x->events != y->events || x->dropped != y->dropped || x->has_ts != y->has_ts ||
-		    x->has_all_ts != y->has_all_ts || x->n_machines != y->n_machines)
-			return false;
-		if (x->has_ts && (x->first_ts != y->first_ts || x->last_ts != y->last_ts))
-			return false;
-		if (x->has_all_ts &&
-		    (x->all_first_ts != y->all_first_ts || x->all_last_ts != y->all_last_ts))
-			return false;
-	}
-	return true;
 }
 
 void
@@ -299,16 +268,9 @@ tm_offset_result_fini(struct tm_offset_result *r)
 	free(r->own_why);
 	free(r->verdict);
 	free(r->own_verdict);
+	tm_report_free(r->report);
+	tm_report_free(r->own_report);
 	memset(r, 0, sizeof *r);
-}
-
-static char *
-verdict_of(const struct tm_report *r)
-{
-	struct tm_buf b;
-	tm_buf_init(&b);
-	tm_report_verdict(r, &b);
-	return tm_buf_steal(&b);
 }
 
 /* A machine name for the file: its base name without the extension, made
@@ -358,6 +320,15 @@ enum tm_status
 tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char *file,
 		const struct tm_offset_spec *sp, struct tm_offset_result *out, struct tm_error *err)
 {
+	return tm_offset_apply_known(s, cur, NULL, file, sp, out, err);
+}
+
+enum tm_status
+tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
+		      const struct tm_report *known, const char *file,
+		      const struct tm_offset_spec *sp, struct tm_offset_result *out,
+		      struct tm_error *err)
+{
 	memset(out, 0, sizeof *out);
 	const char *path = sp->src.file ? sp->src.file : file;
 	if (!path || !*path)
@@ -370,10 +341,16 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 		return tm_error_set(err, TM_ERR_INVALID,
 				    "'%s' is not a trace file: trace_processor takes no offset on it",
 				    path);
-	struct tm_report *before = NULL;
-	enum tm_status st = tm_session_evaluate(s, cur, &before, err);
-	if (st != TM_OK)
-		return st;
+	/* before: the caller's replay of cur, else one of our own */
+	struct tm_report *own_before = NULL;
+	const struct tm_report *before = known;
+	enum tm_status st = TM_OK;
+	if (!before) {
+		st = tm_session_evaluate(s, cur, &own_before, err);
+		if (st != TM_OK)
+			return st;
+		before = own_before;
+	}
 
 	const struct tm_manifest_file *f = tm_manifest_file_find(cur, path);
 	const struct tm_manifest_clocks *old = f && f->has_clocks ? &f->clocks : NULL;
@@ -391,12 +368,12 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 		    strcmp(before->files[i].path, path))
 			ref = before->files[i].path;
 	if (!ref) {
-		tm_report_free(before);
+		tm_report_free(own_before);
 		return tm_error_set(err, TM_ERR_INVALID,
 				    "%s: no other trace file to relate it to; name one with @REF", path);
 	}
 	if (!strcmp(ref, path)) {
-		tm_report_free(before);
+		tm_report_free(own_before);
 		return tm_error_set(err, TM_ERR_INVALID, "%s cannot be related to itself", path);
 	}
 	ssize_t ri = tm_session_member_by_name(s, ref);
@@ -457,17 +434,17 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 	struct tm_report *after = NULL;
 	st = tm_session_evaluate(s, &out->m, &after, err);
 	if (st != TM_OK) {
-		tm_report_free(before);
+		tm_report_free(own_before);
 		tm_offset_result_fini(out);
 		return st;
 	}
-	out->verdict = verdict_of(after);
+	out->verdict = tm_report_verdict_str(after);
 
 	/* Two files on one machine related by their real clocks: the relation
 	 * either joins one clock to itself (duplicate clock domain, from
 	 * clock_synchronizer.cc AddSnapshot) or fights their snapshots. */
 	bool same_machine = clock && ref_clock &&
-			    same_str(machine_of(&out->m, path, src_machine),
+			    tm_same_str(machine_of(&out->m, path, src_machine),
 				     machine_of(&out->m, ref, ref_machine));
 	if (same_machine || (after->error && strstr(after->error, "duplicate clock domain"))) {
 		out->own_machine = own_machine_name(&out->m, path);
@@ -485,11 +462,11 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 			struct tm_report *own_r = NULL;
 			struct tm_error e2;
 			if (tm_session_evaluate(s, &out->own_m, &own_r, &e2) == TM_OK) {
-				out->own_verdict = verdict_of(own_r);
+				out->own_verdict = tm_report_verdict_str(own_r);
 				out->own_ok = own_r->ok;
 				out->own_helps = !own_r->error && (after->error || own_r->dropped < after->dropped ||
 								   own_r->ok);
-				tm_report_free(own_r);
+				out->own_report = own_r;
 			}
 			out->own_why = xfmt(
 				"%s and %s are on one machine, where %s is one clock: relating %s to %s "
@@ -535,7 +512,7 @@ tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char 
 					  "(trace_processor takes the first path it finds)",
 					  path);
 	}
-	tm_report_free(before);
-	tm_report_free(after);
+	tm_report_free(own_before);
+	out->report = after;
 	return TM_OK;
 }

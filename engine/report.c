@@ -6,6 +6,7 @@
  * one-line verdict the front ends print.
  */
 #include "replay_state.h"
+#include "session.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -476,6 +477,31 @@ tm_report_free(struct tm_report *r)
 	free(r);
 }
 
+/* True when no predicted number differs between a and b. */
+bool
+tm_report_same_numbers(const struct tm_report *a, const struct tm_report *b)
+{
+	if (!tm_same_str(a->error, b->error) || a->dropped != b->dropped || a->n_stats != b->n_stats ||
+	    a->n_files != b->n_files || a->tt_clock != b->tt_clock || a->tt_file != b->tt_file ||
+	    a->n_machines != b->n_machines)
+		return false;
+	for (size_t i = 0; i < a->n_stats; i++)
+		if (strcmp(a->stats[i].name, b->stats[i].name) || a->stats[i].value != b->stats[i].value)
+			return false;
+	for (size_t i = 0; i < a->n_files; i++) {
+		const struct tm_report_file *x = &a->files[i], *y = &b->files[i];
+		if (x->events != y->events || x->dropped != y->dropped || x->has_ts != y->has_ts ||
+		    x->has_all_ts != y->has_all_ts || x->n_machines != y->n_machines)
+			return false;
+		if (x->has_ts && (x->first_ts != y->first_ts || x->last_ts != y->last_ts))
+			return false;
+		if (x->has_all_ts &&
+		    (x->all_first_ts != y->all_first_ts || x->all_last_ts != y->all_last_ts))
+			return false;
+	}
+	return true;
+}
+
 void
 tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 {
@@ -522,3 +548,11 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 			    n_unknown == 1 ? "'s events are" : "s' events are");
 }
 
+char *
+tm_report_verdict_str(const struct tm_report *r)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_report_verdict(r, &b);
+	return tm_buf_steal(&b);
+}

@@ -32,4 +32,15 @@ struct tm_session {
  * written (has_manifest: a manifest is written and replaces the input's). */
 const char *tm_pack_name(const struct tm_session *s, size_t i, bool has_manifest);
 
+/* tm_offset_apply with the replay of cur already known (borrowed; NULL:
+ * replayed here), so that callers trying many edits replay each once
+ * (offset.c). */
+enum tm_status tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
+				     const struct tm_report *known, const char *file,
+				     const struct tm_offset_spec *sp, struct tm_offset_result *out,
+				     struct tm_error *err) TM_WUR;
+
+/* tm_report_verdict as a string (caller frees) (report.c). */
+char *tm_report_verdict_str(const struct tm_report *r);
+
 #endif

@@ -655,6 +655,9 @@ struct tm_offset_result {
 	struct tm_manifest own_m;
 	char *own_verdict;
 	bool own_ok, own_helps;
+	/* The replays behind verdict and own_verdict (NULL when not made), for
+	 * a caller that goes on with m or own_m; freed by the fini. */
+	struct tm_report *report, *own_report;
 };
 /* Apply spec to cur (file: the file when the spec names none) and evaluate
  * the result.  Defaults: the reference kept from the entry, else the
@@ -754,6 +757,7 @@ struct tm_fix {
 	char *verdict;       /* the predicted verdict with m */
 	bool ok;             /* nothing dropped, nothing fails */
 	uint64_t dropped;
+	struct tm_report *report; /* the replay of m (freed by tm_fixes_fini) */
 };
 struct tm_fixes {
 	size_t n;
