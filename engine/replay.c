@@ -113,12 +113,19 @@ fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 	return c;
 }
 
-const char *
-tm_member_label(const struct tm_member *mb)
+void
+tm_member_label(const struct tm_input *in, size_t member, struct tm_buf *out)
 {
-	if (mb->name)
-		return mb->name;
-	return mb->source_path ? tm_path_base(mb->source_path) : "the input";
+	const struct tm_member *mb = &in->members[member];
+	if (mb->name && mb->name[0]) {
+		tm_buf_adds(out, mb->name);
+	} else if (mb->name && mb->parent >= 0 && (size_t)mb->parent < member) {
+		tm_buf_adds(out, "\"\" (inflated ");
+		tm_member_label(in, (size_t)mb->parent, out);
+		tm_buf_addc(out, ')');
+	} else {
+		tm_buf_adds(out, mb->source_path ? tm_path_base(mb->source_path) : "the input");
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -910,11 +917,10 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 		break;
 	case TM_OP_FATAL:
 		if (!p->error) {
-			const struct tm_member *mb = &p->src->in->members[fs->file];
 			struct tm_buf w;
 			tm_buf_init(&w);
-			tm_buf_addf(&w, "%s, byte %" PRIu64 " (0x%" PRIx64 ")", tm_member_label(mb),
-				    op->offset, op->offset);
+			tm_member_label(p->src->in, fs->file, &w);
+			tm_buf_addf(&w, ", byte %" PRIu64 " (0x%" PRIx64 ")", op->offset, op->offset);
 			p->error_where = tm_buf_steal(&w);
 		}
 		fail(p, "%s", op->text);

@@ -117,8 +117,10 @@ struct tm_replay {
 /* report.c: fill p->r from the finished replay. */
 void tm_report_build(struct tm_replay *p);
 
-/* A member's name for explanations: its path, or the input's base name. */
-const char *tm_member_label(const struct tm_member *mb);
+/* A member's name for explanations, appended to out: its path, the input's
+ * base name, or for an inflated stream (trace_processor names it "")
+ * '"" (inflated NAME)' with its container's name. */
+void tm_member_label(const struct tm_input *in, size_t member, struct tm_buf *out);
 /* files[] entry for a member path: the first exact match (as the reader). */
 const struct tm_manifest_file *tm_manifest_entry_by_path(const struct tm_manifest *m,
 							 const char *path, size_t *idx);

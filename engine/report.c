@@ -387,17 +387,16 @@ tm_report_build(struct tm_replay *p)
 		const struct tm_member *mb = &s->in->members[r->tt_file];
 		if (mb->format == TM_FMT_MANIFEST)
 			tm_buf_addf(&b, "the manifest's trace_time picks %s", tm_clock_name(p->tt.clock));
-		else if (mb->format == TM_FMT_PROTO)
-			tm_buf_addf(&b,
-				    "%s is the first proto, in name order, whose ClockSnapshot claims "
-				    "trace time (protos are processed before other formats)",
-				    tm_member_label(mb));
-		else
-			tm_buf_addf(&b,
-				    "%s is processed first among the files with a clock: its name sorts "
-				    "first (trace_processor orders members by priority, then name, not "
-				    "by packing order)",
-				    tm_member_label(mb));
+		else if (mb->format == TM_FMT_PROTO) {
+			tm_member_label(s->in, (size_t)r->tt_file, &b);
+			tm_buf_adds(&b, " is the first proto, in name order, whose ClockSnapshot "
+					"claims trace time (protos are processed before other formats)");
+		} else {
+			tm_member_label(s->in, (size_t)r->tt_file, &b);
+			tm_buf_adds(&b, " is processed first among the files with a clock: its name "
+					"sorts first (trace_processor orders members by priority, then "
+					"name, not by packing order)");
+		}
 	} else {
 		tm_buf_adds(&b, "no file claims trace time");
 	}
@@ -420,11 +419,10 @@ tm_report_build(struct tm_replay *p)
 	if (n_unexp) {
 		struct tm_buf w;
 		tm_buf_init(&w);
-		tm_buf_addf(&w,
-			    "%s is nested more than 8 archives deep and not expanded; "
-			    "trace_processor expands every level, so the events inside are not "
-			    "predicted and this report is incomplete",
-			    tm_member_label(&s->in->members[first_unexp]));
+		tm_member_label(s->in, first_unexp, &w);
+		tm_buf_adds(&w, " is nested more than 8 archives deep and not expanded; "
+				"trace_processor expands every level, so the events inside are not "
+				"predicted and this report is incomplete");
 		if (n_unexp > 1)
 			tm_buf_addf(&w, " (%zu such containers)", n_unexp);
 		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
@@ -437,7 +435,8 @@ tm_report_build(struct tm_replay *p)
 			continue;
 		struct tm_buf w;
 		tm_buf_init(&w);
-		tm_buf_addf(&w, "%s: %s", tm_member_label(&s->in->members[i]), sc->warning);
+		tm_member_label(s->in, i, &w);
+		tm_buf_addf(&w, ": %s", sc->warning);
 		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
 		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
 	}

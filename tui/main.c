@@ -657,9 +657,18 @@ file_label(const struct tm_session *s, const struct tm_report_file *f)
 {
 	if (f->path && f->path[0])
 		return f->path;
-	if (f->path) /* trace_processor names an inflated stream "" */
-		return "\"\" (the inflated stream)";
 	const struct tm_member *m = tm_session_member(s, f->member);
+	if (f->path && m && m->parent >= 0) {
+		/* trace_processor names an inflated stream "": name its container */
+		static char lb[4200]; /* printed through say(), which escapes */
+		const struct tm_member *pm = tm_session_member(s, (size_t)m->parent);
+		snprintf(lb, sizeof lb, "\"\" (inflated %s)",
+			 pm->name ? pm->name
+				  : tm_path_base(pm->source_path ? pm->source_path : "input"));
+		return lb;
+	}
+	if (f->path)
+		return "\"\" (the inflated stream)";
 	return tm_path_base(m && m->source_path ? m->source_path : "input");
 }
 

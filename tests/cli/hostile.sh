@@ -289,3 +289,17 @@ else ok "EMFILE is ours, not trace_processor's"; fi
 if [ $rc = 2 ] && head -1 "$t/o" | grep -q '^tracemerge cannot predict this import: .*D10_limit_error_no_member_name.tar.gz: (decompressed): b.json: byte 0x10: JSON token or event larger than 64 MiB' &&
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["error_is_ours"] is True and "b.json" in d["error"] else 1)' "$t/o.json"
 then ok "cap error: named, and ours"; else no "cap error: named, and ours" "rc=$rc $(head -c 300 "$t/o")"; fi
+
+# gzip inputs: trace_processor names the inflated stream "", the report
+# names the file it comes from (the row, the timeline's owner, its why, and
+# where a parse error is).
+printf '{"traceEvents":[{"ph":"i","ts":5,"pid":1,"tid":1,"name":"x","s":"g"}]}' >"$t/gz.json"
+gzip -c "$t/gz.json" >"$t/gz.json.gz"
+printf '{"traceEvents":[{"ph":"i","ts":1e}]}' | gzip -c >"$t/bad.json.gz"
+"$TM" check "$t/gz.json.gz" "$t/a.json" >"$t/o" 2>&1
+"$TM" check "$t/bad.json.gz" >"$t/o2" 2>&1
+if grep -q '^  json       "" (inflated gz.json.gz): 1 event' "$t/o" &&
+	grep -q 'owned by "" (inflated gz.json.gz)$' "$t/o" &&
+	grep -q '^  (tracemerge) "" (inflated gz.json.gz) is processed first' "$t/o" &&
+	grep -q '^where (tracemerge): "" (inflated bad.json.gz), byte 16 (0x10)$' "$t/o2"
+then ok "gzip inputs are named in the report"; else no "gzip inputs are named in the report" "$(cat "$t/o" "$t/o2" | head -c 600)"; fi
