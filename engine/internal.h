@@ -6,33 +6,6 @@
 #define TM_INTERNAL_H
 #ifndef TM_ENGINE_INTERNAL
 #error "engine-internal header: front ends include only tracemerge.h"
-/* tm_escape_json for the manifest we write: the same escapes, but a byte
- * that is not UTF-8 is kept as it is, so that a path names its member byte
- * for byte (trace_processor matches paths exactly). */
-void tm_escape_json_raw(const char *s, size_t len, struct tm_buf *out);
-
-/* Two strings equal, NULL equal only to NULL. */
-static inline bool
-tm_same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && __builtin_strcmp(a, b) == 0);
-}
-
-/* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
- * fields.  The engine's one string hash (mix it with tm_mix64 before using
- * its low bits as a table index). */
-#define TM_FNV_INIT 1469598103934665603ull
-static inline uint64_t
-tm_fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 #endif
 
 #include <stdarg.h>
