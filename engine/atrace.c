@@ -144,21 +144,16 @@ tm_atrace_parse(const char *s, size_t len, struct tm_buf *clean, struct tm_atrac
 		out->name_len = n2;
 		return TM_ATRACE_OK;
 	case 'N':
+	case 'G': /* track name, name, and for G a cookie */
 		f2 = next_field(&f, &n2);
 		f3 = next_field(&f, &n3);
 		if (!has_tgid || !n2 || !n3)
 			return TM_ATRACE_FAILURE;
-		out->track = f2;
-		out->track_len = n2;
-		out->name = f3;
-		out->name_len = n3;
-		return TM_ATRACE_OK;
-	case 'G':
-		f2 = next_field(&f, &n2);
-		f3 = next_field(&f, &n3);
-		f4 = next_field(&f, &n4);
-		if (!has_tgid || !n2 || !n3 || !to_num(f4, n4, true, &out->value))
-			return TM_ATRACE_FAILURE;
+		if (out->phase == 'G') {
+			f4 = next_field(&f, &n4);
+			if (!to_num(f4, n4, true, &out->value))
+				return TM_ATRACE_FAILURE;
+		}
 		out->track = f2;
 		out->track_len = n2;
 		out->name = f3;
