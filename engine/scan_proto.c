@@ -1498,8 +1498,11 @@ frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *us
 		*used = h;
 		return FR_DONE;
 	}
-	if (v > MAX_PACKET)
+	if (v > MAX_PACKET) {
+		*used = h; /* where it would end: the caller decides (cap or cut off) */
+		*skip = v;
 		return FR_LIMIT;
+	}
 	if (v > (uint64_t)(end - r)) {
 		*need = h + (size_t)v;
 		return FR_NEED;
@@ -1545,6 +1548,11 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 	uint64_t carry_off = 0; /* member offset of carry.data[0] */
 	uint64_t skip = 0;
 	uint64_t pos = 0; /* member offset of the block start */
+	/* a packet over our cap: the rest is only counted, to tell a packet we
+	 * cannot hold (the cap) from a member cut off inside it (ignored) */
+	bool draining = false;
+	uint64_t big_off = 0, big_end = 0, lim_v = 0;
+	size_t lim_h = 0; /* the packet's header and size (FR_LIMIT) */
 	enum tm_status rc = TM_OK;
 	unsigned ticks = 0;
 
@@ -1566,6 +1574,10 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		}
 		if (ctl && ctl->progress && (++ticks & 15) == 0)
 			atomic_store(ctl->progress, pos);
+		if (draining) {
+			pos += n;
+			continue;
+		}
 		size_t i = 0;
 		if (skip) {
 			size_t k = skip < n ? (size_t)skip : n;
@@ -1599,8 +1611,11 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 					break; /* next block */
 				if (fr == FR_FATAL)
 					break;
-				if (fr == FR_LIMIT)
+				if (fr == FR_LIMIT) {
+					lim_h = used;
+					lim_v = sk;
 					goto limit;
+				}
 				/* Bytes of this block beyond the field go back. */
 				size_t extra = carry.len - used;
 				i -= extra;
@@ -1644,8 +1659,11 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 				skip = sk;
 				continue;
 			}
-			if (fr == FR_LIMIT)
+			if (fr == FR_LIMIT) {
+				lim_h = used;
+				lim_v = sk;
 				goto limit;
+			}
 			if (fr == FR_FATAL)
 				break;
 			/* FR_NEED: keep the tail */
@@ -1659,13 +1677,25 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		/* A straddling field larger than our cap is refused early. */
 		continue;
 	limit:
+		draining = true;
+		big_off = carry.len ? carry_off : pos + i;
+		big_end = big_off + lim_h + lim_v < big_off ? UINT64_MAX : big_off + lim_h + lim_v;
+		tm_buf_reset(&carry);
+		skip = 0;
+		pos += n;
+	}
+	if (draining && rc == TM_OK && pos >= big_end) {
+		/* the whole packet is there: more than we hold */
 		sc->failed = true;
 		rc = tm_error_set(err, TM_ERR_LIMIT,
 				  "byte 0x%llx: a trace packet larger than %u MiB is not supported",
-				  (unsigned long long)(carry.len ? carry_off : pos + i),
-				  MAX_PACKET >> 20);
+				  (unsigned long long)big_off, MAX_PACKET >> 20);
 		sc->err = *err;
-		break;
+	}
+	uint64_t cut_at = carry_off, cut_have = carry.len;
+	if (draining) { /* cut off inside it: ignored, like any cut-off packet */
+		cut_at = big_off;
+		cut_have = pos - big_off;
 	}
 	flush_nots(&s);
 	if (s.has_ts_seen) {
@@ -1674,11 +1704,12 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 	}
 	/* trace_processor waits for the rest of a cut-off packet and ignores it
 	 * at the end; we say so (ours; it changes no number). */
-	if (rc == TM_OK && !s.stop && carry.len)
+	if (rc == TM_OK && !s.stop && cut_have)
 		tm_scan_warn(sc,
-			     "byte %llu (0x%llx): the member ends inside a packet (%zu bytes of it "
+			     "byte %llu (0x%llx): the member ends inside a packet (%llu bytes of it "
 			     "present); trace_processor ignores the cut-off packet",
-			     (unsigned long long)carry_off, (unsigned long long)carry_off, carry.len);
+			     (unsigned long long)cut_at, (unsigned long long)cut_at,
+			     (unsigned long long)cut_have);
 	else if (rc == TM_OK && !s.stop && skip)
 		tm_scan_warn(sc,
 			     "byte %llu (0x%llx): the member ends %llu bytes short of the end of its "

@@ -9,6 +9,7 @@
  *    archive and the member, and are not passed off as trace_processor's.
  */
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "input.h"
@@ -258,7 +259,9 @@ t_cap_errors_name_file_and_member(void)
 		tm_report_free(r);
 		tm_session_close(s);
 	}
-	/* a packet that claims 300 MiB, as the second member */
+	/* a packet that claims 300 MiB, as the second member, cut off after 4
+	 * bytes: the member ends inside it, which trace_processor ignores (as
+	 * any cut-off packet); our cap is not named (it was) */
 	unsigned char pk[16] = {0x0a};
 	size_t k = 1;
 	for (unsigned long long v = 300ull << 20; v; v >>= 7)
@@ -271,11 +274,27 @@ t_cap_errors_name_file_and_member(void)
 	free(t2.d);
 	r = evaluate(path, &s);
 	if (r) {
+		CHECK(r->error == NULL);
+		CHECK_INT(r->n_warnings, 1);
+		if (r->n_warnings)
+			CHECK_STR(r->warnings[0], "big.pftrace: byte 0 (0x0): the member ends inside a "
+						  "packet (10 bytes of it present); trace_processor "
+						  "ignores the cut-off packet");
+		tm_report_free(r);
+		tm_session_close(s);
+	}
+	/* the whole packet there (a sparse file): our cap, named */
+	size_t h = 1;
+	unsigned long long want_len = (256ull << 20) + 10;
+	for (unsigned long long v = want_len; v; v >>= 7)
+		pk[h++] = (unsigned char)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+	path = fx_write("huge.pftrace", pk, h);
+	CHECK_INT(truncate(path, (off_t)(h + want_len)), 0);
+	r = evaluate(path, &s);
+	if (r) {
 		char want[700];
 		snprintf(want, sizeof want,
-			 "%s: big.pftrace: byte 0x0: a trace packet larger than 256 MiB is not "
-			 "supported",
-			 path);
+			 "%s: byte 0x0: a trace packet larger than 256 MiB is not supported", path);
 		CHECK_STR(r->error, want);
 		CHECK(r->error_is_ours);
 		tm_report_free(r);
