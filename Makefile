@@ -161,7 +161,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
--include $(ENGINE_OBJ:.o=.d) $(TUI_OBJ:.o=.d)
+-include $(ENGINE_OBJ:.o=.d) $(TUI_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 # ---------- fuzz (libFuzzer; tests/fuzz/) ----------
 #   make fuzz                  build every target, seed, run each FUZZ_SECONDS

@@ -87,8 +87,10 @@ struct wb;
 	X(REQ_CONVERT_MANIFEST, "convert-manifest", 'C', 0, act_convert_manifest, "Convert a manifest in the outdated syntax of older docs") \
 	X(REQ_PRINT_ON_EXIT, "print-on-exit", 0, 0, act_print_on_exit, "Print the manifest JSON when the workbench exits") \
 	X(REQ_OPEN, "open", 0, 0, act_open, "Open files or an archive (:open PATH...)")          \
-	X(REQ_ZOOM_IN, "zoom-in", '+', '=', act_zoom_in, "Zoom the timeline in")                  \
+	X(REQ_ZOOM_IN, "zoom-in", '+', '=', act_zoom_in, "Zoom the timeline in (at the selected file)")                  \
 	X(REQ_ZOOM_OUT, "zoom-out", '-', 0, act_zoom_out, "Zoom the timeline out")                \
+	X(REQ_PAN_LEFT, "pan-left", KEY_LEFT, 'h', act_pan_left, "Move the zoomed timeline earlier") \
+	X(REQ_PAN_RIGHT, "pan-right", KEY_RIGHT, 'l', act_pan_right, "Move the zoomed timeline later") \
 	X(REQ_CANCEL_SCAN, "cancel-scan", 'x', 0, act_cancel_scan, "Cancel the background scan")  \
 	X(REQ_HELP, "help", '?', KEY_F(1), act_help, "Show this help")                                 \
 	X(REQ_MESSAGES, "messages", 'L', 0, act_messages, "Show every message of this session in full") \
@@ -181,6 +183,16 @@ struct wb_model {
 	/* evaluation */
 	struct tm_report *rep;
 	char *eval_error;
+	/* the timeline's data, once per evaluation (drawing never loops over
+	 * events): the whole range, dropped events included, and per report
+	 * file where its dropped events would have landed before zero */
+	struct wb_tl_data {
+		int64_t lo, hi;
+		struct wb_drop_range {
+			bool has;
+			int64_t lo, hi;
+		} *drop; /* rep->n_files */
+	} tl;
 
 	/* background scan */
 	pthread_t worker;
@@ -258,14 +270,43 @@ struct wb_layout {
 	int msg_y, keys_y;
 };
 
+/* The file list's columns: what each column's content needs (widest cell,
+ * header included) and the widths the layout gives them; numbers are never
+ * cut, names and machines give way first. */
+struct wb_cols {
+	int order, name, format, size, machine, align, events, drops;
+};
+/* The timeline's window over the whole range [lo, hi]: zoom halves the span
+ * per step; center (a fraction of the range) is where the view is anchored
+ * (the selection when zooming, moved by panning). */
+struct wb_tl_in {
+	int64_t lo, hi;
+	int zoom;
+	double center;
+	int bar_w; /* time columns */
+};
+struct wb_tl_view {
+	double v0, span;    /* the window: [v0, v0 + span) over bar_w columns */
+	int zero_col;       /* the column before which zero is drawn (may be outside) */
+	double center;      /* the center actually used (clamped) */
+	double lo, full;    /* the whole range (with room for zero) */
+};
+
 /* ==== the frame: what view_draw draws (prepared by wb_frame.c) ==== */
 struct wb_frame {
 	struct wb_layout lay;
+	struct wb_cols cols;  /* the file list's column widths */
+	size_t *ord;          /* per model row: its place in trace_processor's
+			       * processing order among the rows (1-based; 0: never) */
+	size_t cap_ord;
+	struct wb_tl_view tl; /* the timeline's window */
+	int tl_bar_w;         /* its time columns (the zero marker takes one more) */
+	int tl_name_w;        /* its name column */
 	struct wb_paras verdict, owner, details;
 	struct tm_buf manifest_json;
 	size_t manifest_lines;
 	char details_label[600];
-	char timeline_label[200];
+	char timeline_label[400];
 	char manifest_label[160];
 	char hints[512];
 	/* Drawn where a verdict, owner block or message is cut on screen: the
@@ -307,6 +348,7 @@ struct wb_ui {
 	bool messages; /* the help screen shows the message log instead */
 	int zoom;
 	bool mouse; /* clicks and the wheel are ours (wb_main.c applies it) */
+	double tl_center; /* the timeline's anchor, a fraction of its range */
 	bool ascii;
 	bool mono;
 	/* prompt: which request (or confirmation) it answers */
@@ -436,6 +478,11 @@ void theme_builtin(void);
 
 /* ==== wb_layout.c ==== */
 void layout_compute(const struct wb_layout_in *in, struct wb_layout *out);
+/* Column widths for a list w columns wide from what the cells need. */
+void layout_columns(const struct wb_cols *need, int w, struct wb_cols *out);
+/* The columns one row takes besides its cells (marks and separators). */
+int layout_columns_extra(void);
+void layout_timeline(const struct wb_tl_in *in, struct wb_tl_view *out);
 int layout_left_cols(int cols);
 size_t pane_rows(const struct pane *p); /* content rows shown (h minus the rule) */
 /* Keep sel within the rows and in view, top within the content. */
@@ -467,6 +514,14 @@ size_t text_utf8_len(const char *p, size_t n);
 char *text_short_name(const char *s, size_t max_len);
 void text_fmt_size(uint64_t n, char *buf, size_t len);
 void text_fmt_dur(int64_t ns, char *buf, size_t len);
+/* Trace time is wall-clock time (the timeline's clock is REALTIME). */
+bool text_is_wall_clock(const struct tm_report *r);
+/* "a .. b" in trace time: wall-clock dates and times of day under
+ * REALTIME ("2023-11-14 22:13:20.334 .. 22:13:21 UTC"), else offsets. */
+void text_fmt_range(const struct tm_report *r, int64_t a, int64_t b, char *buf, size_t len);
+/* A window of the timeline, to about a hundredth of its width:
+ * "+10.0 .. +30.0 ms", "2023-11-14 22:13:20.33 .. 22:13:21.11 UTC". */
+void text_fmt_window(const struct tm_report *r, double a, double b, char *buf, size_t len);
 const char *text_format_short(enum tm_format f);
 const char *text_machine(const struct wb_model *m, const char *path);
 void text_align(const struct wb_model *m, const char *path, char *buf, size_t len);

@@ -1166,11 +1166,26 @@ act_open(struct wb *wb, const char *arg)
 
 /* ---- view ---- */
 
+/* Zooming keeps the selected file in view: the window is centred on it
+ * (the layout clamps the window to the range). */
+static void
+anchor_at_selection(struct wb *wb)
+{
+	size_t row = list_sel_row(&wb->ui);
+	const struct tm_report_file *rf = row == SIZE_MAX ? NULL : model_row_file(&wb->m, row);
+	const struct wb_tl_view *v = &wb->fr.tl;
+	if (!rf || !rf->has_ts || !(v->full > 0))
+		return;
+	double mid = ((double)rf->first_ts + (double)rf->last_ts) / 2.0;
+	wb->ui.tl_center = (mid - v->lo) / v->full;
+}
+
 static void
 act_zoom_in(struct wb *wb, const char *arg)
 {
 	(void)arg;
-	if (wb->ui.zoom < 20)
+	anchor_at_selection(wb);
+	if (wb->ui.zoom < 40)
 		wb->ui.zoom++;
 }
 
@@ -1178,8 +1193,35 @@ static void
 act_zoom_out(struct wb *wb, const char *arg)
 {
 	(void)arg;
+	anchor_at_selection(wb);
 	if (wb->ui.zoom > 0)
 		wb->ui.zoom--;
+}
+
+/* A quarter of the window per step; at 1x there is nowhere to go. */
+static void
+pan(struct wb *wb, double dir)
+{
+	const struct wb_tl_view *v = &wb->fr.tl;
+	if (wb->ui.zoom == 0 || !(v->full > 0)) {
+		model_set_msg(&wb->m, ROLE_INFO, "The whole timeline is in view: zoom in (+) to pan");
+		return;
+	}
+	wb->ui.tl_center = v->center + dir * v->span / v->full / 4.0;
+}
+
+static void
+act_pan_left(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	pan(wb, -1.0);
+}
+
+static void
+act_pan_right(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	pan(wb, 1.0);
 }
 
 static void

@@ -8,6 +8,7 @@
  * line copied.  Everything the view reads comes from here or the model.
  */
 #include <curses.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,6 +264,9 @@ frame_fini(struct wb_frame *fr)
 	text_paras_fini(&fr->owner);
 	text_paras_fini(&fr->details);
 	tm_buf_fini(&fr->manifest_json);
+	free(fr->ord);
+	fr->ord = NULL;
+	fr->cap_ord = 0;
 	for (size_t i = 0; i < fr->n_help; i++)
 		free(fr->help[i]);
 	free(fr->help);
@@ -270,6 +274,136 @@ frame_fini(struct wb_frame *fr)
 	fr->help = NULL;
 	fr->help_role = NULL;
 	fr->n_help = 0;
+}
+
+/* Display width of a name as drawn (escaped). */
+static int
+name_cols(const char *s, size_t len)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	size_t w = tm_escape_display(s, len, &b, NULL, 0, NULL);
+	tm_buf_fini(&b);
+	return w > 4096 ? 4096 : (int)w;
+}
+
+static int
+digits(uint64_t v)
+{
+	int n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static int
+max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int
+cmp_order(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The file list's columns from their cells, and each row's place in the
+ * processing order (trace_processor's: priority, then name). */
+static void
+frame_columns(struct wb *wb)
+{
+	struct wb_frame *fr = &wb->fr;
+	const struct wb_model *m = &wb->m;
+	size_t n = model_n_rows(m);
+	struct wb_cols need = {1, 4, 6, 4, 7, 5, 6, 5}; /* the headers */
+	char buf[128];
+
+	if (fr->cap_ord < n + 1) {
+		fr->cap_ord = n + 1;
+		fr->ord = realloc(fr->ord, fr->cap_ord * sizeof *fr->ord);
+		if (!fr->ord)
+			abort();
+	}
+	uint64_t(*by)[2] = calloc(n + 1, sizeof *by);
+	size_t n_by = 0;
+	if (!by)
+		abort();
+	for (size_t row = 0; row < n; row++) {
+		size_t mi = model_row_member(m, row);
+		const struct tm_member *mb = tm_session_member(m->s, mi);
+		const struct tm_report_file *rf = model_row_file(m, row);
+		const char *name = model_member_name(m, mi);
+		fr->ord[row] = 0;
+		if (mb && mb->order != UINT32_MAX) {
+			by[n_by][0] = mb->order;
+			by[n_by++][1] = row;
+		}
+		need.name = max_int(need.name, name_cols(name, mb && mb->name ? mb->name_len : strlen(name)));
+		text_fmt_size(mb ? mb->size : 0, buf, sizeof buf);
+		need.size = max_int(need.size, (int)strlen(buf));
+		if (mb)
+			need.format = max_int(need.format, (int)strlen(text_format_short(mb->format)));
+		if (text_member_is_trace(mb)) {
+			const char *mt = text_machine(m, name);
+			need.machine = max_int(need.machine, name_cols(mt, strlen(mt)));
+			text_align(m, name, buf, sizeof buf);
+			need.align = max_int(need.align, (int)strlen(buf));
+		}
+		if (rf) {
+			need.events = max_int(need.events, digits(rf->events));
+			need.drops = max_int(need.drops, digits(rf->dropped));
+		}
+	}
+	qsort(by, n_by, sizeof *by, cmp_order);
+	for (size_t k = 0; k < n_by; k++)
+		fr->ord[by[k][1]] = k + 1;
+	need.order = max_int(1, digits(n_by));
+	free(by);
+	layout_columns(&need, fr->lay.list.w, &fr->cols);
+}
+
+/* The timeline's name column, window and rule label. */
+static void
+frame_timeline(struct wb *wb)
+{
+	struct wb_frame *fr = &wb->fr;
+	const struct wb_model *m = &wb->m;
+	int w = fr->lay.timeline.w;
+
+	fr->tl_name_w = 14;
+	for (size_t row = 0; row < model_n_rows(m); row++)
+		if (text_is_timeline_file(model_row_file(m, row))) {
+			const char *name = model_row_name(m, row);
+			fr->tl_name_w = max_int(fr->tl_name_w, name_cols(name, strlen(name)) + 1);
+		}
+	if (fr->tl_name_w > w / 3)
+		fr->tl_name_w = max_int(14, w / 3);
+	/* bar_w time columns and one for the zero marker */
+	fr->tl_bar_w = w - fr->tl_name_w - 8 - 1;
+	struct wb_tl_in in = {m->tl.lo, m->tl.hi, wb->ui.zoom, wb->ui.tl_center, fr->tl_bar_w};
+	layout_timeline(&in, &fr->tl);
+	wb->ui.tl_center = fr->tl.center;
+	char d[64], rg[200];
+	/* the span to 4 significant digits */
+	double sp = fr->tl.span, q = 1.0;
+	while (sp / q >= 10000.0)
+		q *= 10.0;
+	text_fmt_dur((int64_t)(floor(sp / q + 0.5) * q), d, sizeof d);
+	bool zero = fr->tl.zero_col >= 0 && fr->tl.zero_col <= fr->tl_bar_w;
+	const char *bar = wb->ui.ascii ? "|" : "\xe2\x94\x82";
+	if (wb->ui.zoom == 0 && !text_is_wall_clock(m->rep)) {
+		snprintf(fr->timeline_label, sizeof fr->timeline_label,
+			 "timeline: %s over %d columns, %s = 0, zoom 1x (+/-)", d, fr->tl_bar_w, bar);
+		return;
+	}
+	text_fmt_window(m->rep, fr->tl.v0, fr->tl.v0 + fr->tl.span, rg, sizeof rg);
+	snprintf(fr->timeline_label, sizeof fr->timeline_label, "timeline: %s%s%s%s, zoom %dx (+/-%s)",
+		 rg, zero ? ", " : "", zero ? bar : "", zero ? " = 0" : "", 1 << wb->ui.zoom,
+		 wb->ui.zoom ? ", h/l pan" : "");
 }
 
 void
@@ -310,6 +444,8 @@ frame_prepare(struct wb *wb)
 	in.focus_manifest = wb->ui.focus_manifest;
 	in.focus_details = wb->ui.focus_details;
 	layout_compute(&in, &fr->lay);
+	frame_columns(wb);
+	frame_timeline(wb);
 
 	/* The list. */
 	set_pane(list, &fr->lay.list);

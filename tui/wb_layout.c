@@ -35,6 +35,84 @@ layout_left_cols(int cols)
 	return cols >= SIDE_COLS ? cols * 3 / 5 : cols;
 }
 
+/* "> !" marks, then a space before every column but the first. */
+int
+layout_columns_extra(void)
+{
+	return 2 + 7;
+}
+
+void
+layout_columns(const struct wb_cols *need, int w, struct wb_cols *out)
+{
+	*out = *need;
+	int fixed = layout_columns_extra() + out->order + out->format + out->size + out->events +
+		    out->drops;
+	int room = w - fixed; /* for name, machine and align */
+	/* Names and machines give way first (in steps), never the numbers. */
+	const int steps[][3] = {{24, 12, 10}, {20, 10, 8}, {16, 8, 6}, {12, 7, 5}, {8, 7, 5}};
+	for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+		if (out->name + out->machine + out->align <= room)
+			break;
+		out->name = min_int(need->name, steps[k][0]);
+		out->machine = min_int(need->machine, steps[k][1]);
+		out->align = min_int(need->align, steps[k][2]);
+	}
+	if (out->name + out->machine + out->align > room) {
+		/* the narrowest screens: machines and alignments to 5, names
+		 * what is left (4 at least) */
+		out->machine = min_int(need->machine, 5);
+		out->align = min_int(need->align, 5);
+		out->name = max_int(min_int(need->name, 4), room - out->machine - out->align);
+	}
+	/* What is left goes to the names (they are cut otherwise), then the
+	 * machines, at most what they need; the rest trails. */
+	int left = room - out->name - out->machine - out->align;
+	if (left > 0) {
+		int g = min_int(left, need->name - out->name);
+		out->name += g;
+		left -= g;
+		out->machine += min_int(left, need->machine - out->machine);
+	}
+	if (out->name < 1)
+		out->name = 1;
+}
+
+void
+layout_timeline(const struct wb_tl_in *in, struct wb_tl_view *out)
+{
+	double lo = (double)in->lo, hi = (double)in->hi;
+	int bar_w = in->bar_w > 1 ? in->bar_w : 1;
+	if (hi <= lo)
+		hi = lo + 1.0;
+	/* A dropped region before zero narrower than a column still gets one,
+	 * so it shows at 1x; the range grows to keep its end in view. */
+	if (lo < 0 && -lo / (hi - lo) * bar_w < 1.0)
+		lo = -(hi + 1.0) / (bar_w - 1 > 0 ? bar_w - 1 : 1) - 1.0;
+	double full = hi - lo, span = full;
+	for (int z = 0; z < in->zoom; z++)
+		span /= 2.0;
+	if (span < 1.0)
+		span = 1.0;
+	if (span > full)
+		span = full;
+	double half = span / full / 2.0;
+	double c = in->center;
+	if (!(c >= half)) /* NaN too */
+		c = half;
+	if (c > 1.0 - half)
+		c = 1.0 - half;
+	out->center = c;
+	out->lo = lo;
+	out->full = full;
+	out->span = span;
+	out->v0 = lo + c * full - span / 2.0;
+	if (out->v0 < lo)
+		out->v0 = lo;
+	double z = (0.0 - out->v0) / span * bar_w;
+	out->zero_col = z < -1.0 ? -1 : z > bar_w + 1.0 ? bar_w + 1 : (int)z;
+}
+
 void
 layout_compute(const struct wb_layout_in *in, struct wb_layout *out)
 {

@@ -202,6 +202,64 @@ model_offset_effect(const struct wb_model *m, const char *path, int64_t off, con
 
 /* ---- evaluation ---- */
 
+/* The timeline's range and each file's dropped range before zero, from the
+ * report (its events list is long under --events sized inputs: once here,
+ * not in every frame). */
+static void
+timeline_data(struct wb_model *m)
+{
+	const struct tm_report *r = m->rep;
+	struct wb_tl_data *t = &m->tl;
+
+	free(t->drop);
+	memset(t, 0, sizeof *t);
+	t->hi = 1;
+	if (!r)
+		return;
+	t->lo = INT64_MAX;
+	t->hi = INT64_MIN;
+	t->drop = calloc(r->n_files + 1, sizeof *t->drop);
+	if (!t->drop)
+		abort();
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *rf = &r->files[i];
+		struct wb_drop_range *d = &t->drop[i];
+		if (rf->has_all_ts) {
+			t->lo = rf->all_first_ts < t->lo ? rf->all_first_ts : t->lo;
+			t->hi = rf->all_last_ts > t->hi ? rf->all_last_ts : t->hi;
+			if (rf->all_first_ts < 0)
+				*d = (struct wb_drop_range){true, rf->all_first_ts,
+							   rf->all_last_ts < 0 ? rf->all_last_ts : 0};
+		}
+		if (rf->has_ts) {
+			t->lo = rf->first_ts < t->lo ? rf->first_ts : t->lo;
+			t->hi = rf->last_ts > t->hi ? rf->last_ts : t->hi;
+		}
+	}
+	for (size_t i = 0; i < r->n_events; i++) {
+		const struct tm_report_event *ev = &r->events[i];
+		if (!ev->dropped || ev->ts >= 0 || ev->file >= r->n_files)
+			continue;
+		struct wb_drop_range *d = &t->drop[ev->file];
+		t->lo = ev->ts < t->lo ? ev->ts : t->lo;
+		d->lo = !d->has || ev->ts < d->lo ? ev->ts : d->lo;
+		d->hi = !d->has || ev->ts > d->hi ? ev->ts : d->hi;
+		d->has = true;
+	}
+	/* Zero (where events start to be dropped) is on the strip unless it is
+	 * further from the events than their own span (wall-clock times). */
+	if (t->lo > t->hi) {
+		t->lo = 0;
+		t->hi = 1;
+	} else if (t->lo > 0 && t->lo <= t->hi - t->lo) {
+		t->lo = 0;
+	} else if (t->lo >= 0 && t->hi == t->lo) {
+		t->hi = t->lo + 1;
+	}
+	if (t->hi <= 0)
+		t->hi = 1;
+}
+
 void
 model_evaluate(struct wb_model *m)
 {
@@ -224,6 +282,7 @@ model_evaluate(struct wb_model *m)
 	if (m->rep)
 		tm_report_free(m->rep);
 	m->rep = rep;
+	timeline_data(m);
 }
 
 /* ---- background scan ---- */
@@ -583,6 +642,7 @@ close_session(struct wb_model *m)
 	if (m->rep)
 		tm_report_free(m->rep);
 	m->rep = NULL;
+	timeline_data(m);
 	tm_pack_check_fini(&m->pack);
 	if (m->s)
 		tm_session_close(m->s);

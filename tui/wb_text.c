@@ -9,6 +9,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <time.h>
 
 #include "wb.h"
 
@@ -83,6 +85,110 @@ text_fmt_dur(int64_t ns, char *buf, size_t len)
 	tm_format_duration_ns(ns, &b);
 	snprintf(buf, len, "%s", b.data ? b.data : "");
 	tm_buf_fini(&b);
+}
+
+bool
+text_is_wall_clock(const struct tm_report *r)
+{
+	return r && (r->tt_clock == TM_CLOCK_REALTIME || r->tt_clock == TM_CLOCK_REALTIME_COARSE);
+}
+
+/* A trace time: under REALTIME the wall-clock date and time of day (local
+ * time, the zone named), else the offset from zero ("+40 ms").  with_date
+ * false leaves the date out (the second end of a range on the same day). */
+static void
+fmt_ts(const struct tm_report *r, int64_t ns, bool with_date, char *buf, size_t len)
+{
+	if (!text_is_wall_clock(r) || ns < 0) {
+		text_fmt_dur(ns, buf, len);
+		return;
+	}
+	time_t sec = (time_t)(ns / 1000000000);
+	long frac = (long)(ns % 1000000000);
+	struct tm tmv;
+	char d[64], z[16], f[16] = "";
+	if (!localtime_r(&sec, &tmv)) {
+		text_fmt_dur(ns, buf, len);
+		return;
+	}
+	strftime(d, sizeof d, with_date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tmv);
+	strftime(z, sizeof z, "%Z", &tmv);
+	if (frac % 1000000 == 0 && frac)
+		snprintf(f, sizeof f, ".%03ld", frac / 1000000);
+	else if (frac % 1000 == 0 && frac)
+		snprintf(f, sizeof f, ".%06ld", frac / 1000);
+	else if (frac)
+		snprintf(f, sizeof f, ".%09ld", frac);
+	snprintf(buf, len, "%s%s%s%s", d, f, z[0] ? " " : "", z);
+}
+
+void
+text_fmt_range(const struct tm_report *r, int64_t a, int64_t b, char *buf, size_t len)
+{
+	char x[96], y[96];
+	bool wall = text_is_wall_clock(r) && a >= 0 && b >= 0;
+	if (wall) {
+		/* the date once when both ends are on the same day; the zone
+		 * once, at the end */
+		time_t sa = (time_t)(a / 1000000000), sb = (time_t)(b / 1000000000);
+		struct tm ta, tb;
+		bool same_day = localtime_r(&sa, &ta) && localtime_r(&sb, &tb) &&
+				ta.tm_year == tb.tm_year && ta.tm_yday == tb.tm_yday;
+		fmt_ts(r, a, true, x, sizeof x);
+		char *zone = strrchr(x, ' ');
+		if (zone && zone > strchr(x, ' '))
+			*zone = 0; /* the zone once, after the second end */
+		fmt_ts(r, b, !same_day, y, sizeof y);
+	} else {
+		fmt_ts(r, a, true, x, sizeof x);
+		fmt_ts(r, b, true, y, sizeof y);
+	}
+	snprintf(buf, len, "%s .. %s", x, y);
+}
+
+/* Decimals that resolve res in a value counted in unit. */
+static int
+decimals(double unit, double res)
+{
+	int d = 0;
+	while (d < 9 && unit > res * 1.0000001) {
+		unit /= 10.0;
+		d++;
+	}
+	return d;
+}
+
+void
+text_fmt_window(const struct tm_report *r, double a, double b, char *buf, size_t len)
+{
+	double res = (b - a) / 100.0; /* about a column of a wide strip */
+	if (res < 1.0)
+		res = 1.0;
+	if (text_is_wall_clock(r) && a >= 0.0) {
+		char x[96], y[96], z[16];
+		time_t sa = (time_t)(a / 1e9), sb = (time_t)(b / 1e9);
+		struct tm ta, tb;
+		if (localtime_r(&sa, &ta) && localtime_r(&sb, &tb)) {
+			int d = decimals(1e9, res);
+			bool same_day = ta.tm_year == tb.tm_year && ta.tm_yday == tb.tm_yday;
+			strftime(x, sizeof x, "%Y-%m-%d %H:%M:%S", &ta);
+			strftime(y, sizeof y, same_day ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tb);
+			strftime(z, sizeof z, "%Z", &tb);
+			double fa = (a - (double)sa * 1e9) / 1e9, fb = (b - (double)sb * 1e9) / 1e9;
+			char pa[16] = "", pb[16] = "";
+			if (d) {
+				snprintf(pa, sizeof pa, "%.*f", d, fa < 0.9999999995 ? fa : 0.9999999995);
+				snprintf(pb, sizeof pb, "%.*f", d, fb < 0.9999999995 ? fb : 0.9999999995);
+			}
+			snprintf(buf, len, "%s%s .. %s%s %s", x, d ? pa + 1 : "", y, d ? pb + 1 : "", z);
+			return;
+		}
+	}
+	double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+	double unit = m >= 1e9 ? 1e9 : m >= 1e6 ? 1e6 : m >= 1e3 ? 1e3 : 1.0;
+	const char *u = unit == 1e9 ? "s" : unit == 1e6 ? "ms" : unit == 1e3 ? "us" : "ns";
+	int d = decimals(unit, res);
+	snprintf(buf, len, "%+.*f .. %+.*f %s", d, a / unit, d, b / unit, u);
 }
 
 void
@@ -229,7 +335,7 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 	const struct tm_manifest_file *f;
 	const char *name;
 	struct tm_buf *b;
-	char tmp[64], a[64], c[64];
+	char tmp[64], a[160], c[64];
 
 	if (n == 0)
 		return;
@@ -331,15 +437,28 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 	if (rf->n_clocks == 0)
 		tm_buf_adds(b, rf->is_predicted ? "none (private clock)" : "?");
 	if (rf->has_ts) {
-		text_fmt_dur(rf->first_ts, a, sizeof a);
-		text_fmt_dur(rf->last_ts, c, sizeof c);
-		tm_buf_addf(b, "  range: %s .. %s", a, c);
+		text_fmt_range(m->rep, rf->first_ts, rf->last_ts, a, sizeof a);
+		tm_buf_addf(b, "  range: %s", a);
 	}
 	if (rf->has_all_ts && (!rf->has_ts || rf->all_first_ts != rf->first_ts ||
 			       rf->all_last_ts != rf->last_ts)) {
-		text_fmt_dur(rf->all_first_ts, a, sizeof a);
-		text_fmt_dur(rf->all_last_ts, c, sizeof c);
-		tm_buf_addf(b, "%s%s .. %s with dropped", rf->has_ts ? " kept, " : "  range: ", a, c);
+		text_fmt_range(m->rep, rf->all_first_ts, rf->all_last_ts, a, sizeof a);
+		tm_buf_addf(b, "%s%s with dropped", rf->has_ts ? " kept, " : "  range: ", a);
+	}
+	/* Order: trace_processor's, by name (#, the list's first column). */
+	if (mb && mb->order != UINT32_MAX && text_member_is_trace(mb)) {
+		size_t before = 0, rows = 0;
+		for (size_t r = 0; r < n; r++) {
+			const struct tm_member *o = tm_session_member(m->s, model_row_member(m, r));
+			if (!o || o->order == UINT32_MAX)
+				continue;
+			rows++;
+			before += o->order < mb->order;
+		}
+		b = text_para_add(ps, ROLE_DIM);
+		tm_buf_addf(b, "order: #%zu of %zu (trace_processor's: protos first, then by name, "
+			       "not as given; F2 renames)",
+			    before + 1, rows);
 	}
 	/* Machine: the manifest's choice, the rows it lands on, embedded ids. */
 	b = text_para_add(ps, ROLE_MACHINE);

@@ -145,6 +145,55 @@ put_escaped(const char *s, size_t len, int max_cols, int base_attr)
 	return used;
 }
 
+/* A name within max_cols: when it does not fit, its middle gives way
+ * ("pixel7-sys~evening-run.json"): names alike differ at their ends. */
+static int
+put_name(const char *s, size_t len, int max_cols, int base_attr)
+{
+	struct tm_buf b;
+	int used;
+
+	if (max_cols <= 0)
+		return 0;
+	tm_buf_init(&b);
+	tm_escape_display(s ? s : "", s ? len : 0, &b, NULL, 0, NULL);
+	const char *e = b.data ? b.data : "";
+	if (max_cols < 8 || text_cols(e, b.len) <= max_cols) {
+		tm_buf_fini(&b);
+		return put_escaped(s, len, max_cols, base_attr);
+	}
+	int head = (max_cols - 1) * 2 / 5, tail = max_cols - 1 - head;
+	size_t h = 0, t = b.len;
+	for (int c = 0; h < b.len;) {
+		size_t k = text_utf8_len(e + h, b.len - h);
+		int w = text_char_cols(e + h, k);
+		if (c + w > head)
+			break;
+		c += w;
+		h += k;
+	}
+	/* the tail: the last characters that fit (UTF-8 starts only) */
+	for (int c = 0; t > h;) {
+		size_t p = t - 1;
+		while (p > h && ((unsigned char)e[p] & 0xc0) == 0x80)
+			p--;
+		int w = text_char_cols(e + p, t - p);
+		if (c + w > tail)
+			break;
+		c += w;
+		t = p;
+	}
+	struct tm_buf cut;
+	tm_buf_init(&cut);
+	tm_buf_add(&cut, e, h);
+	tm_buf_addc(&cut, '~');
+	tm_buf_add(&cut, e + t, b.len - t);
+	used = put_safe(cut.data, cut.len, NULL, 0, max_cols, base_attr);
+	tm_buf_fini(&cut);
+	tm_buf_fini(&b);
+	return used;
+}
+
 /* Trusted (our own) text. */
 static int
 put_text(const char *s, int max_cols, int attr)
@@ -234,17 +283,18 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 	const struct pane *p = &wb->ui.pane[PANE_LIST];
 	int y0 = rc->y, h = rc->h, x0 = rc->x, w = rc->w;
 	size_t n = p->n; /* the lines: the model's rows through the filter */
-	int name_w = w - 59; /* the other columns take 59 */
+	const struct wb_cols *cl = &wb->fr.cols; /* widths from the content */
+	int name_w = cl->name;
 	char buf[256];
 
-	if (name_w < 8)
-		name_w = 8;
 	/* Nothing may wrap: a wrapped row would land on the next one. */
 	scrollok(stdscr, FALSE);
 	attrset(theme_attr(ROLE_HEADER));
 	move(y0, x0);
-	snprintf(buf, sizeof buf, "  %-*s %-8s %9s %-12s %-10s %7s %5s", name_w, "FILE", "FORMAT",
-		 "SIZE", "MACHINE", "ALIGN", "EVENTS", "DROPS");
+	/* #: the place in trace_processor's processing order (by name) */
+	snprintf(buf, sizeof buf, "  %*s %-*s %-*s %*s %-*s %-*s %*s %*s", cl->order, "#", name_w,
+		 "FILE", cl->format, "FORMAT", cl->size, "SIZE", cl->machine, "MACHINE", cl->align,
+		 "ALIGN", cl->events, "EVENTS", cl->drops, "DROPS");
 	put_text(buf, w, theme_attr(ROLE_HEADER));
 	fill_to(y0, x0 + w, theme_attr(ROLE_HEADER));
 	if (n == 0 && wb->ui.filter && h > 1) {
@@ -277,49 +327,58 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 		addstr(cur ? ">" : " ");
 		attrset(problem && !cur ? theme_attr(ROLE_ERROR) : attr);
 		addstr(problem ? "!" : " ");
-		used = put_escaped(name, mb && mb->name ? mb->name_len : strlen(name), name_w,
-				   problem && !cur ? theme_attr(ROLE_ERROR) : attr);
+		attrset(attr);
+		if (wb->fr.ord && wb->fr.ord[row])
+			printw("%*zu ", cl->order, wb->fr.ord[row]);
+		else
+			printw("%*s ", cl->order, "-");
+		used = put_name(name, mb && mb->name ? mb->name_len : strlen(name), name_w,
+				problem && !cur ? theme_attr(ROLE_ERROR) : attr);
 		attrset(attr);
 		free(problem);
 		for (; used < name_w; used++)
 			addch(' ');
 		text_fmt_size(mb ? mb->size : 0, buf, sizeof buf);
-		printw(" %-8.8s %9s ", mb ? text_format_short(mb->format) : "?", buf);
+		printw(" %-*.*s %*s ", cl->format, cl->format,
+		       mb ? text_format_short(mb->format) : "?", cl->size, buf);
 		bool trace = text_member_is_trace(mb);
 		const char *mt = trace ? text_machine(&wb->m, name) : "-";
-		used = put_escaped(mt, strlen(mt), 12, attr);
-		for (; used < 12; used++)
+		used = put_escaped(mt, strlen(mt), cl->machine, attr);
+		for (; used < cl->machine; used++)
 			addch(' ');
+		int ev = cl->events, dr = cl->drops;
 		if (wb->m.worker_running || (!wb->m.scanned && wb->m.s)) {
 			struct tm_progress pr;
 			memset(&pr, 0, sizeof pr);
 			tm_session_progress(wb->m.s, m, &pr);
+			int bw = cl->align + ev + dr + 2 - 7;
 			if (pr.is_scanned)
 				snprintf(buf, sizeof buf, " scanned");
 			else
-				progress_bar(pr.done_bytes, pr.total_bytes, 12, buf, sizeof buf);
+				progress_bar(pr.done_bytes, pr.total_bytes, bw < 4 ? 4 : bw > 40 ? 40 : bw,
+					     buf, sizeof buf);
 			printw(" %s", buf);
 		} else {
 			char al[64] = "-";
 			if (trace)
 				text_align(&wb->m, name, al, sizeof al);
-			printw(" %-10.10s ", al);
+			printw(" %-*.*s ", cl->align, cl->align, al);
 			if (mb && mb->error) {
 				attrset(cur ? attr : theme_attr(ROLE_ERROR));
-				printw("%7s %5s", "error", "");
+				printw("%*s %*s", ev, "error", dr, "");
 			} else if (rf && !rf->is_predicted && wb->m.rep->error && text_is_timeline_file(rf)) {
 				/* the import fails before reaching it */
-				printw("%7s %5s", "-", "-");
+				printw("%*s %*s", ev, "-", dr, "-");
 			} else if (rf && !rf->is_predicted && text_is_timeline_file(rf)) {
 				/* not scanned: unknown, not zero */
-				printw("%7s %5s", "?", "?");
+				printw("%*s %*s", ev, "?", dr, "?");
 			} else if (rf && trace) {
-				printw("%7llu ", (unsigned long long)rf->events);
+				printw("%*llu ", ev, (unsigned long long)rf->events);
 				if (rf->dropped && !cur)
 					attrset(theme_attr(ROLE_WARNING));
-				printw("%5llu", (unsigned long long)rf->dropped);
+				printw("%*llu", dr, (unsigned long long)rf->dropped);
 			} else {
-				printw("%7s %5s", "-", "-");
+				printw("%*s %*s", ev, "-", dr, "-");
 			}
 		}
 		fill_to(y, x0 + w, attr);
@@ -379,44 +438,18 @@ draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 {
 	int y0 = rc->y, h = rc->h, x0 = rc->x, w = rc->w;
 	size_t sel = list_sel_row(&wb->ui);
-
-	if (sel == SIZE_MAX) /* the filter shows no file: the strip from its top */
-		sel = 0;
 	const struct tm_report *r = wb->m.rep;
-	int64_t lo = 0, hi = 1;
-	int name_w = 14, bar_w = w - name_w - 8;
-	char label[160], d[64];
+	const struct wb_frame *fr = &wb->fr;
+	const struct wb_tl_view *v = &fr->tl;
+	int name_w = fr->tl_name_w, bar_w = fr->tl_bar_w;
+	char label[480];
 	size_t n_tl, first = 0, *rows;
 	int bars = h - 1;
 
-	if (!r || bar_w < 10 || h < 1) {
+	if (!r || bar_w < 9 || h < 1) {
 		rule(wb, y0, x0, x0 + w, "timeline");
 		return;
 	}
-	/* The axis covers every file, the part before zero (dropped) included. */
-	for (size_t i = 0; i < r->n_files; i++) {
-		const struct tm_report_file *rf = &r->files[i];
-		if (rf->has_all_ts) {
-			if (rf->all_first_ts < lo)
-				lo = rf->all_first_ts;
-			if (rf->all_last_ts > hi)
-				hi = rf->all_last_ts;
-		}
-		if (rf->has_ts) {
-			if (rf->first_ts < lo)
-				lo = rf->first_ts;
-			if (rf->last_ts > hi)
-				hi = rf->last_ts;
-		}
-	}
-	for (size_t i = 0; i < r->n_events; i++)
-		if (r->events[i].dropped && r->events[i].ts < lo)
-			lo = r->events[i].ts;
-	double span = (double)hi - (double)lo;
-	for (int z = 0; z < wb->ui.zoom; z++)
-		span /= 2.0;
-	if (span < 1.0)
-		span = 1.0;
 	rows = calloc(model_n_rows(&wb->m) + 1, sizeof *rows);
 	n_tl = text_timeline_rows(&wb->m, rows, model_n_rows(&wb->m));
 	/* One bar per file; when they do not fit, scroll to keep the selected
@@ -431,61 +464,44 @@ draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 		if (bars > 0 && sel_k >= (size_t)bars)
 			first = sel_k - (size_t)bars + 1;
 	}
-	text_fmt_dur((int64_t)span, d, sizeof d);
 	size_t shown = n_tl - first < (size_t)bars ? n_tl - first : (size_t)bars;
-	int o = snprintf(label, sizeof label, "timeline: %s over %d columns, %s = 0, zoom %dx (+/-)",
-			 d, bar_w - 1, wb->ui.ascii ? "|" : "\xe2\x94\x82", 1 << wb->ui.zoom);
+	int o = snprintf(label, sizeof label, "%s", fr->timeline_label);
 	if (shown < n_tl && o > 0 && (size_t)o < sizeof label)
 		snprintf(label + o, sizeof label - (size_t)o, ", files %zu-%zu of %zu", first + 1,
 			 first + shown, n_tl);
 	rule(wb, y0, x0, x0 + w, label);
-	/* Zero is a marker column of its own, between the time columns.  A
-	 * dropped region narrower than a column still gets one column before
-	 * zero, so it shows at any zoom. */
-	bar_w--;
-	if (lo < 0 && (double)(0 - lo) / span * bar_w < 1.0)
-		lo = -(int64_t)(span / bar_w) - 1;
-	int zero_col = (int)((double)(0 - lo) / span * bar_w);
+	/* Zero is a marker column of its own, between the time columns.  Every
+	 * cell reads the file's two ranges (kept, dropped before zero), never
+	 * its events: the cost is the strip's size. */
+	int zero_col = v->zero_col;
+	double end = v->v0 + v->span;
 	for (size_t k = first; k < first + shown; k++) {
 		size_t row = rows[k];
 		const struct tm_report_file *rf = model_row_file(&wb->m, row);
 		const char *name = model_member_name(&wb->m, rf->member);
+		size_t fi = (size_t)(rf - r->files);
+		const struct wb_drop_range *dr = wb->m.tl.drop ? &wb->m.tl.drop[fi] : NULL;
+		bool has_drop_ts = dr && dr->has;
 		int y = y0 + 1 + (int)(k - first);
-		bool has_drop_ts = false;
-		int64_t dlo = 0, dhi = 0;
+		/* a file whose range is outside the window: an arrow to it */
+		bool left = rf->has_ts && (double)rf->last_ts < v->v0;
+		bool right = rf->has_ts && (double)rf->first_ts > end;
 
 		move(y, x0);
-		int used = put_escaped(name, strlen(name), name_w - 1,
-					    row == sel ? theme_attr(ROLE_TITLE)
-							   : theme_attr(ROLE_DEFAULT));
+		int used = put_name(name, strlen(name), name_w - 1,
+				    row == sel ? theme_attr(ROLE_TITLE) : theme_attr(ROLE_DEFAULT));
 		attrset(theme_attr(ROLE_DEFAULT));
 		for (; used < name_w; used++)
 			addch(' ');
-		/* Where its dropped events would have landed (before zero). */
-		if (rf->has_all_ts && rf->all_first_ts < 0) {
-			has_drop_ts = true;
-			dlo = rf->all_first_ts;
-			dhi = rf->all_last_ts < 0 ? rf->all_last_ts : 0;
-		}
-		for (size_t i = 0; i < r->n_events; i++) {
-			const struct tm_report_event *ev = &r->events[i];
-			if (&r->files[ev->file] == rf && ev->dropped && ev->ts < 0) {
-				if (!has_drop_ts || ev->ts < dlo)
-					dlo = ev->ts;
-				if (!has_drop_ts || ev->ts > dhi)
-					dhi = ev->ts;
-				has_drop_ts = true;
-			}
-		}
 		for (int c = 0; c < bar_w; c++) {
-			double t0 = (double)lo + span * c / bar_w;
-			double t1 = (double)lo + span * (c + 1) / bar_w;
+			double t0 = v->v0 + v->span * c / bar_w;
+			double t1 = v->v0 + v->span * (c + 1) / bar_w;
 			bool on = rf->has_ts && (double)rf->last_ts >= t0 &&
 				  ((double)rf->first_ts < t1 ||
 				   (c == bar_w - 1 && (double)rf->first_ts <= t1));
 			bool before = t0 + t1 < 0.0; /* its middle is before zero */
-			bool dropped_here = has_drop_ts && before && (double)dlo < t1 &&
-					    (double)dhi >= t0;
+			bool dropped_here = has_drop_ts && before && (double)dr->lo < t1 &&
+					    (double)dr->hi >= t0;
 			if (c == zero_col) {
 				attrset(theme_attr(ROLE_ZERO));
 				addstr(wb->ui.ascii ? "|" : "\xe2\x94\x82");
@@ -496,6 +512,10 @@ draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 			} else if (on) {
 				attrset(theme_attr(ROLE_BAR));
 				addstr(wb->ui.ascii ? "#" : "\xe2\x96\x88");
+			} else if ((left && c == 0) || (right && c == bar_w - 1)) {
+				attrset(theme_attr(ROLE_BAR));
+				addstr(left ? (wb->ui.ascii ? "<" : "\xe2\x97\x82")
+					    : (wb->ui.ascii ? ">" : "\xe2\x96\xb8"));
 			} else if (before) {
 				attrset(theme_attr(ROLE_DIM));
 				addstr(wb->ui.ascii ? ":" : "\xe2\x94\x84");

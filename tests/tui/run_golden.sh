@@ -46,6 +46,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	args=${args//@WORK@/$dir}
 	args=${args//@HOSTILE@/$work/hostile.tar}
 	args=${args//@MANY@/$work/many}
+	args=${args//@WIDE@/$work/wide}
 	args=${args//@TOP@/$top}
 	args=${args//@UNPREDICTED@/$work/unpredicted}
 	args=${args//@OWNER@/$work/owner}
@@ -102,6 +103,13 @@ make_many() {
 	printf '{"traceEvents":[{"ph":"X","name":"a","ts":100,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":5000,"dur":1,"pid":1,"tid":1}]}\n' \
 		>"$work/owner/a.json"
 	cp "$work/owner/a.json" "$work/owner/z.json"
+	# Long names alike but at their ends, given out of name order (the #
+	# column: trace_processor's order is the names').
+	mkdir -p "$work/wide"
+	for n in pixel7-system_server-boot-trace-2023-11-14-morning-run pixel7-system_server-boot-trace-2023-11-14-evening-run zz-watch; do
+		printf '{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' \
+			"${#n}000" >"$work/wide/$n.json"
+	done
 	# Files a case removes from under the workbench (../gone/ from its dir).
 	mkdir -p "$work/gone"
 	cp "$work"/many/t0[1-3].json "$work/gone/"

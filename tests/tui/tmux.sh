@@ -209,9 +209,9 @@ x10() { # button col row (1-based): ESC [ M, then each as a byte of 32 + value
 if wait_for s8 "phone.pftrace" 15; then
 	# relay.pftrace is the list's third file: screen row 5 (1-based)
 	T send-keys -t s8 -l "$(x10 0 6 5)$(x10 3 6 5)"
-	if wait_for s8 "> relay.pftrace" 5 && wait_for s8 "── relay.pftrace" 5; then
+	if wait_for s8 "> 2 relay.pftrace" 5 && wait_for s8 "── relay.pftrace" 5; then
 		T send-keys -t s8 -l "$(x10 64 6 5)"
-		if wait_for s8 "> phone.pftrace" 5; then echo "PASS: tmux-mouse-click"
+		if wait_for s8 "> 1 phone.pftrace" 5; then echo "PASS: tmux-mouse-click"
 		else echo "FAIL: tmux-mouse-click: the wheel did not move the selection: $(T capture-pane -p -t s8 | head -6 | tr '\n' ' ')"; fi
 	else
 		echo "FAIL: tmux-mouse-click: the click did not select relay.pftrace: $(T capture-pane -p -t s8 | head -6 | tr '\n' ' ')"
