@@ -62,6 +62,23 @@ sp_mem_add(int64_t n)
 	pthread_mutex_unlock(&sp_mu);
 }
 
+/* All of p[0..n) at off, written or read; false on an error. */
+static bool
+sp_io(int fd, bool wr, uint8_t *p, size_t n, uint64_t off)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = wr ? pwrite(fd, p + done, n - done, (off_t)(off + done))
+			       : pread(fd, p + done, n - done, (off_t)(off + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		done += (size_t)k;
+	}
+	return true;
+}
+
 /* Write p[0..n) to a fresh extent; false (nothing kept) on failure. */
 static bool
 sp_write(const uint8_t *p, size_t n, uint64_t *off)
@@ -78,16 +95,7 @@ sp_write(const uint8_t *p, size_t n, uint64_t *off)
 	pthread_mutex_unlock(&sp_mu);
 	if (fd < 0)
 		return false;
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pwrite(fd, p + done, n - done, (off_t)(at + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		done += (size_t)k;
-	}
-	if (done < n) {
+	if (!sp_io(fd, true, (uint8_t *)(uintptr_t)p, n, at)) {
 		pthread_mutex_lock(&sp_mu);
 		sp_live -= n;
 		pthread_mutex_unlock(&sp_mu);
@@ -104,15 +112,8 @@ sp_read(uint64_t off, uint8_t *p, size_t n)
 	pthread_mutex_lock(&sp_mu);
 	int fd = sp_fd;
 	pthread_mutex_unlock(&sp_mu);
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pread(fd, p + done, n - done, (off_t)(off + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			tm_oom(n);
-		done += (size_t)k;
-	}
+	if (!sp_io(fd, false, p, n, off))
+		tm_oom(n);
 }
 
 static void
@@ -135,17 +136,28 @@ tm_oplog_init(struct tm_oplog *l)
 	tm_buf_init(&l->pool);
 }
 
-void
-tm_oplog_fini(struct tm_oplog *l)
+/* The buffers runs are staged in (refilled if more is appended). */
+static void
+free_staging(struct tm_oplog *l)
 {
-	free(l->bytes);
-	free(l->details);
 	free(l->run_ts);
 	free(l->sort_tmp);
 	free(l->enc);
 	for (uint32_t k = 0; l->lanes && k < TM_LANES; k++)
 		free(l->lanes[k].v);
 	free(l->lanes);
+	l->lanes = NULL;
+	l->run_ts = l->sort_tmp = NULL;
+	l->enc = NULL;
+	l->cap_run_ts = l->cap_sort_tmp = l->cap_enc = 0;
+}
+
+void
+tm_oplog_fini(struct tm_oplog *l)
+{
+	free(l->bytes);
+	free(l->details);
+	free_staging(l);
 	tm_buf_fini(&l->pool);
 	for (size_t i = 0; i < l->n_spilled; i++)
 		sp_free(l->spilled[i].off, l->spilled[i].len);
@@ -374,6 +386,19 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 /* ARRAY runs, over all their lanes: each lane is a run of its own */
 #define ARRAY_RUN_MAX (4 * RUN_MAX)
 
+/* Merge sorted x[0..nx) and y[0..ny) into out (not overlapping either). */
+static void
+merge2(int64_t *out, const int64_t *x, size_t nx, const int64_t *y, size_t ny)
+{
+	size_t i = 0, j = 0, o = 0;
+	while (i < nx && j < ny)
+		out[o++] = y[j] < x[i] ? y[j++] : x[i++];
+	while (i < nx)
+		out[o++] = x[i++];
+	while (j < ny)
+		out[o++] = y[j++];
+}
+
 /* Sort v[0..n) (ascending stretches, one per folded array, merged
  * pairwise: n log(arrays)). */
 static void
@@ -393,13 +418,8 @@ sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
 				while (e < n && a[e - 1] <= a[e])
 					e++;
 			}
-			size_t x = i, y = m;
-			while (x < m && y < e)
-				b[o++] = a[y] < a[x] ? a[y++] : a[x++];
-			while (x < m)
-				b[o++] = a[x++];
-			while (y < e)
-				b[o++] = a[y++];
+			merge2(b + o, a + i, m - i, a + m, e - m);
+			o += e - i;
 			runs++;
 			i = e;
 		}
@@ -590,14 +610,7 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		size_t t = n0 - pos;
 		XGROW(l->sort_tmp, l->cap_sort_tmp, t);
 		memcpy(l->sort_tmp, v + pos, t * sizeof *v);
-		const int64_t *x = l->sort_tmp;
-		size_t i = 0, j = 0, o = pos;
-		while (i < t && j < m)
-			v[o++] = a[j] < x[i] ? a[j++] : x[i++];
-		while (i < t)
-			v[o++] = x[i++];
-		while (j < m)
-			v[o++] = a[j++];
+		merge2(v + pos, l->sort_tmp, t, a, m);
 	} else {
 		memcpy(v + n0, a, m * sizeof *v);
 		if (!sorted || (n0 && v[n0 - 1] > a[0]))
@@ -660,17 +673,7 @@ tm_oplog_finish(struct tm_oplog *l)
 {
 	emit_held(l);
 	flush_run(l);
-	/* the staging buffers are refilled if more is appended */
-	free(l->run_ts);
-	free(l->sort_tmp);
-	free(l->enc);
-	for (uint32_t k = 0; l->lanes && k < TM_LANES; k++)
-		free(l->lanes[k].v);
-	free(l->lanes);
-	l->lanes = NULL;
-	l->run_ts = l->sort_tmp = NULL;
-	l->enc = NULL;
-	l->cap_run_ts = l->cap_sort_tmp = l->cap_enc = 0;
+	free_staging(l);
 }
 
 void

@@ -193,6 +193,25 @@ collect_arrays(struct tm_opiter *it, struct tm_op *op, int64_t *out, size_t cap,
 	return n;
 }
 
+/* The raw runs of l up to the first op of another clock hold all[0..n)
+ * (sorted) from k arrays, in min_runs..TM_LANES runs; the iterator is left
+ * on that op (in *op) for the caller. */
+static void
+check_array_runs(struct tm_opiter *it, struct tm_op *op, const struct tm_oplog *l, int64_t *all,
+		 size_t n_all, size_t k, size_t min_runs, int64_t *got)
+{
+	tm_opiter_init(it, l);
+	it->raw_runs = true;
+	size_t arrays, runs;
+	size_t n = collect_arrays(it, op, got, n_all + 1, &arrays, &runs);
+	CHECK_INT(n, n_all);
+	CHECK_INT(arrays, k);
+	CHECK(runs >= min_runs && runs <= TM_LANES);
+	qsort(all, n_all, sizeof *all, cmp_i64);
+	qsort(got, n, sizeof *got, cmp_i64);
+	CHECK(n == n_all && !memcmp(got, all, sizeof(int64_t) * n_all));
+}
+
 /* compact_sched arrays of one clock fold into ARRAY runs (a few lanes, each
  * sorted): raw, every value once and the number of arrays; expanded, as
  * many CONVERT_ARRAYs holding the same values.  A sequence clock or another
@@ -216,27 +235,18 @@ array_runs(void)
 	struct tm_op seq = {.kind = TM_OP_CONVERT_ARRAY, .clock = 64, .seq = 3, .n = M, .tss = tss};
 	tm_oplog_add(&l, &seq);
 	tm_oplog_finish(&l);
-	qsort(all, n_all, sizeof *all, cmp_i64);
-
 	struct tm_opiter it;
 	struct tm_op op;
-	tm_opiter_init(&it, &l);
-	it.raw_runs = true;
-	size_t arrays, runs;
-	size_t n = collect_arrays(&it, &op, got, K * M + 1, &arrays, &runs);
-	CHECK_INT(n, K * M);
-	CHECK_INT(arrays, K);
-	CHECK(runs >= 1 && runs <= TM_LANES);
-	qsort(got, n, sizeof *got, cmp_i64);
-	CHECK(n == K * M && !memcmp(got, all, sizeof(int64_t) * K * M));
+	check_array_runs(&it, &op, &l, all, n_all, K, 1, got);
 	CHECK_INT(op.kind, TM_OP_CONVERT_ARRAY);
 	CHECK_INT(op.clock, 64);
 	CHECK_INT(op.seq, 3);
 	CHECK(!tm_opiter_next(&it, &op));
 	tm_opiter_fini(&it);
 
+	size_t arrays, runs;
 	tm_opiter_init(&it, &l);
-	n = collect_arrays(&it, &op, got, K * M + 1, &arrays, &runs);
+	size_t n = collect_arrays(&it, &op, got, K * M + 1, &arrays, &runs);
 	CHECK_INT(arrays, K);
 	CHECK_INT(n, n_all);
 	qsort(got, n, sizeof *got, cmp_i64);
@@ -421,18 +431,9 @@ array_runs_overlap(void)
 		tm_oplog_add(&l, &op);
 	}
 	tm_oplog_finish(&l);
-	qsort(all, n_all, sizeof *all, cmp_i64);
 	struct tm_opiter it;
 	struct tm_op op;
-	tm_opiter_init(&it, &l);
-	it.raw_runs = true;
-	size_t arrays, runs;
-	size_t n = collect_arrays(&it, &op, got, K * M + 1, &arrays, &runs);
-	CHECK_INT(n, K * M);
-	CHECK_INT(arrays, K);
-	CHECK(runs >= 2 && runs <= TM_LANES);
-	qsort(got, n, sizeof *got, cmp_i64);
-	CHECK(n == K * M && !memcmp(got, all, sizeof(int64_t) * K * M));
+	check_array_runs(&it, &op, &l, all, n_all, K, 2, got);
 	tm_opiter_fini(&it);
 	tm_oplog_fini(&l);
 }
