@@ -13,7 +13,8 @@
  *   wb_view.c     draws a prepared frame; reads the state, never writes it
  *   wb_text.c     paragraphs (details, verdict, owner) and their wrapping
  *   wb_layout.c   the pure layout function and the panes (geometry,
- *                 selection, scroll)
+ *                 selection, scroll; the file list's lines through its
+ *                 filter; the one match rule of filter and search)
  *   wb_theme.c    style roles and colours
  *   wb_model.c    the model: inputs, session, rows and names, evaluation,
  *                 edits, undo/redo, dirty state, messages

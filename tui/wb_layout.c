@@ -5,7 +5,8 @@
  * to rectangles; recomputed from scratch for every frame, so a resize is just
  * the next frame.  And the panes' own operations: a pane owns its geometry
  * (set from the layout), its selection and its scroll (htop's Panel, tig's
- * view ops).  No curses, no state: unit-testable.
+ * view ops), and the file list's lines through its filter.  No curses, no
+ * state of its own: unit-testable.
  */
 #include <ctype.h>
 #include <stdlib.h>
