@@ -200,8 +200,8 @@ fi
 # 8. with the mouse on, a left click the terminal reports (X10 encoding, as
 # tmux sends it to a TERM=screen program) on relay.pftrace's row selects
 # it, and the wheel moves the selection.
-start s8 "TM_CONFIG=$work/mouse.conf"
 echo "set mouse = yes" >"$work/mouse.conf"
+start s8 "TM_CONFIG=$work/mouse.conf"
 x10() { # button col row (1-based): ESC [ M, then each as a byte of 32 + value
 	printf '\033[M%b%b%b' "\\$(printf %03o $((32 + $1)))" "\\$(printf %03o $((32 + $2)))" \
 		"\\$(printf %03o $((32 + $3)))"
