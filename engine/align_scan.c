@@ -43,7 +43,7 @@ grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return;
-	size_t nc = *cap ? *cap * 2 : 64;
+	size_t nc = *cap ? *cap * 2 : 4; /* most files have few: a name is half a KB */
 	while (nc < need)
 		nc *= 2;
 	*arr = xrealloc(*arr, nc * elem);
