@@ -576,12 +576,12 @@ model_member_problem(const struct wb_model *m, size_t row)
 	case TM_PACK_HIDDEN:
 		snprintf(buf, sizeof buf,
 			 "hidden name: trace_processor never reads a member whose name starts "
-			 "with '.', so the TAR would leave it out; rename it (N)");
+			 "with '.', so the TAR would leave it out; rename it (F2)");
 		break;
 	case TM_PACK_NAME_TOO_LONG:
 		snprintf(buf, sizeof buf,
 			 "member name of %zu bytes: a TAR header holds 100 and util merge refuses "
-			 "it; rename it (N)",
+			 "it; rename it (F2)",
 			 strlen(name));
 		break;
 	case TM_PACK_DUP_NAME:
@@ -591,7 +591,7 @@ model_member_problem(const struct wb_model *m, size_t row)
 				continue;
 			snprintf(buf, sizeof buf,
 				 "two inputs are named %s (the other: %s): util merge refuses "
-				 "duplicate member names; rename one (N)",
+				 "duplicate member names; rename one (F2)",
 				 name, o && o->source_path ? o->source_path : "?");
 			break;
 		}
