@@ -1146,6 +1146,72 @@ tm_run_decode(const struct tm_run *r, int64_t *out)
 }
 
 void
+tm_oplog_spill_runs(struct tm_oplog *l)
+{
+	struct tm_opiter it;
+	tm_opiter_init(&it, l);
+	it.raw_runs = true;
+	struct tm_op op;
+	struct tm_buf out;
+	tm_buf_init(&out);
+	size_t from = 0; /* bytes not yet copied */
+	bool any = false;
+	for (;;) {
+		if (!tm_opiter_next(&it, &op))
+			break;
+		if (op.kind != TM_OP_RUN || !op.run.deltas)
+			continue;
+		uint32_t n_skip = (op.n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
+		size_t skip_end = (size_t)(op.run.skip - l->bytes) + (size_t)n_skip * 16;
+		size_t dlen = it.pos - skip_end;
+		uint64_t off;
+		if (dlen < 1024 || !sp_wanted(dlen) || !sp_write(l->bytes + skip_end, dlen, &off)) {
+			l->mem_run_bytes += dlen;
+			sp_mem_add((int64_t)dlen);
+			continue;
+		}
+		any = true;
+		note_spilled(l, off, dlen);
+		/* the op up to its flags, the flags with the bit, the rest up to
+		 * the deltas, then where they are */
+		size_t fp = it.run_flags_pos;
+		tm_buf_add(&out, l->bytes + from, fp - from);
+		uint8_t f[10];
+		size_t nf = 0;
+		for (uint64_t x = op.flags | TM_RUN_SPILLED;; x >>= 7) {
+			f[nf++] = (uint8_t)(x >= 0x80 ? (x & 0x7f) | 0x80 : x);
+			if (x < 0x80)
+				break;
+		}
+		tm_buf_add(&out, f, nf);
+		const uint8_t *after = l->bytes + fp;
+		while (*after++ & 0x80)
+			;
+		tm_buf_add(&out, after, skip_end - (size_t)(after - l->bytes));
+		for (int k = 0; k < 2; k++) {
+			uint64_t v = k ? dlen : off;
+			nf = 0;
+			for (;; v >>= 7) {
+				f[nf++] = (uint8_t)(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
+				if (v < 0x80)
+					break;
+			}
+			tm_buf_add(&out, f, nf);
+		}
+		from = it.pos;
+	}
+	tm_opiter_fini(&it);
+	if (any) {
+		tm_buf_add(&out, l->bytes + from, l->len - from);
+		free(l->bytes);
+		l->len = out.len;
+		l->cap = out.len;
+		l->bytes = (uint8_t *)tm_buf_steal(&out);
+	}
+	tm_buf_fini(&out);
+}
+
+void
 tm_oplog_write_inline(const struct tm_oplog *l, void (*put)(void *ctx, const void *p, size_t n), void *ctx)
 {
 	struct tm_opiter it;

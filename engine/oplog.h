@@ -287,6 +287,9 @@ void tm_opiter_fini(struct tm_opiter *it);
 /* Decode the next op into *op (arrays borrowed until the next call); false at end. */
 bool tm_opiter_next(struct tm_opiter *it, struct tm_op *op);
 
+/* A log read back whole (saved scans): its large runs go to the spill file
+ * as if they had been appended now (same values, same ops). */
+void tm_oplog_spill_runs(struct tm_oplog *l);
 /* The whole log as one byte stream with every run's deltas inline (the
  * encoding without the spill file), handed to put in pieces. */
 void tm_oplog_write_inline(const struct tm_oplog *l, void (*put)(void *ctx, const void *p, size_t n),

@@ -660,6 +660,8 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 				free(mb->error);
 				mb->error = rec[k].error;
 				s->scans[i] = rec[k].scan;
+				if (s->scans[i]) /* its memory as a fresh scan's */
+					tm_oplog_spill_runs(&s->scans[i]->log);
 				atomic_store(&s->progress[i], mb->size != UINT64_MAX ? mb->size : 0);
 				atomic_store(&s->is_scanned[i], true);
 			}

@@ -342,6 +342,23 @@ spilled_runs(void)
 	CHECK(wb.len == a.len && !memcmp(wb.data, a.bytes, a.len));
 	tm_buf_fini(&wa);
 	tm_buf_fini(&wb);
+	/* a log read back whole (a saved scan) spills the same way */
+	struct tm_oplog c;
+	tm_oplog_init(&c);
+	c.bytes = malloc(a.len);
+	memcpy(c.bytes, a.bytes, a.len);
+	c.len = c.cap = a.len;
+	tm_oplog_spill_after = 0;
+	tm_oplog_spill_runs(&c);
+	tm_oplog_spill_after = keep;
+	CHECK(c.n_spilled > 0);
+	CHECK(c.len * 4 < a.len);
+	struct tm_buf wc;
+	tm_buf_init(&wc);
+	tm_oplog_write_inline(&c, put_buf, &wc);
+	CHECK(wc.len == a.len && !memcmp(wc.data, a.bytes, a.len));
+	tm_buf_fini(&wc);
+	tm_oplog_fini(&c);
 
 	struct tm_opiter ia, ib;
 	struct tm_op oa, ob;
