@@ -32,8 +32,8 @@ for mb in $SIZES; do
 		[ -s "$f" ] || "$GEN" gen-shape "$shape" "$f" "$mb" || exit 1
 		size=$(stat -c %s "$f")
 		packets=$("$GEN" walk "$f" | cut -d' ' -f1)
-		read -r c_chk c_cat w_chk w_cat peak r_cat < <(python3 tests/bench/pair.py "$REPS" "$TM check $f" "cat $f")
-		read -r _ c_walk w_chk2 w_walk _ r_walk < <(python3 tests/bench/pair.py "$REPS" "$TM check $f" "$GEN walk $f")
+		read -r c_chk c_cat w_chk w_cat peak r_cat < <(python3 tests/bench/pair.py "$REPS" "$TM check --no-cache $f" "cat $f")
+		read -r _ c_walk w_chk2 w_walk _ r_walk < <(python3 tests/bench/pair.py "$REPS" "$TM check --no-cache $f" "$GEN walk $f")
 		read -r e_wall _ _ e_cpu _ events < <("$GEN" reeval 11 "$out/ref.pftrace" "$f")
 		python3 - "$shape" "$size" "$packets" "$events" "$c_chk" "$w_chk" "$w_cat" "$peak" \
 			"$r_cat" "$r_walk" "$w_chk2" "$w_walk" "$e_cpu" "$e_wall" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
