@@ -26,8 +26,10 @@ tm_al_free(struct tm_align_samples *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->n_names; i++)
+	for (size_t i = 0; i < a->n_names; i++) {
 		free(a->names[i].name);
+		free(a->names[i].occ);
+	}
 	free(a->names);
 	tm_strmap_fini(&a->name_ix);
 	for (size_t i = 0; i < a->n_ids; i++)
@@ -37,13 +39,15 @@ tm_al_free(struct tm_align_samples *a)
 	free(a);
 }
 
-/* Grow an array of elem-size slots to hold need, zeroing the new slots. */
+/* Grow an array of elem-size slots to hold need, zeroing the new slots.
+ * Small at first: most files have few names, and archives of 10,000 small
+ * members keep 10,000 of these. */
 static void
 grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return;
-	size_t nc = *cap ? *cap * 2 : 4; /* most files have few: a name is half a KB */
+	size_t nc = *cap ? *cap * 2 : 2;
 	while (nc < need)
 		nc *= 2;
 	*arr = xrealloc(*arr, nc * elem);
@@ -86,8 +90,13 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 	}
 	e->count++;
 	e->all_instant &= (flags & AL_INSTANT) != 0;
-	if (e->n < AL_OCC)
+	if (e->n < AL_OCC) {
+		if (e->n == e->cap) {
+			e->cap = e->cap ? e->cap * 2 : 2;
+			e->occ = xrealloc(e->occ, e->cap * sizeof *e->occ);
+		}
 		e->occ[e->n++] = (struct al_occ){ts, clock, machine};
+	}
 }
 
 const struct al_id *

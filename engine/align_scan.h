@@ -41,8 +41,8 @@ struct al_name {
 	size_t len;
 	uint64_t count;
 	bool all_instant;
-	uint32_t n; /* kept occurrences (<= AL_OCC) */
-	struct al_occ occ[AL_OCC];
+	uint32_t n, cap; /* kept occurrences (n <= AL_OCC) and room for them */
+	struct al_occ *occ; /* grown as seen: a session keeps one scan per member */
 };
 
 struct al_id {

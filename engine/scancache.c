@@ -340,6 +340,10 @@ ser_align(struct ser *z, struct tm_align_samples **ap)
 		ser_u64(z, &e->count);
 		ser_bool(z, &e->all_instant);
 		e->n = (uint32_t)ser_max(z, e->n, AL_OCC, "alignment occurrences");
+		if (!z->wr) { /* occurrences are allocated as they are kept */
+			e->cap = e->n;
+			e->occ = e->n ? xcalloc(e->n, sizeof *e->occ) : NULL;
+		}
 		for (uint32_t k = 0; k < e->n; k++)
 			ser_occ(z, &e->occ[k]);
 		if (z->wr)
