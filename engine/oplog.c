@@ -674,6 +674,18 @@ tm_oplog_finish(struct tm_oplog *l)
 	emit_held(l);
 	flush_run(l);
 	free_staging(l);
+	/* The log is kept per member until the session closes: drop the
+	 * bytes' growth slack too (archives of 10,000 small members held
+	 * ~12 KiB each this way). */
+	if (l->cap > l->len) {
+		l->bytes = l->len ? xrealloc(l->bytes, l->len) : (free(l->bytes), NULL);
+		l->cap = l->len;
+	}
+	if (l->cap_details > l->n_details) {
+		l->details = l->n_details ? xrealloc(l->details, l->n_details * sizeof *l->details)
+					  : (free(l->details), NULL);
+		l->cap_details = l->n_details;
+	}
 }
 
 void
