@@ -1239,7 +1239,7 @@ process_manifest(struct tm_replay *p, size_t mi)
 	const struct tm_manifest *m = p->m;
 	if (!m) {
 		/* evaluating the input's own manifest */
-		const struct tm_manifest_slot *sl = &p->src->manifests[mi];
+		const struct tm_manifest_slot *sl = p->src->manifests[mi];
 		if (!sl->is_ok) {
 			mfail(p, "%s", sl->err.msg);
 			if (sl->err.hint[0])

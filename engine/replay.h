@@ -22,7 +22,8 @@ struct tm_manifest_slot { /* one perfetto_manifest member of the input */
 struct tm_replay_src {
 	const struct tm_input *in;  /* members, processing order, fatal error */
 	struct tm_scan *const *scans; /* per member; NULL entries = not scanned */
-	const struct tm_manifest_slot *manifests; /* per member; manifest members only */
+	/* per member: NULL except for manifest members */
+	struct tm_manifest_slot *const *manifests;
 	size_t first_manifest; /* member index of the first manifest, SIZE_MAX */
 	bool keep_events;      /* fill the report's per-event list */
 	bool plain_replay;     /* replay every event one by one (no runs) */

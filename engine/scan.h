@@ -38,7 +38,9 @@ struct tm_scan {
 	char *warning;        /* ours, not trace_processor's: something odd that does not
 			       * change the prediction (e.g. a packet cut off at the end) */
 	bool failed;          /* the scan stopped with a TM_OP_FATAL or a read error */
-	struct tm_error err;  /* ours, with member name and byte offset */
+	/* ours, with member name and byte offset: NULL until tm_scan_err (a
+	 * tm_error is 2.6 KiB; a session keeps one scan per member) */
+	struct tm_error *err;
 	struct tm_align_samples *align; /* alignment samples (align_scan.h), lazily */
 };
 
@@ -46,6 +48,8 @@ void tm_scan_init(struct tm_scan *sc, enum tm_format format);
 /* The scan's alignment samples, created on first use. */
 struct tm_align_samples *tm_scan_align(struct tm_scan *sc);
 void tm_scan_fini(struct tm_scan *sc);
+/* The scan's error, created (cleared) on first use. */
+struct tm_error *tm_scan_err(struct tm_scan *sc);
 void tm_scan_note_machine(struct tm_scan *sc, uint32_t machine);
 void tm_scan_note_clock(struct tm_scan *sc, uint32_t clock);
 void tm_scan_note_ts(struct tm_scan *sc, int64_t ts);

@@ -1000,7 +1000,7 @@ tm_scan_json(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl 
 		sc->failed = true;
 	}
 	if (rc != TM_OK && err)
-		sc->err = *err;
+		*tm_scan_err(sc) = *err;
 	js_fini(&js);
 	return rc;
 }
@@ -1029,7 +1029,7 @@ tm_scan_json_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 		sc->failed = true;
 	}
 	if (rc != TM_OK && err)
-		sc->err = *err;
+		*tm_scan_err(sc) = *err;
 	js_fini(&js);
 	return rc;
 }

@@ -229,7 +229,7 @@ tm_ps_emit(struct ps *s, const struct tm_op *op)
 	if (op->kind == TM_OP_FATAL) {
 		s->stop = true;
 		s->sc->failed = true;
-		tm_error_set(&s->sc->err, TM_ERR_FORMAT, "byte 0x%llx: %s",
+		tm_error_set(tm_scan_err(s->sc), TM_ERR_FORMAT, "byte 0x%llx: %s",
 			     (unsigned long long)op->offset, op->text);
 	}
 }
@@ -975,7 +975,7 @@ do_compressed(struct ps *s, const struct pkt *k)
 	if (codec == 2) {
 		s->stop = true;
 		s->sc->failed = true;
-		tm_error_set(&s->sc->err, TM_ERR_UNSUPPORTED,
+		tm_error_set(tm_scan_err(s->sc), TM_ERR_UNSUPPORTED,
 			     "byte 0x%llx: zstd_compressed_packets are not supported by tracemerge",
 			     (unsigned long long)k->off);
 		return;
@@ -1029,7 +1029,7 @@ do_compressed(struct ps *s, const struct pkt *k)
 		if (len > cap_out) {
 			s->stop = true;
 			s->sc->failed = true;
-			tm_error_set(&s->sc->err, TM_ERR_LIMIT,
+			tm_error_set(tm_scan_err(s->sc), TM_ERR_LIMIT,
 				     "byte 0x%llx: compressed_packets inflate beyond %zu bytes",
 				     (unsigned long long)k->off, cap_out);
 			return;
@@ -1563,7 +1563,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		if (rc != TM_OK) {
 			sc->failed = true;
 			if (err)
-				sc->err = *err;
+				*tm_scan_err(sc) = *err;
 			break;
 		}
 		if (n == 0)
@@ -1690,7 +1690,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		rc = tm_error_set(err, TM_ERR_LIMIT,
 				  "byte 0x%llx: a trace packet larger than %u MiB is not supported",
 				  (unsigned long long)big_off, MAX_PACKET >> 20);
-		sc->err = *err;
+		*tm_scan_err(sc) = *err;
 	}
 	uint64_t cut_at = carry_off, cut_have = carry.len;
 	if (draining) { /* cut off inside it: ignored, like any cut-off packet */

@@ -31,8 +31,18 @@ tm_scan_fini(struct tm_scan *sc)
 	free(sc->embedded);
 	free(sc->warning);
 	sc->warning = NULL;
+	free(sc->err);
+	sc->err = NULL;
 	sc->embedded = NULL;
 	sc->n_embedded = sc->cap_embedded = 0;
+}
+
+struct tm_error *
+tm_scan_err(struct tm_scan *sc)
+{
+	if (!sc->err)
+		sc->err = xcalloc(1, sizeof *sc->err);
+	return sc->err;
 }
 
 void

@@ -673,7 +673,7 @@ tm_scan_systrace(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_
 		sc->failed = true;
 	}
 	if (rc != TM_OK && err)
-		sc->err = *err;
+		*tm_scan_err(sc) = *err;
 	tm_buf_fini(&ss.carry);
 	tm_buf_fini(&ss.clean);
 	return rc;
@@ -695,7 +695,7 @@ tm_scan_systrace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 	if (rc != TM_OK) {
 		sc->failed = true;
 		if (err)
-			sc->err = *err;
+			*tm_scan_err(sc) = *err;
 	}
 	tm_buf_fini(&ss.carry);
 	tm_buf_fini(&ss.clean);

@@ -396,7 +396,11 @@ ser_scan(struct ser *z, struct tm_scan *sc)
 	ser_i64(z, &sc->raw_max);
 	ser_str(z, &sc->warning);
 	ser_bool(z, &sc->failed);
-	ser_error(z, &sc->err);
+	/* the scan's error exists only when it has one (tm_scan_err) */
+	struct tm_error e0 = {0}, *se = sc->err ? sc->err : &e0;
+	ser_error(z, se);
+	if (!z->wr && !sc->err && (e0.code || e0.msg[0] || e0.tp[0]))
+		*tm_scan_err(sc) = e0;
 	ser_align(z, &sc->align);
 	ser_oplog(z, &sc->log);
 }
@@ -875,7 +879,8 @@ tm_scancache_save(struct tm_session *s)
 			size_t i = g->members[j];
 			done &= atomic_load(&s->is_scanned[i]);
 			/* a read error may not happen again: not saved */
-			io |= s->scans[i] && s->scans[i]->failed && s->scans[i]->err.code == TM_ERR_IO;
+			io |= s->scans[i] && s->scans[i]->failed && s->scans[i]->err &&
+			      s->scans[i]->err->code == TM_ERR_IO;
 		}
 		if (io)
 			g->saved = true;

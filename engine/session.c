@@ -24,7 +24,7 @@
 static void
 read_manifest(struct tm_session *s, size_t i)
 {
-	struct tm_manifest_slot *sl = &s->manifests[i];
+	struct tm_manifest_slot *sl = s->manifests[i] = xcalloc(1, sizeof *sl);
 	struct tm_stream *st = NULL;
 	struct tm_buf b;
 	tm_buf_init(&b);
@@ -102,9 +102,10 @@ tm_session_close(struct tm_session *s)
 			tm_scan_fini(s->scans[i]);
 			free(s->scans[i]);
 		}
-		if (s->in.members[i].format == TM_FMT_MANIFEST) {
-			tm_manifest_fini(&s->manifests[i].m);
-			free(s->manifests[i].text);
+		if (s->manifests[i]) {
+			tm_manifest_fini(&s->manifests[i]->m);
+			free(s->manifests[i]->text);
+			free(s->manifests[i]);
 		}
 	}
 	free(s->scans);
@@ -162,7 +163,7 @@ tm_session_manifest(const struct tm_session *s, const struct tm_error **err_out)
 		*err_out = NULL;
 	if (s->first_manifest == SIZE_MAX)
 		return NULL;
-	const struct tm_manifest_slot *sl = &s->manifests[s->first_manifest];
+	const struct tm_manifest_slot *sl = s->manifests[s->first_manifest];
 	if (!sl->is_ok) {
 		if (err_out)
 			*err_out = &sl->err;
@@ -231,17 +232,18 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 	if (st != TM_OK) {
 		/* A read error: the member ends here; record ours. */
 		sc->failed = true;
-		sc->err = e;
+		*tm_scan_err(sc) = e;
 	}
 	if (sc->failed) {
 		/* Scanners' own limits say only "byte 0x...": name the file and
 		 * member as stream errors do. */
+		struct tm_error *se = tm_scan_err(sc);
 		char *lb = tm_input_label(&s->in, i);
-		if (strncmp(sc->err.msg, lb, strlen(lb)) != 0)
-			tm_error_wrap(&sc->err, "%s", lb);
+		if (strncmp(se->msg, lb, strlen(lb)) != 0)
+			tm_error_wrap(se, "%s", lb);
 		free(lb);
 		free(mb->error);
-		mb->error = xstrdup(sc->err.msg);
+		mb->error = xstrdup(se->msg);
 	}
 	s->scans[i] = sc;
 	atomic_store(&s->is_scanned[i], true);
@@ -475,11 +477,12 @@ tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm
 	 * replay reached is reported too. */
 	for (size_t i = 0; i < s->in.n_members && !r->error; i++)
 		if (s->scans[i] && s->scans[i]->failed && !r->error) {
-			r->error = xstrdup(s->scans[i]->err.msg);
+			const struct tm_error *se = tm_scan_err(s->scans[i]);
+			r->error = xstrdup(se->msg);
 			r->error_is_ours = true;
 			r->ok = false;
 			r->is_complete = false; /* the member is not read to its end */
-			if (!r->hint && s->scans[i]->err.code == TM_ERR_LIMIT)
+			if (!r->hint && se->code == TM_ERR_LIMIT)
 				r->hint = xstrdup("this is a limit of tracemerge, not of "
 						  "trace_processor, which reads on: the events past "
 						  "it are not predicted");
@@ -500,7 +503,7 @@ tm_session_manifest_text(const struct tm_session *s, size_t *len)
 	*len = 0;
 	if (s->first_manifest == SIZE_MAX)
 		return NULL;
-	sl = &s->manifests[s->first_manifest];
+	sl = s->manifests[s->first_manifest];
 	*len = sl->text_len;
 	return sl->text;
 }

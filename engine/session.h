@@ -19,7 +19,8 @@ struct tm_session {
 	struct tm_scan **scans; /* per member; NULL until scanned / not scannable */
 	_Atomic uint64_t *progress;
 	_Atomic bool *is_scanned;
-	struct tm_manifest_slot *manifests; /* per member; only for manifest members */
+	/* per member: NULL except for manifest members (a slot is ~3 KiB) */
+	struct tm_manifest_slot **manifests;
 	size_t first_manifest;              /* member index of the first manifest, SIZE_MAX */
 	/* saved scans (scancache.c): one group per input path */
 	struct tm_cache_group *cache;

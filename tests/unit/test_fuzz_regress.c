@@ -84,7 +84,7 @@ same_scan(const struct tm_scan *a, enum tm_status ra, const struct tm_scan *b, e
 	return ra == rb && a->log.len == b->log.len && a->log.n_ops == b->log.n_ops &&
 	       (!a->log.len || !memcmp(a->log.bytes, b->log.bytes, a->log.len)) &&
 	       a->n_packets == b->n_packets && a->n_events == b->n_events &&
-	       a->failed == b->failed && (!a->failed || !strcmp(a->err.msg, b->err.msg));
+	       a->failed == b->failed && (!a->failed || !strcmp(a->err ? a->err->msg : "", b->err ? b->err->msg : ""));
 }
 
 /* ------------------------------------------------------------------ */

@@ -90,7 +90,8 @@ same_scan(const struct tm_scan *a, const struct tm_scan *b)
 		    a->has_raw_ts == b->has_raw_ts && a->raw_min == b->raw_min &&
 		    a->raw_max == b->raw_max && !a->warning == !b->warning &&
 		    (!a->warning || !strcmp(a->warning, b->warning)) && a->failed == b->failed &&
-		    !strcmp(a->err.msg, b->err.msg) && !strcmp(a->err.tp, b->err.tp) &&
+		    !a->err == !b->err &&
+		    (!a->err || (!strcmp(a->err->msg, b->err->msg) && !strcmp(a->err->tp, b->err->tp))) &&
 		    same_bytes(x, y) &&
 		    x->n_ops == y->n_ops && x->n_details == y->n_details &&
 		    x->pool.len == y->pool.len &&
