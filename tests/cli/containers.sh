@@ -48,3 +48,31 @@ for sig in TERM HUP; do
 	want=$((128 + $(kill -l $sig)))
 	[ "$rc" -eq "$want" ] && ok "workbench: SIG$sig while opening" || no "workbench: SIG$sig while opening" "exit $rc, want $want"
 done
+
+# Many members: what check keeps per member stays small.  Peak RSS of 4,000
+# against 500 members of 4 KiB (same shape), per added member; it was
+# ~48 KiB when every scan held a 35 KiB alignment table, a 2.6 KiB error and
+# every session member a 2.7 KiB manifest slot.  Memory, not time: the slope
+# is the same on a loaded box.
+peak_kib() { # file: the check's peak RSS in KiB
+	python3 - "$TM" "$1" <<'PY'
+import os, subprocess, sys
+p = subprocess.Popen([sys.argv[1], "check", sys.argv[2]], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+_, st, ru = os.wait4(p.pid, 0)
+print(ru.ru_maxrss if os.waitstatus_to_exitcode(st) in (0, 1) else -1)
+PY
+}
+gm=${TM_TOP:-.}/tests/bench/gen_members.py
+if python3 "$gm" "$t/m500.tar" 500 4 && python3 "$gm" "$t/m4k.tar" 4000 4; then
+	a=$(peak_kib "$t/m500.tar") b=$(peak_kib "$t/m4k.tar")
+	per=$(( (b - a) * 1024 / 3500 ))
+	if [ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ "$per" -le 8192 ]; then
+		ok "many members: $per bytes of peak RSS per member (<= 8192)"
+	else
+		no "many members: bytes of peak RSS per member" "$per (500: $a KiB, 4000: $b KiB)"
+	fi
+	rm -f "$t/m500.tar" "$t/m4k.tar"
+else
+	no "many members fixture" "gen_members.py failed"
+fi
