@@ -107,6 +107,7 @@ struct priv {
 	uint64_t parked_bytes; /* inflated bytes held by parked streams */
 	size_t n_parked;
 	struct tm_work work; /* every stream's: listing budget, cancel flag */
+	const struct tm_visit *visit; /* scan while listing (tm_input_open_visit) */
 };
 
 /* Parked streams hold their first chunk (up to 33 MiB) and a descriptor;
@@ -513,6 +514,26 @@ too_many(struct tm_input *in, struct tm_error *err, enum tm_status *s)
 	return true;
 }
 
+/* TAR member mi of ci (SIZE_MAX: a metadata entry), whose first hn bytes
+ * were read into head: hand it to the visitor (tm_input_open_visit) when ci
+ * is read front to back, through a window over rd that the visitor reads
+ * as far as it likes (*visited: it did). */
+static enum tm_status
+visit_member(struct tm_input *in, size_t ci, size_t mi, struct tm_rd *rd, const uint8_t *head,
+	     size_t hn, uint64_t size, bool *visited)
+{
+	const struct tm_visit *v = P(in)->visit;
+	*visited = false;
+	if (!v || mi == SIZE_MAX || in->members[mi].is_hidden ||
+	    !tm_format_is_predicted(in->members[mi].format) || direct(in, ci))
+		return TM_OK;
+	char *lab = label(in, mi);
+	struct tm_stream *w = tm_stream_borrow_after(rd, lab, head, hn, size);
+	free(lab);
+	*visited = true;
+	return v->member(v->ud, mi, w);
+}
+
 static enum tm_status
 walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 {
@@ -656,6 +677,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 		size_t mi = SIZE_MAX;
 		uint8_t head[TAR_SNIFF];
 		size_t hn = 0;
+		uint64_t seen = 0; /* bytes of the member read past the head */
 		if (type != 'x' && type != 'g') {
 			if (too_many(in, err, &s)) {
 				free(name);
@@ -674,17 +696,26 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 					free(name);
 					goto out;
 				}
+				set_format(m, tm_sniff(head, hn));
 			}
 		}
 		free(name);
-		uint64_t k = 0;
-		if ((s = tm_rd_skip(&rd, size - hn + pad, &k, err)) != TM_OK)
+		bool visited = false;
+		if ((s = visit_member(in, ci, mi, &rd, head, hn, size, &visited)) != TM_OK)
 			goto out;
-		if (hn + k < size + pad) {
+		if (visited)
+			seen = rd.off - doff - hn;
+		uint64_t k = 0;
+		if ((s = tm_rd_skip(&rd, size - hn - seen + pad, &k, err)) != TM_OK)
+			goto out;
+		if (hn + seen + k < size + pad) {
 			/* The entry was never complete: trace_processor waits for
 			 * the rest and never registers it. */
 			if (mi != SIZE_MAX) {
+				if (visited)
+					P(in)->visit->drop(P(in)->visit->ud, mi);
 				free(in->members[mi].name);
+				free(in->members[mi].error);
 				in->n_members--;
 				index--;
 			}
@@ -694,8 +725,6 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 				   doff, size);
 			goto out;
 		}
-		if (mi != SIZE_MAX && !in->members[mi].is_hidden)
-			set_format(&in->members[mi], tm_sniff(head, hn));
 	}
 out:
 	free(long_name);
@@ -1566,6 +1595,14 @@ enum tm_status
 tm_input_open_ctl(struct tm_input *in, const char *const *paths, size_t n_paths,
 		  volatile bool *cancel, uint64_t budget, struct tm_error *err)
 {
+	return tm_input_open_visit(in, paths, n_paths, cancel, budget, NULL, err);
+}
+
+enum tm_status
+tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_paths,
+		    volatile bool *cancel, uint64_t budget, const struct tm_visit *visit,
+		    struct tm_error *err)
+{
 	enum tm_status s;
 	uint8_t *buf = NULL;
 	size_t got;
@@ -1575,6 +1612,7 @@ tm_input_open_ctl(struct tm_input *in, const char *const *paths, size_t n_paths,
 		return tm_error_set(err, TM_ERR_INVALID, "no input files");
 	in->priv = xcalloc(1, sizeof(struct priv));
 	struct tm_work *w = &P(in)->work;
+	P(in)->visit = visit;
 	w->cancel = cancel;
 	if (budget) {
 		w->budget = budget;
@@ -1660,6 +1698,7 @@ tm_input_open_ctl(struct tm_input *in, const char *const *paths, size_t n_paths,
 	 * own cancel flag (streams opened later still point here). */
 	__atomic_store_n(&w->budget, UINT64_MAX, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->cancel, NULL, __ATOMIC_RELEASE);
+	P(in)->visit = NULL;
 	return TM_OK;
 fail:
 	free(buf);

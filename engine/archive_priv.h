@@ -49,6 +49,10 @@ struct tm_stream *tm_stream_range(struct tm_stream *parent, const char *label, u
  * caller's and must outlive the window; what the window consumes is gone
  * from rd). */
 struct tm_stream *tm_stream_borrow(struct tm_rd *rd, const char *label, uint64_t len);
+/* The same for a member whose first head_n bytes were already read from
+ * rd (copied here): the window delivers them first, then the rest. */
+struct tm_stream *tm_stream_borrow_after(struct tm_rd *rd, const char *label, const void *head,
+					 size_t head_n, uint64_t len);
 /* Inflate parent (owned): raw deflate (ZIP) or gzip/zlib with concatenated
  * members; strip_trace cuts through "TRACE:\n" in the first raw block. */
 struct tm_stream *tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw,

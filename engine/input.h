@@ -53,6 +53,23 @@ enum tm_status tm_input_open(struct tm_input *in, const char *const *paths, size
 enum tm_status tm_input_open_ctl(struct tm_input *in, const char *const *paths, size_t n_paths,
 				 volatile bool *cancel, uint64_t budget,
 				 struct tm_error *err) TM_WUR;
+/* The same, scanning as it lists: members of containers read front to back
+ * (tm_input_seq_parent != SIZE_MAX; a TAR inside gzip, zstd or deflate)
+ * whose sniffed format is predicted are handed to visit->member while the
+ * walk reads past them, so that the container is decompressed once for the
+ * listing and the scan together.  member() takes the stream (it closes it;
+ * it may leave bytes unread) and returns TM_OK or a status that stops the
+ * listing (TM_ERR_CANCELLED).  drop() says a member handed over was not
+ * registered after all (its data runs past the end of the container). */
+struct tm_stream;
+struct tm_visit {
+	enum tm_status (*member)(void *ud, size_t member, struct tm_stream *st);
+	void (*drop)(void *ud, size_t member);
+	void *ud;
+};
+enum tm_status tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_paths,
+				   volatile bool *cancel, uint64_t budget,
+				   const struct tm_visit *visit, struct tm_error *err) TM_WUR;
 void tm_input_close(struct tm_input *in);
 /* "<archive>: <member>: <nested member>", as stream errors name a member
  * (caller frees). */

@@ -667,6 +667,10 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 				mb->size = rec[k].size;
 				free(mb->error);
 				mb->error = rec[k].error;
+				if (s->scans[i]) { /* scanned while listing (a tar.gz) */
+					tm_scan_fini(s->scans[i]);
+					free(s->scans[i]);
+				}
 				s->scans[i] = rec[k].scan;
 				if (s->scans[i]) /* its memory as a fresh scan's */
 					tm_oplog_spill_runs(&s->scans[i]->log);

@@ -57,6 +57,56 @@ out:
 	tm_buf_fini(&b);
 }
 
+/* Room for n members in the per-member scan arrays (new entries zero). */
+static void
+scans_grow(struct tm_session *s, size_t n)
+{
+	if (n <= s->cap_scans)
+		return;
+	size_t nc = s->cap_scans ? s->cap_scans : 16;
+	while (nc < n)
+		nc *= 2;
+	s->scans = xrealloc(s->scans, nc * sizeof *s->scans);
+	s->progress = xrealloc((void *)(uintptr_t)s->progress, nc * sizeof *s->progress);
+	s->is_scanned = xrealloc((void *)(uintptr_t)s->is_scanned, nc * sizeof *s->is_scanned);
+	size_t k = nc - s->cap_scans;
+	memset(s->scans + s->cap_scans, 0, k * sizeof *s->scans);
+	memset((void *)(uintptr_t)(s->progress + s->cap_scans), 0, k * sizeof *s->progress);
+	memset((void *)(uintptr_t)(s->is_scanned + s->cap_scans), 0, k * sizeof *s->is_scanned);
+	s->cap_scans = nc;
+}
+
+static enum tm_status scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm,
+				  volatile bool *cancel, bool *rerr, struct tm_error *err);
+
+/* Scanning while listing (tm_input_open_visit): a member of a TAR inside
+ * gzip/zstd/deflate, read by its scan as the listing walks past it, so the
+ * container is decompressed once instead of once to list it and once more
+ * to scan it. */
+static enum tm_status
+visit_scan(void *ud, size_t i, struct tm_stream *st)
+{
+	struct tm_session *s = ud;
+	struct tm_error e;
+	scans_grow(s, i + 1);
+	return scan_stream(s, i, st, s->opts.cancel, NULL, &e);
+}
+
+static void
+visit_drop(void *ud, size_t i)
+{
+	struct tm_session *s = ud;
+	if (s->scans[i]) {
+		tm_scan_fini(s->scans[i]);
+		free(s->scans[i]);
+		s->scans[i] = NULL;
+	}
+	atomic_store(&s->is_scanned[i], false);
+	atomic_store(&s->progress[i], 0);
+}
+
+static bool is_scannable(const struct tm_member *mb);
+
 enum tm_status
 tm_session_open(struct tm_session **out, const char *const *paths, size_t n_paths,
 		const struct tm_session_opts *opts, struct tm_error *err)
@@ -67,16 +117,34 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 	struct tm_session *s = xcalloc(1, sizeof *s);
 	if (opts)
 		s->opts = *opts;
-	enum tm_status st = tm_input_open_ctl(&s->in, paths, n_paths, s->opts.cancel,
-					      s->opts.list_budget, err);
+	struct tm_visit v = {visit_scan, visit_drop, s};
+	enum tm_status st = tm_input_open_visit(&s->in, paths, n_paths, s->opts.cancel,
+						s->opts.list_budget, &v, err);
 	if (st != TM_OK) {
+		for (size_t i = 0; i < s->cap_scans; i++)
+			if (s->scans[i]) {
+				tm_scan_fini(s->scans[i]);
+				free(s->scans[i]);
+			}
+		free(s->scans);
+		free((void *)(uintptr_t)s->progress);
+		free((void *)(uintptr_t)s->is_scanned);
 		free(s);
 		return st;
 	}
 	size_t n = s->in.n_members;
-	s->scans = xcalloc(n, sizeof *s->scans);
-	s->progress = xcalloc(n, sizeof *s->progress);
-	s->is_scanned = xcalloc(n, sizeof *s->is_scanned);
+	scans_grow(s, n + 1);
+	/* Scanned while listing but never processed (after a fatal error of
+	 * the container): trace_processor never parses it. */
+	for (size_t i = 0; i < n; i++)
+		if (s->scans[i] && !is_scannable(&s->in.members[i])) {
+			if (s->scans[i]->failed) { /* the error was the scan's */
+				free(s->in.members[i].error);
+				s->in.members[i].error = NULL;
+			}
+			visit_drop(s, i);
+			atomic_store(&s->is_scanned[i], true);
+		}
 	s->manifests = xcalloc(n, sizeof *s->manifests);
 	s->first_manifest = SIZE_MAX;
 	for (size_t k = 0; k < s->in.n_proc; k++) {

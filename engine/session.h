@@ -19,6 +19,7 @@ struct tm_session {
 	struct tm_scan **scans; /* per member; NULL until scanned / not scannable */
 	_Atomic uint64_t *progress;
 	_Atomic bool *is_scanned;
+	size_t cap_scans; /* room in scans, progress and is_scanned */
 	/* per member: NULL except for manifest members (a slot is ~3 KiB) */
 	struct tm_manifest_slot **manifests;
 	size_t first_manifest;              /* member index of the first manifest, SIZE_MAX */

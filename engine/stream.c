@@ -79,6 +79,8 @@ struct tm_stream {
 	/* K_RANGE, K_INFLATE */
 	struct tm_rd rd;
 	struct tm_rd *shared; /* K_RANGE borrowing its container's reader */
+	uint8_t *pre;         /* K_RANGE: its first pre_n bytes, already read */
+	size_t pre_n;
 	/* K_INFLATE */
 	z_stream z;
 	bool z_init, raw, strip, first, boundary, eof;
@@ -206,6 +208,19 @@ tm_stream_borrow(struct tm_rd *rd, const char *label, uint64_t len)
 	return st;
 }
 
+struct tm_stream *
+tm_stream_borrow_after(struct tm_rd *rd, const char *label, const void *head, size_t head_n,
+		       uint64_t len)
+{
+	struct tm_stream *st = tm_stream_borrow(rd, label, len);
+	if (head_n > len)
+		head_n = (size_t)len;
+	st->pre = xmalloc(head_n ? head_n : 1);
+	memcpy(st->pre, head, head_n);
+	st->pre_n = head_n;
+	return st;
+}
+
 /* The reader a window reads its parent through. */
 static struct tm_rd *
 win_rd(struct tm_stream *st)
@@ -318,6 +333,7 @@ tm_stream_close(struct tm_stream *st)
 	if (st->la)
 		archive_read_free(st->la);
 	free(st->buf);
+	free(st->pre);
 	free(st->hb);
 	free(st->label);
 	free(st->zip_name);
@@ -404,17 +420,22 @@ static enum tm_status
 stream_skip(struct tm_stream *st, uint64_t want, uint64_t *got, struct tm_error *err)
 {
 	uint64_t left = st->size - st->pos;
-	uint64_t w = want < left ? want : left, k;
+	uint64_t w = want < left ? want : left, k, h = 0;
 	if (st->kind == K_FILE) {
 		st->pos += w;
 		*got = w;
 		return TM_OK;
 	}
+	if (st->pos < st->pre_n) { /* the head read before the window */
+		h = st->pre_n - st->pos < w ? st->pre_n - st->pos : w;
+		st->pos += h;
+		w -= h;
+	}
 	enum tm_status s = tm_rd_skip(win_rd(st), w, &k, err);
 	if (s != TM_OK)
 		return s;
 	st->pos += k;
-	*got = k;
+	*got = h + k;
 	if (k < w)
 		return fail(st, err, TM_ERR_FORMAT, st->pos,
 			    "unexpected end of data (member runs past the end of its container)");
@@ -465,6 +486,12 @@ next_range(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *
 	enum tm_status s;
 	if (!left) {
 		*n = 0;
+		return TM_OK;
+	}
+	if (st->pos < st->pre_n) { /* the head read before the window */
+		*p = st->pre + st->pos;
+		*n = st->pre_n - (size_t)st->pos;
+		st->pos = st->pre_n;
 		return TM_OK;
 	}
 	struct tm_rd *rd = win_rd(st);
