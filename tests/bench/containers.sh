@@ -22,7 +22,7 @@ for n in ${BENCH_MEMBERS:-1 10 100 1000}; do
 		esac
 		measure "${base[@]}"
 		bw=$M_WALL bc=$M_CPU
-		measure "$TM" check "$d/x.$kind"
+		measure "$TM" check --no-cache "$d/x.$kind"
 		tgt="<= 1.2x"
 		[ "$kind" = tar ] && tgt="<= 6x"
 		ratio "$kind, $n members ($(python3 -c "print('%.1f' % ($M_WALL * 1000 / $n))") ms/member)" \
