@@ -524,7 +524,7 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 	json_str(&b, tm_clock_name(r->tt_clock));
 	tm_buf_addf(&b, ",\"clock_id\":%" PRIu32 ",\"file\":", r->tt_clock);
 	json_str(&b, r->tt_file >= 0 ? r->files[r->tt_file].path : NULL);
-	/* the machine's name (design.md), and its table id */
+	/* the machine's name, and its table id */
 	bool has_m = r->tt_machine >= 0 && (size_t)r->tt_machine < r->n_machines;
 	tm_buf_adds(&b, ",\"machine\":");
 	json_str(&b, has_m ? r->machines[r->tt_machine].name : NULL);

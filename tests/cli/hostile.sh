@@ -282,7 +282,7 @@ if [ -n "$bad" ]; then no "EMFILE is ours, not trace_processor's" "$bad"
 elif [ $hit = 0 ]; then echo "SKIP: EMFILE is ours, not trace_processor's: no limit made a member fail to open"
 else ok "EMFILE is ours, not trace_processor's"; fi
 
-# A cap of ours (a JSON token over 64 MiB, hostile/D10) names the archive,
+# A cap of ours (a JSON token over 64 MiB) names the archive,
 # the inflated stream and the member, and is ours in the JSON too.
 "$TM" check "$H/D10_limit_error_no_member_name.tar.gz" >"$t/o" 2>&1; rc=$?
 "$TM" check --json "$H/D10_limit_error_no_member_name.tar.gz" >"$t/o.json" 2>/dev/null

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Hostile inputs the engine must answer in time proportional to their size,
-# completely or with a clear error (the shapes of ../shared/hostile/, built
-# here): huge clock snapshots, deep nesting, truncated archives, caps.
+# completely or with a clear error (the shapes are built here): huge clock snapshots, deep nesting, truncated archives, caps.
 set -u
 TM=${TM_BIN:-build/asan/tracemerge}
 t=$(mktemp -d)

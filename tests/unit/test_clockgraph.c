@@ -222,7 +222,7 @@ t_chain_and_ties_match_reference(void)
 	ref_graph_free(r);
 }
 
-/* hostile/D3: one ClockSnapshot of BOOTTIME and 16,000 clocks (64-127 on
+/* A hostile input: one ClockSnapshot of BOOTTIME and 16,000 clocks (64-127 on
  * sequence 1, then machine-global custom ids), clock i at 7 * i. */
 static void
 t_snapshot_16000_clocks_linear(void)
@@ -271,7 +271,7 @@ t_snapshot_16000_clocks_linear(void)
 	free(gc);
 }
 
-/* hostile/D3b: 1,000 sequences, each a snapshot of BOOTTIME, its 64
+/* A hostile input: 1,000 sequences, each a snapshot of BOOTTIME, its 64
  * sequence clocks and 36 custom global clocks shared by all. */
 static void
 t_1000_snapshots_x100_clocks_linear(void)

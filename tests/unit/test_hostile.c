@@ -82,7 +82,7 @@ nested_tar(int levels)
 	return path;
 }
 
-/* hostile/D2: the top level and 8 nested TARs are expanded; the 9th level
+/* The top level and 8 nested TARs are expanded; the 9th level
  * (l1.tar, depth 8) is not.  It was reported ok and complete with no
  * warning, its event silently missing. */
 static void
@@ -227,7 +227,7 @@ t_zip_truncated_anywhere_warns(void)
 	}
 }
 
-/* hostile/D10: a cap of ours inside a tar.gz named only "byte 0x10". */
+/* A cap of ours inside a tar.gz named only "byte 0x10". */
 static void
 t_cap_errors_name_file_and_member(void)
 {

@@ -537,7 +537,7 @@ test_round_trip_rich(void)
 	tm_manifest_fini(&m);
 }
 
-/* The dialog's outputs (ui-features.md 2.2) are emitted with its key order. */
+/* The outputs of Perfetto's merge dialog are emitted with its key order. */
 static void
 test_dialog_shapes(void)
 {
