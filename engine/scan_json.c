@@ -327,6 +327,27 @@ v8_event(struct js *js, bool has_id, uint64_t id, uint32_t pid, const struct tm_
 	free(dv);
 }
 
+/* An "id" or "bind_id" value: a hex string (ParseV8SampleEvent, and
+ * MaybeExtractFlowIdentifier's CStringToUInt64(str, 16)) or an integer. */
+static bool
+json_id(const struct tm_jl_value *v, uint64_t *out)
+{
+	if (v->t == TM_JL_STR) {
+		char hb[32];
+		size_t n = v->n < sizeof hb - 1 ? v->n : sizeof hb - 1;
+		memcpy(hb, v->s, n);
+		hb[n] = 0;
+		char *q;
+		*out = strtoull(hb, &q, 16);
+		return n && !*q && n == v->n;
+	}
+	if (v->t == TM_JL_INT) {
+		*out = (uint64_t)v->i;
+		return true;
+	}
+	return false;
+}
+
 /* One event object at p (ParseTraceEventContents).  *stuck: a bad
  * dur/tts/tdur, after which TP never gets past this event. */
 static enum tm_jl_rc
@@ -349,7 +370,8 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	int64_t ts = INT64_MAX, dur = -1;
 	bool saw = false, pid_str = false, tid_str = false, has_id = false, has_args = false;
 	uint32_t pid = 0, tid = 0;
-	uint64_t pid_h = 0, tid_h = 0, id = 0;
+	uint64_t pid_h = 0, tid_h = 0, id = 0, bind = 0;
+	bool has_bind = false, flow_in = false, flow_out = false;
 	struct tm_jl_value args = { 0 };
 	bool keep = js->ctl && js->ctl->keep_events;
 	bool want_args = false;
@@ -419,26 +441,24 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			break;
 		case 'i':
 			if (key_is(k, kl, "id")) {
-				if (v.t == TM_JL_STR) {
-					/* ParseV8SampleEvent: hex string id */
-					char hb[32];
-					size_t n = v.n < sizeof hb - 1 ? v.n : sizeof hb - 1;
-					memcpy(hb, v.s, n);
-					hb[n] = 0;
-					char *q;
-					id = strtoull(hb, &q, 16);
-					has_id = n && !*q && n == v.n;
-					want_args = true;
-				} else if (v.t == TM_JL_INT) {
-					id = (uint64_t)v.i;
-					has_id = true;
-				} else {
-					has_id = false;
-				}
+				has_id = json_id(&v, &id);
+				want_args |= v.t == TM_JL_STR;
 			} else if (key_is(k, kl, "id2")) {
 				if (v.t == TM_JL_OBJ && !id2_ok(js, &v))
 					failure(js);
 			}
+			break;
+		case 'b':
+			/* flow v2 (json_trace_tokenizer.cc: bind_id through ExtractId,
+			 * a string read as hex): an alignment sample only */
+			if (key_is(k, kl, "bind_id"))
+				has_bind = json_id(&v, &bind);
+			break;
+		case 'f':
+			if (key_is(k, kl, "flow_in") && v.t == TM_JL_BOOL)
+				flow_in = v.i != 0;
+			else if (key_is(k, kl, "flow_out") && v.t == TM_JL_BOOL)
+				flow_out = v.i != 0;
 			break;
 		case 'a':
 			if (key_is(k, kl, "args") && v.t == TM_JL_OBJ) {
@@ -483,6 +503,9 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	}
 	tm_al_json(tm_scan_align(js->sc), phase, has_name ? js->name.data : NULL,
 		   has_name ? js->name.len : 0, has_id, id, ts);
+	if (has_bind && (flow_in || flow_out))
+		tm_al_id(tm_scan_align(js->sc), AL_FLOW, bind, ts, 0, 0,
+			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0));
 	push(js, ts, has_name ? js->name.data : NULL, js->name.len, phase, track,
 	     phase == 'X' ? dur : -1, off);
 	return TM_JL_OK;
