@@ -541,3 +541,101 @@ tm_align_offset_spec(const struct tm_align_estimate *e, struct tm_offset_spec *s
 	sp->src.clock = e->clock;
 	sp->src.is_pin = !e->clock;
 }
+
+/* ---- words (ours): the CLI and the workbench print the same ---- */
+
+void
+tm_align_describe(const struct tm_align_estimate *e, struct tm_buf *b)
+{
+	if (!e->has_offset) {
+		tm_buf_addf(b, "no estimate: %s", e->evidence ? e->evidence : "");
+		return;
+	}
+	tm_format_duration_ns(e->offset_ns, b);
+	tm_buf_addf(b, " [%s]", tm_align_quality_name(e->quality));
+	if (e->quality == TM_ALIGN_CONTRADICTORY) {
+		tm_buf_adds(b, " messages ask for at least ");
+		tm_format_duration_ns(e->lo_ns, b);
+		tm_buf_adds(b, " and at most ");
+		tm_format_duration_ns(e->hi_ns, b);
+	} else if (e->has_lo && e->has_hi) {
+		tm_buf_adds(b, " bounds ");
+		tm_format_duration_ns(e->lo_ns, b);
+		tm_buf_adds(b, " .. ");
+		tm_format_duration_ns(e->hi_ns, b);
+	} else if (e->has_hi || e->has_lo) {
+		tm_buf_adds(b, e->has_hi ? " at most " : " at least ");
+		tm_format_duration_ns(e->has_hi ? e->hi_ns : e->lo_ns, b);
+		tm_buf_adds(b, " (messages one way only: the latency is unknown)");
+	}
+}
+
+void
+tm_align_drift_sentence(const struct tm_align_estimate *e, struct tm_buf *b)
+{
+	if (!e->has_drift)
+		return;
+	tm_buf_addf(b, "drift %.3f ppm: the clocks drift by ", e->drift_ppm);
+	tm_format_duration_ns(e->drift_ns, b);
+	tm_buf_adds(b, " over ");
+	tm_format_duration_ns(e->span_ns, b);
+	tm_buf_adds(b, "; the offset fits the middle (a manifest holds one offset)");
+}
+
+/* ---- the events a pair can be picked from ---- */
+
+static int
+cmp_event(const void *pa, const void *pb)
+{
+	const struct tm_align_event *a = pa, *b = pb;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	int c = strcmp(a->name, b->name);
+	return c ? c : (a->occ > b->occ) - (a->occ < b->occ);
+}
+
+enum tm_status
+tm_align_events(struct tm_session *s, const char *file, struct tm_align_events *out,
+		struct tm_error *err)
+{
+	memset(out, 0, sizeof *out);
+	ssize_t m = member_of(s, file);
+	if (m < 0)
+		return tm_error_set(err, TM_ERR_INVALID, "'%s' is not a file of the input",
+				    file ? file : "");
+	enum tm_status st = tm_session_scan(s, (size_t)m, NULL, err);
+	if (st != TM_OK)
+		return st;
+	struct side sd = {s->scans[m] ? s->scans[m]->align : NULL, tm_session_trace_clock(s, (size_t)m)};
+	size_t cap = 0;
+	for (size_t i = 0; sd.a && i < sd.a->cap_names; i++) {
+		const struct al_name *x = &sd.a->names[i];
+		if (!x->h)
+			continue;
+		for (uint32_t k = 0; k < x->n; k++) {
+			if (!usable(&sd, &x->occ[k]))
+				continue;
+			XGROW(out->v, cap, out->n + 1);
+			struct tm_align_event *ev = &out->v[out->n++];
+			ev->name = xstrdup(x->name);
+			ev->occ = k + 1;
+			ev->ts = x->occ[k].ts;
+			ev->count = x->count;
+			ev->instant = x->all_instant;
+		}
+	}
+	out->clock = sd.clock;
+	out->names_full = sd.a && sd.a->names_full;
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof *out->v, cmp_event);
+	return TM_OK;
+}
+
+void
+tm_align_events_fini(struct tm_align_events *ev)
+{
+	for (size_t i = 0; i < ev->n; i++)
+		free(ev->v[i].name);
+	free(ev->v);
+	memset(ev, 0, sizeof *ev);
+}

@@ -364,3 +364,40 @@ fail:
 	tm_solution_fini(out);
 	return st;
 }
+
+/* The longest common subsequence of lines (tracemerge.h). */
+void
+tm_line_diff(const char *a, const char *b, struct tm_buf *out)
+{
+	const char *la[512], *lb[512];
+	size_t na = 0, nb = 0;
+	for (const char *p = a; *p && na < 512; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		la[na++] = p;
+	for (const char *p = b; *p && nb < 512; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		lb[nb++] = p;
+	size_t *L = xcalloc((na + 1) * (nb + 1), sizeof *L);
+#define LEN(p) (strchr(p, '\n') ? (size_t)(strchr(p, '\n') - (p)) : strlen(p))
+#define EQ(x, y) (LEN(x) == LEN(y) && !memcmp(x, y, LEN(x)))
+	for (size_t i = na; i-- > 0;)
+		for (size_t j = nb; j-- > 0;)
+			L[i * (nb + 1) + j] = EQ(la[i], lb[j]) ? L[(i + 1) * (nb + 1) + j + 1] + 1
+				: L[(i + 1) * (nb + 1) + j] > L[i * (nb + 1) + j + 1] ? L[(i + 1) * (nb + 1) + j]
+										      : L[i * (nb + 1) + j + 1];
+	size_t i = 0, j = 0;
+	while (i < na || j < nb) {
+		if (i < na && j < nb && EQ(la[i], lb[j])) {
+			tm_buf_addf(out, " %.*s\n", (int)LEN(la[i]), la[i]);
+			i++, j++;
+		} else if (i < na && (j == nb || L[(i + 1) * (nb + 1) + j] >= L[i * (nb + 1) + j + 1])) {
+			tm_buf_addf(out, "-%.*s\n", (int)LEN(la[i]), la[i]);
+			i++;
+		} else {
+			tm_buf_addf(out, "+%.*s\n", (int)LEN(lb[j]), lb[j]);
+			j++;
+		}
+	}
+#undef EQ
+#undef LEN
+	free(L);
+}
+

@@ -737,6 +737,32 @@ void tm_align_result_fini(struct tm_align_result *r);
  * e: do not tm_offset_spec_fini it). */
 void tm_align_offset_spec(const struct tm_align_estimate *e, struct tm_offset_spec *sp);
 
+/* The estimate in words (ours), as `align` prints it: "+10 ms [accurate]
+ * bounds +9 ms .. +11 ms", and the drift sentence (nothing without drift). */
+void tm_align_describe(const struct tm_align_estimate *e, struct tm_buf *b);
+void tm_align_drift_sentence(const struct tm_align_estimate *e, struct tm_buf *b);
+
+/* The events of file a pair can name (FILE:NAME#OCC), from what the scan
+ * kept (scans it if needed): each kept occurrence with its time on the
+ * file's own trace clock, sorted by time.  names_full: the scan kept only
+ * the first AL_NAMES names. */
+struct tm_align_event {
+	char *name;
+	uint32_t occ;    /* 1-based, as tm_align_pair's #N */
+	int64_t ts;      /* on clock */
+	uint64_t count;  /* occurrences of the name in the file */
+	bool instant;
+};
+struct tm_align_events {
+	size_t n;
+	struct tm_align_event *v;
+	uint32_t clock; /* the file's trace clock (UNSET: its own, clockless) */
+	bool names_full;
+};
+enum tm_status tm_align_events(struct tm_session *s, const char *file, struct tm_align_events *out,
+			       struct tm_error *err) TM_WUR;
+void tm_align_events_fini(struct tm_align_events *ev);
+
 /* The estimator itself (tests): pairs (t_i, d_i) where d = ref time - file
  * time; kind 1 = a message file->ref (offset <= d), 2 = ref->file
  * (offset >= d), 0 = the same moment.  Fills quality, offset, bounds, drift. */
@@ -786,6 +812,9 @@ struct tm_solution {
 enum tm_status tm_solve(struct tm_session *s, const struct tm_manifest *cur,
 			struct tm_solution *out, struct tm_error *err) TM_WUR;
 void tm_solution_fini(struct tm_solution *so);
+/* A line diff of two texts (a manifest before and after): each line of the
+ * result starts with '-' (removed), '+' (added) or ' ' (kept). */
+void tm_line_diff(const char *a, const char *b, struct tm_buf *out);
 
 /* ------------------------------------------------------------------ */
 /* Writing the merged TAR                                              */

@@ -1114,16 +1114,6 @@ cmd_merge(int argc, char **argv)
 /* align                                                               */
 /* ------------------------------------------------------------------ */
 
-static void
-print_dur(FILE *f, int64_t ns)
-{
-	struct tm_buf b;
-	tm_buf_init(&b);
-	tm_format_duration_ns(ns, &b);
-	fputs(b.data ? b.data : "", f);
-	tm_buf_fini(&b);
-}
-
 /* The estimate as --offset would write it (the engine's grammar). */
 static void
 offset_arg(struct tm_buf *b, const struct tm_align_estimate *e)
@@ -1192,40 +1182,22 @@ align_text(FILE *f, const struct tm_align_result *res)
 		char *fn = tm_escape_str(e->file), *rn = tm_escape_str(e->ref);
 		char *ev = tm_escape_str(e->evidence);
 		fprintf(f, "%s vs %s: ", fn, rn);
+		struct tm_buf w;
+		tm_buf_init(&w);
+		tm_align_describe(e, &w);
+		char *wd = tm_escape_str(w.data);
+		fprintf(f, "%s\n", wd);
+		free(wd);
 		if (!e->has_offset) {
-			fprintf(f, "no estimate: %s\n", ev);
+			tm_buf_fini(&w);
 			free(fn), free(rn), free(ev);
 			continue;
 		}
-		print_dur(f, e->offset_ns);
-		fprintf(f, " [%s]", tm_align_quality_name(e->quality));
-		if (e->quality == TM_ALIGN_CONTRADICTORY) {
-			fputs(" messages ask for at least ", f);
-			print_dur(f, e->lo_ns);
-			fputs(" and at most ", f);
-			print_dur(f, e->hi_ns);
-		} else if (e->has_lo && e->has_hi) {
-			fputs(" bounds ", f);
-			print_dur(f, e->lo_ns);
-			fputs(" .. ", f);
-			print_dur(f, e->hi_ns);
-		} else if (e->has_hi) {
-			fputs(" at most ", f);
-			print_dur(f, e->hi_ns);
-			fputs(" (messages one way only: the latency is unknown)", f);
-		} else if (e->has_lo) {
-			fputs(" at least ", f);
-			print_dur(f, e->lo_ns);
-			fputs(" (messages one way only: the latency is unknown)", f);
-		}
-		fputc('\n', f);
-		if (e->has_drift) {
-			fprintf(f, "  drift %.3f ppm: the clocks drift by ", e->drift_ppm);
-			print_dur(f, e->drift_ns);
-			fputs(" over ", f);
-			print_dur(f, e->span_ns);
-			fputs("; the offset fits the middle (a manifest holds one offset)\n", f);
-		}
+		tm_buf_reset(&w);
+		tm_align_drift_sentence(e, &w);
+		if (w.len)
+			fprintf(f, "  %s\n", w.data);
+		tm_buf_fini(&w);
 		fprintf(f, "  evidence: %s\n", ev);
 		struct tm_buf b;
 		tm_buf_init(&b);
@@ -1265,44 +1237,6 @@ align_apply(struct tm_session *s, struct tm_manifest *m, const struct tm_align_r
 	return 0;
 }
 
-/* A line diff of two manifests ("-" removed, "+" added, " " kept). */
-static void
-print_line_diff(FILE *f, const char *a, const char *b)
-{
-	const char *la[512], *lb[512];
-	size_t na = 0, nb = 0;
-	for (const char *p = a; *p && na < 512; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
-		la[na++] = p;
-	for (const char *p = b; *p && nb < 512; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
-		lb[nb++] = p;
-	size_t *L = calloc((na + 1) * (nb + 1), sizeof *L);
-	if (!L)
-		abort();
-#define LEN(p) (strchr(p, '\n') ? (size_t)(strchr(p, '\n') - (p)) : strlen(p))
-#define EQ(x, y) (LEN(x) == LEN(y) && !memcmp(x, y, LEN(x)))
-	for (size_t i = na; i-- > 0;)
-		for (size_t j = nb; j-- > 0;)
-			L[i * (nb + 1) + j] = EQ(la[i], lb[j]) ? L[(i + 1) * (nb + 1) + j + 1] + 1
-				: L[(i + 1) * (nb + 1) + j] > L[i * (nb + 1) + j + 1] ? L[(i + 1) * (nb + 1) + j]
-										      : L[i * (nb + 1) + j + 1];
-	size_t i = 0, j = 0;
-	while (i < na || j < nb) {
-		if (i < na && j < nb && EQ(la[i], lb[j])) {
-			fprintf(f, " %.*s\n", (int)LEN(la[i]), la[i]);
-			i++, j++;
-		} else if (i < na && (j == nb || L[(i + 1) * (nb + 1) + j] >= L[i * (nb + 1) + j + 1])) {
-			fprintf(f, "-%.*s\n", (int)LEN(la[i]), la[i]);
-			i++;
-		} else {
-			fprintf(f, "+%.*s\n", (int)LEN(lb[j]), lb[j]);
-			j++;
-		}
-	}
-#undef EQ
-#undef LEN
-	free(L);
-}
-
 /* --solve: the engine's whole configuration, as a manifest diff. */
 static int
 align_solve(struct tm_session *s, struct tm_manifest *m, const char *out_path)
@@ -1325,7 +1259,11 @@ align_solve(struct tm_session *s, struct tm_manifest *m, const char *out_path)
 		free(t);
 	}
 	printf("manifest diff:\n");
-	print_line_diff(stdout, a.data ? a.data : "", b.data ? b.data : "");
+	struct tm_buf d;
+	tm_buf_init(&d);
+	tm_line_diff(a.data ? a.data : "", b.data ? b.data : "", &d);
+	fputs(d.data ? d.data : "", stdout);
+	tm_buf_fini(&d);
 	printf("predicted: %s\n", so.verdict);
 	if (!so.ok && so.unplaced) {
 		char *t = tm_escape_str(so.unplaced);
