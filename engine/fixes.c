@@ -160,9 +160,7 @@ fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_a
 	/* a machine of its own, alone */
 	if (!f || (!f->machine_name && !f->n_machines)) {
 		struct tm_manifest m;
-		const char *base = tm_path_base(file);
-		const char *dot = strrchr(base, '.');
-		char *name = xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+		char *name = tm_own_machine_name(c->cur, file);
 		tm_manifest_copy(&m, c->cur);
 		tm_manifest_set_machine(&m, file, name);
 		struct tm_buf b;

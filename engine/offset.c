@@ -274,9 +274,9 @@ tm_offset_result_fini(struct tm_offset_result *r)
 }
 
 /* A machine name for the file: its base name without the extension, made
- * unique among the manifest's machine names. */
-static char *
-own_machine_name(const struct tm_manifest *m, const char *path)
+ * unique among the manifest's machine names (tracemerge.h). */
+char *
+tm_own_machine_name(const struct tm_manifest *m, const char *path)
 {
 	const char *base = tm_path_base(path);
 	const char *dot = strrchr(base, '.');
@@ -447,7 +447,7 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 			    tm_same_str(machine_of(&out->m, path, src_machine),
 				     machine_of(&out->m, ref, ref_machine));
 	if (same_machine || (after->error && strstr(after->error, "duplicate clock domain"))) {
-		out->own_machine = own_machine_name(&out->m, path);
+		out->own_machine = tm_own_machine_name(&out->m, path);
 		tm_manifest_copy(&out->own_m, &out->m);
 		if (f && f->n_machines) {
 			/* multi-machine: a machines[] entry names its machines already */

@@ -668,6 +668,10 @@ enum tm_status tm_offset_apply(struct tm_session *s, const struct tm_manifest *c
 			       const char *file, const struct tm_offset_spec *spec,
 			       struct tm_offset_result *out, struct tm_error *err) TM_WUR;
 void tm_offset_result_fini(struct tm_offset_result *r);
+/* The name of a machine of its own for path (the offer above, the fixes):
+ * its base name without the extension, unique among m's machine names.
+ * Caller frees. */
+char *tm_own_machine_name(const struct tm_manifest *m, const char *path);
 
 /* ------------------------------------------------------------------ */
 /* Alignment: offsets from events (align.c)                            */

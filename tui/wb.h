@@ -18,6 +18,8 @@
  *   wb_theme.c    style roles and colours
  *   wb_model.c    the model: inputs, session, rows and names, evaluation,
  *                 edits, undo/redo, dirty state, messages
+ *   wb_align.c    the model's alignment edits: estimates, pairs, solve, a
+ *                 machine of its own, the fixes the engine proved
  *
  * The model is the engine session plus a manifest value; every edit makes a
  * new manifest (undo is a stack of copies) and re-evaluates at once.
@@ -72,6 +74,12 @@ struct wb;
 	X(REQ_NUDGE_S_UP, "nudge-s-up", '}', 0, act_nudge_s_up, "Offset +1 s")                    \
 	X(REQ_NUDGE_US_DOWN, "nudge-us-down", '<', 0, act_nudge_us_down, "Offset -1 us")          \
 	X(REQ_NUDGE_US_UP, "nudge-us-up", '>', 0, act_nudge_us_up, "Offset +1 us")                \
+	X(REQ_ESTIMATE, "estimate", 'z', 0, act_estimate, "Estimate the file's offset from events both traces saw (one edit)") \
+	X(REQ_ESTIMATE_ALL, "estimate-all", 'Z', 0, act_estimate_all, "Estimate every file's offset from events (one edit)") \
+	X(REQ_PAIR, "pair", 'p', 0, act_pair, "Pick an event here and the same moment in a reference (:pair F:NAME#N=REF:NAME#N[+D])") \
+	X(REQ_SOLVE, "solve", 'S', 0, act_solve, "Solve: a whole configuration as a manifest diff (y applies, n declines)") \
+	X(REQ_FIX, "fix", 'f', 0, act_fix, "Apply the file's first proven fix (:fix N another)") \
+	X(REQ_OWN_MACHINE, "own-machine", 'H', 0, act_own_machine, "Put the file on a machine of its own (when proven to help)") \
 	X(REQ_TRACE_TIME, "trace-time", 't', 0, act_trace_time, "Timeline clock: CLOCK [FILE [MACHINE]]") \
 	X(REQ_BASELINE, "baseline", 'b', 0, act_baseline, "Make the file own the timeline (trace_time.file)") \
 	X(REQ_ATTR, "attr", 'A', 0, act_attr, "Set an attribute: key=value (empty value removes)") \
@@ -209,6 +217,18 @@ struct wb_model {
 	char *log[WB_LOG_MAX];
 	size_t n_log;
 
+	/* alignment (wb_align.c): the fixes the engine proved for the current
+	 * manifest (every file), the evidence of the last estimate per file,
+	 * and a solution shown until it is applied or declined */
+	struct tm_fixes fixes;
+	struct wb_evidence {
+		char *path, *text;
+	} *evidence;
+	size_t n_evidence;
+	bool has_solution;
+	struct tm_solution solution;
+	char *solution_diff;
+
 	/* output */
 	char *written;    /* path of the last written TAR */
 	bool demo_output; /* a TAR or manifest was written into demo_dir: keep it */
@@ -330,6 +350,23 @@ enum wb_confirm {
 	CONFIRM_OVERWRITE,
 	CONFIRM_RESTORE,
 	CONFIRM_PRINT_ON_EXIT,
+	CONFIRM_SOLVE,
+};
+
+/* The pair picker (p): the file's events, then the reference's, each
+ * searchable by name, shown on the help screen. */
+struct wb_picker {
+	bool on;
+	int step; /* 0: an event of file, 1: one of ref */
+	char *file, *ref;
+	struct tm_align_events ev;
+	char filter[128];
+	size_t sel;   /* among the events the filter shows */
+	char *a_name; /* the file's event, once picked */
+	uint32_t a_occ;
+	bool chosen; /* both picked: the prompt asks for d */
+	char *b_name;
+	uint32_t b_occ;
 };
 
 struct wb_ui {
@@ -359,6 +396,8 @@ struct wb_ui {
 	enum wb_request prompt_req;
 	enum wb_confirm confirm;
 	char *pending_write; /* path awaiting overwrite confirmation */
+	bool solve_view;     /* the help screen shows the solution */
+	struct wb_picker picker;
 };
 
 struct wb_run {
@@ -464,6 +503,27 @@ bool model_restore(struct wb_model *m, const char *path);
 bool model_set_manifest_text(struct wb_model *m, const char *text, size_t len, const char *what);
 /* The manifest as written: the broken text, or the emitted JSON. */
 void model_manifest_json(const struct wb_model *m, struct tm_buf *out);
+
+/* ==== wb_align.c (the model's alignment edits) ==== */
+void model_fixes_refresh(struct wb_model *m);
+/* The k-th (0-based) proven fix for path, or NULL. */
+const struct tm_fix *model_fix(const struct wb_model *m, const char *path, size_t k);
+void model_apply_fix(struct wb_model *m, const char *path, size_t k);
+/* The evidence of the last estimate or pair for path (ours), or NULL. */
+const char *model_evidence(const struct wb_model *m, const char *path);
+void model_align_fini(struct wb_model *m);
+/* Offsets from events for path (NULL: every file), one undoable edit. */
+void model_estimate(struct wb_model *m, const char *path);
+/* A declared pair (p->file's event at the same moment as p->ref's, or
+ * delta_ns before it): the offset it gives, one undoable edit. */
+void model_pair(struct wb_model *m, const struct tm_align_pair *p);
+/* Solve: the engine's whole configuration kept in m->solution (true) until
+ * model_solve_answer applies it (one undoable edit) or declines it. */
+bool model_solve(struct wb_model *m);
+void model_solve_answer(struct wb_model *m, bool apply);
+/* The engine's offer of a machine of its own for path, applied when it
+ * helps; otherwise the message says why not. */
+void model_own_machine(struct wb_model *m, const char *path);
 
 /* ==== wb_theme.c ==== */
 /* Returns true when monochrome (NO_COLOR or no colours). */
@@ -589,6 +649,8 @@ int keymap_key_of(enum wb_request r);
 void keymap_key_name(int key, char *buf, size_t len);
 int keymap_parse_key(const char *spec, size_t *used);
 void actions_init(struct wb *wb);
+/* Does the pair picker show its event i (the name filter)? */
+bool picker_shows(const struct wb_picker *pk, size_t i);
 /* The man page's key list (mdoc), from the action table. */
 void actions_print_mdoc(FILE *f);
 void actions_key(struct wb *wb, int key);

@@ -903,6 +903,300 @@ act_nudge_us_up(struct wb *wb, const char *arg)
 	nudge(wb, 1000);
 }
 
+/* ---- offsets from events, solve, fixes ---- */
+
+static void
+act_estimate(struct wb *wb, const char *arg)
+{
+	const char *path = sel_trace(wb);
+
+	(void)arg;
+	if (path)
+		model_estimate(&wb->m, path);
+}
+
+static void
+act_estimate_all(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (!wb->m.man_broken)
+		model_estimate(&wb->m, NULL);
+	else
+		sel_trace(wb); /* says why not */
+}
+
+static void
+act_fix(struct wb *wb, const char *arg)
+{
+	const char *path = sel_trace(wb);
+	unsigned long k = 1;
+
+	if (!path)
+		return;
+	if (arg && *arg) {
+		char *e;
+		k = strtoul(arg, &e, 10);
+		if (*e || k == 0) {
+			model_set_msg(&wb->m, ROLE_ERROR, "fix: expected a number (1 = the first fix)");
+			return;
+		}
+	}
+	model_apply_fix(&wb->m, path, k - 1);
+}
+
+static void
+act_own_machine(struct wb *wb, const char *arg)
+{
+	const char *path = sel_trace(wb);
+
+	(void)arg;
+	if (path)
+		model_own_machine(&wb->m, path);
+}
+
+static void
+act_solve(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	if (wb->m.man_broken) {
+		sel_trace(wb);
+		return;
+	}
+	if (!model_solve(&wb->m))
+		return;
+	if (wb->m.solution.n_steps == 0) {
+		model_set_msg(&wb->m, wb->m.solution.ok ? ROLE_OK : ROLE_WARNING,
+			      "Solve: no edit to propose. %s%s%s", wb->m.solution.verdict,
+			      wb->m.solution.unplaced ? " " : "",
+			      wb->m.solution.unplaced ? wb->m.solution.unplaced : "");
+		model_solve_answer(&wb->m, false);
+		return;
+	}
+	wb->ui.help = true;
+	wb->ui.messages = false;
+	wb->ui.solve_view = true;
+	wb->ui.pane[PANE_HELP].top = 0;
+	confirm(wb, CONFIRM_SOLVE, "Apply this configuration as one edit (u undoes)? (y/n) ");
+}
+
+/* ---- the pair picker ---- */
+
+static void
+picker_close(struct wb *wb)
+{
+	struct wb_picker *pk = &wb->ui.picker;
+
+	tm_align_events_fini(&pk->ev);
+	free(pk->file);
+	free(pk->ref);
+	free(pk->a_name);
+	free(pk->b_name);
+	memset(pk, 0, sizeof *pk);
+	wb->ui.help = false;
+}
+
+/* Does hay contain needle, ignoring ASCII case? */
+static bool
+contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	return n == 0;
+}
+
+bool
+picker_shows(const struct wb_picker *pk, size_t i)
+{
+	return i < pk->ev.n && contains_nocase(pk->ev.v[i].name, pk->filter);
+}
+
+static size_t
+picker_n_shown(const struct wb_picker *pk)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < pk->ev.n; i++)
+		n += picker_shows(pk, i);
+	return n;
+}
+
+/* The event index of the sel-th shown one, or SIZE_MAX. */
+static size_t
+picker_event(const struct wb_picker *pk)
+{
+	for (size_t i = 0, k = 0; i < pk->ev.n; i++)
+		if (picker_shows(pk, i) && k++ == pk->sel)
+			return i;
+	return SIZE_MAX;
+}
+
+/* Load the events of the step's file (the reference for step 1). */
+static bool
+picker_load(struct wb *wb)
+{
+	struct wb_picker *pk = &wb->ui.picker;
+	struct tm_error err;
+
+	tm_align_events_fini(&pk->ev);
+	pk->filter[0] = 0;
+	pk->sel = 0;
+	tm_error_clear(&err);
+	if (tm_align_events(wb->m.s, pk->step ? pk->ref : pk->file, &pk->ev, &err) != TM_OK) {
+		model_set_msg(&wb->m, ROLE_ERROR, "Pair: %s", err.msg);
+		return false;
+	}
+	return true;
+}
+
+/* The next trace file after cur (not file itself), wrapping; NULL if none. */
+static const char *
+next_ref(struct wb *wb, const char *file, const char *cur)
+{
+	size_t n = model_n_rows(&wb->m), start = cur ? model_row_of(&wb->m, cur) : SIZE_MAX;
+
+	for (size_t k = 1; k <= n; k++) {
+		size_t row = start == SIZE_MAX ? k - 1 : (start + k) % n;
+		const char *name = model_row_name(&wb->m, row);
+		const struct tm_member *mb = tm_session_member(wb->m.s, model_row_member(&wb->m, row));
+		if (name && strcmp(name, file) && text_member_is_trace(mb))
+			return name;
+	}
+	return NULL;
+}
+
+static void
+picker_pick(struct wb *wb)
+{
+	struct wb_picker *pk = &wb->ui.picker;
+	size_t i = picker_event(pk);
+
+	if (i == SIZE_MAX) {
+		model_set_msg(&wb->m, ROLE_WARNING, "Pair: no event matches '%s'", pk->filter);
+		return;
+	}
+	if (pk->step == 0) {
+		pk->a_name = strdup(pk->ev.v[i].name);
+		pk->a_occ = pk->ev.v[i].occ;
+		pk->step = 1;
+		picker_load(wb);
+		return;
+	}
+	pk->b_name = strdup(pk->ev.v[i].name);
+	pk->b_occ = pk->ev.v[i].occ;
+	pk->chosen = true;
+	ask(wb, REQ_PAIR, COMPLETE_WORDS,
+	    "Same moment: Enter.  Or B = A + d, d = (e.g. 3ms, -250us): ", "");
+}
+
+static void
+picker_key(struct wb *wb, int key)
+{
+	struct wb_picker *pk = &wb->ui.picker;
+	size_t n = picker_n_shown(pk), len = strlen(pk->filter);
+	size_t page = pane_rows(&wb->ui.pane[PANE_HELP]) > 4 ? pane_rows(&wb->ui.pane[PANE_HELP]) - 3 : 1;
+
+	if (key == 27 || key == WB_KEY_CTRL('c')) {
+		picker_close(wb);
+		msg(wb, ROLE_DIM, "Pair: cancelled");
+	} else if (key == '\r' || key == '\n' || key == KEY_ENTER) {
+		picker_pick(wb);
+	} else if (key == KEY_DOWN || key == WB_KEY_CTRL('n')) {
+		pk->sel = pk->sel + 1 < n ? pk->sel + 1 : pk->sel;
+	} else if (key == KEY_UP || key == WB_KEY_CTRL('p')) {
+		pk->sel = pk->sel ? pk->sel - 1 : 0;
+	} else if (key == KEY_NPAGE) {
+		pk->sel = pk->sel + page < n ? pk->sel + page : (n ? n - 1 : 0);
+	} else if (key == KEY_PPAGE) {
+		pk->sel = pk->sel > page ? pk->sel - page : 0;
+	} else if (key == '\t' && pk->step == 1) {
+		const char *r = next_ref(wb, pk->file, pk->ref);
+		if (r && strcmp(r, pk->ref)) {
+			free(pk->ref);
+			pk->ref = strdup(r);
+			picker_load(wb);
+		}
+	} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (len)
+			pk->filter[len - 1] = 0;
+		pk->sel = 0;
+	} else if (key == WB_KEY_CTRL('u')) {
+		pk->filter[0] = 0;
+		pk->sel = 0;
+	} else if (key >= 32 && key < 256 && key != 127 && len + 1 < sizeof pk->filter) {
+		pk->filter[len] = (char)key;
+		pk->filter[len + 1] = 0;
+		pk->sel = 0;
+	}
+}
+
+static void
+act_pair(struct wb *wb, const char *arg)
+{
+	struct wb_picker *pk = &wb->ui.picker;
+	struct tm_align_pair p;
+	struct tm_error err;
+
+	if (wb->ui.answering && pk->chosen) {
+		/* the picker's answer: d, empty for the same moment */
+		int64_t d = 0;
+		tm_error_clear(&err);
+		if (*arg && tm_parse_duration_ns(arg, &d, &err) != TM_OK) {
+			model_set_msg(&wb->m, ROLE_ERROR, "Pair: d: %s", err.msg);
+			picker_close(wb);
+			return;
+		}
+		memset(&p, 0, sizeof p);
+		p.file = pk->file;
+		p.name = pk->a_name;
+		p.occ = pk->a_occ;
+		p.ref = pk->ref;
+		p.ref_name = pk->b_name;
+		p.ref_occ = pk->b_occ;
+		p.delta_ns = d;
+		model_pair(&wb->m, &p);
+		picker_close(wb);
+		return;
+	}
+	if (arg && *arg) {
+		/* :pair FILE:NAME[#N]=REF:NAME[#N][+D], the batch --pair grammar */
+		tm_error_clear(&err);
+		if (tm_align_pair_parse(arg, &p, &err) != TM_OK) {
+			model_set_msg(&wb->m, ROLE_ERROR, "pair: %s", err.msg);
+			return;
+		}
+		if (wb->m.man_broken)
+			sel_trace(wb);
+		else
+			model_pair(&wb->m, &p);
+		tm_align_pair_fini(&p);
+		return;
+	}
+	const char *path = sel_trace(wb);
+	if (!path)
+		return;
+	const char *ref = NULL;
+	if (wb->m.rep && wb->m.rep->tt_file >= 0 && (size_t)wb->m.rep->tt_file < wb->m.rep->n_files)
+		ref = model_member_name(&wb->m, wb->m.rep->files[wb->m.rep->tt_file].member);
+	if (!ref || !strcmp(ref, path))
+		ref = next_ref(wb, path, NULL);
+	if (!ref) {
+		msg(wb, ROLE_WARNING, "Pair: no other trace file to pair with");
+		return;
+	}
+	picker_close(wb);
+	pk->file = strdup(path);
+	pk->ref = strdup(ref);
+	if (!picker_load(wb)) {
+		picker_close(wb);
+		return;
+	}
+	pk->on = true;
+	wb->ui.help = true;
+	wb->ui.messages = false;
+	wb->ui.solve_view = false;
+}
+
 static void
 act_trace_time(struct wb *wb, const char *arg)
 {
@@ -1324,6 +1618,11 @@ answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *line)
 				act_print_on_exit(wb, NULL);
 			else
 				msg(wb, ROLE_DIM, "Not copied; e saves the manifest to a file");
+		} else if (c == CONFIRM_SOLVE) {
+			model_solve_answer(&wb->m, yes);
+			wb->ui.help = wb->ui.solve_view = false;
+			if (!yes)
+				msg(wb, ROLE_DIM, "Solve: declined; the manifest is as it was");
 		} else if (c == CONFIRM_RESTORE) {
 			if (yes && wb->run.recovery_path)
 				model_restore(&wb->m, wb->run.recovery_path);
@@ -1378,6 +1677,12 @@ actions_key(struct wb *wb, int key)
 			break;
 		case PROMPT_CANCELLED:
 			wb->ui.confirm = CONFIRM_NONE;
+			if (c == CONFIRM_SOLVE) {
+				model_solve_answer(&wb->m, false);
+				wb->ui.help = wb->ui.solve_view = false;
+			}
+			if (req == REQ_PAIR && wb->ui.picker.on)
+				picker_close(wb);
 			if (req == REQ_OPEN && !wb->m.s)
 				wb->run.quit = true;
 			msg(wb, ROLE_DIM, "Cancelled");
@@ -1394,6 +1699,10 @@ actions_key(struct wb *wb, int key)
 		return;
 	if (key == KEY_ENTER) /* the keypad's Enter is Enter */
 		key = '\r';
+	if (wb->ui.picker.on) {
+		picker_key(wb, key);
+		return;
+	}
 	if (wb->ui.help) {
 		help_key(wb, key);
 		return;

@@ -60,12 +60,12 @@ static void
 choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 {
 	static const struct hint drop_sel[] = {
-		{REQ_NUDGE_MS_UP, "+1ms"}, {REQ_NUDGE_S_UP, "+1s"}, {REQ_OFFSET, "offset"},
-		{REQ_AUTO, "auto"},        {REQ_UNDO, "undo"},      {REQ_MACHINE, "machine"},
+		{REQ_FIX, "fix"},     {REQ_ESTIMATE, "estimate"}, {REQ_SOLVE, "solve"},
+		{REQ_PAIR, "pair"},   {REQ_OFFSET, "offset"},     {REQ_UNDO, "undo"},
 	};
 	static const struct hint drop_other[] = {
-		{REQ_DOWN, "next file"}, {REQ_UP, "prev"},   {REQ_OFFSET, "offset"},
-		{REQ_AUTO, "auto"},      {REQ_UNDO, "undo"}, {REQ_MACHINE, "machine"},
+		{REQ_DOWN, "next file"}, {REQ_UP, "prev"},   {REQ_SOLVE, "solve"},
+		{REQ_ESTIMATE_ALL, "estimate all"}, {REQ_UNDO, "undo"}, {REQ_OFFSET, "offset"},
 	};
 	static const struct hint ok[] = {
 		{REQ_COPY, "copy manifest"}, {REQ_WRITE, "write TAR"}, {REQ_SAVE_MANIFEST, "save"},
@@ -100,7 +100,14 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 	int reserve = 16; /* "  ? help  q quit" */
 
 	tm_buf_init(&b);
-	if (wb->ui.help) {
+	if (wb->ui.picker.on) {
+		tm_buf_adds(&b, wb->ui.picker.step ? "type to search  Up/Down move  Enter picks  Tab "
+						     "another reference  Esc cancels"
+						   : "type to search  Up/Down move  Enter picks  Esc "
+						     "cancels");
+	} else if (wb->ui.solve_view) {
+		tm_buf_adds(&b, "y applies (one edit, u undoes)  n declines");
+	} else if (wb->ui.help) {
 		for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
 			hint_add(&b, COLS - 1, &help[i], &full, false);
 	} else {
@@ -244,6 +251,127 @@ cut_hint(const struct wb *wb, char *out, size_t len)
 	else
 		snprintf(k, sizeof k, ":%s", keymap_info(REQ_MESSAGES)->name);
 	snprintf(out, len, "%s %s: in full", wb->ui.ascii ? "..." : "\xe2\x80\xa6", k);
+}
+
+/* ---- the pair picker and the solution, on the help screen ---- */
+
+/* Lines are escaped here (help_escaped): names come from the traces. */
+static void
+help_add_esc(struct wb_frame *fr, const char *line, enum wb_role role)
+{
+	char *e = text_escape_cols(line, 1 << 16);
+	help_add(fr, e, role);
+	free(e);
+}
+
+static void
+picker_lines(struct wb *wb, struct wb_frame *fr)
+{
+	const struct wb_picker *pk = &wb->ui.picker;
+	struct pane *help = &wb->ui.pane[PANE_HELP];
+	const char *file = pk->step ? pk->ref : pk->file;
+	char line[600], t[64];
+	size_t shown = 0, sel_line = 0;
+
+	for (size_t i = 0; i < fr->n_help; i++)
+		free(fr->help[i]);
+	fr->n_help = 0;
+	if (pk->step)
+		snprintf(line, sizeof line, "Picked in %s: %s #%u. The same moment in %s is:", pk->file,
+			 pk->a_name, pk->a_occ, pk->ref);
+	else
+		snprintf(line, sizeof line, "An event in %s you can also find in another trace:", file);
+	help_add_esc(fr, line, ROLE_INFO);
+	snprintf(line, sizeof line, "search: %s_", pk->filter);
+	help_add_esc(fr, line, ROLE_DEFAULT);
+	for (size_t i = 0; i < pk->ev.n; i++) {
+		const struct tm_align_event *ev = &pk->ev.v[i];
+		if (!picker_shows(pk, i))
+			continue;
+		char *nm = text_short_name(ev->name, 40);
+		text_fmt_dur(ev->ts, t, sizeof t);
+		snprintf(line, sizeof line, " %-40s #%-3u %16s  %s%llu in the file", nm, ev->occ, t,
+			 ev->instant ? "instant, " : "", (unsigned long long)ev->count);
+		free(nm);
+		if (shown == pk->sel)
+			sel_line = fr->n_help;
+		help_add_esc(fr, line, shown == pk->sel ? ROLE_CURSOR : ROLE_DEFAULT);
+		shown++;
+	}
+	if (!shown)
+		help_add_esc(fr, pk->ev.n ? "  (no event name matches the search)"
+					  : "  (the scan kept no named event in this file)",
+			     ROLE_DIM);
+	if (pk->ev.names_full)
+		help_add_esc(fr, "  (only the first names the scan kept are listed)", ROLE_DIM);
+	snprintf(fr->help_title, sizeof fr->help_title,
+		 " Pair, step %d of 2: %s (times on its own clock, %s)", pk->step + 1, file,
+		 pk->ev.clock ? tm_clock_name(pk->ev.clock) : "clockless");
+	/* keep the selected line in view */
+	size_t rows = (size_t)(LINES - 3 > 1 ? LINES - 3 : 1);
+	if (sel_line < help->top + 2 && sel_line >= 2)
+		help->top = sel_line - 2;
+	if (sel_line >= help->top + rows)
+		help->top = sel_line - rows + 1;
+}
+
+static void
+solution_lines(struct wb *wb, struct wb_frame *fr)
+{
+	const struct wb_model *m = &wb->m;
+	const struct tm_solution *so = &m->solution;
+	char line[700];
+
+	for (size_t i = 0; i < fr->n_help; i++)
+		free(fr->help[i]);
+	fr->n_help = 0;
+	for (size_t i = 0; i < so->n_steps; i++) {
+		snprintf(line, sizeof line, "  %zu. %s", i + 1, so->steps[i]);
+		help_add_esc(fr, line, ROLE_DEFAULT);
+	}
+	help_add_esc(fr, "", ROLE_DEFAULT);
+	help_add_esc(fr, "manifest diff (- now, + after; 2 lines of context):", ROLE_HEADER);
+	/* the changed lines and two kept lines around each, "..." between */
+	const char *d = m->solution_diff ? m->solution_diff : "";
+	size_t n_lines = 0, cap = 0;
+	const char **ls = NULL;
+	for (const char *p = d; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		if (n_lines == cap) {
+			cap = cap ? cap * 2 : 64;
+			ls = realloc(ls, cap * sizeof *ls);
+			if (!ls)
+				abort();
+		}
+		ls[n_lines++] = p;
+	}
+	bool gap = false;
+	for (size_t i = 0; i < n_lines; i++) {
+		bool near = false;
+		for (size_t j = i >= 2 ? i - 2 : 0; j < n_lines && j <= i + 2 && !near; j++)
+			near = ls[j][0] != ' ';
+		if (!near) {
+			if (!gap)
+				help_add_esc(fr, "   ...", ROLE_DIM);
+			gap = true;
+			continue;
+		}
+		gap = false;
+		const char *nl = strchr(ls[i], '\n');
+		char *l = strndup(ls[i], nl ? (size_t)(nl - ls[i]) : strlen(ls[i]));
+		if (!l)
+			abort();
+		help_add_esc(fr, l, l[0] == '+' ? ROLE_OK : l[0] == '-' ? ROLE_ERROR : ROLE_DIM);
+		free(l);
+	}
+	free(ls);
+	help_add_esc(fr, "", ROLE_DEFAULT);
+	snprintf(line, sizeof line, "predicted: %s", so->verdict ? so->verdict : "?");
+	help_add_esc(fr, line, so->ok ? ROLE_OK : ROLE_WARNING);
+	if (so->unplaced)
+		help_add_esc(fr, so->unplaced, ROLE_WARNING);
+	snprintf(fr->help_title, sizeof fr->help_title, " Solve (tracemerge): %zu edit%s, %s",
+		 so->n_steps, so->n_steps == 1 ? "" : "s",
+		 so->ok ? "nothing dropped, nothing fails" : "the best found, not clean");
 }
 
 /* ---- the frame ---- */
@@ -503,7 +631,13 @@ frame_prepare(struct wb *wb)
 
 	/* Help: rows 1 .. LINES-3 (the message and the key hints below). */
 	if (wb->ui.help) {
-		if (wb->ui.messages) {
+		if (wb->ui.picker.on) {
+			picker_lines(wb, fr);
+			fr->help_escaped = true;
+		} else if (wb->ui.solve_view && m->has_solution) {
+			solution_lines(wb, fr);
+			fr->help_escaped = true;
+		} else if (wb->ui.messages) {
 			log_lines(fr, m, cols);
 			log_verdict(fr);
 			fr->help_escaped = true;

@@ -283,6 +283,7 @@ model_evaluate(struct wb_model *m)
 		tm_report_free(m->rep);
 	m->rep = rep;
 	timeline_data(m);
+	model_fixes_refresh(m);
 }
 
 /* ---- background scan ---- */
@@ -643,6 +644,7 @@ close_session(struct wb_model *m)
 		tm_report_free(m->rep);
 	m->rep = NULL;
 	timeline_data(m);
+	model_align_fini(m); /* fixes and evidence belong to the session */
 	tm_pack_check_fini(&m->pack);
 	if (m->s)
 		tm_session_close(m->s);

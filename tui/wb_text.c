@@ -378,29 +378,41 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 		if (neg && rf->has_all_ts && rf->all_first_ts < 0) {
 			text_fmt_dur(rf->all_first_ts, a, sizeof a);
 			if (f && f->has_clocks && f->clocks.offset_ns < 0) {
-				int64_t need;
 				text_fmt_dur(f->clocks.offset_ns, c, sizeof c);
 				tm_buf_addf(b, ": the offset %s puts them before zero (from %s).", c,
 					    a);
-				if (!__builtin_sub_overflow(f->clocks.offset_ns, rf->all_first_ts,
-							    &need)) {
-					text_fmt_dur(need, tmp, sizeof tmp);
-					tm_buf_addf(b, " Fix: offset %s or more (o), or nudge later "
-						       "(] +1ms, } +1s).",
-						    tmp);
-				}
 			} else {
-				tm_buf_addf(b, ": they land before zero (from %s). Fix: move it "
-					       "later (o, ] or }), or let it own the timeline (b, t).",
-					    a);
+				tm_buf_addf(b, ": they land before zero (from %s).", a);
 			}
 		} else if (neg) {
-			tm_buf_adds(b, ": they land before zero. Fix: move it later (o, ] or }).");
+			tm_buf_adds(b, ": they land before zero.");
 		}
 		if (nopath)
-			tm_buf_adds(b, "; its clocks have no path to the timeline's clock. Fix: an "
-				       "offset against a file on the timeline (o), or its own machine "
-				       "(M).");
+			tm_buf_adds(b, "; its clocks have no path to the timeline's clock.");
+	}
+	/* The fixes the engine proved (each evaluated: its verdict is what
+	 * check predicts after it); f applies the first, :fix N another. */
+	for (size_t k = 0;; k++) {
+		const struct tm_fix *fx = model_fix(m, name, k);
+		if (!fx)
+			break;
+		b = text_para_add(ps, fx->ok ? ROLE_OK : ROLE_INFO);
+		if (k == 0)
+			tm_buf_addf(b, "Fix (f; checked by tracemerge): %s -> %s (%s)", fx->what,
+				    fx->verdict, fx->why);
+		else
+			tm_buf_addf(b, "Fix %zu (:fix %zu): %s -> %s (%s)", k + 1, k + 1, fx->what,
+				    fx->verdict, fx->why);
+	}
+	if (rf->dropped && !model_fix(m, name, 0)) {
+		b = text_para_add(ps, ROLE_DIM);
+		tm_buf_adds(b, "No single edit tracemerge tries makes it better (S solves the whole "
+			       "set; p pairs events by hand).");
+	}
+	const char *ev = model_evidence(m, name);
+	if (ev) {
+		b = text_para_add(ps, ROLE_INFO);
+		tm_buf_adds(b, ev);
 	}
 	if (!rf->dropped && m->rep && m->rep->dropped) {
 		/* Point at the files that drop (the list's DROPS column). */
