@@ -113,9 +113,8 @@ try_offset(struct cand_ctx *c, const char *file, const struct tm_offset_spec *sp
 }
 
 static int
-cmp_fix(const void *pa, const void *pb)
+cmp_fix(const struct tm_fix *a, const struct tm_fix *b)
 {
-	const struct tm_fix *a = pa, *b = pb;
 	if (a->ok != b->ok)
 		return a->ok ? -1 : 1;
 	if (a->dropped != b->dropped)
@@ -132,15 +131,6 @@ fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_a
 	struct tm_offset_spec sp;
 	char why[512];
 
-	/* events before zero: shift the file past it */
-	if (rf->has_all_ts && rf->all_first_ts < 0 && rf->all_first_ts != INT64_MIN) {
-		memset(&sp, 0, sizeof sp);
-		sp.has_offset = !__builtin_add_overflow(cur_off, -rf->all_first_ts, &sp.offset_ns);
-		snprintf(why, sizeof why, "its first event lands %" PRId64 " ns before zero; this moves it to zero",
-			 -rf->all_first_ts);
-		if (sp.has_offset)
-			try_offset(c, file, &sp, why);
-	}
 	/* the offset its events give */
 	for (size_t i = 0; al && i < al->n; i++) {
 		const struct tm_align_estimate *e = &al->est[i];
@@ -150,6 +140,15 @@ fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_a
 		snprintf(why, sizeof why, "the %s estimate from events: %s", tm_align_quality_name(e->quality),
 			 e->evidence ? e->evidence : "");
 		try_offset(c, file, &sp, why);
+	}
+	/* events before zero: shift the file past it */
+	if (rf->has_all_ts && rf->all_first_ts < 0 && rf->all_first_ts != INT64_MIN) {
+		memset(&sp, 0, sizeof sp);
+		sp.has_offset = !__builtin_add_overflow(cur_off, -rf->all_first_ts, &sp.offset_ns);
+		snprintf(why, sizeof why, "its first event lands %" PRId64 " ns before zero; this moves it to zero",
+			 -rf->all_first_ts);
+		if (sp.has_offset)
+			try_offset(c, file, &sp, why);
 	}
 	/* the relation as it is, through the file's own clock (a PIN on a file
 	 * with clocks of its own becomes a RELATE) */
@@ -218,8 +217,14 @@ fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const struct 
 	}
 	if (have_al)
 		tm_align_result_fini(&al);
-	if (out->n > 1) /* qsort(NULL, 0) is undefined */
-		qsort(out->v, out->n, sizeof *out->v, cmp_fix);
+	/* stable (insertion sort over a handful): among equals, the order
+	 * they were tried in, the estimate from events first */
+	for (size_t i = 1; i < out->n; i++)
+		for (size_t j = i; j > 0 && cmp_fix(&out->v[j - 1], &out->v[j]) > 0; j--) {
+			struct tm_fix t = out->v[j];
+			out->v[j] = out->v[j - 1];
+			out->v[j - 1] = t;
+		}
 	tm_report_free(own_before);
 	tm_manifest_fini(&empty);
 	return TM_OK;

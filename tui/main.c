@@ -496,7 +496,8 @@ cmd_ls(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 
 static void
-print_check_json(const struct tm_session *s, const struct tm_report *r, bool events)
+print_check_json(struct tm_session *s, const struct tm_manifest *cur, const struct tm_report *r,
+		 bool events)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
@@ -634,10 +635,32 @@ print_check_json(const struct tm_session *s, const struct tm_report *r, bool eve
 		}
 		tm_buf_addc(&b, ']');
 	}
+	/* the fixes the text report prints as Fix: lines, each proven */
+	json_key(&b, &first, "fixes");
+	tm_buf_addc(&b, '[');
+	struct tm_fixes fx;
+	struct tm_error fe;
+	memset(&fx, 0, sizeof fx);
+	if (!r->ok && tm_fixes_suggest(s, cur, NULL, &fx, &fe) == TM_OK) {
+		for (size_t i = 0; i < fx.n; i++) {
+			bool f2 = true;
+			tm_buf_adds(&b, i ? ",{" : "{");
+			kv_str(&b, &f2, "file", fx.v[i].file);
+			kv_str(&b, &f2, "what", fx.v[i].what);
+			kv_str(&b, &f2, "why", fx.v[i].why);
+			kv_str(&b, &f2, "verdict", fx.v[i].verdict);
+			kv_bool(&b, &f2, "ok", fx.v[i].ok);
+			kv_u64(&b, &f2, "dropped", true, fx.v[i].dropped);
+			json_key(&b, &f2, "manifest");
+			tm_manifest_emit(&fx.v[i].m, &b);
+			tm_buf_addc(&b, '}');
+		}
+	}
+	tm_fixes_fini(&fx);
+	tm_buf_addc(&b, ']');
 	tm_buf_adds(&b, "}\n");
 	fputs(b.data, stdout);
 	tm_buf_fini(&b);
-	(void)s;
 }
 
 static void
@@ -839,7 +862,7 @@ cmd_check(int argc, char **argv)
 			kv_u64(&b, &first, "dropped", true, 0);
 			kv_bool(&b, &first, "complete", false);
 			tm_buf_adds(&b, ",\"stats\":{},\"machines\":[],\"metadata\":{},\"warnings\":[],"
-					"\"files\":[]}\n");
+					"\"files\":[],\"fixes\":[]}\n");
 			fputs(b.data, stdout);
 			tm_buf_fini(&b);
 			tm_buf_fini(&w);
@@ -862,7 +885,7 @@ cmd_check(int argc, char **argv)
 	} else {
 		say_cache_note(s);
 		if (o.json) {
-			print_check_json(s, r, o.events);
+			print_check_json(s, have_m ? &m : tm_session_manifest(s, NULL), r, o.events);
 		} else {
 			print_check_text(s, r);
 			if (!r->ok)
