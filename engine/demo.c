@@ -25,11 +25,17 @@
  *                  raw BOOTTIME.
  *   app.json       A clockless Chrome JSON app log: two M events without ts
  *                  (placed at 0) and X events at 5, 20, 40 ms.
+ *                  Its clock is the phone's BOOTTIME minus 10 ms, which no file
+ *                  says: align finds it from what both traces saw, the "tap"
+ *                  instant (app 30 ms, phone 40 ms) and the request flow
+ *                  (flow v2 bind_id 0xfeed1 out of loadFeed at 20 ms, ending
+ *                  in the phone's handleRequest at 30.5 ms: at most +10.5 ms).
  *   perfetto_manifest.json
  *                  Names the machines and PINs app.json to the phone's BOOTTIME
  *                  with offset_ns -10000000: a sign slip.  The two M events and
  *                  the 5 ms X event land below 0 and are dropped (3 events);
- *                  the fix is +10000000, after which nothing is dropped.
+ *                  moving them to zero (+0) stops the drops, but only the
+ *                  estimate (+10 ms) puts the app where it ran.
  */
 #include "internal.h"
 
@@ -161,10 +167,11 @@ intern(struct out *o, uint32_t seq, uint64_t iid, const char *name)
 	out_pkt(o, &p);
 }
 
-/* A TrackEvent slice begin/end pair (or an instant when dur < 0). */
+/* A TrackEvent slice begin/end pair (or an instant when dur < 0); its
+ * begin ends the flow end_flow (terminating_flow_ids) when not 0. */
 static void
-slice(struct out *o, uint32_t machine, uint32_t seq, uint64_t uuid, int64_t ts, int64_t dur,
-      const char *name, uint64_t name_iid)
+slice_flow(struct out *o, uint32_t machine, uint32_t seq, uint64_t uuid, int64_t ts, int64_t dur,
+	   const char *name, uint64_t name_iid, uint64_t end_flow)
 {
 	for (int end = 0; end < (dur < 0 ? 1 : 2); end++) {
 		Pkt p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
@@ -183,6 +190,10 @@ slice(struct out *o, uint32_t machine, uint32_t seq, uint64_t uuid, int64_t ts, 
 				te.name = (char *)(uintptr_t)name;
 			}
 		}
+		if (!end && end_flow) {
+			te.n_terminating_flow_ids = 1;
+			te.terminating_flow_ids = &end_flow;
+		}
 		p.track_event = &te;
 		p.has_timestamp = true;
 		p.timestamp = (uint64_t)(ts + (end ? dur : 0));
@@ -196,6 +207,13 @@ slice(struct out *o, uint32_t machine, uint32_t seq, uint64_t uuid, int64_t ts, 
 		}
 		out_pkt(o, &p);
 	}
+}
+
+static void
+slice(struct out *o, uint32_t machine, uint32_t seq, uint64_t uuid, int64_t ts, int64_t dur,
+      const char *name, uint64_t name_iid)
+{
+	slice_flow(o, machine, seq, uuid, ts, dur, name, name_iid, 0);
 }
 
 static void
@@ -215,6 +233,10 @@ build_phone(struct out *o)
 		slice(o, 0, 1, 1001, t + 1000000, 2000000, NULL, 2);
 		slice(o, 0, 2, 1002, t + 6500000, 5000000, "DrawFrame", 0);
 	}
+	/* what the app saw too (app.json): the tap, and its request arriving */
+	track(o, 0, 3, 1003, "binder");
+	slice(o, 0, 3, 1003, 40000000, -1, "tap", 0);
+	slice_flow(o, 0, 3, 1003, 30500000, 1000000, "handleRequest", 0, 0xfeed1);
 	int64_t t1[] = {100000000, R0 + 100000000, 99000000};
 	snapshot(o, 0, ids, t1, 3);
 }
@@ -263,7 +285,9 @@ static const char app_json[] =
 	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4242,\"args\":{\"name\":\"com.example.app\"}},\n"
 	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4242,\"tid\":1,\"args\":{\"name\":\"ui\"}},\n"
 	"{\"ph\":\"X\",\"name\":\"onCreate\",\"pid\":4242,\"tid\":1,\"ts\":5000,\"dur\":3000},\n"
-	"{\"ph\":\"X\",\"name\":\"loadFeed\",\"pid\":4242,\"tid\":1,\"ts\":20000,\"dur\":12000},\n"
+	"{\"ph\":\"X\",\"name\":\"loadFeed\",\"pid\":4242,\"tid\":1,\"ts\":20000,\"dur\":12000,"
+	"\"bind_id\":\"0xfeed1\",\"flow_out\":true},\n"
+	"{\"ph\":\"i\",\"name\":\"tap\",\"pid\":4242,\"tid\":1,\"ts\":30000,\"s\":\"t\"},\n"
 	"{\"ph\":\"X\",\"name\":\"renderFeed\",\"pid\":4242,\"tid\":1,\"ts\":40000,\"dur\":8000}\n"
 	"]}\n";
 

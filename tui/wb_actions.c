@@ -1080,6 +1080,13 @@ picker_pick(struct wb *wb)
 		pk->a_occ = pk->ev.v[i].occ;
 		pk->step = 1;
 		picker_load(wb);
+		/* the same name in the reference, when it has it, is the likely pick */
+		for (size_t j = 0; j < pk->ev.n; j++)
+			if (!strcmp(pk->ev.v[j].name, pk->a_name) &&
+			    strlen(pk->a_name) < sizeof pk->filter) {
+				snprintf(pk->filter, sizeof pk->filter, "%s", pk->a_name);
+				break;
+			}
 		return;
 	}
 	pk->b_name = strdup(pk->ev.v[i].name);

@@ -77,7 +77,8 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 		{REQ_SAVE_MANIFEST, "save"}, {REQ_WRITE, "write TAR"}, {REQ_UNDO, "undo"},
 	};
 	static const struct hint err[] = {
-		{REQ_UNDO, "undo"},       {REQ_AUTO, "auto"},       {REQ_OFFSET, "offset"},
+		{REQ_UNDO, "undo"},       {REQ_FIX, "fix"},         {REQ_SOLVE, "solve"},
+		{REQ_AUTO, "auto"},       {REQ_OFFSET, "offset"},
 		{REQ_CLOCK, "own clock"}, {REQ_MACHINE, "machine"}, {REQ_FOCUS, "manifest"},
 	};
 	static const struct hint broken[] = {

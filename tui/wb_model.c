@@ -1134,8 +1134,8 @@ model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *
 			model_set_msg(m, ROLE_WARNING, "%s: %s", what, effect);
 		else if (r.own_machine && r.own_helps)
 			model_set_msg(m, ROLE_WARNING,
-				      "%s (%s). Fix (ours, checked): put %s on a machine of its "
-				      "own, m then %s: %s",
+				      "%s (%s). Fix (ours, checked): H puts %s on a machine of its "
+				      "own (\"%s\"): %s",
 				      msg, effect, path_copy, r.own_machine,
 				      r.own_verdict ? r.own_verdict : "");
 		else
