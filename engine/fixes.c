@@ -368,39 +368,93 @@ fail:
 	return st;
 }
 
-/* The longest common subsequence of lines (tracemerge.h). */
+/* The lines of a text: their starts and lengths (no '\n'). */
+struct lines {
+	const char **p;
+	size_t *len, n;
+};
+
+static void
+lines_of(const char *t, struct lines *l)
+{
+	size_t cap = 0;
+
+	l->p = NULL, l->len = NULL, l->n = 0;
+	while (*t) {
+		const char *nl = strchr(t, '\n');
+		size_t n = nl ? (size_t)(nl - t) : strlen(t);
+		if (l->n == cap) {
+			cap = cap ? 2 * cap : 16;
+			l->p = xrealloc(l->p, cap * sizeof *l->p);
+			l->len = xrealloc(l->len, cap * sizeof *l->len);
+		}
+		l->p[l->n] = t, l->len[l->n++] = n;
+		t += n + (nl != NULL);
+	}
+}
+
+static bool
+line_eq(const struct lines *a, size_t i, const struct lines *b, size_t j)
+{
+	return a->len[i] == b->len[j] && !memcmp(a->p[i], b->p[j], a->len[i]);
+}
+
+static void
+put_line(struct tm_buf *out, char mark, const struct lines *l, size_t i)
+{
+	tm_buf_addf(out, "%c%.*s\n", mark, (int)l->len[i], l->p[i]);
+}
+
+/* Beyond this many cells the middle is shown as removed, then added: still
+ * a true diff, only not the shortest (manifests differ in a few lines). */
+#define DIFF_MAX_CELLS ((size_t)1 << 22)
+
+/* A line diff (tracemerge.h): the common head and tail kept, the longest
+ * common subsequence of the lines between. */
 void
 tm_line_diff(const char *a, const char *b, struct tm_buf *out)
 {
-	const char *la[512], *lb[512];
-	size_t na = 0, nb = 0;
-	for (const char *p = a; *p && na < 512; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
-		la[na++] = p;
-	for (const char *p = b; *p && nb < 512; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
-		lb[nb++] = p;
-	size_t *L = xcalloc((na + 1) * (nb + 1), sizeof *L);
-#define LEN(p) (strchr(p, '\n') ? (size_t)(strchr(p, '\n') - (p)) : strlen(p))
-#define EQ(x, y) (LEN(x) == LEN(y) && !memcmp(x, y, LEN(x)))
-	for (size_t i = na; i-- > 0;)
-		for (size_t j = nb; j-- > 0;)
-			L[i * (nb + 1) + j] = EQ(la[i], lb[j]) ? L[(i + 1) * (nb + 1) + j + 1] + 1
-				: L[(i + 1) * (nb + 1) + j] > L[i * (nb + 1) + j + 1] ? L[(i + 1) * (nb + 1) + j]
-										      : L[i * (nb + 1) + j + 1];
+	struct lines la, lb;
+	size_t head = 0, tail = 0;
+
+	lines_of(a, &la);
+	lines_of(b, &lb);
+	while (head < la.n && head < lb.n && line_eq(&la, head, &lb, head))
+		head++;
+	while (tail < la.n - head && tail < lb.n - head &&
+	       line_eq(&la, la.n - 1 - tail, &lb, lb.n - 1 - tail))
+		tail++;
+	for (size_t k = 0; k < head; k++)
+		put_line(out, ' ', &la, k);
+	size_t na = la.n - head - tail, nb = lb.n - head - tail;
+	size_t *L = NULL;
+	if (na && nb && (na + 1) <= DIFF_MAX_CELLS / (nb + 1))
+		L = xcalloc((na + 1) * (nb + 1), sizeof *L);
+#define AT(i, j) L[(i) * (nb + 1) + (j)]
+	if (L)
+		for (size_t i = na; i-- > 0;)
+			for (size_t j = nb; j-- > 0;)
+				AT(i, j) = line_eq(&la, head + i, &lb, head + j)
+						   ? AT(i + 1, j + 1) + 1
+						   : (AT(i + 1, j) > AT(i, j + 1) ? AT(i + 1, j)
+										 : AT(i, j + 1));
 	size_t i = 0, j = 0;
 	while (i < na || j < nb) {
-		if (i < na && j < nb && EQ(la[i], lb[j])) {
-			tm_buf_addf(out, " %.*s\n", (int)LEN(la[i]), la[i]);
+		if (L && i < na && j < nb && line_eq(&la, head + i, &lb, head + j)) {
+			put_line(out, ' ', &la, head + i);
 			i++, j++;
-		} else if (i < na && (j == nb || L[(i + 1) * (nb + 1) + j] >= L[i * (nb + 1) + j + 1])) {
-			tm_buf_addf(out, "-%.*s\n", (int)LEN(la[i]), la[i]);
+		} else if (i < na && (!L || j == nb || AT(i + 1, j) >= AT(i, j + 1))) {
+			put_line(out, '-', &la, head + i);
 			i++;
 		} else {
-			tm_buf_addf(out, "+%.*s\n", (int)LEN(lb[j]), lb[j]);
+			put_line(out, '+', &lb, head + j);
 			j++;
 		}
 	}
-#undef EQ
-#undef LEN
+#undef AT
+	for (size_t k = la.n - tail; k < la.n; k++)
+		put_line(out, ' ', &la, k);
 	free(L);
+	free(la.p), free(la.len), free(lb.p), free(lb.len);
 }
 

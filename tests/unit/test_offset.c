@@ -134,11 +134,50 @@ test_pin_for_clockless_and_inert(void)
 	tm_manifest_fini(&m);
 }
 
+/* tm_line_diff: the smallest diff of two manifests, of any length. */
+static void
+test_line_diff(void)
+{
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_line_diff("a\nb\nc\n", "a\nx\nc\n", &b);
+	CHECK_STR(b.data, " a\n-b\n+x\n c\n");
+	tm_buf_fini(&b);
+
+	/* 2,000 lines, one changed near the end: a true and small diff (the old
+	 * diff looked at the first 512 lines only and lost the change). */
+	struct tm_buf x, y;
+	tm_buf_init(&x), tm_buf_init(&y);
+	for (int i = 0; i < 2000; i++) {
+		tm_buf_addf(&x, "line %d\n", i);
+		tm_buf_addf(&y, "line %d\n", i == 1990 ? -1 : i);
+	}
+	tm_buf_init(&b);
+	tm_line_diff(x.data, y.data, &b);
+	CHECK(strstr(b.data, "-line 1990\n+line -1\n") != NULL);
+	size_t changed = 0;
+	for (const char *p = b.data; p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		changed += *p == '-' || *p == '+';
+	CHECK_INT(changed, 2);
+	tm_buf_fini(&b);
+
+	/* middles too big for the table: everything removed, then added */
+	tm_buf_reset(&y);
+	for (int i = 0; i < 3000; i++)
+		tm_buf_addf(&y, "other %d\n", i);
+	tm_buf_init(&b);
+	tm_line_diff(x.data, y.data, &b);
+	CHECK(strncmp(b.data, "-line 0\n", 8) == 0);
+	CHECK(strstr(b.data, "-line 1999\n+other 0\n") != NULL);
+	tm_buf_fini(&b), tm_buf_fini(&x), tm_buf_fini(&y);
+}
+
 int
 main(void)
 {
 	RUN(test_parse_full);
 	RUN(test_parse_parts);
+	RUN(test_line_diff);
 	open_demo();
 	RUN(test_relate_and_own_machine);
 	RUN(test_pin_for_clockless_and_inert);
