@@ -175,7 +175,7 @@ tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimat
 			e->has_drift = drift_known;
 		} else {
 			/* no line fits: report where a constant offset breaks */
-			double maxlo = -INFINITY, minhi = INFINITY;
+			double maxlo = -HUGE_VAL, minhi = HUGE_VAL;
 			for (size_t i = 0; i < n; i++) {
 				if (obs[i].kind == 1)
 					minhi = fmin(minhi, Y(i));

@@ -57,7 +57,7 @@ scans_must_match(const struct tm_scan *a, enum tm_status ra, const struct tm_err
 		what = "raw ts range";
 	else if (a->failed != b->failed)
 		what = "failed";
-	else if (a->failed && strcmp(a->err.msg, b->err.msg) != 0)
+	else if (a->failed && strcmp(a->err ? a->err->msg : "", b->err ? b->err->msg : "") != 0)
 		what = "scan error text";
 	if (what) {
 		fprintf(stderr, "block splitting changes the %s (block %zu)\n", what, block);
