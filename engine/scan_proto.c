@@ -745,11 +745,11 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			if (wt == WT_FIXED64)
 				has_counter = true;
 			break;
-		case 47: /* flow_ids */
-		case 48: /* terminating_flow_ids */
+		case TE_FLOW_IDS:
+		case TE_TERMINATING_FLOW_IDS:
 			if (wt == WT_FIXED64 && !out->al_flow_dir) {
 				out->al_flow = v;
-				out->al_flow_dir = (tag >> 3) == 47 ? AL_OUT : AL_IN;
+				out->al_flow_dir = (tag >> 3) == TE_FLOW_IDS ? AL_OUT : AL_IN;
 			}
 			break;
 		case TE_THREAD_TIME_DELTA_US:
