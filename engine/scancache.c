@@ -415,9 +415,18 @@ ser_listing(struct ser *z, struct tm_session *s, struct tm_cache_group *g, size_
 			 mb->index, mb->is_unexpanded};
 	/* the parent as an index into the group, or UINT64_MAX */
 	uint64_t parent = UINT64_MAX;
-	for (size_t j = 0; j < g->n; j++)
-		if (mb->parent >= 0 && g->members[j] == (size_t)mb->parent)
-			parent = j;
+	if (mb->parent >= 0) { /* g->members ascends (groups_make): a binary search */
+		size_t lo = 0, hi = g->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (g->members[mid] < (size_t)mb->parent)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < g->n && g->members[lo] == (size_t)mb->parent)
+			parent = lo;
+	}
 	uint64_t w[7];
 	memcpy(w, v, sizeof w);
 	for (int i = 0; i < 7; i++)
@@ -543,16 +552,30 @@ groups_make(struct tm_session *s)
 	size_t np = s->in.n_paths;
 	s->cache = xcalloc(np, sizeof *s->cache);
 	s->n_cache = np;
+	/* Count, then fill: growing by one member at a time is quadratic in
+	 * members where realloc moves the block (100,000 members of a TAR). */
+	size_t *in_of = xcalloc(s->in.n_members ? s->in.n_members : 1, sizeof *in_of);
 	for (size_t i = 0; i < s->in.n_members; i++) {
-		size_t k = input_of(s, i);
-		if (k >= np)
-			continue;
+		in_of[i] = input_of(s, i);
+		if (in_of[i] < np)
+			s->cache[in_of[i]].n++;
+	}
+	for (size_t k = 0; k < np; k++) {
 		struct tm_cache_group *g = &s->cache[k];
-		g->members = xrealloc(g->members, (g->n + 1) * sizeof *g->members);
-		g->list_size = xrealloc(g->list_size, (g->n + 1) * sizeof *g->list_size);
+		if (g->n) {
+			g->members = xcalloc(g->n, sizeof *g->members);
+			g->list_size = xcalloc(g->n, sizeof *g->list_size);
+		}
+		g->n = 0;
+	}
+	for (size_t i = 0; i < s->in.n_members; i++) {
+		if (in_of[i] >= np)
+			continue;
+		struct tm_cache_group *g = &s->cache[in_of[i]];
 		g->list_size[g->n] = s->in.members[i].size;
 		g->members[g->n++] = i;
 	}
+	free(in_of);
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	for (size_t k = 0; k < np; k++) {
