@@ -540,9 +540,8 @@ file_name(const char *dir, const struct tm_session *s, const struct tm_cache_gro
 		    s->opts.keep_events, s->opts.plain_replay, s->in.is_loose, (uintmax_t)g->key.dev,
 		    (uintmax_t)g->key.ino, (uintmax_t)g->key.size, (intmax_t)g->key.mtime_s,
 		    (intmax_t)g->key.mtime_ns, (intmax_t)g->key.ctime_s, (intmax_t)g->key.ctime_ns);
-	uLong c = crc32(0, (const Bytef *)b.data, (uInt)b.len);
-	uLong a = adler32(1, (const Bytef *)b.data, (uInt)b.len);
-	tm_buf_addf(out, "%s/%08lx%08lx" CACHE_EXT, dir, c & 0xffffffffUL, a & 0xffffffffUL);
+	uint64_t h = tm_mix64(tm_fnv1a(TM_FNV_INIT, b.data, b.len));
+	tm_buf_addf(out, "%s/%016" PRIx64 CACHE_EXT, dir, h);
 	tm_buf_fini(&b);
 }
 
