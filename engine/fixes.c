@@ -231,10 +231,11 @@ fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const struct 
 }
 
 enum tm_status
-tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const char *file,
-		 struct tm_fixes *out, struct tm_error *err)
+tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur,
+		 const struct tm_report *known, const char *file, struct tm_fixes *out,
+		 struct tm_error *err)
 {
-	return fixes_suggest(s, cur, NULL, file, out, err);
+	return fixes_suggest(s, cur, known, file, out, err);
 }
 
 /* ---- solve: a whole configuration ---- */

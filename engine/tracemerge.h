@@ -794,9 +794,10 @@ struct tm_fixes {
 	struct tm_fix *v;
 };
 /* For file (NULL: every file that drops events, or that the manifest
- * configures when the import fails) under cur. */
+ * configures when the import fails) under cur.  known: the report of cur
+ * the caller already has (NULL: evaluated here). */
 enum tm_status tm_fixes_suggest(struct tm_session *s, const struct tm_manifest *cur,
-				const char *file, struct tm_fixes *out, struct tm_error *err) TM_WUR;
+				const struct tm_report *known, const char *file, struct tm_fixes *out, struct tm_error *err) TM_WUR;
 void tm_fixes_fini(struct tm_fixes *f);
 
 /* Solve: a whole configuration from cur under which nothing is dropped and

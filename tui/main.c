@@ -641,7 +641,7 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 	struct tm_fixes fx;
 	struct tm_error fe;
 	memset(&fx, 0, sizeof fx);
-	if (!r->ok && tm_fixes_suggest(s, cur, NULL, &fx, &fe) == TM_OK) {
+	if (!r->ok && tm_fixes_suggest(s, cur, r, NULL, &fx, &fe) == TM_OK) {
 		for (size_t i = 0; i < fx.n; i++) {
 			bool f2 = true;
 			tm_buf_adds(&b, i ? ",{" : "{");
@@ -813,7 +813,7 @@ print_fixes(struct tm_session *s, const struct tm_manifest *cur)
 {
 	struct tm_fixes fx;
 	struct tm_error e;
-	if (tm_fixes_suggest(s, cur, NULL, &fx, &e) != TM_OK || !fx.n) {
+	if (tm_fixes_suggest(s, cur, NULL, NULL, &fx, &e) != TM_OK || !fx.n) {
 		if (fx.n == 0)
 			tm_fixes_fini(&fx);
 		return;

@@ -33,7 +33,7 @@ model_fixes_refresh(struct wb_model *m)
 	if (!m->s || !m->rep || m->rep->ok || m->man_broken)
 		return;
 	tm_error_clear(&err);
-	if (tm_fixes_suggest(m->s, &m->man, NULL, &m->fixes, &err) != TM_OK)
+	if (tm_fixes_suggest(m->s, &m->man, m->rep, NULL, &m->fixes, &err) != TM_OK)
 		tm_fixes_fini(&m->fixes);
 }
 
