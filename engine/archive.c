@@ -785,9 +785,7 @@ zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
 	z_stream z;
 	uint8_t out[65536];
 	int res = 1;
-	memset(&z, 0, sizeof z);
-	if (inflateInit2(&z, -15) != Z_OK)
-		abort();
+	tm_inflate_init(&z, -15);
 	*consumed = 0;
 	*out_n = 0;
 	*crc = (uint32_t)crc32(0, NULL, 0);

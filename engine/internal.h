@@ -25,6 +25,14 @@ char *tm_xstrdup0(const char *s);
 /* Out of memory (or of the spill file that stands in for it, oplog.c):
  * the front end's hook, then abort(). */
 void tm_oom(size_t bytes) __attribute__((noreturn));
+/* inflateInit2 with zlib allocating through the engine (tm_oom when it runs
+ * out, never Z_MEM_ERROR passed off as trace_processor's "Failed to
+ * decompress").  z is zeroed first.  Fails (abort) only on a zlib that does
+ * not match the headers. */
+struct z_stream_s;
+void tm_inflate_init(struct z_stream_s *z, int window_bits);
+/* Test hook: the Nth zlib allocation from now fails (tm_oom); 0 = never. */
+extern unsigned long tm_zalloc_fail_nth;
 /* Grow *p (array of elem-size items, capacity *cap) to hold at least need items. */
 void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
 /* The library exports only tm_-prefixed symbols; engine sources use the

@@ -989,13 +989,7 @@ do_compressed(struct ps *s, const struct pkt *k)
 		return;
 	}
 	z_stream z;
-	memset(&z, 0, sizeof z);
-	if (inflateInit2(&z, 15 + 32) != Z_OK) {
-		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_FATAL, .offset = k->off,
-					.text = "Failed to decompress compressed_packets "
-						"(ERR:tp-corrupt)"});
-		return;
-	}
+	tm_inflate_init(&z, 15 + 32); /* out of memory: tm_oom, not this FATAL */
 	size_t cap_out = (size_t)k->compressed.len * MAX_RATIO;
 	if (cap_out > MAX_INFLATED || cap_out < k->compressed.len)
 		cap_out = MAX_INFLATED;

@@ -241,8 +241,7 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 	st->boundary = true;
 	st->zip_name = zip_name ? xstrdup(zip_name) : NULL;
 	st->zip_csize = zip_csize;
-	if (inflateInit2(&st->z, raw ? -15 : 15 + 32) != Z_OK)
-		abort(); /* only fails on out-of-memory */
+	tm_inflate_init(&st->z, raw ? -15 : 15 + 32);
 	st->z_init = true;
 	if (!raw) {
 		struct tm_gz_tune t = tm_gz_tune;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static const char *const status_names[] = {
 #define TM_X_(id, s) s,
@@ -57,6 +58,38 @@ tm_oom(size_t bytes)
 {
 	oom_n(bytes);
 	abort();
+}
+
+unsigned long tm_zalloc_fail_nth;
+
+static voidpf
+z_alloc(voidpf opaque, uInt items, uInt size)
+{
+	size_t n = (size_t)items * size; /* two 32-bit factors: no overflow */
+	(void)opaque;
+	if (__atomic_load_n(&tm_zalloc_fail_nth, __ATOMIC_RELAXED) &&
+	    __atomic_sub_fetch(&tm_zalloc_fail_nth, 1, __ATOMIC_RELAXED) == 0)
+		oom_n(n);
+	return xmalloc(n);
+}
+
+static void
+z_free(voidpf opaque, voidpf p)
+{
+	(void)opaque;
+	free(p);
+}
+
+void
+tm_inflate_init(struct z_stream_s *z, int window_bits)
+{
+	memset(z, 0, sizeof *z);
+	z->zalloc = z_alloc;
+	z->zfree = z_free;
+	/* Z_MEM_ERROR cannot come back (z_alloc does not return NULL);
+	 * Z_VERSION_ERROR / Z_STREAM_ERROR are a build mistake. */
+	if (inflateInit2(z, window_bits) != Z_OK)
+		abort();
 }
 
 void *

@@ -6,9 +6,15 @@
  *  - ZIPs cut anywhere inside an entry: trace_processor drops the partial
  *    entry without a word; we predict that and warn (ours);
  *  - our own caps (a JSON token over 64 MiB, a packet over 256 MiB) name the
- *    archive and the member, and are not passed off as trace_processor's.
+ *    archive and the member, and are not passed off as trace_processor's;
+ *  - zlib running out of memory (gzip input, a ZIP member, compressed_packets)
+ *    is the engine's out of memory (the hook says so, then abort), never
+ *    trace_processor's "Failed to decompress".
  */
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -302,6 +308,172 @@ t_cap_errors_name_file_and_member(void)
 	}
 }
 
+/* ---- zlib's own allocations ---- */
+
+static int oom_fd = -1;
+
+static void
+oom_said(size_t bytes)
+{
+	char m[64];
+	int n = snprintf(m, sizeof m, "oom %zu\n", bytes);
+	if (write(oom_fd, m, (size_t)n) < 0)
+		_exit(3);
+}
+
+/* Evaluate path in a child whose nth zlib allocation fails.  Returns what
+ * the child said through the OOM hook ("" if nothing), *sig the signal that
+ * ended it (0: it exited, *verdict_out its verdict). */
+static const char *
+zalloc_fail_run(const char *path, unsigned long nth, int *sig, char *vout, size_t vcap)
+{
+	static char said[256];
+	int pipes[2], vp[2];
+	said[0] = 0;
+	*sig = -1;
+	vout[0] = 0;
+	if (pipe(pipes) != 0 || pipe(vp) != 0)
+		return said;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit no_core = {0, 0};
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(SIGABRT, SIG_DFL);
+		close(pipes[0]);
+		close(vp[0]);
+		oom_fd = pipes[1];
+		tm_set_oom_hook(oom_said);
+		tm_zalloc_fail_nth = nth;
+		struct tm_session *s;
+		struct tm_report *r = evaluate(path, &s);
+		const char *v = r ? verdict(r) : t_why_;
+		if (write(vp[1], v, strlen(v)) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(pipes[1]);
+	close(vp[1]);
+	size_t n = 0;
+	ssize_t k;
+	while (n + 1 < sizeof said && (k = read(pipes[0], said + n, sizeof said - 1 - n)) > 0)
+		n += (size_t)k;
+	said[n] = 0;
+	n = 0;
+	while (n + 1 < vcap && (k = read(vp[0], vout + n, vcap - 1 - n)) > 0)
+		n += (size_t)k;
+	vout[n] = 0;
+	close(pipes[0]);
+	close(vp[0]);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	*sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	return said;
+}
+
+static void
+zalloc_fail_check(const char *what, const char *path)
+{
+	/* 1: inflateInit2's state; 2: the window, at the first inflate() */
+	for (unsigned long nth = 1; nth <= 2 && !t_failed_; nth++) {
+		int sig;
+		char v[600];
+		const char *said = zalloc_fail_run(path, nth, &sig, v, sizeof v);
+		if (sig != SIGABRT || strncmp(said, "oom ", 4) != 0 || strtoull(said + 4, NULL, 10) == 0) {
+			t_failed_ = 1;
+			snprintf(t_why_, sizeof t_why_,
+				 "%s, zlib allocation %lu fails: signal %d, hook said \"%.40s\", "
+				 "verdict \"%.300s\"", what, nth, sig, said, v);
+		}
+	}
+}
+
+static size_t
+put_varint(unsigned char *p, unsigned long long v)
+{
+	size_t k = 0;
+	do {
+		p[k++] = (unsigned char)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return k;
+}
+
+static void
+t_zlib_out_of_memory_is_ours(void)
+{
+	/* Inputs that inflate to more than one output block, so that zlib
+	 * allocates its window too (the second allocation). */
+	enum { N_EV = 20000 };
+	struct fx js = {0};
+	fx_add(&js, "{\"traceEvents\":[", 16);
+	for (int i = 0; i < N_EV; i++) {
+		char ev[128];
+		int n = snprintf(ev, sizeof ev, "%s{\"ph\":\"i\",\"ts\":%d,\"pid\":1,\"tid\":1,\"name\":\"x\",\"s\":\"g\"}",
+				 i ? "," : "", i);
+		fx_add(&js, ev, (size_t)n);
+	}
+	fx_add(&js, "]}\n", 3);
+
+	/* a gzip'd JSON trace */
+	uLong cap = compressBound(js.n) + 64;
+	unsigned char *gz = malloc(cap);
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	CHECK(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+	z.next_in = (Bytef *)js.d;
+	z.avail_in = (uInt)js.n;
+	z.next_out = gz;
+	z.avail_out = (uInt)cap;
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	size_t gzn = cap - z.avail_out;
+	deflateEnd(&z);
+	zalloc_fail_check("gzip input", fx_write("oom.json.gz", gz, gzn));
+	free(gz);
+
+	/* a ZIP with that JSON deflated, written by zip(1) if there is one */
+	fx_write("oom-member.json", js.d, js.n);
+	free(js.d);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "cd '%s' && zip -q -9 oom.zip oom-member.json 2>/dev/null", fx_dir);
+	if (system(cmd) == 0)
+		zalloc_fail_check("ZIP member", fx_path("oom.zip"));
+
+	/* a proto trace whose one packet is compressed_packets (field 50)
+	 * holding N_EV packets with a timestamp each */
+	struct fx inner = {0};
+	for (int i = 0; i < N_EV; i++)
+		fx_add(&inner, "\x0a\x02\x40\x05", 4);
+	uLongf zn = compressBound(inner.n);
+	unsigned char *zb = malloc(zn), *pt = malloc(zn + 32);
+	CHECK(compress(zb, &zn, inner.d, inner.n) == Z_OK);
+	free(inner.d);
+	unsigned char field[16];
+	size_t fl = 2 + put_varint(field + 2, zn);
+	field[0] = 0x92; /* field 50, length-delimited */
+	field[1] = 0x03;
+	size_t k = 0;
+	pt[k++] = 0x0a;
+	k += put_varint(pt + k, fl + zn);
+	memcpy(pt + k, field, fl);
+	k += fl;
+	memcpy(pt + k, zb, zn);
+	k += zn;
+	const char *pf = fx_write("oom.pftrace", pt, k);
+	free(zb);
+	free(pt);
+	zalloc_fail_check("compressed_packets", pf);
+
+	/* the same trace, no failure injected: no word from the hook, no
+	 * "Failed to decompress" */
+	int sig;
+	char v[600];
+	const char *said = zalloc_fail_run(fx_path("oom.pftrace"), 0, &sig, v, sizeof v);
+	CHECK_INT(sig, 0);
+	CHECK_STR(said, "");
+	CHECK(strstr(v, "Failed to decompress") == NULL);
+}
+
 int
 main(void)
 {
@@ -309,6 +481,7 @@ main(void)
 	RUN(t_nested_8_is_expanded);
 	RUN(t_zip_truncated_anywhere_warns);
 	RUN(t_cap_errors_name_file_and_member);
+	RUN(t_zlib_out_of_memory_is_ours);
 	fx_cleanup();
 	return 0;
 }
