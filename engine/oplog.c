@@ -105,14 +105,68 @@ sp_write(const uint8_t *p, size_t n, uint64_t *off)
 	return true;
 }
 
-/* Read back what sp_write wrote; losing it is losing memory. */
+/* Sources: read-only files whose bytes spilled runs refer to in place (a
+ * saved scan's deltas, scancache.c).  Offsets from SRC_BASE(k) on are byte
+ * off - SRC_BASE(k) of source k; below SRC_BASE(0), the spill file's.  A
+ * source is closed when its registration and every extent logs hold of it
+ * are given back. */
+#define SRC_SHIFT 48
+#define SRC_BASE(k) (((uint64_t)(k) + 1) << SRC_SHIFT)
+static struct sp_src {
+	int fd;
+	uint64_t refs;
+} *sp_srcs;
+static size_t n_srcs, cap_srcs;
+
+uint64_t
+tm_oplog_source(int fd)
+{
+	pthread_mutex_lock(&sp_mu);
+	size_t k = 0;
+	while (k < n_srcs && sp_srcs[k].refs)
+		k++;
+	if (k == n_srcs) {
+		XGROW(sp_srcs, cap_srcs, n_srcs + 1);
+		n_srcs++;
+	}
+	sp_srcs[k] = (struct sp_src){fd, 1};
+	pthread_mutex_unlock(&sp_mu);
+	return SRC_BASE(k);
+}
+
+/* One reference of the source at base given back (sp_mu held). */
+static void
+src_put_locked(uint64_t base)
+{
+	size_t k = (size_t)(base >> SRC_SHIFT) - 1;
+	if (k < n_srcs && sp_srcs[k].refs && !--sp_srcs[k].refs) {
+		close(sp_srcs[k].fd);
+		sp_srcs[k].fd = -1;
+	}
+}
+
+void
+tm_oplog_source_put(uint64_t base)
+{
+	pthread_mutex_lock(&sp_mu);
+	src_put_locked(base);
+	pthread_mutex_unlock(&sp_mu);
+}
+
+/* Read back what sp_write wrote, or a source's bytes; losing it is losing
+ * memory. */
 static void
 sp_read(uint64_t off, uint8_t *p, size_t n)
 {
 	pthread_mutex_lock(&sp_mu);
 	int fd = sp_fd;
+	if (off >= SRC_BASE(0)) {
+		size_t k = (size_t)(off >> SRC_SHIFT) - 1;
+		fd = k < n_srcs ? sp_srcs[k].fd : -1;
+		off &= ((uint64_t)1 << SRC_SHIFT) - 1;
+	}
 	pthread_mutex_unlock(&sp_mu);
-	if (!sp_io(fd, false, p, n, off))
+	if (fd < 0 || !sp_io(fd, false, p, n, off))
 		tm_oom(n);
 }
 
@@ -120,6 +174,11 @@ static void
 sp_free(uint64_t off, uint64_t n)
 {
 	pthread_mutex_lock(&sp_mu);
+	if (off >= SRC_BASE(0)) {
+		src_put_locked(off & ~(((uint64_t)1 << SRC_SHIFT) - 1));
+		pthread_mutex_unlock(&sp_mu);
+		return;
+	}
 	(void)fallocate(sp_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)n);
 	sp_live -= n;
 	if (!sp_live) {
@@ -951,7 +1010,7 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 		op->run.last = last;
 		if (spilled) {
 			op->run.deltas = NULL;
-			op->run.spill_off = get_u(it);
+			op->run.spill_off = get_u(it) + it->log->spill_base;
 			op->run.spill_len = get_u(it);
 		} else {
 			op->run.deltas = it->log->bytes + it->pos;
@@ -1264,6 +1323,91 @@ tm_oplog_write_inline(const struct tm_oplog *l, void (*put)(void *ctx, const voi
 	tm_opiter_fini(&it);
 }
 
+static void
+put_varint(void (*put)(void *ctx, const void *p, size_t n), void *ctx, uint64_t v)
+{
+	uint8_t f[10];
+	size_t nf = 0;
+	for (;; v >>= 7) {
+		f[nf++] = (uint8_t)(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
+		if (v < 0x80)
+			break;
+	}
+	put(ctx, f, nf);
+}
+
+uint64_t
+tm_oplog_write_split(const struct tm_oplog *l, void (*put_h)(void *ctx, const void *p, size_t n),
+		     void *hctx, void (*put_deltas)(void *ctx, const void *p, size_t n), void *dctx)
+{
+	struct tm_opiter it;
+	tm_opiter_init(&it, l);
+	it.raw_runs = true;
+	struct tm_op op;
+	size_t from = 0;  /* bytes not yet handed out */
+	uint64_t doff = 0; /* out-of-line delta bytes so far */
+	uint8_t *buf = NULL;
+	while (tm_opiter_next(&it, &op)) {
+		if (op.kind != TM_OP_RUN)
+			continue;
+		uint32_t n_skip = (op.n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
+		size_t skip_end = (size_t)(op.run.skip - l->bytes) + (size_t)n_skip * 16;
+		uint64_t dlen = op.run.deltas ? it.pos - skip_end : op.run.spill_len;
+		bool out = dlen >= TM_SPLIT_MIN;
+		if (op.run.deltas && !out)
+			continue; /* inline, and stays so */
+		/* up to its flags, the flags, the rest up to the deltas */
+		size_t fp = it.run_flags_pos;
+		const uint8_t *after = l->bytes + fp;
+		while (*after++ & 0x80)
+			;
+		if (put_h) {
+			put_h(hctx, l->bytes + from, fp - from);
+			put_varint(put_h, hctx, op.flags | (out ? TM_RUN_SPILLED : 0));
+			put_h(hctx, after, skip_end - (size_t)(after - l->bytes));
+		}
+		const uint8_t *d = op.run.deltas;
+		if (!d && (put_deltas || (!out && put_h))) {
+			free(buf);
+			buf = xmalloc(op.run.spill_len + 1);
+			sp_read(op.run.spill_off, buf, op.run.spill_len);
+			d = buf;
+		}
+		if (out) {
+			if (put_h) {
+				put_varint(put_h, hctx, doff);
+				put_varint(put_h, hctx, dlen);
+			}
+			if (put_deltas)
+				put_deltas(dctx, d, dlen);
+			doff += dlen;
+		} else if (put_h) {
+			put_h(hctx, d, dlen);
+		}
+		from = it.pos;
+	}
+	if (put_h)
+		put_h(hctx, l->bytes + from, l->len - from);
+	free(buf);
+	tm_opiter_fini(&it);
+	return doff;
+}
+
+void
+tm_oplog_use_source(struct tm_oplog *l, uint64_t base, uint64_t off, uint64_t len,
+		    uint64_t mem_bytes)
+{
+	l->spill_base = base + off;
+	if (len) {
+		pthread_mutex_lock(&sp_mu);
+		sp_srcs[(size_t)(base >> SRC_SHIFT) - 1].refs++;
+		pthread_mutex_unlock(&sp_mu);
+		note_spilled(l, base + off, len);
+	}
+	l->mem_run_bytes += mem_bytes;
+	sp_mem_add((int64_t)mem_bytes);
+}
+
 void
 tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
 		     uint32_t push_flags, uint64_t offset)
@@ -1294,6 +1438,8 @@ tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint3
 struct vrd {
 	const uint8_t *base, *p, *end;
 	const char *bad;
+	const struct tm_oplog_deltas *d; /* out-of-line deltas, or none allowed */
+	uint64_t inline_deltas;         /* delta bytes of runs kept in the log */
 };
 
 static uint64_t
@@ -1348,9 +1494,80 @@ v_clocks(struct vrd *r, uint64_t n)
 	}
 }
 
-/* A RUN's body after its kind-specific fields: skip table and deltas. */
+/* The n deltas of a run at r->p against its skip table (every block's first
+ * value and offset), sorted after the first; returns the last value (v: the
+ * value before the first).  What v_u checks, without its per-byte tests
+ * where a whole block fits before the end, and eight one-byte deltas at a
+ * time: this is most of the work of checking a saved scan. */
+static int64_t
+v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
+{
+	const uint8_t *base = r->p, *p = r->p, *end = r->end;
+	const uint64_t hi = 0x8080808080808080ull, lo = 0x0101010101010101ull;
+	int64_t prev = INT64_MIN;
+	for (uint32_t i = 0; i < n && !r->bad;) {
+		int64_t sv;
+		uint64_t so;
+		memcpy(&sv, skip + (size_t)(i / TM_RUN_SKIP) * 16, 8);
+		memcpy(&so, skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, 8);
+		if (so != (uint64_t)(p - base)) {
+			r->bad = "run skip table does not match its values";
+			break;
+		}
+		uint32_t bend = n - i > TM_RUN_SKIP ? i + TM_RUN_SKIP : n;
+		bool fast = (size_t)(end - p) >= BLOCK_MAX; /* no end within the block */
+		for (uint32_t first = i; i < bend; i++) {
+			if (i > first && fast && bend - i >= 8 && v <= INT64_MAX - 1024) {
+				uint64_t w;
+				memcpy(&w, p, 8);
+				if (!(w & (hi | lo))) { /* 8 one-byte deltas, all >= 0 */
+					uint64_t h = (w & 0x00ff00ff00ff00ffull) + (w >> 8 & 0x00ff00ff00ff00ffull);
+					v += (int64_t)((h * 0x0001000100010001ull) >> 48) / 2;
+					prev = v;
+					p += 8;
+					i += 7;
+					continue;
+				}
+			}
+			uint64_t z;
+			if (fast) { /* at most 10 bytes, all before the end */
+				uint64_t b = *p++;
+				z = b & 0x7f;
+				for (unsigned sh = 7; b & 0x80; sh += 7) {
+					if (sh > 63) {
+						r->bad = "varint too long";
+						break;
+					}
+					b = *p++;
+					z |= (b & 0x7f) << sh;
+				}
+				if (r->bad)
+					break;
+			} else {
+				r->p = p;
+				z = v_u(r);
+				p = r->p;
+				if (r->bad)
+					break;
+			}
+			v = wrap_add(v, unzz(z));
+			if (i == first && sv != v)
+				r->bad = "run skip table does not match its values";
+			else if (v < prev)
+				r->bad = "run values not sorted";
+			if (r->bad)
+				break;
+			prev = v;
+		}
+	}
+	r->p = p;
+	return v;
+}
+
+/* A RUN's body after its kind-specific fields: skip table and deltas (in
+ * the log, or out of line: spilled). */
 static void
-v_run(struct vrd *r, uint32_t n, int64_t *last_ts)
+v_run(struct vrd *r, uint32_t n, int64_t *last_ts, bool spilled)
 {
 	int64_t last = unzz(v_u(r));
 	if (r->bad)
@@ -1364,34 +1581,45 @@ v_run(struct vrd *r, uint32_t n, int64_t *last_ts)
 		return;
 	const uint8_t *skip = r->p;
 	r->p += (size_t)n_skip * 16;
-	if (!v_fits(r, n, 1))
-		return;
-	const uint8_t *base = r->p;
-	int64_t v = *last_ts, prev = 0;
-	for (uint32_t i = 0; i < n && !r->bad; i++) {
-		uint64_t off = (uint64_t)(r->p - base);
-		v = wrap_add(v, unzz(v_u(r)));
-		if (i % TM_RUN_SKIP == 0) {
-			int64_t sv;
-			uint64_t so;
-			memcpy(&sv, skip + (size_t)(i / TM_RUN_SKIP) * 16, 8);
-			memcpy(&so, skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, 8);
-			if (sv != v || so != off)
-				r->bad = "run skip table does not match its values";
+	struct vrd out = {0}, *dr = r; /* where the deltas are read */
+	if (spilled) {
+		uint64_t off = v_u(r), len = v_u(r);
+		const uint8_t *p = r->bad ? NULL : r->d->get(r->d->ctx, off, len);
+		if (!p) {
+			if (!r->bad)
+				r->bad = "a spilled run's deltas are not where it says";
+			return;
 		}
-		if (i > 0 && v < prev)
-			r->bad = "run values not sorted";
-		prev = v;
+		out = (struct vrd){p, p, p + len, NULL, NULL, 0};
+		dr = &out;
 	}
-	if (!r->bad && v != last)
-		r->bad = "run's last value does not match";
+	if (!v_fits(dr, n, 1)) {
+		r->bad = r->bad ? r->bad : dr->bad;
+		return;
+	}
+	const uint8_t *base = dr->p;
+	int64_t v = v_deltas(dr, skip, n, *last_ts);
+	if (!dr->bad && spilled && dr->p != dr->end)
+		dr->bad = "a spilled run's deltas do not end where it says";
+	if (!dr->bad && v != last)
+		dr->bad = "run's last value does not match";
+	if (!spilled)
+		r->inline_deltas += (uint64_t)(dr->p - base);
+	r->bad = r->bad ? r->bad : dr->bad;
 	*last_ts = v;
 }
 
 bool
 tm_oplog_valid(const struct tm_oplog *l, char *why, size_t cap)
 {
-	struct vrd r = {l->bytes, l->bytes, l->bytes + l->len, NULL};
+	return tm_oplog_valid_split(l, NULL, NULL, why, cap);
+}
+
+bool
+tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
+		     uint64_t *inline_deltas, char *why, size_t cap)
+{
+	struct vrd r = {l->bytes, l->bytes, l->bytes + l->len, NULL, d, 0};
 	int64_t last_ts = 0;
 	if (!l->bytes && l->len)
 		r.bad = "no bytes";
@@ -1475,13 +1703,14 @@ tm_oplog_valid(const struct tm_oplog *l, char *why, size_t cap)
 			if (!r.bad && kinds != TM_RUN_PACKET && kinds != TM_RUN_CONVERT &&
 			    kinds != TM_RUN_ARRAY)
 				r.bad = "run of no single kind";
-			if (!r.bad && (flags & TM_RUN_SPILLED))
+			bool spilled = flags & TM_RUN_SPILLED;
+			if (!r.bad && spilled && !r.d)
 				r.bad = "a spilled run (its deltas are not in the log)";
 			uint32_t n_arrays = flags & TM_RUN_ARRAY ? v_u32(&r) : 1;
 			uint32_t n = v_u32(&r);
 			if (!r.bad && (n_arrays == 0 || n_arrays > n))
 				r.bad = "run's arrays do not match its values";
-			v_run(&r, n, &last_ts);
+			v_run(&r, n, &last_ts, spilled);
 			break;
 		}
 		}
@@ -1491,5 +1720,7 @@ tm_oplog_valid(const struct tm_oplog *l, char *why, size_t cap)
 			r.bad = "detail name out of range";
 	if (r.bad && why)
 		snprintf(why, cap, "op log byte %zu: %s", (size_t)(r.p - r.base), r.bad);
+	if (inline_deltas)
+		*inline_deltas = r.inline_deltas;
 	return !r.bad;
 }

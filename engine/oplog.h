@@ -224,6 +224,9 @@ struct tm_oplog {
 		uint64_t off, len;
 	} *spilled;             /* this log's extents of the spill file */
 	size_t n_spilled, cap_spilled;
+	/* added to every spilled run's offset: 0, or where a saved scan's
+	 * deltas are (tm_oplog_use_source) */
+	uint64_t spill_base;
 };
 
 void tm_oplog_init(struct tm_oplog *l);
@@ -294,6 +297,38 @@ void tm_oplog_spill_runs(struct tm_oplog *l);
  * encoding without the spill file), handed to put in pieces. */
 void tm_oplog_write_inline(const struct tm_oplog *l, void (*put)(void *ctx, const void *p, size_t n),
 			   void *ctx);
+/* Saved scans, format 2 (scancache.c): the log split in two streams.  The
+ * head is the log's bytes with the deltas of every run of at least
+ * TM_SPLIT_MIN delta bytes out of line (the run marked TM_RUN_SPILLED, its
+ * offset relative to the first out-of-line byte); the deltas are those
+ * runs' deltas, in op order.  Either put may be NULL; returns the length of
+ * the deltas. */
+#define TM_SPLIT_MIN 1024u
+uint64_t tm_oplog_write_split(const struct tm_oplog *l,
+			      void (*put_h)(void *ctx, const void *p, size_t n), void *hctx,
+			      void (*put_deltas)(void *ctx, const void *p, size_t n), void *dctx);
+/* Where tm_oplog_valid_split reads a split log's deltas: get returns the
+ * len bytes at off of the deltas stream (valid until the next call), or
+ * NULL when they are not there. */
+struct tm_oplog_deltas {
+	const uint8_t *(*get)(void *ctx, uint64_t off, uint64_t len);
+	void *ctx;
+};
+/* tm_oplog_valid for a head whose spilled runs' deltas come from d (NULL:
+ * no spilled run allowed); *inline_deltas (may be NULL) gets the delta
+ * bytes of the runs kept in the head. */
+bool tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
+			  uint64_t *inline_deltas, char *why, size_t cap);
+/* A read-only file the spilled runs of logs may refer to in place: fd is
+ * the caller's no more; returns the source's base; tm_oplog_source_put
+ * gives the caller's reference back (closed once no log refers to it). */
+uint64_t tm_oplog_source(int fd);
+void tm_oplog_source_put(uint64_t base);
+/* A validated head read back (its bytes in l->bytes): its spilled runs'
+ * deltas are the len bytes at off of the source at base; mem_bytes (from
+ * tm_oplog_valid_split) are counted as runs held in memory. */
+void tm_oplog_use_source(struct tm_oplog *l, uint64_t base, uint64_t off, uint64_t len,
+			 uint64_t mem_bytes);
 /* The byte encoding's version: saved scans (scancache.c) written with
  * another are not read.  Bump it with every change of encode_op. */
 #define TM_OPLOG_ENCODING 1

@@ -12,13 +12,18 @@
  * this build (version, cache format, op log encoding, the executable's
  * identity).  The whole key is stored and compared again on load.
  *
- * Layout: a 32-byte header (magic, format, encoding, payload length, CRC-32
- * of the payload), then the payload that ser_* below writes and reads: the
- * same functions do both, so the format is written down once.  Loading
- * checks the header, the key, the listing of the input's members, the CRC,
- * and then every structure the replay trusts (tm_oplog_valid, the alignment
- * tables, counts and ranges); any failure ignores the file with a note and
- * the input is scanned as usual.  Files not owned by the user or writable by
+ * Layout: a 32-byte header (magic, format, encoding, payload length, a
+ * 64-bit hash of the payload), then the payload that ser_* below writes and
+ * reads: the same functions do both, so the format is written down once.
+ * Loading reads the file once, front to back through one buffer: the
+ * header, the key, the listing of the input's members, every structure the
+ * replay trusts (tm_oplog_valid_split, the alignment tables, counts and
+ * ranges) and the hash; any failure ignores the file with a note and the
+ * input is scanned as usual.  An op log's large runs are saved out of line
+ * (tm_oplog_write_split) and stay in the file after loading: the session
+ * keeps the file open and the replay reads them from it as it reads a
+ * fresh scan's spilled runs, so a reopen holds no copy of them in memory
+ * and writes nothing.  Files not owned by the user or writable by
  * others are not read.  Writing goes to a temp file in the directory, renamed
  * over the name when complete (no fsync: see save_group); afterwards the
  * least recently used files are removed until the directory is within its
@@ -36,14 +41,13 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "align_scan.h"
 #include "scan.h"
 #include "session.h"
 
 /* Bump with every change of the ser_* functions below. */
-#define CACHE_FORMAT 1u
+#define CACHE_FORMAT 2u
 #define CACHE_MAGIC "TMSCAN\032\n"
 #define HEADER_BYTES 32u
 #define CACHE_EXT ".tmscan"
@@ -82,27 +86,188 @@ build_id(struct tm_buf *b)
 			    (long)st.st_mtim.tv_nsec);
 }
 
+/* ---- the checksum ---- */
+
+/* A 64-bit hash of the payload, four 64-bit lanes of multiply-rotate rounds
+ * over 32-byte stripes (in the manner of xxHash64): several bytes a cycle,
+ * where crc32 was the largest cost of a reopen.  Not a defence against a
+ * writer who means harm (the file is the user's own, and every structure is
+ * checked anyway): against damage. */
+#define H1 0x9e3779b185ebca87ull
+#define H2 0xc2b2ae3d27d4eb4full
+#define H3 0x165667b19e3779f9ull
+
+struct hash {
+	uint64_t v[4];
+	uint8_t tail[32];
+	size_t nt;
+	uint64_t total;
+};
+
+static inline uint64_t
+rotl64(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+static inline uint64_t
+ld64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8); /* host order: a file is read by the build that wrote it */
+	return v;
+}
+
+static inline uint64_t
+h_round(uint64_t a, uint64_t w)
+{
+	return rotl64(a + w * H2, 31) * H1;
+}
+
+static void
+h_init(struct hash *h)
+{
+	*h = (struct hash){{H1 + H2, H2, 0, (uint64_t)0 - H1}, {0}, 0, 0};
+}
+
+static void
+h_stripes(struct hash *h, const uint8_t *p, size_t n)
+{
+	uint64_t a = h->v[0], b = h->v[1], c = h->v[2], d = h->v[3];
+	for (; n >= 32; n -= 32, p += 32) {
+		a = h_round(a, ld64(p));
+		b = h_round(b, ld64(p + 8));
+		c = h_round(c, ld64(p + 16));
+		d = h_round(d, ld64(p + 24));
+	}
+	h->v[0] = a;
+	h->v[1] = b;
+	h->v[2] = c;
+	h->v[3] = d;
+}
+
+static void
+h_add(struct hash *h, const void *vp, size_t n)
+{
+	const uint8_t *p = vp;
+	h->total += n;
+	if (h->nt) {
+		size_t k = n < 32 - h->nt ? n : 32 - h->nt;
+		memcpy(h->tail + h->nt, p, k);
+		h->nt += k;
+		p += k;
+		n -= k;
+		if (h->nt < 32)
+			return;
+		h_stripes(h, h->tail, 32);
+		h->nt = 0;
+	}
+	size_t m = n & ~(size_t)31;
+	h_stripes(h, p, m);
+	memcpy(h->tail, p + m, n - m);
+	h->nt = n - m;
+}
+
+static uint64_t
+h_final(const struct hash *h)
+{
+	uint64_t x = rotl64(h->v[0], 1) + rotl64(h->v[1], 7) + rotl64(h->v[2], 12) +
+		     rotl64(h->v[3], 18);
+	for (int i = 0; i < 4; i++)
+		x = (x ^ h_round(0, h->v[i])) * H1 + H3;
+	x += h->total;
+	size_t i = 0;
+	for (; i + 8 <= h->nt; i += 8)
+		x = rotl64(x ^ h_round(0, ld64(h->tail + i)), 27) * H1 + H3;
+	for (; i < h->nt; i++)
+		x = rotl64(x ^ h->tail[i] * H3, 11) * H1;
+	x ^= x >> 33;
+	x *= H2;
+	x ^= x >> 29;
+	x *= H3;
+	return x ^ x >> 32;
+}
+
+uint64_t
+tm_scancache_hash(const void *p, size_t n)
+{
+	struct hash h;
+	h_init(&h);
+	h_add(&h, p, n);
+	return h_final(&h);
+}
+
 /* ---- one serializer for both directions ---- */
+
+/* Reading goes through one buffer, hashed as it is taken: no copy of the
+ * file is held; a log's out-of-line deltas are checked as they pass and
+ * stay in the file (tm_oplog_use_source). */
+#define RD_BUF (1u << 20)
+
+/* Where a log's out-of-line deltas are in the file (reading). */
+struct deltas_at {
+	uint64_t off, len, mem;
+};
 
 struct ser {
 	bool wr;
-	FILE *f;
-	uLong crc;
+	FILE *f;         /* writing */
+	struct hash h;
 	uint64_t left;   /* reading: payload bytes not yet read */
 	const char *bad; /* reading: the first problem found */
 	bool werr;       /* writing: a write failed */
+	/* reading */
+	int fd;
+	uint8_t *buf;
+	size_t cap, pos, end; /* buf[pos..end): read, not yet taken */
+	uint64_t at;          /* the file offset of buf[pos] */
+	bool rerr;            /* a read failed or the file ended early */
+	struct deltas_at *dl; /* the log being read */
+	uint64_t d_done;      /* its deltas checked so far */
+	char why[256];
 };
 
-static void
-crc_add(struct ser *z, const void *p, size_t n)
+/* The next n bytes of the file in buf (contiguous), not yet taken; false
+ * when the file ends first. */
+static bool
+rd_fill(struct ser *z, size_t n)
 {
-	const Bytef *b = p;
-	while (n) {
-		uInt k = n > (1u << 30) ? 1u << 30 : (uInt)n;
-		z->crc = crc32(z->crc, b, k);
-		b += k;
-		n -= k;
+	if (z->end - z->pos >= n)
+		return true;
+	if (z->pos) {
+		memmove(z->buf, z->buf + z->pos, z->end - z->pos);
+		z->end -= z->pos;
+		z->pos = 0;
 	}
+	if (n > z->cap) {
+		z->buf = xrealloc(z->buf, n);
+		z->cap = n;
+	}
+	while (z->end < n) {
+		ssize_t k = read(z->fd, z->buf + z->end, z->cap - z->end);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			z->rerr = true;
+			return false;
+		}
+		z->end += (size_t)k;
+	}
+	return true;
+}
+
+/* Take n payload bytes: hashed, and NULL past the end of the payload. */
+static const uint8_t *
+rd_take(struct ser *z, size_t n)
+{
+	if (n > z->left || !rd_fill(z, n))
+		return NULL;
+	const uint8_t *p = z->buf + z->pos;
+	z->pos += n;
+	z->at += n;
+	z->left -= n;
+	h_add(&z->h, p, n);
+	return p;
 }
 
 static void
@@ -111,18 +276,38 @@ ser_raw(struct ser *z, void *p, size_t n)
 	if (z->wr) {
 		if (n && fwrite(p, 1, n, z->f) != n)
 			z->werr = true;
-		crc_add(z, p, n);
+		h_add(&z->h, p, n);
 		return;
 	}
-	if (z->bad || n > z->left || (n && fread(p, 1, n, z->f) != n)) {
+	/* large blobs straight into place, through the buffer in pieces */
+	uint8_t *o = p;
+	size_t done = 0;
+	while (!z->bad && done < n) {
+		size_t k = n - done < RD_BUF ? n - done : RD_BUF;
+		const uint8_t *q = rd_take(z, k);
+		if (!q)
+			break;
+		memcpy(o + done, q, k);
+		done += k;
+	}
+	if (done < n) { /* what is left is still hashed (load_group) */
 		if (!z->bad)
 			z->bad = "file cut off";
-		z->left = 0;
 		memset(p, 0, n);
-		return;
 	}
-	z->left -= n;
-	crc_add(z, p, n);
+}
+
+/* reading: the deltas of the log being read, in order (tm_oplog_deltas) */
+static const uint8_t *
+rd_deltas(void *ctx, uint64_t off, uint64_t len)
+{
+	struct ser *z = ctx;
+	if (z->bad || off != z->d_done || len > z->dl->len - z->d_done || len > SIZE_MAX / 2)
+		return NULL;
+	const uint8_t *p = rd_take(z, (size_t)len);
+	if (p)
+		z->d_done += len;
+	return p;
 }
 
 static void
@@ -258,22 +443,13 @@ ser_put(void *ctx, const void *p, size_t n)
 	ser_raw(ctx, (void *)(uintptr_t)p, n);
 }
 
+/* A log: its counters, details and pool, then its head and its
+ * out-of-line deltas (tm_oplog_write_split).  Reading checks the head with
+ * the deltas as they pass (tm_oplog_valid_split), before anything uses it;
+ * the deltas stay in the file. */
 static void
 ser_oplog(struct ser *z, struct tm_oplog *l)
 {
-	void *bytes = NULL;
-	if (z->wr) {
-		/* the bytes with spilled runs' deltas inline (oplog.h): the
-		 * length first, then the stream */
-		size_t len = 0;
-		tm_oplog_write_inline(l, count_put, &len);
-		ser_u64(z, &(uint64_t){len});
-		tm_oplog_write_inline(l, ser_put, z);
-	} else {
-		size_t len = 0;
-		ser_blob(z, &bytes, &len, 1);
-		l->len = len;
-	}
 	ser_u64(z, &l->n_ops);
 	ser_i64(z, &l->last_ts);
 	ser_u64(z, &l->last_off);
@@ -284,8 +460,6 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 	size_t nd = (size_t)ser_max(z, l->n_details, z->wr ? UINT64_MAX : z->left / 28,
 				    "count larger than the file");
 	if (!z->wr) {
-		l->bytes = bytes;
-		l->cap = l->len;
 		l->details = nd ? xcalloc(nd, sizeof *l->details) : NULL;
 		l->n_details = l->cap_details = nd;
 	}
@@ -297,6 +471,30 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 		l->pool.data = pool;
 		l->pool.cap = pool ? l->pool.len + 1 : 0;
 	}
+	if (z->wr) {
+		size_t hl = 0;
+		uint64_t dl = tm_oplog_write_split(l, count_put, &hl, NULL, NULL);
+		ser_u64(z, &(uint64_t){hl});
+		tm_oplog_write_split(l, ser_put, z, NULL, NULL);
+		ser_u64(z, &dl);
+		tm_oplog_write_split(l, NULL, NULL, ser_put, z);
+		return;
+	}
+	void *bytes = NULL;
+	size_t len = 0;
+	ser_blob(z, &bytes, &len, 1);
+	l->bytes = bytes;
+	l->len = l->cap = len;
+	z->dl->len = ser_max(z, 0, z->left, "count larger than the file");
+	z->dl->off = z->at;
+	z->d_done = 0;
+	if (z->bad)
+		return;
+	struct tm_oplog_deltas d = {rd_deltas, z};
+	if (!tm_oplog_valid_split(l, &d, &z->dl->mem, z->why, sizeof z->why))
+		z->bad = z->why;
+	else if (z->d_done != z->dl->len)
+		z->bad = "deltas no run refers to";
 }
 
 static void
@@ -450,6 +648,7 @@ struct member_rec {
 	uint64_t size;
 	char *error;
 	struct tm_scan *scan;
+	struct deltas_at deltas; /* reading */
 };
 
 static void
@@ -464,6 +663,7 @@ ser_member(struct ser *z, struct member_rec *r)
 		r->scan = xcalloc(1, sizeof *r->scan);
 		tm_scan_init(r->scan, TM_FMT_UNKNOWN);
 	}
+	z->dl = &r->deltas;
 	ser_scan(z, r->scan);
 }
 
@@ -600,7 +800,7 @@ trusted(const struct stat *st)
 }
 
 static void
-header(uint8_t h[HEADER_BYTES], uint64_t payload, uint32_t crc)
+header(uint8_t h[HEADER_BYTES], uint64_t payload, uint64_t sum)
 {
 	memset(h, 0, HEADER_BYTES);
 	memcpy(h, CACHE_MAGIC, 8);
@@ -610,8 +810,39 @@ header(uint8_t h[HEADER_BYTES], uint64_t payload, uint32_t crc)
 			h[8 + 4 * i + j] = (uint8_t)(v[i] >> (8 * j));
 	for (int j = 0; j < 8; j++)
 		h[16 + j] = (uint8_t)(payload >> (8 * j));
-	for (int j = 0; j < 4; j++)
-		h[24 + j] = (uint8_t)(crc >> (8 * j));
+	for (int j = 0; j < 8; j++)
+		h[24 + j] = (uint8_t)(sum >> (8 * j));
+}
+
+/* The members' scans read back (member_rec) put in place of a scan. */
+static void
+use_records(struct tm_session *s, struct tm_cache_group *g, struct member_rec *rec, int fd)
+{
+	uint64_t base = 0;
+	for (size_t k = 0; k < g->n && !base; k++)
+		if (rec[k].scan && rec[k].deltas.len)
+			base = tm_oplog_source(fd); /* the file's, from now on */
+	if (!base)
+		close(fd);
+	for (size_t k = 0; k < g->n; k++) {
+		size_t i = g->members[k];
+		struct tm_member *mb = &s->in.members[i];
+		mb->size = rec[k].size;
+		free(mb->error);
+		mb->error = rec[k].error;
+		if (s->scans[i]) { /* scanned while listing (a tar.gz) */
+			tm_scan_fini(s->scans[i]);
+			free(s->scans[i]);
+		}
+		s->scans[i] = rec[k].scan;
+		if (s->scans[i]) /* the deltas stay in the file */
+			tm_oplog_use_source(&s->scans[i]->log, base, rec[k].deltas.off,
+					    rec[k].deltas.len, rec[k].deltas.mem);
+		atomic_store(&s->progress[i], mb->size != UINT64_MAX ? mb->size : 0);
+		atomic_store(&s->is_scanned[i], true);
+	}
+	if (base)
+		tm_oplog_source_put(base);
 }
 
 /* Load group g; false (with a note when the file was damaged) otherwise. */
@@ -622,106 +853,92 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	if (fd < 0)
 		return false; /* nothing saved: a plain miss */
 	struct stat st;
-	FILE *f = fstat(fd, &st) == 0 && trusted(&st) ? fdopen(fd, "rb") : NULL;
-	if (!f) {
+	if (fstat(fd, &st) != 0 || !trusted(&st)) {
 		close(fd);
 		note(s, "scan cache: %s is not a private regular file: not used", g->file);
 		return false;
 	}
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	struct ser z = {.wr = false, .fd = fd, .buf = xmalloc(RD_BUF), .cap = RD_BUF,
+			.left = HEADER_BYTES};
+	h_init(&z.h);
 	uint8_t h[HEADER_BYTES], want[HEADER_BYTES];
-	char why[256] = "";
-	struct ser z = {.wr = false, .f = f, .crc = crc32(0, NULL, 0)};
+	const uint8_t *hp = rd_take(&z, HEADER_BYTES);
 	const char *bad = NULL;
-	if (fread(h, 1, HEADER_BYTES, f) != HEADER_BYTES || memcmp(h, CACHE_MAGIC, 8) != 0) {
+	bool miss = false; /* another format, input or listing: no note */
+	struct member_rec *rec = NULL;
+	uint64_t sum = 0;
+	if (!hp || memcmp(hp, CACHE_MAGIC, 8) != 0) {
 		bad = "not a saved scan";
 	} else {
+		memcpy(h, hp, HEADER_BYTES);
 		uint64_t payload = 0;
-		uint32_t crc = 0;
 		for (int j = 0; j < 8; j++)
 			payload |= (uint64_t)h[16 + j] << (8 * j);
-		for (int j = 0; j < 4; j++)
-			crc |= (uint32_t)h[24 + j] << (8 * j);
-		header(want, payload, crc);
-		if (memcmp(h, want, HEADER_BYTES) != 0) {
-			fclose(f);
-			return false; /* another format or encoding: a miss, overwritten */
-		}
-		if (payload != (uint64_t)st.st_size - HEADER_BYTES)
+		for (int j = 0; j < 8; j++)
+			sum |= (uint64_t)h[24 + j] << (8 * j);
+		header(want, payload, sum);
+		miss = memcmp(h, want, HEADER_BYTES) != 0; /* overwritten later */
+		if (!miss && payload != (uint64_t)st.st_size - HEADER_BYTES)
 			bad = "length does not match the header";
+	}
+	if (!bad && !miss) {
+		uint64_t payload = (uint64_t)st.st_size - HEADER_BYTES;
 		z.left = payload;
-		z.crc = crc32(0, NULL, 0);
+		h_init(&z.h);
 		bool same = false;
-		if (!bad)
-			ser_key(&z, s, g, &same);
-		if (!bad && !same) {
-			fclose(f);
-			return false; /* another input under the same name */
-		}
-		struct member_rec *rec = xcalloc(g->n + 1, sizeof *rec);
+		ser_key(&z, s, g, &same);
+		miss = !z.bad && !same; /* another input under the same name */
+		rec = xcalloc(g->n + 1, sizeof *rec);
 		uint64_t n = 0;
-		if (!bad)
+		if (!miss)
 			ser_u64(&z, &n);
-		if (!bad && n != g->n && !z.bad)
+		if (!miss && n != g->n && !z.bad)
 			z.bad = "listing";
-		for (size_t k = 0; !bad && k < g->n && !z.bad; k++)
+		for (size_t k = 0; !miss && k < g->n && !z.bad; k++)
 			ser_listing(&z, s, g, k);
-		for (size_t k = 0; !bad && k < g->n && !z.bad; k++)
+		/* not damage: the input lists differently */
+		miss = miss || (z.bad && !strcmp(z.bad, "listing"));
+		for (size_t k = 0; !miss && k < g->n && !z.bad; k++)
 			ser_member(&z, &rec[k]);
-		if (!bad && !z.bad && z.left)
+		if (!miss && !z.bad && z.left)
 			z.bad = "bytes after the end";
-		if (!bad && !z.bad && (uint32_t)z.crc != crc)
-			z.bad = "checksum mismatch";
-		bad = bad ? bad : z.bad;
-		/* what the replay trusts, checked before anything is used */
-		for (size_t k = 0; !bad && k < g->n; k++) {
+		/* the checksum over what is left, so that damage is called
+		 * damage whatever part of it was found first */
+		while (!miss && z.left && rd_take(&z, z.left < RD_BUF ? (size_t)z.left : RD_BUF))
+			;
+		if (!miss && (z.rerr || z.left || h_final(&z.h) != sum))
+			bad = z.rerr || z.left ? "file cut off" : "checksum mismatch";
+		bad = miss ? NULL : bad ? bad : z.bad;
+		/* what the replay trusts, checked before anything is used (the
+		 * op logs were checked as they were read) */
+		for (size_t k = 0; !miss && !bad && k < g->n; k++) {
 			const struct tm_member *mb = &s->in.members[g->members[k]];
 			struct tm_scan *sc = rec[k].scan;
 			if (sc && sc->format != mb->format)
 				bad = "a scan of another format";
-			else if (sc && !tm_oplog_valid(&sc->log, why, sizeof why))
-				bad = why;
 		}
-		bool listing = bad && !strcmp(bad, "listing");
-		if (!bad) {
-			for (size_t k = 0; k < g->n; k++) {
-				size_t i = g->members[k];
-				struct tm_member *mb = &s->in.members[i];
-				mb->size = rec[k].size;
-				free(mb->error);
-				mb->error = rec[k].error;
-				if (s->scans[i]) { /* scanned while listing (a tar.gz) */
-					tm_scan_fini(s->scans[i]);
-					free(s->scans[i]);
-				}
-				s->scans[i] = rec[k].scan;
-				if (s->scans[i]) /* its memory as a fresh scan's */
-					tm_oplog_spill_runs(&s->scans[i]->log);
-				atomic_store(&s->progress[i], mb->size != UINT64_MAX ? mb->size : 0);
-				atomic_store(&s->is_scanned[i], true);
-			}
-		} else {
-			for (size_t k = 0; k < g->n; k++) {
-				free(rec[k].error);
-				if (rec[k].scan) {
-					tm_scan_fini(rec[k].scan);
-					free(rec[k].scan);
-				}
-			}
-		}
+	}
+	free(z.buf);
+	if (!bad && !miss) {
+		use_records(s, g, rec, fd); /* fd is theirs */
 		free(rec);
-		if (listing) {
-			fclose(f);
-			return false; /* the input lists differently: a miss */
+		/* used: the newest file for eviction */
+		(void)utimensat(AT_FDCWD, g->file, NULL, 0);
+		return true;
+	}
+	close(fd);
+	for (size_t k = 0; rec && k < g->n; k++) {
+		free(rec[k].error);
+		if (rec[k].scan) {
+			tm_scan_fini(rec[k].scan);
+			free(rec[k].scan);
 		}
 	}
-	fclose(f);
-	if (bad) {
+	free(rec);
+	if (bad)
 		note(s, "scan cache: %s: %s: ignored, the input is scanned again", g->file, bad);
-		return false;
-	}
-	/* used: the newest file for eviction */
-	(void)utimensat(AT_FDCWD, g->file, NULL, 0);
-	return true;
+	return false;
 }
 
 static enum tm_status
@@ -829,7 +1046,8 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 	}
 	uint8_t h[HEADER_BYTES];
 	header(h, 0, 0);
-	struct ser z = {.wr = true, .f = f, .crc = crc32(0, NULL, 0)};
+	struct ser z = {.wr = true, .f = f};
+	h_init(&z.h);
 	z.werr = fwrite(h, 1, HEADER_BYTES, f) != HEADER_BYTES;
 	bool same;
 	ser_key(&z, s, g, &same);
@@ -840,12 +1058,12 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->members[k];
 		struct member_rec r = {s->scans[i] != NULL, s->in.members[i].size,
-				       s->in.members[i].error, s->scans[i]};
+				       s->in.members[i].error, s->scans[i], {0, 0, 0}};
 		ser_member(&z, &r);
 	}
 	long end = ftell(f);
 	uint64_t payload = end > (long)HEADER_BYTES ? (uint64_t)end - HEADER_BYTES : 0;
-	header(h, payload, (uint32_t)z.crc);
+	header(h, payload, h_final(&z.h));
 	/* No fsync: the rename is atomic for readers, and what a crash could
 	 * leave (a short or zeroed file) fails the length or checksum test and
 	 * is scanned again; a cache is not worth a disk flush on every scan. */

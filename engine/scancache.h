@@ -37,5 +37,7 @@ void tm_scancache_fini(struct tm_session *s);
 /* Seconds within which a change makes an input "racy" (not saved); tests
  * set it negative to save files they just wrote. */
 extern int tm_scancache_racy_s;
+/* The checksum of a saved scan's payload (its header's bytes 24-31). */
+uint64_t tm_scancache_hash(const void *p, size_t n);
 
 #endif

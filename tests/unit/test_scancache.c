@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "align_scan.h"
 #include "scancache.h"
@@ -242,6 +241,33 @@ t_roundtrip_spilled(void)
 	tm_oplog_spill_after = keep;
 }
 
+/* A reopened scan's large runs stay in the saved file: the log in memory is
+ * its head only, its deltas read from the file when the replay needs them
+ * (the same report), and nothing goes through the spill file. */
+static void
+t_deltas_stay_in_file(void)
+{
+	const char *one[1] = {big_path};
+	roundtrip(one, 1, false);
+	empty_cache();
+	tm_session_close(open_s(one, 1, false, 0));
+	struct tm_session *b = open_s(one, 1, false, 0);
+	struct tm_cache_info ci;
+	tm_session_cache_info(b, &ci);
+	CHECK_INT(ci.loaded, 1);
+	const struct tm_oplog *l = &b->scans[0]->log;
+	struct tm_buf in;
+	tm_buf_init(&in);
+	tm_oplog_write_inline(l, buf_put, &in);
+	if (l->len >= in.len || l->n_spilled != 1)
+		fprintf(stderr, "log %zu bytes in memory of %zu, %zu extents\n", l->len, in.len,
+			l->n_spilled);
+	CHECK(l->len + 2048 < in.len);
+	CHECK_INT(l->n_spilled, 1);
+	tm_buf_fini(&in);
+	tm_session_close(b);
+}
+
 static char *
 only_file(void)
 {
@@ -389,7 +415,7 @@ hostile_file(size_t at_end, unsigned char val, bool or, const char *why)
 	char *want = render(s);
 	struct tm_buf log;
 	tm_buf_init(&log);
-	tm_oplog_write_inline(&s->scans[0]->log, buf_put, &log);
+	tm_oplog_write_split(&s->scans[0]->log, buf_put, &log, NULL, NULL); /* as saved */
 	tm_session_close(s);
 	char *file = only_file();
 	size_t n = 0;
@@ -399,9 +425,9 @@ hostile_file(size_t at_end, unsigned char val, bool or, const char *why)
 	if (at) {
 		size_t k = at_end ? log.len - at_end : 0;
 		at[k] = or ? at[k] | val : val;
-		uint32_t crc = (uint32_t)crc32(0, f + 32, (uInt)(n - 32));
-		for (int j = 0; j < 4; j++)
-			f[24 + j] = (unsigned char)(crc >> (8 * j));
+		uint64_t sum = tm_scancache_hash(f + 32, n - 32);
+		for (int j = 0; j < 8; j++)
+			f[24 + j] = (unsigned char)(sum >> (8 * j));
 		write_file(file, (char *)f, n);
 		s = open_s(one, 1, false, 0);
 		struct tm_cache_info ci;
@@ -736,6 +762,7 @@ main(void)
 	RUN(t_roundtrip_formats);
 	RUN(t_roundtrip_tar);
 	RUN(t_roundtrip_spilled);
+	RUN(t_deltas_stay_in_file);
 	RUN(t_damaged);
 	RUN(t_hostile);
 	RUN(t_oplog_valid);
