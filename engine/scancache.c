@@ -669,25 +669,26 @@ ser_member(struct ser *z, struct member_rec *r)
 
 /* The key as stored: build, path, options, identity. */
 static void
-ser_key(struct ser *z, struct tm_session *s, struct tm_cache_group *g, bool *same)
+ser_key(struct ser *z, const struct tm_session *s, const char *path_c, bool loose,
+	const struct tm_cache_key *key, bool *same)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
 	build_id(&b);
 	uint64_t flags = (uint64_t)s->opts.keep_events | (uint64_t)s->opts.plain_replay << 1 |
-			 (uint64_t)s->in.is_loose << 2;
-	char *bid = b.data, *path = s->in.paths[g->path];
+			 (uint64_t)loose << 2;
+	char *bid = b.data, *path = (char *)(uintptr_t)path_c;
 	char *rb = NULL, *rp = NULL;
 	ser_str(z, z->wr ? &bid : &rb);
 	ser_str(z, z->wr ? &path : &rp);
 	uint64_t k[8] = {flags,
-			 g->key.dev,
-			 g->key.ino,
-			 g->key.size,
-			 (uint64_t)g->key.mtime_s,
-			 (uint64_t)g->key.mtime_ns,
-			 (uint64_t)g->key.ctime_s,
-			 (uint64_t)g->key.ctime_ns};
+			 key->dev,
+			 key->ino,
+			 key->size,
+			 (uint64_t)key->mtime_s,
+			 (uint64_t)key->mtime_ns,
+			 (uint64_t)key->ctime_s,
+			 (uint64_t)key->ctime_ns};
 	uint64_t r[8];
 	memcpy(r, k, sizeof r);
 	for (int i = 0; i < 8; i++)
@@ -730,16 +731,16 @@ input_of(const struct tm_session *s, size_t i)
 }
 
 static void
-file_name(const char *dir, const struct tm_session *s, const struct tm_cache_group *g,
-	  struct tm_buf *out)
+file_name(const char *dir, const struct tm_session *s, const char *path, bool loose,
+	  const struct tm_cache_key *k, struct tm_buf *out)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
 	build_id(&b);
-	tm_buf_addf(&b, "|%s|%d%d%d|%ju:%ju:%ju:%jd.%jd:%jd.%jd", s->in.paths[g->path],
-		    s->opts.keep_events, s->opts.plain_replay, s->in.is_loose, (uintmax_t)g->key.dev,
-		    (uintmax_t)g->key.ino, (uintmax_t)g->key.size, (intmax_t)g->key.mtime_s,
-		    (intmax_t)g->key.mtime_ns, (intmax_t)g->key.ctime_s, (intmax_t)g->key.ctime_ns);
+	tm_buf_addf(&b, "|%s|%d%d%d|%ju:%ju:%ju:%jd.%jd:%jd.%jd", path, s->opts.keep_events,
+		    s->opts.plain_replay, loose, (uintmax_t)k->dev, (uintmax_t)k->ino,
+		    (uintmax_t)k->size, (intmax_t)k->mtime_s, (intmax_t)k->mtime_ns,
+		    (intmax_t)k->ctime_s, (intmax_t)k->ctime_ns);
 	uint64_t h = tm_mix64(tm_fnv1a(TM_FNV_INIT, b.data, b.len));
 	tm_buf_addf(out, "%s/%016" PRIx64 CACHE_EXT, dir, h);
 	tm_buf_fini(&b);
@@ -786,7 +787,7 @@ groups_make(struct tm_session *s)
 		if (g->have_key) {
 			struct tm_buf b;
 			tm_buf_init(&b);
-			file_name(s->opts.cache_dir, s, g, &b);
+			file_name(s->opts.cache_dir, s, s->in.paths[k], s->in.is_loose, &g->key, &b);
 			g->file = tm_buf_steal(&b);
 		}
 	}
@@ -887,7 +888,7 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 		z.left = payload;
 		h_init(&z.h);
 		bool same = false;
-		ser_key(&z, s, g, &same);
+		ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same);
 		miss = !z.bad && !same; /* another input under the same name */
 		rec = xcalloc(g->n + 1, sizeof *rec);
 		uint64_t n = 0;
@@ -1050,7 +1051,7 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 	h_init(&z.h);
 	z.werr = fwrite(h, 1, HEADER_BYTES, f) != HEADER_BYTES;
 	bool same;
-	ser_key(&z, s, g, &same);
+	ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same);
 	uint64_t n = g->n;
 	ser_u64(&z, &n);
 	for (size_t k = 0; k < g->n; k++)
@@ -1091,6 +1092,57 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 }
 
 /* ---- the session's entry points ---- */
+
+/* Whether file holds a saved scan of this format under key (header and
+ * key only: what load_group checks first). */
+static bool
+peek(const struct tm_session *s, const char *file, const char *path, bool loose,
+     const struct tm_cache_key *key)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	if (fd < 0)
+		return false;
+	bool same = false;
+	if (fstat(fd, &st) == 0 && trusted(&st) && (uint64_t)st.st_size >= HEADER_BYTES) {
+		struct ser z = {.wr = false, .fd = fd, .buf = xmalloc(4096), .cap = 4096,
+				.left = HEADER_BYTES};
+		h_init(&z.h);
+		const uint8_t *hp = rd_take(&z, HEADER_BYTES);
+		uint8_t want[HEADER_BYTES];
+		uint64_t payload = (uint64_t)st.st_size - HEADER_BYTES, sum = 0;
+		for (int j = 0; hp && j < 8; j++)
+			sum |= (uint64_t)hp[24 + j] << (8 * j);
+		header(want, payload, sum);
+		if (hp && !memcmp(hp, want, HEADER_BYTES)) {
+			z.left = payload;
+			ser_key(&z, s, path, loose, key, &same);
+		}
+		free(z.buf);
+	}
+	close(fd);
+	return same;
+}
+
+bool
+tm_scancache_expected(const struct tm_session *s, const char *const *paths, size_t n)
+{
+	if (!s->opts.cache_dir || !*s->opts.cache_dir || s->opts.cache_refresh || !n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct tm_cache_key k;
+		if (!key_of(paths[i], &k))
+			return false;
+		struct tm_buf b;
+		tm_buf_init(&b);
+		file_name(s->opts.cache_dir, s, paths[i], n > 1, &k, &b);
+		bool ok = peek(s, b.data, paths[i], n > 1, &k);
+		tm_buf_fini(&b);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
 
 void
 tm_scancache_open(struct tm_session *s)

@@ -31,6 +31,10 @@ struct tm_cache_group {
 /* After listing: load the saved scan of every unchanged input (its members
  * are then scanned); does nothing without opts.cache_dir. */
 void tm_scancache_open(struct tm_session *s);
+/* Before listing: whether every input has a saved scan under its current
+ * key (a load is then likely; scanning members while listing would be
+ * wasted).  A load that fails after all leaves the members to the scan. */
+bool tm_scancache_expected(const struct tm_session *s, const char *const *paths, size_t n);
 /* After scanning: save each input whose members are all scanned (once). */
 void tm_scancache_save(struct tm_session *s);
 void tm_scancache_fini(struct tm_session *s);

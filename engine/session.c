@@ -88,6 +88,7 @@ visit_scan(void *ud, size_t i, struct tm_stream *st)
 {
 	struct tm_session *s = ud;
 	struct tm_error e;
+	s->visit_scans++;
 	scans_grow(s, i + 1);
 	return scan_stream(s, i, st, s->opts.cancel, NULL, &e);
 }
@@ -117,9 +118,11 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 	struct tm_session *s = xcalloc(1, sizeof *s);
 	if (opts)
 		s->opts = *opts;
+	/* no scanning while listing what a saved scan will replace */
 	struct tm_visit v = {visit_scan, visit_drop, s};
 	enum tm_status st = tm_input_open_visit(&s->in, paths, n_paths, s->opts.cancel,
-						s->opts.list_budget, &v, err);
+						s->opts.list_budget,
+						tm_scancache_expected(s, paths, n_paths) ? NULL : &v, err);
 	if (st != TM_OK) {
 		for (size_t i = 0; i < s->cap_scans; i++)
 			if (s->scans[i]) {

@@ -27,6 +27,7 @@ struct tm_session {
 	struct tm_cache_group *cache;
 	size_t n_cache;
 	size_t cache_loaded, cache_saved;
+	size_t visit_scans; /* members scanned while listing (visit_scan) */
 	char *cache_note;
 };
 
