@@ -91,6 +91,8 @@ struct wb;
 	X(REQ_ADD_FILES, "add-files", 'O', 0, act_add_files, "Add files to the set (globs: *.json; Tab completes)") \
 	X(REQ_REMOVE_FILE, "remove-file", 'X', KEY_DC, act_remove_file, "Remove the file from the set (not from disk)") \
 	X(REQ_RENAME_FILE, "rename-file", KEY_F(2), 0, act_rename_file, "Rename the file's member name in the TAR (name order decides processing)") \
+	X(REQ_MOVE_EARLIER, "move-earlier", KEY_SR, '(', act_move_earlier, "Process the file one place earlier (renames member names: numeric prefixes)") \
+	X(REQ_MOVE_LATER, "move-later", KEY_SF, ')', act_move_later, "Process the file one place later (trace_processor's order is priority, then name)") \
 	X(REQ_RESCAN, "rescan", 's', 0, act_rescan, "Scan the files again (after a cancel, or when they changed)") \
 	X(REQ_EDIT_MANIFEST, "edit-manifest", 'E', 0, act_edit_manifest, "Edit the manifest's JSON in $VISUAL or $EDITOR") \
 	X(REQ_CONVERT_MANIFEST, "convert-manifest", 'C', 0, act_convert_manifest, "Convert a manifest in the outdated syntax of older docs") \
@@ -98,8 +100,8 @@ struct wb;
 	X(REQ_OPEN, "open", 0, 0, act_open, "Open files or an archive (:open PATH...)")          \
 	X(REQ_ZOOM_IN, "zoom-in", '+', '=', act_zoom_in, "Zoom the timeline in (at the selected file)")                  \
 	X(REQ_ZOOM_OUT, "zoom-out", '-', 0, act_zoom_out, "Zoom the timeline out")                \
-	X(REQ_PAN_LEFT, "pan-left", KEY_LEFT, 'h', act_pan_left, "Move the zoomed timeline earlier") \
-	X(REQ_PAN_RIGHT, "pan-right", KEY_RIGHT, 'l', act_pan_right, "Move the zoomed timeline later") \
+	X(REQ_PAN_LEFT, "pan-left", KEY_LEFT, 'h', act_pan_left, "Move the zoomed timeline earlier (in the manifest: scroll left)") \
+	X(REQ_PAN_RIGHT, "pan-right", KEY_RIGHT, 'l', act_pan_right, "Move the zoomed timeline later (in the manifest: scroll right)") \
 	X(REQ_CANCEL_SCAN, "cancel-scan", 'x', 0, act_cancel_scan, "Cancel the background scan")  \
 	X(REQ_HELP, "help", '?', KEY_F(1), act_help, "Show this help")                                 \
 	X(REQ_MESSAGES, "messages", 'L', 0, act_messages, "Show every message of this session in full") \
@@ -152,8 +154,15 @@ enum wb_role {
 };
 
 /* ==== the model ==== */
+/* An undo step: the manifest and the set of inputs it belongs to (a
+ * rename or reorder changes member names: undo opens the old set again). */
+struct wb_undo {
+	struct tm_manifest man;
+	char **paths;
+	size_t n_paths;
+};
 struct wb_stack {
-	struct tm_manifest *v;
+	struct wb_undo *v;
 	size_t n, cap;
 };
 
@@ -180,7 +189,10 @@ struct wb_model {
 	char **extra_machines;   /* registry names not (yet) used by any file */
 	size_t n_extra_machines;
 	char *baseline; /* the file offsets default to (the dialog's baseline) */
-	char *link_dir; /* renamed inputs: links named as their members */
+	char *link_dir; /* renamed inputs: links named as their members, one
+			 * folder per renaming (kept until exit: undo may
+			 * open an older set again) */
+	unsigned link_gen;
 	/* The archive's manifest when it does not parse: kept as text (shown,
 	 * written as is, edited in $EDITOR, converted on request), never
 	 * replaced by an empty one; evaluation then uses the archive's own. */
@@ -240,6 +252,11 @@ struct wb_model {
 	bool cache_refresh;
 	uint64_t cache_max; /* bytes; 0: the engine's default */
 	bool copied;
+
+	/* The keys as bound now, by request ("<F2>"; ":rename-file" when no
+	 * key is bound), for the texts that name them (set by wb_actions.c
+	 * whenever the bindings change). */
+	char keys[REQ__COUNT][40];
 };
 
 /* ==== panes: geometry (from the layout), selection and scroll ==== */
@@ -248,6 +265,7 @@ struct pane {
 	size_t n;       /* rows (or lines) of content */
 	size_t sel;     /* selected row (list panes) */
 	size_t top;     /* first row (line) shown */
+	size_t left;    /* first column shown (panes that scroll sideways) */
 	bool has_sel;
 };
 
@@ -324,10 +342,11 @@ struct wb_frame {
 	int tl_bar_w;         /* its time columns (the zero marker takes one more) */
 	int tl_name_w;        /* its name column */
 	struct wb_paras verdict, owner, details;
+	bool details_name; /* the details start with the name in full */
 	struct tm_buf manifest_json;
 	size_t manifest_lines;
 	char details_label[600];
-	char timeline_label[400];
+	char timeline_label[600];
 	char manifest_label[160];
 	char hints[512];
 	/* Drawn where a verdict, owner block or message is cut on screen: the
@@ -337,6 +356,7 @@ struct wb_frame {
 	int prompt_cursor;
 	/* the help screen: one line per request, then notes (or the log) */
 	char help_title[128];
+	int help_width; /* help lines wrap at it (continuation lines indented) */
 	bool help_escaped; /* the lines are escaped already (the log) */
 	char **help;
 	enum wb_role *help_role;
@@ -471,6 +491,15 @@ size_t model_n_problems(const struct wb_model *m);
 void model_rescan(struct wb_model *m);
 void model_remove_row(struct wb_model *m, size_t row);
 void model_rename_row(struct wb_model *m, size_t row, const char *name);
+/* Move a loose file one place earlier (dir < 0) or later in trace_processor's
+ * processing order: numeric prefixes on the member names of its kind, in one
+ * reopen, one undo step; where the order cannot change, the message says
+ * why.  And the file behind a renamed member (its path on disk, in buf), or
+ * NULL when the member has its file's own name. */
+void model_move_row(struct wb_model *m, size_t row, int dir);
+const char *model_row_renamed_from(const struct wb_model *m, size_t row, char *buf, size_t len);
+/* The key bound to r as texts name it (m->keys). */
+const char *model_key(const struct wb_model *m, enum wb_request r);
 void model_add_paths(struct wb_model *m, char **paths, size_t n);
 void model_fini_links(struct wb_model *m);
 /* Is path one of the inputs (the same name or the same file)? */
@@ -539,6 +568,10 @@ void theme_builtin(void);
 
 /* ==== wb_layout.c ==== */
 void layout_compute(const struct wb_layout_in *in, struct wb_layout *out);
+/* A one-line field total columns wide in width columns with the cursor at
+ * column cursor: the first column shown (0: no scroll).  When scrolled, the
+ * first column shown is a marker, so the cursor is never at it. */
+int layout_hscroll(int total, int cursor, int width);
 /* Column widths for a list w columns wide from what the cells need. */
 void layout_columns(const struct wb_cols *need, int w, struct wb_cols *out);
 /* The columns one row takes besides its cells (marks and separators). */
@@ -564,7 +597,7 @@ size_t list_sel_row(const struct wb_ui *ui);
 bool list_select_row(struct wb_ui *ui, size_t row);
 
 /* ==== wb_text.c ==== */
-/* Escaped copy of s cut to max_cols with '~' (for non-curses output); caller frees. */
+/* Escaped copy of s cut to max_cols ("..." marks a cut); caller frees. */
 char *text_escape_cols(const char *s, int max_cols);
 /* Columns of one UTF-8 character of escaped (printable) text. */
 int text_char_cols(const char *p, size_t n);
@@ -594,7 +627,9 @@ struct tm_buf *text_para_add(struct wb_paras *ps, enum wb_role role);
 void text_paras_fini(struct wb_paras *ps);
 /* Wrap every paragraph at w columns (sets lines). */
 void text_wrap(struct wb_paras *ps, int w);
-void text_details(const struct wb_model *m, size_t row, struct wb_paras *ps);
+/* full_name: the list or the rule cuts the name, so the details start with
+ * it in full. */
+void text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool full_name);
 void text_verdict(const struct wb_model *m, struct wb_paras *ps);
 void text_owner(const struct wb_model *m, struct wb_paras *ps);
 

@@ -109,7 +109,7 @@ static const struct {
 	{"Space", ' '},        {"Lt", '<'},           {"Gt", '>'},          {"F1", KEY_F(1)},
 	{"F2", KEY_F(2)},      {"F3", KEY_F(3)},      {"F4", KEY_F(4)},     {"F5", KEY_F(5)},
 	{"F6", KEY_F(6)},      {"F7", KEY_F(7)},      {"F8", KEY_F(8)},     {"F9", KEY_F(9)},
-	{"F10", KEY_F(10)},    {"S-Tab", KEY_BTAB},
+	{"F10", KEY_F(10)},    {"S-Tab", KEY_BTAB},   {"S-Up", KEY_SR},     {"S-Down", KEY_SF},
 };
 
 void
@@ -240,9 +240,10 @@ sel_trace(struct wb *wb)
 	if (!path)
 		return NULL;
 	if (wb->m.man_broken) {
-		msg(wb, ROLE_ERROR,
-		    "The manifest does not parse and an edit would drop it: E edits its text, C "
-		    "converts the outdated syntax");
+		model_set_msg(&wb->m, ROLE_ERROR,
+		    "The manifest does not parse and an edit would drop it: %s edits its text, %s "
+		    "converts the outdated syntax",
+		    model_key(&wb->m, REQ_EDIT_MANIFEST), model_key(&wb->m, REQ_CONVERT_MANIFEST));
 		return NULL;
 	}
 	mb = tm_session_member(wb->m.s, model_row_member(&wb->m, sel_row(wb)));
@@ -484,7 +485,7 @@ pane_lines(struct wb *wb, enum wb_pane_id id, struct lines *out)
 		memset(&ps, 0, sizeof ps);
 		if (row == SIZE_MAX)
 			return;
-		text_details(&wb->m, row, &ps);
+		text_details(&wb->m, row, &ps, wb->fr.details_name);
 		text_wrap(&ps, layout_left_cols(COLS));
 		for (size_t i = 0; i < ps.n; i++)
 			for (size_t k = 0; k < ps.p[i].n_lines; k++)
@@ -976,7 +977,10 @@ act_solve(struct wb *wb, const char *arg)
 	wb->ui.messages = false;
 	wb->ui.solve_view = true;
 	wb->ui.pane[PANE_HELP].top = 0;
-	confirm(wb, CONFIRM_SOLVE, "Apply this configuration as one edit (u undoes)? (y/n) ");
+	char q[160];
+	snprintf(q, sizeof q, "Apply this configuration as one edit (%s undoes)? (y/n) ",
+		 model_key(&wb->m, REQ_UNDO));
+	confirm(wb, CONFIRM_SOLVE, q);
 }
 
 /* ---- the pair picker ---- */
@@ -1363,6 +1367,31 @@ act_rename_file(struct wb *wb, const char *arg)
 }
 
 static void
+move_file(struct wb *wb, int dir)
+{
+	size_t row = sel_row(wb);
+
+	if (!sel_path(wb))
+		return;
+	model_move_row(&wb->m, row, dir);
+	list_select_row(&wb->ui, row); /* the file stays selected */
+}
+
+static void
+act_move_earlier(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	move_file(wb, -1);
+}
+
+static void
+act_move_later(struct wb *wb, const char *arg)
+{
+	(void)arg;
+	move_file(wb, 1);
+}
+
+static void
 act_rescan(struct wb *wb, const char *arg)
 {
 	(void)arg;
@@ -1511,18 +1540,37 @@ pan(struct wb *wb, double dir)
 	wb->ui.tl_center = v->center + dir * v->span / v->full / 4.0;
 }
 
+/* In the manifest (focused): sideways, half its width a step (the frame
+ * clamps it to the longest line). */
+static bool
+manifest_sideways(struct wb *wb, int dir)
+{
+	struct pane *p = &wb->ui.pane[PANE_MANIFEST];
+	size_t step = p->w > 8 ? (size_t)p->w / 2 : 4;
+
+	if (!wb->ui.focus_manifest)
+		return false;
+	if (dir < 0)
+		p->left = p->left > step ? p->left - step : 0;
+	else
+		p->left += step;
+	return true;
+}
+
 static void
 act_pan_left(struct wb *wb, const char *arg)
 {
 	(void)arg;
-	pan(wb, -1.0);
+	if (!manifest_sideways(wb, -1))
+		pan(wb, -1.0);
 }
 
 static void
 act_pan_right(struct wb *wb, const char *arg)
 {
 	(void)arg;
-	pan(wb, 1.0);
+	if (!manifest_sideways(wb, 1))
+		pan(wb, 1.0);
 }
 
 static void
@@ -1838,11 +1886,32 @@ actions_print_mdoc(FILE *f)
 	fprintf(f, ".El\n");
 }
 
+/* The model's texts name keys as bound now (wb->m.keys). */
+static void
+name_keys(struct wb *wb)
+{
+	for (int r = REQ_NONE + 1; r < REQ__COUNT; r++) {
+		int key = keymap_key_of((enum wb_request)r);
+		if (key) {
+			/* in sentences without the brackets: "F2 renames" */
+			char k[40];
+			keymap_key_name(key, k, sizeof k);
+			size_t n = strlen(k);
+			if (n > 2 && k[0] == '<' && k[n - 1] == '>')
+				snprintf(wb->m.keys[r], sizeof wb->m.keys[r], "%.*s", (int)(n - 2), k + 1);
+			else
+				snprintf(wb->m.keys[r], sizeof wb->m.keys[r], "%s", k);
+		} else
+			snprintf(wb->m.keys[r], sizeof wb->m.keys[r], ":%s", actions[r].info.name);
+	}
+}
+
 void
 actions_init(struct wb *wb)
 {
 	size_t k = 0;
 
+	name_keys(wb);
 	for (int r = REQ_NONE + 1; r < REQ__COUNT; r++)
 		command_names[k++] = actions[r].info.name;
 	command_names[k] = NULL;
@@ -1892,6 +1961,7 @@ actions_config_line(struct wb *wb, const char *line, char *err, size_t err_len)
 			snprintf(err, err_len, "bind: expected bind <keymap> <key> <request>");
 			return false;
 		}
+		name_keys(wb);
 		return true;
 	}
 	if (strcmp(tok[0], "source") == 0 && n == 2)

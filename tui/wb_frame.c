@@ -107,7 +107,8 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 						   : "type to search  Up/Down move  Enter picks  Esc "
 						     "cancels");
 	} else if (wb->ui.solve_view) {
-		tm_buf_adds(&b, "y applies (one edit, u undoes)  n declines");
+		tm_buf_addf(&b, "y applies (one edit, %s undoes)  n declines",
+			    model_key(&wb->m, REQ_UNDO));
 	} else if (wb->ui.help) {
 		for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
 			hint_add(&b, COLS - 1, &help[i], &full, false);
@@ -150,14 +151,68 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 /* ---- help: generated from the action table ---- */
 
 static void
-help_add(struct wb_frame *fr, const char *line, enum wb_role role)
+help_add1(struct wb_frame *fr, const char *line, size_t len, enum wb_role role)
 {
 	fr->help = realloc(fr->help, (fr->n_help + 1) * sizeof *fr->help);
 	fr->help_role = realloc(fr->help_role, (fr->n_help + 1) * sizeof *fr->help_role);
 	if (!fr->help || !fr->help_role)
 		abort();
-	fr->help[fr->n_help] = strdup(line);
+	fr->help[fr->n_help] = strndup(line, len);
+	if (!fr->help[fr->n_help])
+		abort();
 	fr->help_role[fr->n_help++] = role;
+}
+
+/* A help line, wrapped at the screen's width (never cut): continuation
+ * lines are indented by indent columns (the column its text starts at). */
+static void
+help_add_indent(struct wb_frame *fr, const char *line, enum wb_role role, int indent)
+{
+	int w = fr->help_width;
+	size_t len = strlen(line), i = 0;
+	char pad[64];
+
+	if (indent > w - 24 || indent >= (int)sizeof pad)
+		indent = 2;
+	memset(pad, ' ', (size_t)indent);
+	pad[indent] = 0;
+	for (bool first = true; first || i < len; first = false) {
+		int avail = w - (first ? 0 : indent), c = 0;
+		size_t j = i, brk = 0;
+		while (j < len) {
+			size_t k = text_utf8_len(line + j, len - j);
+			int cw = text_char_cols(line + j, k);
+			if (w > 0 && c + cw > avail)
+				break;
+			if (line[j] == ' ' && j > i)
+				brk = j;
+			c += cw;
+			j += k;
+		}
+		if (j < len && brk > i)
+			j = brk; /* at the last space that fits */
+		if (j == i && i < len) /* one character wider than the line */
+			j = i + text_utf8_len(line + i, len - i);
+		if (first) {
+			help_add1(fr, line + i, j - i, role);
+		} else {
+			struct tm_buf b;
+			tm_buf_init(&b);
+			tm_buf_adds(&b, pad);
+			tm_buf_add(&b, line + i, j - i);
+			help_add1(fr, b.data, b.len, role);
+			tm_buf_fini(&b);
+		}
+		i = j;
+		while (i < len && line[i] == ' ')
+			i++;
+	}
+}
+
+static void
+help_add(struct wb_frame *fr, const char *line, enum wb_role role)
+{
+	help_add_indent(fr, line, role, 2);
 }
 
 static void
@@ -189,8 +244,9 @@ help_lines(struct wb_frame *fr)
 		k2[0] = 0;
 		if (key == ri->key1 && ri->key2)
 			keymap_key_name(ri->key2, k2, sizeof k2);
-		snprintf(buf, sizeof buf, " %-7s %-7s %-16s %s", k1, k2, ri->name, ri->help);
-		help_add(fr, buf, ROLE_DEFAULT);
+		int at = snprintf(buf, sizeof buf, " %-7s %-7s %-16s ", k1, k2, ri->name);
+		snprintf(buf + at, sizeof buf - (size_t)at, "%s", ri->help);
+		help_add_indent(fr, buf, ROLE_DEFAULT, at);
 	}
 	for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
 		help_add(fr, notes[i], ROLE_DIM);
@@ -443,7 +499,7 @@ cmp_order(const void *a, const void *b)
 /* The file list's columns from their cells, and each row's place in the
  * processing order (trace_processor's: priority, then name). */
 static void
-frame_columns(struct wb *wb)
+frame_columns(struct wb *wb, int list_w)
 {
 	struct wb_frame *fr = &wb->fr;
 	const struct wb_model *m = &wb->m;
@@ -492,7 +548,7 @@ frame_columns(struct wb *wb)
 		fr->ord[by[k][1]] = k + 1;
 	need.order = max_int(1, digits(n_by));
 	free(by);
-	layout_columns(&need, fr->lay.list.w, &fr->cols);
+	layout_columns(&need, list_w, &fr->cols);
 }
 
 /* The timeline's name column, window and rule label. */
@@ -524,15 +580,164 @@ frame_timeline(struct wb *wb)
 	text_fmt_dur((int64_t)(floor(sp / q + 0.5) * q), d, sizeof d);
 	bool zero = fr->tl.zero_col >= 0 && fr->tl.zero_col <= fr->tl_bar_w;
 	const char *bar = wb->ui.ascii ? "|" : "\xe2\x94\x82";
+	char zk[96], pk[96];
+	snprintf(zk, sizeof zk, "%s/%s", model_key(m, REQ_ZOOM_IN), model_key(m, REQ_ZOOM_OUT));
+	snprintf(pk, sizeof pk, ", %s/%s pan", model_key(m, REQ_PAN_LEFT),
+		 model_key(m, REQ_PAN_RIGHT));
 	if (wb->ui.zoom == 0 && !text_is_wall_clock(m->rep)) {
+		/* the columns give way to "files a-b of n" when the strip scrolls */
+		size_t n_tl = 0;
+		for (size_t row = 0; row < model_n_rows(m); row++)
+			n_tl += text_is_timeline_file(model_row_file(m, row));
+		char over[64] = "";
+		if (n_tl + 1 <= (size_t)(fr->lay.timeline.h > 0 ? fr->lay.timeline.h : 0))
+			snprintf(over, sizeof over, " over %d columns", fr->tl_bar_w);
 		snprintf(fr->timeline_label, sizeof fr->timeline_label,
-			 "timeline: %s over %d columns, %s = 0, zoom 1x (+/-)", d, fr->tl_bar_w, bar);
+			 "timeline: %s%s, %s = 0, zoom 1x (%s)", d, over, bar, zk);
 		return;
 	}
 	text_fmt_window(m->rep, fr->tl.v0, fr->tl.v0 + fr->tl.span, rg, sizeof rg);
-	snprintf(fr->timeline_label, sizeof fr->timeline_label, "timeline: %s%s%s%s, zoom %dx (+/-%s)",
-		 rg, zero ? ", " : "", zero ? bar : "", zero ? " = 0" : "", 1 << wb->ui.zoom,
-		 wb->ui.zoom ? ", h/l pan" : "");
+	snprintf(fr->timeline_label, sizeof fr->timeline_label, "timeline: %s%s%s%s, zoom %dx (%s%s)",
+		 rg, zero ? ", " : "", zero ? bar : "", zero ? " = 0" : "", 1 << wb->ui.zoom, zk,
+		 wb->ui.zoom ? pk : "");
+}
+
+/* The manifest pane sideways: its scroll clamped to the longest line, and
+ * a label that fits its rule and says how to see lines cut at its edges. */
+static void
+frame_manifest_label(struct wb *wb)
+{
+	struct wb_frame *fr = &wb->fr;
+	const struct wb_model *m = &wb->m;
+	struct pane *man = &wb->ui.pane[PANE_MANIFEST];
+	const struct tm_buf *b = &fr->manifest_json;
+	int widest = 0, w = man->w, room = man->w - 6;
+	bool cut = false, focus = wb->ui.focus_manifest;
+	size_t line = 0, rows = pane_rows(man);
+
+	for (size_t i = 0; b->data && i < b->len; line++) {
+		size_t e = i;
+		while (e < b->len && b->data[e] != '\n')
+			e++;
+		int lw = name_cols(b->data + i, e - i);
+		widest = max_int(widest, lw);
+		if (line >= man->top && line < man->top + rows && lw > (int)man->left + w)
+			cut = true;
+		i = e + 1;
+	}
+	size_t left_max = widest > w ? (size_t)(widest - w + 2) : 0;
+	if (man->left > left_max)
+		man->left = left_max;
+	cut |= man->left > 0 && man->h > 1;
+	if (m->man_broken) {
+		snprintf(fr->manifest_label, sizeof fr->manifest_label,
+			 "manifest: does not parse, kept as text (%s edit, %s convert)%s",
+			 model_key(m, REQ_EDIT_MANIFEST), model_key(m, REQ_CONVERT_MANIFEST),
+			 focus ? " [focus]" : "");
+		return;
+	}
+	bool trivial = tm_manifest_is_trivial(&m->man);
+	if (man->h <= 1 && !focus) {
+		snprintf(fr->manifest_label, sizeof fr->manifest_label,
+			 "manifest: %zu lines%s (%s shows it)", fr->manifest_lines,
+			 trivial ? ", trivial" : "", model_key(m, REQ_FOCUS));
+		return;
+	}
+	char focus_l[200] = "", focus_s[64] = "", cut_l[200] = "", cut_s[120] = "";
+	if (focus) {
+		snprintf(focus_l, sizeof focus_l, " [focus: %s/%s scroll, %s back]",
+			 model_key(m, REQ_DOWN), model_key(m, REQ_UP), model_key(m, REQ_FOCUS));
+		snprintf(focus_s, sizeof focus_s, " [focus]");
+	}
+	if (cut && focus) {
+		snprintf(cut_l, sizeof cut_l, " %s/%s: cut lines", model_key(m, REQ_PAN_LEFT),
+			 model_key(m, REQ_PAN_RIGHT));
+		snprintf(cut_s, sizeof cut_s, " %s/%s", model_key(m, REQ_PAN_LEFT),
+			 model_key(m, REQ_PAN_RIGHT));
+	} else if (cut) {
+		snprintf(cut_l, sizeof cut_l, " (cut lines: %s, then %s)", model_key(m, REQ_FOCUS),
+			 model_key(m, REQ_PAN_RIGHT));
+		snprintf(cut_s, sizeof cut_s, " (%s %s: cut lines)", model_key(m, REQ_FOCUS),
+			 model_key(m, REQ_PAN_RIGHT));
+	}
+	const char *triv_l = trivial ? " (trivial: not written to the TAR)" : "";
+	const char *triv_s = trivial ? " (trivial: not written)" : "";
+	const char *cand[][3] = {
+		{focus_l, cut_l, triv_l}, {focus_l, cut_l, triv_s}, {focus_s, cut_l, triv_s},
+		{focus_s, cut_l, ""},     {focus_s, cut_s, ""},     {"", cut_s, ""},
+	};
+	for (size_t k = 0; k < sizeof cand / sizeof cand[0]; k++) {
+		snprintf(fr->manifest_label, sizeof fr->manifest_label, "manifest%s%s%s", cand[k][0],
+			 cand[k][1], cand[k][2]);
+		if ((int)strlen(fr->manifest_label) <= room)
+			return;
+	}
+}
+
+/* Columns [from, from + width) of escaped text e: a marker where the text
+ * goes on to the left or right of the window. */
+static void
+window_cols(const char *e, size_t len, int from, int width, const char *mark, struct tm_buf *out)
+{
+	size_t i = 0;
+	int c = 0, total = 0, used = 0;
+
+	for (size_t k = 0; k < len;) {
+		size_t n = text_utf8_len(e + k, len - k);
+		total += text_char_cols(e + k, n);
+		k += n;
+	}
+	while (i < len && c < from) {
+		size_t n = text_utf8_len(e + i, len - i);
+		c += text_char_cols(e + i, n);
+		i += n;
+	}
+	if (from > 0) {
+		tm_buf_adds(out, mark);
+		used = 1;
+		if (i < len) { /* the marker takes the first column shown */
+			size_t n = text_utf8_len(e + i, len - i);
+			c += text_char_cols(e + i, n);
+			i += n;
+		}
+	}
+	bool more = total - from > width;
+	while (i < len) {
+		size_t n = text_utf8_len(e + i, len - i);
+		int w = text_char_cols(e + i, n);
+		if (used + w > width - (more ? 1 : 0))
+			break;
+		tm_buf_add(out, e + i, n);
+		used += w;
+		i += n;
+	}
+	if (more)
+		tm_buf_adds(out, mark);
+}
+
+/* The prompt line within width columns: scrolled sideways so that the
+ * cursor stays in view however long the input (a marker where it goes on). */
+static void
+frame_prompt(struct wb *wb, int width)
+{
+	struct wb_frame *fr = &wb->fr;
+	int cur = 0;
+	const char *line = prompt_line(&cur);
+	struct tm_buf e, w;
+
+	tm_buf_init(&e);
+	tm_buf_init(&w);
+	int total = (int)tm_escape_display(line, strlen(line), &e, NULL, 0, NULL);
+	int from = layout_hscroll(total, cur, width);
+	window_cols(e.data ? e.data : "", e.len, from, width,
+		    wb->ui.ascii ? "<" : "\xe2\x80\xa6", &w);
+	/* the marker at the right end: ">" in ASCII */
+	if (wb->ui.ascii && w.len && total - from > width)
+		w.data[w.len - 1] = '>';
+	snprintf(fr->prompt, sizeof fr->prompt, "%s", w.data ? w.data : "");
+	fr->prompt_cursor = cur - from;
+	tm_buf_fini(&e);
+	tm_buf_fini(&w);
 }
 
 void
@@ -554,8 +759,15 @@ frame_prepare(struct wb *wb)
 	size_t sel = list_sel_row(&wb->ui);
 	text_verdict(m, &fr->verdict);
 	text_owner(m, &fr->owner);
-	if (sel != SIZE_MAX)
-		text_details(m, sel, &fr->details);
+	/* The list's columns first (the list is as wide as the left column):
+	 * a name the list or the details' rule cuts shows in full in them. */
+	frame_columns(wb, layout_left_cols(cols));
+	if (sel != SIZE_MAX) {
+		const char *nm = model_row_name(m, sel);
+		int nw = nm ? name_cols(nm, strlen(nm)) : 0;
+		fr->details_name = nw > fr->cols.name || nw > layout_left_cols(cols) - 40;
+		text_details(m, sel, &fr->details, fr->details_name);
+	}
 	text_wrap(&fr->verdict, cols);
 	text_wrap(&fr->owner, cols);
 	text_wrap(&fr->details, layout_left_cols(cols));
@@ -573,7 +785,6 @@ frame_prepare(struct wb *wb)
 	in.focus_manifest = wb->ui.focus_manifest;
 	in.focus_details = wb->ui.focus_details;
 	layout_compute(&in, &fr->lay);
-	frame_columns(wb);
 	frame_timeline(wb);
 
 	/* The list. */
@@ -595,14 +806,16 @@ frame_prepare(struct wb *wb)
 		char *nm = text_short_name(name, (size_t)(det->w - 40 > 8 ? det->w - 40 : 8));
 		size_t first = det->top + 1, last = det->top + pane_rows(det);
 		snprintf(fr->details_label, sizeof fr->details_label,
-			 "%s  lines %zu-%zu of %zu, %s%s", nm, first,
+			 "%s  lines %zu-%zu of %zu, %s: more%s", nm, first,
 			 last < det->n ? last : det->n, det->n,
-			 wb->ui.focus_details ? "PgDn: more" : "d: more",
+			 model_key(m, wb->ui.focus_details ? REQ_PAGE_DOWN : REQ_DETAILS_DOWN),
 			 wb->ui.focus_details ? " [focus]" : "");
 		free(nm);
 	} else {
-		snprintf(fr->details_label, sizeof fr->details_label, "%s%s", name,
+		char *nm = text_short_name(name, (size_t)(det->w - 20 > 8 ? det->w - 20 : 8));
+		snprintf(fr->details_label, sizeof fr->details_label, "%s%s", nm,
 			 wb->ui.focus_details ? " [focus]" : "");
+		free(nm);
 	}
 
 	/* The manifest as it would be written. */
@@ -616,21 +829,10 @@ frame_prepare(struct wb *wb)
 	man->has_sel = false;
 	man->n = n_lines;
 	pane_clamp(man);
-	if (m->man_broken)
-		snprintf(fr->manifest_label, sizeof fr->manifest_label,
-			 "manifest: does not parse, kept as text (E edit, C convert)%s",
-			 wb->ui.focus_manifest ? " [focus]" : "");
-	else if (man->h <= 1 && !wb->ui.focus_manifest)
-		snprintf(fr->manifest_label, sizeof fr->manifest_label,
-			 "manifest: %zu lines%s (Tab shows it)", n_lines,
-			 tm_manifest_is_trivial(&m->man) ? ", trivial" : "");
-	else
-		snprintf(fr->manifest_label, sizeof fr->manifest_label, "manifest%s%s",
-			 wb->ui.focus_manifest ? " [focus: j/k scroll, Tab back]" : "",
-			 tm_manifest_is_trivial(&m->man) ? " (trivial: not written to the TAR)"
-							 : "");
+	frame_manifest_label(wb);
 
 	/* Help: rows 1 .. LINES-3 (the message and the key hints below). */
+	fr->help_width = cols - 1;
 	if (wb->ui.help) {
 		if (wb->ui.picker.on) {
 			picker_lines(wb, fr);
@@ -661,9 +863,6 @@ frame_prepare(struct wb *wb)
 	}
 	choose_hints(wb, det_more, fr->hints, sizeof fr->hints);
 	cut_hint(wb, fr->cut_hint, sizeof fr->cut_hint);
-	if (wb->ui.prompting) {
-		int cur = 0;
-		snprintf(fr->prompt, sizeof fr->prompt, "%s", prompt_line(&cur));
-		fr->prompt_cursor = cur;
-	}
+	if (wb->ui.prompting)
+		frame_prompt(wb, cols - 1);
 }

@@ -114,6 +114,48 @@ layout_timeline(const struct wb_tl_in *in, struct wb_tl_view *out)
 	out->zero_col = z < -1.0 ? -1 : z > bar_w + 1.0 ? bar_w + 1 : (int)z;
 }
 
+/* Two panes sharing rest rows, each wanting need_a and need_b: each gets
+ * what it needs when both fit; otherwise neither gets less than half (or
+ * what it needs, when less), and what one leaves goes to the other.  The
+ * first gets at least min_a. */
+static void
+fair_split(int rest, int need_a, int need_b, int min_a, int *a, int *b)
+{
+	if (rest < 0)
+		rest = 0;
+	if (need_a + need_b <= rest) {
+		*a = need_a;
+		*b = need_b;
+		return;
+	}
+	int half = rest / 2;
+	if (need_a <= half)
+		*a = need_a;
+	else if (need_b <= rest - half)
+		*a = rest - need_b;
+	else
+		*a = rest - half; /* the first gets the odd row */
+	*a = min_int(max_int(*a, min_int(min_a, rest)), rest);
+	*b = min_int(need_b, rest - *a);
+}
+
+int
+layout_hscroll(int total, int cursor, int width)
+{
+	if (width < 4 || total < width) /* the cursor may sit past the end */
+		return 0;
+	/* the cursor stays in view, a third of the width from the right edge
+	 * once the text is longer than the line; never past the text's end */
+	int start = cursor - (width - 1 - width / 3);
+	if (start < 0)
+		start = 0;
+	if (start > total + 1 - width)
+		start = total + 1 - width;
+	if (cursor - start < 1 && start > 0) /* the left marker column */
+		start = cursor - 1;
+	return start < 0 ? 0 : start;
+}
+
 void
 layout_compute(const struct wb_layout_in *in, struct wb_layout *out)
 {
@@ -152,7 +194,12 @@ layout_compute(const struct wb_layout_in *in, struct wb_layout *out)
 	int tl_need = 1 + max_int(1, in->n_timeline);
 	int det_h, tl_h, man_h;
 	if (out->side) {
-		det_h = min_int(det_need, max_int(3, rest - (in->focus_details ? 2 : tl_need)));
+		/* The details and the strip share the column fairly (the strip
+		 * scrolls with the selection); focused details take more. */
+		if (in->focus_details)
+			det_h = min_int(det_need, max_int(3, rest - 2));
+		else
+			fair_split(rest, det_need, tl_need, 3, &det_h, &tl_h);
 		tl_h = rest - det_h;
 		man_h = 0;
 		out->manifest = (struct wb_rect){1, right_x, avail, cols - right_x};
@@ -168,8 +215,8 @@ layout_compute(const struct wb_layout_in *in, struct wb_layout *out)
 		tl_h = min_int(tl_need, max_int(0, rest - det_h - 1));
 		man_h = rest - det_h - tl_h;
 	} else {
-		det_h = min_int(det_need, max_int(3, rest - tl_need - 1));
-		tl_h = min_int(tl_need, max_int(0, rest - det_h - 1));
+		/* a row for the manifest's rule; the rest shared fairly */
+		fair_split(rest - 1, det_need, tl_need, 3, &det_h, &tl_h);
 		if (tl_h < 2 && rest - det_h >= 2) /* at least one bar */
 			tl_h = 2;
 		man_h = rest - det_h - tl_h;

@@ -8,6 +8,7 @@
  * the old one on the undo stack and re-evaluates at once (no debounce).
  * No curses here: the model knows nothing of the screen.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -30,6 +31,9 @@ model_init(struct wb_model *m)
 
 static void stack_fini(struct wb_stack *st);
 static void stack_clear(struct wb_stack *st);
+static void stack_push_set(struct wb_stack *st, const struct tm_manifest *man, char *const *paths,
+			   size_t n);
+static void free_paths(char **paths, size_t n);
 static void close_session(struct wb_model *m);
 static void scan_start(struct wb_model *m);
 static char *offered_name(struct wb_model *m);
@@ -326,7 +330,8 @@ model_scan_poll(struct wb_model *m)
 	m->worker_running = false;
 	if (m->cancel) {
 		m->scan_cancelled = true;
-		model_set_msg(m, ROLE_WARNING, "Scan cancelled: numbers are not shown; s scans again.");
+		model_set_msg(m, ROLE_WARNING, "Scan cancelled: numbers are not shown; %s scans again.",
+			      model_key(m, REQ_RESCAN));
 		return true;
 	}
 	m->scanned = true;
@@ -577,13 +582,14 @@ model_member_problem(const struct wb_model *m, size_t row)
 	case TM_PACK_HIDDEN:
 		snprintf(buf, sizeof buf,
 			 "hidden name: trace_processor never reads a member whose name starts "
-			 "with '.', so the TAR would leave it out; rename it (F2)");
+			 "with '.', so the TAR would leave it out; rename it (%s)",
+			 model_key(m, REQ_RENAME_FILE));
 		break;
 	case TM_PACK_NAME_TOO_LONG:
 		snprintf(buf, sizeof buf,
 			 "member name of %zu bytes: a TAR header holds 100 and util merge refuses "
-			 "it; rename it (F2)",
-			 strlen(name));
+			 "it; rename it (%s)",
+			 strlen(name), model_key(m, REQ_RENAME_FILE));
 		break;
 	case TM_PACK_DUP_NAME:
 		for (size_t r = 0; r < model_n_rows(m); r++) {
@@ -592,8 +598,9 @@ model_member_problem(const struct wb_model *m, size_t row)
 				continue;
 			snprintf(buf, sizeof buf,
 				 "two inputs are named %s (the other: %s): util merge refuses "
-				 "duplicate member names; rename one (F2)",
-				 name, o && o->source_path ? o->source_path : "?");
+				 "duplicate member names; rename one (%s)",
+				 name, o && o->source_path ? o->source_path : "?",
+				 model_key(m, REQ_RENAME_FILE));
 			break;
 		}
 		break;
@@ -678,7 +685,7 @@ free_paths(char **paths, size_t n)
  * old session (scanned, with its edits) stays and the message says why.
  * On success the caller makes the manifest fit and calls reopened(). */
 static bool
-reopen(struct wb_model *m, char **paths, size_t n, const char *what)
+reopen_step(struct wb_model *m, char **paths, size_t n, const char *what, bool step)
 {
 	char *why;
 	struct tm_session *s = open_paths(m, paths, n, &why);
@@ -691,17 +698,25 @@ reopen(struct wb_model *m, char **paths, size_t n, const char *what)
 		return false;
 	}
 	close_session(m);
+	/* A file operation is an undo step: the manifest and the set of
+	 * inputs before it (undo opens that set again). */
+	if (step) {
+		stack_push_set(&m->undo, &m->man, m->paths, m->n_paths);
+		stack_clear(&m->redo);
+	}
 	free_paths(m->paths, m->n_paths);
 	m->paths = paths;
 	m->n_paths = n;
 	free(m->open_error);
 	m->open_error = NULL;
 	install_session(m, s);
-	/* File operations change what the manifest's names mean: no undo
-	 * across them. */
-	stack_clear(&m->undo);
-	stack_clear(&m->redo);
 	return true;
+}
+
+static bool
+reopen(struct wb_model *m, char **paths, size_t n, const char *what)
+{
+	return reopen_step(m, paths, n, what, false);
 }
 
 static void
@@ -784,7 +799,7 @@ model_remove_row(struct wb_model *m, size_t row)
 	free(next[idx]);
 	memmove(next + idx, next + idx + 1, (m->n_paths - idx) * sizeof *next);
 	snprintf(msg, sizeof msg, "Removed %s from the set (the file itself is untouched)", nm);
-	if (reopen(m, next, m->n_paths - 1, msg)) {
+	if (reopen_step(m, next, m->n_paths - 1, msg, true)) {
 		if (!other)
 			tm_manifest_rename_file(&m->man, nm, NULL);
 		reopened(m, msg);
@@ -813,64 +828,324 @@ name_ok(struct wb_model *m, const char *name, size_t self)
 	return !why;
 }
 
+/* A folder for this renaming's links: link_dir/N, one per renaming, so
+ * that a link an undo step may open again is never replaced. */
+static bool
+link_folder(struct wb_model *m, char *dir, size_t len)
+{
+	if (!m->link_dir) {
+		const char *tmpdir = getenv("TMPDIR");
+		char d[PATH_MAX];
+		snprintf(d, sizeof d, "%s/tracemerge-names-XXXXXX",
+			 tmpdir && *tmpdir ? tmpdir : "/tmp");
+		if (!mkdtemp(d)) {
+			model_set_msg(m, ROLE_ERROR, "Cannot create a temp dir: %s", strerror(errno));
+			return false;
+		}
+		m->link_dir = strdup(d);
+	}
+	snprintf(dir, len, "%s/%u", m->link_dir, ++m->link_gen);
+	if (mkdir(dir, 0700) != 0) {
+		model_set_msg(m, ROLE_ERROR, "Cannot create %s: %s", dir, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* The member name is the input's base name: the input becomes a link named
+ * name (in dir) to the same file; *out is its path (caller frees). */
+static bool
+link_as(struct wb_model *m, const char *dir, size_t idx, const char *name, char **out)
+{
+	char link[PATH_MAX], real[PATH_MAX];
+
+	if (!realpath(m->paths[idx], real)) {
+		model_set_msg(m, ROLE_ERROR, "%s: %s", m->paths[idx], strerror(errno));
+		return false;
+	}
+	snprintf(link, sizeof link, "%s/%s", dir, name);
+	if (symlink(real, link) != 0) {
+		model_set_msg(m, ROLE_ERROR, "Cannot rename: %s: %s", link, strerror(errno));
+		return false;
+	}
+	*out = strdup(link);
+	return *out != NULL;
+}
+
+/* Loose inputs are members 1..n in argument order (a single input: 0). */
+static size_t
+row_input(const struct wb_model *m, size_t row)
+{
+	size_t idx = model_row_member(m, row);
+	return idx > 0 && tm_session_n_members(m->s) > 1 ? idx - 1 : 0;
+}
+
+/* The manifest follows renames from[i] -> to[i], all at once (a name may
+ * move to where another one was). */
+static void
+rename_in_manifest(struct wb_model *m, char **from, char **to, size_t n)
+{
+	char tmp[64];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(tmp, sizeof tmp, "\x01renaming-%zu", i);
+		tm_manifest_rename_file(&m->man, from[i], tmp);
+		if (m->baseline && !strcmp(m->baseline, from[i])) {
+			free(m->baseline);
+			m->baseline = strdup(tmp);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(tmp, sizeof tmp, "\x01renaming-%zu", i);
+		tm_manifest_rename_file(&m->man, tmp, to[i]);
+		if (m->baseline && !strcmp(m->baseline, tmp)) {
+			free(m->baseline);
+			m->baseline = strdup(to[i]);
+		}
+	}
+}
+
 void
 model_rename_row(struct wb_model *m, size_t row, const char *name)
 {
 	const char *old = model_row_name(m, row);
-	char link[PATH_MAX], real[PATH_MAX], msg[PATH_MAX + 128], *from;
-	size_t idx = model_row_member(m, row);
+	char dir[PATH_MAX], msg[PATH_MAX + 128], *from, *link = NULL;
+	size_t idx;
 	bool other = false;
 
 	if (!old || !can_manage(m) || !name_ok(m, name, row))
 		return;
-	idx = idx > 0 && tm_session_n_members(m->s) > 1 ? idx - 1 : 0;
-	if (!m->link_dir) {
-		const char *tmpdir = getenv("TMPDIR");
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof dir, "%s/tracemerge-names-XXXXXX",
-			 tmpdir && *tmpdir ? tmpdir : "/tmp");
-		if (!mkdtemp(dir)) {
-			model_set_msg(m, ROLE_ERROR, "Cannot create a temp dir: %s", strerror(errno));
-			return;
-		}
-		m->link_dir = strdup(dir);
-	}
-	/* The member name is the input's base name: the input becomes a link
-	 * of that name to the same file. */
-	if (!realpath(m->paths[idx], real)) {
-		model_set_msg(m, ROLE_ERROR, "%s: %s", m->paths[idx], strerror(errno));
+	if (!strcmp(old, name)) {
+		model_set_msg(m, ROLE_DIM, "%s keeps its name", name);
 		return;
 	}
-	snprintf(link, sizeof link, "%s/%s", m->link_dir, name);
-	unlink(link);
-	if (symlink(real, link) != 0) {
-		model_set_msg(m, ROLE_ERROR, "Cannot rename: %s: %s", link, strerror(errno));
+	idx = row_input(m, row);
+	if (!link_folder(m, dir, sizeof dir) || !link_as(m, dir, idx, name, &link))
 		return;
-	}
 	from = strdup(old);
 	for (size_t r = 0; r < model_n_rows(m); r++)
 		other |= r != row && strcmp(model_row_name(m, r), from) == 0;
-	/* The link made for an earlier rename goes once this one opens. */
-	char *old_link = strncmp(m->paths[idx], m->link_dir, strlen(m->link_dir)) == 0 &&
-					 strcmp(m->paths[idx], link) != 0
-				 ? strdup(m->paths[idx])
-				 : NULL;
 	char **next = copy_paths(m, 0);
 	free(next[idx]);
-	next[idx] = strdup(link);
+	next[idx] = link;
 	snprintf(msg, sizeof msg, "Renamed %s to %s in the TAR (the file on disk keeps its name)",
 		 from, name);
-	if (reopen(m, next, m->n_paths, msg)) {
-		if (old_link)
-			unlink(old_link);
-		if (!other)
-			tm_manifest_rename_file(&m->man, from, name);
+	if (reopen_step(m, next, m->n_paths, msg, true)) {
+		if (!other) {
+			char *to = strdup(name);
+			rename_in_manifest(m, &from, &to, 1);
+			free(to);
+		}
 		reopened(m, msg);
-	} else if (strcmp(m->paths[idx], link) != 0) {
-		unlink(link);
 	}
-	free(old_link);
 	free(from);
+}
+
+const char *
+model_row_renamed_from(const struct wb_model *m, size_t row, char *buf, size_t len)
+{
+	char real[PATH_MAX];
+
+	if (!m->s || !m->link_dir || !tm_session_is_loose(m->s) || row >= model_n_rows(m))
+		return NULL;
+	size_t idx = row_input(m, row), n = strlen(m->link_dir);
+	if (idx >= m->n_paths || strncmp(m->paths[idx], m->link_dir, n) != 0 ||
+	    m->paths[idx][n] != '/' || !realpath(m->paths[idx], real))
+		return NULL;
+	snprintf(buf, len, "%s", real);
+	return buf;
+}
+
+const char *
+model_key(const struct wb_model *m, enum wb_request r)
+{
+	return (int)r > REQ_NONE && r < REQ__COUNT && m->keys[r][0] ? m->keys[r] : "?";
+}
+
+/* ---- processing order: trace_processor's (priority, name, index) ---- */
+
+/* The rows trace_processor processes, in its order (rows[0..n)). */
+static size_t
+order_rows(const struct wb_model *m, size_t *rows)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < model_n_rows(m); r++) {
+		const struct tm_member *mb = tm_session_member(m->s, model_row_member(m, r));
+		if (mb && mb->order != UINT32_MAX)
+			rows[n++] = r;
+	}
+	/* few rows: insertion sort on the engine's processing_order */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			uint32_t a = tm_session_member(m->s, model_row_member(m, rows[j - 1]))->order;
+			uint32_t b = tm_session_member(m->s, model_row_member(m, rows[j]))->order;
+			if (a <= b)
+				break;
+			size_t t = rows[j];
+			rows[j] = rows[j - 1];
+			rows[j - 1] = t;
+		}
+	return n;
+}
+
+/* A name without the numeric prefix ("07-") an earlier reorder gave it. */
+static const char *
+unprefixed(const char *name)
+{
+	size_t d = strspn(name, "0123456789");
+	return d > 0 && name[d] == '-' && name[d + 1] ? name + d + 1 : name;
+}
+
+static const char *
+ordinal_suffix(size_t n)
+{
+	if (n % 100 >= 11 && n % 100 <= 13)
+		return "th";
+	return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+void
+model_move_row(struct wb_model *m, size_t row, int dir)
+{
+	const char *name = model_row_name(m, row);
+	const struct tm_member *mb;
+	size_t n_rows = model_n_rows(m), *rows, n, k = SIZE_MAX;
+
+	if (!name || !m->s)
+		return;
+	if (!tm_session_is_loose(m->s)) {
+		model_set_msg(m, ROLE_WARNING,
+			      "%s is a member of %s: trace_processor processes an archive's members "
+			      "by (priority, name, index) as stored in it, and the workbench does not "
+			      "rewrite an input archive, so their order cannot change here (open the "
+			      "traces as files to reorder them)",
+			      name, m->n_paths ? m->paths[0] : "the archive");
+		return;
+	}
+	mb = tm_session_member(m->s, model_row_member(m, row));
+	if (!mb || mb->order == UINT32_MAX) {
+		model_set_msg(m, ROLE_WARNING,
+			      "%s is never processed by trace_processor (%s): it has no place in the "
+			      "order",
+			      name, mb && mb->is_hidden ? "a hidden name" : "not a trace");
+		return;
+	}
+	rows = calloc(n_rows + 1, sizeof *rows);
+	if (!rows)
+		abort();
+	n = order_rows(m, rows);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i] == row)
+			k = i;
+	if (k == SIZE_MAX || (dir < 0 && k == 0) || (dir > 0 && k + 1 >= n)) {
+		model_set_msg(m, ROLE_DIM, "%s is processed %s already", name,
+			      dir < 0 ? "first" : "last");
+		free(rows);
+		return;
+	}
+	size_t j = dir < 0 ? k - 1 : k + 1;
+	const struct tm_member *nb = tm_session_member(m->s, model_row_member(m, rows[j]));
+	if (nb->priority != mb->priority) {
+		const struct tm_member *first = dir < 0 ? nb : mb;
+		model_set_msg(m, ROLE_WARNING,
+			      "%s cannot move %s %s: trace_processor processes by priority before "
+			      "name, and a %s file comes before a %s one whatever their names (protos "
+			      "first); only files of one kind change places by name",
+			      name, dir < 0 ? "before" : "after", model_row_name(m, rows[j]),
+			      tm_format_name(first->format),
+			      tm_format_name(first == nb ? mb->format : nb->format));
+		free(rows);
+		return;
+	}
+	if (!can_manage(m)) {
+		free(rows);
+		return;
+	}
+	/* The class: the rows of this priority, in the new order. */
+	size_t *cls = calloc(n + 1, sizeof *cls), n_cls = 0, at = 0;
+	if (!cls)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		size_t r = rows[i == k ? j : i == j ? k : i];
+		if (tm_session_member(m->s, model_row_member(m, r))->priority == mb->priority)
+			cls[n_cls++] = r;
+	}
+	int width = n_cls >= 100 ? 3 : 2;
+	char **from = calloc(n_cls + 1, sizeof *from), **to = calloc(n_cls + 1, sizeof *to);
+	size_t *ren_row = calloc(n_cls + 1, sizeof *ren_row), n_ren = 0;
+	char buf[PATH_MAX];
+	const char *why = NULL;
+	if (!from || !to || !ren_row)
+		abort();
+	for (size_t i = 0; i < n_cls && !why; i++) {
+		const char *old = model_row_name(m, cls[i]);
+		snprintf(buf, sizeof buf, "%0*zu-%s", width, i + 1, unprefixed(old));
+		if (strlen(buf) > 100)
+			why = old;
+		if (cls[i] == row)
+			at = i + 1;
+		if (strcmp(buf, old) != 0) {
+			ren_row[n_ren] = cls[i];
+			from[n_ren] = strdup(old);
+			to[n_ren++] = strdup(buf);
+		}
+	}
+	/* A new name another file (of another kind) has already. */
+	for (size_t i = 0; i < n_ren && !why; i++)
+		for (size_t r = 0; r < n_rows && !why; r++) {
+			bool renamed = false;
+			for (size_t q = 0; q < n_ren; q++)
+				renamed |= ren_row[q] == r;
+			if (!renamed && !strcmp(model_row_name(m, r), to[i]))
+				why = to[i];
+		}
+	if (why) {
+		model_set_msg(m, ROLE_ERROR,
+			      "Not moved: the name order would need %s renamed with a numeric prefix, "
+			      "and that name is %s; rename it first (%s)",
+			      why, strlen(why) > 90 ? "too long for a TAR header" : "taken",
+			      model_key(m, REQ_RENAME_FILE));
+		goto out;
+	}
+	/* Every renamed input becomes a link of its new name, in one folder;
+	 * then one reopen (one scan) of the new set. */
+	char dir_buf[PATH_MAX];
+	if (!link_folder(m, dir_buf, sizeof dir_buf))
+		goto out;
+	char **next = copy_paths(m, 0);
+	for (size_t i = 0; i < n_ren; i++) {
+		size_t idx = row_input(m, ren_row[i]);
+		char *link;
+		if (!link_as(m, dir_buf, idx, to[i], &link)) {
+			free_paths(next, m->n_paths);
+			goto out;
+		}
+		free(next[idx]);
+		next[idx] = link;
+	}
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_buf_addf(&b, "Moved %s %s: now #%zu in processing order (%zu%s of %zu %s files). ",
+		    unprefixed(name), dir < 0 ? "earlier" : "later", j + 1, at, ordinal_suffix(at),
+		    n_cls, tm_format_name(mb->format));
+	tm_buf_addf(&b, "trace_processor processes %s files by name, so the TAR's member names "
+		    "change:", tm_format_name(mb->format));
+	for (size_t i = 0; i < n_ren; i++)
+		tm_buf_addf(&b, "%s %s -> %s", i ? "," : "", from[i], to[i]);
+	tm_buf_addf(&b, " (the files on disk keep their names; %s undoes)",
+		    model_key(m, REQ_UNDO));
+	if (reopen_step(m, next, m->n_paths, "Move", true)) {
+		rename_in_manifest(m, from, to, n_ren);
+		reopened(m, b.data);
+	}
+	tm_buf_fini(&b);
+out:
+	free_paths(from, n_ren);
+	free_paths(to, n_ren);
+	free(ren_row);
+	free(cls);
+	free(rows);
 }
 
 void
@@ -893,21 +1168,36 @@ model_add_paths(struct wb_model *m, char **paths, size_t n)
 		next[m->n_paths + added++] = strdup(paths[i]);
 	char msg[128];
 	snprintf(msg, sizeof msg, "Added %zu file%s", added, added == 1 ? "" : "s");
-	if (reopen(m, next, m->n_paths + added, msg))
+	if (reopen_step(m, next, m->n_paths + added, msg, true))
 		reopened(m, msg);
 }
 
 void
 model_fini_links(struct wb_model *m)
 {
+	char path[PATH_MAX];
+
 	if (!m->link_dir)
 		return;
-	for (size_t i = 0; i < m->n_paths; i++)
-		if (strncmp(m->paths[i], m->link_dir, strlen(m->link_dir)) == 0)
-			unlink(m->paths[i]);
+	for (unsigned g = 1; g <= m->link_gen; g++) {
+		snprintf(path, sizeof path, "%s/%u", m->link_dir, g);
+		DIR *d = opendir(path);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			char f[PATH_MAX + 260];
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+			unlink(f);
+		}
+		if (d)
+			closedir(d);
+		rmdir(path);
+	}
 	rmdir(m->link_dir);
 	free(m->link_dir);
 	m->link_dir = NULL;
+	m->link_gen = 0;
 }
 
 /* ---- the demo's temp dir ---- */
@@ -938,8 +1228,23 @@ model_note_output(struct wb_model *m, const char *path)
 
 /* ---- undo stack ---- */
 
+static char **
+dup_paths(char *const *paths, size_t n)
+{
+	char **v = calloc(n + 1, sizeof *v);
+
+	if (!v)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] = strdup(paths[i])))
+			abort();
+	return v;
+}
+
+/* Push the manifest man and the set of inputs paths (NULL: the model's
+ * current set) as one step. */
 static void
-stack_push(struct wb_stack *st, const struct tm_manifest *man)
+stack_push_set(struct wb_stack *st, const struct tm_manifest *man, char *const *paths, size_t n)
 {
 	if (st->n == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 16;
@@ -947,14 +1252,26 @@ stack_push(struct wb_stack *st, const struct tm_manifest *man)
 		if (!st->v)
 			abort();
 	}
-	tm_manifest_copy(&st->v[st->n++], man);
+	struct wb_undo *u = &st->v[st->n++];
+	tm_manifest_copy(&u->man, man);
+	u->paths = dup_paths(paths, n);
+	u->n_paths = n;
+}
+
+static void
+undo_fini(struct wb_undo *u)
+{
+	tm_manifest_fini(&u->man);
+	free_paths(u->paths, u->n_paths);
+	u->paths = NULL;
+	u->n_paths = 0;
 }
 
 static void
 stack_fini(struct wb_stack *st)
 {
 	for (size_t i = 0; i < st->n; i++)
-		tm_manifest_fini(&st->v[i]);
+		undo_fini(&st->v[i]);
 	free(st->v);
 	memset(st, 0, sizeof *st);
 }
@@ -963,7 +1280,7 @@ static void
 stack_clear(struct wb_stack *st)
 {
 	for (size_t i = 0; i < st->n; i++)
-		tm_manifest_fini(&st->v[i]);
+		undo_fini(&st->v[i]);
 	st->n = 0;
 }
 
@@ -974,8 +1291,8 @@ model_commit(struct wb_model *m, struct tm_manifest *next, const char *what)
 		tm_manifest_fini(next);
 		model_set_msg(m, ROLE_ERROR,
 			      "%s: not done; the manifest does not parse and an edit would drop it. "
-			      "Fix it first: E edits its text, C converts the outdated syntax",
-			      what);
+			      "Fix it first: %s edits its text, %s converts the outdated syntax",
+			      what, model_key(m, REQ_EDIT_MANIFEST), model_key(m, REQ_CONVERT_MANIFEST));
 		return;
 	}
 	if (tm_manifest_equal(&m->man, next)) {
@@ -983,7 +1300,7 @@ model_commit(struct wb_model *m, struct tm_manifest *next, const char *what)
 		model_set_msg(m, ROLE_DIM, "%s: nothing changed", what);
 		return;
 	}
-	stack_push(&m->undo, &m->man);
+	stack_push_set(&m->undo, &m->man, m->paths, m->n_paths);
 	stack_clear(&m->redo);
 	tm_manifest_fini(&m->man);
 	m->man = *next;
@@ -1040,6 +1357,17 @@ model_set_manifest_text(struct wb_model *m, const char *text, size_t len, const 
 	return true;
 }
 
+static bool
+same_paths(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
 void
 model_undo(struct wb_model *m, bool undo)
 {
@@ -1050,11 +1378,36 @@ model_undo(struct wb_model *m, bool undo)
 		model_set_msg(m, ROLE_DIM, undo ? "Nothing to undo" : "Nothing to redo");
 		return;
 	}
-	stack_push(to, &m->man);
+	struct wb_undo *u = &from->v[from->n - 1];
+	bool files = !same_paths(u->paths, u->n_paths, m->paths, m->n_paths);
+	if (files) {
+		/* A rename or reorder: the set of inputs it had, opened again
+		 * (in one reopen); a set that no longer opens stays undone-able. */
+		char **paths = dup_paths(u->paths, u->n_paths);
+		char **cur = dup_paths(m->paths, m->n_paths);
+		size_t n_cur = m->n_paths;
+		if (!reopen(m, paths, u->n_paths, undo ? "Undo" : "Redo")) {
+			free_paths(cur, n_cur);
+			return;
+		}
+		stack_push_set(to, &m->man, cur, n_cur);
+		free_paths(cur, n_cur);
+	} else {
+		stack_push_set(to, &m->man, m->paths, m->n_paths);
+	}
 	tm_manifest_fini(&m->man);
-	m->man = from->v[--from->n];
-	model_evaluate(m);
-	model_set_msg(m, ROLE_INFO, undo ? "Undone (%zu more)" : "Redone (%zu more)", from->n);
+	m->man = u->man;
+	free_paths(u->paths, u->n_paths);
+	from->n--;
+	char msg[128];
+	snprintf(msg, sizeof msg, "%s (%zu more)%s", undo ? "Undone" : "Redone", from->n,
+		 files ? "; the member names are as they were" : "");
+	if (files) {
+		reopened(m, msg);
+	} else {
+		model_evaluate(m);
+		model_set_msg(m, ROLE_INFO, "%s", msg);
+	}
 }
 
 /* ---- edits ---- */
@@ -1274,7 +1627,8 @@ model_set_machine(struct wb_model *m, const char *path, const char *name)
 
 	if (rf && rf->n_machines > 1) {
 		model_set_msg(m, ROLE_WARNING,
-			      "%s carries several machines: name its ids instead (i)", path);
+			      "%s carries several machines: name its ids instead (%s)", path,
+			      model_key(m, REQ_NAME_IDS));
 		return;
 	}
 	if (name && (!*name || strcmp(name, "Default") == 0))
@@ -1431,8 +1785,8 @@ model_name_id(struct wb_model *m, const char *path, const char *spec)
 	}
 	o = (size_t)snprintf(msg, sizeof msg, "%s: id %lu -> %s", path, id, eq + 1);
 	if (offered.len && o < sizeof msg)
-		snprintf(msg + o, sizeof msg - o, "; the other ids are named too (%s; i renames)",
-			 offered.data);
+		snprintf(msg + o, sizeof msg - o, "; the other ids are named too (%s; %s renames)",
+			 offered.data, model_key(m, REQ_NAME_IDS));
 	tm_buf_fini(&offered);
 	model_commit(m, &next, msg);
 }
@@ -1506,7 +1860,7 @@ model_set_own_clock(struct wb_model *m, const char *path, const char *name)
 		return;
 	}
 	if (!f || !f->has_clocks) {
-		model_set_msg(m, ROLE_WARNING, "Set an offset first (o)");
+		model_set_msg(m, ROLE_WARNING, "Set an offset first (%s)", model_key(m, REQ_OFFSET));
 		return;
 	}
 	tm_manifest_copy(&next, &m->man);

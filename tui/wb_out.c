@@ -233,7 +233,8 @@ out_write_tar(struct wb *wb, const char *path, bool overwrite)
 	}
 	if (wb->m.man_broken && wb->m.man_text_edited) {
 		model_set_msg(&wb->m, ROLE_ERROR,
-			      "Not written: the edited manifest does not parse (E edits it)");
+			      "Not written: the edited manifest does not parse (%s edits it)",
+			      model_key(&wb->m, REQ_EDIT_MANIFEST));
 		return;
 	}
 	/* A broken manifest is written as it is (the archive's own member). */

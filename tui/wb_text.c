@@ -52,7 +52,7 @@ text_escape_cols(const char *s, int max_cols)
 		size_t n = text_utf8_len(b.data + i, b.len - i);
 		int w = text_char_cols(b.data + i, n);
 		if (used + w > max_cols) {
-			tm_buf_addc(&out, '~');
+			tm_buf_adds(&out, "...");
 			break;
 		}
 		tm_buf_add(&out, b.data + i, n);
@@ -300,8 +300,9 @@ machine_row_name(const struct wb_model *m, uint32_t id)
 	return NULL;
 }
 
-/* A member name cut to about max_len bytes (at a character boundary, '~'
- * marking the cut) for sentences; escaped later when drawn.  Caller frees. */
+/* A member name cut to about max_len bytes (at a character boundary, "..."
+ * marking the cut; the list and the details show it in full) for
+ * sentences; escaped later when drawn.  Caller frees. */
 char *
 text_short_name(const char *s, size_t max_len)
 {
@@ -316,18 +317,17 @@ text_short_name(const char *s, size_t max_len)
 			break;
 		n += k;
 	}
-	out = malloc(n + 2);
+	out = malloc(n + 4);
 	if (!out)
 		abort();
 	memcpy(out, s, n);
-	out[n] = '~';
-	out[n + 1] = 0;
+	memcpy(out + n, "...", 4);
 	return out;
 }
 
 /* The details of list row row, one paragraph each (wrapped when drawn). */
 void
-text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
+text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool full_name)
 {
 	size_t n = model_n_rows(m);
 	const struct tm_report_file *rf;
@@ -343,6 +343,10 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 	mb = tm_session_member(m->s, model_row_member(m, row));
 	rf = model_row_file(m, row);
 	f = model_manifest_file(m, name);
+	if (full_name) {
+		b = text_para_add(ps, ROLE_DEFAULT);
+		tm_buf_addf(b, "name: %s", name);
+	}
 	if (mb && mb->error) {
 		b = text_para_add(ps, ROLE_ERROR);
 		tm_buf_addf(b, "error: %s", mb->error);
@@ -398,16 +402,17 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 			break;
 		b = text_para_add(ps, fx->ok ? ROLE_OK : ROLE_INFO);
 		if (k == 0)
-			tm_buf_addf(b, "Fix (f; checked by tracemerge): %s -> %s (%s)", fx->what,
-				    fx->verdict, fx->why);
+			tm_buf_addf(b, "Fix (%s; checked by tracemerge): %s -> %s (%s)",
+				    model_key(m, REQ_FIX), fx->what, fx->verdict, fx->why);
 		else
 			tm_buf_addf(b, "Fix %zu (:fix %zu): %s -> %s (%s)", k + 1, k + 1, fx->what,
 				    fx->verdict, fx->why);
 	}
 	if (rf->dropped && !model_fix(m, name, 0)) {
 		b = text_para_add(ps, ROLE_DIM);
-		tm_buf_adds(b, "No single edit tracemerge tries makes it better (S solves the whole "
-			       "set; p pairs events by hand).");
+		tm_buf_addf(b, "No single edit tracemerge tries makes it better (%s solves the whole "
+			       "set; %s pairs events by hand).",
+			    model_key(m, REQ_SOLVE), model_key(m, REQ_PAIR));
 	}
 	const char *ev = model_evidence(m, name);
 	if (ev) {
@@ -428,8 +433,8 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 				    (unsigned long long)o->dropped);
 			free(nm);
 		}
-		tm_buf_adds(b, k == 1 ? ": select it (j/k) for the cause and the fix."
-				      : ": select one (j/k) for the cause and the fix.");
+		tm_buf_addf(b, ": select %s (%s/%s) for the cause and the fix.", k == 1 ? "it" : "one",
+			    model_key(m, REQ_DOWN), model_key(m, REQ_UP));
 	}
 	/* How it is placed and why (the engine's sentence). */
 	b = text_para_add(ps, ROLE_DEFAULT);
@@ -469,8 +474,18 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 		}
 		b = text_para_add(ps, ROLE_DIM);
 		tm_buf_addf(b, "order: #%zu of %zu (trace_processor's: protos first, then by name, "
-			       "not as given; F2 renames)",
+			       "not as given; ",
 			    before + 1, rows);
+		if (tm_session_is_loose(m->s))
+			tm_buf_addf(b, "%s/%s move it, %s renames)", model_key(m, REQ_MOVE_EARLIER),
+				    model_key(m, REQ_MOVE_LATER), model_key(m, REQ_RENAME_FILE));
+		else
+			tm_buf_adds(b, "the archive's names as stored: not changed here)");
+		char from[4096];
+		if (model_row_renamed_from(m, row, from, sizeof from))
+			tm_buf_addf(b, "  member name renamed here (the file: %s), so that the name "
+				       "order is the order wanted; %s undoes",
+				    from, model_key(m, REQ_UNDO));
 	}
 	/* Machine: the manifest's choice, the rows it lands on, embedded ids. */
 	b = text_para_add(ps, ROLE_MACHINE);
@@ -513,11 +528,11 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps)
 			}
 		}
 		if (unnamed)
-			tm_buf_addf(b, "  (%zu of %zu ids unnamed: the table is written as shown; i "
+			tm_buf_addf(b, "  (%zu of %zu ids unnamed: the table is written as shown; %s "
 				       "names an id)",
-				    unnamed, total);
+				    unnamed, total, model_key(m, REQ_NAME_IDS));
 	} else if (rf->n_machines > 1) {
-		tm_buf_adds(b, "  embedded ids unnamed (i names them)");
+		tm_buf_addf(b, "  embedded ids unnamed (%s names them)", model_key(m, REQ_NAME_IDS));
 	}
 	if (f && f->has_clocks) {
 		text_fmt_dur(f->clocks.offset_ns, tmp, sizeof tmp);
@@ -566,11 +581,12 @@ text_verdict(const struct wb_model *m, struct wb_paras *ps)
 			total += p.total_bytes;
 		}
 		b = text_para_add(ps, ROLE_INFO);
-		tm_buf_addf(b, "Analyzing traces... (%d%%)  x cancels",
-			    total ? (int)((double)done * 100.0 / (double)total) : 0);
+		tm_buf_addf(b, "Analyzing traces... (%d%%)  %s cancels",
+			    total ? (int)((double)done * 100.0 / (double)total) : 0,
+			    model_key(m, REQ_CANCEL_SCAN));
 	} else if (m->scan_cancelled) {
 		b = text_para_add(ps, ROLE_WARNING);
-		tm_buf_adds(b, "Scan cancelled: no verdict (s scans again).");
+		tm_buf_addf(b, "Scan cancelled: no verdict (%s scans again).", model_key(m, REQ_RESCAN));
 	} else if (m->eval_error) {
 		b = text_para_add(ps, ROLE_ERROR);
 		tm_buf_addf(b, "ERR %s", m->eval_error);
@@ -591,9 +607,9 @@ text_verdict(const struct wb_model *m, struct wb_paras *ps)
 			if (!mb || mb->is_hidden || mb->format != TM_FMT_UNKNOWN)
 				continue;
 			b = text_para_add(ps, ROLE_INFO);
-			tm_buf_addf(b, "    tracemerge: %s is no trace format trace_processor knows; X "
+			tm_buf_addf(b, "    tracemerge: %s is no trace format trace_processor knows; %s "
 				       "removes it from the set",
-				    model_row_name(m, row));
+				    model_row_name(m, row), model_key(m, REQ_REMOVE_FILE));
 		}
 		if (r->hint) {
 			b = text_para_add(ps, ROLE_INFO);

@@ -14,9 +14,23 @@
 
 #include "wb.h"
 
+/* The marks of a cut (never a bare '~'): where text goes on past the
+ * right or left edge, or gives way in its middle; ASCII with set ascii. */
+static const char *mark_right = "\xe2\x80\xa6", *mark_left = "\xe2\x80\xa6",
+		  *mark_mid = "\xe2\x80\xa6";
+
+static void
+marks_for(const struct wb *wb)
+{
+	mark_right = wb->ui.ascii ? ">" : "\xe2\x80\xa6";
+	mark_left = wb->ui.ascii ? "<" : "\xe2\x80\xa6";
+	mark_mid = wb->ui.ascii ? ".." : "\xe2\x80\xa6";
+}
+
 /* Draw escaped text s (already safe) within max_cols; spans in escape role.
- * Text cut short ends with '~' where a pane's label says there is more;
- * put_clip leaves the mark to its caller (who says where the rest is). */
+ * Text cut short ends with a mark where what is cut shows in full elsewhere
+ * (a pane's label or the details say where); without mark, the caller puts
+ * its own hint. */
 static int
 put_text_cut(const char *s, size_t len, const struct tm_span *sp, size_t n_sp, int max_cols,
 	     int base_attr, bool mark)
@@ -39,7 +53,7 @@ put_text_cut(const char *s, size_t len, const struct tm_span *sp, size_t n_sp, i
 		if (used + w > max_cols || (i + n < len && used + w == max_cols && max_cols > 0)) {
 			if (mark && used < max_cols) {
 				attrset(theme_attr(ROLE_DIM));
-				addch('~');
+				addstr(mark_right);
 				used++;
 			}
 			break;
@@ -146,7 +160,8 @@ put_escaped(const char *s, size_t len, int max_cols, int base_attr)
 }
 
 /* A name within max_cols: when it does not fit, its middle gives way
- * ("pixel7-sys~evening-run.json"): names alike differ at their ends. */
+ * ("pixel7-sys…evening-run.json"): names alike differ at their ends; the
+ * details show the selected file's name in full. */
 static int
 put_name(const char *s, size_t len, int max_cols, int base_attr)
 {
@@ -162,7 +177,8 @@ put_name(const char *s, size_t len, int max_cols, int base_attr)
 		tm_buf_fini(&b);
 		return put_escaped(s, len, max_cols, base_attr);
 	}
-	int head = (max_cols - 1) * 2 / 5, tail = max_cols - 1 - head;
+	int mw = (int)strlen(mark_mid) > 2 ? 1 : (int)strlen(mark_mid);
+	int head = (max_cols - mw) * 2 / 5, tail = max_cols - mw - head;
 	size_t h = 0, t = b.len;
 	for (int c = 0; h < b.len;) {
 		size_t k = text_utf8_len(e + h, b.len - h);
@@ -186,7 +202,7 @@ put_name(const char *s, size_t len, int max_cols, int base_attr)
 	struct tm_buf cut;
 	tm_buf_init(&cut);
 	tm_buf_add(&cut, e, h);
-	tm_buf_addc(&cut, '~');
+	tm_buf_adds(&cut, mark_mid);
 	tm_buf_add(&cut, e + t, b.len - t);
 	used = put_safe(cut.data, cut.len, NULL, 0, max_cols, base_attr);
 	tm_buf_fini(&cut);
@@ -542,13 +558,70 @@ draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 	attrset(theme_attr(ROLE_DEFAULT));
 }
 
+/* One manifest line from column left on, within w columns: a mark where it
+ * goes on to the left or the right (the label says which keys show it). */
+static void
+manifest_line(const char *s, size_t len, size_t left, int w, const char *marks)
+{
+	struct tm_buf b;
+	struct tm_span sp[64];
+	size_t n_sp = 0, i = 0;
+	int c = 0, used = 0, total;
+
+	tm_buf_init(&b);
+	total = (int)tm_escape_display(s, len, &b, sp, 64, &n_sp);
+	const char *e = b.data ? b.data : "";
+	if (left > 0 && total > 0) {
+		/* the mark takes the first column shown */
+		while (i < b.len && c < (int)left + 1) {
+			size_t k = text_utf8_len(e + i, b.len - i);
+			c += text_char_cols(e + i, k);
+			i += k;
+		}
+		attrset(theme_attr(ROLE_DIM));
+		addstr(mark_left);
+		used = 1;
+	}
+	bool more = total - c > w - used;
+	size_t j = i;
+	int cols = used;
+	while (j < b.len) {
+		size_t k = text_utf8_len(e + j, b.len - j);
+		int cw = text_char_cols(e + j, k);
+		if (cols + cw > w - (more ? 1 : 0))
+			break;
+		cols += cw;
+		j += k;
+	}
+	bool esc = false;
+	for (size_t q = 0; q < n_sp; q++)
+		esc |= sp[q].end > i && sp[q].start < j;
+	if (esc) {
+		/* escapes shown in their role (no search marks on such a line) */
+		struct tm_span loc[64];
+		size_t n_loc = 0;
+		for (size_t q = 0; q < n_sp; q++)
+			if (sp[q].end > i && sp[q].start < j)
+				loc[n_loc++] = (struct tm_span){sp[q].start > i ? sp[q].start - i : 0,
+								 sp[q].end - i};
+		put_text_cut(e + i, j - i, loc, n_loc, w - used, theme_attr(ROLE_DEFAULT), false);
+	} else {
+		put_marked(e + i, j - i, theme_attr(ROLE_DEFAULT), marks);
+	}
+	if (more) {
+		attrset(theme_attr(ROLE_DIM));
+		addstr(mark_right);
+	}
+	attrset(theme_attr(ROLE_DEFAULT));
+	tm_buf_fini(&b);
+}
+
 static void
 draw_manifest(const struct wb *wb, const struct wb_rect *rc)
 {
 	int y0 = rc->y, h = rc->h, x0 = rc->x, w = rc->w;
-	size_t top = wb->ui.pane[PANE_MANIFEST].top;
-	const struct tm_buf *bp = &wb->fr.manifest_json;
-	const struct tm_buf b = *bp;
+	const struct pane *p = &wb->ui.pane[PANE_MANIFEST];
+	const struct tm_buf b = wb->fr.manifest_json;
 	size_t line = 0, i = 0;
 	int y = y0 + 1;
 	const char *marks = search_marks(wb, PANE_MANIFEST);
@@ -558,39 +631,9 @@ draw_manifest(const struct wb *wb, const struct wb_rect *rc)
 		size_t e = i;
 		while (e < b.len && b.data[e] != '\n')
 			e++;
-		if (line >= top) {
-			/* Printable ASCII (JSON's own escapes included) is drawn as
-			 * is; anything else goes through the one escaping function. */
-			int used = 0;
-			size_t j = i;
+		if (line >= p->top) {
 			move(y, x0);
-			while (j < e && used < w) {
-				size_t k = j;
-				if ((unsigned char)b.data[j] >= 0x20 && (unsigned char)b.data[j] < 0x7f) {
-					while (k < e && (unsigned char)b.data[k] >= 0x20 &&
-					       (unsigned char)b.data[k] < 0x7f)
-						k++;
-					size_t take = k - j;
-					if ((int)take > w - used) {
-						take = (size_t)(w - used - 1);
-						put_marked(b.data + j, take, theme_attr(ROLE_DEFAULT),
-							   marks);
-						attrset(theme_attr(ROLE_DIM));
-						addch('~');
-						used = w;
-						break;
-					}
-					put_marked(b.data + j, take, theme_attr(ROLE_DEFAULT), marks);
-					used += (int)take;
-				} else {
-					while (k < e && !((unsigned char)b.data[k] >= 0x20 &&
-							  (unsigned char)b.data[k] < 0x7f))
-						k++;
-					used += put_escaped(b.data + j, k - j, w - used,
-								 theme_attr(ROLE_DEFAULT));
-				}
-				j = k;
-			}
+			manifest_line(b.data + i, e - i, p->left, w, marks);
 			y++;
 		}
 		line++;
@@ -605,7 +648,9 @@ draw_msg(const struct wb *wb, int y)
 	if (wb->ui.prompting) {
 		int cur = wb->fr.prompt_cursor;
 		attrset(theme_attr(ROLE_STATUS));
-		put_escaped(wb->fr.prompt, strlen(wb->fr.prompt), COLS - 1, theme_attr(ROLE_STATUS));
+		/* escaped and scrolled sideways by the frame */
+		put_text_cut(wb->fr.prompt, strlen(wb->fr.prompt), NULL, 0, COLS - 1,
+			     theme_attr(ROLE_STATUS), false);
 		if (!wb->run.headless) {
 			curs_set(1);
 			move(y, cur < COLS ? cur : COLS - 1);
@@ -663,14 +708,23 @@ view_draw(const struct wb *wb)
 	const struct wb_layout *lay = &wb->fr.lay;
 	int rows = LINES, cols = COLS;
 
+	marks_for(wb);
 	erase();
 	attrset(theme_attr(ROLE_DEFAULT));
 	if (lay->too_small) {
 		char buf[128];
 		snprintf(buf, sizeof buf, "Terminal too small (%dx%d); tracemerge needs %dx%d.",
 			 cols, rows, 60, 16);
-		for (int y = 0, o = 0, len = (int)strlen(buf); o < len && y < rows; y++, o += cols)
+		int last = wb->ui.prompting ? lay->msg_y : rows;
+		for (int y = 0, o = 0, len = (int)strlen(buf); o < len && y < last; y++, o += cols)
 			mvaddnstr(y, 0, buf + o, cols);
+		/* An open prompt stays usable: its line, scrolled to the cursor. */
+		if (wb->ui.prompting && lay->msg_y >= 0) {
+			draw_msg(wb, lay->msg_y);
+			if (!wb->run.headless)
+				move(lay->msg_y, wb->fr.prompt_cursor < cols ? wb->fr.prompt_cursor
+									      : cols - 1);
+		}
 		wnoutrefresh(stdscr);
 		return;
 	}

@@ -45,6 +45,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	sed "s|@DUMP@|$dir/dump|g; s|@WORK@|$dir|g; s|@ARCH@|$work/arch|g" "$script" >"$dir/script"
 	args=${args//@WORK@/$dir}
 	args=${args//@HOSTILE@/$work/hostile.tar}
+	args=${args//@MANY30@/$(echo "$work"/many30/*.json)}
 	args=${args//@MANY@/$work/many}
 	args=${args//@WIDE@/$work/wide}
 	args=${args//@TOP@/$top}
@@ -109,6 +110,12 @@ make_many() {
 	for n in pixel7-system_server-boot-trace-2023-11-14-morning-run pixel7-system_server-boot-trace-2023-11-14-evening-run zz-watch; do
 		printf '{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' \
 			"${#n}000" >"$work/wide/$n.json"
+	done
+	# 30 files of one kind, names alike (the layout with many files).
+	mkdir -p "$work/many30"
+	for i in $(seq 1 30); do
+		printf '{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' \
+			$((i * 1000)) >"$work/many30/capture-$(printf %02d "$i").json"
 	done
 	# Files a case removes from under the workbench (../gone/ from its dir).
 	mkdir -p "$work/gone"

@@ -8,7 +8,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 BIN=${TM_BIN:-$top/build/asan/tracemerge}
-names="tmux-start-quit tmux-f1-f10 tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-no-color tmux-resize-prompt tmux-mouse-off tmux-mouse-click"
+names="tmux-start-quit tmux-f1-f10 tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-no-color tmux-resize-prompt tmux-mouse-off tmux-mouse-click tmux-prompt-scroll"
 if ! command -v tmux >/dev/null 2>&1; then
 	for n in $names; do echo "SKIP: $n: tmux not installed"; done
 	exit 0
@@ -177,6 +177,41 @@ if wait_for s6 "phone.pftrace" 15; then
 	fi
 else
 	echo "FAIL: tmux-resize-prompt: did not start"
+fi
+
+# 6b. a prompt longer than its line scrolls sideways and keeps the cursor in
+# view, at 40 columns too (the too-small screen keeps the prompt usable):
+# the end of a long answer shows, the cursor is on the line, Home goes back
+# to the label.
+start s6b ""
+if wait_for s6b "phone.pftrace" 15; then
+	T send-keys -t s6b j o C-u
+	if wait_for s6b "Offset (ns" 5; then
+		T resize-window -t s6b -x 40 -y 12 >/dev/null 2>&1
+		sleep 0.3
+		T send-keys -t s6b -l "0000000000000000000000000000000000000000000000000000012"
+		T send-keys -t s6b m s
+		ok=1
+		wait_for s6b "0000012ms" 5 || { ok=0; why="the end of the input is not shown"; }
+		cx=$(T display-message -p -t s6b '#{cursor_x}')
+		line=$(T capture-pane -p -t s6b | grep -F "0000012ms")
+		case "$line" in *"Offset"*) ok=0; why="not scrolled: $line" ;; esac
+		[ "${cx:-99}" -lt 40 ] || { ok=0; why="cursor at column $cx of 40"; }
+		T send-keys -t s6b Home
+		# the label is 36 columns: the cursor at the input's start shows
+		# its end and the first digits
+		wait_for s6b "moves later): 000" 5 || { ok=0; why="Home did not scroll back"; }
+		cx2=$(T display-message -p -t s6b '#{cursor_x}')
+		[ "${cx2:-99}" -lt 40 ] || { ok=0; why="cursor at column $cx2 after Home"; }
+		T send-keys -t s6b End Enter
+		T resize-window -t s6b -x 80 -y 24 >/dev/null 2>&1
+		if [ $ok = 1 ] && ! ls "$work"/asan* >/dev/null 2>&1; then echo "PASS: tmux-prompt-scroll"
+		else echo "FAIL: tmux-prompt-scroll: ${why:-asan report}: $(T capture-pane -p -t s6b | tail -3 | tr '\n' ' ')"; fi
+	else
+		echo "FAIL: tmux-prompt-scroll: no offset prompt"
+	fi
+else
+	echo "FAIL: tmux-prompt-scroll: did not start"
 fi
 
 # 7. the mouse: off by default, so the terminal keeps it for selecting text

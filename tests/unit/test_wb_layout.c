@@ -92,9 +92,68 @@ t_timeline_window(void)
 	CHECK(v.span >= 1.0);
 }
 
+/* Many files at 120x35: the details keep a fair share beside the strip
+ * (they had 3 rows while the strip asked for a row per file). */
+static void
+t_fair_split(void)
+{
+	struct wb_layout lay;
+	struct wb_layout_in in = {.rows = 35, .cols = 120, .n_list = 30, .det_lines = 12,
+				  .n_timeline = 30, .verdict_lines = 2, .owner_lines = 2};
+	layout_compute(&in, &lay);
+	CHECK(lay.side);
+	int rest = lay.details.h + lay.timeline.h;
+	CHECK(lay.details.h >= rest / 2);
+	CHECK(lay.timeline.h >= rest / 2 - 1);
+	CHECK_INT(lay.details.y + lay.details.h, lay.timeline.y);
+	/* the details need little: the strip takes the rest */
+	in.det_lines = 2;
+	layout_compute(&in, &lay);
+	CHECK_INT(lay.details.h, 3);
+	/* 80x24, the manifest below: fair too, and every row used */
+	in.rows = 24;
+	in.cols = 80;
+	in.det_lines = 12;
+	layout_compute(&in, &lay);
+	CHECK(!lay.side);
+	CHECK(lay.details.h >= 4);
+	CHECK(lay.timeline.h >= 4);
+	CHECK(lay.manifest.h >= 1);
+	CHECK_INT(lay.manifest.y + lay.manifest.h, lay.verdict_y);
+	/* few files, both fit: each gets what it needs */
+	in.rows = 35;
+	in.cols = 120;
+	in.n_list = 4;
+	in.n_timeline = 4;
+	in.det_lines = 6;
+	layout_compute(&in, &lay);
+	CHECK_INT(lay.details.h, 7);
+}
+
+/* The prompt line's sideways scroll keeps the cursor in view. */
+static void
+t_hscroll(void)
+{
+	CHECK_INT(layout_hscroll(30, 30, 39), 0);
+	for (int total = 0; total < 200; total++)
+		for (int cur = 0; cur <= total; cur++) {
+			int w = 39, s = layout_hscroll(total, cur, w);
+			CHECK(s >= 0);
+			CHECK(cur - s < w);
+			CHECK(s == 0 || cur - s >= 1);
+			if (total < w)
+				CHECK_INT(s, 0);
+		}
+	/* typing at the end: the text's end stays at the cursor */
+	int s = layout_hscroll(100, 100, 40);
+	CHECK(100 - s <= 39 && 100 - s >= 20);
+}
+
 int
 main(void)
 {
+	RUN(t_fair_split);
+	RUN(t_hscroll);
 	RUN(t_columns_fit);
 	RUN(t_timeline_window);
 	return 0;
