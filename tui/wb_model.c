@@ -1401,7 +1401,9 @@ model_undo(struct wb_model *m, bool undo)
 	from->n--;
 	char msg[128];
 	snprintf(msg, sizeof msg, "%s (%zu more)%s", undo ? "Undone" : "Redone", from->n,
-		 files ? "; the member names are as they were" : "");
+		 !files ? ""
+		 : undo ? "; the files and their member names are as they were before"
+			: "; the files and their member names are as they were after it");
 	if (files) {
 		reopened(m, msg);
 	} else {
