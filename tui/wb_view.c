@@ -403,7 +403,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 
 /* Wrapped paragraphs from line skip on, at most max_lines lines.  When more
  * lines follow, the last one is cut: with the cut hint when wb is given
- * (the verdict: L shows it in full), else with '~' (the details: their
+ * (the verdict: L shows it in full), else with a mark (the details: their
  * label says which lines show and which key shows more). */
 static int
 draw_paras(const struct wb *wb, const struct wb_paras *ps, int skip, int y, int x0, int w,
