@@ -17,11 +17,12 @@ export TM_BIN="$top/$SAN/tracemerge" TM_BIN_REL="$top/$REL/tracemerge" TM_TOP="$
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LC_ALL=C.UTF-8 TZ=UTC
+t_start=$(date +%s)
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 # The suite's saved scans stay in its own dir, never in the user's cache.
 export XDG_CACHE_HOME="$log/cache"
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 sum_s=0 sum_cpu=0
 n=0
 labels=()
 
@@ -36,6 +37,8 @@ start_one() { # label cmd...: runs in the background, at most J at a time
 		timeout 600 "$@" >"$log/$i.out" 2>"$log/$i.err"
 		echo $? >"$log/$i.rc"
 		echo $((($(date +%s%N) - s0) / 1000000)) >"$log/$i.ms"
+		# the children's user and system CPU seconds
+		times >"$log/$i.times"
 	) &
 }
 
@@ -51,8 +54,12 @@ report_one() { # index
 		tail -n 10 "$log/$i.err" | sed "s|^|[$label]   |"
 	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-	printf '%-28s %4d passed %3d failed %3d skipped %6.1f s\n' "$label" "$p" "$f" "$s" \
-		"$(awk "BEGIN{print $(cat "$log/$i.ms" 2>/dev/null || echo 0)/1000}")"
+	local sec cpu
+	sec=$(awk "BEGIN{print $(cat "$log/$i.ms" 2>/dev/null || echo 0)/1000}")
+	cpu=$(tail -n 1 "$log/$i.times" 2>/dev/null |
+		awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } } END { print c + 0 }')
+	printf '%-28s %4d passed %3d failed %3d skipped %6.1f s (CPU %6.1f s)\n' "$label" "$p" "$f" "$s" "$sec" "$cpu"
+	sum_s=$(awk "BEGIN{print $sum_s + $sec}"); sum_cpu=$(awk "BEGIN{print $sum_cpu + $cpu}")
 }
 
 # the longest first, so that the pool ends together
@@ -79,5 +86,7 @@ start_one "layers+man" bash tests/static.sh "$SAN"
 wait
 for ((i = 0; i < n; i++)); do report_one "$i"; done
 
+printf 'the programs took %.0f s in all (%.0f s of CPU); the run %d s with %d at a time\n' \
+	"$sum_s" "$sum_cpu" $(($(date +%s) - t_start)) "$J"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
