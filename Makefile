@@ -3,7 +3,8 @@
 #   make test       install missing deps, build with ASan+UBSan, run every test
 #   make demo       install missing deps, build, open the workbench on the demo
 #   make deps       install the Debian packages the build and tests need
-#   make bench      generate large archives and print throughput ratios
+#   make bench      issue 10's speed figures as ratios to baselines, a met/not met table
+#                   (make bench BENCH_MB=32: a short run; see tests/bench/bench.sh)
 # V=1 shows full commands; WERROR=0 drops -Werror (packagers with newer compilers).
 
 .DEFAULT_GOAL := all

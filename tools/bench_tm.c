@@ -8,10 +8,14 @@
  *                                 te20, te37 (TrackEvent packets of ~20/37 B),
  *                                 interned (interned_data in every packet),
  *                                 seqs (10,000 sequences), ftrace (sched_switch
- *                                 bundles), compact (ftrace compact_sched)
+ *                                 bundles), compact (ftrace compact_sched),
+ *                                 unmatched (TrackEvent slices on 8 tracks,
+ *                                 one E in three without its B, as a ring
+ *                                 buffer that lost the opening Bs leaves them)
  *   bench_tm walk FILE            the baseline: a plain varint walker over the
  *                                 top-level packets and their fields (mmap)
- *   bench_tm gen-members DIR N MB N proto traces of MB/N each (DIR/m00000.pftrace...)
+ *   bench_tm gen-members DIR N MB N proto traces of MB/N each (DIR/m00000.pftrace...);
+ *                                 MB may be KiB with a k suffix (160000k)
  *   bench_tm gen-systrace OUT MB  ftrace text: sched_switch and tracing_mark_write
  *                                 B/E lines from 8 CPUs
  *   bench_tm reeval N INPUT...    scan once, then time N evaluations, each after
@@ -19,8 +23,11 @@
  *                                 the first (on the first's timeline, both
  *                                 signs); prints the median and best wall µs,
  *                                 the drops summed over the N, then the
- *                                 median and best CPU µs of the evaluating
- *                                 thread and the events of all inputs
+ *                                 median and best CPU µs of the process (all
+ *                                 threads) and the events of all inputs
+ *   bench_tm reeval-events N INPUT...  the same with per-event detail kept
+ *                                 (keep_events: the workbench under 16 MiB
+ *                                 of input, check --events)
  * The generator writes the wire format by hand (fixed seed), so the bytes are
  * the same on every run.
  */
@@ -153,13 +160,13 @@ gen_proto(const char *out, uint64_t mb)
 	return gen_proto_at(out, mb << 20, 1000000000);
 }
 
-/* n traces of about total_mb / n MiB each, DIR/m00000.pftrace ..., each
+/* n traces of about total / n bytes each, DIR/m00000.pftrace ..., each
  * starting later than the one before (no two alike). */
 static int
-gen_members(const char *dir, unsigned n, uint64_t total_mb)
+gen_members(const char *dir, unsigned n, uint64_t total)
 {
 	char path[4096];
-	uint64_t each = (total_mb << 20) / (n ? n : 1);
+	uint64_t each = total / (n ? n : 1);
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(path, sizeof path, "%s/m%05u.pftrace", dir, i);
 		if (gen_proto_at(path, each, 1000000000 + (uint64_t)i * 7777777))
@@ -268,14 +275,27 @@ gen_shape(const char *shape, const char *out, uint64_t mb)
 	int te20 = !strcmp(shape, "te20"), te37 = !strcmp(shape, "te37");
 	int interned = !strcmp(shape, "interned"), seqs = !strcmp(shape, "seqs");
 	int ftrace = !strcmp(shape, "ftrace"), compact = !strcmp(shape, "compact");
-	if (!te20 && !te37 && !interned && !seqs && !ftrace && !compact) {
+	int unmatched = !strcmp(shape, "unmatched");
+	if (!te20 && !te37 && !interned && !seqs && !ftrace && !compact && !unmatched) {
 		fprintf(stderr, "bench_tm: unknown shape %s\n", shape);
 		fclose(f);
 		return 64;
 	}
 	static uint8_t seen[10000];
 	while (written < limit) {
-		if (te20 || te37 || interned || seqs) {
+		if (unmatched) {
+			/* per track: B, E, E (the second E has no B) */
+			uint32_t trk = (uint32_t)(i % 8), c = (uint32_t)((i / 8) % 3);
+			w_fv(&te, 9, c == 0 ? 1 : 2);
+			w_fv(&te, 11, 100 + trk);
+			if (c == 0)
+				w_fl(&te, 23, "slice", 5);
+			w_fv(&pk, 8, ts);
+			w_fv(&pk, 10, 1 + trk % 4);
+			w_sub(&pk, 11, &te);
+			w_sub(&o, 1, &pk);
+			ts += 1000 + rnd(100);
+		} else if (te20 || te37 || interned || seqs) {
 			uint32_t seq = seqs ? 1 + (uint32_t)(i % 10000) : 1 + (uint32_t)(i % 4);
 			int be = (int)(i / (seqs ? 10000 : 4)) % 2;
 			w_fv(&te, 9, be ? 2 : 1);                 /* type */
@@ -531,11 +551,16 @@ manifest_name(const struct tm_member *m)
 }
 
 static int
-reeval(int n, const char *const *paths, size_t n_paths)
+reeval(int n, bool keep_events, const char *const *paths, size_t n_paths)
 {
 	struct tm_session *s;
 	struct tm_error e;
-	if (tm_session_open(&s, paths, n_paths, NULL, &e) != TM_OK ||
+	struct tm_session_opts so = {.keep_events = keep_events};
+	if (n < 1 || n_paths < 1) {
+		fprintf(stderr, "bench_tm: reeval N INPUT...\n");
+		return 64;
+	}
+	if (tm_session_open(&s, paths, n_paths, &so, &e) != TM_OK ||
 	    tm_session_scan(s, SIZE_MAX, NULL, &e) != TM_OK) {
 		fprintf(stderr, "bench_tm: %s\n", e.msg);
 		return 1;
@@ -562,13 +587,13 @@ reeval(int n, const char *const *paths, size_t n_paths)
 			tm_manifest_set_trace_time(&m, TM_CLOCK_BOOTTIME, n1, NULL);
 		}
 		struct tm_report *r;
-		double a = now_us(), ac = clock_us(CLOCK_THREAD_CPUTIME_ID);
+		double a = now_us(), ac = clock_us(CLOCK_PROCESS_CPUTIME_ID);
 		if (tm_session_evaluate(s, &m, &r, &e) != TM_OK) {
 			fprintf(stderr, "bench_tm: %s\n", e.msg);
 			return 1;
 		}
 		t[i] = now_us() - a;
-		c[i] = clock_us(CLOCK_THREAD_CPUTIME_ID) - ac;
+		c[i] = clock_us(CLOCK_PROCESS_CPUTIME_ID) - ac;
 		if (r->error) {
 			fprintf(stderr, "bench_tm: the evaluated manifest fails: %s\n", r->error);
 			return 1;
@@ -601,14 +626,20 @@ main(int argc, char **argv)
 		return gen_shape(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 	if (argc >= 3 && !strcmp(argv[1], "walk"))
 		return walk(argv[2]);
-	if (argc >= 5 && !strcmp(argv[1], "gen-members"))
+	if (argc >= 5 && !strcmp(argv[1], "gen-members")) {
+		/* the total in MiB, or in KiB with a k suffix */
+		char *end;
+		uint64_t total = strtoull(argv[4], &end, 10);
 		return gen_members(argv[2], (unsigned)strtoul(argv[3], NULL, 10),
-				   strtoull(argv[4], NULL, 10));
+				   *end == 'k' ? total << 10 : total << 20);
+	}
 	if (argc >= 4 && !strcmp(argv[1], "gen-systrace"))
 		return gen_systrace(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "reeval"))
-		return reeval(atoi(argv[2]), (const char *const *)argv + 3, (size_t)argc - 3);
+		return reeval(atoi(argv[2]), false, (const char *const *)argv + 3, (size_t)argc - 3);
+	if (argc >= 4 && !strcmp(argv[1], "reeval-events"))
+		return reeval(atoi(argv[2]), true, (const char *const *)argv + 3, (size_t)argc - 3);
 	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-systrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
-			"reeval N INPUT...\n");
+			"reeval|reeval-events N INPUT...\n");
 	return 64;
 }

@@ -1,29 +1,53 @@
-# Helpers for tests/bench/*.sh (sourced by bench.sh).  Every figure is a
-# ratio against a baseline measured in the same run, wall and CPU time side
-# by side (CPU time is what a loaded box disturbs least).
+# Helpers for tests/bench/*.sh (sourced).  Every figure is a ratio against a
+# baseline measured in the same run, wall and CPU time side by side (CPU time
+# is what a loaded box disturbs least).
 #   BENCH_REPS (3) runs per measurement, best of them.
+#   BENCH_SUMMARY: the file the summary table's rows go to (bench.sh sets it).
 REPS=${BENCH_REPS:-3}
+SUMMARY=${BENCH_SUMMARY:-/dev/null}
 
 # measure CMD...: sets M_WALL M_CPU M_RSS (MiB) M_RC
 measure() {
 	read -r M_WALL M_CPU M_RSS M_RC < <(python3 tests/bench/run1.py "$REPS" "$@")
 }
 
+# verdict WHAT FIGURE TARGET MET: one row of the summary table (MET: met,
+# not met, or - for a figure without a target)
+verdict() {
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$SUMMARY"
+}
+
 # ratio LABEL OURS_WALL OURS_CPU BASE_WALL BASE_CPU TARGET [RSS BUDGET_MIB]
 # prints one line: label, both times, wall and CPU ratios, target, RSS.
+# TARGET "<= Nx wall" or "<= Nx CPU" is judged on that ratio and goes to the
+# summary (with the RSS against its budget); "-" is shown only.
 ratio() {
-	python3 - "$@" <<'PY'
+	python3 - "$SUMMARY" "$@" <<'PY'
 import sys
-a = sys.argv[1:]
+summ, a = sys.argv[1], sys.argv[2:]
 label, ow, oc, bw, bc, tgt = a[0], float(a[1]), float(a[2]), float(a[3]), float(a[4]), a[5]
 rw = ow / bw if bw > 0 else float("inf")
 rc = oc / bc if bc > 0 else float("inf")
-line = "%-44s ours %7.3f s (CPU %7.3f)  base %7.3f s (CPU %7.3f)  ratio %5.2fx (CPU %5.2fx)  target %s" % (
+line = "%-52s ours %7.3f s (CPU %7.3f)  base %7.3f s (CPU %7.3f)  ratio %5.2fx (CPU %5.2fx)  target %s" % (
     label, ow, oc, bw, bc, rw, rc, tgt)
+rows = []
+if tgt.startswith("<="):
+    lim, what = float(tgt.split()[1].rstrip("x")), tgt.split()[2]
+    fig = rw if what == "wall" else rc
+    rows.append((label + " (" + what + ")", "%.2fx" % fig, tgt, "met" if fig <= lim else "NOT met"))
 if len(a) > 7:
-    line += "  RSS %s MiB (budget %s)" % (a[6], a[7])
+    rss, bud = float(a[6]), float(a[7])
+    line += "  RSS %.0f MiB (budget %.0f)" % (rss, bud)
+    rows.append((label + ": peak RSS", "%.0f MiB" % rss, "<= %.0f MiB" % bud,
+                 "met" if rss <= bud else "NOT met"))
 print(line)
+with open(summ, "a") as f:
+    for r in rows:
+        f.write("\t".join(r) + "\n")
 PY
 }
+
+# budget BYTES: the RSS budget in MiB (5% of the input + 32 MiB)
+budget() { python3 -c "print('%.0f' % ($1 * 0.05 / 2**20 + 32))"; }
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }

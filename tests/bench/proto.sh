@@ -7,16 +7,17 @@
 # re-evaluation after an offset edit that drops events (bench_tm reeval, the
 # workbench's evaluation path), wall time beside it.
 #   tests/bench/proto.sh [BUILD_DIR]
-#   BENCH_MB (default 256) or BENCH_PROTO_SIZES="64 256 1024 2048" (MiB);
-#   BENCH_SHAPES="te20 te37 interned seqs ftrace compact"; BENCH_REPS (default 3);
+#   BENCH_MB (default 256) or BENCH_SIZES="64 256 1024 2048" (MiB);
+#   BENCH_SHAPES="te20 te37 interned seqs ftrace compact unmatched"; BENCH_REPS (3);
+#   BENCH_SUMMARY: a file the summary rows are appended to (bench.sh);
 #   BENCH_DIR (default tests/bench/out) holds the generated inputs, removed at
 #   the end unless BENCH_KEEP=1.
 set -u
 B=${1:-build/rel}
 TM=$B/tracemerge
 GEN=$B/tools/bench_tm
-SIZES=${BENCH_PROTO_SIZES:-${BENCH_MB:-256}}
-SHAPES=${BENCH_SHAPES:-te20 te37 interned seqs ftrace compact}
+SIZES=${BENCH_PROTO_SIZES:-${BENCH_SIZES:-${BENCH_MB:-256}}}
+SHAPES=${BENCH_SHAPES:-te20 te37 interned seqs ftrace compact unmatched}
 REPS=${BENCH_REPS:-3}
 out=${BENCH_DIR:-tests/bench/out}
 mkdir -p "$out"
@@ -36,11 +37,12 @@ for mb in $SIZES; do
 		read -r _ c_walk w_chk2 w_walk _ r_walk < <(python3 tests/bench/pair.py "$REPS" "$TM check --no-cache $f" "$GEN walk $f")
 		read -r e_wall _ _ e_cpu _ events < <("$GEN" reeval 11 "$out/ref.pftrace" "$f")
 		python3 - "$shape" "$size" "$packets" "$events" "$c_chk" "$w_chk" "$w_cat" "$peak" \
-			"$r_cat" "$r_walk" "$w_chk2" "$w_walk" "$e_cpu" "$e_wall" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+			"$r_cat" "$r_walk" "$w_chk2" "$w_walk" "$e_cpu" "$e_wall" "$(cut -d' ' -f1 /proc/loadavg)" \
+			"${BENCH_SUMMARY:-/dev/null}" <<'PY'
 import sys
 shape, size, packets, events = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 c_chk, w_chk, w_cat, peak, r_cat, r_walk, w_chk2, w_walk, e_cpu, e_wall = map(float, sys.argv[5:15])
-load = sys.argv[15]
+load, summ = sys.argv[15], sys.argv[16]
 r = lambda a, b: "%.1fx" % (a / b) if b > 0 else "n/a"
 budget = size * 0.05 / 2**20 + 32
 over = [] if peak <= budget else ["RSS over budget"]
@@ -52,6 +54,22 @@ print("%-9s %5.0f %6.1f %8.1f %8.2f %8s %8s %8s %8s %7.1f %7.1f %8.0fus %8.0fus 
     shape, size / 2**20, size / max(packets, 1), events / 1e6, size / c_chk / 1e9 if c_chk else 0,
     "%.1fx" % r_cat, "%.1fx" % r_walk, r(w_chk, w_cat), r(w_chk2, w_walk), peak, budget, e_cpu, e_wall,
     load, "  (" + ", ".join(over) + ")" if over else ""))
+what = "proto %s %.0f MiB" % (shape, size / 2**20)
+ok = lambda b: "met" if b else "NOT met"
+rows = [(what + ": check CPU / walker CPU", "%.1fx" % r_walk, "<= 2x", ok(r_walk <= 2)),
+        (what + ": check CPU / cat CPU", "%.1fx" % r_cat, "<= 6x (wall %s)" % r(w_chk, w_cat), ok(r_cat <= 6)),
+        (what + ": peak RSS", "%.0f MiB" % peak, "<= %.0f MiB" % budget, ok(peak <= budget))]
+if shape in ("te20", "te37"):
+    g = size / c_chk / 1e9 if c_chk else 0
+    rows.append((what + ": GB per CPU second", "%.2f" % g, ">= 1.3", ok(g >= 1.3)))
+# the target is 16 ms at 50 M events: below 50 M the time is scaled up
+# linearly (an edit's cost grows at least with the events it replays)
+scaled = e_cpu * max(1.0, 50e6 / max(events, 1))
+rows.append((what + ": one edit's re-evaluation, CPU (%.1f M events)" % (events / 1e6),
+             "%.0f us (%.1f ms at 50 M)" % (e_cpu, scaled / 1000), "< 16 ms at 50 M", ok(scaled < 16000)))
+with open(summ, "a") as f:
+    for row in rows:
+        f.write("\t".join(row) + "\n")
 PY
 	done
 done
