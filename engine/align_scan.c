@@ -64,39 +64,46 @@ tm_al_find_name(const struct tm_align_samples *a, const char *name, size_t n)
 	return sl ? &a->names[sl->val] : NULL;
 }
 
+struct al_name *
+tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n)
+{
+	const struct tm_strmap_slot *sl = tm_strmap_get(&a->name_ix, name, n);
+	if (sl)
+		return &a->names[sl->val];
+	if (a->n_names >= AL_NAMES) {
+		a->names_full = true;
+		return NULL;
+	}
+	grow_zeroed((void **)&a->names, &a->cap_names, a->n_names + 1, sizeof *a->names);
+	struct al_name *e = &a->names[a->n_names];
+	e->name = xstrndup(name, n);
+	e->len = n;
+	e->h = key_hash(name, n);
+	e->all_instant = true;
+	tm_strmap_put(&a->name_ix, e->name, n, a->n_names, NULL);
+	a->n_names++;
+	return e;
+}
+
+void
+tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 2;
+		e->occ = xrealloc(e->occ, e->cap * sizeof *e->occ);
+	}
+	e->occ[e->n++] = (struct al_occ){ts, clock, machine};
+}
+
 void
 tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
 	   uint32_t machine, unsigned flags)
 {
 	if (!name || !n)
 		return;
-	const struct tm_strmap_slot *sl = tm_strmap_get(&a->name_ix, name, n);
-	struct al_name *e;
-	if (sl) {
-		e = &a->names[sl->val];
-	} else {
-		if (a->n_names >= AL_NAMES) {
-			a->names_full = true;
-			return;
-		}
-		grow_zeroed((void **)&a->names, &a->cap_names, a->n_names + 1, sizeof *a->names);
-		e = &a->names[a->n_names];
-		e->name = xstrndup(name, n);
-		e->len = n;
-		e->h = key_hash(name, n);
-		e->all_instant = true;
-		tm_strmap_put(&a->name_ix, e->name, n, a->n_names, NULL);
-		a->n_names++;
-	}
-	e->count++;
-	e->all_instant &= (flags & AL_INSTANT) != 0;
-	if (e->n < AL_OCC) {
-		if (e->n == e->cap) {
-			e->cap = e->cap ? e->cap * 2 : 2;
-			e->occ = xrealloc(e->occ, e->cap * sizeof *e->occ);
-		}
-		e->occ[e->n++] = (struct al_occ){ts, clock, machine};
-	}
+	struct al_name *e = tm_al_name_entry(a, name, n);
+	if (e)
+		tm_al_name_occ(e, ts, clock, machine, flags);
 }
 
 const struct al_id *

@@ -70,6 +70,19 @@ void tm_al_free(struct tm_align_samples *a);
 /* An event named name[0..n) at ts (flags: AL_INSTANT for instants/markers). */
 void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
 		uint32_t machine, unsigned flags);
+/* The entry of name[0..n) (n > 0), added when new; NULL when the table is
+ * full.  Entries are never removed: an index into names stays valid. */
+struct al_name *tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n);
+void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine);
+/* One more occurrence of e at ts (tm_al_name after the lookup). */
+static inline void
+tm_al_name_occ(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, unsigned flags)
+{
+	e->count++;
+	e->all_instant &= (flags & AL_INSTANT) != 0;
+	if (e->n < AL_OCC)
+		tm_al_name_keep(e, ts, clock, machine);
+}
 /* A flow id's start (AL_OUT) or end (AL_IN) at ts. */
 void tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
 	      uint32_t clock, uint32_t machine, unsigned dir);

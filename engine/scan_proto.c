@@ -1069,27 +1069,79 @@ do_compressed(struct ps *s, const struct pkt *k)
 	}
 }
 
-/* Append a TrackEvent's payload op after its PACKET (or alone, then never
- * a PUSH: a TrackEvent without any timestamp is dropped). */
+/* An event name for the alignment samples (tm_al_name), with the entry
+ * found through al_cache: most events repeat a few names, and the sample
+ * table's string map costs more than the rest of a packet. */
+struct al_key {
+	uint64_t x, y;
+};
+
+/* The outer bytes of a name: for names of up to 16 bytes, all of them. */
+AINLINE struct al_key
+al_key(const uint8_t *p, size_t n)
+{
+	struct al_key k = {0, 0};
+	if (n >= 8) {
+		memcpy(&k.x, p, 8);
+		memcpy(&k.y, p + n - 8, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		k.x = a;
+		k.y = b;
+	} else {
+		k.x = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+	}
+	return k;
+}
+
+static void
+al_name_fast(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t clock,
+	     uint32_t machine, unsigned flags)
+{
+	if (!name || !n)
+		return;
+	if (UNLIKELY(!s->al))
+		s->al = tm_scan_align(s->sc);
+	struct al_key k = al_key(name, n);
+	uint32_t h = (uint32_t)(((k.x ^ (k.y >> 3) ^ n) * 0x9e3779b97f4a7c15ULL) >> 56) &
+		     (AL_CACHE - 1);
+	uint32_t c = s->al_cache[h];
+	struct al_name *e;
+	if (c && (e = &s->al->names[c - 1])->len == n) {
+		struct al_key ek = al_key((const uint8_t *)e->name, n);
+		if (ek.x == k.x && ek.y == k.y && (n <= 16 || memcmp(e->name, name, n) == 0)) {
+			tm_al_name_occ(e, ts, clock, machine, flags);
+			return;
+		}
+	}
+	e = tm_al_name_entry(s->al, (const char *)name, n);
+	if (!e)
+		return;
+	s->al_cache[h] = (uint32_t)(e - s->al->names) + 1;
+	tm_al_name_occ(e, ts, clock, machine, flags);
+}
+
 /* Alignment samples of a TrackEvent (align_scan.h): its inline name and its
  * first flow id, at the packet's timestamp (or the legacy one it converts). */
-static void
+AINLINE void
 al_track_event(struct ps *s, const struct te_op *te, uint32_t machine, uint32_t clock, int64_t ts)
 {
+	if (!te->al_name && !te->al_flow_dir)
+		return;
 	if (te->kind == TM_OP_CONVERT) {
 		clock = 3;
 		ts = te->ts;
 	} else if (te->kind != TM_OP_PUSH) {
 		return;
 	}
-	if (!te->al_name && !te->al_flow_dir)
-		return;
-	struct tm_align_samples *a = tm_scan_align(s->sc);
 	if (te->al_name)
-		tm_al_name(a, (const char *)te->al_name, te->al_name_len, ts, clock, machine,
-			   te->al_type == TE_INSTANT ? AL_INSTANT : 0);
+		al_name_fast(s, te->al_name, te->al_name_len, ts, clock, machine,
+			     te->al_type == TE_INSTANT ? AL_INSTANT : 0);
 	if (te->al_flow_dir)
-		tm_al_id(a, AL_FLOW, te->al_flow, ts, clock, machine, te->al_flow_dir);
+		tm_al_id(tm_scan_align(s->sc), AL_FLOW, te->al_flow, ts, clock, machine,
+			 te->al_flow_dir);
 }
 
 AINLINE void

@@ -15,6 +15,7 @@
 
 #define MAX_CPU 1024 /* kMaxCpus of ftrace_tokenizer.cc */
 #define SEQ_CACHE 16384u
+#define AL_CACHE 256u
 
 /* ------------------------------------------------------------------ */
 /* state                                                               */
@@ -103,6 +104,11 @@ struct ps {
 	 * checked on use): traces with thousands of writers hash no more */
 	uint32_t *seq_cache;
 	struct tm_op pkt_op; /* fast_packet's PACKET op: only the fields it sets change */
+	/* alignment samples of event names (al_name_fast): the samples, and
+	 * a hash of a name's length and outer bytes -> its index + 1 there
+	 * (checked on use) */
+	struct tm_align_samples *al;
+	uint32_t al_cache[AL_CACHE];
 };
 
 /* ------------------------------------------------------------------ */

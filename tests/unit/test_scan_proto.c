@@ -3,6 +3,7 @@
  * several block sizes, checked op by op through tm_opiter. */
 #include "scan.h"
 #include "t.h"
+#include "align_scan.h"
 #include "trace.pb-c.h"
 
 #include <dirent.h>
@@ -888,6 +889,80 @@ test_fast_path_agrees(void)
 	}
 }
 
+/* The scanner's alignment name samples (found through its small cache of
+ * names) equal tm_al_name called for every named event in order: names of
+ * every length around the cache's 8- and 16-byte compares, names that share
+ * their outer bytes, more names than the cache has slots and than the table
+ * holds (AL_NAMES). */
+static void
+al_pick_name(char *nm, size_t *len, uint32_t k)
+{
+	static const char fill[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+	size_t n = 1 + k % 40;
+	for (size_t i = 0; i < n; i++)
+		nm[i] = fill[(i * 7 + k / 40) % (sizeof fill - 1)];
+	if (n > 2)
+		nm[n / 2] = (char)('a' + (k / 40) % 26); /* same ends, other middle */
+	*len = n;
+}
+
+static void
+test_align_names_agree(void)
+{
+	for (int round = 0; round < 6; round++) {
+		uint32_t distinct = round < 3 ? 40u + 300u * (uint32_t)round : AL_NAMES + 300u;
+		int n_ev = round < 3 ? 3000 : 12000;
+		struct tb b = {0};
+		struct tm_align_samples *ref = tm_al_new();
+		int64_t ts = 1000;
+		for (int i = 0; i < n_ev; i++) {
+			uint32_t k = i < (int)distinct ? (uint32_t)i : fp_rand(distinct);
+			char nm[64];
+			size_t nl;
+			al_pick_name(nm, &nl, k);
+			bool instant = fp_rand(4) == 0;
+			struct tb te = {0}, pk = {0};
+			fp_varint_field(&te, "\x48", 1, instant ? 3 : 1);
+			fp_varint_field(&te, "\x58", 1, 100 + fp_rand(3));
+			tb_add(&te, "\xba\x01", 2);
+			tb_varint(&te, nl);
+			tb_add(&te, nm, nl);
+			ts += fp_rand(1000);
+			fp_varint_field(&pk, "\x40", 1, (uint64_t)ts);
+			fp_varint_field(&pk, "\x50", 1, 1);
+			tb_add(&pk, "\x5a", 1);
+			tb_varint(&pk, te.n);
+			tb_add(&pk, te.d, te.n);
+			tb_add(&b, "\x0a", 1);
+			tb_varint(&b, pk.n);
+			tb_add(&b, pk.d, pk.n);
+			tm_al_name(ref, nm, nl, ts, 0, 0, instant ? AL_INSTANT : 0);
+			free(te.d);
+			free(pk.d);
+		}
+		struct tm_scan sc;
+		(void)scan_ops(b.d, b.n, round % 2 ? 4096 : 1u << 20, round % 3 == 0, &sc);
+		const struct tm_align_samples *got = sc.align;
+		CHECK(got != NULL);
+		if (got) {
+			CHECK_INT(got->n_names, ref->n_names);
+			CHECK_INT(got->names_full, ref->names_full);
+			for (size_t i = 0; i < ref->n_names && i < got->n_names; i++) {
+				const struct al_name *x = &got->names[i], *y = &ref->names[i];
+				CHECK_INT(x->len, y->len);
+				CHECK(x->len == y->len && memcmp(x->name, y->name, y->len) == 0);
+				CHECK_INT(x->count, y->count);
+				CHECK_INT(x->all_instant, y->all_instant);
+				CHECK_INT(x->n, y->n);
+				CHECK(x->n == y->n && memcmp(x->occ, y->occ, y->n * sizeof *y->occ) == 0);
+			}
+		}
+		tm_scan_fini(&sc);
+		tm_al_free(ref);
+		free(b.d);
+	}
+}
+
 static void
 slurp(const char *path, struct tb *b)
 {
@@ -955,6 +1030,7 @@ main(void)
 	RUN(test_compressed);
 	RUN(test_corrupt);
 	RUN(test_fast_path_agrees);
+	RUN(test_align_names_agree);
 	RUN(test_conformance_inputs);
 	RUN(test_demo);
 	return 0;
