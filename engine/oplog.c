@@ -441,7 +441,7 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 }
 
 /* Runs cap their length so the staging buffer stays small. */
-#define RUN_MAX 262144u
+#define RUN_MAX TM_RUN_MAX
 /* ARRAY runs, over all their lanes: each lane is a run of its own */
 #define ARRAY_RUN_MAX (4 * RUN_MAX)
 

@@ -1240,7 +1240,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		al_track_event(s, &r, 0, clock, (int64_t)ts);
 	if (has_ts && r.kind == TM_OP_PUSH && !r.detail) {
 		flush_nots(s);
-		tm_oplog_packet_push(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
+		tm_oplog_packet_push_i(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
 		note_ts(s, (int64_t)ts);
 		s->sc->n_events++;
 		return true;
