@@ -1672,7 +1672,8 @@ answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *line)
 			if (yes)
 				act_print_on_exit(wb, NULL);
 			else
-				msg(wb, ROLE_DIM, "Not copied; e saves the manifest to a file");
+				model_set_msg(&wb->m, ROLE_DIM, "Not copied; %s saves the manifest to a file",
+					      model_key(&wb->m, REQ_SAVE_MANIFEST));
 		} else if (c == CONFIRM_SOLVE) {
 			model_solve_answer(&wb->m, yes);
 			wb->ui.help = wb->ui.solve_view = false;
