@@ -1494,11 +1494,20 @@ v_clocks(struct vrd *r, uint64_t n)
 	}
 }
 
+/* The sum of the eight bytes of x (each below 0x80). */
+static inline uint64_t
+hsum8(uint64_t x)
+{
+	x = (x & 0x00ff00ff00ff00ffull) + (x >> 8 & 0x00ff00ff00ff00ffull);
+	return (x * 0x0001000100010001ull) >> 48;
+}
+
 /* The n deltas of a run at r->p against its skip table (every block's first
  * value and offset), sorted after the first; returns the last value (v: the
- * value before the first).  What v_u checks, without its per-byte tests
- * where a whole block fits before the end, and eight one-byte deltas at a
- * time: this is most of the work of checking a saved scan. */
+ * value before the first).  This is most of the work of checking a saved
+ * scan: what v_u checks, without its per-byte tests where a whole block fits
+ * before the end, and eight bytes at a time where the deltas are one or two
+ * bytes and not negative (a timestamp's deltas mostly are). */
 static int64_t
 v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 {
@@ -1517,32 +1526,40 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 		uint32_t bend = n - i > TM_RUN_SKIP ? i + TM_RUN_SKIP : n;
 		bool fast = (size_t)(end - p) >= BLOCK_MAX; /* no end within the block */
 		for (uint32_t first = i; i < bend; i++) {
-			if (i > first && fast && bend - i >= 8 && v <= INT64_MAX - 1024) {
+			/* Eight bytes up to their last complete varint: the
+			 * block's rest holds at least 8 varints (so no more
+			 * than it has are taken, and they are all before
+			 * end); two-byte varints at most, first bytes even
+			 * (zigzag: the delta is >= 0), no overflow. */
+			while (i > first && fast && bend - i >= 8 && v <= INT64_MAX - (1 << 20)) {
 				uint64_t w;
 				memcpy(&w, p, 8);
-				if (!(w & (hi | lo))) { /* 8 one-byte deltas, all >= 0 */
-					uint64_t h = (w & 0x00ff00ff00ff00ffull) + (w >> 8 & 0x00ff00ff00ff00ffull);
-					v += (int64_t)((h * 0x0001000100010001ull) >> 48) / 2;
-					prev = v;
-					p += 8;
-					i += 7;
-					continue;
-				}
-			}
-			uint64_t z;
-			if (fast) { /* at most 10 bytes, all before the end */
-				uint64_t b = *p++;
-				z = b & 0x7f;
-				for (unsigned sh = 7; b & 0x80; sh += 7) {
-					if (sh > 63) {
-						r->bad = "varint too long";
-						break;
-					}
-					b = *p++;
-					z |= (b & 0x7f) << sh;
-				}
-				if (r->bad)
+				uint64_t t = ~w & hi; /* varints' last bytes */
+				if (!t)
 					break;
+				unsigned last = (63u - (unsigned)__builtin_clzll(t)) >> 3;
+				uint64_t keep = last == 7 ? ~0ull : (1ull << (8 * (last + 1))) - 1;
+				uint64_t c = w & hi & keep; /* continued */
+				if (c & c << 8)
+					break; /* three bytes or more */
+				uint64_t second = (c >> 7) << 8 & keep, firsts = lo & keep & ~second;
+				if (w & firsts)
+					break; /* a negative delta: the slow way says what */
+				uint64_t low = w & ~hi & keep;
+				uint64_t sz = hsum8(low & firsts * 0xff) + (hsum8(low & second * 0xff) << 7);
+				v += (int64_t)(sz / 2);
+				prev = v;
+				i += (uint32_t)hsum8(t >> 7);
+				p += last + 1;
+			}
+			if (i >= bend)
+				break;
+			uint64_t z;
+			if (fast && *p < 0x80) {
+				z = *p++;
+			} else if (fast && p[1] < 0x80) {
+				z = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+				p += 2;
 			} else {
 				r->p = p;
 				z = v_u(r);
