@@ -533,14 +533,19 @@ bool model_set_manifest_text(struct wb_model *m, const char *text, size_t len, c
 /* The manifest as written: the broken text, or the emitted JSON. */
 void model_manifest_json(const struct wb_model *m, struct tm_buf *out);
 
-/* ==== wb_align.c (the model's alignment edits) ==== */
+/* What one evaluation leaves (wb_model.c): the proven fixes for the current
+ * manifest (refreshed after each evaluation), and everything wb_align.c
+ * keeps for the session (fixes, evidence, a solution not yet applied). */
 void model_fixes_refresh(struct wb_model *m);
+void model_solution_drop(struct wb_model *m);
+void model_align_fini(struct wb_model *m);
+
+/* ==== wb_align.c (the model's alignment edits) ==== */
 /* The k-th (0-based) proven fix for path, or NULL. */
 const struct tm_fix *model_fix(const struct wb_model *m, const char *path, size_t k);
 void model_apply_fix(struct wb_model *m, const char *path, size_t k);
 /* The evidence of the last estimate or pair for path (ours), or NULL. */
 const char *model_evidence(const struct wb_model *m, const char *path);
-void model_align_fini(struct wb_model *m);
 /* Offsets from events for path (NULL: every file), one undoable edit. */
 void model_estimate(struct wb_model *m, const char *path);
 /* A declared pair (p->file's event at the same moment as p->ref's, or

@@ -22,20 +22,7 @@ xstrdup0(const char *s)
 	return d;
 }
 
-/* ---- proven fixes ---- */
-
-void
-model_fixes_refresh(struct wb_model *m)
-{
-	struct tm_error err;
-
-	tm_fixes_fini(&m->fixes);
-	if (!m->s || !m->rep || m->rep->ok || m->man_broken)
-		return;
-	tm_error_clear(&err);
-	if (tm_fixes_suggest(m->s, &m->man, m->rep, NULL, &m->fixes, &err) != TM_OK)
-		tm_fixes_fini(&m->fixes);
-}
+/* ---- proven fixes (wb_model.c refreshes them after each evaluation) ---- */
 
 const struct tm_fix *
 model_fix(const struct wb_model *m, const char *path, size_t k)
@@ -95,20 +82,6 @@ model_evidence(const struct wb_model *m, const char *path)
 		if (!strcmp(m->evidence[i].path, path))
 			return m->evidence[i].text;
 	return NULL;
-}
-
-void
-model_align_fini(struct wb_model *m)
-{
-	tm_fixes_fini(&m->fixes);
-	for (size_t i = 0; i < m->n_evidence; i++) {
-		free(m->evidence[i].path);
-		free(m->evidence[i].text);
-	}
-	free(m->evidence);
-	m->evidence = NULL;
-	m->n_evidence = 0;
-	model_solve_answer(m, false);
 }
 
 /* ---- estimates and pairs: one edit for all the files ---- */
@@ -275,10 +248,7 @@ model_solve_answer(struct wb_model *m, bool apply)
 		tm_manifest_copy(&next, &m->solution.m);
 		model_commit(m, &next, what);
 	}
-	tm_solution_fini(&m->solution);
-	free(m->solution_diff);
-	m->solution_diff = NULL;
-	m->has_solution = false;
+	model_solution_drop(m);
 }
 
 /* ---- a machine of its own ---- */

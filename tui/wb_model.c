@@ -290,6 +290,47 @@ model_evaluate(struct wb_model *m)
 	model_fixes_refresh(m);
 }
 
+/* ---- what belongs to one evaluation: the proven fixes, the evidence of
+ * estimates, a solution not yet applied (wb_align.c makes them) ---- */
+
+void
+model_fixes_refresh(struct wb_model *m)
+{
+	struct tm_error err;
+
+	tm_fixes_fini(&m->fixes);
+	if (!m->s || !m->rep || m->rep->ok || m->man_broken)
+		return;
+	tm_error_clear(&err);
+	if (tm_fixes_suggest(m->s, &m->man, m->rep, NULL, &m->fixes, &err) != TM_OK)
+		tm_fixes_fini(&m->fixes);
+}
+
+void
+model_solution_drop(struct wb_model *m)
+{
+	if (!m->has_solution)
+		return;
+	tm_solution_fini(&m->solution);
+	free(m->solution_diff);
+	m->solution_diff = NULL;
+	m->has_solution = false;
+}
+
+void
+model_align_fini(struct wb_model *m)
+{
+	tm_fixes_fini(&m->fixes);
+	for (size_t i = 0; i < m->n_evidence; i++) {
+		free(m->evidence[i].path);
+		free(m->evidence[i].text);
+	}
+	free(m->evidence);
+	m->evidence = NULL;
+	m->n_evidence = 0;
+	model_solution_drop(m);
+}
+
 /* ---- background scan ---- */
 
 static void *
