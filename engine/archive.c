@@ -17,11 +17,10 @@
  * (stream.c says why).
  *
  * Listing reads: TAR headers and each member's first 512 bytes (windows over
- * files are skipped without reading); ZIP and zstd containers are read (and
+ * files are skipped without reading); ZIP containers are read (and
  * decompressed) once in full: trace_file ids of ZIP entries depend on the
  * CRC/decompression outcome of the entries before them (registration stops
- * at the first failure), and a zstd child's size and error are part of the
- * listing.
+ * at the first failure).
  *
  * gzip/zstd: trace_processor hands the inner parser 32 MiB blobs and each
  * complete gzip member / zstd frame; on a decompression error the rest is
@@ -30,7 +29,7 @@
  * own end of input (the outer error comes first).  zstd frame ends are not
  * visible through libarchive, so there only the 32 MiB hand-overs count.
  *
- * gzip/ctrace take one inflate pass (walk_gzip): gzip streams themselves
+ * gzip/ctrace/zstd take one decompression pass (walk_gzip): their streams
  * deliver only what trace_processor hands over (stream.c), the listing
  * inflates the first chunk(s) for the sniff, and then
  *  - an inner trace (proto, JSON, systrace) is streamed by its scan, which
@@ -291,15 +290,6 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		s = tm_error_set(err, TM_ERR_UNSUPPORTED,
 				 "%s: the loose files' archive is virtual; open its members", lab);
 		break;
-	case L_ZSTD:
-		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
-			break;
-		/* zstd decompresses beside the reader (libarchive's filter
-		 * works in the caller's thread) */
-		*out = tm_stream_ahead(tm_stream_unzstd(ps, lab), lab);
-		if (l->limit != UINT64_MAX) /* what trace_processor hands over */
-			*out = tm_stream_range(*out, lab, l->limit);
-		break;
 	case L_RANGE:
 	case L_ZIP:
 		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
@@ -313,14 +303,17 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		*out = st;
 		break;
 	case L_INFLATE:
-		/* The first open takes the stream the listing primed. */
+	case L_ZSTD:
+		/* The first open takes the stream the listing primed.  Both
+		 * decompress on a producer thread beside the reader. */
 		*out = __atomic_exchange_n(&P(in)->locs[i].parked, NULL, __ATOMIC_ACQ_REL);
 		if (!*out) {
 			if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
 				break;
-			*out = tm_stream_inflate(ps, lab, false, true, NULL, 0);
+			*out = l->kind == L_ZSTD ? tm_stream_unzstd(ps, lab)
+						 : tm_stream_inflate(ps, lab, false, true, NULL, 0);
 		}
-		if (l->limit != UINT64_MAX)
+		if (l->limit != UINT64_MAX) /* what trace_processor hands over */
 			*out = tm_stream_range(*out, lab, l->limit);
 		s = TM_OK;
 		break;
@@ -1259,7 +1252,7 @@ static enum tm_status
 gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error *err)
 {
 	struct loc *l = &P(in)->locs[mi];
-	if (l->kind != L_INFLATE || !l->gz_walk)
+	if ((l->kind != L_INFLATE && l->kind != L_ZSTD) || !l->gz_walk)
 		return TM_OK;
 	l->gz_walk = false;
 	struct tm_stream *own = NULL;
@@ -1343,73 +1336,16 @@ walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 {
 	enum tm_format f = in->members[ci].format;
 	size_t mi = add_member(in, (int)ci, "", 0, f == TM_FMT_ZSTD ? L_ZSTD : L_INFLATE);
-	if (f != TM_FMT_ZSTD)
-		return walk_gzip(in, ci, mi, err);
-	struct tm_member *m = &in->members[mi];
 	if (f == TM_FMT_ZSTD && !tm_zstd_available()) {
 		/* Our limitation, not trace_processor's (it decodes zstd). */
+		struct tm_member *m = &in->members[mi];
 		m->error = xstrdup("zstd decompression is unavailable: this libarchive was built "
 				   "without libzstd");
 		m->size = m->stored_size = 0;
 		set_format(m, TM_FMT_UNKNOWN);
 		return TM_OK;
 	}
-	struct tm_stream *st;
-	struct tm_error e2;
-	tm_error_clear(&e2);
-	enum tm_status s = open_member(in, mi, &st, err);
-	if (s != TM_OK)
-		return s;
-	uint8_t *sn = xmalloc(SNIFF_CAP);
-	size_t snn = 0;
-	uint64_t total = 0, flushed = 0;
-	for (;;) {
-		const uint8_t *p;
-		size_t n;
-		s = tm_stream_next(st, &p, &n, &e2);
-		if (s != TM_OK)
-			break;
-		if (!n)
-			break;
-		capture(sn, &snn, p, n);
-		total += n;
-		/* zstd frame ends are not visible through libarchive: only the
-		 * 32 MiB hand-overs count there. */
-		uint64_t me = tm_stream_member_end(st);
-		if (me > flushed)
-			flushed = me;
-		while (total - flushed >= TP_BLOB)
-			flushed += TP_BLOB;
-	}
-	tm_stream_close(st);
-	m = &in->members[mi];
-	if (s != TM_OK) {
-		const char *tp = strstr(e2.msg, "Compressed stream incomplete")
-				 ? "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)"
-			 : strstr(e2.msg, "Failed to decompress")
-				 ? "Failed to decompress trace chunk (ERR:tp-corrupt)"
-				 : NULL;
-		if (!tp) {
-			free(sn);
-			*err = e2;
-			return s;
-		}
-		P(in)->locs[ci].fatal_late = true;
-		set_cfatal(in, ci, tp,
-			   "after %" PRIu64 " decompressed bytes (%" PRIu64
-			   " handed to the inner parser): %s",
-			   total, flushed, e2.msg);
-		m->error = xstrdup(e2.msg);
-		/* The inner parser sees only what was handed over. */
-		total = flushed;
-		if (snn > total)
-			snn = (size_t)total;
-		P(in)->locs[mi].limit = total;
-	}
-	m->size = m->stored_size = total;
-	set_format(m, tm_sniff(sn, snn));
-	free(sn);
-	return TM_OK;
+	return walk_gzip(in, ci, mi, err);
 }
 
 static enum tm_status

@@ -84,10 +84,10 @@ bool tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err);
 /* Report a decompression failure as the end of the stream (for the
  * container walks, which learn it from tm_stream_gz_failure). */
 void tm_stream_gz_quiet(struct tm_stream *st);
-/* Decompressed bytes produced so far (gzip/ctrace streams). */
+/* Decompressed bytes produced so far (gzip/ctrace/zstd streams). */
 uint64_t tm_stream_inflated(const struct tm_stream *st);
 bool tm_stream_is_gzip(const struct tm_stream *st);
-/* Test hook: decompressed bytes produced by all gzip/ctrace streams of the
+/* Test hook: decompressed bytes produced by all gzip/ctrace/zstd streams of the
  * process (relaxed atomic counter). */
 extern uint64_t tm_inflated_bytes;
 
@@ -108,7 +108,10 @@ struct tm_gz_tune {
 };
 extern struct tm_gz_tune tm_gz_tune;
 /* Decompress parent (owned), a zstd stream with any number of frames, through
- * libarchive's zstd filter.  Errors carry trace_processor's texts. */
+ * libarchive's zstd filter.  A gzip-like stream: the same hand-over ring,
+ * producer thread and tm_stream_gz_* calls (zstd frame ends are not visible
+ * through libarchive, so only 32 MiB chunks and the end hand over).  Errors
+ * carry trace_processor's texts. */
 struct tm_stream *tm_stream_unzstd(struct tm_stream *parent, const char *label);
 /* parent (owned) read ahead by a thread of its own (2 MiB ring): the same
  * bytes, offsets and errors, the parent's work on another core. */

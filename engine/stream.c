@@ -11,8 +11,8 @@
  * (ZSTD, one explicit filter so libarchive does not bid again on its own
  * output and unwrap a .zst.zst in one go), the raw and empty formats,
  * archive_read_open with a callback that hands over the parent stream's
- * blocks, and archive_read_data_block, whose blocks we pass on without a
- * copy.  Its errors are mapped to trace_processor's texts ("Truncated zstd
+ * blocks, and archive_read_data into the same hand-over ring as gzip (one
+ * pass for listing and scan, a producer thread beside the scan).  Its errors are mapped to trace_processor's texts ("Truncated zstd
  * input" -> "Compressed stream incomplete ...", others -> "Failed to
  * decompress trace chunk"); libarchive's words and our offsets stay in the
  * message.  A libarchive built without libzstd (support_filter_zstd !=
@@ -64,7 +64,7 @@
 uint64_t tm_inflated_bytes; /* test hook: all gzip/ctrace output produced */
 struct tm_gz_tune tm_gz_tune; /* test hook: zeros = the defaults */
 
-enum kind { K_FILE, K_RANGE, K_INFLATE, K_LA, K_AHEAD };
+enum kind { K_FILE, K_RANGE, K_INFLATE, K_AHEAD };
 
 struct tm_stream {
 	enum kind kind;
@@ -109,10 +109,11 @@ struct tm_stream {
 	struct tm_error perr;
 	char *zip_name;     /* raw ZIP: TP's error names the entry */
 	uint64_t zip_csize; /* raw ZIP: compressed size */
-	/* K_LA: libarchive's filter layer over rd (raw format) */
+	/* zstd (K_INFLATE, zst): libarchive's filter layer over rd (raw
+	 * format), producing into the same hand-over ring as gzip */
+	bool zst;
 	struct archive *la;
-	int la_filter;          /* ARCHIVE_FILTER_ZSTD or ARCHIVE_FILTER_GZIP */
-	bool la_open;
+	bool la_open, la_end;
 	enum tm_status la_ps;   /* the parent's error, seen by the read callback */
 	struct tm_error la_perr;
 };
@@ -228,6 +229,21 @@ win_rd(struct tm_stream *st)
 	return st->shared ? st->shared : &st->rd;
 }
 
+/* The hand-over ring of a gzip/ctrace/zstd stream (see below). */
+static void
+ring_init(struct tm_stream *st)
+{
+	struct tm_gz_tune t = tm_gz_tune;
+	st->r_block = t.block ? t.block : BLOCK;
+	st->r_step = t.step ? t.step : STEP;
+	st->r_cap = TP_BLOB + PRIME_MAX + (t.slack ? t.slack - 1 : RING_SLACK);
+	st->sync = t.no_thread;
+	if (pthread_mutex_init(&st->mu, NULL) || pthread_cond_init(&st->cv_p, NULL) ||
+	    pthread_cond_init(&st->cv_c, NULL))
+		abort();
+	st->mu_init = true;
+}
+
 struct tm_stream *
 tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool strip_trace,
 		  const char *zip_name, uint64_t zip_csize)
@@ -243,17 +259,8 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 	st->zip_csize = zip_csize;
 	tm_inflate_init(&st->z, raw ? -15 : 15 + 32);
 	st->z_init = true;
-	if (!raw) {
-		struct tm_gz_tune t = tm_gz_tune;
-		st->r_block = t.block ? t.block : BLOCK;
-		st->r_step = t.step ? t.step : STEP;
-		st->r_cap = TP_BLOB + PRIME_MAX + (t.slack ? t.slack - 1 : RING_SLACK);
-		st->sync = t.no_thread;
-		if (pthread_mutex_init(&st->mu, NULL) || pthread_cond_init(&st->cv_p, NULL) ||
-		    pthread_cond_init(&st->cv_c, NULL))
-			abort();
-		st->mu_init = true;
-	}
+	if (!raw)
+		ring_init(st);
 	return st;
 }
 
@@ -270,27 +277,22 @@ tm_zstd_available(void)
 	return r == ARCHIVE_OK;
 }
 
-/* Through libarchive's filter layer: one explicit filter, raw format.  strip
- * (gzip framing only) would cut through "TRACE:\n" like tm_stream_inflate;
- * gzip stays on zlib (see the top comment), so only zstd uses this now. */
-static struct tm_stream *
-stream_la(struct tm_stream *parent, const char *label, int filter, bool strip)
-{
-	struct tm_stream *st = new_stream(K_LA, label);
-	st->rd.st = parent;
-	st->work = parent->work;
-	st->la_filter = filter;
-	st->strip = strip;
-	st->first = true;
-	return st;
-}
-
+/* zstd goes through libarchive's filter layer (one explicit filter, raw
+ * format) into the hand-over ring that gzip streams use: one decompression
+ * pass serves the listing (tm_stream_gz_prime) and the scan, on a producer
+ * thread of its own. */
 struct tm_stream *
 tm_stream_unzstd(struct tm_stream *parent, const char *label)
 {
-	return stream_la(parent, label, ARCHIVE_FILTER_ZSTD, false);
+	struct tm_stream *st = new_stream(K_INFLATE, label);
+	st->rd.st = parent;
+	st->work = parent->work;
+	st->zst = true;
+	st->first = true;
+	st->boundary = true;
+	ring_init(st);
+	return st;
 }
-
 
 /* Ask every producer thread of st's chain to stop: the one of st and those
  * of its parents, which st's producer may be waiting on.  Only the pointer
@@ -696,7 +698,7 @@ gz_release(struct tm_stream *st, bool eof)
 /* Decompression failed: drop the chunk being collected; the failure is
  * reported once the handed-over bytes are delivered. */
 static void
-gz_fail(struct tm_stream *st, const char *tp)
+gz_fail(struct tm_stream *st, const char *tp, const char *why)
 {
 	struct tm_error e;
 	tm_error_clear(&e);
@@ -706,10 +708,11 @@ gz_fail(struct tm_stream *st, const char *tp)
 	pthread_mutex_unlock(&st->mu);
 	enum tm_status fs = tm_error_set(
 		&e, TM_ERR_FORMAT,
-		"%s: byte 0x%" PRIx64 " (compressed byte 0x%" PRIx64 "): %s; the "
+		"%s: byte 0x%" PRIx64 " (compressed byte 0x%" PRIx64 "): %s%s%s%s; the "
 		"%zu bytes decompressed since the last hand-over (byte 0x%" PRIx64
 		") never reach the parser",
-		st->label, st->r_head, st->rd.off - st->z.avail_in, tp, dropped, handed);
+		st->label, st->r_head, st->rd.off - st->z.avail_in, tp, why ? " (libarchive: " : "",
+		why ? why : "", why ? ")" : "", dropped, handed);
 	snprintf(e.tp, sizeof e.tp, "%s", tp);
 	pthread_mutex_lock(&st->mu);
 	st->inflated = st->r_head;
@@ -727,10 +730,14 @@ gz_fail(struct tm_stream *st, const char *tp)
  * the stream ends, or decompression fails.  Appends after the ready bytes
  * (r_head == r_ready on entry).  Returns our own errors only: the parent's,
  * or TM_ERR_CANCELLED once the stream is being closed. */
+static enum tm_status zs_fill(struct tm_stream *st, struct tm_error *err);
+
 static enum tm_status
 gz_fill(struct tm_stream *st, struct tm_error *err)
 {
 	enum tm_status s;
+	if (st->zst)
+		return zs_fill(st, err);
 	if (!st->hb)
 		st->hb = xmalloc(st->r_cap); /* pages are touched as used */
 	uint64_t chunk0 = st->r_head;
@@ -814,13 +821,14 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 		}
 		if (r == Z_BUF_ERROR && in_end) {
 			/* no progress and no more input */
-			gz_fail(st, "Compressed stream incomplete, trace is likely corrupt "
-				    "(ERR:tp-corrupt)");
+			gz_fail(st,
+				"Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)",
+				NULL);
 			return TM_OK;
 		}
 		if (r == Z_OK || r == Z_BUF_ERROR)
 			continue; /* more input or more room (checked above) */
-		gz_fail(st, "Failed to decompress trace chunk (ERR:tp-corrupt)");
+		gz_fail(st, "Failed to decompress trace chunk (ERR:tp-corrupt)", NULL);
 		return TM_OK;
 	}
 }
@@ -1132,16 +1140,6 @@ la_read(struct archive *a, void *ud, const void **buf)
 			return ARCHIVE_FATAL;
 		}
 	}
-	if (st->first && n) {
-		st->first = false;
-		/* gzip only: cut through "TRACE:\n" in the first raw chunk. */
-		const uint8_t *m = st->strip ? find_trace_marker(p, n) : NULL;
-		if (m) {
-			st->rd.off += (uint64_t)(m - p);
-			n -= (size_t)(m - p);
-			p = m;
-		}
-	}
 	st->rd.p = n ? p + n : p; /* p may be NULL at the end (no NULL + 0) */
 	st->rd.n = 0;
 	st->rd.off += n;
@@ -1149,32 +1147,12 @@ la_read(struct archive *a, void *ud, const void **buf)
 	return (la_ssize_t)n;
 }
 
-/* Map libarchive's failure to trace_processor's text
- * (decompressing_trace_reader.cc); libarchive's own words and the offsets stay in our message. */
-static enum tm_status
-la_fail(struct tm_stream *st, struct tm_error *err)
-{
-	st->eof = true;
-	if (st->la_ps != TM_OK) {
-		*err = st->la_perr;
-		return st->la_ps;
-	}
-	const char *m = st->la ? archive_error_string(st->la) : NULL;
-	if (!m)
-		m = "unknown libarchive error";
-	/* "Truncated zstd input" (zstd), "truncated gzip input" (gzip) */
-	bool trunc = strstr(m, "runcated") != NULL;
-	return tm_error_set(err, TM_ERR_FORMAT,
-			    "%s: byte 0x%" PRIx64 " (0x%" PRIx64 " compressed): %s (libarchive: %s)",
-			    st->label, st->pos, st->rd.off,
-			    trunc ? "Compressed stream incomplete, trace is likely corrupt "
-				    "(ERR:tp-corrupt)"
-				  : "Failed to decompress trace chunk (ERR:tp-corrupt)",
-			    m);
-}
-
-static enum tm_status
-la_start(struct tm_stream *st, struct tm_error *err)
+/* Open libarchive's zstd filter over the parent.  0: ready, 1: the stream
+ * decompresses to nothing, -1: it failed (la_ps set when the parent's read
+ * failed: ours; otherwise libarchive's error string says why), -2: no zstd
+ * in this libarchive. */
+static int
+la_start(struct tm_stream *st)
 {
 	st->la_open = true;
 	st->la = archive_read_new();
@@ -1183,14 +1161,9 @@ la_start(struct tm_stream *st, struct tm_error *err)
 	/* One explicit filter, no bidding: libarchive would otherwise keep
 	 * bidding on its own output and unwrap a .zst.zst or .gz.zst in one
 	 * go, where trace_processor sees one level per container. */
-	if ((st->la_filter == ARCHIVE_FILTER_ZSTD && !tm_zstd_available()) ||
-	    archive_read_append_filter(st->la, st->la_filter) != ARCHIVE_OK) {
-		st->eof = true;
-		return tm_error_set(err, TM_ERR_UNSUPPORTED,
-				    "%s: %s decompression is unavailable: this libarchive was "
-				    "built without it",
-				    st->label, st->la_filter == ARCHIVE_FILTER_ZSTD ? "zstd" : "gzip");
-	}
+	if (!tm_zstd_available() || archive_read_append_filter(st->la, ARCHIVE_FILTER_ZSTD) !=
+					    ARCHIVE_OK)
+		return -2;
 	/* raw: the filter's output is the member; empty: a stream that
 	 * decompresses to nothing. */
 	if (archive_read_support_format_raw(st->la) != ARCHIVE_OK ||
@@ -1201,44 +1174,100 @@ la_start(struct tm_stream *st, struct tm_error *err)
 	 * string (cleared again by next_header) is the only trace of it. */
 	if (archive_read_open(st->la, st, NULL, la_read, NULL) != ARCHIVE_OK ||
 	    archive_error_string(st->la) || st->la_ps != TM_OK)
-		return la_fail(st, err);
+		return -1;
 	struct archive_entry *e;
 	int r = archive_read_next_header(st->la, &e);
-	if (r == ARCHIVE_EOF) {
-		st->eof = true; /* decompresses to nothing */
-		return TM_OK;
-	}
-	if (r != ARCHIVE_OK)
-		return la_fail(st, err);
-	return TM_OK;
+	if (r == ARCHIVE_EOF)
+		return 1;
+	return r == ARCHIVE_OK ? 0 : -1;
 }
 
+/* Producer of a zstd stream, as gz_fill: decompress until the chunk being
+ * collected is handed over (TP_BLOB bytes or the clean end of the input),
+ * or decompression fails.  zstd frame ends are not visible through
+ * libarchive: only the 32 MiB hand-overs and the end count.  libarchive's
+ * failure becomes trace_processor's text (decompressing_trace_reader.cc):
+ * "Truncated zstd input" -> "Compressed stream incomplete ...", anything
+ * else -> "Failed to decompress trace chunk"; libarchive's words stay in
+ * our message. */
 static enum tm_status
-next_la(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
+zs_fill(struct tm_stream *st, struct tm_error *err)
 {
-	enum tm_status s;
-	*n = 0;
-	if (!st->la_open && (s = la_start(st, err)) != TM_OK)
-		return s;
-	while (!st->eof) {
-		const void *buf;
-		size_t len;
-		la_int64_t off;
-		int r = archive_read_data_block(st->la, &buf, &len, &off);
-		if (r == ARCHIVE_EOF) {
-			st->eof = true;
-			break;
+	if (!st->hb)
+		st->hb = xmalloc(st->r_cap); /* pages are touched as used */
+	uint64_t chunk0 = st->r_head;
+	pthread_mutex_lock(&st->mu);
+	if (st->r_free == st->r_head)
+		st->r_org = st->r_head; /* empty: start again at hb[0] (few pages) */
+	pthread_mutex_unlock(&st->mu);
+	int r0 = 0;
+	if (!st->la_open) {
+		r0 = la_start(st);
+		if (r0 == -2)
+			return tm_error_set(err, TM_ERR_UNSUPPORTED,
+					    "%s: zstd decompression is unavailable: this libarchive "
+					    "was built without it",
+					    st->label);
+		if (r0 == 1) {
+			st->la_end = true; /* decompresses to nothing */
+			r0 = 0;
 		}
-		if (r != ARCHIVE_OK)
-			return la_fail(st, err);
-		if (!len)
-			continue;
-		*p = buf;
-		*n = len;
-		st->pos += len;
-		return tm_work_charge(st->work, len, st->label, err);
 	}
-	return TM_OK;
+	for (;;) {
+		la_ssize_t r = 0;
+		if (r0 == 0) {
+			size_t room = (size_t)(chunk0 + TP_BLOB - st->r_head);
+			if (room == 0) {
+				gz_release(st, false); /* a full chunk */
+				return TM_OK;
+			}
+			if (st->la_end) {
+				gz_release(st, true); /* the clean end: hand over the rest */
+				return TM_OK;
+			}
+			pthread_mutex_lock(&st->mu);
+			st->inflated = st->r_head;
+			size_t free_b = ring_room(st);
+			bool stop = st->stop;
+			pthread_mutex_unlock(&st->mu);
+			if (stop)
+				return tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed",
+						    st->label);
+			size_t i = ridx(st, st->r_head), out = room;
+			if (out > free_b)
+				out = free_b;
+			if (out > st->r_cap - i)
+				out = st->r_cap - i; /* up to where the ring wraps */
+			if (out > st->r_step)
+				out = st->r_step;
+			r = archive_read_data(st->la, st->hb + i, out);
+		}
+		if (r0 < 0 || r < 0) {
+			if (st->la_ps != TM_OK) { /* ours: the parent's read failed */
+				*err = st->la_perr;
+				return st->la_ps;
+			}
+			const char *m = archive_error_string(st->la);
+			if (!m)
+				m = "unknown libarchive error";
+			/* "Truncated zstd input" */
+			gz_fail(st,
+				strstr(m, "runcated") ? "Compressed stream incomplete, trace is "
+							"likely corrupt (ERR:tp-corrupt)"
+						      : "Failed to decompress trace chunk (ERR:tp-corrupt)",
+				m);
+			return TM_OK;
+		}
+		if (r == 0) {
+			st->la_end = true;
+			continue;
+		}
+		st->r_head += (uint64_t)r;
+		__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)r, __ATOMIC_RELAXED);
+		enum tm_status s = tm_work_charge(st->work, (uint64_t)r, st->label, err);
+		if (s != TM_OK)
+			return s; /* ours: cancelled, or the listing's cap */
+	}
 }
 
 enum tm_status
@@ -1251,8 +1280,6 @@ tm_stream_next(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_err
 		return next_range(st, p, n, err);
 	case K_INFLATE:
 		return st->raw ? next_inflate(st, p, n, err) : next_gzip(st, p, n, err);
-	case K_LA:
-		return next_la(st, p, n, err);
 	case K_AHEAD:
 		return next_ahead(st, p, n, err);
 	}

@@ -1455,6 +1455,70 @@ t_list_budget_and_cancel(void)
  * list and once more to scan: the session scans them while the listing
  * walks the TAR, so opening and scanning inflate the TAR once in all, and
  * every member's events are those of the same TAR read directly. */
+/* zstd takes gzip's one pass: the listing decompresses the first hand-over
+ * chunk, the scan reads on from the same stream; a truncated stream hands
+ * over whole 32 MiB chunks and then fails with trace_processor's text. */
+static void
+t_zstd_single_pass(void)
+{
+	const size_t CH = 1u << 20; /* packets per 32 MiB chunk */
+	const size_t NPK = CH + CH / 4; /* 40 MiB */
+	size_t zn, n;
+	enum tm_status st;
+	unsigned char *raw = raw_proto(NPK);
+	unsigned char *z = zst(raw, NPK * 32, &zn);
+	free(raw);
+	const char *path = fx_write("big.pb.zst", z, zn);
+	uint64_t i0 = inflated_now();
+	CHECK_INT(open1(path), TM_OK);
+	CHECK_INT(inflated_now() - i0, 32u << 20);
+	CHECK_INT(in.members[1].format, TM_FMT_PROTO);
+	CHECK(in.members[1].size == UINT64_MAX);
+	CHECK(in.fatal == NULL);
+	unsigned char *b = slurp(1, &n, &st);
+	CHECK_INT(st, TM_OK);
+	CHECK_INT(n, NPK * 32);
+	CHECK(b && b[0] == 0x0a && b[NPK * 32 - 13] == 'i');
+	CHECK_INT(inflated_now() - i0, NPK * 32);
+	free(b);
+	tm_input_close(&in);
+
+	uint64_t size, ev_full, ev_chunk, ev;
+	char msg[1024];
+	i0 = inflated_now();
+	session_run(path, &size, &ev_full, msg, sizeof msg);
+	CHECK_INT(size, NPK * 32);
+	CHECK_STR(msg, "");
+	CHECK(ev_full > 0 && ev_full != UINT64_MAX);
+	CHECK_INT(inflated_now() - i0, NPK * 32);
+
+	raw = raw_proto(CH);
+	size_t zn1;
+	unsigned char *z1 = zst(raw, CH * 32, &zn1);
+	free(raw);
+	session_run(fx_write("chunk.pb.zst", z1, zn1), &size, &ev_chunk, msg, sizeof msg);
+	CHECK_INT(size, 32u << 20);
+	CHECK(ev_chunk > 0 && ev_chunk < ev_full);
+	free(z1);
+
+	const char *trpath = fx_write("trunc.pb.zst", z, zn - zn / 20);
+	CHECK_INT(open1(trpath), TM_OK);
+	CHECK(in.fatal == NULL);
+	b = slurp(1, &n, &st);
+	CHECK_INT(st, TM_ERR_FORMAT);
+	CHECK_INT(n, 32u << 20);
+	CHECK_STR(err.tp, "Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)");
+	CHECK(strstr(err.msg, "trunc.pb.zst") && strstr(err.msg, "Truncated zstd input"));
+	free(b);
+	tm_input_close(&in);
+	session_run(trpath, &size, &ev, msg, sizeof msg);
+	CHECK_STR(msg, "Trace parse failure: Compressed stream incomplete, trace is likely "
+		       "corrupt (ERR:tp-corrupt) (ERR:tp-parse)");
+	CHECK_INT(size, 32u << 20);
+	CHECK_INT(ev, ev_chunk);
+	free(z);
+}
+
 static void
 t_seq_scan(void)
 {
@@ -1477,9 +1541,12 @@ t_seq_scan(void)
 	size_t zn;
 	unsigned char *z = gz_bytes(copy, f.n, &zn);
 	char *gz = xstrdup(fx_write("seq.tar.gz", z, zn));
-	uint64_t ev[2][16] = {{0}};
-	for (int v = 0; v < 2; v++) {
-		const char *pp[1] = {v ? gz : plain};
+	size_t tzn;
+	unsigned char *tz = zst(f.d, f.n, &tzn);
+	char *zs = xstrdup(fx_write("seq.tar.zst", tz, tzn));
+	uint64_t ev[3][16] = {{0}};
+	for (int v = 0; v < 3; v++) {
+		const char *pp[1] = {v == 2 ? zs : v ? gz : plain};
 		struct tm_session *s = NULL;
 		struct tm_error e = {0};
 		uint64_t i0 = inflated_now();
@@ -1499,7 +1566,7 @@ t_seq_scan(void)
 		tm_session_progress(s, m7, &pg);
 		if (v) {
 			/* one pass over the TAR, listing and scan: all of it
-			 * once, m7 included */
+			 * once, m7 included (gzip and zstd alike) */
 			CHECK(pg.is_scanned);
 			CHECK_INT(inflated_now() - i0, f.n);
 		}
@@ -1522,8 +1589,11 @@ t_seq_scan(void)
 	for (int k = 0; k < 8; k++) {
 		CHECK_INT(ev[0][k], 4096 + (uint64_t)k * 333);
 		CHECK_INT(ev[1][k], ev[0][k]);
+		CHECK_INT(ev[2][k], ev[0][k]);
 	}
-	CHECK(ev[0][8] && ev[1][8]);
+	CHECK(ev[0][8] && ev[1][8] && ev[2][8]);
+	free(tz);
+	free(zs);
 	free(z);
 	free(gz);
 	free(plain);
@@ -1540,6 +1610,7 @@ main(void)
 	RUN(t_zstd);
 	RUN(t_gzip_handover);
 	RUN(t_gzip_single_pass);
+	RUN(t_zstd_single_pass);
 	RUN(t_gzip_thread_same);
 	RUN(t_gzip_thread_close);
 	RUN(t_tar_rules);
