@@ -126,12 +126,13 @@ deps-check:
 # The three variants and the clang fuzz targets (make fuzz-build: their
 # regressions replay under clang's sanitizers; SKIP without clang) build at
 # once (each -j$(TEST_JOBS)); tests/run.sh then runs independent test
-# programs TEST_JOBS at a time.
+# programs TEST_JOBS at a time.  The sanitizer variants build only what the
+# tests run (the tools, bench_tm, are the release build's).
 TEST_JOBS ?= 2
 test check: deps-check
 	$(Q)pids=; \
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) all WERROR=$(WERROR) & pids="$$pids $$!"; \
-	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=1 all unit & pids="$$pids $$!"; \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=1 $(B)/asan/tracemerge unit & pids="$$pids $$!"; \
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=2 $(B)/tsan/tracemerge \
 		$(B)/tsan/tests/test_replay_fast & pids="$$pids $$!"; \
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) fuzz-build & pids="$$pids $$!"; \
