@@ -30,7 +30,8 @@ compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
 	size_t base = s->n_ptss;
 	const uint8_t *tp = ts->p, *te = ts->p + ts->len;
 	const uint8_t *cp = comm->p, *ce = comm->p + comm->len;
-	int64_t acc = 0;
+	int64_t acc = 0, lo = INT64_MAX, hi = INT64_MIN;
+	int64_t *out = s->ptss + base;
 	size_t m = 0;
 	for (; m < n; m++) {
 		uint64_t d = 0, ci = 0;
@@ -39,11 +40,14 @@ compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
 		if (!tp || !cp || ci >= n_intern)
 			break;
 		acc = wrap_add(acc, (int64_t)d);
-		s->ptss[base + m] = acc;
-		note_ts(s, acc);
+		out[m] = acc;
+		lo = acc < lo ? acc : lo;
+		hi = acc > hi ? acc : hi;
 	}
 	if (!m)
 		return;
+	note_ts(s, lo); /* min and max only: the order does not matter */
+	note_ts(s, hi);
 	s->n_ptss += m;
 	struct pend *op = tm_ps_pend_add(s, TM_OP_CONVERT_ARRAY, k->machine, k->off);
 	op->clock = clock;
