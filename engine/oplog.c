@@ -395,19 +395,32 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		uint8_t *skip = l->enc, *d0 = l->enc + (size_t)n_skip * 16, *p = d0;
 		int64_t prev = l->last_ts;
 		const int64_t *v = l->run_ts;
-		for (uint32_t i = 0; i < op->n; i++) {
-			if (i % TM_RUN_SKIP == 0) {
-				uint64_t o = (uint64_t)(p - d0);
-				memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16, &v[i], 8);
-				memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
+		/* a skip entry, then up to TM_RUN_SKIP deltas (one or two
+		 * bytes nearly always) */
+		for (uint32_t i = 0; i < op->n; i += TM_RUN_SKIP) {
+			uint64_t o = (uint64_t)(p - d0);
+			memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16, &v[i], 8);
+			memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
+			uint32_t e = op->n - i < TM_RUN_SKIP ? op->n : i + TM_RUN_SKIP;
+			for (uint32_t j = i; j < e; j++) {
+				uint64_t z = zz(wrap_sub(v[j], prev));
+				prev = v[j];
+				if (z < 0x80) {
+					*p++ = (uint8_t)z;
+					continue;
+				}
+				if (z < 0x4000) {
+					p[0] = (uint8_t)(z | 0x80);
+					p[1] = (uint8_t)(z >> 7);
+					p += 2;
+					continue;
+				}
+				while (z >= 0x80) {
+					*p++ = (uint8_t)(z | 0x80);
+					z >>= 7;
+				}
+				*p++ = (uint8_t)z;
 			}
-			uint64_t z = zz(wrap_sub(v[i], prev));
-			prev = v[i];
-			while (z >= 0x80) {
-				*p++ = (uint8_t)(z | 0x80);
-				z >>= 7;
-			}
-			*p++ = (uint8_t)z;
 		}
 		size_t dlen = (size_t)(p - d0);
 		uint64_t off = 0;

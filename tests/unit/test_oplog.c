@@ -455,6 +455,45 @@ array_runs_overlap(void)
 	tm_oplog_fini(&l);
 }
 
+/* Runs of PACKETs whose deltas take 1, 2, 3 and up to 10 bytes (the
+ * encoder's one- and two-byte shortcuts and its loop), over several skip
+ * blocks and a partial one: expanded back, every timestamp in order. */
+static void
+run_deltas_all_sizes(void)
+{
+	struct tm_oplog l;
+	tm_oplog_init(&l);
+	l.use_runs = true;
+	enum { N = 3 * TM_RUN_SKIP + 77 };
+	static int64_t want[N];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	int64_t ts = 5;
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		static const uint64_t lim[] = {1, 0x40, 0x2000, 0x100000, 1ULL << 40, 1ULL << 61};
+		/* wrapping: a rare huge step also runs backwards (a new run) */
+		ts = (int64_t)((uint64_t)ts + x % lim[(x >> 40) % 6]);
+		want[i] = ts;
+		tm_oplog_packet_push_i(&l, 0, 0, 1, ts, TM_PUSH_TRACK_EVENT, (uint64_t)i);
+	}
+	tm_oplog_finish(&l);
+	struct tm_opiter it;
+	struct tm_op op;
+	tm_opiter_init(&it, &l);
+	int k = 0;
+	bool ok = true;
+	while (tm_opiter_next(&it, &op))
+		if (op.kind == TM_OP_PACKET)
+			ok &= k < N && op.ts == want[k++];
+	CHECK(ok);
+	CHECK_INT(k, N);
+	CHECK(l.n_runs >= 1);
+	tm_opiter_fini(&it);
+	tm_oplog_fini(&l);
+}
+
 int
 main(void)
 {
@@ -466,5 +505,6 @@ main(void)
 	RUN(array_runs_overlap);
 	RUN(array_then_convert);
 	RUN(spilled_runs);
+	RUN(run_deltas_all_sizes);
 	return 0;
 }
