@@ -483,8 +483,8 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool ful
 			tm_buf_adds(b, "the archive's names as stored: not changed here)");
 		char from[4096];
 		if (model_row_renamed_from(m, row, from, sizeof from))
-			tm_buf_addf(b, "  member name renamed here (the file: %s), so that the name "
-				       "order is the order wanted; %s undoes",
+			tm_buf_addf(b, "  member name set here, not the file's (%s, which keeps its "
+				       "name): the order above follows it; %s undoes",
 				    from, model_key(m, REQ_UNDO));
 	}
 	/* Machine: the manifest's choice, the rows it lands on, embedded ids. */
