@@ -182,6 +182,16 @@ name_put(struct ps *s, const struct seq *q, uint64_t iid, const uint8_t *str, si
 		j = (j + 1) & (s->cap_names - 1);
 	if (!s->names[j].key)
 		s->n_names++;
+	else if (s->names[j].len == len && !memcmp(s->npool.data + s->names[j].off, str, len))
+		return; /* the same name again (interned data in every packet) */
+	else if (s->names[j].len > len) {
+		/* in place, so the pool stays the size of the distinct names */
+		memcpy(s->npool.data + s->names[j].off, str, len);
+		s->names[j].len = (uint32_t)len;
+		s->names[j].al = 0;
+		return;
+	}
+	s->names[j].al = 0;
 	s->names[j].key = k;
 	s->names[j].iid = iid;
 	s->names[j].off = (uint32_t)s->npool.len;
@@ -189,22 +199,30 @@ name_put(struct ps *s, const struct seq *q, uint64_t iid, const uint8_t *str, si
 	tm_buf_add(&s->npool, str, len);
 }
 
-static bool
-name_get(const struct ps *s, const struct seq *q, uint64_t iid, const char **str, size_t *len)
+static struct iname *
+name_find(const struct ps *s, const struct seq *q, uint64_t iid)
 {
 	if (!s->cap_names)
-		return false;
+		return NULL;
 	uint64_t k = name_key(q->key, q->gen, iid);
 	size_t j = k & (s->cap_names - 1);
 	while (s->names[j].key) {
-		if (s->names[j].key == k) {
-			*str = s->npool.data + s->names[j].off;
-			*len = s->names[j].len;
-			return true;
-		}
+		if (s->names[j].key == k)
+			return &s->names[j];
 		j = (j + 1) & (s->cap_names - 1);
 	}
-	return false;
+	return NULL;
+}
+
+static bool
+name_get(const struct ps *s, const struct seq *q, uint64_t iid, const char **str, size_t *len)
+{
+	const struct iname *e = name_find(s, q, iid);
+	if (!e)
+		return false;
+	*str = s->npool.data + e->off;
+	*len = e->len;
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -659,6 +677,7 @@ struct te_op {
 	 * first flow id and whether it terminates */
 	const uint8_t *al_name;
 	size_t al_name_len;
+	struct iname *al_iname; /* or an interned name (valid until the next interned data) */
 	uint64_t al_type, al_flow;
 	uint8_t al_flow_dir;
 };
@@ -828,9 +847,13 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 		detail = tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
 	}
 
-	if (ok) {
+	if (ok && type != TE_SLICE_END) {
+		/* interned names too, as track_event_parser.cc resolves name_iid
+		 * (real traces intern nearly every name); a slice's end has no
+		 * name of its own */
 		out->al_name = has_name ? name : NULL;
 		out->al_name_len = has_name ? name_len : 0;
+		out->al_iname = !has_name && has_name_iid ? name_find(s, q, name_iid) : NULL;
 		out->al_type = type;
 	}
 	if (conv) {
@@ -1123,12 +1146,29 @@ al_name_fast(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t c
 	tm_al_name_occ(e, ts, clock, machine, flags);
 }
 
+/* An interned name for the alignment samples: the interned name keeps its
+ * sample's index, so an event costs its name_iid lookup and a count. */
+static void
+al_iname(struct ps *s, struct iname *in, int64_t ts, uint32_t clock, uint32_t machine,
+	 unsigned flags)
+{
+	if (UNLIKELY(!s->al))
+		s->al = tm_scan_align(s->sc);
+	if (!in->al) {
+		struct al_name *e =
+			in->len ? tm_al_name_entry(s->al, s->npool.data + in->off, in->len) : NULL;
+		in->al = e ? (uint32_t)(e - s->al->names) + 1 : UINT32_MAX;
+	}
+	if (in->al != UINT32_MAX)
+		tm_al_name_occ(&s->al->names[in->al - 1], ts, clock, machine, flags);
+}
+
 /* Alignment samples of a TrackEvent (align_scan.h): its inline name and its
  * first flow id, at the packet's timestamp (or the legacy one it converts). */
 AINLINE void
 al_track_event(struct ps *s, const struct te_op *te, uint32_t machine, uint32_t clock, int64_t ts)
 {
-	if (!te->al_name && !te->al_flow_dir)
+	if (!te->al_name && !te->al_iname && !te->al_flow_dir)
 		return;
 	if (te->kind == TM_OP_CONVERT) {
 		clock = 3;
@@ -1136,9 +1176,11 @@ al_track_event(struct ps *s, const struct te_op *te, uint32_t machine, uint32_t 
 	} else if (te->kind != TM_OP_PUSH) {
 		return;
 	}
+	unsigned fl = te->al_type == TE_INSTANT ? AL_INSTANT : 0;
 	if (te->al_name)
-		al_name_fast(s, te->al_name, te->al_name_len, ts, clock, machine,
-			     te->al_type == TE_INSTANT ? AL_INSTANT : 0);
+		al_name_fast(s, te->al_name, te->al_name_len, ts, clock, machine, fl);
+	else if (te->al_iname)
+		al_iname(s, te->al_iname, ts, clock, machine, fl);
 	if (te->al_flow_dir)
 		tm_al_id(tm_scan_align(s->sc), AL_FLOW, te->al_flow, ts, clock, machine,
 			 te->al_flow_dir);
@@ -1321,7 +1363,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	}
 	if (k.has_defaults && k.has_seq)
 		do_defaults(q, &k.defaults);
-	if (k.has_interned && k.has_seq && q->valid && s->keep)
+	if (k.has_interned && k.has_seq && q->valid)
 		do_interned(s, q, &k.interned);
 
 	if (k.has_snapshot) {

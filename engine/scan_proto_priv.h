@@ -44,7 +44,8 @@ struct machine {
 
 struct iname {
 	uint64_t key; /* hash of (seq slot, gen, iid); 0 = empty */
-	uint32_t slot, gen;
+	uint32_t al; /* its alignment sample's index + 1 (align_scan.h; 0: not looked up) */
+	uint32_t spare;
 	uint64_t iid;
 	uint32_t off, len; /* into names pool */
 };

@@ -75,6 +75,16 @@ js=$("$TM" align --json --pair b_file.json:mark1005=a_ref.json:mark1005+1ms "$d"
 o=$("$TM" align --pair b_file.json:nope=a_ref.json:mark1005 "$d"/* 2>&1); rc=$?
 [ $rc = 64 ] && echo "$o" | grep -q "no occurrence 1 of 'nope' in b_file.json" && ok "pair naming a missing event" || no "missing event" "$rc $o"
 
+# Perfetto-style names: interned (name_iid) as the SDK writes them; the
+# scan samples them for alignment whatever the session keeps
+d="$t/interned"
+truth=$(python3 "$G" "$d" proto 123456789 0 4 interned)
+js=$("$TM" align --json "$d"/*)
+echo "$js" | python3 -c 'import json,sys; e=json.load(sys.stdin)["estimates"][0]; assert e["same_moment"] == 20, e' &&
+	ok "interned names: the 20 shared markers are seen" || no "interned markers" "$js"
+js=$("$TM" align --json --pair b_file.pftrace:mark1100=a_ref.pftrace:mark1100 "$d"/*)
+[ "$(echo "$js" | field offset_ns)" = "$truth" ] && ok "interned names: a declared pair by name gives the offset" || no "interned pair" "$js"
+
 # --apply: the manifest written is the one check predicts clean, and says so
 for kind in json proto systrace; do
 	d="$t/apply-$kind"

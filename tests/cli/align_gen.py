@@ -5,7 +5,10 @@ usage: align_gen.py DIR KIND OFFSET_NS DRIFT_PPM SEED [MODE]
 KIND: json (Chrome JSON flows s/f, async b/e, instants), proto (TrackEvent
 flow_ids / terminating_flow_ids, a BOOTTIME ClockSnapshot), systrace
 (tracing_mark_write S/F async markers).  MODE: both (messages both ways),
-oneway (file -> ref only), contra (impossible latencies), instants.
+oneway (file -> ref only), contra (impossible latencies), instants;
+for proto, interned (names by name_iid as the Perfetto SDK writes them, and a
+marker instant both devices log at every tenth message), interned-skew (the
+reference logs those markers 5 ms late: the messages contradict them).
 The reference (its name sorts first, so it owns the timeline) reads
 ref = file * (1 + drift) + offset.  Prints the true offset at the middle of
 the file's message times: truth = offset + drift * mid.
@@ -74,18 +77,34 @@ elif kind == "proto":
         c1 = lendel(1, fld(1, 0, vint(6)) + fld(2, 0, vint(boot)))
         c2 = lendel(1, fld(1, 0, vint(1)) + fld(2, 0, vint(real)))
         return packet(lendel(6, c1 + c2) + fld(10, 0, vint(99)))
-    def te(ts, name, flow=None, term=None):
-        body = fld(9, 0, vint(3)) + fld(11, 0, vint(7)) + lendel(23, name.encode())
+    interned = {}  # per writer (id of its list): name -> iid, as the SDK interns
+    def te(ts, name, flow=None, term=None, ps=None):
+        body = fld(9, 0, vint(3)) + fld(11, 0, vint(7))
+        extra = b""
+        if not mode.startswith("interned"):
+            body += lendel(23, name.encode())
+        else:  # name_iid; interned_data (event_names) where a name is first used
+            names = interned.setdefault(id(ps), {})
+            first = not names
+            if name not in names:
+                names[name] = len(names) + 1
+                extra += lendel(12, lendel(2, fld(1, 0, vint(names[name])) + lendel(2, name.encode())))
+            body += fld(10, 0, vint(names[name]))
+            extra += fld(13, 0, vint(3 if first else 2))
         if flow is not None: body += fld(47, 1, struct.pack("<Q", flow))
         if term is not None: body += fld(48, 1, struct.pack("<Q", term))
-        return packet(fld(8, 0, vint(ts)) + fld(10, 0, vint(1)) + lendel(11, body))
+        return packet(fld(8, 0, vint(ts)) + fld(10, 0, vint(1)) + extra + lendel(11, body))
     # each device: BOOTTIME ClockSnapshot (REALTIME deliberately unrelated)
     fp, rp = [snap(1000, 10**18)], [snap(1000, 2 * 10**18)]
     for (i, dr, ft, rt) in msgs:
         if dr == 1:
-            fp.append(te(ft, "send", flow=i)); rp.append(te(rt, "recv", term=i))
+            fp.append(te(ft, "send", flow=i, ps=fp)); rp.append(te(rt, "recv", term=i, ps=rp))
         else:
-            rp.append(te(rt, "send", flow=i)); fp.append(te(ft, "recv", term=i))
+            rp.append(te(rt, "send", flow=i, ps=rp)); fp.append(te(ft, "recv", term=i, ps=fp))
+        if mode.startswith("interned") and i % 10 == 0:  # a marker both devices log at one moment
+            t = ft + 1000
+            skew = 5_000_000 if mode == "interned-skew" else 0  # markers 5 ms late on the ref
+            fp.append(te(t, "mark%d" % i, ps=fp)); rp.append(te(to_ref(t) + skew, "mark%d" % i, ps=rp))
     for name, ps in (("a_ref.pftrace", rp), ("b_file.pftrace", fp)):
         with open(os.path.join(d, name), "wb") as f:
             f.write(b"".join(ps))
