@@ -129,7 +129,65 @@ tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimat
 #define Y(i) ((double)wrap_sub(obs[i].d, d0))
 	double a = 0, b = 0, lo = 0, hi = 0;
 
-	if (e->n_to_ref && e->n_from_ref) {
+	if (e->n_same) {
+		/* the same moments give the estimate: least squares, the residual
+		 * spread as bounds */
+		double su = 0, sy = 0, suu = 0, suy = 0, k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (obs[i].kind)
+				continue;
+			su += U(i);
+			sy += Y(i);
+			suu += U(i) * U(i);
+			suy += U(i) * Y(i);
+			k++;
+		}
+		double den = k * suu - su * su;
+		if (k >= 3 && span > 0 && den > 0) {
+			b = (k * suy - su * sy) / den;
+			e->has_drift = true;
+		}
+		a = (sy - b * su) / k;
+		bool first = true;
+		for (size_t i = 0; i < n; i++) {
+			if (obs[i].kind)
+				continue;
+			double r = Y(i) - b * U(i);
+			if (first || r < lo)
+				lo = r;
+			if (first || r > hi)
+				hi = r;
+			first = false;
+		}
+		e->has_lo = e->has_hi = true;
+		e->quality = TM_ALIGN_APPROXIMATE;
+		/* messages at the same drift bound it: a file->ref message's
+		 * latency is not negative (offset <= its y), nor a ref->file one's
+		 * (offset >= its y); the tighter bounds win, and an estimate
+		 * outside what the messages allow is contradictory */
+		double mlo = -HUGE_VAL, mhi = HUGE_VAL;
+		for (size_t i = 0; i < n; i++) {
+			double r = Y(i) - b * U(i);
+			if (obs[i].kind == 1)
+				mhi = fmin(mhi, r);
+			else if (obs[i].kind == 2)
+				mlo = fmax(mlo, r);
+		}
+		double tlo = fmax(lo, mlo), thi = fmin(hi, mhi);
+		if (tlo > thi) {
+			e->quality = TM_ALIGN_CONTRADICTORY;
+			e->has_lo = mlo > -HUGE_VAL;
+			e->has_hi = mhi < HUGE_VAL;
+			lo = e->has_lo ? mlo : lo;
+			hi = e->has_hi ? mhi : hi;
+		} else {
+			lo = tlo;
+			hi = thi;
+			a = fmin(fmax(a, lo), hi);
+			if (e->n_to_ref && e->n_from_ref)
+				e->quality = TM_ALIGN_ACCURATE;
+		}
+	} else if (e->n_to_ref && e->n_from_ref) {
 		/* both directions: the feasible polygon */
 		double bmax = span > 0 ? MAX_DRIFT : 0;
 		size_t cap = 2 * n + 8, m = 4;
@@ -190,37 +248,6 @@ tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimat
 		}
 		free(p);
 		free(q);
-	} else if (e->n_same) {
-		/* the same moments: least squares, residual spread as bounds */
-		double su = 0, sy = 0, suu = 0, suy = 0, k = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (obs[i].kind)
-				continue;
-			su += U(i);
-			sy += Y(i);
-			suu += U(i) * U(i);
-			suy += U(i) * Y(i);
-			k++;
-		}
-		double den = k * suu - su * su;
-		if (k >= 3 && span > 0 && den > 0) {
-			b = (k * suy - su * sy) / den;
-			e->has_drift = true;
-		}
-		a = (sy - b * su) / k;
-		bool first = true;
-		for (size_t i = 0; i < n; i++) {
-			if (obs[i].kind)
-				continue;
-			double r = Y(i) - b * U(i);
-			if (first || r < lo)
-				lo = r;
-			if (first || r > hi)
-				hi = r;
-			first = false;
-		}
-		e->has_lo = e->has_hi = true;
-		e->quality = TM_ALIGN_APPROXIMATE;
 	} else {
 		/* one direction only: one bound, the smallest latency is the estimate */
 		bool up = e->n_to_ref > 0;
@@ -554,10 +581,18 @@ tm_align_describe(const struct tm_align_estimate *e, struct tm_buf *b)
 	tm_format_duration_ns(e->offset_ns, b);
 	tm_buf_addf(b, " [%s]", tm_align_quality_name(e->quality));
 	if (e->quality == TM_ALIGN_CONTRADICTORY) {
-		tm_buf_adds(b, " messages ask for at least ");
-		tm_format_duration_ns(e->lo_ns, b);
-		tm_buf_adds(b, " and at most ");
-		tm_format_duration_ns(e->hi_ns, b);
+		tm_buf_adds(b, e->n_same ? " the shared instants say so, but the messages allow"
+					 : " messages ask for");
+		if (e->has_lo) {
+			tm_buf_adds(b, " at least ");
+			tm_format_duration_ns(e->lo_ns, b);
+		}
+		if (e->has_lo && e->has_hi)
+			tm_buf_adds(b, " and");
+		if (e->has_hi) {
+			tm_buf_adds(b, " at most ");
+			tm_format_duration_ns(e->hi_ns, b);
+		}
 	} else if (e->has_lo && e->has_hi) {
 		tm_buf_adds(b, " bounds ");
 		tm_format_duration_ns(e->lo_ns, b);

@@ -82,6 +82,16 @@ truth=$(python3 "$G" "$d" proto 123456789 0 4 interned)
 js=$("$TM" align --json "$d"/*)
 echo "$js" | python3 -c 'import json,sys; e=json.load(sys.stdin)["estimates"][0]; assert e["same_moment"] == 20, e' &&
 	ok "interned names: the 20 shared markers are seen" || no "interned markers" "$js"
+# the markers give the estimate, the messages (both ways) bound it: the
+# tighter bounds, and markers the messages cannot allow are contradictory
+js=$("$TM" align --json "$d"/*)
+q=$(echo "$js" | field quality) lo=$(echo "$js" | field lo_ns) hi=$(echo "$js" | field hi_ns) est=$(echo "$js" | field offset_ns)
+[ "$q" = accurate ] && [ "$est" = "$truth" ] && [ "$lo" -le "$truth" ] && [ "$truth" -le "$hi" ] &&
+	ok "markers and messages: accurate, $lo <= $est <= $hi" || no "markers and messages" "$js"
+python3 "$G" "$t/skew" proto 123456789 0 4 interned-skew >/dev/null
+o=$("$TM" align "$t/skew"/*)
+echo "$o" | grep -q '\[contradictory\] the shared instants say so, but the messages allow at least +123\.[0-9]* ms and at most +123\.' &&
+	ok "markers 5 ms off the messages: contradictory" || no "markers vs messages" "$o"
 js=$("$TM" align --json --pair b_file.pftrace:mark1100=a_ref.pftrace:mark1100 "$d"/*)
 [ "$(echo "$js" | field offset_ns)" = "$truth" ] && ok "interned names: a declared pair by name gives the offset" || no "interned pair" "$js"
 
