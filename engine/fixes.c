@@ -86,7 +86,9 @@ what_offset(struct tm_buf *b, const struct tm_offset_result *r)
 	tm_buf_addf(b, "--offset %s", r->file);
 	if (r->clock)
 		tm_buf_addf(b, ":%s", tm_clock_name(r->clock));
-	tm_buf_addf(b, "=%" PRId64 "@%s", r->offset_ns, r->ref);
+	tm_buf_addc(b, '=');
+	tm_offset_format_ns(r->offset_ns, b);
+	tm_buf_addf(b, "@%s", r->ref);
 	if (r->ref_clock)
 		tm_buf_addf(b, ":%s", tm_clock_name(r->ref_clock));
 }
@@ -145,8 +147,12 @@ fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_a
 	if (rf->has_all_ts && rf->all_first_ts < 0 && rf->all_first_ts != INT64_MIN) {
 		memset(&sp, 0, sizeof sp);
 		sp.has_offset = !__builtin_add_overflow(cur_off, -rf->all_first_ts, &sp.offset_ns);
-		snprintf(why, sizeof why, "its first event lands %" PRId64 " ns before zero; this moves it to zero",
-			 -rf->all_first_ts);
+		struct tm_buf d;
+		tm_buf_init(&d);
+		tm_format_duration_ns(-rf->all_first_ts, &d);
+		snprintf(why, sizeof why, "its first event lands %s before zero; this moves it to zero",
+			 d.data[0] == '+' ? d.data + 1 : d.data);
+		tm_buf_fini(&d);
 		if (sp.has_offset)
 			try_offset(c, file, &sp, why);
 	}

@@ -97,6 +97,22 @@ parse_side(const char *s, size_t n, bool is_ref, struct tm_offset_side *out, str
 	return TM_OK;
 }
 
+void
+tm_offset_format_ns(int64_t ns, struct tm_buf *b)
+{
+	if (!ns) {
+		tm_buf_addc(b, '0'); /* the same in every unit */
+		return;
+	}
+	struct tm_buf t;
+	tm_buf_init(&t);
+	tm_format_duration_ns(ns, &t); /* exact digits, then " unit" */
+	for (size_t i = 0; i < t.len; i++)
+		if (t.data[i] != ' ')
+			tm_buf_addc(b, t.data[i]);
+	tm_buf_fini(&t);
+}
+
 enum tm_status
 tm_offset_parse(const char *text, struct tm_offset_spec *out, struct tm_error *err)
 {

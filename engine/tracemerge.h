@@ -625,6 +625,10 @@ struct tm_offset_spec {
 enum tm_status tm_offset_parse(const char *text, struct tm_offset_spec *out,
 			       struct tm_error *err) TM_WUR;
 void tm_offset_spec_fini(struct tm_offset_spec *sp);
+/* An offset as the grammar above spells it, in the largest unit that keeps
+ * it exact ("+10ms", "-1.234567ms", "+7ns", "0"): tm_parse_duration_ns
+ * reads it back to the same nanoseconds. */
+void tm_offset_format_ns(int64_t ns, struct tm_buf *b);
 
 /* The clock member's timestamps are in, from what the scan saw (scans it if
  * needed): the proto's default clock (ClockSnapshot primary, else BOOTTIME),

@@ -1144,7 +1144,9 @@ offset_arg(struct tm_buf *b, const struct tm_align_estimate *e)
 	tm_buf_addf(b, "%s", e->file);
 	if (e->clock)
 		tm_buf_addf(b, ":%s", tm_clock_name(e->clock));
-	tm_buf_addf(b, "=%" PRId64 "@%s", e->offset_ns, e->ref);
+	tm_buf_addc(b, '=');
+	tm_offset_format_ns(e->offset_ns, b);
+	tm_buf_addf(b, "@%s", e->ref);
 	if (e->ref_clock)
 		tm_buf_addf(b, ":%s", tm_clock_name(e->ref_clock));
 }

@@ -807,16 +807,19 @@ act_offset(struct wb *wb, const char *arg)
 	if (!path)
 		return;
 	if (wants_prompt(wb, arg)) {
-		char init[64] = "";
+		struct tm_buf init;
+		tm_buf_init(&init);
 		if (f && f->has_clocks)
-			snprintf(init, sizeof init, "%lld", (long long)f->clocks.offset_ns);
-		ask(wb, REQ_OFFSET, COMPLETE_WORDS, "Offset (ns us ms s; + moves later): ", init);
+			tm_offset_format_ns(f->clocks.offset_ns, &init);
+		ask(wb, REQ_OFFSET, COMPLETE_WORDS, "Offset (ns us ms s; + moves later): ",
+		    init.data ? init.data : "");
+		tm_buf_fini(&init);
 		return;
 	}
 	tm_error_clear(&err);
 	if (tm_parse_duration_ns(arg, &off, &err) != TM_OK) {
 		model_set_msg(&wb->m, ROLE_ERROR,
-			      "Enter a whole number of nanoseconds for %s's offset (%s)", path,
+			      "Enter an offset for %s such as 12ms or -1.5s (%s)", path,
 			      err.msg);
 		return;
 	}

@@ -135,6 +135,36 @@ test_pin_for_clockless_and_inert(void)
 }
 
 /* tm_line_diff: the smallest diff of two manifests, of any length. */
+/* Offsets as fixes and align spell them: human units, read back exactly. */
+static void
+test_format_round_trip(void)
+{
+	static const struct {
+		int64_t ns;
+		const char *text;
+	} cases[] = {{10000000, "+10ms"},      {1234567, "+1.234567ms"}, {-1500000000, "-1.5s"},
+		     {7, "+7ns"},              {0, "0"},               {123456789, "+123.456789ms"},
+		     {-2500000000, "-2.5s"},   {1000, "+1us"},           {INT64_MAX, "+9223372036.854775807s"},
+		     {INT64_MIN + 1, "-9223372036.854775807s"}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tm_buf b;
+		struct tm_error e;
+		int64_t back = 0;
+		tm_buf_init(&b);
+		tm_offset_format_ns(cases[i].ns, &b);
+		CHECK(b.data && !strcmp(b.data, cases[i].text));
+		CHECK(tm_parse_duration_ns(b.data, &back, &e) == TM_OK);
+		CHECK_INT(back, cases[i].ns);
+		struct tm_offset_spec sp;
+		char arg[128];
+		snprintf(arg, sizeof arg, "a.pb:BOOTTIME=%s@b.pb", b.data);
+		CHECK(tm_offset_parse(arg, &sp, &e) == TM_OK);
+		CHECK(sp.has_offset && sp.offset_ns == cases[i].ns);
+		tm_offset_spec_fini(&sp);
+		tm_buf_fini(&b);
+	}
+}
+
 static void
 test_line_diff(void)
 {
@@ -178,6 +208,7 @@ main(void)
 	RUN(test_parse_full);
 	RUN(test_parse_parts);
 	RUN(test_line_diff);
+	RUN(test_format_round_trip);
 	open_demo();
 	RUN(test_relate_and_own_machine);
 	RUN(test_pin_for_clockless_and_inert);
