@@ -50,6 +50,17 @@ static const char usage_text[] =
  */
 static void say_v(FILE *f, bool nl, const char *fmt, va_list ap) TM_PRINTF(3, 0);
 
+/* The reason the first write to stdout failed: stdio keeps only a flag, and
+ * a write that goes past its buffer fails long before the final flush. */
+static int stdout_errno;
+
+static void
+out_puts(const char *s, FILE *f)
+{
+	if (fputs(s, f) == EOF && f == stdout && !stdout_errno)
+		stdout_errno = errno;
+}
+
 static void
 say_v(FILE *f, bool nl, const char *fmt, va_list ap)
 {
@@ -66,7 +77,7 @@ say_v(FILE *f, bool nl, const char *fmt, va_list ap)
 	struct tm_buf b;
 	tm_buf_init(&b);
 	tm_escape_display(raw, n > 0 ? (size_t)n : 0, &b, NULL, 0, NULL);
-	fputs(b.data, f);
+	out_puts(b.data, f);
 	if (nl)
 		fputc('\n', f);
 	tm_buf_fini(&b);
@@ -447,7 +458,7 @@ cmd_ls(int argc, char **argv)
 		tm_buf_adds(&b, ",\"error_where\":");
 		json_str(&b, fw);
 		tm_buf_adds(&b, "}\n");
-		fputs(b.data, stdout);
+		out_puts(b.data, stdout);
 		tm_buf_fini(&b);
 	} else {
 		say(stdout, "%5s %4s %-18s %12s  %s", "ORDER", "ID", "FORMAT", "SIZE", "NAME");
@@ -659,7 +670,7 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 	tm_fixes_fini(&fx);
 	tm_buf_addc(&b, ']');
 	tm_buf_adds(&b, "}\n");
-	fputs(b.data, stdout);
+	out_puts(b.data, stdout);
 	tm_buf_fini(&b);
 }
 
@@ -863,7 +874,7 @@ cmd_check(int argc, char **argv)
 			kv_bool(&b, &first, "complete", false);
 			tm_buf_adds(&b, ",\"stats\":{},\"machines\":[],\"metadata\":{},\"warnings\":[],"
 					"\"files\":[],\"fixes\":[]}\n");
-			fputs(b.data, stdout);
+			out_puts(b.data, stdout);
 			tm_buf_fini(&b);
 			tm_buf_fini(&w);
 		} else {
@@ -974,7 +985,7 @@ cmd_manifest(int argc, char **argv)
 		tm_manifest_emit(&m, &b);
 		/* C1 and bidi controls in its strings as \u escapes */
 		tm_escape_json_doc(b.data ? b.data : "", b.len, &safe);
-		fputs(safe.data, stdout);
+		out_puts(safe.data, stdout);
 		tm_buf_fini(&safe);
 		tm_buf_fini(&b);
 	}
@@ -1192,7 +1203,7 @@ align_json(const struct tm_align_result *res, const char *verdict)
 	if (verdict)
 		kv_str(&b, &first, "verdict", verdict);
 	tm_buf_adds(&b, "}\n");
-	fputs(b.data, stdout);
+	out_puts(b.data, stdout);
 	tm_buf_fini(&b);
 }
 
@@ -1287,7 +1298,7 @@ align_solve(struct tm_session *s, struct tm_manifest *m, const char *out_path)
 	struct tm_buf d;
 	tm_buf_init(&d);
 	tm_line_diff(a.data ? a.data : "", b.data ? b.data : "", &d);
-	fputs(d.data ? d.data : "", stdout);
+	out_puts(d.data ? d.data : "", stdout);
 	tm_buf_fini(&d);
 	printf("predicted: %s\n", so.verdict);
 	if (!so.ok && so.unplaced) {
@@ -1421,7 +1432,7 @@ cmd_align(int argc, char **argv)
 			struct tm_buf safe;
 			tm_buf_init(&safe);
 			tm_escape_json_doc(b.data ? b.data : "", b.len, &safe);
-			fputs(safe.data, stdout);
+			out_puts(safe.data, stdout);
 			tm_buf_fini(&safe);
 		}
 		tm_buf_fini(&b);
@@ -1461,6 +1472,8 @@ finish_stdout(int rc)
 	}
 	if (!bad)
 		return rc;
+	if (stdout_errno)
+		e = stdout_errno;
 	say(stderr, "tracemerge: cannot write to standard output: %s",
 	    e ? strerror(e) : "write error");
 	return rc > EXIT_DROPS ? rc : EXIT_BROKEN;
