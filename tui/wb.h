@@ -213,6 +213,10 @@ struct wb_model {
 			bool has;
 			int64_t lo, hi;
 		} *drop; /* rep->n_files */
+		/* member -> its rep->files index (SIZE_MAX: none), so that a row's
+		 * file is found without a loop over the files per row */
+		size_t *file_of;
+		size_t n_file_of;
 	} tl;
 
 	/* background scan */

@@ -111,10 +111,9 @@ model_row_file(const struct wb_model *m, size_t row)
 	if (!m->rep || !m->s)
 		return NULL;
 	mb = model_row_member(m, row);
-	for (size_t i = 0; i < m->rep->n_files; i++)
-		if (m->rep->files[i].member == mb)
-			return &m->rep->files[i];
-	return NULL;
+	if (mb >= m->tl.n_file_of || m->tl.file_of[mb] == SIZE_MAX)
+		return NULL;
+	return &m->rep->files[m->tl.file_of[mb]];
 }
 
 const char *
@@ -216,10 +215,21 @@ timeline_data(struct wb_model *m)
 	struct wb_tl_data *t = &m->tl;
 
 	free(t->drop);
+	free(t->file_of);
 	memset(t, 0, sizeof *t);
 	t->hi = 1;
 	if (!r)
 		return;
+	for (size_t i = 0; i < r->n_files; i++)
+		if (r->files[i].member >= t->n_file_of)
+			t->n_file_of = r->files[i].member + 1;
+	t->file_of = malloc((t->n_file_of ? t->n_file_of : 1) * sizeof *t->file_of);
+	if (!t->file_of)
+		abort();
+	for (size_t i = 0; i < t->n_file_of; i++)
+		t->file_of[i] = SIZE_MAX;
+	for (size_t i = r->n_files; i-- > 0;) /* the first file of a member wins */
+		t->file_of[r->files[i].member] = i;
 	t->lo = INT64_MAX;
 	t->hi = INT64_MIN;
 	t->drop = calloc(r->n_files + 1, sizeof *t->drop);
