@@ -29,6 +29,9 @@ void tm_oom(size_t bytes) __attribute__((noreturn));
  * out, never Z_MEM_ERROR passed off as trace_processor's "Failed to
  * decompress").  z is zeroed first.  Fails (abort) only on a zlib that does
  * not match the headers. */
+/* tm_buf_addf with a va_list (the engine's vsnprintf-into-a-buffer helper:
+ * no fixed-size copy, no truncation). */
+void tm_buf_vaddf(struct tm_buf *b, const char *fmt, va_list ap) TM_PRINTF(2, 0);
 struct z_stream_s;
 void tm_inflate_init(struct z_stream_s *z, int window_bits);
 /* Test hook: the Nth zlib allocation from now fails (tm_oom); 0 = never. */

@@ -12,14 +12,16 @@
 void
 tm_jl_error(struct tm_jl *lx, const char *fmt, ...)
 {
-	char tmp[4096];
+	struct tm_buf b;
 	va_list ap;
 
+	/* formatted first: an argument may point into lx->msg */
+	tm_buf_init(&b);
 	va_start(ap, fmt);
-	vsnprintf(tmp, sizeof tmp, fmt, ap);
+	tm_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	tm_buf_reset(lx->msg);
-	tm_buf_adds(lx->msg, tmp);
+	tm_buf_fini(lx->msg);
+	*lx->msg = b;
 }
 
 enum tm_jl_rc

@@ -708,13 +708,14 @@ note(struct tm_session *s, const char *fmt, ...) TM_PRINTF(2, 3);
 static void
 note(struct tm_session *s, const char *fmt, ...)
 {
-	char buf[1024];
+	struct tm_buf b;
 	va_list ap;
+	tm_buf_init(&b);
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	tm_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	free(s->cache_note);
-	s->cache_note = xstrdup(buf);
+	s->cache_note = tm_buf_steal(&b);
 }
 
 /* Each member's input: the loose file it is (or is inside of), or the one

@@ -280,19 +280,26 @@ tm_buf_addc(struct tm_buf *b, char c)
 }
 
 void
-tm_buf_addf(struct tm_buf *b, const char *fmt, ...)
+tm_buf_vaddf(struct tm_buf *b, const char *fmt, va_list ap)
 {
-	va_list ap, ap2;
-	va_start(ap, fmt);
+	va_list ap2;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
 	if (n > 0) {
 		buf_reserve(b, (size_t)n);
-		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 		b->len += (size_t)n;
 	}
-	va_end(ap2);
+}
+
+void
+tm_buf_addf(struct tm_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tm_buf_vaddf(b, fmt, ap);
+	va_end(ap);
 }
 
 const char *
