@@ -397,7 +397,7 @@ struct tm_session_opts {
 	uint64_t cache_max_bytes;
 	bool cache_refresh; /* load nothing; save what this session scans */
 };
-#define TM_CACHE_MAX_DEFAULT (256ull << 20)
+#define TM_CACHE_MAX_DEFAULT (1024ull << 20)
 
 /* Open inputs: one archive (TAR, ZIP, tar.gz, a single gzip'd trace) or one
  * trace file, opened as trace_processor opens that file; or several trace
