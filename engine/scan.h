@@ -94,4 +94,6 @@ struct tm_systrace_line {
 };
 /* False when the line is "Not a known systrace event format". */
 bool tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out);
+/* The same by the backtracking matcher alone (the reference of the tests). */
+bool tm_systrace_tokenize_ref(const char *line, size_t len, struct tm_systrace_line *out);
 #endif

@@ -196,6 +196,113 @@ m(struct rx *r, int st, size_t pos)
 	return false;
 }
 
+/* The regex's first path in priority order from the '-' at pos: every
+ * greedy quantifier at its longest, every optional part present when it
+ * can be.  When that path matches, it is the match the backtracking search
+ * returns (it tries that path first); when it does not, false, and the
+ * caller runs the full matcher.  The one step where the first path always
+ * backtracks, (\S+): with ':' after it, is solved directly: the longest
+ * non-space run ending just before a ':'. */
+/* Character classes of first_path, one bit each. */
+enum { C_DG = 1, C_SP = 2, C_AD = 4, C_HD = 8 };
+
+static const uint8_t cls_tab[256] = {
+	['\t'] = C_SP, ['\n'] = C_SP, ['\v'] = C_SP, ['\f'] = C_SP, ['\r'] = C_SP, [' '] = C_SP,
+	['0'] = C_DG | C_HD, ['1'] = C_DG | C_HD, ['2'] = C_DG | C_HD, ['3'] = C_DG | C_HD,
+	['4'] = C_DG | C_HD, ['5'] = C_DG | C_HD, ['6'] = C_DG | C_HD, ['7'] = C_DG | C_HD,
+	['8'] = C_DG | C_HD, ['9'] = C_DG | C_HD, ['.'] = C_AD | C_HD,
+	['a'] = C_AD | C_HD, ['b'] = C_AD | C_HD, ['c'] = C_AD | C_HD, ['d'] = C_AD | C_HD,
+	['e'] = C_AD | C_HD, ['f'] = C_AD | C_HD,
+	['g'] = C_AD, ['h'] = C_AD, ['i'] = C_AD, ['j'] = C_AD, ['k'] = C_AD, ['l'] = C_AD,
+	['m'] = C_AD, ['n'] = C_AD, ['o'] = C_AD, ['p'] = C_AD, ['q'] = C_AD, ['r'] = C_AD,
+	['s'] = C_AD, ['t'] = C_AD, ['u'] = C_AD, ['v'] = C_AD, ['w'] = C_AD, ['x'] = C_AD,
+	['y'] = C_AD, ['z'] = C_AD,
+	['A'] = C_AD, ['B'] = C_AD, ['C'] = C_AD, ['D'] = C_AD, ['E'] = C_AD, ['F'] = C_AD,
+	['G'] = C_AD, ['H'] = C_AD, ['I'] = C_AD, ['J'] = C_AD, ['K'] = C_AD, ['L'] = C_AD,
+	['M'] = C_AD, ['N'] = C_AD, ['O'] = C_AD, ['P'] = C_AD, ['Q'] = C_AD, ['R'] = C_AD,
+	['S'] = C_AD, ['T'] = C_AD, ['U'] = C_AD, ['V'] = C_AD, ['W'] = C_AD, ['X'] = C_AD,
+	['Y'] = C_AD, ['Z'] = C_AD,
+};
+
+/* The end of the run of class c at p (bounded by e). */
+static inline const char *
+span(const char *p, const char *e, unsigned c)
+{
+	while (p < e && (cls_tab[(unsigned char)*p] & c))
+		p++;
+	return p;
+}
+
+/* The regex's first path in priority order from the '-' at pos: every
+ * greedy quantifier at its longest, every optional part present when it
+ * can be.  When that path matches, it is the match the backtracking search
+ * returns (it tries that path first); when it does not, false, and the
+ * caller runs the full matcher.  The one step where the first path always
+ * backtracks, (\S+): with ':' after it, is solved directly: the longest
+ * non-space run ending just before a ':'. */
+static bool
+first_path(struct rx *r, size_t pos)
+{
+	const char *s = r->s, *e = s + r->len, *p = s + pos + 1, *q;
+
+	q = span(p, e, C_DG);
+	if (q == p)
+		return false;
+	size_t g1s = (size_t)(p - s), g1e = (size_t)(q - s);
+	p = span(q, e, C_SP);
+	if (p == q)
+		return false;
+	p += p < e && *p == '(';
+	p = span(p, e, C_SP);
+	q = span(p, e, C_DG);
+	if (q == p)
+		while (q < e && *q == '-')
+			q++;
+	p = q;
+	p += p < e && *p == ')';
+	p += p < e && (cls_tab[(unsigned char)*p] & C_SP);
+	if (p == e || *p != '[')
+		return false;
+	q = span(++p, e, C_DG);
+	if (q == p || q == e || *q != ']')
+		return false;
+	p = span(q + 1, e, C_SP);
+	if (e - p >= 4 && (cls_tab[(unsigned char)p[0]] & cls_tab[(unsigned char)p[1]] &
+			   cls_tab[(unsigned char)p[2]] & C_AD) &&
+	    (cls_tab[(unsigned char)p[3]] & C_HD)) {
+		p += 4;
+		p += p < e && (cls_tab[(unsigned char)*p] & C_HD);
+		p = span(p, e, C_SP);
+	}
+	size_t g5s = (size_t)(p - s);
+	q = span(p, e, C_DG);
+	if (q == p || q == e || *q != '.')
+		return false;
+	p = span(++q, e, C_DG);
+	if (p == q || p == e || *p != ':')
+		return false;
+	size_t g5e = (size_t)(p - s);
+	q = span(++p, e, C_SP);
+	if (q == p)
+		return false;
+	p = q;
+	while (q < e && !(cls_tab[(unsigned char)*q] & C_SP))
+		q++;
+	/* q: the end of the non-space run; back to its last ':' after p */
+	while (q > p + 1 && q[-1] != ':')
+		q--;
+	if (q <= p + 1)
+		return false;
+	r->g1s = g1s;
+	r->g1e = g1e;
+	r->g5s = g5s;
+	r->g5e = g5e;
+	r->g6s = (size_t)(p - s);
+	r->g6e = (size_t)(q - 1 - s);
+	r->end = (size_t)(q - s);
+	return true;
+}
+
 static double
 to_ns(double sec)
 {
@@ -231,53 +338,81 @@ dec_seconds(const char *s, size_t n)
 	return sec;
 }
 
-bool
-tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out)
+/* The full search: from every '-' in turn, the memoised backtracking
+ * matcher (fast says whether the first path is tried first). */
+static bool
+search(struct rx *r, bool fast)
 {
-	/* The regex sees the line as a C string: up to its first NUL. */
-	size_t clen = strnlen(line, len);
 	/* The memo of short lines is kept per thread and invalidated by a
 	 * generation number instead of being cleared for every line (clearing
 	 * it was a third of the scan's time). */
 	static _Thread_local uint16_t memo[NSTEP * 257];
 	static _Thread_local uint16_t memo_gen;
-	size_t need = (size_t)NSTEP * (clen + 1);
-	struct rx r = { .s = line, .len = clen };
-	if (need <= sizeof memo / sizeof memo[0]) {
-		if (++memo_gen == 0) { /* wrapped: stale marks could match again */
-			memset(memo, 0, sizeof memo);
-			memo_gen = 1;
-		}
-		r.failed = memo;
-		r.gen = memo_gen;
-	} else {
-		r.failed = xcalloc(need, sizeof *r.failed);
-		r.gen = 1;
-	}
+	const char *line = r->s;
+	size_t clen = r->len;
 	bool ok = false;
+	r->failed = NULL;
 	for (size_t i = 0; i < clen; i++) {
 		const char *d = memchr(line + i, '-', clen - i);
 		if (!d)
 			break;
 		i = (size_t)(d - line);
-		if (m(&r, 0, i)) {
+		/* -(\d+) cannot match here */
+		if (i + 1 >= clen || !is_dg(line[i + 1]))
+			continue;
+		if (fast && first_path(r, i)) {
+			ok = true;
+			break;
+		}
+		if (!r->failed) {
+			size_t need = (size_t)NSTEP * (clen + 1);
+			if (need <= sizeof memo / sizeof memo[0]) {
+				if (++memo_gen == 0) { /* wrapped: stale marks could match again */
+					memset(memo, 0, sizeof memo);
+					memo_gen = 1;
+				}
+				r->failed = memo;
+				r->gen = memo_gen;
+			} else {
+				r->failed = xcalloc(need, sizeof *r->failed);
+				r->gen = 1;
+			}
+		}
+		if (m(r, 0, i)) {
 			ok = true;
 			break;
 		}
 	}
-	if (r.failed != memo)
-		free(r.failed);
-	if (!ok)
-		return false;
-	char num[64];
-	size_t n = r.g1e - r.g1s;
-	if (n >= sizeof num) {
-		out->pid = UINT32_MAX; /* strtoul saturates, then the cast */
-	} else {
-		memcpy(num, line + r.g1s, n);
-		num[n] = 0;
-		out->pid = (uint32_t)strtoul(num, NULL, 10);
+	if (r->failed != memo)
+		free(r->failed);
+	return ok;
+}
+
+/* strtoul of group 1 (digits only), cast to uint32_t: saturated at
+ * ULONG_MAX on overflow; 64 digits or more count as an overflow. */
+static uint32_t
+pid_of(const char *s, size_t n)
+{
+	uint64_t v = 0;
+	if (n >= 64)
+		return UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return UINT32_MAX;
+		v = v * 10 + d;
 	}
+	return (uint32_t)v;
+}
+
+static bool
+tokenize(const char *line, size_t len, struct tm_systrace_line *out, bool fast)
+{
+	/* The regex sees the line as a C string: up to its first NUL. */
+	struct rx r = { .s = line, .len = strnlen(line, len) };
+	if (!search(&r, fast))
+		return false;
+	out->pid = pid_of(line + r.g1s, r.g1e - r.g1s);
 	double sec = dec_seconds(line + r.g5s, r.g5e - r.g5s);
 	double ns = to_ns(sec);
 	out->ts = (ns < 9223372036854775808.0 && ns >= -9223372036854775808.0) ? (int64_t)ns
@@ -292,6 +427,18 @@ tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out)
 	out->args = a;
 	out->args_len = (size_t)(e - a);
 	return true;
+}
+
+bool
+tm_systrace_tokenize(const char *line, size_t len, struct tm_systrace_line *out)
+{
+	return tokenize(line, len, out, true);
+}
+
+bool
+tm_systrace_tokenize_ref(const char *line, size_t len, struct tm_systrace_line *out)
+{
+	return tokenize(line, len, out, false);
 }
 
 static bool
@@ -324,10 +471,11 @@ struct ss {
 	struct tm_error *err;
 };
 
+#define contains(s, n, lit) contains_n(s, n, lit, sizeof lit - 1)
+
 static bool
-contains(const char *s, size_t n, const char *lit)
+contains_n(const char *s, size_t n, const char *lit, size_t l)
 {
-	size_t l = strlen(lit);
 	if (l > n)
 		return false;
 	for (size_t i = 0; i + l <= n; i++) {

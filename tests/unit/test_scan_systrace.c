@@ -165,6 +165,134 @@ test_ts_digits(void)
 	}
 }
 
+/* ---- differential: the first-path matcher against the backtracking one ---- */
+
+static uint64_t rng_ = 0x9E3779B97F4A7C15ull;
+
+static uint64_t
+rnd(uint64_t n)
+{
+	rng_ ^= rng_ << 13, rng_ ^= rng_ >> 7, rng_ ^= rng_ << 17;
+	return n ? rng_ % n : 0;
+}
+
+static void
+add_run(char *b, size_t *k, size_t cap, const char *alpha, size_t lo, size_t hi)
+{
+	size_t n = lo + rnd(hi - lo + 1), na = strlen(alpha);
+	for (size_t i = 0; i < n && *k < cap; i++)
+		b[(*k)++] = alpha[rnd(na)];
+}
+
+static void
+add_lit(char *b, size_t *k, size_t cap, const char *lit)
+{
+	for (; *lit && *k < cap; lit++)
+		b[(*k)++] = *lit;
+}
+
+/* A line of the systrace shape with random variation in every part. */
+static size_t
+gen_line(char *b, size_t cap)
+{
+	static const char *names[] = { "worker", "<...>", "kworker/u16:1", "Binder:12_3", "a-b",
+				       "x-1-2", "RenderThread", "--", "<idle>", "a b" };
+	static const char *flags[] = { "d..3", "....", "...1", "dNh.", "d.h2", "X.a", "abc",
+				       "abcde", "....12", ".", "" };
+	static const char *events[] = { "sched_switch", "tracing_mark_write", "0", "print",
+					"a:b", "e:", ":", "x:y:z", "clk", "" };
+	size_t k = 0;
+	const char *ws = rnd(4) ? " " : " \t\r\v\f\n";
+	add_run(b, &k, cap, " ", 0, 12);
+	add_lit(b, &k, cap, names[rnd(10)]);
+	if (rnd(8))
+		add_lit(b, &k, cap, "-");
+	if (rnd(20))
+		add_run(b, &k, cap, rnd(10) ? "0123456789" : "0", 1, rnd(30) ? 6 : 70);
+	add_run(b, &k, cap, ws, rnd(10) ? 1 : 0, 4);
+	if (rnd(3)) {
+		if (rnd(8))
+			add_lit(b, &k, cap, "(");
+		add_run(b, &k, cap, ws, 0, 3);
+		int t = (int)rnd(5);
+		if (t < 3)
+			add_run(b, &k, cap, "0123456789", 1, 5);
+		else if (t == 3)
+			add_run(b, &k, cap, "-", 1, 5);
+		if (rnd(8))
+			add_lit(b, &k, cap, ")");
+	}
+	add_run(b, &k, cap, ws, 0, 2);
+	if (rnd(20))
+		add_lit(b, &k, cap, "[");
+	add_run(b, &k, cap, "0123456789", rnd(20) ? 1 : 0, 3);
+	if (rnd(20))
+		add_lit(b, &k, cap, "]");
+	add_run(b, &k, cap, ws, 0, 3);
+	add_lit(b, &k, cap, flags[rnd(11)]);
+	add_run(b, &k, cap, ws, 0, 3);
+	add_run(b, &k, cap, "0123456789", rnd(20) ? 1 : 0, rnd(10) ? 6 : 20);
+	if (rnd(20))
+		add_lit(b, &k, cap, ".");
+	add_run(b, &k, cap, "0123456789", rnd(20) ? 1 : 0, rnd(10) ? 9 : 20);
+	if (rnd(20))
+		add_lit(b, &k, cap, ":");
+	add_run(b, &k, cap, ws, rnd(20) ? 1 : 0, 3);
+	add_lit(b, &k, cap, events[rnd(10)]);
+	if (rnd(10))
+		add_lit(b, &k, cap, ":");
+	add_run(b, &k, cap, " abc|B|E|12:-[]().\t\r", 0, 30);
+	/* mutations */
+	static const char mut[] = "-0123456789 \t\r()[].:adfX|\n";
+	for (int m = rnd(3) ? 0 : 1 + (int)rnd(3); m > 0; m--) {
+		size_t at = rnd(k + 1);
+		int op = (int)rnd(4);
+		char c = op == 3 ? 0 : mut[rnd(sizeof mut - 1)];
+		if (op == 0 && k) { /* delete */
+			if (at < k)
+				memmove(b + at, b + at + 1, k - at - 1), k--;
+		} else if (op == 1 && at < k) {
+			b[at] = c;
+		} else if (k < cap) { /* insert (op 3: a NUL) */
+			memmove(b + at + 1, b + at, k - at);
+			b[at] = c;
+			k++;
+		}
+	}
+	return k;
+}
+
+static void
+test_first_path_matches_backtracking(void)
+{
+	char b[512];
+	size_t nok = 0;
+	for (int i = 0; i < 300000; i++) {
+		size_t n = gen_line(b, sizeof b - 1);
+		b[n] = 0;
+		struct tm_systrace_line a, r;
+		memset(&a, 0x55, sizeof a);
+		memset(&r, 0x55, sizeof r);
+		bool fa = tm_systrace_tokenize(b, n, &a), fr = tm_systrace_tokenize_ref(b, n, &r);
+		CHECK(fa == fr);
+		if (fa && fr) {
+			nok++;
+			CHECK_INT(a.pid, r.pid);
+			CHECK_INT(a.ts, r.ts);
+			CHECK(a.event == r.event && a.event_len == r.event_len);
+			CHECK(a.args == r.args && a.args_len == r.args_len);
+		}
+		if (t_failed_) {
+			for (size_t j = 0; j < n; j++)
+				if ((unsigned char)b[j] < 32)
+					b[j] = '~';
+			CHECK_STR(b, "(line where the two matchers differ)");
+			return;
+		}
+	}
+	CHECK(nok > 60000); /* many lines match, so the captures are compared */
+}
+
 int
 main(void)
 {
@@ -175,5 +303,6 @@ main(void)
 	RUN(test_ts_digits);
 	RUN(test_points);
 	RUN(test_html);
+	RUN(test_first_path_matches_backtracking);
 	return 0;
 }
