@@ -58,6 +58,17 @@ to_num(const char *s, size_t n, bool is_signed, int64_t *v)
 {
 	if (!n)
 		return false;
+	/* plain digits that cannot overflow: what strtoul / strtoll give */
+	if (n <= 18) {
+		size_t i = is_signed && s[0] == '-';
+		uint64_t x = 0;
+		for (size_t j = i; j < n && x != UINT64_MAX; j++)
+			x = s[j] >= '0' && s[j] <= '9' ? x * 10 + (uint64_t)(s[j] - '0') : UINT64_MAX;
+		if (x != UINT64_MAX && n > i) {
+			*v = is_signed ? (i ? -(int64_t)x : (int64_t)x) : (int64_t)(uint32_t)x;
+			return true;
+		}
+	}
 	char small[32];
 	char *buf = n < sizeof small ? small : xmalloc(n + 1);
 	memcpy(buf, s, n);

@@ -366,6 +366,48 @@ t_proto_kernel(void)
 	free(path);
 }
 
+/* The tgid and value fields: the digit fast path gives what strtoul /
+ * strtoll give (the tgid cast to uint32_t), and the field is valid exactly
+ * when strto* read all of it. */
+static void
+t_numbers(void)
+{
+	static const char alpha[] = "0123456789-+ x";
+	uint64_t x = 0x2545F4914F6CDD1Dull;
+	char f1[48], f2[48], text[160];
+	for (int i = 0; i < 100000; i++) {
+		char *f[2] = { f1, f2 };
+		for (int j = 0; j < 2; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			int n = (int)(x % 25);
+			for (int k = 0; k < n; k++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				f[j][k] = (x & 3) ? alpha[(x >> 8) % 10]
+						  : alpha[(x >> 8) % (sizeof alpha - 1)];
+			}
+			f[j][n] = 0;
+		}
+		snprintf(text, sizeof text, "C|%s|ctr|%s", f1, f2);
+		struct tm_atrace_point p;
+		struct tm_buf clean;
+		tm_buf_init(&clean);
+		enum tm_atrace_result r = tm_atrace_parse(text, strlen(text), &clean, &p);
+		tm_buf_fini(&clean);
+		char *e1, *e2;
+		unsigned long tg = strtoul(f1, &e1, 10);
+		long long v = strtoll(f2, &e2, 10);
+		bool ok1 = *f1 && !*e1, ok2 = *f2 && !*e2;
+		CHECK_INT(r, ok1 && ok2 ? TM_ATRACE_OK : TM_ATRACE_FAILURE);
+		CHECK_INT(p.tgid, ok1 ? (uint32_t)tg : 0);
+		if (r == TM_ATRACE_OK)
+			CHECK_INT(p.value, v);
+		if (t_failed_) {
+			CHECK_STR(text, "(differs from strtoul/strtoll)");
+			return;
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -378,6 +420,7 @@ main(void)
 	RUN(t_systrace_text);
 	RUN(t_proto_print);
 	RUN(t_proto_kernel);
+	RUN(t_numbers);
 	rmdir(dir);
 	return 0;
 }
