@@ -71,7 +71,8 @@ tm_jl_is_ws(char c)
 static inline const char *
 tm_jl_skip_ws(const char *c, const char *e)
 {
-	while (c != e && tm_jl_is_ws(*c))
+	/* every whitespace byte is <= ' ': most bytes fail the first test */
+	while (c != e && (unsigned char)*c <= ' ' && tm_jl_is_ws(*c))
 		c++;
 	return c;
 }
@@ -136,6 +137,26 @@ tm_jl_scan_string(struct tm_jl *lx, const char **cur, const char **s, size_t *n,
 		return TM_JL_ERR;
 	}
 	str = q = start + 1;
+	/* Short strings without a backslash (the common case): one pass, no
+	 * call.  Anything else takes the general path from the start. */
+	{
+		const char *lim = lx->end - str > 32 ? str + 32 : lx->end;
+
+		for (; q != lim; q++) {
+			if (*q == '"') {
+				*esc = false;
+				*s = str;
+				*n = (size_t)(q - str);
+				*cur = q + 1;
+				return TM_JL_OK;
+			}
+			if (*q == '\\')
+				break;
+		}
+		if (q == lx->end)
+			return TM_JL_INC;
+		q = str;
+	}
 	for (;;) {
 		size_t bs = 1;
 		const char *p;
@@ -285,8 +306,14 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 {
 	const char *start = *pcur, *cur = start, *end = lx->end;
 	bool int_like = true;
+	/* Digits are accumulated on the way: with at most 18 of them before
+	 * and after the point and no exponent, nothing wraps, and the values
+	 * are tm_jl_to_int64's and tm_jl_to_double's own (same arithmetic). */
+	uint64_t ip = 0, fi = 0, div = 1;
+	const char *ip_s, *f_s = NULL;
 
 	cur += *cur == '-';
+	ip_s = cur;
 	if (cur != end && *cur == '0') {
 		cur++;
 		if (cur != end && tm_jl_is_digit(*cur)) {
@@ -295,20 +322,24 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 			return TM_JL_ERR;
 		}
 	} else if (cur != end && *cur >= '1' && *cur <= '9') {
-		cur++;
+		ip = (uint64_t)(*cur++ - '0');
 		while (cur != end && tm_jl_is_digit(*cur))
-			cur++;
+			ip = ip * 10 + (uint64_t)(*cur++ - '0');
 	} else if (cur != end) {
 		tm_jl_error(lx, "Invalid number: expected digit in '%.*s'", tm_jl_quote_to_end(lx, start),
 			    start);
 		return TM_JL_ERR;
 	}
+	const char *ip_e = cur;
 	if (cur != end && *cur == '.') {
 		const char *f = ++cur;
 
 		int_like = false;
-		while (cur != end && tm_jl_is_digit(*cur))
-			cur++;
+		f_s = f;
+		while (cur != end && tm_jl_is_digit(*cur)) {
+			fi = fi * 10 + (uint64_t)(*cur++ - '0');
+			div *= 10;
+		}
 		if (cur != end && cur == f) {
 			tm_jl_error(lx, "Invalid number: expected digit after '.' in '%.*s'",
 				    tm_jl_quote_to_end(lx, start), start);
@@ -319,6 +350,8 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 		const char *f;
 
 		int_like = false;
+		f_s = NULL; /* not a plain number */
+		ip_s = NULL;
 		cur++;
 		cur += cur != end && (*cur == '+' || *cur == '-');
 		f = cur;
@@ -334,6 +367,24 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 		return TM_JL_INC;
 	v->s = start;
 	v->n = (size_t)(cur - start);
+	if (ip_s && ip_e - ip_s <= 18) {
+		bool neg = *start == '-';
+
+		if (int_like) {
+			v->i = neg ? -(int64_t)ip : (int64_t)ip;
+			v->t = TM_JL_INT;
+			*pcur = cur;
+			return TM_JL_OK;
+		}
+		if (f_s && cur - f_s <= 18) { /* cur: the end of the fraction */
+			double d = (double)ip + (double)fi / (double)div;
+
+			v->d = neg ? -d : d;
+			v->t = TM_JL_DBL;
+			*pcur = cur;
+			return TM_JL_OK;
+		}
+	}
 	if (int_like) {
 		if (tm_jl_to_int64(start, cur, &v->i)) {
 			v->t = TM_JL_INT;

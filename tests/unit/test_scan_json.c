@@ -8,6 +8,7 @@
 
 #include "t.h"
 #include "scan_helpers.h"
+#include "json_lex.h"
 
 static char *
 js(const char *s)
@@ -346,6 +347,208 @@ test_conformance(void)
 	CHECK(n_conf > 0);
 }
 
+/* ---- differential tests of the lexer's fast paths ---- */
+
+static uint64_t rs_ = 0x243F6A8885A308D3ull;
+
+static uint64_t
+rn(uint64_t n)
+{
+	rs_ ^= rs_ << 13, rs_ ^= rs_ >> 7, rs_ ^= rs_ << 17;
+	return n ? rs_ % n : 0;
+}
+
+static void
+digits(char *b, size_t *k, size_t lo, size_t hi)
+{
+	for (size_t n = lo + rn(hi - lo + 1); n; n--)
+		b[(*k)++] = (char)('0' + rn(10));
+}
+
+/* Numbers: the digits accumulated on the way give what tm_jl_to_int64 and
+ * tm_jl_to_double give on the token (the conversion before the fast path),
+ * bit for bit, for every length, sign, fraction and exponent. */
+static void
+test_number_fast_path(void)
+{
+	static const char *odd[] = { "NaN", "-", "--1", "1.", ".5", "1e", "1e+", "+1", "-0",
+				     "-0.0", "0.0e0", "00", "01.5", "Infinity", "1E400", "1e-400",
+				     "9223372036854775807", "9223372036854775808",
+				     "-9223372036854775808", "-9223372036854775809",
+				     "999999999999999999", "1000000000000000000",
+				     "0.999999999999999999", "0.9999999999999999999",
+				     "123456789012345678.123456789012345678" };
+	struct tm_buf msg, sticky;
+	tm_buf_init(&msg);
+	tm_buf_init(&sticky);
+	char b[160];
+	for (int i = 0; i < 300000; i++) {
+		size_t k = 0;
+		if (i < (int)(sizeof odd / sizeof odd[0])) {
+			k = strlen(odd[i]);
+			memcpy(b, odd[i], k);
+		} else {
+			if (rn(3) == 0)
+				b[k++] = '-';
+			if (rn(6) == 0)
+				b[k++] = '0';
+			else
+				digits(b, &k, rn(30) ? 1 : 0, rn(4) ? 8 : 24);
+			if (rn(2)) {
+				b[k++] = '.';
+				digits(b, &k, rn(30) ? 1 : 0, rn(4) ? 8 : 24);
+			}
+			if (rn(5) == 0) {
+				b[k++] = rn(2) ? 'e' : 'E';
+				if (rn(2))
+					b[k++] = rn(2) ? '-' : '+';
+				digits(b, &k, rn(30) ? 1 : 0, 3);
+			}
+		}
+		b[k] = rn(2) ? ',' : '}';
+		b[k + 1] = 0;
+		tm_buf_reset(&msg);
+		tm_buf_reset(&sticky);
+		struct tm_jl lx = { .end = b + k + 1, .msg = &msg, .sticky = &sticky,
+				    .quote_max = 1000 };
+		struct tm_jl_value v;
+		const char *cur = b;
+		enum tm_jl_rc r = tm_jl_number(&lx, &cur, &v);
+		if (r != TM_JL_OK)
+			continue; /* validation is not what changed */
+		CHECK(cur == b + k && v.s == b && v.n == k);
+		bool int_like = !memchr(b, '.', k) && !memchr(b, 'e', k) && !memchr(b, 'E', k);
+		int64_t wi;
+		double wd = 0;
+		bool as_int = int_like && tm_jl_to_int64(b, b + k, &wi);
+		CHECK(as_int || tm_jl_to_double(b, b + k, &wd));
+		CHECK_INT(v.t, as_int ? TM_JL_INT : TM_JL_DBL);
+		if (as_int)
+			CHECK_INT(v.i, wi);
+		else
+			CHECK(!memcmp(&v.d, &wd, sizeof wd));
+		CHECK(lx.has_sticky == (int_like && !as_int));
+		if (t_failed_) {
+			b[k] = 0;
+			CHECK_STR(b, "(number differs from the two-pass conversion)");
+			break;
+		}
+	}
+	tm_buf_fini(&msg);
+	tm_buf_fini(&sticky);
+}
+
+/* ScanString as it was: the next quote not escaped by an odd run of
+ * backslashes, then a second search for any backslash. */
+static enum tm_jl_rc
+scan_string_ref(const char *start, const char *end, const char **s, size_t *n, bool *esc,
+		const char **cur)
+{
+	const char *str = start + 1, *q = str;
+	for (;;) {
+		size_t bs = 1;
+		q = memchr(q, '"', (size_t)(end - q));
+		if (!q)
+			return TM_JL_INC;
+		if (q[-1] != '\\')
+			break;
+		const char *p;
+		for (p = q - 2; p >= str && *p == '\\'; p--)
+			bs++;
+		if ((bs & 1) == 0)
+			break;
+		q++;
+	}
+	*esc = memchr(str, '\\', (size_t)(q - str)) != NULL;
+	*s = str;
+	*n = (size_t)(q - str);
+	*cur = q + 1;
+	return TM_JL_OK;
+}
+
+static void
+test_string_fast_path(void)
+{
+	static const char alpha[] = "aaaaxu \"\\\"\\/";
+	struct tm_buf msg;
+	tm_buf_init(&msg);
+	char b[128];
+	for (int i = 0; i < 300000; i++) {
+		size_t n = 1 + rn(rn(8) ? 12 : 80);
+		b[0] = '"';
+		for (size_t j = 1; j < n; j++)
+			b[j] = rn(3) ? 'a' + (char)rn(3) : alpha[rn(sizeof alpha - 1)];
+		struct tm_jl lx = { .end = b + n, .msg = &msg, .quote_max = 1000 };
+		const char *c1 = b, *c2 = b, *s1 = NULL, *s2 = NULL;
+		size_t n1 = 0, n2 = 0;
+		bool e1 = false, e2 = false;
+		enum tm_jl_rc r1 = tm_jl_scan_string(&lx, &c1, &s1, &n1, &e1);
+		enum tm_jl_rc r2 = scan_string_ref(b, b + n, &s2, &n2, &e2, &c2);
+		CHECK_INT(r1, r2);
+		if (r1 == TM_JL_OK)
+			CHECK(s1 == s2 && n1 == n2 && e1 == e2 && c1 == c2);
+		if (t_failed_) {
+			b[n] = 0;
+			CHECK_STR(b, "(string scan differs)");
+			break;
+		}
+	}
+	tm_buf_fini(&msg);
+}
+
+/* Generated traces of every shape (escapes, exponents, huge numbers, CRLF,
+ * pretty-printed, truncated): the same ops whatever the block size, so the
+ * window that no longer copies whole blocks changes nothing. */
+static void
+test_generated_blocks(void)
+{
+	static const char *vals[] = { "1", "1.5", "-0", "1e3", "2.5E-1", "123456789012345678901234",
+				      "0.1234567890123456789", "\"12.5\"", "\"x\\\"y\"", "\"\\u0041\"",
+				      "null", "true", "{\"a\":[1,2,{\"b\":\"}\"}]}", "[]", "1e400",
+				      "\"\\ud800\"", "NaN", "--1" };
+	static const char *keys[] = { "ts", "dur", "ph", "name", "pid", "tid", "id", "args",
+				      "tts", "cat", "n\\u0061me", "bind_id", "flow_in" };
+	static const char *phs[] = { "\"X\"", "\"B\"", "\"E\"", "\"i\"", "\"M\"", "\"P\"", "\"s\"" };
+	struct tm_buf j;
+	tm_buf_init(&j);
+	for (int t = 0; t < 400; t++) {
+		tm_buf_reset(&j);
+		bool pretty = rn(3) == 0, crlf = rn(4) == 0;
+		const char *nl = crlf ? "\r\n" : "\n", *sp = pretty ? " " : "";
+		if (rn(2))
+			tm_buf_adds(&j, "{\"traceEvents\":[");
+		else
+			tm_buf_adds(&j, "[");
+		int nev = 1 + (int)rn(30);
+		for (int e = 0; e < nev; e++) {
+			if (e)
+				tm_buf_addf(&j, ",%s", pretty ? nl : "");
+			tm_buf_addf(&j, "{%s\"ph\":%s%s", sp, sp, phs[rn(7)]);
+			tm_buf_addf(&j, ",%s\"ts\":%s%s", sp, sp, vals[rn(rn(4) ? 7 : 18)]);
+			for (int f = (int)rn(6); f > 0; f--)
+				tm_buf_addf(&j, ",%s\"%s\":%s%s", pretty ? nl : "", keys[rn(13)], sp,
+					    vals[rn(rn(3) ? 10 : 18)]);
+			tm_buf_addf(&j, "%s}", sp);
+		}
+		if (rn(4))
+			tm_buf_adds(&j, j.data[0] == '{' ? "]}" : "]");
+		size_t len = j.len;
+		if (rn(5) == 0)
+			len = rn(len + 1); /* truncated */
+		char *whole = scan_str_n(tm_scan_json_mem, j.data, len, 0, 1);
+		size_t blocks[] = { 1, 2, 5, 13, 100, 4097 };
+		for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+			char *bk = scan_str_n(tm_scan_json_mem, j.data, len, blocks[i], 1);
+			CHECK_STR(bk, whole);
+			free(bk);
+		}
+		free(whole);
+		if (t_failed_)
+			break;
+	}
+	tm_buf_fini(&j);
+}
+
 int
 main(void)
 {
@@ -358,5 +561,8 @@ main(void)
 	RUN(test_system_trace_events);
 	RUN(test_huge_and_deep);
 	RUN(test_conformance);
+	RUN(test_number_fast_path);
+	RUN(test_string_fast_path);
+	RUN(test_generated_blocks);
 	return 0;
 }
