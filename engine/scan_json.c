@@ -909,33 +909,10 @@ drop_front(struct tm_buf *b, size_t n)
 	b->data[b->len] = 0;
 }
 
-/* One block of the member, at file offset js->total. */
+/* Parse the carried window as far as it goes. */
 static void
-js_feed(struct js *js, const char *p, size_t n)
+window_steps(struct js *js)
 {
-	uint64_t off = js->total;
-	js->total += n;
-	if (js->pos == P_DONE || js->status != TM_OK)
-		return;
-	if (js->w.len == 0) {
-		size_t used = step(js, p, p + n, off, false);
-		if (used < n && js->pos != P_DONE) {
-			tm_buf_add(&js->w, p + used, n - used);
-			js->w_off = off + used;
-			js->last_try = js->w.len;
-		}
-		return;
-	}
-	tm_buf_add(&js->w, p, n);
-	if (js->w.len > MAX_WINDOW) {
-		js->status = tm_error_set(js->err, TM_ERR_LIMIT,
-					  "byte 0x%" PRIx64 ": JSON token or event larger than 64 MiB",
-					  js->w_off);
-		js->pos = P_DONE;
-		return;
-	}
-	if (js->w.len < 2 * js->last_try)
-		return;
 	for (;;) {
 		size_t used = step(js, js->w.data, js->w.data + js->w.len, js->w_off, false);
 		drop_front(&js->w, used);
@@ -944,8 +921,61 @@ js_feed(struct js *js, const char *p, size_t n)
 		if (!used || !js->w.len || js->pos == P_DONE)
 			break;
 	}
-	if (js->pos == P_DONE)
-		js->w.len = 0;
+}
+
+/* One block of the member, at file offset js->total. */
+static void
+js_feed(struct js *js, const char *p, size_t n)
+{
+	uint64_t off = js->total;
+	js->total += n;
+	if (js->pos == P_DONE || js->status != TM_OK)
+		return;
+	if (js->w.len) {
+		if (js->w.len + n > MAX_WINDOW) {
+			js->status = tm_error_set(js->err, TM_ERR_LIMIT,
+						  "byte 0x%" PRIx64
+						  ": JSON token or event larger than 64 MiB",
+						  js->w_off);
+			js->pos = P_DONE;
+			return;
+		}
+		if (js->w.len + n < 2 * js->last_try) {
+			tm_buf_add(&js->w, p, n);
+			return;
+		}
+		/* Complete the carried item with the front of this block, a
+		 * piece at a time (each piece at least doubles the window),
+		 * and go on in the block itself once the window is past its
+		 * start: the block is not copied whole. */
+		size_t taken = 0;
+		for (;;) {
+			size_t k = n - taken, want = js->w.len > 4096 ? js->w.len : 4096;
+			tm_buf_add(&js->w, p + taken, k < want ? k : want);
+			taken += k < want ? k : want;
+			window_steps(js);
+			if (js->pos == P_DONE) {
+				js->w.len = 0;
+				return;
+			}
+			if (js->w_off >= off) {
+				size_t at = (size_t)(js->w_off - off);
+				js->w.len = 0;
+				p += at;
+				n -= at;
+				off += at;
+				break;
+			}
+			if (taken == n)
+				return;
+		}
+	}
+	size_t used = step(js, p, p + n, off, false);
+	if (used < n && js->pos != P_DONE) {
+		tm_buf_add(&js->w, p + used, n - used);
+		js->w_off = off + used;
+		js->last_try = js->w.len;
+	}
 }
 
 /* End of member: parse what is left, then OnPushDataToSorter's check. */
