@@ -81,6 +81,23 @@ enum tm_status tm_scan_json_mem(const void *p, size_t n, size_t block, struct tm
 enum tm_status tm_scan_systrace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				    const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 
+/* A text scanner's side of the block loop (scan_text.c): feed() takes each
+ * block, finish() the end of the member; *status is the scanner's own error
+ * (a limit), which stops the loop; *total the bytes fed (progress). */
+struct tm_text_scanner {
+	void *self;
+	void (*feed)(void *self, const char *p, size_t n);
+	void (*finish)(void *self);
+	const enum tm_status *status;
+	const uint64_t *total;
+};
+enum tm_status tm_scan_text(struct tm_stream *st, struct tm_scan *sc,
+			    const struct tm_scan_ctl *ctl, struct tm_error *err,
+			    const struct tm_text_scanner *ts) TM_WUR;
+enum tm_status tm_scan_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+				const struct tm_scan_ctl *ctl, struct tm_error *err,
+				const struct tm_text_scanner *ts) TM_WUR;
+
 /* trace_processor's systrace line tokenizer (systrace_line_tokenizer.cc),
  * shared by scan_systrace.c and the systemTraceEvents string of scan_json.c.
  * Pointers borrow from the line. */

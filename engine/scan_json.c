@@ -1013,10 +1013,16 @@ js_finish(struct js *js)
 	}
 }
 
-static bool
-cancelled(const struct tm_scan_ctl *ctl)
+static void
+js_feed_cb(void *self, const char *p, size_t n)
 {
-	return ctl && ctl->cancel && *ctl->cancel;
+	js_feed(self, p, n);
+}
+
+static void
+js_finish_cb(void *self)
+{
+	js_finish(self);
 }
 
 enum tm_status
@@ -1024,36 +1030,9 @@ tm_scan_json(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl 
 	     struct tm_error *err)
 {
 	struct js js;
-	enum tm_status rc = TM_OK;
 	js_init(&js, sc, ctl, err);
-	for (;;) {
-		const uint8_t *p;
-		size_t n;
-		if (cancelled(ctl)) {
-			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
-			break;
-		}
-		rc = tm_stream_next(st, &p, &n, err);
-		if (rc != TM_OK) {
-			sc->failed = true;
-			break;
-		}
-		if (!n) {
-			js_finish(&js);
-			break;
-		}
-		js_feed(&js, (const char *)p, n);
-		if (ctl && ctl->progress)
-			atomic_store(ctl->progress, js.total);
-		if (js.status != TM_OK)
-			break;
-	}
-	if (rc == TM_OK && js.status != TM_OK) {
-		rc = js.status;
-		sc->failed = true;
-	}
-	if (rc != TM_OK && err)
-		*tm_scan_err(sc) = *err;
+	struct tm_text_scanner ts = { &js, js_feed_cb, js_finish_cb, &js.status, &js.total };
+	enum tm_status rc = tm_scan_text(st, sc, ctl, err, &ts);
 	js_fini(&js);
 	return rc;
 }
@@ -1063,26 +1042,9 @@ tm_scan_json_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 		 const struct tm_scan_ctl *ctl, struct tm_error *err)
 {
 	struct js js;
-	enum tm_status rc = TM_OK;
-	const char *b = p;
 	js_init(&js, sc, ctl, err);
-	if (!block)
-		block = n ? n : 1;
-	for (size_t off = 0; off < n && js.status == TM_OK; off += block) {
-		if (cancelled(ctl)) {
-			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
-			break;
-		}
-		js_feed(&js, b + off, n - off < block ? n - off : block);
-	}
-	if (rc == TM_OK)
-		js_finish(&js);
-	if (rc == TM_OK && js.status != TM_OK) {
-		rc = js.status;
-		sc->failed = true;
-	}
-	if (rc != TM_OK && err)
-		*tm_scan_err(sc) = *err;
+	struct tm_text_scanner ts = { &js, js_feed_cb, js_finish_cb, &js.status, &js.total };
+	enum tm_status rc = tm_scan_text_mem(p, n, block, sc, ctl, err, &ts);
 	js_fini(&js);
 	return rc;
 }

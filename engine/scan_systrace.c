@@ -787,43 +787,34 @@ ss_init(struct ss *ss, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct
 	tm_scan_note_clock(sc, TM_CLOCK_MONOTONIC);
 }
 
+static void
+ss_fini(struct ss *ss)
+{
+	tm_buf_fini(&ss->carry);
+	tm_buf_fini(&ss->clean);
+}
+
+static void
+ss_feed_cb(void *self, const char *p, size_t n)
+{
+	ss_feed(self, p, n);
+}
+
+static void
+ss_finish_cb(void *self)
+{
+	ss_finish(self);
+}
+
 enum tm_status
 tm_scan_systrace(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
 		 struct tm_error *err)
 {
 	struct ss ss;
-	enum tm_status rc = TM_OK;
 	ss_init(&ss, sc, ctl, err);
-	for (;;) {
-		const uint8_t *p;
-		size_t n;
-		if (ctl && ctl->cancel && *ctl->cancel) {
-			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
-			break;
-		}
-		rc = tm_stream_next(st, &p, &n, err);
-		if (rc != TM_OK) {
-			sc->failed = true;
-			break;
-		}
-		if (!n) {
-			ss_finish(&ss);
-			break;
-		}
-		ss_feed(&ss, (const char *)p, n);
-		if (ctl && ctl->progress)
-			atomic_store(ctl->progress, ss.total);
-		if (ss.status != TM_OK)
-			break;
-	}
-	if (rc == TM_OK && ss.status != TM_OK) {
-		rc = ss.status;
-		sc->failed = true;
-	}
-	if (rc != TM_OK && err)
-		*tm_scan_err(sc) = *err;
-	tm_buf_fini(&ss.carry);
-	tm_buf_fini(&ss.clean);
+	struct tm_text_scanner ts = { &ss, ss_feed_cb, ss_finish_cb, &ss.status, &ss.total };
+	enum tm_status rc = tm_scan_text(st, sc, ctl, err, &ts);
+	ss_fini(&ss);
 	return rc;
 }
 
@@ -832,20 +823,9 @@ tm_scan_systrace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 		     const struct tm_scan_ctl *ctl, struct tm_error *err)
 {
 	struct ss ss;
-	const char *b = p;
 	ss_init(&ss, sc, ctl, err);
-	if (!block)
-		block = n ? n : 1;
-	for (size_t off = 0; off < n && ss.status == TM_OK; off += block)
-		ss_feed(&ss, b + off, n - off < block ? n - off : block);
-	ss_finish(&ss);
-	enum tm_status rc = ss.status;
-	if (rc != TM_OK) {
-		sc->failed = true;
-		if (err)
-			*tm_scan_err(sc) = *err;
-	}
-	tm_buf_fini(&ss.carry);
-	tm_buf_fini(&ss.clean);
+	struct tm_text_scanner ts = { &ss, ss_feed_cb, ss_finish_cb, &ss.status, &ss.total };
+	enum tm_status rc = tm_scan_text_mem(p, n, block, sc, ctl, err, &ts);
+	ss_fini(&ss);
 	return rc;
 }

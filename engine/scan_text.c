@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The block loop of the text scanners (scan_json.c, scan_systrace.c): one
+ * driver over a stream or a member held in memory, with cancellation,
+ * progress and the scanner's own limit errors.
+ */
+#include <string.h>
+
+#include "scan.h"
+
+static enum tm_status
+stream_next(void *ctx, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	return tm_stream_next(ctx, p, n, err);
+}
+
+struct mem_blocks {
+	const uint8_t *p;
+	size_t n, block, off;
+};
+
+static enum tm_status
+mem_next(void *ctx, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	struct mem_blocks *m = ctx;
+	(void)err;
+	size_t k = m->n - m->off < m->block ? m->n - m->off : m->block;
+	*p = m->p + m->off;
+	*n = k;
+	m->off += k;
+	return TM_OK;
+}
+
+static enum tm_status
+drive(tm_block_fn next, void *ctx, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+      struct tm_error *err, const struct tm_text_scanner *ts)
+{
+	enum tm_status rc = TM_OK;
+	for (;;) {
+		const uint8_t *p;
+		size_t n;
+		if (ctl && ctl->cancel && *ctl->cancel) {
+			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
+			break;
+		}
+		rc = next(ctx, &p, &n, err);
+		if (rc != TM_OK) {
+			sc->failed = true;
+			break;
+		}
+		if (!n) {
+			ts->finish(ts->self);
+			break;
+		}
+		ts->feed(ts->self, (const char *)p, n);
+		if (ctl && ctl->progress)
+			atomic_store(ctl->progress, *ts->total);
+		if (*ts->status != TM_OK)
+			break;
+	}
+	if (rc == TM_OK && *ts->status != TM_OK) {
+		rc = *ts->status;
+		sc->failed = true;
+	}
+	if (rc != TM_OK && err)
+		*tm_scan_err(sc) = *err;
+	return rc;
+}
+
+enum tm_status
+tm_scan_text(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+	     struct tm_error *err, const struct tm_text_scanner *ts)
+{
+	return drive(stream_next, st, sc, ctl, err, ts);
+}
+
+enum tm_status
+tm_scan_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+		 const struct tm_scan_ctl *ctl, struct tm_error *err,
+		 const struct tm_text_scanner *ts)
+{
+	struct mem_blocks m = { p, n, block ? block : (n ? n : 1), 0 };
+	return drive(mem_next, &m, sc, ctl, err, ts);
+}
