@@ -22,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "json_lex.h"
 #include "scan.h"
@@ -64,6 +67,132 @@ next_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 		return r;
 	*pcur = cur;
 	return TM_JL_OK;
+}
+
+/* The first '"' or backslash in [q, end), or end. */
+static inline const char *
+quote_or_bs(const char *q, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i dq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	while (end - q >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(x, dq), _mm_cmpeq_epi8(x, bs)));
+		if (m)
+			return q + __builtin_ctz(m);
+		q += 16;
+	}
+#endif
+	while (q != end && *q != '"' && *q != '\\')
+		q++;
+	return q;
+}
+
+/* next_field's common case in one lean pass: a key and a string value
+ * without backslashes, a plain number (at most 18 digits before and after
+ * the point, no exponent), a literal or a nested block, then ',' or the
+ * closer.  False, with nothing changed, for anything else (the end of the
+ * object, escapes, errors, the window's end): the caller then runs
+ * next_field from the same place.  Whenever this succeeds next_field gives
+ * the same key, value and position (tm_jl_number's own fast arithmetic). */
+static inline bool
+fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key, size_t *klen,
+	   struct tm_jl_value *v)
+{
+	const char *end = jp->end, *cur = tm_jl_skip_ws(*pcur, end), *q;
+
+	if (cur == end || *cur != '"')
+		return false;
+	q = quote_or_bs(++cur, end);
+	if (q == end || *q != '"')
+		return false;
+	const char *k = cur;
+	size_t kl = (size_t)(q - cur);
+	cur = tm_jl_skip_ws(q + 1, end);
+	if (cur == end || *cur != ':')
+		return false;
+	cur = tm_jl_skip_ws(cur + 1, end);
+	if (cur == end)
+		return false;
+	char c = *cur;
+	if (c == '"') {
+		q = quote_or_bs(++cur, end);
+		if (q == end || *q != '"')
+			return false;
+		v->t = TM_JL_STR;
+		v->s = cur;
+		v->n = (size_t)(q - cur);
+		cur = q + 1;
+	} else if ((c >= '0' && c <= '9') || c == '-') {
+		const char *st = cur, *ds;
+		bool neg = c == '-';
+		uint64_t ip = 0;
+
+		cur += neg;
+		for (ds = cur; cur != end && tm_jl_is_digit(*cur); cur++)
+			ip = ip * 10 + (uint64_t)(*cur - '0');
+		size_t nd = (size_t)(cur - ds);
+		if (!nd || nd > 18 || (nd > 1 && *ds == '0') || cur == end)
+			return false;
+		if (*cur == '.') {
+			const char *fs = ++cur;
+			uint64_t fi = 0, div = 1;
+
+			for (; cur != end && tm_jl_is_digit(*cur); cur++) {
+				fi = fi * 10 + (uint64_t)(*cur - '0');
+				div *= 10;
+			}
+			if (cur == fs || cur - fs > 18 || cur == end || *cur == 'e' || *cur == 'E')
+				return false;
+			double d = (double)ip + (double)fi / (double)div;
+			v->t = TM_JL_DBL;
+			v->d = neg ? -d : d;
+		} else {
+			if (*cur == 'e' || *cur == 'E')
+				return false;
+			v->t = TM_JL_INT;
+			v->i = neg ? -(int64_t)ip : (int64_t)ip;
+		}
+		v->s = st;
+		v->n = (size_t)(cur - st);
+	} else if (c == '{' || c == '[') {
+		const char *st = cur;
+
+		if (tm_jl_scan_block(jp, &cur, c, c == '{' ? '}' : ']') != TM_JL_OK)
+			return false;
+		v->t = c == '{' ? TM_JL_OBJ : TM_JL_ARR;
+		v->s = st;
+		v->n = (size_t)(cur - st);
+	} else if (c == 't' && end - cur >= 4 && !memcmp(cur, "true", 4)) {
+		v->t = TM_JL_BOOL;
+		v->i = 1;
+		cur += 4;
+	} else if (c == 'f' && end - cur >= 5 && !memcmp(cur, "false", 5)) {
+		v->t = TM_JL_BOOL;
+		v->i = 0;
+		cur += 5;
+	} else if (c == 'n' && end - cur >= 4 && !memcmp(cur, "null", 4)) {
+		v->t = TM_JL_NULL;
+		v->i = 0;
+		cur += 4;
+	} else {
+		return false;
+	}
+	cur = tm_jl_skip_ws(cur, end);
+	if (cur == end)
+		return false;
+	if (*cur == ',') {
+		cur = tm_jl_skip_ws(cur + 1, end);
+		if (cur == end)
+			return false;
+	} else if (*cur != end_char) {
+		return false;
+	}
+	*key = k;
+	*klen = kl;
+	*pcur = cur;
+	return true;
 }
 
 static bool
@@ -382,7 +511,10 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		size_t kl;
 		bool eos;
 		struct tm_jl_value v;
-		enum tm_jl_rc r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
+		enum tm_jl_rc r = TM_JL_OK;
+		eos = false;
+		if (!fast_field(&jp, &cur, end_char, &k, &kl, &v))
+			r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
 		if (r != TM_JL_OK) {
 			if (r == TM_JL_ERR)
 				return TM_JL_ERR;
