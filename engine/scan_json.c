@@ -202,13 +202,31 @@ key_is(const char *k, size_t n, const char *lit)
 	return n == l && memcmp(k, lit, l) == 0;
 }
 
+/* llround, without the call where the fraction is exact: below 2^52 in
+ * magnitude x - (int64_t)x is x's fraction exactly. */
+static int64_t
+round_half_away(double x)
+{
+	if (fabs(x) < 4503599627370496.0) {
+		int64_t i = (int64_t)x;
+		double f = x - (double)i;
+		return f >= 0.5 ? i + 1 : f <= -0.5 ? i - 1 : i;
+	}
+	return (int64_t)llround(x);
+}
+
 /* CoerceToTs. */
 static bool
 coerce_ts(const struct tm_jl_value *v, int64_t *ts)
 {
 	switch (v->t) {
 	case TM_JL_DBL:
-		*ts = v->d == trunc(v->d) ? wrap_mul(d2i(v->d), 1000) : (int64_t)llround(v->d * 1000.0);
+		/* below 2^52 a double is integral when (int64_t) keeps it */
+		if (fabs(v->d) < 4503599627370496.0 && (double)(int64_t)v->d != v->d)
+			*ts = round_half_away(v->d * 1000.0);
+		else
+			*ts = v->d == trunc(v->d) ? wrap_mul(d2i(v->d), 1000)
+						  : (int64_t)llround(v->d * 1000.0);
 		return true;
 	case TM_JL_INT:
 		*ts = wrap_mul(v->i, 1000);

@@ -2,6 +2,7 @@
 /* Chrome JSON scanner: trace_processor's tokenizer semantics (runs 73-77 of
  * checked against trace_processor), block-boundary independence, limits, conformance. */
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -438,6 +439,58 @@ test_number_fast_path(void)
 	tm_buf_fini(&sticky);
 }
 
+/* A ts with a fraction: llround(ts * 1000) as CoerceToTs does, for every
+ * length and rounding case (halves, negative values, 2^52 and beyond). */
+static void
+test_ts_llround(void)
+{
+	static const char *edge[] = { "0.0005", "-0.0005", "0.0015", "-2.5005", "4503599627370.4965",
+				      "4503599627370495.5", "-4503599627370495.5",
+				      "9007199254740993.5", "0.49999999999999994", "1e-4",
+				      "-1.2345e2", "123456789.1234565" };
+	char tok[64], json[128], want[64];
+	for (int i = 0; i < 100000; i++) {
+		if (i < (int)(sizeof edge / sizeof edge[0])) {
+			snprintf(tok, sizeof tok, "%s", edge[i]);
+		} else {
+			size_t k = 0;
+			if (rn(3) == 0)
+				tok[k++] = '-';
+			size_t d0 = k;
+			digits(tok, &k, 1, rn(4) ? 6 : 17);
+			if (k - d0 > 1 && tok[d0] == '0')
+				tok[d0] = '1'; /* no leading zero */
+			tok[k++] = '.';
+			digits(tok, &k, 1, rn(4) ? 4 : 18);
+			tok[k] = 0;
+		}
+		double d = strtod(tok, NULL);
+		/* the value the lexer makes of the token */
+		struct tm_buf m;
+		tm_buf_init(&m);
+		char tb[80];
+		snprintf(tb, sizeof tb, "%s,", tok);
+		struct tm_jl lx = { .end = tb + strlen(tb), .msg = &m, .quote_max = 100 };
+		struct tm_jl_value v;
+		const char *c = tb;
+		bool ok = tm_jl_number(&lx, &c, &v) == TM_JL_OK && v.t == TM_JL_DBL;
+		tm_buf_fini(&m);
+		if (!ok)
+			continue;
+		d = v.d;
+		long long w = d == trunc(d) ? (long long)d * 1000 : llround(d * 1000.0);
+		if (d == trunc(d) && !(fabs(d) < 9e15))
+			continue; /* the integral case is not what changed */
+		snprintf(want, sizeof want, "C%lld", w);
+		snprintf(json, sizeof json, "[{\"ph\":\"i\",\"ts\":%s,\"pid\":1}]", tok);
+		char *r = js(json);
+		CHECK_STR(r, want);
+		free(r);
+		if (t_failed_)
+			break;
+	}
+}
+
 /* ScanString as it was: the next quote not escaped by an odd run of
  * backslashes, then a second search for any backslash. */
 static enum tm_jl_rc
@@ -562,6 +615,7 @@ main(void)
 	RUN(test_huge_and_deep);
 	RUN(test_conformance);
 	RUN(test_number_fast_path);
+	RUN(test_ts_llround);
 	RUN(test_string_fast_path);
 	RUN(test_generated_blocks);
 	return 0;
