@@ -312,13 +312,26 @@ cut_hint(const struct wb *wb, char *out, size_t len)
 
 /* ---- the pair picker and the solution, on the help screen ---- */
 
-/* Lines are escaped here (help_escaped): names come from the traces. */
+/* Lines are escaped here (help_escaped): names come from the traces; and
+ * wrapped at the screen's width, never cut (an event name, a step or a
+ * manifest line can be long). */
 static void
 help_add_esc(struct wb_frame *fr, const char *line, enum wb_role role)
 {
-	char *e = text_escape_cols(line, 1 << 16);
-	help_add(fr, e, role);
-	free(e);
+	struct wb_paras ps;
+	memset(&ps, 0, sizeof ps);
+	tm_buf_adds(text_para_add(&ps, role), line);
+	text_wrap(&ps, fr->help_width > 0 ? fr->help_width : 79);
+	if (!ps.p[0].n_lines)
+		help_add(fr, "", role);
+	for (size_t k = 0; k < ps.p[0].n_lines; k++) {
+		char *l = strndup(ps.p[0].text + ps.p[0].start[k], ps.p[0].len[k]);
+		if (!l)
+			abort();
+		help_add(fr, l, role);
+		free(l);
+	}
+	text_paras_fini(&ps);
 }
 
 static void
@@ -327,34 +340,38 @@ picker_lines(struct wb *wb, struct wb_frame *fr)
 	const struct wb_picker *pk = &wb->ui.picker;
 	struct pane *help = &wb->ui.pane[PANE_HELP];
 	const char *file = pk->step ? pk->ref : pk->file;
-	char line[600], t[64];
+	char t[64];
+	struct tm_buf line;
 	size_t shown = 0, sel_line = 0;
 
 	for (size_t i = 0; i < fr->n_help; i++)
 		free(fr->help[i]);
 	fr->n_help = 0;
+	tm_buf_init(&line);
 	if (pk->step)
-		snprintf(line, sizeof line, "Picked in %s: %s #%u. The same moment in %s is:", pk->file,
-			 pk->a_name, pk->a_occ, pk->ref);
+		tm_buf_addf(&line, "Picked in %s: %s #%u. The same moment in %s is:", pk->file,
+			    pk->a_name, pk->a_occ, pk->ref);
 	else
-		snprintf(line, sizeof line, "An event in %s you can also find in another trace:", file);
-	help_add_esc(fr, line, ROLE_INFO);
-	snprintf(line, sizeof line, "search: %s_", pk->filter);
-	help_add_esc(fr, line, ROLE_DEFAULT);
+		tm_buf_addf(&line, "An event in %s you can also find in another trace:", file);
+	help_add_esc(fr, line.data, ROLE_INFO);
+	tm_buf_reset(&line);
+	tm_buf_addf(&line, "search: %s_", pk->filter);
+	help_add_esc(fr, line.data, ROLE_DEFAULT);
 	for (size_t i = 0; i < pk->ev.n; i++) {
 		const struct tm_align_event *ev = &pk->ev.v[i];
 		if (!picker_shows(pk, i))
 			continue;
-		char *nm = text_short_name(ev->name, 40);
 		text_fmt_dur(ev->ts, t, sizeof t);
-		snprintf(line, sizeof line, " %-40s #%-3u %16s  %s%llu in the file", nm, ev->occ, t,
-			 ev->instant ? "instant, " : "", (unsigned long long)ev->count);
-		free(nm);
+		/* the name in full: a long one wraps */
+		tm_buf_reset(&line);
+		tm_buf_addf(&line, " %-40s #%-3u %16s  %s%llu in the file", ev->name, ev->occ, t,
+			    ev->instant ? "instant, " : "", (unsigned long long)ev->count);
 		if (shown == pk->sel)
 			sel_line = fr->n_help;
-		help_add_esc(fr, line, shown == pk->sel ? ROLE_CURSOR : ROLE_DEFAULT);
+		help_add_esc(fr, line.data, shown == pk->sel ? ROLE_CURSOR : ROLE_DEFAULT);
 		shown++;
 	}
+	tm_buf_fini(&line);
 	if (!shown)
 		help_add_esc(fr, pk->ev.n ? "  (no event name matches the search)"
 					  : "  (the scan kept no named event in this file)",
@@ -377,14 +394,16 @@ solution_lines(struct wb *wb, struct wb_frame *fr)
 {
 	const struct wb_model *m = &wb->m;
 	const struct tm_solution *so = &m->solution;
-	char line[700];
+	struct tm_buf line;
 
 	for (size_t i = 0; i < fr->n_help; i++)
 		free(fr->help[i]);
 	fr->n_help = 0;
+	tm_buf_init(&line);
 	for (size_t i = 0; i < so->n_steps; i++) {
-		snprintf(line, sizeof line, "  %zu. %s", i + 1, so->steps[i]);
-		help_add_esc(fr, line, ROLE_DEFAULT);
+		tm_buf_reset(&line);
+		tm_buf_addf(&line, "  %zu. %s", i + 1, so->steps[i]);
+		help_add_esc(fr, line.data, ROLE_DEFAULT);
 	}
 	help_add_esc(fr, "", ROLE_DEFAULT);
 	help_add_esc(fr, "manifest diff (- now, + after; 2 lines of context):", ROLE_HEADER);
@@ -422,8 +441,10 @@ solution_lines(struct wb *wb, struct wb_frame *fr)
 	}
 	free(ls);
 	help_add_esc(fr, "", ROLE_DEFAULT);
-	snprintf(line, sizeof line, "predicted: %s", so->verdict ? so->verdict : "?");
-	help_add_esc(fr, line, so->ok ? ROLE_OK : ROLE_WARNING);
+	tm_buf_reset(&line);
+	tm_buf_addf(&line, "predicted: %s", so->verdict ? so->verdict : "?");
+	help_add_esc(fr, line.data, so->ok ? ROLE_OK : ROLE_WARNING);
+	tm_buf_fini(&line);
 	if (so->unplaced)
 		help_add_esc(fr, so->unplaced, ROLE_WARNING);
 	snprintf(fr->help_title, sizeof fr->help_title, " Solve (tracemerge): %zu edit%s, %s",
