@@ -234,9 +234,12 @@ struct wb_model {
 	size_t n_log;
 
 	/* alignment (wb_align.c): the fixes the engine proved for the current
-	 * manifest (every file), the evidence of the last estimate per file,
-	 * and a solution shown until it is applied or declined */
+	 * manifest, found when shown (model_fixes_ensure: the files in
+	 * fixes_done), the evidence of the last estimate per file, and a
+	 * solution shown until it is applied or declined */
 	struct tm_fixes fixes;
+	char **fixes_done;
+	size_t n_fixes_done;
 	struct wb_evidence {
 		char *path, *text;
 	} *evidence;
@@ -541,6 +544,10 @@ void model_manifest_json(const struct wb_model *m, struct tm_buf *out);
  * manifest (refreshed after each evaluation), and everything wb_align.c
  * keeps for the session (fixes, evidence, a solution not yet applied). */
 void model_fixes_refresh(struct wb_model *m);
+/* The proven fixes of path under the current manifest, found now unless
+ * they already were (each candidate is a replay: only the file shown or
+ * asked for pays for it). */
+void model_fixes_ensure(struct wb_model *m, const char *path);
 void model_solution_drop(struct wb_model *m);
 void model_align_fini(struct wb_model *m);
 

@@ -485,6 +485,7 @@ pane_lines(struct wb *wb, enum wb_pane_id id, struct lines *out)
 		memset(&ps, 0, sizeof ps);
 		if (row == SIZE_MAX)
 			return;
+		model_fixes_ensure(&wb->m, model_row_name(&wb->m, row));
 		text_details(&wb->m, row, &ps, wb->fr.details_name);
 		text_wrap(&ps, layout_left_cols(COLS));
 		for (size_t i = 0; i < ps.n; i++)

@@ -36,6 +36,7 @@ model_fix(const struct wb_model *m, const char *path, size_t k)
 void
 model_apply_fix(struct wb_model *m, const char *path, size_t k)
 {
+	model_fixes_ensure(m, path);
 	const struct tm_fix *f = model_fix(m, path, k);
 	struct tm_manifest next;
 	char what[600];
@@ -292,6 +293,7 @@ model_own_machine(struct wb_model *m, const char *path)
 	struct tm_manifest cand;
 	tm_manifest_copy(&cand, &m->man);
 	tm_manifest_set_machine(&cand, path, name);
+	model_fixes_ensure(m, path);
 	for (size_t k = 0;; k++) {
 		const struct tm_fix *fx = model_fix(m, path, k);
 		if (!fx)

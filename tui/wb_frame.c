@@ -787,6 +787,7 @@ frame_prepare(struct wb *wb)
 		const char *nm = model_row_name(m, sel);
 		int nw = nm ? name_cols(nm, strlen(nm)) : 0;
 		fr->details_name = nw > fr->cols.name || nw > layout_left_cols(cols) - 40;
+		model_fixes_ensure(&wb->m, nm); /* the details show its fixes */
 		text_details(m, sel, &fr->details, fr->details_name);
 	}
 	text_wrap(&fr->verdict, cols);

@@ -306,14 +306,44 @@ model_evaluate(struct wb_model *m)
 void
 model_fixes_refresh(struct wb_model *m)
 {
-	struct tm_error err;
-
+	/* forget them: found again when shown (model_fixes_ensure) */
 	tm_fixes_fini(&m->fixes);
-	if (!m->s || !m->rep || m->rep->ok || m->man_broken)
+	for (size_t i = 0; i < m->n_fixes_done; i++)
+		free(m->fixes_done[i]);
+	free(m->fixes_done);
+	m->fixes_done = NULL;
+	m->n_fixes_done = 0;
+}
+
+void
+model_fixes_ensure(struct wb_model *m, const char *path)
+{
+	struct tm_error err;
+	struct tm_fixes got = {0};
+
+	if (!path || !m->s || !m->rep || m->rep->ok || m->man_broken)
 		return;
+	for (size_t i = 0; i < m->n_fixes_done; i++)
+		if (!strcmp(m->fixes_done[i], path))
+			return;
+	char **d = realloc(m->fixes_done, (m->n_fixes_done + 1) * sizeof *d);
+	char *p = strdup(path);
+	if (!d || !p)
+		abort();
+	m->fixes_done = d;
+	d[m->n_fixes_done++] = p;
 	tm_error_clear(&err);
-	if (tm_fixes_suggest(m->s, &m->man, m->rep, NULL, &m->fixes, &err) != TM_OK)
-		tm_fixes_fini(&m->fixes);
+	if (tm_fixes_suggest(m->s, &m->man, m->rep, path, &got, &err) != TM_OK || !got.n) {
+		tm_fixes_fini(&got);
+		return;
+	}
+	struct tm_fix *v = realloc(m->fixes.v, (m->fixes.n + got.n) * sizeof *v);
+	if (!v)
+		abort();
+	memcpy(v + m->fixes.n, got.v, got.n * sizeof *v);
+	m->fixes.v = v;
+	m->fixes.n += got.n;
+	free(got.v); /* the entries are m->fixes' now */
 }
 
 void
@@ -330,7 +360,7 @@ model_solution_drop(struct wb_model *m)
 void
 model_align_fini(struct wb_model *m)
 {
-	tm_fixes_fini(&m->fixes);
+	model_fixes_refresh(m);
 	for (size_t i = 0; i < m->n_evidence; i++) {
 		free(m->evidence[i].path);
 		free(m->evidence[i].text);
