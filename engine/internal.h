@@ -108,7 +108,7 @@ tm_same_str(const char *a, const char *b)
 /* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
  * fields.  The engine's one string hash (mix it with tm_mix64 before using
  * its low bits as a table index). */
-#define TM_FNV_INIT 1469598103934665603ull
+#define TM_FNV_INIT TM_HASH_INIT /* tm_hash_bytes is this, exported */
 static inline uint64_t
 tm_fnv1a(uint64_t h, const void *p, size_t n)
 {

@@ -106,6 +106,12 @@ void tm_buf_addf(struct tm_buf *b, const char *fmt, ...) TM_PRINTF(2, 3);
 /* Caller owns the returned string (free()); the buffer is left empty. */
 char *tm_buf_steal(struct tm_buf *b);
 
+/* The engine's string hash (64-bit FNV-1a), for names the front end derives
+ * from data (e.g. a file name per set of inputs): h = tm_hash_bytes(
+ * TM_HASH_INIT, p, n), chained for several fields.  Stable across versions. */
+#define TM_HASH_INIT 1469598103934665603ull
+uint64_t tm_hash_bytes(uint64_t h, const void *p, size_t n);
+
 /* The last component of a path (what util merge names a member): borrowed
  * from path. */
 const char *tm_path_base(const char *path);

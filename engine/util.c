@@ -309,6 +309,12 @@ tm_path_base(const char *path)
 	return s ? s + 1 : path;
 }
 
+uint64_t
+tm_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	return tm_fnv1a(h, p, n);
+}
+
 char *
 tm_buf_steal(struct tm_buf *b)
 {

@@ -262,7 +262,7 @@ out_recovery_path(const struct wb *wb)
 {
 	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	char dir[PATH_MAX], path[PATH_MAX + 64];
-	uint64_t h = 1469598103934665603ull; /* FNV-1a over the absolute input paths */
+	uint64_t h = TM_HASH_INIT; /* over the absolute input paths, each with its NUL */
 
 	if (x && *x)
 		snprintf(dir, sizeof dir, "%s/tracemerge", x);
@@ -273,9 +273,7 @@ out_recovery_path(const struct wb *wb)
 	for (size_t i = 0; i < wb->m.n_paths; i++) {
 		char abs[PATH_MAX];
 		const char *p = realpath(wb->m.paths[i], abs) ? abs : wb->m.paths[i];
-		for (const char *c = p; *c; c++)
-			h = (h ^ (unsigned char)*c) * 1099511628211ull;
-		h = (h ^ 0) * 1099511628211ull;
+		h = tm_hash_bytes(h, p, strlen(p) + 1);
 	}
 	snprintf(path, sizeof path, "%s/recovery-%016llx.json", dir, (unsigned long long)h);
 	return strdup(path);
