@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "manifest_internal.h"
+#include "replay_state.h"
 #include "oplog.h"
 #include "scancache.h"
 
@@ -204,6 +205,13 @@ const struct tm_member *
 tm_session_member(const struct tm_session *s, size_t i)
 {
 	return i < s->in.n_members ? &s->in.members[i] : NULL;
+}
+
+void
+tm_session_member_label(const struct tm_session *s, size_t i, struct tm_buf *out)
+{
+	if (i < s->in.n_members)
+		tm_member_label(&s->in, i, out);
 }
 
 long

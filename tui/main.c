@@ -685,25 +685,15 @@ put_machine(const struct tm_report *r, uint32_t id)
 		say_part(stdout, " (raw id %" PRIu64 ")", m->raw_id);
 }
 
-/* A file's label: its member path, or for a single input its base name. */
+/* A file's label, as the engine's reports name it (tm_session_member_label).
+ * One at a time: the buffer is reused. */
 static const char *
 file_label(const struct tm_session *s, const struct tm_report_file *f)
 {
-	if (f->path && f->path[0])
-		return f->path;
-	const struct tm_member *m = tm_session_member(s, f->member);
-	if (f->path && m && m->parent >= 0) {
-		/* trace_processor names an inflated stream "": name its container */
-		static char lb[4200]; /* printed through say(), which escapes */
-		const struct tm_member *pm = tm_session_member(s, (size_t)m->parent);
-		snprintf(lb, sizeof lb, "\"\" (inflated %s)",
-			 pm->name ? pm->name
-				  : tm_path_base(pm->source_path ? pm->source_path : "input"));
-		return lb;
-	}
-	if (f->path)
-		return "\"\" (the inflated stream)";
-	return tm_path_base(m && m->source_path ? m->source_path : "input");
+	static struct tm_buf lb; /* printed through say(), which escapes */
+	tm_buf_reset(&lb);
+	tm_session_member_label(s, f->member, &lb);
+	return lb.data ? lb.data : "";
 }
 
 /* The trace files that trace_processor processes, in its processing order:
