@@ -380,6 +380,64 @@ usable(const struct side *sd, const struct al_occ *o)
 	return o->machine == 0 && (o->clock == 0 || o->clock == sd->clock);
 }
 
+/* Why a file's samples are not used, counted over what the scan kept:
+ * another machine of the file, a sequence-scoped clock (64..127), or
+ * another clock than its trace clock.  Converting them needs the replay's
+ * clock graph, which an estimate does not run. */
+static void
+why_unusable(const struct side *sd, const char *file, struct tm_buf *b, size_t *n_out)
+{
+	size_t mach = 0, seq = 0, other = 0;
+	uint32_t a_mach = 0, a_clock = 0;
+	const struct tm_align_samples *a = sd->a;
+	for (size_t i = 0; a && i < a->n_names + a->n_ids; i++) {
+		const struct al_occ *v[2] = {NULL, NULL};
+		size_t nv = 0;
+		if (i < a->n_names) {
+			for (uint32_t k = 0; k < a->names[i].n; k++) {
+				const struct al_occ *o = &a->names[i].occ[k];
+				if (usable(sd, o))
+					continue;
+				if (o->machine)
+					mach++, a_mach = o->machine;
+				else if (o->clock >= 64 && o->clock <= 127)
+					seq++, a_clock = o->clock;
+				else
+					other++, a_clock = o->clock;
+			}
+			continue;
+		}
+		const struct al_id *x = &a->ids[i - a->n_names];
+		if (x->have & AL_OUT)
+			v[nv++] = &x->out;
+		if (x->have & AL_IN)
+			v[nv++] = &x->in;
+		for (size_t k = 0; k < nv; k++) {
+			if (usable(sd, v[k]))
+				continue;
+			if (v[k]->machine)
+				mach++, a_mach = v[k]->machine;
+			else if (v[k]->clock >= 64 && v[k]->clock <= 127)
+				seq++, a_clock = v[k]->clock;
+			else
+				other++, a_clock = v[k]->clock;
+		}
+	}
+	if (mach)
+		tm_buf_addf(b, "; %zu sample%s of %s on its machine %u not used (another machine's clock "
+			       "is not converted for an estimate)",
+			    mach, mach == 1 ? "" : "s", file, a_mach);
+	if (seq)
+		tm_buf_addf(b, "; %zu sample%s of %s on sequence-scoped clock %u not used (not "
+			       "converted to its trace clock for an estimate)",
+			    seq, seq == 1 ? "" : "s", file, a_clock);
+	if (other)
+		tm_buf_addf(b, "; %zu sample%s of %s in clock %s, not its trace clock %s, not used",
+			    other, other == 1 ? "" : "s", file, tm_clock_name(a_clock),
+			    sd->clock ? tm_clock_name(sd->clock) : "(none)");
+	*n_out += mach + seq + other;
+}
+
 struct obsv {
 	struct tm_align_obs *v;
 	size_t n, cap;
@@ -547,6 +605,8 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 				    "send/receive pairs), %zu instant%s both saw",
 				    e->n_to_ref, e->n_to_ref == 1 ? "" : "s", rf->path, ref, e->n_from_ref,
 				    n_ids, n_msgs, e->n_same, e->n_same == 1 ? "" : "s");
+		why_unusable(&fs, rf->path, &b, &e->n_unusable);
+		why_unusable(&rs, ref, &b, &e->n_unusable);
 		e->evidence = tm_buf_steal(&b);
 		free(ov.v);
 	}

@@ -736,6 +736,7 @@ struct tm_align_estimate {
 	int64_t span_ns;           /* file time the pairs cover */
 	int64_t drift_ns;          /* drift_ppm over span_ns: what one offset cannot hold */
 	size_t n_to_ref, n_from_ref, n_same, n_declared; /* the evidence, by kind */
+	size_t n_unusable;         /* samples not used: another machine or clock (evidence says) */
 	char *evidence;            /* ours: one sentence */
 };
 

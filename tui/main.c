@@ -1186,6 +1186,7 @@ align_json(const struct tm_align_result *res, const char *verdict)
 		kv_u64(&b, &f2, "messages_from_ref", true, e->n_from_ref);
 		kv_u64(&b, &f2, "same_moment", true, e->n_same);
 		kv_u64(&b, &f2, "declared", true, e->n_declared);
+		kv_u64(&b, &f2, "unusable_samples", true, e->n_unusable);
 		kv_str(&b, &f2, "evidence", e->evidence);
 		tm_buf_addc(&b, '}');
 	}

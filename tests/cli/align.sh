@@ -95,6 +95,13 @@ echo "$o" | grep -q '\[contradictory\] the shared instants say so, but the messa
 js=$("$TM" align --json --pair b_file.pftrace:mark1100=a_ref.pftrace:mark1100 "$d"/*)
 [ "$(echo "$js" | field offset_ns)" = "$truth" ] && ok "interned names: a declared pair by name gives the offset" || no "interned pair" "$js"
 
+# samples an estimate cannot use (a sequence-scoped clock) are said, not
+# silently skipped
+python3 "$G" "$t/seqclock" proto 123456789 0 4 seqclock >/dev/null
+js=$("$TM" align --json "$t/seqclock"/*)
+echo "$js" | python3 -c 'import json,sys; e=json.load(sys.stdin)["estimates"][0]; assert e["unusable_samples"] > 0 and "on sequence-scoped clock 64 not used" in e["evidence"], e' &&
+	ok "sequence-scoped clock: the estimate says why its samples are not used" || no "unusable samples" "$js"
+
 # --apply: the manifest written is the one check predicts clean, and says so
 for kind in json proto systrace; do
 	d="$t/apply-$kind"

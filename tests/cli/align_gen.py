@@ -8,7 +8,8 @@ flow_ids / terminating_flow_ids, a BOOTTIME ClockSnapshot), systrace
 oneway (file -> ref only), contra (impossible latencies), instants;
 for proto, interned (names by name_iid as the Perfetto SDK writes them, and a
 marker instant both devices log at every tenth message), interned-skew (the
-reference logs those markers 5 ms late: the messages contradict them).
+reference logs those markers 5 ms late: the messages contradict them),
+seqclock (the file's events on its sequence-scoped clock 64).
 The reference (its name sorts first, so it owns the timeline) reads
 ref = file * (1 + drift) + offset.  Prints the true offset at the middle of
 the file's message times: truth = offset + drift * mid.
@@ -93,9 +94,14 @@ elif kind == "proto":
             extra += fld(13, 0, vint(3 if first else 2))
         if flow is not None: body += fld(47, 1, struct.pack("<Q", flow))
         if term is not None: body += fld(48, 1, struct.pack("<Q", term))
+        if mode == "seqclock" and ps is fp:  # the file's events on its sequence's clock 64
+            extra += fld(58, 0, vint(64))
         return packet(fld(8, 0, vint(ts)) + fld(10, 0, vint(1)) + extra + lendel(11, body))
     # each device: BOOTTIME ClockSnapshot (REALTIME deliberately unrelated)
     fp, rp = [snap(1000, 10**18)], [snap(1000, 2 * 10**18)]
+    if mode == "seqclock":  # clock 64 of sequence 1 reads BOOTTIME
+        fp.append(packet(lendel(6, lendel(1, fld(1, 0, vint(64)) + fld(2, 0, vint(1000))) +
+                                lendel(1, fld(1, 0, vint(6)) + fld(2, 0, vint(1000)))) + fld(10, 0, vint(1))))
     for (i, dr, ft, rt) in msgs:
         if dr == 1:
             fp.append(te(ft, "send", flow=i, ps=fp)); rp.append(te(rt, "recv", term=i, ps=rp))
