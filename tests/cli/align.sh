@@ -200,7 +200,7 @@ r = json.load(open(sys.argv[1]))
 for i, f in enumerate(r["fixes"]):
     json.dump(f["manifest"], open("%s-%d.json" % (sys.argv[2], i), "w"))
     open("%s-%d.want" % (sys.argv[2], i), "w").write("%d %s\n" % (f["dropped"], str(f["ok"]).lower()))
-print(len(r["fixes"]) if r["fixes"] and "10000000@" in r["fixes"][0]["what"] else 0)
+print(len(r["fixes"]) if r["fixes"] and "=+10ms@" in r["fixes"][0]["what"] else 0)
 PY
 )
 bad=0
