@@ -85,7 +85,7 @@ AINLINE struct seq *
 get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
 {
 	uint64_t key = (uint64_t)machine << 32 | seq;
-	uint32_t c = s->seq_cache[(seq ^ machine * 0x9e3779b9u) & (SEQ_CACHE - 1)];
+	uint32_t c = s->seq_cache[(seq ^ machine * 0x9e3779b9u) & s->seq_mask];
 	if (LIKELY(c < s->n_seqs)) {
 		struct seq *q = &s->seqs[c];
 		if (LIKELY(q->key == key)) {
@@ -116,13 +116,20 @@ get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot)
 	}
 	XGROW(s->seqs, s->cap_seqs, s->n_seqs + 1);
 	i = s->n_seqs++;
+	if (s->n_seqs * 2 > (size_t)s->seq_mask + 1 && s->seq_mask + 1 < SEQ_CACHE) {
+		/* a bigger cache, filled again as sequences are looked up */
+		uint32_t nc = (s->seq_mask + 1) * 4;
+		free(s->seq_cache);
+		s->seq_cache = xcalloc(nc, sizeof *s->seq_cache);
+		s->seq_mask = nc - 1;
+	}
 	memset(&s->seqs[i], 0, sizeof s->seqs[i]);
 	s->seqs[i].used = true;
 	s->seqs[i].key = key;
 	s->seq_ix[j] = (uint32_t)i + 1;
 out:
 	s->last_seq = i;
-	s->seq_cache[((uint32_t)key ^ (uint32_t)(key >> 32) * 0x9e3779b9u) & (SEQ_CACHE - 1)] =
+	s->seq_cache[((uint32_t)key ^ (uint32_t)(key >> 32) * 0x9e3779b9u) & s->seq_mask] =
 		(uint32_t)i;
 	if (slot)
 		*slot = (uint32_t)i;
@@ -1627,7 +1634,8 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 	s.ctl = ctl;
 	s.keep = ctl && ctl->keep_events;
 	s.pkt_op.kind = TM_OP_PACKET;
-	s.seq_cache = xcalloc(SEQ_CACHE, sizeof *s.seq_cache);
+	s.seq_mask = SEQ_CACHE_MIN - 1;
+	s.seq_cache = xcalloc(SEQ_CACHE_MIN, sizeof *s.seq_cache);
 	tm_buf_init(&s.npool);
 	tm_buf_init(&s.ptext);
 

@@ -14,7 +14,8 @@
 #include "scan.h"
 
 #define MAX_CPU 1024 /* kMaxCpus of ftrace_tokenizer.cc */
-#define SEQ_CACHE 16384u
+#define SEQ_CACHE 16384u   /* most cache slots */
+#define SEQ_CACHE_MIN 64u  /* first cache slots (a member of few sequences) */
 #define AL_CACHE 256u
 
 /* ------------------------------------------------------------------ */
@@ -104,6 +105,7 @@ struct ps {
 	/* slot of a (machine, sequence id), direct-mapped (SEQ_CACHE entries,
 	 * checked on use): traces with thousands of writers hash no more */
 	uint32_t *seq_cache;
+	uint32_t seq_mask; /* cache slots - 1: grown x4 while sequences > slots / 2 */
 	struct tm_op pkt_op; /* fast_packet's PACKET op: only the fields it sets change */
 	/* alignment samples of event names (al_name_fast): the samples, and
 	 * a hash of a name's length and outer bytes -> its index + 1 there
