@@ -6,11 +6,17 @@
  * input loads it instead of reading the trace again (as ncdu reuses an
  * exported scan).
  *
- * One file per input path: NAME.tmscan, NAME a hash of the key.  The key is
- * the path as given (error texts name it), the file's device, inode, size,
- * mtime and ctime, the session options that change what a scan keeps, and
- * this build (version, cache format, op log encoding, the executable's
- * identity).  The whole key is stored and compared again on load.
+ * One file per input file: NAME.tmscan, NAME a hash of the key.  The key is
+ * the file's device, inode, size, mtime and ctime (of the file a link leads
+ * to: not the path as given, so that the workbench's renamed inputs, links
+ * in a new folder, load their scans), the session options that change what
+ * a scan keeps, and this build (version, cache format, op log encoding, the
+ * executable's identity).  The whole key is stored and compared again on
+ * load, with the path as given: a scan saved under another path is used
+ * only when no text in it could name that path (member errors, scan errors:
+ * tm_input_label), and a loose input's own name and argument position are
+ * not part of its listing (its scan does not depend on them; nested names
+ * come from the container, a gzip stream's is empty).
  *
  * Layout: a 32-byte header (magic, format, encoding, payload length, a
  * 64-bit hash of the payload), then the payload that ser_* below writes and
@@ -47,7 +53,7 @@
 #include "session.h"
 
 /* Bump with every change of the ser_* functions below. */
-#define CACHE_FORMAT 2u
+#define CACHE_FORMAT 3u
 #define CACHE_MAGIC "TMSCAN\032\n"
 #define HEADER_BYTES 32u
 #define CACHE_EXT ".tmscan"
@@ -609,8 +615,10 @@ static void
 ser_listing(struct ser *z, struct tm_session *s, struct tm_cache_group *g, size_t k)
 {
 	const struct tm_member *mb = &s->in.members[g->members[k]];
-	uint64_t v[7] = {mb->name_len, mb->format, mb->stored_size, g->list_size[k], mb->is_hidden,
-			 mb->index, mb->is_unexpanded};
+	/* a loose input's name and position are the argument's, not the file's */
+	bool top = s->in.is_loose && mb->parent == 0;
+	uint64_t v[7] = {top ? 0 : mb->name_len, mb->format, mb->stored_size, g->list_size[k],
+			 mb->is_hidden, top ? 0 : mb->index, mb->is_unexpanded};
 	/* the parent as an index into the group, or UINT64_MAX */
 	uint64_t parent = UINT64_MAX;
 	if (mb->parent >= 0) { /* g->members ascends (groups_make): a binary search */
@@ -631,12 +639,12 @@ ser_listing(struct ser *z, struct tm_session *s, struct tm_cache_group *g, size_
 		ser_u64(z, &w[i]);
 	uint64_t pw = parent;
 	ser_u64(z, &pw);
-	size_t nl = mb->name_len;
-	void *name = z->wr ? mb->name : NULL;
+	size_t nl = top ? 0 : mb->name_len;
+	void *name = z->wr && !top ? mb->name : NULL;
 	ser_blob(z, &name, &nl, 1);
 	if (z->wr)
 		return;
-	bool same = !memcmp(v, w, sizeof v) && pw == parent && nl == mb->name_len &&
+	bool same = !memcmp(v, w, sizeof v) && pw == parent && nl == (top ? 0 : mb->name_len) &&
 		    (!nl || !memcmp(name, mb->name, nl));
 	free(name);
 	if (!same && !z->bad)
@@ -667,10 +675,11 @@ ser_member(struct ser *z, struct member_rec *r)
 	ser_scan(z, r->scan);
 }
 
-/* The key as stored: build, path, options, identity. */
+/* The key as stored: build, path, options, identity; *same when all but
+ * the path match, *same_path when the path does too. */
 static void
 ser_key(struct ser *z, const struct tm_session *s, const char *path_c, bool loose,
-	const struct tm_cache_key *key, bool *same)
+	const struct tm_cache_key *key, bool *same, bool *same_path)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
@@ -693,9 +702,10 @@ ser_key(struct ser *z, const struct tm_session *s, const char *path_c, bool loos
 	memcpy(r, k, sizeof r);
 	for (int i = 0; i < 8; i++)
 		ser_u64(z, &r[i]);
-	if (!z->wr)
-		*same = !z->bad && rb && rp && !strcmp(rb, bid) && !strcmp(rp, path) &&
-			!memcmp(k, r, sizeof k);
+	if (!z->wr) {
+		*same = !z->bad && rb && rp && !strcmp(rb, bid) && !memcmp(k, r, sizeof k);
+		*same_path = *same && !strcmp(rp, path);
+	}
 	free(rb);
 	free(rp);
 	tm_buf_fini(&b);
@@ -732,13 +742,13 @@ input_of(const struct tm_session *s, size_t i)
 }
 
 static void
-file_name(const char *dir, const struct tm_session *s, const char *path, bool loose,
-	  const struct tm_cache_key *k, struct tm_buf *out)
+file_name(const char *dir, const struct tm_session *s, bool loose, const struct tm_cache_key *k,
+	  struct tm_buf *out)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
 	build_id(&b);
-	tm_buf_addf(&b, "|%s|%d%d%d|%ju:%ju:%ju:%jd.%jd:%jd.%jd", path, s->opts.keep_events,
+	tm_buf_addf(&b, "|%d%d%d|%ju:%ju:%ju:%jd.%jd:%jd.%jd", s->opts.keep_events,
 		    s->opts.plain_replay, loose, (uintmax_t)k->dev, (uintmax_t)k->ino,
 		    (uintmax_t)k->size, (intmax_t)k->mtime_s, (intmax_t)k->mtime_ns,
 		    (intmax_t)k->ctime_s, (intmax_t)k->ctime_ns);
@@ -788,7 +798,7 @@ groups_make(struct tm_session *s)
 		if (g->have_key) {
 			struct tm_buf b;
 			tm_buf_init(&b);
-			file_name(s->opts.cache_dir, s, s->in.paths[k], s->in.is_loose, &g->key, &b);
+			file_name(s->opts.cache_dir, s, s->in.is_loose, &g->key, &b);
 			g->file = tm_buf_steal(&b);
 		}
 	}
@@ -868,6 +878,7 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	const uint8_t *hp = rd_take(&z, HEADER_BYTES);
 	const char *bad = NULL;
 	bool miss = false; /* another format, input or listing: no note */
+	bool same_path = false;
 	struct member_rec *rec = NULL;
 	uint64_t sum = 0;
 	if (!hp || memcmp(hp, CACHE_MAGIC, 8) != 0) {
@@ -889,7 +900,7 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 		z.left = payload;
 		h_init(&z.h);
 		bool same = false;
-		ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same);
+		ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same, &same_path);
 		miss = !z.bad && !same; /* another input under the same name */
 		rec = xcalloc(g->n + 1, sizeof *rec);
 		uint64_t n = 0;
@@ -919,6 +930,12 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 			struct tm_scan *sc = rec[k].scan;
 			if (sc && sc->format != mb->format)
 				bad = "a scan of another format";
+		}
+		/* saved under another path: its texts could name that path */
+		for (size_t k = 0; !miss && !bad && !same_path && k < g->n; k++) {
+			const struct tm_error *e = rec[k].scan ? rec[k].scan->err : NULL;
+			if (rec[k].error || (e && (e->msg[0] || e->hint[0] || e->tp[0])))
+				miss = true;
 		}
 	}
 	free(z.buf);
@@ -1051,8 +1068,8 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 	struct ser z = {.wr = true, .f = f};
 	h_init(&z.h);
 	z.werr = fwrite(h, 1, HEADER_BYTES, f) != HEADER_BYTES;
-	bool same;
-	ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same);
+	bool same, same_path;
+	ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same, &same_path);
 	uint64_t n = g->n;
 	ser_u64(&z, &n);
 	for (size_t k = 0; k < g->n; k++)
@@ -1104,7 +1121,7 @@ peek(const struct tm_session *s, const char *file, const char *path, bool loose,
 	struct stat st;
 	if (fd < 0)
 		return false;
-	bool same = false;
+	bool same = false, same_path = false;
 	if (fstat(fd, &st) == 0 && trusted(&st) && (uint64_t)st.st_size >= HEADER_BYTES) {
 		struct ser z = {.wr = false, .fd = fd, .buf = xmalloc(4096), .cap = 4096,
 				.left = HEADER_BYTES};
@@ -1117,7 +1134,7 @@ peek(const struct tm_session *s, const char *file, const char *path, bool loose,
 		header(want, payload, sum);
 		if (hp && !memcmp(hp, want, HEADER_BYTES)) {
 			z.left = payload;
-			ser_key(&z, s, path, loose, key, &same);
+			ser_key(&z, s, path, loose, key, &same, &same_path);
 		}
 		free(z.buf);
 	}
@@ -1136,7 +1153,7 @@ tm_scancache_expected(const struct tm_session *s, const char *const *paths, size
 			return false;
 		struct tm_buf b;
 		tm_buf_init(&b);
-		file_name(s->opts.cache_dir, s, paths[i], n > 1, &k, &b);
+		file_name(s->opts.cache_dir, s, n > 1, &k, &b);
 		bool ok = peek(s, b.data, paths[i], n > 1, &k);
 		tm_buf_fini(&b);
 		if (!ok)

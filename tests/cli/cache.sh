@@ -64,6 +64,47 @@ same3 "systrace" "$t/gen.systrace"
 same3 "tar of several members" "$t/several.tar"
 same3 "loose set" "$t/gen.pftrace" "$t/gen.json" "$t/gen.systrace"
 
+# The workbench's rename/reorder reopens each file as a link with another
+# name in a new folder: the saved scan of the file it leads to is loaded
+# (no second saved file) and the report differs only in the names.
+rm -rf "$C"
+mkdir -p "$t/ln"
+ln -sf "$t/gen.pftrace" "$t/ln/renamed.pftrace"
+ln -sf "$t/gen.json" "$t/ln/other.json"
+"$TM" check --json "$t/gen.pftrace" "$t/gen.json" >"$t/a.json" 2>"$t/a.err"
+n1=$(ls "$C"/*.tmscan 2>/dev/null | wc -l)
+s1=$(stamp)
+"$TM" check --json "$t/ln/renamed.pftrace" "$t/ln/other.json" >"$t/b.json" 2>"$t/b.err"
+n2=$(ls "$C"/*.tmscan 2>/dev/null | wc -l)
+s2=$(stamp)
+if [ "$n1" = 2 ] && [ "$n2" = 2 ] && [ "$s1" != "$s2" ] && [ ! -s "$t/b.err" ] &&
+	sed 's/renamed\.pftrace/gen.pftrace/g; s/other\.json/gen.json/g' "$t/b.json" | cmp -s - "$t/a.json"; then
+	ok "a renamed input (a link elsewhere) loads its saved scan"
+else
+	no "a renamed input (a link elsewhere) loads its saved scan" \
+		"saved=$n1 then $n2 loaded=$([ "$s1" != "$s2" ] && echo yes || echo no) $(head -c 300 "$t/b.err")"
+fi
+"$TM" check --json "$t/ln/other.json" "$t/ln/renamed.pftrace" >"$t/b.json" 2>"$t/b.err"
+"$TM" check --json --no-cache "$t/ln/other.json" "$t/ln/renamed.pftrace" >"$t/c.json" 2>&1
+n3=$(ls "$C"/*.tmscan 2>/dev/null | wc -l)
+[ "$n3" = 2 ] && cmp -s "$t/b.json" "$t/c.json" && [ ! -s "$t/b.err" ] &&
+	ok "a reordered set loads its saved scans" ||
+	no "a reordered set loads its saved scans" "saved=$n3 $(diff "$t/b.json" "$t/c.json" | head -3)"
+# a saved scan whose texts name its path is not used under another path
+head -c 3000 "$t/gen.json" | gzip -n | head -c 200 >"$t/cut.json.gz"
+ln -sf "$t/cut.json.gz" "$t/ln/cut2.json.gz"
+touch -d '-1 min' "$t/cut.json.gz"
+sleep 3
+rm -rf "$C"
+"$TM" check --json "$t/gen.pftrace" "$t/cut.json.gz" >/dev/null 2>&1
+had=$(cat "$C"/*.tmscan 2>/dev/null | grep -ac "cut\.json\.gz: (decompressed)")
+"$TM" check --json "$t/gen.pftrace" "$t/ln/cut2.json.gz" >"$t/b.json" 2>&1
+"$TM" check --json --no-cache "$t/gen.pftrace" "$t/ln/cut2.json.gz" >"$t/c.json" 2>&1
+has=$(cat "$C"/*.tmscan 2>/dev/null | grep -ac "cut2\.json\.gz: (decompressed)")
+[ "$had" -ge 1 ] && [ "$has" -ge 1 ] && cmp -s "$t/b.json" "$t/c.json" &&
+	ok "a saved scan naming its path is scanned again under another" ||
+	no "a saved scan naming its path is scanned again under another" "had=$had has=$has"
+
 # damage: one byte in the middle of the saved scan
 rm -rf "$C"
 "$TM" check --json "$t/gen.pftrace" >"$t/a.json" 2>/dev/null
