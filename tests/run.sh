@@ -71,8 +71,8 @@ report_one() { # index
 # Every program, then started the longest first (the ones named in LONG, in
 # that order, measured on a 2-core box; then the rest as listed), so that the
 # pool ends together.
-LONG="unit/test_archive tsan/test_replay_fast cli/align unit/test_replay_fast conformance
-      cli/hostile cli/containers tsan/cli cli/cache"
+LONG="tui/run_golden unit/test_archive cli/hostile tsan/test_replay_fast unit/test_replay_fast
+      unit/test_fuzz_regress cli/align conformance cli/manifest_scale cli/containers"
 jl=() jc=()
 add() { # label cmd...
 	jl+=("$1")
