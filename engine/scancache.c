@@ -156,6 +156,8 @@ static void
 h_add(struct hash *h, const void *vp, size_t n)
 {
 	const uint8_t *p = vp;
+	if (n == 0) /* vp may be NULL then; memcpy must not see it */
+		return;
 	h->total += n;
 	if (h->nt) {
 		size_t k = n < 32 - h->nt ? n : 32 - h->nt;
