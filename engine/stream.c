@@ -104,9 +104,9 @@ struct tm_stream {
 	uint64_t inflated;   /* output produced so far */
 	bool failed;         /* decompression failed; ferr after the ready bytes */
 	enum tm_status fs;
-	struct tm_error ferr;
+	struct tm_error *ferr; /* (allocated when needed: a stream per member) */
 	enum tm_status ps;   /* producer thread: our own error (the parent's) */
-	struct tm_error perr;
+	struct tm_error *perr;
 	char *zip_name;     /* raw ZIP: TP's error names the entry */
 	uint64_t zip_csize; /* raw ZIP: compressed size */
 	/* zstd (K_INFLATE, zst): libarchive's filter layer over rd (raw
@@ -115,7 +115,7 @@ struct tm_stream {
 	struct archive *la;
 	bool la_open, la_end;
 	enum tm_status la_ps;   /* the parent's error, seen by the read callback */
-	struct tm_error la_perr;
+	struct tm_error *la_perr;
 };
 
 void
@@ -148,6 +148,15 @@ fail(struct tm_stream *st, struct tm_error *err, enum tm_status code, uint64_t o
      const char *what)
 {
 	return tm_error_set(err, code, "%s: byte 0x%" PRIx64 ": %s", st->label, off, what);
+}
+
+/* A stream's error kept for later (the rare case: off the struct). */
+static struct tm_error *
+err_copy(const struct tm_error *e)
+{
+	struct tm_error *c = xmalloc(sizeof *c);
+	*c = *e;
+	return c;
 }
 
 static struct tm_stream *
@@ -338,6 +347,9 @@ tm_stream_close(struct tm_stream *st)
 	free(st->hb);
 	free(st->label);
 	free(st->zip_name);
+	free(st->ferr);
+	free(st->perr);
+	free(st->la_perr);
 	free(st);
 }
 
@@ -719,7 +731,8 @@ gz_fail(struct tm_stream *st, const char *tp, const char *why)
 	st->eof = true;
 	st->failed = true;
 	st->fs = fs;
-	st->ferr = e;
+	free(st->ferr);
+	st->ferr = err_copy(&e);
 	if (st->c_wait)
 		pthread_cond_signal(&st->cv_c);
 	pthread_mutex_unlock(&st->mu);
@@ -848,7 +861,8 @@ gz_thread(void *arg)
 		bool end = st->eof || st->failed || st->stop || s != TM_OK;
 		if (s != TM_OK && !st->stop) {
 			st->ps = s;
-			st->perr = e;
+			free(st->perr);
+			st->perr = err_copy(&e);
 		}
 		if (end && st->c_wait)
 			pthread_cond_signal(&st->cv_c);
@@ -877,7 +891,7 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		if (st->failed) {
 			bool quiet = st->quiet_fail;
 			if (!quiet)
-				*err = st->ferr;
+				*err = *st->ferr;
 			s = st->fs;
 			pthread_mutex_unlock(&st->mu);
 			return quiet ? TM_OK : s;
@@ -887,7 +901,7 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 			return TM_OK;
 		}
 		if (st->ps != TM_OK) {
-			*err = st->perr;
+			*err = *st->perr;
 			s = st->ps;
 			pthread_mutex_unlock(&st->mu);
 			return s;
@@ -946,7 +960,7 @@ tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p, size_t 
 			break;
 	}
 	if (s == TM_OK && st->ps != TM_OK) {
-		*err = st->perr;
+		*err = *st->perr;
 		s = st->ps;
 	}
 	size_t i = st->hb ? ridx(st, st->pos) : 0;
@@ -969,7 +983,7 @@ tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err)
 	pthread_mutex_lock(&m->mu);
 	bool f = st->failed;
 	if (f)
-		*err = st->ferr;
+		*err = *st->ferr;
 	pthread_mutex_unlock(&m->mu);
 	return f;
 }
@@ -1023,7 +1037,8 @@ ahead_thread(void *arg)
 			pthread_mutex_lock(&st->mu);
 			if (s != TM_OK) {
 				st->ps = s;
-				st->perr = e;
+				free(st->perr);
+				st->perr = err_copy(&e);
 			}
 			st->eof = true;
 			pthread_cond_signal(&st->cv_c);
@@ -1087,7 +1102,7 @@ next_ahead(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *
 		if (st->eof) {
 			enum tm_status s = st->ps;
 			if (s != TM_OK)
-				*err = st->perr;
+				*err = *st->perr;
 			pthread_mutex_unlock(&st->mu);
 			return s;
 		}
@@ -1133,8 +1148,12 @@ la_read(struct archive *a, void *ud, const void **buf)
 		p = st->rd.p;
 		n = st->rd.n;
 	} else {
-		enum tm_status s = tm_stream_next(st->rd.st, &p, &n, &st->la_perr);
+		struct tm_error e;
+		tm_error_clear(&e);
+		enum tm_status s = tm_stream_next(st->rd.st, &p, &n, &e);
 		if (s != TM_OK) {
+			free(st->la_perr);
+			st->la_perr = err_copy(&e);
 			st->la_ps = s;
 			archive_set_error(a, EIO, "read error in the compressed data");
 			return ARCHIVE_FATAL;
@@ -1244,7 +1263,7 @@ zs_fill(struct tm_stream *st, struct tm_error *err)
 		}
 		if (r0 < 0 || r < 0) {
 			if (st->la_ps != TM_OK) { /* ours: the parent's read failed */
-				*err = st->la_perr;
+				*err = *st->la_perr;
 				return st->la_ps;
 			}
 			const char *m = archive_error_string(st->la);
