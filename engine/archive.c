@@ -802,6 +802,7 @@ zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
 			size_t prod = sizeof out - z.avail_out;
 			*crc = (uint32_t)crc32(*crc, out, (uInt)prod);
 			*out_n += prod;
+			__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)prod, __ATOMIC_RELAXED);
 			capture(sn, snn, out, prod);
 			if ((*s = tm_work_charge(w, prod, lab, err)) != TM_OK) {
 				inflateEnd(&z);
@@ -829,6 +830,80 @@ zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
 	}
 	inflateEnd(&z);
 	return res;
+}
+
+/* A deflated ZIP entry of csize bytes at rd, registered early as member mi
+ * (its sniff is set here): inflated once, on a thread beside the reader,
+ * for the listing (sniff head, CRC-32, size) and for the visitor's scan,
+ * which reads it as the listing goes (tm_input_open_visit).  Out: how the
+ * deflate data ended (*zr as zip_inflate), the output's size and CRC, and
+ * the entry's input bytes taken from rd (*taken; csize unless the
+ * container ends first).  *visited: the visitor scanned it; the caller
+ * drops that scan if the entry turns out not to be what the scan read. */
+static enum tm_status
+zip_visit(struct tm_input *in, size_t mi, struct tm_rd *rd, uint64_t csize, uint64_t usize,
+	  uint8_t *sn, size_t *snn, int *zr, uint64_t *outn, uint32_t *crc, uint64_t *taken,
+	  bool *visited, struct tm_error *err)
+{
+	const struct tm_visit *v = P(in)->visit;
+	struct tm_member *m = &in->members[mi];
+	char *lab = label(in, mi);
+	struct tm_stream *w = tm_stream_borrow(rd, lab, csize);
+	struct tm_stream *z = tm_stream_inflate(w, lab, true, false, m->name, csize);
+	tm_stream_zip_crc(z);
+	struct tm_stream *a = tm_stream_ahead(z, lab);
+	struct tm_rd ard = {.st = a};
+	struct tm_error e;
+	tm_error_clear(&e);
+	enum tm_status s = TM_OK;
+	*snn = 0;
+	while (*snn < SNIFF_CAP) { /* (what was inflated before a failure counts) */
+		if ((s = tm_rd_fill(&ard, &e)) != TM_OK || !ard.n)
+			break;
+		size_t k = SNIFF_CAP - *snn < ard.n ? SNIFF_CAP - *snn : ard.n;
+		memcpy(sn + *snn, ard.p, k);
+		*snn += k;
+		ard.p += k;
+		ard.n -= k;
+		ard.off += k;
+	}
+	*visited = false;
+	if (s == TM_OK && !m->is_hidden) {
+		set_format(m, tm_sniff(sn, *snn));
+		if (tm_format_is_predicted(m->format) && usize > 0) {
+			struct tm_stream *vw = tm_stream_borrow_after(&ard, lab, sn, *snn, usize);
+			*visited = true;
+			if ((s = v->member(v->ud, mi, vw)) != TM_OK) {
+				*err = (struct tm_error){0};
+				tm_error_set(err, s, "%s: scan stopped", lab);
+				tm_stream_close(a);
+				free(lab);
+				return s;
+			}
+		}
+	}
+	uint64_t got;
+	if (s == TM_OK)
+		s = tm_rd_skip(&ard, UINT64_MAX, &got, &e);
+	*outn = ard.off;
+	uint64_t used;
+	*zr = tm_stream_zip_result(z, crc, &used);
+	*taken = tm_stream_offset(w);
+	tm_stream_close(a); /* (joins the inflating thread first) */
+	free(lab);
+	if (*zr < 0 && !(s != TM_OK && e.code == TM_ERR_FORMAT && *taken < csize)) {
+		*err = e; /* ours: cancelled, the listing's cap, I/O */
+		return s != TM_OK ? s : tm_error_set(err, TM_ERR_INVALID, "%s: inflate", m->name);
+	}
+	/* the rest of the entry after the deflate data (short: the container
+	 * ends inside the entry; the caller sees *taken < csize) */
+	if (*zr < 0)
+		*zr = 1;
+	uint64_t k;
+	if ((s = tm_rd_skip(rd, csize - *taken, &k, err)) != TM_OK)
+		return s;
+	*taken += k;
+	return TM_OK;
 }
 
 static enum tm_status
@@ -971,6 +1046,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		}
 		uint64_t doff = rd.off;
 		size_t snn = 0;
+		size_t pre = SIZE_MAX; /* registered early (zip_visit) */
 		uint64_t outn = 0, consumed = 0;
 		uint32_t acrc = 0;
 		bool hidden = is_hidden(name, fnl);
@@ -1034,6 +1110,31 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				free(name);
 				goto out;
 			}
+		} else if (method == 8 && P(in)->visit && !hidden) {
+			/* inflated once, for the listing and the scan together */
+			if (too_many(in, err, &s)) {
+				free(name);
+				goto out;
+			}
+			pre = add_member(in, (int)ci, name, fnl, L_ZIP);
+			bool visited = false;
+			uint64_t taken = 0;
+			s = zip_visit(in, pre, &rd, csize, usize, sn, &snn, &zr, &outn, &acrc, &taken,
+				      &visited, err);
+			if (visited && (s != TM_OK || taken < csize || zr != 0 || outn != usize))
+				P(in)->visit->drop(P(in)->visit->ud, pre); /* scanned afresh */
+			if (s != TM_OK || taken < csize) {
+				free(in->members[pre].name);
+				free(in->members[pre].error);
+				in->n_members--;
+				if (s == TM_OK)
+					input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'",
+						   name);
+				free(name);
+				if (s != TM_OK)
+					goto out;
+				break;
+			}
 		} else if (method == 8) {
 			zr = zip_inflate(&rd, true, csize, &consumed, &outn, &acrc, sn, &snn,
 					 &P(in)->work, lab, err, &s);
@@ -1095,11 +1196,14 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			}
 			outn = csize;
 		}
-		if (too_many(in, err, &s)) {
-			free(name);
-			goto out;
+		size_t mi = pre;
+		if (mi == SIZE_MAX) {
+			if (too_many(in, err, &s)) {
+				free(name);
+				goto out;
+			}
+			mi = add_member(in, (int)ci, name, fnl, L_ZIP);
 		}
-		size_t mi = add_member(in, (int)ci, name, fnl, L_ZIP);
 		struct tm_member *m = &in->members[mi];
 		struct loc *l = &P(in)->locs[mi];
 		m->is_hidden = hidden;
@@ -1150,8 +1254,11 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 out:
 	if (header_error) {
 		/* ZipReader failed while parsing: nothing was registered. */
-		for (size_t i = first_member; i < in->n_members; i++)
+		for (size_t i = first_member; i < in->n_members; i++) {
+			if (P(in)->visit)
+				P(in)->visit->drop(P(in)->visit->ud, i);
 			free(in->members[i].name);
+		}
 		in->n_members = first_member;
 	} else if (s == TM_OK) {
 		/* Registration decompresses each non-hidden entry in order; the

@@ -58,6 +58,14 @@ struct tm_stream *tm_stream_borrow_after(struct tm_rd *rd, const char *label, co
 struct tm_stream *tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw,
 				    bool strip_trace, const char *zip_name, uint64_t zip_csize);
 
+/* Raw (ZIP) inflate streams: keep the CRC-32 of the output (before the
+ * first read); once the stream has ended or failed (read by the thread
+ * that reads it, or after that thread is joined), how it ended: 0 at the
+ * deflate stream's end, 1 input ended first, 2 bad deflate data (-1: not
+ * ended), the CRC-32 so far and the input bytes used. */
+void tm_stream_zip_crc(struct tm_stream *st);
+int tm_stream_zip_result(const struct tm_stream *st, uint32_t *crc, uint64_t *consumed);
+
 /* Output offset where the last complete gzip member ended (tm_stream_inflate
  * streams; 0 for others). */
 uint64_t tm_stream_member_end(const struct tm_stream *st);
@@ -87,8 +95,8 @@ void tm_stream_gz_quiet(struct tm_stream *st);
 /* Decompressed bytes produced so far (gzip/ctrace/zstd streams). */
 uint64_t tm_stream_inflated(const struct tm_stream *st);
 bool tm_stream_is_gzip(const struct tm_stream *st);
-/* Test hook: decompressed bytes produced by all gzip/ctrace/zstd streams of the
- * process (relaxed atomic counter). */
+/* Test hook: decompressed bytes produced by all gzip/ctrace/zstd streams and
+ * ZIP inflates of the process (relaxed atomic counter). */
 extern uint64_t tm_inflated_bytes;
 
 /* gzip/ctrace streams inflate on a producer thread of their own (started by

@@ -61,7 +61,7 @@
  * at the ring's free space). */
 #define STEP (1u << 20)
 
-uint64_t tm_inflated_bytes; /* test hook: all gzip/ctrace output produced */
+uint64_t tm_inflated_bytes; /* test hook: all decompressed output produced */
 struct tm_gz_tune tm_gz_tune; /* test hook: zeros = the defaults */
 
 enum kind { K_FILE, K_RANGE, K_INFLATE, K_AHEAD };
@@ -107,6 +107,10 @@ struct tm_stream {
 	struct tm_error *ferr; /* (allocated when needed: a stream per member) */
 	enum tm_status ps;   /* producer thread: our own error (the parent's) */
 	struct tm_error *perr;
+	bool zcrc;          /* raw ZIP: keep the CRC-32 of the output */
+	uint32_t crc;
+	int zres;           /* raw ZIP: -1 running, 0 deflate end, 1 input ended, 2 bad
+			     * data (3: reported after the block being delivered) */
 	char *zip_name;     /* raw ZIP: TP's error names the entry */
 	uint64_t zip_csize; /* raw ZIP: compressed size */
 	/* zstd (K_INFLATE, zst): libarchive's filter layer over rd (raw
@@ -266,6 +270,7 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 	st->boundary = true;
 	st->zip_name = zip_name ? xstrdup(zip_name) : NULL;
 	st->zip_csize = zip_csize;
+	st->zres = -1;
 	tm_inflate_init(&st->z, raw ? -15 : 15 + 32);
 	st->z_init = true;
 	if (!raw)
@@ -540,6 +545,13 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 	if (!st->buf)
 		st->buf = xmalloc(BLOCK);
 	*n = 0;
+	if (st->eof && st->zres == 3) { /* bad data after the block delivered */
+		st->zres = 2;
+		return tm_error_set(err, TM_ERR_FORMAT,
+				    "%s: Zip decompression error (2) on %s (c=%" PRIu64
+				    ", u=?) (ERR:tp-corrupt)",
+				    st->label, st->zip_name ? st->zip_name : "", st->zip_csize);
+	}
 	if (st->eof)
 		return TM_OK;
 	st->z.next_out = st->buf;
@@ -558,13 +570,15 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 					return TM_OK;
 				}
 				st->eof = true;
-				if (st->raw)
+				if (st->raw) {
+					st->zres = 1;
 					return tm_error_set(
 						err, TM_ERR_FORMAT,
 						"%s: Zip decompression error (3) on %s (c=%" PRIu64
 						", u=?) (ERR:tp-corrupt): deflate data ends early",
 						st->label, st->zip_name ? st->zip_name : "",
 						st->zip_csize);
+				}
 				return fail(st, err, TM_ERR_FORMAT, st->pos,
 					    "Compressed stream incomplete, trace is likely corrupt "
 					    "(ERR:tp-corrupt)");
@@ -595,6 +609,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 			st->boundary = true;
 			if (st->raw) {
 				st->eof = true;
+				st->zres = 0;
 				break;
 			}
 			inflateReset(&st->z);
@@ -608,12 +623,20 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 			continue; /* needs more input (or output: checked above) */
 		if (r != Z_OK) {
 			st->eof = true;
-			if (st->raw)
+			if (st->raw && st->z.avail_out < BLOCK) {
+				/* deliver what was inflated before the bad data,
+				 * then the error (the next call) */
+				st->zres = 3;
+				break;
+			}
+			if (st->raw) {
+				st->zres = 2;
 				return tm_error_set(err, TM_ERR_FORMAT,
 						    "%s: Zip decompression error (2) on %s (c=%" PRIu64
 						    ", u=?) (ERR:tp-corrupt)",
 						    st->label, st->zip_name ? st->zip_name : "",
 						    st->zip_csize);
+			}
 			return fail(st, err, TM_ERR_FORMAT, st->pos,
 				    "Failed to decompress trace chunk (ERR:tp-corrupt)");
 		}
@@ -621,9 +644,28 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 	*p = st->buf;
 	*n = BLOCK - st->z.avail_out;
 	st->pos += *n;
+	if (st->zcrc)
+		st->crc = (uint32_t)crc32(st->crc, st->buf, (uInt)*n);
+	if (*n)
+		__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)*n, __ATOMIC_RELAXED);
 	if (st->boundary)
 		st->member_end = st->pos;
 	return tm_work_charge(st->work, *n, st->label, err);
+}
+
+void
+tm_stream_zip_crc(struct tm_stream *st)
+{
+	st->zcrc = true;
+	st->crc = (uint32_t)crc32(0, NULL, 0);
+}
+
+int
+tm_stream_zip_result(const struct tm_stream *st, uint32_t *crc, uint64_t *consumed)
+{
+	*crc = st->crc;
+	*consumed = st->rd.off - st->z.avail_in;
+	return st->zres == 3 ? 2 : st->zres;
 }
 
 uint64_t

@@ -1535,6 +1535,64 @@ t_zstd_single_pass(void)
 	free(z);
 }
 
+/* A deflated ZIP (Info-ZIP, sizes in the local headers) is inflated once
+ * for the listing (sniff, CRC-32, size) and the scan together; the events
+ * are those of the same members stored. */
+static void
+t_zip_single_pass(void)
+{
+	char dir[600], cmd[2000], name[64];
+	char *zp = xstrdup(fx_path("one.zip")), *sp = xstrdup(fx_path("one0.zip"));
+	snprintf(dir, sizeof dir, "%s.d", zp);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+	CHECK(system(cmd) == 0);
+	uint64_t total = 0;
+	for (int k = 0; k < 4; k++) {
+		size_t npk = 40000 + (size_t)k * 777;
+		unsigned char *raw = raw_proto(npk);
+		snprintf(cmd, sizeof cmd, "%s/m%d.pftrace", dir, k);
+		FILE *f = fopen(cmd, "wb");
+		fwrite(raw, 1, npk * 32, f);
+		fclose(f);
+		total += npk * 32;
+		free(raw);
+	}
+	snprintf(cmd, sizeof cmd, "cd '%s' && rm -f '%s' '%s' && zip -q -1 -X -D '%s' m*.pftrace && "
+		 "zip -q -0 -X -D '%s' m*.pftrace", dir, zp, sp, zp, sp);
+	CHECK(system(cmd) == 0);
+	uint64_t ev[2][4] = {{0}};
+	for (int v = 0; v < 2; v++) {
+		const char *pp[1] = {v ? zp : sp};
+		struct tm_session *s = NULL;
+		struct tm_error e = {0};
+		uint64_t i0 = inflated_now();
+		CHECK_INT(tm_session_open(&s, pp, 1, NULL, &e), TM_OK);
+		if (!s)
+			break;
+		CHECK_INT(tm_session_scan(s, SIZE_MAX, NULL, &e), TM_OK);
+		struct tm_report *r = NULL;
+		CHECK_INT(tm_session_evaluate(s, NULL, &r, &e), TM_OK);
+		CHECK(r && !r->error);
+		/* one inflate of every member, listing and scan together */
+		CHECK_INT(inflated_now() - i0, v ? total : 0);
+		for (size_t k = 0; r && k < r->n_files; k++) {
+			const struct tm_member *m = tm_session_member(s, r->files[k].member);
+			if (m->name && m->name[0] == 'm' && m->name[1] >= '0' && m->name[1] <= '3') {
+				ev[v][m->name[1] - '0'] = r->files[k].events;
+				snprintf(name, sizeof name, "%s", m->name);
+			}
+		}
+		tm_report_free(r);
+		tm_session_close(s);
+	}
+	for (int k = 0; k < 4; k++) {
+		CHECK_INT(ev[0][k], 40000 + (uint64_t)k * 777);
+		CHECK_INT(ev[1][k], ev[0][k]);
+	}
+	free(zp);
+	free(sp);
+}
+
 static void
 t_seq_scan(void)
 {
@@ -1632,6 +1690,7 @@ main(void)
 	RUN(t_tar_rules);
 	RUN(t_zip);
 	RUN(t_zip_stream_stored);
+	RUN(t_zip_single_pass);
 	RUN(t_loose);
 	RUN(t_list_budget_and_cancel);
 	RUN(t_seq_scan);
