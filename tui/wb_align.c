@@ -42,13 +42,18 @@ model_apply_fix(struct wb_model *m, const char *path, size_t k)
 	char what[600];
 
 	if (!f) {
-		if (k == 0)
-			model_set_msg(m, ROLE_DIM,
-				      "No fix for %s: %s", path ? path : "?",
-				      m->rep && m->rep->ok ? "everything lines up"
-				      : "none of the edits tracemerge tries helps it (S solves the whole set)");
-		else
+		if (k == 0) {
+			char why[160];
+			if (m->rep && m->rep->ok)
+				snprintf(why, sizeof why, "everything lines up");
+			else
+				snprintf(why, sizeof why, "none of the edits tracemerge tries helps it "
+							  "(%s solves the whole set)",
+					 model_key(m, REQ_SOLVE));
+			model_set_msg(m, ROLE_DIM, "No fix for %s: %s", path ? path : "?", why);
+		} else {
 			model_set_msg(m, ROLE_WARNING, "%s has no fix %zu", path, k + 1);
+		}
 		return;
 	}
 	snprintf(what, sizeof what, "Fix %zu (checked by tracemerge): %s; predicted: %s", k + 1,
@@ -160,9 +165,9 @@ apply_estimates(struct wb_model *m, const struct tm_align_result *res, const cha
 		if (n_set == 1)
 			snprintf(msg, sizeof msg, "%s", note.data ? note.data : what);
 		else
-			snprintf(msg, sizeof msg, "%s: %zu offsets set as one edit (u undoes; details show "
+			snprintf(msg, sizeof msg, "%s: %zu offsets set as one edit (%s undoes; details show "
 						  "each file's evidence)",
-				 what, n_set);
+				 what, n_set, model_key(m, REQ_UNDO));
 		model_commit(m, &next, msg);
 	}
 	tm_buf_fini(&note);
@@ -307,8 +312,9 @@ model_own_machine(struct wb_model *m, const char *path)
 	}
 	tm_manifest_fini(&cand);
 	if (f && (f->machine_name || f->n_machines))
-		model_set_msg(m, ROLE_DIM, "%s is on machine %s already; M adds another, m picks one",
-			      path, f->machine_name ? f->machine_name : "(per id)");
+		model_set_msg(m, ROLE_DIM, "%s is on machine %s already; %s adds another, %s picks one",
+			      path, f->machine_name ? f->machine_name : "(per id)",
+			      model_key(m, REQ_ADD_MACHINE), model_key(m, REQ_MACHINE));
 	else
 		model_set_msg(m, ROLE_DIM,
 			      "A machine of its own (\"%s\") would not help %s: %s", name, path,
