@@ -780,6 +780,62 @@ gz_fail(struct tm_stream *st, const char *tp, const char *why)
 	pthread_mutex_unlock(&st->mu);
 }
 
+/* The producers' ring (gz_fill for zlib, zs_fill for zstd).  A chunk
+ * starts at the current head; an empty ring starts again at hb[0] so few
+ * pages are touched. */
+static uint64_t
+ring_chunk_start(struct tm_stream *st)
+{
+	if (!st->hb)
+		st->hb = xmalloc(st->r_cap); /* pages are touched as used */
+	pthread_mutex_lock(&st->mu);
+	if (st->r_free == st->r_head)
+		st->r_org = st->r_head;
+	pthread_mutex_unlock(&st->mu);
+	return st->r_head;
+}
+
+enum ring_step { RING_WRITE, RING_HANDED, RING_STOPPED };
+
+/* Where the decoder writes next in the chunk that began at chunk0: hands
+ * the chunk over when it is full, or when `clean_end` (the input ended at
+ * a boundary); otherwise sets *i and *out to the writable span (bounded by
+ * free ring space, the wrap and r_step).  RING_STOPPED: the stream is
+ * being closed (err set). */
+static enum ring_step
+ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *i, size_t *out,
+	    struct tm_error *err)
+{
+	size_t room = (size_t)(chunk0 + TP_BLOB - st->r_head);
+	if (room == 0) {
+		gz_release(st, false); /* a full chunk */
+		return RING_HANDED;
+	}
+	if (clean_end) {
+		gz_release(st, true); /* the clean end: hand over the rest */
+		return RING_HANDED;
+	}
+	pthread_mutex_lock(&st->mu);
+	st->inflated = st->r_head;
+	size_t free_b = ring_room(st);
+	bool stop = st->stop;
+	pthread_mutex_unlock(&st->mu);
+	if (stop) {
+		tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed", st->label);
+		return RING_STOPPED;
+	}
+	size_t o = room;
+	*i = ridx(st, st->r_head);
+	if (o > free_b)
+		o = free_b;
+	if (o > st->r_cap - *i)
+		o = st->r_cap - *i; /* up to where the ring wraps */
+	if (o > st->r_step)
+		o = st->r_step;
+	*out = o;
+	return RING_WRITE;
+}
+
 /* Producer: inflate until the chunk being collected is handed over
  * (TP_BLOB bytes, the end of a gzip member, or the clean end of the input),
  * the stream ends, or decompression fails.  Appends after the ready bytes
@@ -793,14 +849,8 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 	enum tm_status s;
 	if (st->zst)
 		return zs_fill(st, err);
-	if (!st->hb)
-		st->hb = xmalloc(st->r_cap); /* pages are touched as used */
-	uint64_t chunk0 = st->r_head;
+	uint64_t chunk0 = ring_chunk_start(st);
 	bool in_end = false;
-	pthread_mutex_lock(&st->mu);
-	if (st->r_free == st->r_head)
-		st->r_org = st->r_head; /* empty: start again at hb[0] (few pages) */
-	pthread_mutex_unlock(&st->mu);
 	for (;;) {
 		if (st->z.avail_in == 0 && !in_end) {
 			if ((s = tm_rd_fill(&st->rd, err)) != TM_OK)
@@ -826,30 +876,11 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 			st->rd.n -= (size_t)(in - st->rd.p) + st->z.avail_in;
 			st->rd.p = in + st->z.avail_in;
 		}
-		size_t room = (size_t)(chunk0 + TP_BLOB - st->r_head);
-		if (room == 0) {
-			gz_release(st, false); /* a full chunk */
-			return TM_OK;
-		}
-		if (in_end && st->boundary) {
-			gz_release(st, true); /* the clean end: hand over the rest */
-			return TM_OK;
-		}
 		/* room in the ring (never short without a thread: see above) */
-		pthread_mutex_lock(&st->mu);
-		st->inflated = st->r_head;
-		size_t free_b = ring_room(st);
-		bool stop = st->stop;
-		pthread_mutex_unlock(&st->mu);
-		if (stop)
-			return tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed", st->label);
-		size_t i = ridx(st, st->r_head), out = room;
-		if (out > free_b)
-			out = free_b;
-		if (out > st->r_cap - i)
-			out = st->r_cap - i; /* up to where the ring wraps */
-		if (out > st->r_step)
-			out = st->r_step;
+		size_t i, out;
+		enum ring_step w = ring_window(st, chunk0, in_end && st->boundary, &i, &out, err);
+		if (w != RING_WRITE)
+			return w == RING_HANDED ? TM_OK : TM_ERR_CANCELLED;
 		st->z.next_out = st->hb + i;
 		st->z.avail_out = (uInt)out;
 		st->boundary = false;
@@ -1254,13 +1285,7 @@ la_start(struct tm_stream *st)
 static enum tm_status
 zs_fill(struct tm_stream *st, struct tm_error *err)
 {
-	if (!st->hb)
-		st->hb = xmalloc(st->r_cap); /* pages are touched as used */
-	uint64_t chunk0 = st->r_head;
-	pthread_mutex_lock(&st->mu);
-	if (st->r_free == st->r_head)
-		st->r_org = st->r_head; /* empty: start again at hb[0] (few pages) */
-	pthread_mutex_unlock(&st->mu);
+	uint64_t chunk0 = ring_chunk_start(st);
 	int r0 = 0;
 	if (!st->la_open) {
 		r0 = la_start(st);
@@ -1277,30 +1302,10 @@ zs_fill(struct tm_stream *st, struct tm_error *err)
 	for (;;) {
 		la_ssize_t r = 0;
 		if (r0 == 0) {
-			size_t room = (size_t)(chunk0 + TP_BLOB - st->r_head);
-			if (room == 0) {
-				gz_release(st, false); /* a full chunk */
-				return TM_OK;
-			}
-			if (st->la_end) {
-				gz_release(st, true); /* the clean end: hand over the rest */
-				return TM_OK;
-			}
-			pthread_mutex_lock(&st->mu);
-			st->inflated = st->r_head;
-			size_t free_b = ring_room(st);
-			bool stop = st->stop;
-			pthread_mutex_unlock(&st->mu);
-			if (stop)
-				return tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed",
-						    st->label);
-			size_t i = ridx(st, st->r_head), out = room;
-			if (out > free_b)
-				out = free_b;
-			if (out > st->r_cap - i)
-				out = st->r_cap - i; /* up to where the ring wraps */
-			if (out > st->r_step)
-				out = st->r_step;
+			size_t i, out;
+			enum ring_step w = ring_window(st, chunk0, st->la_end, &i, &out, err);
+			if (w != RING_WRITE)
+				return w == RING_HANDED ? TM_OK : TM_ERR_CANCELLED;
 			r = archive_read_data(st->la, st->hb + i, out);
 		}
 		if (r0 < 0 || r < 0) {
