@@ -513,7 +513,7 @@ too_many(struct tm_input *in, struct tm_error *err, enum tm_status *s)
  * as far as it likes (*visited: it did). */
 static enum tm_status
 visit_member(struct tm_input *in, size_t ci, size_t mi, struct tm_rd *rd, const uint8_t *head,
-	     size_t hn, uint64_t size, bool *visited)
+	     size_t hn, uint64_t size, bool *visited, struct tm_error *err)
 {
 	const struct tm_visit *v = P(in)->visit;
 	*visited = false;
@@ -524,7 +524,7 @@ visit_member(struct tm_input *in, size_t ci, size_t mi, struct tm_rd *rd, const 
 	struct tm_stream *w = tm_stream_borrow_after(rd, lab, head, hn, size);
 	free(lab);
 	*visited = true;
-	return v->member(v->ud, mi, w);
+	return v->member(v->ud, mi, w, err);
 }
 
 static enum tm_status
@@ -694,7 +694,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 		}
 		free(name);
 		bool visited = false;
-		if ((s = visit_member(in, ci, mi, &rd, head, hn, size, &visited)) != TM_OK)
+		if ((s = visit_member(in, ci, mi, &rd, head, hn, size, &visited, err)) != TM_OK)
 			goto out;
 		if (visited)
 			seen = rd.off - doff - hn;
@@ -873,9 +873,7 @@ zip_visit(struct tm_input *in, size_t mi, struct tm_rd *rd, uint64_t csize, uint
 		if (tm_format_is_predicted(m->format) && usize > 0) {
 			struct tm_stream *vw = tm_stream_borrow_after(&ard, lab, sn, *snn, usize);
 			*visited = true;
-			if ((s = v->member(v->ud, mi, vw)) != TM_OK) {
-				*err = (struct tm_error){0};
-				tm_error_set(err, s, "%s: scan stopped", lab);
+			if ((s = v->member(v->ud, mi, vw, err)) != TM_OK) {
 				tm_stream_close(a);
 				free(lab);
 				return s;

@@ -59,11 +59,11 @@ enum tm_status tm_input_open_ctl(struct tm_input *in, const char *const *paths, 
  * walk reads past them, so that the container is decompressed once for the
  * listing and the scan together.  member() takes the stream (it closes it;
  * it may leave bytes unread) and returns TM_OK or a status that stops the
- * listing (TM_ERR_CANCELLED).  drop() says a member handed over was not
+ * listing (TM_ERR_CANCELLED) with its reason in err.  drop() says a member handed over was not
  * registered after all (its data runs past the end of the container). */
 struct tm_stream;
 struct tm_visit {
-	enum tm_status (*member)(void *ud, size_t member, struct tm_stream *st);
+	enum tm_status (*member)(void *ud, size_t member, struct tm_stream *st, struct tm_error *err);
 	void (*drop)(void *ud, size_t member);
 	void *ud;
 };

@@ -85,13 +85,12 @@ static enum tm_status scan_stream(struct tm_session *s, size_t i, struct tm_stre
  * container is decompressed once instead of once to list it and once more
  * to scan it. */
 static enum tm_status
-visit_scan(void *ud, size_t i, struct tm_stream *st)
+visit_scan(void *ud, size_t i, struct tm_stream *st, struct tm_error *err)
 {
 	struct tm_session *s = ud;
-	struct tm_error e;
 	s->visit_scans++;
 	scans_grow(s, i + 1);
-	return scan_stream(s, i, st, s->opts.cancel, NULL, &e);
+	return scan_stream(s, i, st, s->opts.cancel, NULL, err);
 }
 
 static void
