@@ -1547,6 +1547,9 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 			while (i > first && fast && bend - i >= 8 && v <= INT64_MAX - (1 << 20)) {
 				uint64_t w;
 				memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+				w = __builtin_bswap64(w); /* byte k at bits 8k.. */
+#endif
 				uint64_t t = ~w & hi; /* varints' last bytes */
 				if (!t)
 					break;
