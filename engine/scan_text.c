@@ -25,7 +25,7 @@ mem_next(void *ctx, const uint8_t **p, size_t *n, struct tm_error *err)
 	struct mem_blocks *m = ctx;
 	(void)err;
 	size_t k = m->n - m->off < m->block ? m->n - m->off : m->block;
-	*p = m->p + m->off;
+	*p = k ? m->p + m->off : m->p; /* (no NULL + 0 for an empty buffer) */
 	*n = k;
 	m->off += k;
 	return TM_OK;
