@@ -196,13 +196,6 @@ m(struct rx *r, int st, size_t pos)
 	return false;
 }
 
-/* The regex's first path in priority order from the '-' at pos: every
- * greedy quantifier at its longest, every optional part present when it
- * can be.  When that path matches, it is the match the backtracking search
- * returns (it tries that path first); when it does not, false, and the
- * caller runs the full matcher.  The one step where the first path always
- * backtracks, (\S+): with ':' after it, is solved directly: the longest
- * non-space run ending just before a ':'. */
 /* Character classes of first_path, one bit each. */
 enum { C_DG = 1, C_SP = 2, C_AD = 4, C_HD = 8 };
 
