@@ -343,6 +343,14 @@ json_chars(const char *s, size_t len, struct tm_buf *out, bool in_doc, bool keep
 		else if (c < 0x20 || c == 0x7F || (c > 0x7F && is_hidden(c))) {
 			if (c <= 0xFFFF) {
 				snprintf(tmp, sizeof tmp, "\\u%04x", (unsigned)c);
+			} else if (keep_invalid) {
+				/* The manifest: trace_processor's JSON reader refuses
+				 * \uD800-\uDFFF escapes (json_lex.c reads as it does),
+				 * so a pair would make the manifest unreadable; the
+				 * character goes as its own UTF-8 bytes. */
+				tm_buf_add(out, p + i, n);
+				i += n;
+				continue;
 			} else { /* UTF-16 surrogate pair */
 				uint32_t v = c - 0x10000;
 				snprintf(tmp, sizeof tmp, "\\u%04x\\u%04x", (unsigned)(0xD800 + (v >> 10)),

@@ -95,7 +95,8 @@ tm_mix64(uint64_t x)
 
 /* tm_escape_json for the manifest we write: the same escapes, but a byte
  * that is not UTF-8 is kept as it is, so that a path names its member byte
- * for byte (trace_processor matches paths exactly). */
+ * for byte (trace_processor matches paths exactly), and a character above
+ * U+FFFF is written as itself (trace_processor reads no surrogate escapes). */
 void tm_escape_json_raw(const char *s, size_t len, struct tm_buf *out);
 
 /* Two strings equal, NULL equal only to NULL. */

@@ -317,6 +317,33 @@ emit(const struct tm_manifest *m)
 	return tm_buf_steal(&b);
 }
 
+/* A character above U+FFFF that the writer escapes for display (here a
+ * private-use one, U+10A28A) must not become a \uDBE8\uDE8A pair: the
+ * reader, like trace_processor's, refuses surrogate escapes, so the written
+ * manifest could not be read back (found by fuzz_manifest). */
+static void
+test_emit_astral_reads_back(void)
+{
+	struct tm_manifest m1, m2;
+
+	if (!parse_ok(F("{\"path\": \"a\xf4\x8a\x8a\x8a\", \"machine\": {\"name\": "
+			"\"m\xf4\x8a\x8a\x8a\"}}"),
+		      &m1))
+		return;
+	char *e1 = emit(&m1);
+	CHECK(strstr(e1, "\\ud") == NULL && strstr(e1, "\\uD") == NULL);
+	CHECK(strstr(e1, "a\xf4\x8a\x8a\x8a") != NULL);
+	if (parse_ok(e1, &m2)) {
+		char *e2 = emit(&m2);
+		CHECK_STR(e2, e1);
+		CHECK(tm_manifest_equal(&m1, &m2));
+		free(e2);
+		tm_manifest_fini(&m2);
+	}
+	free(e1);
+	tm_manifest_fini(&m1);
+}
+
 static void
 test_numbers(void)
 {
@@ -1169,5 +1196,6 @@ main(void)
 	RUN(test_durations);
 	RUN(test_conformance);
 	RUN(test_truncated);
+	RUN(test_emit_astral_reads_back);
 	return 0;
 }
