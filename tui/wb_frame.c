@@ -8,6 +8,7 @@
  * line copied.  Everything the view reads comes from here or the model.
  */
 #include <curses.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,9 +99,17 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 	const struct tm_report_file *rf = sel == SIZE_MAX ? NULL : model_row_file(&wb->m, sel);
 	struct tm_buf b;
 	bool full = false;
-	int reserve = 16; /* "  ? help  q quit" */
+	/* room kept for the closing hints as bound ("  ? help  q quit") */
+	int reserve = 0;
 
 	tm_buf_init(&b);
+	tm_buf_addc(&b, ' '); /* so that each hint counts its "  " */
+	for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+		hint_add(&b, INT_MAX, &tail[i], &full, false);
+	reserve = (int)b.len - 1;
+	b.len = 0;
+	b.data[0] = 0;
+	full = false;
 	if (wb->ui.picker.on) {
 		tm_buf_adds(&b, wb->ui.picker.step ? "type to search  Up/Down move  Enter picks  Tab "
 						     "another reference  Esc cancels"
