@@ -753,7 +753,8 @@ le64(const uint8_t *p)
 
 struct zent {
 	size_t mi;
-	char *err;  /* trace_processor's decompression-time error */
+	char *err;    /* trace_processor's decompression-time error */
+	bool handed;  /* given to the visitor while listing (zip_visit) */
 };
 
 /* Copy of what the sniffer gets, capped. */
@@ -1045,6 +1046,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		uint64_t doff = rd.off;
 		size_t snn = 0;
 		size_t pre = SIZE_MAX; /* registered early (zip_visit) */
+		bool handed = false;   /* and given to the visitor */
 		uint64_t outn = 0, consumed = 0;
 		uint32_t acrc = 0;
 		bool hidden = is_hidden(name, fnl);
@@ -1119,6 +1121,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			uint64_t taken = 0;
 			s = zip_visit(in, pre, &rd, csize, usize, sn, &snn, &zr, &outn, &acrc, &taken,
 				      &visited, err);
+			handed = visited;
 			if (visited && (s != TM_OK || taken < csize || zr != 0 || outn != usize))
 				P(in)->visit->drop(P(in)->visit->ud, pre); /* scanned afresh */
 			if (s != TM_OK || taken < csize) {
@@ -1213,6 +1216,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		XGROW(ents, ecap, n_ents + 1);
 		ents[n_ents].mi = mi;
 		ents[n_ents].err = NULL;
+		ents[n_ents].handed = handed;
 		/* What ZipFile::Decompress hands over. */
 		if (method == 8 && usize == 0) {
 			m->size = 0;
@@ -1252,11 +1256,11 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 out:
 	if (header_error) {
 		/* ZipReader failed while parsing: nothing was registered. */
-		for (size_t i = first_member; i < in->n_members; i++) {
-			if (P(in)->visit)
-				P(in)->visit->drop(P(in)->visit->ud, i);
+		for (size_t e = 0; e < n_ents; e++)
+			if (ents[e].handed)
+				P(in)->visit->drop(P(in)->visit->ud, ents[e].mi);
+		for (size_t i = first_member; i < in->n_members; i++)
 			free(in->members[i].name);
-		}
 		in->n_members = first_member;
 	} else if (s == TM_OK) {
 		/* Registration decompresses each non-hidden entry in order; the
