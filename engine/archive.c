@@ -150,6 +150,18 @@ add_member(struct tm_input *in, int parent, const char *name, size_t name_len,
 	return i;
 }
 
+/* Unregister the members listed last, from `from` on (trace_processor never
+ * registered them); a scan while listing may have given them an error. */
+static void
+unlist_from(struct tm_input *in, size_t from)
+{
+	for (size_t i = from; i < in->n_members; i++) {
+		free(in->members[i].name);
+		free(in->members[i].error);
+	}
+	in->n_members = from;
+}
+
 static void
 set_format(struct tm_member *m, enum tm_format f)
 {
@@ -707,9 +719,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 			if (mi != SIZE_MAX) {
 				if (visited)
 					P(in)->visit->drop(P(in)->visit->ud, mi);
-				free(in->members[mi].name);
-				free(in->members[mi].error);
-				in->n_members--;
+				unlist_from(in, mi);
 				index--;
 			}
 			set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
@@ -1125,9 +1135,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			if (visited && (s != TM_OK || taken < csize || zr != 0 || outn != usize))
 				P(in)->visit->drop(P(in)->visit->ud, pre); /* scanned afresh */
 			if (s != TM_OK || taken < csize) {
-				free(in->members[pre].name);
-				free(in->members[pre].error);
-				in->n_members--;
+				unlist_from(in, pre);
 				if (s == TM_OK)
 					input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'",
 						   name);
@@ -1259,9 +1267,7 @@ out:
 		for (size_t e = 0; e < n_ents; e++)
 			if (ents[e].handed)
 				P(in)->visit->drop(P(in)->visit->ud, ents[e].mi);
-		for (size_t i = first_member; i < in->n_members; i++)
-			free(in->members[i].name);
-		in->n_members = first_member;
+		unlist_from(in, first_member);
 	} else if (s == TM_OK) {
 		/* Registration decompresses each non-hidden entry in order; the
 		 * first failure stops it (that entry is already registered). */
