@@ -1045,28 +1045,28 @@ model_key(const struct wb_model *m, enum wb_request r)
 
 /* ---- processing order: trace_processor's (priority, name, index) ---- */
 
-/* The rows trace_processor processes, in its order (rows[0..n)). */
+/* The rows trace_processor processes, in its order (rows[0..n)): a
+ * member's `order` is its rank among the processed members, so each row
+ * goes to its place directly. */
 static size_t
 order_rows(const struct wb_model *m, size_t *rows)
 {
-	size_t n = 0;
+	size_t n_m = tm_session_n_members(m->s), n = 0;
+	size_t *at = malloc((n_m ? n_m : 1) * sizeof *at);
 
+	if (!at)
+		abort();
+	for (size_t k = 0; k < n_m; k++)
+		at[k] = SIZE_MAX;
 	for (size_t r = 0; r < model_n_rows(m); r++) {
 		const struct tm_member *mb = tm_session_member(m->s, model_row_member(m, r));
-		if (mb && mb->order != UINT32_MAX)
-			rows[n++] = r;
+		if (mb && mb->order < n_m)
+			at[mb->order] = r;
 	}
-	/* few rows: insertion sort on the engine's processing_order */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0; j--) {
-			uint32_t a = tm_session_member(m->s, model_row_member(m, rows[j - 1]))->order;
-			uint32_t b = tm_session_member(m->s, model_row_member(m, rows[j]))->order;
-			if (a <= b)
-				break;
-			size_t t = rows[j];
-			rows[j] = rows[j - 1];
-			rows[j - 1] = t;
-		}
+	for (size_t k = 0; k < n_m; k++)
+		if (at[k] != SIZE_MAX)
+			rows[n++] = at[k];
+	free(at);
 	return n;
 }
 
