@@ -463,6 +463,10 @@ size_t model_row_member(const struct wb_model *m, size_t row);
 const struct tm_report_file *model_row_file(const struct wb_model *m, size_t row);
 /* Display name of a member: its archive path, else the base name of the input (borrowed). */
 const char *model_member_name(const struct wb_model *m, size_t member);
+/* what the list shows: the name, or the engine's label for a member named ""
+ * (tmp holds it; *len is its length, which a GNU long name's NUL does not end) */
+const char *model_member_label(const struct wb_model *m, size_t member, struct tm_buf *tmp,
+			       size_t *len);
 const char *model_row_name(const struct wb_model *m, size_t row);
 /* The list row of a member name, or SIZE_MAX. */
 size_t model_row_of(const struct wb_model *m, const char *name);

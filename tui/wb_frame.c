@@ -536,6 +536,7 @@ frame_columns(struct wb *wb, int list_w)
 	size_t n = model_n_rows(m);
 	struct wb_cols need = {1, 4, 6, 4, 7, 5, 6, 5}; /* the headers */
 	char buf[128];
+	struct tm_buf label_buf;
 
 	if (fr->cap_ord < n + 1) {
 		fr->cap_ord = n + 1;
@@ -547,6 +548,7 @@ frame_columns(struct wb *wb, int list_w)
 	size_t n_by = 0;
 	if (!by)
 		abort();
+	tm_buf_init(&label_buf);
 	for (size_t row = 0; row < n; row++) {
 		size_t mi = model_row_member(m, row);
 		const struct tm_member *mb = tm_session_member(m->s, mi);
@@ -557,7 +559,9 @@ frame_columns(struct wb *wb, int list_w)
 			by[n_by][0] = mb->order;
 			by[n_by++][1] = row;
 		}
-		need.name = max_int(need.name, name_cols(name, mb && mb->name ? mb->name_len : strlen(name)));
+		size_t label_len;
+		const char *label = model_member_label(m, mi, &label_buf, &label_len);
+		need.name = max_int(need.name, name_cols(label, label_len));
 		text_fmt_size(mb ? mb->size : 0, buf, sizeof buf);
 		need.size = max_int(need.size, (int)strlen(buf));
 		if (mb)
@@ -578,6 +582,7 @@ frame_columns(struct wb *wb, int list_w)
 		fr->ord[by[k][1]] = k + 1;
 	need.order = max_int(1, digits(n_by));
 	free(by);
+	tm_buf_fini(&label_buf);
 	layout_columns(&need, list_w, &fr->cols);
 }
 
@@ -588,13 +593,17 @@ frame_timeline(struct wb *wb)
 	struct wb_frame *fr = &wb->fr;
 	const struct wb_model *m = &wb->m;
 	int w = fr->lay.timeline.w;
+	struct tm_buf label_buf;
 
 	fr->tl_name_w = 14;
+	tm_buf_init(&label_buf);
 	for (size_t row = 0; row < model_n_rows(m); row++)
 		if (text_is_timeline_file(model_row_file(m, row))) {
-			const char *name = model_row_name(m, row);
-			fr->tl_name_w = max_int(fr->tl_name_w, name_cols(name, strlen(name)) + 1);
+			size_t len;
+			const char *name = model_member_label(m, model_row_member(m, row), &label_buf, &len);
+			fr->tl_name_w = max_int(fr->tl_name_w, name_cols(name, len) + 1);
 		}
+	tm_buf_fini(&label_buf);
 	if (fr->tl_name_w > w / 3)
 		fr->tl_name_w = max_int(14, w / 3);
 	/* bar_w time columns and one for the zero marker */

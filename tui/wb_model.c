@@ -129,6 +129,23 @@ model_member_name(const struct wb_model *m, size_t member)
 }
 
 const char *
+model_member_label(const struct wb_model *m, size_t member, struct tm_buf *tmp, size_t *len)
+{
+	const struct tm_member *mb = m->s ? tm_session_member(m->s, member) : NULL;
+	const char *name = model_member_name(m, member);
+
+	*len = mb && mb->name ? mb->name_len : strlen(name);
+	if (*len || !mb || !mb->name)
+		return name;
+	/* a member trace_processor names "" (what a lone .gz inflates to):
+	 * the engine's label, `"" (inflated a.json.gz)` */
+	tm_buf_reset(tmp);
+	tm_session_member_label(m->s, member, tmp);
+	*len = tmp->len;
+	return tmp->len ? tmp->data : name;
+}
+
+const char *
 model_row_name(const struct wb_model *m, size_t row)
 {
 	if (!m->s || row >= model_n_rows(m))

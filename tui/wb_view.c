@@ -302,9 +302,11 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 	const struct wb_cols *cl = &wb->fr.cols; /* widths from the content */
 	int name_w = cl->name;
 	char buf[256];
+	struct tm_buf label_buf;
 
 	/* Nothing may wrap: a wrapped row would land on the next one. */
 	scrollok(stdscr, FALSE);
+	tm_buf_init(&label_buf);
 	attrset(theme_attr(ROLE_HEADER));
 	move(y0, x0);
 	/* #: the place in trace_processor's processing order (by name) */
@@ -348,8 +350,9 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 			printw("%*zu ", cl->order, wb->fr.ord[row]);
 		else
 			printw("%*s ", cl->order, "-");
-		used = put_name(name, mb && mb->name ? mb->name_len : strlen(name), name_w,
-				problem && !cur ? theme_attr(ROLE_ERROR) : attr);
+		size_t label_len;
+		const char *label = model_member_label(&wb->m, m, &label_buf, &label_len);
+		used = put_name(label, label_len, name_w, problem && !cur ? theme_attr(ROLE_ERROR) : attr);
 		attrset(attr);
 		free(problem);
 		for (; used < name_w; used++)
@@ -399,6 +402,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 		}
 		fill_to(y, x0 + w, attr);
 	}
+	tm_buf_fini(&label_buf);
 }
 
 /* Wrapped paragraphs from line skip on, at most max_lines lines.  When more
@@ -491,10 +495,13 @@ draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 	 * its events: the cost is the strip's size. */
 	int zero_col = v->zero_col;
 	double end = v->v0 + v->span;
+	struct tm_buf label_buf;
+	tm_buf_init(&label_buf);
 	for (size_t k = first; k < first + shown; k++) {
 		size_t row = rows[k];
 		const struct tm_report_file *rf = model_row_file(&wb->m, row);
-		const char *name = model_member_name(&wb->m, rf->member);
+		size_t name_len;
+		const char *name = model_member_label(&wb->m, rf->member, &label_buf, &name_len);
 		size_t fi = (size_t)(rf - r->files);
 		const struct wb_drop_range *dr = wb->m.tl.drop ? &wb->m.tl.drop[fi] : NULL;
 		bool has_drop_ts = dr && dr->has;
@@ -504,7 +511,7 @@ draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 		bool right = rf->has_ts && (double)rf->first_ts > end;
 
 		move(y, x0);
-		int used = put_name(name, strlen(name), name_w - 1,
+		int used = put_name(name, name_len, name_w - 1,
 				    row == sel ? theme_attr(ROLE_TITLE) : theme_attr(ROLE_DEFAULT));
 		attrset(theme_attr(ROLE_DEFAULT));
 		for (; used < name_w; used++)
@@ -554,6 +561,7 @@ draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 			printw(" ?");
 		}
 	}
+	tm_buf_fini(&label_buf);
 	free(rows);
 	attrset(theme_attr(ROLE_DEFAULT));
 }

@@ -144,6 +144,10 @@ open(d + "/dup/x/phone.json", "wb").write(ev(100))
 open(d + "/dup/y/phone.json", "wb").write(ev(300))
 open(d + "/dup/.hidden.json", "wb").write(ev(400))
 open(d + "/dup/" + "L" * 116 + ".json", "wb").write(ev(500))
+# A lone gzip: trace_processor names what it inflates to "" (the row shows
+# the engine's label for it, not an empty name).
+import gzip
+open(d + "/lone.json.gz", "wb").write(gzip.compress(ev(600), mtime=0))
 ed = d + "/editor.sh"
 open(ed, "w").write('#!/bin/sh\n# An $EDITOR for the tests: replaces the outdated clocks map.\n'
     'sed -i \'s/"clocks": {"BOOTTIME": {"trace_time_offset_ns": 5000000}}/"clocks": {"clock": "BOOTTIME", "sync_to": {"file": "a.json", "clock": "BOOTTIME"}, "offset_ns": 7}/\' "$1"\n')
