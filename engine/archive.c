@@ -109,8 +109,10 @@ struct priv {
 	const struct tm_visit *visit; /* scan while listing (tm_input_open_visit) */
 };
 
-/* Parked streams hold their first chunk (up to 33 MiB) and a descriptor;
- * beyond these caps a stream is closed and its scan inflates it afresh. */
+/* Parked streams hold their primed bytes (up to 1 MiB), two decoders and a
+ * descriptor (or, over a parent that is not a file, the compressed bytes of
+ * their first chunk); the caps still count the decompressed bytes of that
+ * chunk.  Beyond them a stream is closed and its scan inflates it afresh. */
 #define PARK_MAX_BYTES (160ull << 20)
 #define PARK_MAX_STREAMS 16u
 
@@ -1424,7 +1426,7 @@ walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 	}
 	uint64_t total = UINT64_MAX;
 	if (done) {
-		total = n; /* everything that will ever be handed over */
+		total = tm_stream_gz_ready(st); /* all that will ever be handed over */
 	} else if (!tm_format_is_predicted(f) || tm_format_is_container(f)) {
 		/* (a gzip/zstd stream inside: its walk opens its own) */
 		if ((s = gz_drain(st, err)) != TM_OK) {

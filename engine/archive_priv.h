@@ -80,13 +80,16 @@ uint64_t tm_stream_member_end(const struct tm_stream *st);
  *
  * tm_stream_gz_prime: on a stream nothing has been read from yet, inflate
  * until at least want (<= 1 MiB) bytes are handed over or the stream is
- * complete (*done: ended or failed); *p, *n = the handed-over bytes from
- * offset 0 (n may exceed want: a whole chunk), which tm_stream_next still
- * delivers afterwards.  Costs at most one chunk beyond want.  Returns only
- * our own errors (I/O); a decompression failure shows in
- * tm_stream_gz_failure. */
+ * complete (*done: ended or failed); *p, *n = the first handed-over bytes
+ * from offset 0 (up to want; tm_stream_gz_ready says how many are handed
+ * over), which tm_stream_next still delivers afterwards.  Costs at most one
+ * chunk beyond want.  Returns only our own errors (I/O); a decompression
+ * failure shows in tm_stream_gz_failure. */
 enum tm_status tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p,
 				  size_t *n, bool *done, struct tm_error *err) TM_WUR;
+/* Output handed over so far (the offset up to which tm_stream_next will
+ * deliver). */
+uint64_t tm_stream_gz_ready(const struct tm_stream *st);
 /* The decompression failure met so far (err filled, tp set), if any. */
 bool tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err);
 /* Report a decompression failure as the end of the stream (for the
@@ -99,19 +102,20 @@ bool tm_stream_is_gzip(const struct tm_stream *st);
  * ZIP inflates of the process (relaxed atomic counter). */
 extern uint64_t tm_inflated_bytes;
 
-/* gzip/ctrace streams inflate on a producer thread of their own (started by
+/* gzip/ctrace streams verify on a producer thread of their own (started by
  * the first tm_stream_next; tm_stream_gz_prime inflates on the caller's
- * thread), into a ring that is also the hold-back buffer: 32 MiB + 1 MiB +
- * 3 MiB of read-ahead per stream.  Delivered bytes, hand-overs, failures
- * and offsets are those of the sequential stream; a parent stream is read
- * by its child's producer only; tm_stream_close stops and joins it (and
- * those of the parents) promptly.
+ * thread) where trace_processor hands over and fails, at most 32 MiB +
+ * 1 MiB + 3 MiB of output ahead of the reader, keeping none of it; the
+ * reader decompresses the handed-over bytes again (stream.c).  Delivered
+ * bytes, hand-overs, failures and offsets are those of the sequential
+ * stream; a parent stream is read by its child's producer only;
+ * tm_stream_close stops and joins it (and those of the parents) promptly.
  *
  * Test hook: read when a stream is created; zeros are the defaults. */
 struct tm_gz_tune {
 	size_t block;   /* most bytes per tm_stream_next (256 KiB) */
 	size_t step;    /* most output per inflate call (1 MiB) */
-	size_t slack;   /* read-ahead + 1: ring = 33 MiB + slack - 1 (3 MiB) */
+	size_t slack;   /* read-ahead + 1: lead = 33 MiB + slack - 1 (3 MiB) */
 	bool no_thread; /* inflate on the consumer's thread (the sequential stream) */
 };
 extern struct tm_gz_tune tm_gz_tune;

@@ -54,11 +54,11 @@ done
 # ~48 KiB when every scan held a 35 KiB alignment table, a 2.6 KiB error and
 # every session member a 2.7 KiB manifest slot.  Memory, not time: the slope
 # is the same on a loaded box.
-peak_kib() { # file: the check's peak RSS in KiB
-	python3 - "$TM" "$1" <<'PY'
+peak_kib() { # file [check option...]: the check's peak RSS in KiB
+	python3 - "$TM" "$@" <<'PY'
 import os, subprocess, sys
-p = subprocess.Popen([sys.argv[1], "check", sys.argv[2]], stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL)
+p = subprocess.Popen([sys.argv[1], "check"] + sys.argv[3:] + [sys.argv[2]],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 _, st, ru = os.wait4(p.pid, 0)
 print(ru.ru_maxrss if os.waitstatus_to_exitcode(st) in (0, 1) else -1)
 PY
@@ -75,4 +75,31 @@ if python3 "$gm" "$t/m500.tar" 500 4 && python3 "$gm" "$t/m4k.tar" 4000 4; then
 	rm -f "$t/m500.tar" "$t/m4k.tar"
 else
 	no "many members fixture" "gen_members.py failed"
+fi
+
+# Compressed containers hold no hand-over chunk: a .tar.gz / .tar.zst of
+# 24 MiB of proto (a few MiB compressed) stays within the budget (5% of the
+# input + 32 MiB) and within 8 MiB of the plain TAR's peak RSS.  It was the
+# plain TAR's + 24 MiB (36 at 32 MiB and beyond) while every gzip/zstd
+# stream kept trace_processor's 32 MiB chunk until it was handed over.
+gen=$(dirname "$TM")/tools/bench_tm
+if [ -x "$gen" ] && "$gen" gen-shape te20 "$t/c.pftrace" 24 >/dev/null &&
+	(cd "$t" && tar -cf c.tar c.pftrace) && gzip -c "$t/c.tar" >"$t/c.tar.gz" &&
+	zstd -q -c "$t/c.tar" >"$t/c.tar.zst"; then
+	rm -f "$t/c.pftrace"
+	plain=$(peak_kib "$t/c.tar" --no-cache)
+	for k in tar.gz tar.zst; do
+		kib=$(peak_kib "$t/c.$k" --no-cache)
+		size=$(stat -c %s "$t/c.$k")
+		budget=$(( size / 20 / 1024 + 32 * 1024 ))
+		if [ "$plain" -gt 0 ] && [ "$kib" -gt 0 ] && [ "$kib" -le "$budget" ] &&
+			[ "$kib" -le $((plain + 8192)) ]; then
+			ok "$k of 24 MiB: peak RSS $kib KiB (budget $budget, plain TAR $plain)"
+		else
+			no "$k of 24 MiB: peak RSS" "$kib KiB (budget $budget KiB, plain TAR $plain + 8192)"
+		fi
+	done
+	rm -f "$t"/c.*
+else
+	no "compressed containers fixture" "bench_tm, gzip or zstd failed"
 fi
