@@ -4,6 +4,11 @@
  *   bench_tm gen-proto OUT MB     synthetic Perfetto trace: a BOOTTIME/MONOTONIC
  *                                 snapshot, then TrackEvent slices on 4 sequences
  *   bench_tm gen-json OUT MB      Chrome JSON with X events
+ *   bench_tm gen-chrome OUT MB    Chrome JSON shaped like a DevTools / chrome://tracing
+ *                                 export: a bare array, keys in sorted order, long
+ *                                 names, "args" objects (nested, with URLs and an
+ *                                 escape now and then), X with dur/tdur/tts, B/E,
+ *                                 instants, async b/e with id2, counters, M metadata
  *   bench_tm gen-shape SHAPE OUT MB  one proto shape of issue 10's table:
  *                                 te20, te37 (TrackEvent packets of ~20/37 B),
  *                                 interned (interned_data in every packet),
@@ -192,6 +197,86 @@ gen_json(const char *out, uint64_t mb)
 		written += (uint64_t)n;
 	}
 	fputs("]}\n", f);
+	return fclose(f) != 0;
+}
+
+/* Chrome JSON as DevTools and chrome://tracing export it (see the usage). */
+static int
+gen_chrome(const char *out, uint64_t mb)
+{
+	static const char *const names[] = {
+		"ThreadControllerImpl::RunTask", "RenderFrameImpl::didCommitProvisionalLoad",
+		"v8.compile", "FunctionCall", "EventDispatch", "UpdateLayoutTree", "Paint",
+		"MojoURLLoaderClient::OnReceiveResponse", "V8.GCScavenger",
+		"SimpleWatcher::OnHandleReady", "ScheduledAction::execute", "Layout",
+	};
+	static const char *const cats[] = {
+		"toplevel", "devtools.timeline", "v8,devtools.timeline", "blink,loading",
+		"disabled-by-default-devtools.timeline", "mojom",
+	};
+	FILE *f = fopen(out, "wb");
+	if (!f)
+		return 1;
+	uint64_t limit = mb << 20, written = 0, ts = 384726150123ull, x = 88172645463325252ull;
+	written += (uint64_t)fprintf(f, "[");
+	for (unsigned p = 0; p < 4; p++)
+		written += (uint64_t)fprintf(
+			f,
+			"{\"args\":{\"name\":\"Renderer\"},\"cat\":\"__metadata\",\"name\":\"process_name\","
+			"\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"ts\":0},\n"
+			"{\"args\":{\"name\":\"CrRendererMain\"},\"cat\":\"__metadata\","
+			"\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"ts\":0},\n",
+			31000 + p, 31000 + p, 1 + p);
+	for (uint64_t i = 0; written < limit; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		unsigned r = (unsigned)(x % 100), pid = 31000 + (unsigned)(x >> 20) % 4,
+			 tid = 1 + (unsigned)(x >> 24) % 9;
+		const char *nm = names[(x >> 28) % 12], *cat = cats[(x >> 32) % 6];
+		unsigned dur = (unsigned)(x >> 36) % 5000, sz = (unsigned)(x >> 40) % 8;
+		int n;
+		ts += 1 + (x >> 44) % 40;
+		if (r < 55)
+			n = fprintf(f,
+				    "{\"args\":{\"data\":{\"frame\":\"6F1B2C8D%08X\",\"url\":"
+				    "\"https:\\/\\/example.com\\/app\\/bundle.%u.js\",\"lineNumber\":%u,"
+				    "\"columnNumber\":%u,\"stackTrace\":[%u,%u,%u]%s}},\"cat\":\"%s\","
+				    "\"dur\":%u,\"name\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tdur\":%u,"
+				    "\"tid\":%u,\"ts\":%" PRIu64 ",\"tts\":%" PRIu64 "},\n",
+				    (unsigned)(x >> 8), sz, dur * 7, sz * 13, dur, sz, pid,
+				    sz > 5 ? ",\"note\":\"say \\\"hi\\\"\\n\"" : "", cat, dur, nm, pid,
+				    dur / 2, tid, ts, ts / 3);
+		else if (r < 75)
+			n = fprintf(f,
+				    "{\"args\":{},\"cat\":\"%s\",\"name\":\"%s\",\"ph\":\"B\",\"pid\":%u,"
+				    "\"tid\":%u,\"ts\":%" PRIu64 "},\n"
+				    "{\"args\":{},\"cat\":\"%s\",\"name\":\"%s\",\"ph\":\"E\",\"pid\":%u,"
+				    "\"tid\":%u,\"ts\":%" PRIu64 "},\n",
+				    cat, nm, pid, tid, ts, cat, nm, pid, tid, ts + dur);
+		else if (r < 85)
+			n = fprintf(f,
+				    "{\"args\":{\"data\":{\"type\":\"click\"}},\"cat\":\"%s\",\"name\":"
+				    "\"%s\",\"ph\":\"I\",\"pid\":%u,\"s\":\"t\",\"tid\":%u,\"ts\":%" PRIu64
+				    ",\"tts\":%" PRIu64 "},\n",
+				    cat, nm, pid, tid, ts, ts / 3);
+		else if (r < 93)
+			n = fprintf(f,
+				    "{\"args\":{},\"cat\":\"loading\",\"id2\":{\"local\":\"0x%x\"},"
+				    "\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%u,\"scope\":\"blink\","
+				    "\"tid\":%u,\"ts\":%" PRIu64 "},\n",
+				    (unsigned)(x >> 12) % 64, nm, r & 1 ? 'b' : 'e', pid, tid, ts);
+		else
+			n = fprintf(f,
+				    "{\"args\":{\"jsHeapSizeUsed\":%u.%u,\"documents\":%u},\"cat\":"
+				    "\"disabled-by-default-devtools.timeline\",\"name\":\"UpdateCounters\","
+				    "\"ph\":\"C\",\"pid\":%u,\"tid\":%u,\"ts\":%" PRIu64 "},\n",
+				    dur * 1000, sz, sz, pid, tid, ts);
+		written += (uint64_t)n;
+	}
+	/* a final metadata event closes the array (no trailing comma) */
+	fprintf(f, "{\"args\":{\"name\":\"Browser\"},\"cat\":\"__metadata\",\"name\":"
+		   "\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"ts\":0}]\n");
 	return fclose(f) != 0;
 }
 
@@ -622,6 +707,8 @@ main(int argc, char **argv)
 		return gen_proto(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "gen-json"))
 		return gen_json(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc >= 4 && !strcmp(argv[1], "gen-chrome"))
+		return gen_chrome(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 5 && !strcmp(argv[1], "gen-shape"))
 		return gen_shape(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 	if (argc >= 3 && !strcmp(argv[1], "walk"))
@@ -639,7 +726,7 @@ main(int argc, char **argv)
 		return reeval(atoi(argv[2]), false, (const char *const *)argv + 3, (size_t)argc - 3);
 	if (argc >= 4 && !strcmp(argv[1], "reeval-events"))
 		return reeval(atoi(argv[2]), true, (const char *const *)argv + 3, (size_t)argc - 3);
-	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-systrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
+	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
 			"reeval|reeval-events N INPUT...\n");
 	return 64;
 }

@@ -1,10 +1,13 @@
-# Text formats (sourced by bench.sh; uses lib.sh): systrace and Chrome JSON
-# at each of BENCH_SIZES MiB against wc -l and cat of the same file; the
-# target (>= 0.75 GB/s) is judged per CPU second, wall beside it.
+# Text formats (sourced by bench.sh; uses lib.sh): systrace and two Chrome JSON
+# shapes (json: the short X events of gen-json; chrome: gen-chrome's DevTools
+# export with args objects, long names and mixed phases) at each of
+# BENCH_SIZES MiB against wc -l and cat of the same file; the target
+# (>= 0.75 GB/s) is judged per CPU second, wall beside it.
 for mb in $SIZES; do
 	"$GEN" gen-systrace "$out/s.systrace" "$mb" || exit 1
 	"$GEN" gen-json "$out/t.json" "$mb" || exit 1
-	for f in s.systrace t.json; do
+	"$GEN" gen-chrome "$out/c.chrome" "$mb" || exit 1
+	for f in s.systrace t.json c.chrome; do
 		p="$out/$f"
 		size=$(stat -c %s "$p")
 		cat "$p" >/dev/null
