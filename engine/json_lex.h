@@ -23,6 +23,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 
@@ -197,43 +200,112 @@ tm_jl_string(struct tm_jl *lx, const char **cur, const char **s, size_t *n, stru
 	return TM_JL_OK;
 }
 
-/* ScanToEndOfDelimitedBlock. */
+/* The first '"' or backslash in [q, end), or end. */
+static inline const char *
+tm_jl_quote_or_bs(const char *q, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i dq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	while (end - q >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(x, dq), _mm_cmpeq_epi8(x, bs)));
+		if (m)
+			return q + __builtin_ctz(m);
+		q += 16;
+	}
+#endif
+	while (q != end && *q != '"' && *q != '\\')
+		q++;
+	return q;
+}
+
+/* The first '"', open or close in [q, end), or end. */
+static inline const char *
+tm_jl_block_next(const char *q, const char *end, char open, char close)
+{
+#ifdef __SSE2__
+	const __m128i dq = _mm_set1_epi8('"'), o = _mm_set1_epi8(open), c = _mm_set1_epi8(close);
+	while (end - q >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmpeq_epi8(x, dq), _mm_or_si128(_mm_cmpeq_epi8(x, o), _mm_cmpeq_epi8(x, c))));
+		if (m)
+			return q + __builtin_ctz(m);
+		q += 16;
+	}
+#endif
+	while (q != end && *q != '"' && *q != open && *q != close)
+		q++;
+	return q;
+}
+
+/* The closing quote of the string whose content starts at str, or NULL:
+ * the first '"' not escaped by an odd run of backslashes (ScanString). */
+static inline const char *
+tm_jl_string_end(const char *str, const char *end)
+{
+	const char *q = str;
+
+	for (;;) {
+#ifdef __SSE2__
+		const __m128i dq = _mm_set1_epi8('"');
+		for (;;) {
+			if (end - q < 16) {
+				q = memchr(q, '"', (size_t)(end - q));
+				break;
+			}
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(const void *)q), dq));
+			if (m) {
+				q += __builtin_ctz(m);
+				break;
+			}
+			q += 16;
+		}
+#else
+		q = memchr(q, '"', (size_t)(end - q));
+#endif
+		if (!q)
+			return NULL;
+		if (q == str || q[-1] != '\\')
+			return q;
+		size_t bs = 1;
+		for (const char *p = q - 2; p >= str && *p == '\\'; p--)
+			bs++;
+		if ((bs & 1) == 0)
+			return q;
+		q++;
+	}
+}
+
+/* ScanToEndOfDelimitedBlock: only strings, open and close matter; 16 bytes
+ * at a time between them. */
 static inline enum tm_jl_rc
 tm_jl_scan_block(struct tm_jl *lx, const char **pcur, char open, char close)
 {
 	const char *cur = *pcur + 1, *end = lx->end;
 	uint32_t bal = 1;
 
-	while (cur != end) {
-		char c = *cur;
+	for (;;) {
+		char c;
 
+		cur = tm_jl_block_next(cur, end, open, close);
+		if (cur == end)
+			return TM_JL_INC;
+		c = *cur++;
 		if (c == '"') {
-			const char *s;
-			size_t n;
-			bool esc;
-			enum tm_jl_rc r = tm_jl_scan_string(lx, &cur, &s, &n, &esc);
-
-			if (r != TM_JL_OK)
-				return r;
+			cur = tm_jl_string_end(cur, end);
+			if (!cur)
+				return TM_JL_INC;
+			cur++;
 		} else if (c == open) {
-			cur++;
 			bal++;
-		} else if (c == close) {
-			cur++;
-			if (--bal == 0) {
-				*pcur = cur;
-				return TM_JL_OK;
-			}
-		} else {
-			/* jump to the next byte that matters */
-			const char *q = cur + 1;
-
-			while (q != end && *q != '"' && *q != open && *q != close)
-				q++;
-			cur = q;
+		} else if (--bal == 0) {
+			*pcur = cur;
+			return TM_JL_OK;
 		}
 	}
-	return TM_JL_INC;
 }
 
 static inline bool

@@ -22,9 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "json_lex.h"
 #include "scan.h"
@@ -69,26 +66,6 @@ next_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 	return TM_JL_OK;
 }
 
-/* The first '"' or backslash in [q, end), or end. */
-static inline const char *
-quote_or_bs(const char *q, const char *end)
-{
-#ifdef __SSE2__
-	const __m128i dq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	while (end - q >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
-		unsigned m = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(x, dq), _mm_cmpeq_epi8(x, bs)));
-		if (m)
-			return q + __builtin_ctz(m);
-		q += 16;
-	}
-#endif
-	while (q != end && *q != '"' && *q != '\\')
-		q++;
-	return q;
-}
-
 /* next_field's common case in one lean pass: a key and a string value
  * without backslashes, a plain number (at most 18 digits before and after
  * the point, no exponent), a literal or a nested block, then ',' or the
@@ -104,7 +81,7 @@ fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 
 	if (cur == end || *cur != '"')
 		return false;
-	q = quote_or_bs(++cur, end);
+	q = tm_jl_quote_or_bs(++cur, end);
 	if (q == end || *q != '"')
 		return false;
 	const char *k = cur;
@@ -117,7 +94,7 @@ fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 		return false;
 	char c = *cur;
 	if (c == '"') {
-		q = quote_or_bs(++cur, end);
+		q = tm_jl_quote_or_bs(++cur, end);
 		if (q == end || *q != '"')
 			return false;
 		v->t = TM_JL_STR;

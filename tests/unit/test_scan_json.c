@@ -549,6 +549,72 @@ test_string_fast_path(void)
 	tm_buf_fini(&msg);
 }
 
+/* ScanToEndOfDelimitedBlock as it was: a byte at a time, strings through
+ * the reference ScanString. */
+static enum tm_jl_rc
+scan_block_ref(const char **pcur, const char *end, char open, char close)
+{
+	const char *cur = *pcur + 1;
+	uint32_t bal = 1;
+	while (cur != end) {
+		char c = *cur;
+		if (c == '"') {
+			const char *s;
+			size_t n;
+			bool esc;
+			if (scan_string_ref(cur, end, &s, &n, &esc, &cur) != TM_JL_OK)
+				return TM_JL_INC;
+		} else if (c == open) {
+			cur++;
+			bal++;
+		} else if (c == close) {
+			cur++;
+			if (--bal == 0) {
+				*pcur = cur;
+				return TM_JL_OK;
+			}
+		} else {
+			cur++;
+		}
+	}
+	return TM_JL_INC;
+}
+
+/* The 16-bytes-at-a-time block scan against the byte loop: every mix of
+ * strings, escapes, brackets of both kinds and long runs of plain bytes,
+ * cut anywhere (the window's end). */
+static void
+test_block_fast_path(void)
+{
+	static const char alpha[] = "{}[]\"\\\\\"{}";
+	struct tm_buf msg;
+	tm_buf_init(&msg);
+	char b[256];
+	for (int i = 0; i < 300000; i++) {
+		size_t n = 1 + rn(rn(4) ? 40 : 250);
+		bool obj = rn(2);
+		b[0] = obj ? '{' : '[';
+		for (size_t j = 1; j < n; j++)
+			b[j] = rn(4) ? 'a' + (char)rn(3) : alpha[rn(sizeof alpha - 1)];
+		if (rn(2) && n > 2) /* a closer near the end, so many blocks complete */
+			b[n - 1 - rn(2)] = obj ? '}' : ']';
+		struct tm_jl lx = { .end = b + n, .msg = &msg, .quote_max = 1000 };
+		const char *c1 = b, *c2 = b;
+		char open = b[0], close = obj ? '}' : ']';
+		enum tm_jl_rc r1 = tm_jl_scan_block(&lx, &c1, open, close);
+		enum tm_jl_rc r2 = scan_block_ref(&c2, b + n, open, close);
+		CHECK_INT(r1, r2);
+		if (r1 == TM_JL_OK)
+			CHECK(c1 == c2);
+		if (t_failed_) {
+			b[n] = 0;
+			CHECK_STR(b, "(block scan differs)");
+			break;
+		}
+	}
+	tm_buf_fini(&msg);
+}
+
 /* Generated traces of every shape (escapes, exponents, huge numbers, CRLF,
  * pretty-printed, truncated): the same ops whatever the block size, so the
  * window that no longer copies whole blocks changes nothing. */
@@ -617,6 +683,7 @@ main(void)
 	RUN(test_number_fast_path);
 	RUN(test_ts_llround);
 	RUN(test_string_fast_path);
+	RUN(test_block_fast_path);
 	RUN(test_generated_blocks);
 	return 0;
 }
