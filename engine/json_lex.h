@@ -373,6 +373,73 @@ tm_jl_to_double(const char *s, const char *e, double *out)
 	return true;
 }
 
+/* Powers of ten up to 10^18 (every one exact as a double too). */
+static const uint64_t tm_jl_pow10[19] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull,
+};
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The leading decimal digits (0 to 8) of the 8 bytes at p: their count, and
+ * in *val their value (SWAR: a byte is a digit when it XOR '0' is below 10;
+ * a carry of the add starts only at a byte that is already flagged, so the
+ * lowest flag is exact). */
+static inline unsigned
+tm_jl_digits8(const char *p, uint64_t *val)
+{
+	uint64_t x, nd;
+	unsigned n;
+
+	memcpy(&x, p, 8);
+	x ^= 0x3030303030303030ull;
+	nd = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+	n = nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+	if (!n) {
+		*val = 0;
+		return 0;
+	}
+	x <<= 8 * (8 - n); /* the digits last, as in "000ddddd" */
+	x = x * 10 + (x >> 8);
+	x = ((x & 0x000000FF000000FFull) * 0x000F424000000064ull +
+	     ((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull) >> 32;
+	*val = x;
+	return n;
+}
+#endif
+
+/* The run of decimal digits at cur: its end, and in *val its value modulo
+ * 2^64 (what v = v * 10 + d gives, a byte at a time, on any length). */
+static inline const char *
+tm_jl_digits(const char *cur, const char *end, uint64_t *val)
+{
+	uint64_t v = 0;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (end - cur >= 16) {
+		uint64_t a, b;
+		unsigned n = tm_jl_digits8(cur, &a), m;
+
+		if (n < 8) {
+			*val = a;
+			return cur + n;
+		}
+		m = tm_jl_digits8(cur + 8, &b);
+		v = a * tm_jl_pow10[m] + b;
+		cur += 8 + m;
+		if (m < 8) {
+			*val = v;
+			return cur;
+		}
+	}
+#endif
+	for (; cur != end && tm_jl_is_digit(*cur); cur++)
+		v = v * 10 + (uint64_t)(*cur - '0');
+	*val = v;
+	return cur;
+}
+
 static inline enum tm_jl_rc
 tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 {
@@ -381,7 +448,7 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 	/* Digits are accumulated on the way: with at most 18 of them before
 	 * and after the point and no exponent, nothing wraps, and the values
 	 * are tm_jl_to_int64's and tm_jl_to_double's own (same arithmetic). */
-	uint64_t ip = 0, fi = 0, div = 1;
+	uint64_t ip = 0, fi = 0;
 	const char *ip_s, *f_s = NULL;
 
 	cur += *cur == '-';
@@ -394,9 +461,7 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 			return TM_JL_ERR;
 		}
 	} else if (cur != end && *cur >= '1' && *cur <= '9') {
-		ip = (uint64_t)(*cur++ - '0');
-		while (cur != end && tm_jl_is_digit(*cur))
-			ip = ip * 10 + (uint64_t)(*cur++ - '0');
+		cur = tm_jl_digits(cur, end, &ip);
 	} else if (cur != end) {
 		tm_jl_error(lx, "Invalid number: expected digit in '%.*s'", tm_jl_quote_to_end(lx, start),
 			    start);
@@ -408,10 +473,7 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 
 		int_like = false;
 		f_s = f;
-		while (cur != end && tm_jl_is_digit(*cur)) {
-			fi = fi * 10 + (uint64_t)(*cur++ - '0');
-			div *= 10;
-		}
+		cur = tm_jl_digits(cur, end, &fi);
 		if (cur != end && cur == f) {
 			tm_jl_error(lx, "Invalid number: expected digit after '.' in '%.*s'",
 				    tm_jl_quote_to_end(lx, start), start);
@@ -449,7 +511,7 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 			return TM_JL_OK;
 		}
 		if (f_s && cur - f_s <= 18) { /* cur: the end of the fraction */
-			double d = (double)ip + (double)fi / (double)div;
+			double d = (double)ip + (double)fi / (double)tm_jl_pow10[cur - f_s];
 
 			v->d = neg ? -d : d;
 			v->t = TM_JL_DBL;

@@ -106,23 +106,19 @@ fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 		bool neg = c == '-';
 		uint64_t ip = 0;
 
-		cur += neg;
-		for (ds = cur; cur != end && tm_jl_is_digit(*cur); cur++)
-			ip = ip * 10 + (uint64_t)(*cur - '0');
+		ds = cur += neg;
+		cur = tm_jl_digits(cur, end, &ip);
 		size_t nd = (size_t)(cur - ds);
 		if (!nd || nd > 18 || (nd > 1 && *ds == '0') || cur == end)
 			return false;
 		if (*cur == '.') {
 			const char *fs = ++cur;
-			uint64_t fi = 0, div = 1;
+			uint64_t fi;
 
-			for (; cur != end && tm_jl_is_digit(*cur); cur++) {
-				fi = fi * 10 + (uint64_t)(*cur - '0');
-				div *= 10;
-			}
+			cur = tm_jl_digits(cur, end, &fi);
 			if (cur == fs || cur - fs > 18 || cur == end || *cur == 'e' || *cur == 'E')
 				return false;
-			double d = (double)ip + (double)fi / (double)div;
+			double d = (double)ip + (double)fi / (double)tm_jl_pow10[cur - fs];
 			v->t = TM_JL_DBL;
 			v->d = neg ? -d : d;
 		} else {

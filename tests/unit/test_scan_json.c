@@ -366,9 +366,10 @@ digits(char *b, size_t *k, size_t lo, size_t hi)
 		b[(*k)++] = (char)('0' + rn(10));
 }
 
-/* Numbers: the digits accumulated on the way give what tm_jl_to_int64 and
- * tm_jl_to_double give on the token (the conversion before the fast path),
- * bit for bit, for every length, sign, fraction and exponent. */
+/* Numbers: the digits accumulated on the way (8 bytes at a time where 16
+ * are left in the window) give what tm_jl_to_int64 and tm_jl_to_double give
+ * on the token (the conversion before the fast path), bit for bit, for
+ * every length, sign, fraction and exponent. */
 static void
 test_number_fast_path(void)
 {
@@ -406,11 +407,16 @@ test_number_fast_path(void)
 				digits(b, &k, rn(30) ? 1 : 0, 3);
 			}
 		}
-		b[k] = rn(2) ? ',' : '}';
-		b[k + 1] = 0;
+		b[k] = "},:/"[rn(4)]; /* ':' and '/' border the digits */
+		/* bytes after the token (digits too), so the 8-bytes-at-a-time
+		 * digit runs are taken as well as the byte loop near the end */
+		size_t pad = rn(3) ? rn(24) : 0;
+		for (size_t j = 1; j <= pad; j++)
+			b[k + j] = rn(2) ? (char)('0' + rn(10)) : "\"{}e.,-:/\x80\xb9"[rn(11)];
+		b[k + pad + 1] = 0;
 		tm_buf_reset(&msg);
 		tm_buf_reset(&sticky);
-		struct tm_jl lx = { .end = b + k + 1, .msg = &msg, .sticky = &sticky,
+		struct tm_jl lx = { .end = b + k + 1 + pad, .msg = &msg, .sticky = &sticky,
 				    .quote_max = 1000 };
 		struct tm_jl_value v;
 		const char *cur = b;
