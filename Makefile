@@ -134,7 +134,7 @@ test check: deps-check
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) all WERROR=$(WERROR) & pids="$$pids $$!"; \
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=1 $(B)/asan/tracemerge unit & pids="$$pids $$!"; \
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) SAN=2 $(B)/tsan/tracemerge \
-		$(B)/tsan/tests/test_replay_fast & pids="$$pids $$!"; \
+		$(B)/tsan/tests/test_replay_fast $(B)/tsan/tests/test_listing & pids="$$pids $$!"; \
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) fuzz-build & pids="$$pids $$!"; \
 	st=0; for p in $$pids; do wait $$p || st=1; done; exit $$st
 	$(Q)TEST_JOBS=$(TEST_JOBS) tests/run.sh $(B)/asan $(B)/rel $(B)/tsan

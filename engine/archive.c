@@ -107,6 +107,8 @@ struct priv {
 	size_t n_parked;
 	struct tm_work work; /* every stream's: listing budget, cancel flag */
 	const struct tm_visit *visit; /* scan while listing (tm_input_open_visit) */
+	struct tm_listing *pub;       /* members published as found (NULL: none) */
+	size_t n_pub;                 /* members put there so far */
 };
 
 /* Parked streams hold their primed bytes (up to 1 MiB), two decoders and a
@@ -162,6 +164,26 @@ unlist_from(struct tm_input *in, size_t from)
 		free(in->members[i].error);
 	}
 	in->n_members = from;
+	struct priv *pv = P(in);
+	if (pv->pub && pv->n_pub > from) {
+		tm_listing_truncate(pv->pub, from);
+		pv->n_pub = from;
+	}
+}
+
+/* Publish member mi as it stands now (tm_session_opts.listing), and any
+ * listed before it that were not yet. */
+static void
+publish(struct tm_input *in, size_t mi)
+{
+	struct priv *pv = P(in);
+	if (!pv->pub || mi >= in->n_members)
+		return;
+	for (; pv->n_pub < mi; pv->n_pub++)
+		tm_listing_put(pv->pub, pv->n_pub, &in->members[pv->n_pub]);
+	tm_listing_put(pv->pub, mi, &in->members[mi]);
+	if (pv->n_pub == mi)
+		pv->n_pub++;
 }
 
 static void
@@ -705,6 +727,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 				}
 				set_format(m, tm_sniff(head, hn));
 			}
+			publish(in, mi);
 		}
 		free(name);
 		bool visited = false;
@@ -883,6 +906,7 @@ zip_visit(struct tm_input *in, size_t mi, struct tm_rd *rd, uint64_t csize, uint
 	*visited = false;
 	if (s == TM_OK && !m->is_hidden) {
 		set_format(m, tm_sniff(sn, *snn));
+		publish(in, mi);
 		if (tm_format_is_predicted(m->format) && usize > 0) {
 			struct tm_stream *vw = tm_stream_borrow_after(&ard, lab, sn, *snn, usize);
 			*visited = true;
@@ -1261,6 +1285,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		n_ents++;
 		if (!hidden)
 			set_format(m, tm_sniff(sn, snn));
+		publish(in, mi);
 		free(name);
 	}
 out:
@@ -1339,6 +1364,7 @@ gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint6
 		P(in)->locs[mi].limit = total;
 	}
 	in->members[mi].size = in->members[mi].stored_size = total;
+	publish(in, mi);
 }
 
 /* Read st to its end (or trace_processor's failure); our own errors (I/O)
@@ -1419,6 +1445,7 @@ walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 	set_format(&in->members[mi], f);
 	if (f == TM_FMT_TAR || f == TM_FMT_ZIP) {
 		in->members[mi].size = in->members[mi].stored_size = UINT64_MAX;
+		publish(in, mi);
 		tm_stream_gz_quiet(st);
 		pv->locs[mi].parked = st;
 		pv->locs[mi].gz_walk = true;
@@ -1460,6 +1487,7 @@ walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 				   "without libzstd");
 		m->size = m->stored_size = 0;
 		set_format(m, TM_FMT_UNKNOWN);
+		publish(in, mi);
 		return TM_OK;
 	}
 	return walk_gzip(in, ci, mi, err);
@@ -1646,13 +1674,13 @@ enum tm_status
 tm_input_open_ctl(struct tm_input *in, const char *const *paths, size_t n_paths,
 		  volatile bool *cancel, uint64_t budget, struct tm_error *err)
 {
-	return tm_input_open_visit(in, paths, n_paths, cancel, budget, NULL, err);
+	return tm_input_open_visit(in, paths, n_paths, cancel, budget, NULL, NULL, err);
 }
 
 enum tm_status
 tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_paths,
 		    volatile bool *cancel, uint64_t budget, const struct tm_visit *visit,
-		    struct tm_error *err)
+		    struct tm_listing *pub, struct tm_error *err)
 {
 	enum tm_status s;
 	uint8_t *buf = NULL;
@@ -1665,15 +1693,20 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 	struct tm_work *w = &P(in)->work;
 	P(in)->visit = visit;
 	w->cancel = cancel;
+	uint64_t in_bytes = 0;
+	{
+		struct stat sb;
+		for (size_t i = 0; i < n_paths; i++)
+			if (stat(paths[i], &sb) == 0 && sb.st_size > 0)
+				in_bytes += (uint64_t)sb.st_size;
+	}
+	P(in)->pub = pub;
+	tm_listing_begin(pub, in_bytes, &w->read_pos, &w->bytes);
 	if (budget) {
 		w->budget = budget;
 		snprintf(w->cap, sizeof w->cap, "%" PRIu64 " bytes", budget);
 	} else {
-		uint64_t total = 0;
-		struct stat sb;
-		for (size_t i = 0; i < n_paths; i++)
-			if (stat(paths[i], &sb) == 0 && sb.st_size > 0)
-				total += (uint64_t)sb.st_size;
+		uint64_t total = in_bytes;
 		w->budget = LIST_BUDGET_BASE + (total > (UINT64_MAX - LIST_BUDGET_BASE) / LIST_BUDGET_RATIO
 							? UINT64_MAX - LIST_BUDGET_BASE
 							: total * LIST_BUDGET_RATIO);
@@ -1698,6 +1731,7 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 		if ((s = read_head(in, 0, SNIFF_CAP, buf, &got, err)) != TM_OK)
 			goto fail;
 		set_format(&in->members[0], tm_sniff(buf, got));
+		publish(in, 0);
 	} else {
 		in->is_loose = true;
 		size_t mi = add_member(in, -1, NULL, 0, L_VIRTUAL);
@@ -1717,13 +1751,15 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 			m->is_hidden = is_hidden(m->name, m->name_len);
 			P(in)->locs[k].path_idx = i;
 			tar += 512 + (size + 511) / 512 * 512;
-			if (m->is_hidden)
-				continue;
-			if ((s = read_head(in, k, TAR_SNIFF, buf, &got, err)) != TM_OK)
-				goto fail;
-			set_format(&in->members[k], tm_sniff(buf, got));
+			if (!m->is_hidden) {
+				if ((s = read_head(in, k, TAR_SNIFF, buf, &got, err)) != TM_OK)
+					goto fail;
+				set_format(&in->members[k], tm_sniff(buf, got));
+			}
+			publish(in, k);
 		}
 		in->members[0].size = in->members[0].stored_size = (tar + 10239) / 10240 * 10240;
+		publish(in, 0);
 	}
 	free(buf);
 	buf = NULL;
@@ -1750,9 +1786,12 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 	__atomic_store_n(&w->budget, UINT64_MAX, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->cancel, NULL, __ATOMIC_RELEASE);
 	P(in)->visit = NULL;
+	tm_listing_end(pub);
+	P(in)->pub = NULL;
 	return TM_OK;
 fail:
 	free(buf);
+	tm_listing_end(pub);
 	tm_input_close(in);
 	return s;
 }

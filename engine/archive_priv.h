@@ -15,6 +15,7 @@ struct tm_work {
 	volatile bool *cancel; /* NULL: none (read with __atomic loads) */
 	uint64_t budget;       /* most decompressed bytes (UINT64_MAX: none) */
 	uint64_t bytes;        /* decompressed so far (atomic) */
+	uint64_t read_pos;     /* furthest byte of an input file read (atomic) */
 	char cap[96];          /* the budget's name, for the error */
 };
 

@@ -60,7 +60,8 @@ enum tm_status tm_input_open_ctl(struct tm_input *in, const char *const *paths, 
  * listing and the scan together.  member() takes the stream (it closes it;
  * it may leave bytes unread) and returns TM_OK or a status that stops the
  * listing (TM_ERR_CANCELLED) with its reason in err.  drop() says a member handed over was not
- * registered after all (its data runs past the end of the container). */
+ * registered after all (its data runs past the end of the container).
+ * pub (may be NULL): where the members are published as they are found. */
 struct tm_stream;
 struct tm_visit {
 	enum tm_status (*member)(void *ud, size_t member, struct tm_stream *st, struct tm_error *err);
@@ -69,8 +70,22 @@ struct tm_visit {
 };
 enum tm_status tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_paths,
 				   volatile bool *cancel, uint64_t budget,
-				   const struct tm_visit *visit, struct tm_error *err) TM_WUR;
+				   const struct tm_visit *visit, struct tm_listing *pub,
+				   struct tm_error *err) TM_WUR;
 void tm_input_close(struct tm_input *in);
+
+/* The producer's side of a tm_listing (listing.c): archive.c begins it
+ * with the inputs' size and its two byte counters (atomics, read until
+ * tm_listing_end copies them), puts member i (i <= the members put so far:
+ * appended, or changed in place) once it is sniffed, and unlists members
+ * from n on; the session marks it final when tm_session_open returns.
+ * Each is a no-op on a NULL listing. */
+void tm_listing_begin(struct tm_listing *l, uint64_t input_bytes, const uint64_t *read_pos,
+		      const uint64_t *inflated);
+void tm_listing_put(struct tm_listing *l, size_t i, const struct tm_member *m);
+void tm_listing_truncate(struct tm_listing *l, size_t n);
+void tm_listing_end(struct tm_listing *l);
+void tm_listing_finish(struct tm_listing *l);
 /* "<archive>: <member>: <nested member>", as stream errors name a member
  * (caller frees). */
 char *tm_input_label(const struct tm_input *in, size_t member);

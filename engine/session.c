@@ -113,8 +113,10 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 		const struct tm_session_opts *opts, struct tm_error *err)
 {
 	*out = NULL;
-	if (n_paths == 0)
+	if (n_paths == 0) {
+		tm_listing_finish(opts ? opts->listing : NULL);
 		return tm_error_set(err, TM_ERR_INVALID, "no input files");
+	}
 	struct tm_session *s = xcalloc(1, sizeof *s);
 	if (opts)
 		s->opts = *opts;
@@ -122,8 +124,10 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 	struct tm_visit v = {visit_scan, visit_drop, s};
 	enum tm_status st = tm_input_open_visit(&s->in, paths, n_paths, s->opts.cancel,
 						s->opts.list_budget,
-						tm_scancache_expected(s, paths, n_paths) ? NULL : &v, err);
+						tm_scancache_expected(s, paths, n_paths) ? NULL : &v,
+						s->opts.listing, err);
 	if (st != TM_OK) {
+		tm_listing_finish(s->opts.listing);
 		for (size_t i = 0; i < s->cap_scans; i++)
 			if (s->scans[i]) {
 				tm_scan_fini(s->scans[i]);
@@ -159,6 +163,8 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 			s->first_manifest = i;
 	}
 	tm_scancache_open(s);
+	tm_listing_finish(s->opts.listing);
+	s->opts.listing = NULL; /* the caller's: not used after the open */
 	*out = s;
 	return TM_OK;
 }

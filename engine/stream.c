@@ -566,6 +566,13 @@ next_file(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	*p = st->buf;
 	*n = have;
 	st->pos += have;
+	if (st->work) { /* the listing's progress: the furthest byte read */
+		uint64_t at = st->base + st->pos;
+		uint64_t was = __atomic_load_n(&st->work->read_pos, __ATOMIC_RELAXED);
+		while (was < at && !__atomic_compare_exchange_n(&st->work->read_pos, &was, at, true,
+								__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
 	return tm_work_charge(st->work, 0, st->label, err); /* the cancel flag */
 }
 

@@ -402,6 +402,9 @@ struct tm_session_opts {
 	const char *cache_dir;
 	uint64_t cache_max_bytes;
 	bool cache_refresh; /* load nothing; save what this session scans */
+	/* Where tm_session_open publishes what it has listed so far (NULL:
+	 * nowhere); see tm_listing_new. */
+	struct tm_listing *listing;
 };
 #define TM_CACHE_MAX_DEFAULT (1024ull << 20)
 
@@ -413,6 +416,48 @@ struct tm_session_opts {
 enum tm_status tm_session_open(struct tm_session **out, const char *const *paths, size_t n_paths,
 			       const struct tm_session_opts *opts, struct tm_error *err) TM_WUR;
 void tm_session_close(struct tm_session *s);
+
+/* The listing while it runs, for a front end that draws before a large
+ * compressed container is fully inflated: create a listing, pass it in
+ * tm_session_opts.listing to tm_session_open (on a thread of its own), and
+ * read it meanwhile from any thread with tm_listing_snapshot.  The open
+ * publishes each member once the walk has found and sniffed it, the bytes
+ * read so far, and marks the listing final when it returns (opened, failed
+ * or cancelled).  A snapshot is consistent: every member in it is whole.
+ * It is the archive's physical order, without trace_file ids or
+ * processing order: those are decided at the end (trace_processor orders
+ * each container's members by priority, then name), so rows may move then. */
+struct tm_listing;
+struct tm_listing *tm_listing_new(void);
+/* Only once no tm_session_open uses it any more. */
+void tm_listing_free(struct tm_listing *l);
+
+struct tm_listing_member {
+	const char *name; /* borrowed from the listing until tm_listing_free;
+			   * NULL for the top-level input */
+	size_t name_len;
+	uint64_t size;    /* UINT64_MAX: not known yet (an inflated stream) */
+	enum tm_format format;
+	int parent;       /* index of the containing member, -1 for top level */
+	bool is_hidden;
+};
+struct tm_listing_snap {
+	size_t n;
+	struct tm_listing_member *members; /* in walk (physical) order */
+	uint64_t read_bytes;     /* furthest byte of the input files read so far */
+	uint64_t input_bytes;    /* the input files' size */
+	uint64_t inflated_bytes; /* bytes decompressed so far */
+	bool is_final;           /* tm_session_open has returned */
+	uint64_t version;        /* differs whenever the members or is_final do */
+	/* private: the snapshot is brought up to date in place */
+	size_t cap_;
+	uint64_t gen_;
+};
+void tm_listing_snap_init(struct tm_listing_snap *sn);
+/* Bring sn up to date with l (copies only what changed); true when it did
+ * change. */
+bool tm_listing_snapshot(struct tm_listing *l, struct tm_listing_snap *sn);
+void tm_listing_snap_fini(struct tm_listing_snap *sn);
 
 /* True when the input is several loose files (a TAR to be written). */
 bool tm_session_is_loose(const struct tm_session *s);

@@ -91,6 +91,9 @@ if [ -n "$TSAN" ] && [ -x "$TSAN/tests/test_replay_fast" ]; then
 	# of the size: the ASan run above compares them whole)
 	add "tsan/test_replay_fast" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 TM_TEST_SCALE=4 \
 		"$TSAN/tests/test_replay_fast"
+	# the listing published while it runs, read by another thread
+	[ -x "$TSAN/tests/test_listing" ] &&
+		add "tsan/test_listing" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 "$TSAN/tests/test_listing"
 	add "tsan/cli" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
 		TM_BIN="$top/$TSAN/tracemerge" bash tests/cli/batch.sh
 fi

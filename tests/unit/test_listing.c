@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/* The listing while it runs (tm_listing): snapshots taken by one thread
+ * while another publishes are consistent (every member whole, no torn row,
+ * counters only growing), the last one equals the session's member table,
+ * and a hostile publisher (updates in place, unlisting) never leaves a
+ * snapshot with a row that was not published.  Run under TSan too
+ * (build/tsan/tests/test_listing). */
+#include <pthread.h>
+#include <zlib.h>
+
+#include "t.h"
+#include "tarfix.h"
+#include "input.h"
+#include "archive_priv.h"
+
+#define N_SYN 20000u
+
+static void
+syn_name(size_t i, char *buf, size_t len)
+{
+	snprintf(buf, len, "dir/m%06zu.%s", i, i % 2 ? "pftrace" : "json");
+}
+
+struct syn {
+	struct tm_listing *l;
+	uint64_t read_pos, inflated; /* atomics, as tm_work's */
+};
+
+/* The producer: every member appended with its size unknown every 7th
+ * time (then set in place), and every 1000 members the last 5 unlisted
+ * and published again (what a cut-short ZIP entry does). */
+static void *
+syn_producer(void *arg)
+{
+	struct syn *y = arg;
+	char name[64];
+	tm_listing_begin(y->l, 1000000, &y->read_pos, &y->inflated);
+	for (size_t i = 0; i < N_SYN; i++) {
+		syn_name(i, name, sizeof name);
+		struct tm_member m = {.name = name, .name_len = strlen(name), .size = i * 3,
+				      .format = i % 2 ? TM_FMT_PROTO : TM_FMT_JSON,
+				      .parent = i ? 0 : -1};
+		if (i % 7 == 0) {
+			m.size = UINT64_MAX;
+			tm_listing_put(y->l, i, &m);
+			m.size = i * 3;
+		}
+		tm_listing_put(y->l, i, &m);
+		if (i % 1000 == 999) {
+			tm_listing_truncate(y->l, i - 4);
+			for (size_t k = i - 4; k <= i; k++) {
+				syn_name(k, name, sizeof name);
+				struct tm_member r = {.name = name, .name_len = strlen(name),
+						      .size = k * 3,
+						      .format = k % 2 ? TM_FMT_PROTO : TM_FMT_JSON,
+						      .parent = k ? 0 : -1};
+				tm_listing_put(y->l, k, &r);
+			}
+		}
+		__atomic_add_fetch(&y->read_pos, 50, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&y->inflated, 100, __ATOMIC_RELAXED);
+	}
+	tm_listing_end(y->l);
+	tm_listing_finish(y->l);
+	return NULL;
+}
+
+/* Every row of sn is one the producer published whole. */
+static bool
+syn_consistent(const struct tm_listing_snap *sn, char *why, size_t len)
+{
+	char name[64];
+	for (size_t i = 0; i < sn->n; i++) {
+		const struct tm_listing_member *e = &sn->members[i];
+		syn_name(i, name, sizeof name);
+		if (!e->name || e->name_len != strlen(name) || memcmp(e->name, name, e->name_len) ||
+		    (e->size != i * 3 && !(i % 7 == 0 && e->size == UINT64_MAX)) ||
+		    e->format != (i % 2 ? TM_FMT_PROTO : TM_FMT_JSON) || e->parent != (i ? 0 : -1) ||
+		    e->is_hidden) {
+			snprintf(why, len, "row %zu of %zu: %.40s size %" PRIu64, i, sn->n,
+				 e->name ? e->name : "(null)", e->size);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+t_snapshot_while_publishing(void)
+{
+	struct syn y = {.l = tm_listing_new()};
+	struct tm_listing_snap sn, other;
+	tm_listing_snap_init(&sn);
+	tm_listing_snap_init(&other);
+	pthread_t thr;
+	CHECK_INT(pthread_create(&thr, NULL, syn_producer, &y), 0);
+	uint64_t last_rd = 0, last_inf = 0;
+	size_t snaps = 0, max_n = 0;
+	char why[256] = "";
+	bool ok = true;
+	for (;;) {
+		tm_listing_snapshot(y.l, &sn);
+		snaps++;
+		if (ok && !syn_consistent(&sn, why, sizeof why))
+			ok = false;
+		if (sn.read_bytes < last_rd || sn.inflated_bytes < last_inf ||
+		    sn.read_bytes > sn.input_bytes) {
+			ok = false;
+			snprintf(why, sizeof why, "counters went back or past the input");
+		}
+		last_rd = sn.read_bytes;
+		last_inf = sn.inflated_bytes;
+		if (sn.n > max_n)
+			max_n = sn.n;
+		/* a second snapshot, brought up to date less often */
+		if (snaps % 5 == 0) {
+			tm_listing_snapshot(y.l, &other);
+			if (ok && !syn_consistent(&other, why, sizeof why))
+				ok = false;
+		}
+		if (sn.is_final)
+			break;
+	}
+	pthread_join(thr, NULL);
+	if (!ok)
+		printf("# %s\n", why);
+	CHECK(ok);
+	/* once final: everything, and no change without a change */
+	CHECK_INT(sn.n, N_SYN);
+	CHECK(syn_consistent(&sn, why, sizeof why));
+	for (size_t i = 0; i < sn.n; i++)
+		CHECK_INT(sn.members[i].size, i * 3);
+	CHECK_INT(sn.read_bytes, N_SYN * 50);
+	CHECK_INT(sn.inflated_bytes, N_SYN * 100);
+	CHECK_INT(sn.input_bytes, 1000000);
+	uint64_t v = sn.version;
+	CHECK(!tm_listing_snapshot(y.l, &sn));
+	CHECK_INT(sn.version, v);
+	tm_listing_snapshot(y.l, &other);
+	CHECK_INT(other.n, N_SYN);
+	CHECK(syn_consistent(&other, why, sizeof why));
+	printf("# %zu snapshots, largest %zu rows before the end\n", snaps, max_n);
+	tm_listing_snap_fini(&sn);
+	tm_listing_snap_fini(&other);
+	tm_listing_free(y.l);
+}
+
+/* ---- a real open: a tar.gz, scanned while listing ---- */
+
+static const char J[] = "{\"traceEvents\":[{\"name\":\"e\",\"ph\":\"X\",\"ts\":10,\"dur\":5,"
+			"\"pid\":1,\"tid\":1}]}\n";
+
+static const char *
+write_tgz(const char *name, size_t members)
+{
+	struct fx f = {0};
+	char nm[64];
+	for (size_t i = 0; i < members; i++) {
+		/* physical order the reverse of name order: rows move at the end */
+		snprintf(nm, sizeof nm, "t%04zu.json", members - i);
+		fx_file(&f, nm, J, sizeof J - 1);
+	}
+	fx_hdr(&f, ".hidden", NULL, 3, '0', 0);
+	fx_add(&f, "abc", 3);
+	fx_zero(&f, 509);
+	fx_end(&f);
+	uLong cap = compressBound((uLong)f.n) + 64;
+	unsigned char *z = malloc(cap);
+	z_stream zs = {0};
+	deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+	zs.next_in = f.d;
+	zs.avail_in = (uInt)f.n;
+	zs.next_out = z;
+	zs.avail_out = (uInt)cap;
+	CHECK_INT(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	size_t zn = zs.total_out;
+	deflateEnd(&zs);
+	const char *p = fx_write(name, z, zn);
+	free(z);
+	free(f.d);
+	return p;
+}
+
+struct opener {
+	const char *path;
+	struct tm_session_opts opts;
+	struct tm_session *s;
+	enum tm_status st;
+	struct tm_error err;
+};
+
+static void *
+opener_run(void *arg)
+{
+	struct opener *o = arg;
+	o->st = tm_session_open(&o->s, &o->path, 1, &o->opts, &o->err);
+	return NULL;
+}
+
+static void
+t_session_publishes(void)
+{
+	struct opener o = {.path = write_tgz("l.tar.gz", 3000)};
+	struct tm_listing *l = tm_listing_new();
+	o.opts.listing = l;
+	struct tm_listing_snap sn;
+	tm_listing_snap_init(&sn);
+	pthread_t thr;
+	CHECK_INT(pthread_create(&thr, NULL, opener_run, &o), 0);
+	size_t partial = 0; /* snapshots taken with some members but not all */
+	bool ok = true;
+	for (;;) {
+		tm_listing_snapshot(l, &sn);
+		if (sn.n > 2 && sn.n < 3003 && !sn.is_final)
+			partial++;
+		for (size_t i = 0; i < sn.n; i++) {
+			const struct tm_listing_member *e = &sn.members[i];
+			if (i >= 2 && !e->is_hidden &&
+			    (e->format != TM_FMT_JSON || e->size != sizeof J - 1 || e->parent != 1))
+				ok = false;
+		}
+		if (sn.is_final)
+			break;
+	}
+	pthread_join(thr, NULL);
+	CHECK(ok);
+	CHECK_INT(o.st, TM_OK);
+	printf("# %zu partial snapshots\n", partial);
+	/* the final snapshot is the session's table, in index order */
+	size_t n = tm_session_n_members(o.s);
+	CHECK_INT(sn.n, n);
+	CHECK_INT(n, 2 + 3000 + 1); /* gzip, its stream, the TAR's members */
+	for (size_t i = 0; i < n && i < sn.n; i++) {
+		const struct tm_member *m = tm_session_member(o.s, i);
+		const struct tm_listing_member *e = &sn.members[i];
+		CHECK((m->name == NULL) == (e->name == NULL));
+		if (m->name && e->name)
+			CHECK_STR(e->name, m->name);
+		CHECK_INT(e->format, m->format);
+		CHECK_INT(e->size, m->size);
+		CHECK_INT(e->parent, m->parent);
+		CHECK_INT(e->is_hidden, m->is_hidden);
+	}
+	CHECK_INT(sn.members[1].format, TM_FMT_TAR); /* the inflated stream */
+	CHECK_STR(sn.members[2].name, "t3000.json");
+	CHECK(sn.members[n - 1].is_hidden);
+	CHECK_INT(sn.input_bytes, sn.read_bytes);
+	CHECK(sn.inflated_bytes > 3000 * 512);
+	tm_session_close(o.s);
+	tm_listing_snap_fini(&sn);
+	tm_listing_free(l);
+}
+
+/* A failed or cancelled open marks the listing final too. */
+static void
+t_final_on_failure(void)
+{
+	struct tm_listing *l = tm_listing_new();
+	struct tm_listing_snap sn;
+	tm_listing_snap_init(&sn);
+	volatile bool cancel = true;
+	struct tm_session_opts opts = {.listing = l, .cancel = &cancel};
+	struct tm_session *s = NULL;
+	struct tm_error err;
+	const char *p = write_tgz("c.tar.gz", 10);
+	CHECK_INT(tm_session_open(&s, &p, 1, &opts, &err), TM_ERR_CANCELLED);
+	tm_listing_snapshot(l, &sn);
+	CHECK(sn.is_final);
+	const char *missing = fx_path("no-such-file");
+	struct tm_listing *l2 = tm_listing_new();
+	opts = (struct tm_session_opts){.listing = l2};
+	CHECK(tm_session_open(&s, &missing, 1, &opts, &err) != TM_OK);
+	tm_listing_snap_fini(&sn); /* (another listing: a fresh snapshot) */
+	tm_listing_snapshot(l2, &sn);
+	CHECK(sn.is_final);
+	CHECK_INT(sn.n, 0);
+	tm_listing_snap_fini(&sn);
+	tm_listing_free(l);
+	tm_listing_free(l2);
+}
+
+int
+main(void)
+{
+	RUN(t_snapshot_while_publishing);
+	RUN(t_session_publishes);
+	RUN(t_final_on_failure);
+	fx_cleanup();
+	return 0;
+}
