@@ -180,6 +180,14 @@ struct wb_model {
 	 * true cancels the opening (the engine's cancel flag). */
 	bool (*open_poll)(void *ud);
 	void *open_poll_ud;
+	/* While model_open's listing runs (open_poll draws from it): the
+	 * engine's listing, its last snapshot (model_open_refresh), the inputs
+	 * being opened, and a count of openings (a new one starts afresh). */
+	struct tm_listing *opening;
+	struct tm_listing_snap open_snap;
+	char *const *open_paths;
+	size_t open_n_paths;
+	unsigned open_gen;
 
 	/* manifest and history */
 	struct tm_manifest man;
@@ -425,6 +433,17 @@ struct wb_ui {
 	char *pending_write; /* path awaiting overwrite confirmation */
 	bool solve_view;     /* the help screen shows the solution */
 	struct wb_picker picker;
+	/* The opening screen (drawn while model_open lists): its selection
+	 * and first row shown among the members found so far, whether it
+	 * follows the newest, its help, when the opening began and was last
+	 * drawn (ms), and a note for a key that has to wait for the end. */
+	struct wb_opening {
+		unsigned gen; /* m->open_gen it belongs to */
+		size_t sel, top;
+		bool follow, help;
+		long t0_ms, drawn_ms;
+		const char *note;
+	} opening;
 };
 
 struct wb_run {
@@ -485,6 +504,15 @@ void model_evaluate(struct wb_model *m);
 /* Open inputs (a loose manifest among several goes into the editor) and
  * start the background scan; on failure m->open_error says why. */
 void model_open(struct wb_model *m, char **paths, size_t n);
+/* While an opening runs (open_poll): bring m->open_snap up to date; true
+ * when it changed.  And its rows (members but the top-level input, as the
+ * list shows them once open). */
+bool model_open_refresh(struct wb_model *m);
+size_t model_open_rows(const struct wb_model *m);
+/* The snapshot's member i as the list will show it (model_member_label):
+ * its name, or for a member named "" the engine's label form,
+ * "" (inflated NAME); appended to out. */
+void model_open_label(const struct wb_model *m, size_t i, struct tm_buf *out);
 /* A scan cache setting (`set cache = yes|no`, `set cache-max-mib = N`):
  * false when key is not one; *err set when val is not valid for it. */
 bool model_cache_setting(const char *key, const char *val, bool *no_cache, uint64_t *max,
@@ -598,6 +626,9 @@ void layout_columns(const struct wb_cols *need, int w, struct wb_cols *out);
 int layout_columns_extra(void);
 void layout_timeline(const struct wb_tl_in *in, struct wb_tl_view *out);
 int layout_left_cols(int cols);
+/* The opening screen's list rows on a screen rows high (title, header,
+ * progress, note, message and key lines take the rest). */
+int layout_opening_rows(int rows);
 size_t pane_rows(const struct pane *p); /* content rows shown (h minus the rule) */
 /* Keep sel within the rows and in view, top within the content. */
 void pane_clamp(struct pane *p);
@@ -684,6 +715,9 @@ char *out_base64(const void *data, size_t len);
 
 /* ==== wb_view.c ==== */
 void view_draw(const struct wb *wb);
+/* The opening screen: the members the listing has found so far (the
+ * model's open_snap), the progress line, the keys that work meanwhile. */
+void view_draw_opening(const struct wb *wb);
 /* The screen as text; with roles, then a run-length map of style roles per row. */
 bool view_dump_screen(const struct wb *wb, const char *path, bool roles);
 
@@ -709,6 +743,11 @@ bool picker_shows(const struct wb_picker *pk, size_t i);
 /* The man page's key list (mdoc), from the action table. */
 void actions_print_mdoc(FILE *f);
 void actions_key(struct wb *wb, int key);
+/* A key while an opening runs: moving, help and redraw work on the opening
+ * screen (true: draw it now); anything else waits for the listing's end
+ * (a note says so).  And the selection kept within the rows found so far. */
+bool actions_opening_key(struct wb *wb, int key);
+void actions_opening_clamp(struct wb *wb);
 /* A mouse event at a screen cell (wb_main.c decodes the terminal's). */
 enum wb_mouse { MOUSE_CLICK, MOUSE_WHEEL_UP, MOUSE_WHEEL_DOWN };
 void actions_mouse(struct wb *wb, enum wb_mouse what, int y, int x);

@@ -1725,6 +1725,78 @@ help_key(struct wb *wb, int key)
 	}
 }
 
+/* ---- while an opening runs ---- */
+
+void
+actions_opening_clamp(struct wb *wb)
+{
+	struct wb_opening *o = &wb->ui.opening;
+	size_t n = model_open_rows(&wb->m);
+	size_t h = (size_t)layout_opening_rows(LINES);
+
+	if (o->follow || o->sel >= n)
+		o->sel = n ? n - 1 : 0;
+	if (o->sel < o->top)
+		o->top = o->sel;
+	if (h && o->sel >= o->top + h)
+		o->top = o->sel - h + 1;
+	if (n <= h)
+		o->top = 0;
+}
+
+bool
+actions_opening_key(struct wb *wb, int key)
+{
+	struct wb_opening *o = &wb->ui.opening;
+	size_t n = model_open_rows(&wb->m);
+	size_t h = (size_t)layout_opening_rows(LINES);
+	size_t page = h > 1 ? h - 1 : 1;
+
+	o->note = NULL;
+	if (key == KEY_RESIZE) {
+		wb->ui.redraw_all = true;
+		actions_opening_clamp(wb);
+		return true;
+	}
+	switch (keymap_lookup(key)) {
+	case REQ_DOWN:
+		o->sel++;
+		o->follow = n && o->sel >= n - 1;
+		break;
+	case REQ_UP:
+		o->sel = o->sel ? o->sel - 1 : 0;
+		o->follow = false;
+		break;
+	case REQ_PAGE_DOWN:
+		o->sel += page;
+		o->follow = n && o->sel >= n - 1;
+		break;
+	case REQ_PAGE_UP:
+		o->sel = o->sel > page ? o->sel - page : 0;
+		o->follow = false;
+		break;
+	case REQ_FIRST:
+		o->sel = 0;
+		o->follow = false;
+		break;
+	case REQ_LAST:
+		o->follow = true;
+		break;
+	case REQ_HELP:
+		o->help = !o->help;
+		break;
+	case REQ_REDRAW:
+		wb->ui.redraw_all = true;
+		break;
+	default:
+		o->note = "Still reading the archive: the verdict, edits and the other keys "
+			  "come when the listing ends (q quits now)";
+		break;
+	}
+	actions_opening_clamp(wb);
+	return true;
+}
+
 void
 actions_key(struct wb *wb, int key)
 {

@@ -31,6 +31,12 @@ max_int(int a, int b)
 }
 
 int
+layout_opening_rows(int rows)
+{
+	return rows > 6 ? rows - 6 : 0;
+}
+
+int
 layout_left_cols(int cols)
 {
 	return cols >= SIDE_COLS ? cols * 3 / 5 : cols;

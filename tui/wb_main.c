@@ -104,12 +104,29 @@ draw_now(struct wb *wb)
 		doupdate();
 }
 
+/* An opening shorter than this draws nothing of its own (a reopen after
+ * an edit keeps the screen it had); a longer one draws the opening screen
+ * this often, and at once after a key. */
+#define OPEN_FIRST_MS 150
+#define OPEN_EVERY_MS 100
+
+static long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* model_open's poll while an archive is being opened: SIGTERM, SIGHUP,
- * q, Q and Ctrl-C (a key in raw mode) cancel it; a key quits as well. */
+ * q, Q and Ctrl-C (a key in raw mode) cancel it; a key quits as well.
+ * Meanwhile the opening screen shows the members found so far. */
 static bool
 open_poll(void *ud)
 {
 	struct wb *wb = ud;
+	struct wb_opening *o = &wb->ui.opening;
 
 	if (wb_got_signal)
 		return true;
@@ -117,11 +134,29 @@ open_poll(void *ud)
 		nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
 		return false;
 	}
+	if (o->gen != wb->m.open_gen) { /* a new opening */
+		memset(o, 0, sizeof *o);
+		o->gen = wb->m.open_gen;
+		o->follow = true;
+		o->t0_ms = now_ms();
+	}
 	timeout(50);
 	int key = getch();
 	if (key == 'q' || key == 'Q' || key == 3) {
 		wb->run.quit = true;
 		return true;
+	}
+	bool now = key != ERR && actions_opening_key(wb, key);
+	long t = now_ms() - o->t0_ms;
+	if (t >= OPEN_FIRST_MS && (now || t - o->drawn_ms >= OPEN_EVERY_MS || !o->drawn_ms)) {
+		model_open_refresh(&wb->m);
+		actions_opening_clamp(wb);
+		if (wb->ui.redraw_all)
+			clearok(curscr, TRUE);
+		wb->ui.redraw_all = false;
+		view_draw_opening(wb);
+		doupdate();
+		o->drawn_ms = t;
 	}
 	return false;
 }

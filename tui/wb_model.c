@@ -26,6 +26,7 @@ model_init(struct wb_model *m)
 	memset(m, 0, sizeof *m);
 	tm_manifest_init(&m->man);
 	tm_manifest_init(&m->saved);
+	tm_listing_snap_init(&m->open_snap);
 	m->next_machine_n = 1;
 }
 
@@ -51,6 +52,7 @@ model_fini(struct wb_model *m)
 	free(m->extra_machines);
 	tm_manifest_fini(&m->man);
 	tm_manifest_fini(&m->saved);
+	tm_listing_snap_fini(&m->open_snap);
 	stack_fini(&m->undo);
 	stack_fini(&m->redo);
 	for (size_t i = 0; i < m->n_log; i++)
@@ -500,7 +502,8 @@ take_loose_manifest(struct wb_model *m, const char *path)
 
 /* Opening lists (and for nested or compressed archives decompresses) on a
  * thread of its own, so that the front end's open_poll (keys, signals) can
- * cancel it through the engine's flag (tm_session_opts.cancel). */
+ * cancel it through the engine's flag (tm_session_opts.cancel), and draw
+ * the members found so far from the engine's listing (m->opening). */
 struct open_job {
 	const char *const *paths;
 	size_t n_paths;
@@ -550,6 +553,13 @@ open_paths(struct wb_model *m, char **paths, size_t n, char **why)
 	j.opts.cache_max_bytes = m->cache_max;
 	m->cache_refresh = false;
 	tm_error_clear(&j.err);
+	struct tm_listing *lst = m->open_poll ? tm_listing_new() : NULL;
+	j.opts.listing = lst;
+	tm_listing_snap_fini(&m->open_snap);
+	m->opening = lst;
+	m->open_paths = paths;
+	m->open_n_paths = n;
+	m->open_gen++;
 	if (!m->open_poll || pthread_create(&thr, NULL, open_thread, &j) != 0) {
 		open_thread(&j);
 	} else {
@@ -561,12 +571,48 @@ open_paths(struct wb_model *m, char **paths, size_t n, char **why)
 		}
 		pthread_join(thr, NULL);
 	}
+	/* the snapshot's names are the listing's */
+	tm_listing_snap_fini(&m->open_snap);
+	m->opening = NULL;
+	m->open_paths = NULL;
+	m->open_n_paths = 0;
+	tm_listing_free(lst);
 	free(cache_dir);
 	if (j.st != TM_OK) {
 		*why = strdup(j.err.msg[0] ? j.err.msg : tm_status_str(j.err.code));
 		return NULL;
 	}
 	return j.s;
+}
+
+bool
+model_open_refresh(struct wb_model *m)
+{
+	return m->opening && tm_listing_snapshot(m->opening, &m->open_snap);
+}
+
+void
+model_open_label(const struct wb_model *m, size_t i, struct tm_buf *out)
+{
+	const struct tm_listing_member *e = i < m->open_snap.n ? &m->open_snap.members[i] : NULL;
+
+	if (e && e->name && e->name_len) {
+		tm_buf_add(out, e->name, e->name_len);
+	} else if (e && e->name && e->parent >= 0 && (size_t)e->parent < i) {
+		tm_buf_adds(out, "\"\" (inflated ");
+		model_open_label(m, (size_t)e->parent, out);
+		tm_buf_addc(out, ')');
+	} else {
+		tm_buf_adds(out, m->open_n_paths == 1 ? tm_path_base(m->open_paths[0]) : "the input");
+	}
+}
+
+size_t
+model_open_rows(const struct wb_model *m)
+{
+	size_t n = m->open_snap.n;
+
+	return n > 1 ? n - 1 : n;
 }
 
 /* s becomes the model's session; its scan starts once the caller has made

@@ -762,6 +762,169 @@ view_draw(const struct wb *wb)
 	wnoutrefresh(stdscr);
 }
 
+/* ---- the opening screen ---- */
+
+/* Our own text word-wrapped at cols from row y, at most max_rows rows;
+ * returns the rows used. */
+static int
+put_wrapped(const char *s, int y, int cols, int max_rows, int attr)
+{
+	int used = 0;
+	size_t len = strlen(s);
+
+	while (len && used < max_rows && cols > 0) {
+		size_t k = len <= (size_t)cols ? len : (size_t)cols;
+		if (k < len) {
+			size_t sp = k;
+			while (sp > 0 && s[sp] != ' ')
+				sp--;
+			if (sp > 0)
+				k = sp;
+		}
+		move(y + used, 0);
+		put_escaped(s, k, cols, attr);
+		used++;
+		s += k;
+		len -= k;
+		while (len && *s == ' ') {
+			s++;
+			len--;
+		}
+	}
+	return used;
+}
+
+/* "reading archive: 37 of ? members, 1.2 GiB of 3.4 GiB read, 5.6 GiB
+ * inflated" */
+static void
+opening_progress(const struct wb *wb, char *buf, size_t len)
+{
+	const struct tm_listing_snap *sn = &wb->m.open_snap;
+	char rd[32], tot[32], inf[32];
+	size_t n = model_open_rows(&wb->m);
+
+	text_fmt_size(sn->read_bytes, rd, sizeof rd);
+	text_fmt_size(sn->input_bytes, tot, sizeof tot);
+	text_fmt_size(sn->inflated_bytes, inf, sizeof inf);
+	int o = snprintf(buf, len, "%s archive: %zu of ? member%s, %s of %s read",
+			 sn->is_final ? "read the" : "reading", n, n == 1 ? "" : "s", rd, tot);
+	if (sn->inflated_bytes && o > 0 && (size_t)o < len)
+		snprintf(buf + o, len - (size_t)o, ", %s inflated", inf);
+}
+
+void
+view_draw_opening(const struct wb *wb)
+{
+	const struct wb_opening *o = &wb->ui.opening;
+	const struct tm_listing_snap *sn = &wb->m.open_snap;
+	int rows = LINES, cols = COLS, attr = theme_attr(ROLE_TITLE);
+	size_t n = model_open_rows(&wb->m), first = sn->n > 1 ? 1 : 0;
+	int h = layout_opening_rows(rows);
+	char buf[512];
+
+	marks_for(wb);
+	erase();
+	scrollok(stdscr, FALSE);
+	opening_progress(wb, buf, sizeof buf);
+	if (h < 2 || cols < 30) { /* too small for more: the progress alone */
+		move(0, 0);
+		put_text(buf, cols, theme_attr(ROLE_INFO));
+		wnoutrefresh(stdscr);
+		return;
+	}
+	move(0, 0);
+	attrset(attr);
+	put_text(" tracemerge ", cols, attr);
+	if (wb->m.open_n_paths == 1)
+		put_escaped(wb->m.open_paths[0], strlen(wb->m.open_paths[0]), cols / 2, attr);
+	else
+		put_text("loose files", cols / 2, attr);
+	snprintf(buf, sizeof buf, "  opening: %zu file%s so far", n, n == 1 ? "" : "s");
+	put_text(buf, cols, attr);
+	fill_to(0, cols, attr);
+
+	if (o->help) {
+		static const char *const help[] = {
+			"The archive is being read: its members show as the listing finds them, "
+			"in the archive's own order (a compressed TAR or a ZIP is also scanned "
+			"as it passes).",
+			"",
+			"trace_processor numbers and processes the members of each container by "
+			"priority (the manifest first, then protos) and name, and that is decided "
+			"when the listing ends: the rows may move then.  The verdict, the "
+			"timeline and every edit come after that.",
+			"",
+			"Meanwhile: q, Q or Ctrl-C stop reading and quit; j/k and the arrows, "
+			"PgDn/PgUp, g/G move; ? closes this help; Ctrl-L redraws.",
+		};
+		int y = 1;
+		for (size_t i = 0; i < sizeof help / sizeof help[0] && y < rows - 4; i++)
+			y += help[i][0] ? put_wrapped(help[i], y, cols, rows - 4 - y,
+						      theme_attr(ROLE_DEFAULT))
+					: 1;
+	} else {
+		int size_w = 10, fmt_w = 9, name_w = cols - 2 - fmt_w - size_w - 2;
+		if (name_w < 8)
+			name_w = 8;
+		snprintf(buf, sizeof buf, "  %-*s %-*s %*s", name_w, "FILE", fmt_w, "FORMAT",
+			 size_w, "SIZE");
+		move(1, 0);
+		put_text(buf, cols, theme_attr(ROLE_HEADER));
+		fill_to(1, cols, theme_attr(ROLE_HEADER));
+		if (n == 0) {
+			move(2, 0);
+			put_text("  (no member found yet)", cols, theme_attr(ROLE_DIM));
+		}
+		struct tm_buf label;
+		tm_buf_init(&label);
+		for (int r = 0; r < h && o->top + (size_t)r < n; r++) {
+			size_t row = o->top + (size_t)r;
+			const struct tm_listing_member *e = &sn->members[first + row];
+			bool cur = row == o->sel;
+			int a = cur ? theme_attr(ROLE_CURSOR)
+				    : e->is_hidden ? theme_attr(ROLE_DIM) : theme_attr(ROLE_DEFAULT);
+			int y = 2 + r;
+			move(y, 0);
+			attrset(a);
+			addstr(cur ? "> " : "  ");
+			tm_buf_reset(&label);
+			model_open_label(&wb->m, first + row, &label);
+			int used = put_name(label.data ? label.data : "", label.len, name_w, a);
+			attrset(a);
+			for (; used < name_w; used++)
+				addch(' ');
+			if (e->size == UINT64_MAX)
+				snprintf(buf, sizeof buf, "?");
+			else
+				text_fmt_size(e->size, buf, sizeof buf);
+			printw(" %-*.*s %*s", fmt_w, fmt_w,
+			       text_format_short(e->format), size_w, buf);
+			fill_to(y, cols, a);
+		}
+		tm_buf_fini(&label);
+	}
+	opening_progress(wb, buf, sizeof buf);
+	move(rows - 4, 0);
+	put_text(buf, cols, theme_attr(ROLE_INFO));
+	move(rows - 3, 0);
+	put_text("Archive order for now: processing order, ids and the verdict come at the end "
+		 "(rows may move)",
+		 cols, theme_attr(ROLE_DIM));
+	move(rows - 2, 0);
+	if (o->note)
+		put_text(o->note, cols, theme_attr(ROLE_WARNING));
+	const struct wb_model *m = &wb->m;
+	snprintf(buf, sizeof buf, " q quit  %s/%s move  %s/%s page  %s/%s first/last  %s help",
+		 model_key(m, REQ_DOWN), model_key(m, REQ_UP), model_key(m, REQ_PAGE_DOWN),
+		 model_key(m, REQ_PAGE_UP), model_key(m, REQ_FIRST), model_key(m, REQ_LAST),
+		 model_key(m, REQ_HELP));
+	move(rows - 1, 0);
+	put_text(buf, cols, theme_attr(ROLE_KEY_HINT));
+	fill_to(rows - 1, cols, theme_attr(ROLE_KEY_HINT));
+	attrset(theme_attr(ROLE_DEFAULT));
+	wnoutrefresh(stdscr);
+}
+
 /* The roles whose attribute is attr ("default" alone when it is the
  * default's): NO_COLOR and themes give several roles one look. */
 static void
