@@ -370,72 +370,196 @@ member_of(const struct tm_session *s, const char *name)
 struct side {
 	const struct tm_align_samples *a;
 	uint32_t clock; /* its trace clock (0: clockless) */
+	const struct tm_replay_probe *pr; /* the replay's conversions of its samples, or NULL */
 };
 
-/* A sample is in the file's trace clock: the reader's default (0) or that
- * clock itself, on the file's own machine. */
+/* A sample needs the replay's conversion: it is on another clock than the
+ * reader's default and the file's trace clock, or on another machine. */
 static bool
-usable(const struct side *sd, const struct al_occ *o)
+needs_probe(uint32_t trace_clock, const struct al_occ *o)
 {
-	return o->machine == 0 && (o->clock == 0 || o->clock == sd->clock);
+	return o->machine != 0 || (o->clock != 0 && o->clock != trace_clock);
 }
 
-/* Why a file's samples are not used, counted over what the scan kept:
- * another machine of the file, a sequence-scoped clock (64..127), or
- * another clock than its trace clock.  Converting them needs the replay's
- * clock graph, which an estimate does not run. */
+/* What the replay said of a sample's packet (enum tm_probe_st). */
+static int
+probe_st(const struct side *sd, const struct al_occ *o, int64_t *ts)
+{
+	if (!sd->pr || o->off == AL_NO_OFF)
+		return TM_PROBE_UNSEEN;
+	size_t lo = 0, hi = sd->pr->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sd->pr->off[mid] < o->off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == sd->pr->n || sd->pr->off[lo] != o->off)
+		return TM_PROBE_UNSEEN;
+	if (ts)
+		*ts = sd->pr->val[lo];
+	return sd->pr->st[lo];
+}
+
+/* The sample's time in the file's trace clock: as the scan saw it when it
+ * is in that clock (the reader's default or that clock itself, on the
+ * file's own machine), else as the replay converted its packet's timestamp
+ * on the way to the timeline (a sequence-scoped clock through its
+ * sequence's ClockSnapshots, another machine through the clock graph). */
+static bool
+sample_ts(const struct side *sd, const struct al_occ *o, int64_t *ts)
+{
+	if (!needs_probe(sd->clock, o)) {
+		*ts = o->ts;
+		return true;
+	}
+	int st = probe_st(sd, o, ts);
+	return st == TM_PROBE_OK || st == TM_PROBE_RAW;
+}
+
+/* Why a file's samples are not used, counted over what the scan kept, by
+ * where they are (another machine of the file, a sequence-scoped clock
+ * (64..127), another clock) and the replay's word on their conversion. */
+struct why_count {
+	size_t n;
+	uint32_t id; /* a machine or clock seen */
+	int st;      /* the reason of the last one */
+};
+
+static void
+why_one(const struct side *sd, const struct al_occ *o, struct why_count w[3])
+{
+	int64_t ts;
+	if (sample_ts(sd, o, &ts))
+		return;
+	int st = probe_st(sd, o, NULL);
+	struct why_count *c = o->machine ? &w[0] : o->clock >= 64 && o->clock <= 127 ? &w[1] : &w[2];
+	c->n++;
+	c->id = o->machine ? o->machine : o->clock;
+	c->st = st;
+}
+
+static const char *
+why_words(int st)
+{
+	switch (st) {
+	case TM_PROBE_AVOIDS:
+		return "their conversion reaches the timeline without passing its trace clock, so "
+		       "its offset would not move them";
+	case TM_PROBE_NO_PATH:
+		return "no clock snapshot relates them to its trace clock";
+	case TM_PROBE_INCREMENTAL:
+		return "an incremental clock whose events do not convert to the timeline";
+	default:
+		return "their timestamps are not converted for an estimate";
+	}
+}
+
 static void
 why_unusable(const struct side *sd, const char *file, struct tm_buf *b, size_t *n_out)
 {
-	size_t mach = 0, seq = 0, other = 0;
-	uint32_t a_mach = 0, a_clock = 0;
+	struct why_count w[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 	const struct tm_align_samples *a = sd->a;
-	for (size_t i = 0; a && i < a->n_names + a->n_ids; i++) {
-		const struct al_occ *v[2] = {NULL, NULL};
-		size_t nv = 0;
-		if (i < a->n_names) {
-			for (uint32_t k = 0; k < a->names[i].n; k++) {
-				const struct al_occ *o = &a->names[i].occ[k];
-				if (usable(sd, o))
-					continue;
-				if (o->machine)
-					mach++, a_mach = o->machine;
-				else if (o->clock >= 64 && o->clock <= 127)
-					seq++, a_clock = o->clock;
-				else
-					other++, a_clock = o->clock;
-			}
-			continue;
-		}
-		const struct al_id *x = &a->ids[i - a->n_names];
+	for (size_t i = 0; a && i < a->n_names; i++)
+		for (uint32_t k = 0; k < a->names[i].n; k++)
+			why_one(sd, &a->names[i].occ[k], w);
+	for (size_t i = 0; a && i < a->n_ids; i++) {
+		const struct al_id *x = &a->ids[i];
 		if (x->have & AL_OUT)
-			v[nv++] = &x->out;
+			why_one(sd, &x->out, w);
 		if (x->have & AL_IN)
-			v[nv++] = &x->in;
-		for (size_t k = 0; k < nv; k++) {
-			if (usable(sd, v[k]))
-				continue;
-			if (v[k]->machine)
-				mach++, a_mach = v[k]->machine;
-			else if (v[k]->clock >= 64 && v[k]->clock <= 127)
-				seq++, a_clock = v[k]->clock;
-			else
-				other++, a_clock = v[k]->clock;
-		}
+			why_one(sd, &x->in, w);
 	}
-	if (mach)
-		tm_buf_addf(b, "; %zu sample%s of %s on its machine %u not used (another machine's clock "
-			       "is not converted for an estimate)",
-			    mach, mach == 1 ? "" : "s", file, a_mach);
-	if (seq)
-		tm_buf_addf(b, "; %zu sample%s of %s on sequence-scoped clock %u not used (not "
-			       "converted to its trace clock for an estimate)",
-			    seq, seq == 1 ? "" : "s", file, a_clock);
-	if (other)
-		tm_buf_addf(b, "; %zu sample%s of %s in clock %s, not its trace clock %s, not used",
-			    other, other == 1 ? "" : "s", file, tm_clock_name(a_clock),
-			    sd->clock ? tm_clock_name(sd->clock) : "(none)");
-	*n_out += mach + seq + other;
+	if (w[0].n)
+		tm_buf_addf(b, "; %zu sample%s of %s on its machine %u not used (%s)", w[0].n,
+			    w[0].n == 1 ? "" : "s", file, w[0].id, why_words(w[0].st));
+	if (w[1].n)
+		tm_buf_addf(b, "; %zu sample%s of %s on sequence-scoped clock %u not used (%s)", w[1].n,
+			    w[1].n == 1 ? "" : "s", file, w[1].id, why_words(w[1].st));
+	if (w[2].n)
+		tm_buf_addf(b, "; %zu sample%s of %s in clock %s, not its trace clock %s, not used (%s)",
+			    w[2].n, w[2].n == 1 ? "" : "s", file, tm_clock_name(w[2].id),
+			    sd->clock ? tm_clock_name(sd->clock) : "(none)", why_words(w[2].st));
+	*n_out += w[0].n + w[1].n + w[2].n;
+}
+
+/* ---- the replay's conversions of the samples ---- */
+
+struct probes {
+	struct tm_replay_probe **v; /* per member */
+	size_t n;
+};
+
+static int
+cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return (a > b) - (a < b);
+}
+
+static void
+probe_want(uint64_t **off, size_t *n, size_t *cap, uint32_t clock, const struct al_occ *o)
+{
+	if (o->off == AL_NO_OFF || !needs_probe(clock, o))
+		return;
+	XGROW(*off, *cap, *n + 1);
+	(*off)[(*n)++] = o->off;
+}
+
+/* Ask the replay for the samples of member m (only: one member) or of all
+ * (m == SIZE_MAX) that need a conversion. */
+static void
+probes_build(struct tm_session *s, size_t only, struct probes *P)
+{
+	P->n = s->in.n_members;
+	P->v = xcalloc(P->n + 1, sizeof *P->v);
+	for (size_t m = 0; m < P->n; m++) {
+		if ((only != SIZE_MAX && m != only) || !s->scans[m] || !s->scans[m]->align ||
+		    s->in.members[m].format != TM_FMT_PROTO)
+			continue;
+		const struct tm_align_samples *a = s->scans[m]->align;
+		uint32_t clock = tm_session_trace_clock(s, m);
+		uint64_t *off = NULL;
+		size_t n = 0, cap = 0;
+		for (size_t i = 0; i < a->n_names; i++)
+			for (uint32_t k = 0; k < a->names[i].n; k++)
+				probe_want(&off, &n, &cap, clock, &a->names[i].occ[k]);
+		for (size_t i = 0; i < a->n_ids; i++) {
+			if (a->ids[i].have & AL_OUT)
+				probe_want(&off, &n, &cap, clock, &a->ids[i].out);
+			if (a->ids[i].have & AL_IN)
+				probe_want(&off, &n, &cap, clock, &a->ids[i].in);
+		}
+		if (!n)
+			continue;
+		qsort(off, n, sizeof *off, cmp_u64);
+		size_t k = 1;
+		for (size_t i = 1; i < n; i++)
+			if (off[i] != off[k - 1])
+				off[k++] = off[i];
+		struct tm_replay_probe *pr = xcalloc(1, sizeof *pr);
+		pr->clock = clock;
+		pr->n = k;
+		pr->off = off;
+		pr->val = xcalloc(k, sizeof *pr->val);
+		pr->st = xcalloc(k, sizeof *pr->st);
+		P->v[m] = pr;
+	}
+}
+
+static void
+probes_free(struct probes *P)
+{
+	for (size_t m = 0; m < P->n; m++)
+		if (P->v[m]) {
+			free(P->v[m]->off);
+			free(P->v[m]->val);
+			free(P->v[m]->st);
+			free(P->v[m]);
+		}
+	free(P->v);
+	memset(P, 0, sizeof *P);
 }
 
 struct obsv {
@@ -454,6 +578,7 @@ static void
 collect(const struct side *f, const struct side *r, const struct tm_align_opts *o,
 	struct obsv *ov, size_t *n_names, size_t *n_ids, size_t *n_msgs)
 {
+	int64_t x0, y0;
 	/* user send->recv pairs */
 	for (size_t k = 0; o && k < o->n_msgs; k++) {
 		const char *eq = strchr(o->msgs[k], '=');
@@ -468,11 +593,11 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 				continue;
 			for (uint32_t i = 0; i < snd->n && i < rcv->n; i++) {
 				const struct al_occ *so = &snd->occ[i], *ro = &rcv->occ[i];
-				if (dir == 1 && usable(f, so) && usable(r, ro)) {
-					obs_add(ov, so->ts, wrap_sub(ro->ts, so->ts), 1);
+				if (dir == 1 && sample_ts(f, so, &x0) && sample_ts(r, ro, &y0)) {
+					obs_add(ov, x0, wrap_sub(y0, x0), 1);
 					(*n_msgs)++;
-				} else if (dir == 2 && usable(r, so) && usable(f, ro)) {
-					obs_add(ov, ro->ts, wrap_sub(so->ts, ro->ts), 2);
+				} else if (dir == 2 && sample_ts(r, so, &y0) && sample_ts(f, ro, &x0)) {
+					obs_add(ov, x0, wrap_sub(y0, x0), 2);
 					(*n_msgs)++;
 				}
 			}
@@ -484,12 +609,13 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 		const struct al_id *y = tm_al_find_id(r->a, x);
 		if (!y)
 			continue;
-		if ((x->have & AL_OUT) && (y->have & AL_IN) && usable(f, &x->out) && usable(r, &y->in)) {
-			obs_add(ov, x->out.ts, wrap_sub(y->in.ts, x->out.ts), 1);
+		if ((x->have & AL_OUT) && (y->have & AL_IN) && sample_ts(f, &x->out, &x0) &&
+		    sample_ts(r, &y->in, &y0)) {
+			obs_add(ov, x0, wrap_sub(y0, x0), 1);
 			(*n_ids)++;
-		} else if ((y->have & AL_OUT) && (x->have & AL_IN) && usable(r, &y->out) &&
-			   usable(f, &x->in)) {
-			obs_add(ov, x->in.ts, wrap_sub(y->out.ts, x->in.ts), 2);
+		} else if ((y->have & AL_OUT) && (x->have & AL_IN) && sample_ts(r, &y->out, &y0) &&
+			   sample_ts(f, &x->in, &x0)) {
+			obs_add(ov, x0, wrap_sub(y0, x0), 2);
 			(*n_ids)++;
 		}
 	}
@@ -502,8 +628,8 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 		if (!y || !y->all_instant || y->count != x->count)
 			continue;
 		for (uint32_t k = 0; k < x->n; k++)
-			if (usable(f, &x->occ[k]) && usable(r, &y->occ[k])) {
-				obs_add(ov, x->occ[k].ts, wrap_sub(y->occ[k].ts, x->occ[k].ts), 0);
+			if (sample_ts(f, &x->occ[k], &x0) && sample_ts(r, &y->occ[k], &y0)) {
+				obs_add(ov, x0, wrap_sub(y0, x0), 0);
 				(*n_names)++;
 			}
 	}
@@ -522,9 +648,16 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 {
 	memset(out, 0, sizeof *out);
 	struct tm_report *rep = NULL;
-	enum tm_status st = tm_session_evaluate(s, cur, &rep, err);
+	enum tm_status st = tm_session_scan(s, SIZE_MAX, NULL, err);
 	if (st != TM_OK)
 		return st;
+	struct probes P;
+	probes_build(s, SIZE_MAX, &P);
+	st = tm_session_evaluate_probe(s, cur, P.v, &rep, err);
+	if (st != TM_OK) {
+		probes_free(&P);
+		return st;
+	}
 	const char *owner = NULL;
 	if (rep->tt_file >= 0)
 		owner = rep->files[rep->tt_file].path;
@@ -533,6 +666,7 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 			owner = rep->files[i].path;
 	if (!owner) {
 		tm_report_free(rep);
+		probes_free(&P);
 		return tm_error_set(err, TM_ERR_INVALID, "no trace file to align against");
 	}
 	out->timeline_ref = xstrdup(owner);
@@ -544,6 +678,7 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 							     : NULL;
 		if (bad) {
 			tm_report_free(rep);
+			probes_free(&P);
 			return tm_error_set(err, TM_ERR_INVALID, "--pair: '%s' is not a file of the input",
 					    bad);
 		}
@@ -563,8 +698,9 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 		e->ref = xstrdup(ref);
 		e->clock = tm_session_trace_clock(s, (size_t)fm);
 		e->ref_clock = rm >= 0 ? tm_session_trace_clock(s, (size_t)rm) : 0;
-		struct side fs = {s->scans[fm] ? s->scans[fm]->align : NULL, e->clock};
-		struct side rs = {rm >= 0 && s->scans[rm] ? s->scans[rm]->align : NULL, e->ref_clock};
+		struct side fs = {s->scans[fm] ? s->scans[fm]->align : NULL, e->clock, P.v[fm]};
+		struct side rs = {rm >= 0 && s->scans[rm] ? s->scans[rm]->align : NULL, e->ref_clock,
+				  rm >= 0 ? P.v[rm] : NULL};
 		struct obsv ov = {0};
 		size_t n_names = 0, n_ids = 0, n_msgs = 0, n_decl = 0;
 		for (size_t k = 0; o && k < o->n_pairs; k++) {
@@ -573,15 +709,28 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 				continue;
 			const struct al_occ *x = nth(fs.a, p->name, p->occ);
 			const struct al_occ *y = nth(rs.a, p->ref_name, p->ref_occ);
-			if (!x || !y) {
+			int64_t xt = 0, yt = 0;
+			bool xc = x && sample_ts(&fs, x, &xt), yc = y && sample_ts(&rs, y, &yt);
+			if (!xc || !yc) {
+				const struct side *bs = !xc ? &fs : &rs;
+				const struct al_occ *bo = !xc ? x : y;
 				tm_report_free(rep);
+				probes_free(&P);
 				free(ov.v);
+				if (bo)
+					return tm_error_set(err, TM_ERR_INVALID,
+							    "--pair: occurrence %u of '%s' in %s has no "
+							    "time in its trace clock (%s)",
+							    !xc ? p->occ : p->ref_occ,
+							    !xc ? p->name : p->ref_name,
+							    !xc ? p->file : p->ref,
+							    why_words(probe_st(bs, bo, NULL)));
 				return tm_error_set(err, TM_ERR_INVALID,
 						    "--pair: no occurrence %u of '%s' in %s",
 						    !x ? p->occ : p->ref_occ, !x ? p->name : p->ref_name,
 						    !x ? p->file : p->ref);
 			}
-			obs_add(&ov, x->ts, wrap_sub(wrap_sub(y->ts, x->ts), p->delta_ns), 0);
+			obs_add(&ov, xt, wrap_sub(wrap_sub(yt, xt), p->delta_ns), 0);
 			n_decl++;
 		}
 		if (!n_decl && fs.a && rs.a)
@@ -611,6 +760,7 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 		free(ov.v);
 	}
 	tm_report_free(rep);
+	probes_free(&P);
 	return TM_OK;
 }
 
@@ -701,24 +851,41 @@ tm_align_events(struct tm_session *s, const char *file, struct tm_align_events *
 	enum tm_status st = tm_session_scan(s, (size_t)m, NULL, err);
 	if (st != TM_OK)
 		return st;
-	struct side sd = {s->scans[m] ? s->scans[m]->align : NULL, tm_session_trace_clock(s, (size_t)m)};
+	struct side sd = {s->scans[m] ? s->scans[m]->align : NULL, tm_session_trace_clock(s, (size_t)m),
+			  NULL};
+	/* samples on other clocks or machines: their times as the replay
+	 * converts them (under the input's own manifest) */
+	struct probes P = {NULL, 0};
+	probes_build(s, (size_t)m, &P);
+	if (P.v[m]) {
+		struct tm_report *rep = NULL;
+		st = tm_session_evaluate_probe(s, NULL, P.v, &rep, err);
+		if (st != TM_OK) {
+			probes_free(&P);
+			return st;
+		}
+		tm_report_free(rep);
+		sd.pr = P.v[m];
+	}
 	size_t cap = 0;
 	for (size_t i = 0; sd.a && i < sd.a->cap_names; i++) {
 		const struct al_name *x = &sd.a->names[i];
 		if (!x->h)
 			continue;
 		for (uint32_t k = 0; k < x->n; k++) {
-			if (!usable(&sd, &x->occ[k]))
+			int64_t ts;
+			if (!sample_ts(&sd, &x->occ[k], &ts))
 				continue;
 			XGROW(out->v, cap, out->n + 1);
 			struct tm_align_event *ev = &out->v[out->n++];
 			ev->name = xstrdup(x->name);
 			ev->occ = k + 1;
-			ev->ts = x->occ[k].ts;
+			ev->ts = ts;
 			ev->count = x->count;
 			ev->instant = x->all_instant;
 		}
 	}
+	probes_free(&P);
 	out->clock = sd.clock;
 	out->names_full = sd.a && sd.a->names_full;
 	if (out->n > 1)

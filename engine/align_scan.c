@@ -18,6 +18,7 @@ struct tm_align_samples *
 tm_al_new(void)
 {
 	struct tm_align_samples *a = xcalloc(1, sizeof *a);
+	a->cur_off = AL_NO_OFF;
 	return a;
 }
 
@@ -86,13 +87,13 @@ tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n)
 }
 
 void
-tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine)
+tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, uint64_t off)
 {
 	if (e->n == e->cap) {
 		e->cap = e->cap ? e->cap * 2 : 2;
 		e->occ = xrealloc(e->occ, e->cap * sizeof *e->occ);
 	}
-	e->occ[e->n++] = (struct al_occ){ts, clock, machine};
+	e->occ[e->n++] = (struct al_occ){ts, clock, machine, off};
 }
 
 void
@@ -103,7 +104,7 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 		return;
 	struct al_name *e = tm_al_name_entry(a, name, n);
 	if (e)
-		tm_al_name_occ(e, ts, clock, machine, flags);
+		(void)tm_al_name_occ(e, ts, clock, machine, flags, a->cur_off);
 }
 
 const struct al_id *
@@ -135,14 +136,14 @@ thin_ids(struct tm_align_samples *a)
 }
 
 /* One start or end of the id whose identity is ident[0..n). */
-static void
+static bool
 id_event(struct tm_align_samples *a, const char *ident, size_t n, int64_t ts, uint32_t clock,
 	 uint32_t machine, unsigned dir)
 {
 	uint64_t key = key_hash(ident, n);
 	a->n_id_events++;
 	if ((key >> 1) & a->id_mask)
-		return;
+		return false;
 	const struct tm_strmap_slot *sl = tm_strmap_get(&a->id_ix, ident, n);
 	struct al_id *e;
 	if (sl) {
@@ -153,7 +154,7 @@ id_event(struct tm_align_samples *a, const char *ident, size_t n, int64_t ts, ui
 			a->id_mask = a->id_mask * 2 + 1;
 			thin_ids(a);
 			if ((key >> 1) & a->id_mask)
-				return;
+				return false;
 		}
 		grow_zeroed((void **)&a->ids, &a->cap_ids, a->n_ids + 1, sizeof *a->ids);
 		e = &a->ids[a->n_ids];
@@ -164,25 +165,29 @@ id_event(struct tm_align_samples *a, const char *ident, size_t n, int64_t ts, ui
 		tm_strmap_put(&a->id_ix, e->ident, n, a->n_ids, NULL);
 		a->n_ids++;
 	}
-	struct al_occ o = {ts, clock, machine};
+	struct al_occ o = {ts, clock, machine, a->cur_off};
+	bool kept = false;
 	if ((dir & AL_OUT) && !(e->have & AL_OUT)) {
 		e->out = o;
 		e->have |= AL_OUT;
+		kept = true;
 	}
 	if ((dir & AL_IN) && !(e->have & AL_IN)) {
 		e->in = o;
 		e->have |= AL_IN;
+		kept = true;
 	}
+	return kept;
 }
 
-void
+bool
 tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts, uint32_t clock,
 	 uint32_t machine, unsigned dir)
 {
 	char ident[9];
 	ident[0] = (char)kind;
 	memcpy(ident + 1, &id, 8);
-	id_event(a, ident, sizeof ident, ts, clock, machine, dir);
+	return id_event(a, ident, sizeof ident, ts, clock, machine, dir);
 }
 
 void
@@ -196,7 +201,7 @@ tm_al_async(struct tm_align_samples *a, const char *name, size_t n, uint64_t id,
 	memcpy(ident + 1, &id, 8);
 	if (n)
 		memcpy(ident + 9, name, n);
-	id_event(a, ident, len, ts, clock, machine, dir);
+	(void)id_event(a, ident, len, ts, clock, machine, dir);
 	if (ident != small)
 		free(ident);
 }

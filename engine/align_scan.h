@@ -9,7 +9,10 @@
  *    ids are thinned by a hash of the id (the same in every file), so the
  *    ids two files keep are still the same ones.
  * Timestamps are raw, with the op's clock spec (clock 0: the reader's
- * default clock), as the scanner saw them.
+ * default clock), as the scanner saw them.  A proto sample also keeps the
+ * byte offset of its packet: the replay converts that packet's timestamp
+ * for an estimate (replay.h, struct tm_replay_probe) when its clock is not
+ * the file's trace clock.
  */
 #ifndef TM_ALIGN_SCAN_H
 #define TM_ALIGN_SCAN_H
@@ -27,9 +30,12 @@
 enum { AL_OUT = 1, AL_IN = 2, AL_INSTANT = 4 };
 enum al_kind { AL_FLOW = 1, AL_ASYNC = 2 };
 
+#define AL_NO_OFF UINT64_MAX
+
 struct al_occ {
 	int64_t ts;
 	uint32_t clock, machine;
+	uint64_t off; /* the proto packet's byte offset (its PACKET op), or AL_NO_OFF */
 };
 
 /* Slots [0, n) of each array are in use, in the order first seen; slots
@@ -63,6 +69,7 @@ struct tm_align_samples {
 	struct tm_strmap id_ix;   /* identity -> index */
 	uint64_t id_mask; /* keep ids with ((key >> 1) & id_mask) == 0 */
 	uint64_t n_id_events;
+	uint64_t cur_off; /* off of the samples being recorded (AL_NO_OFF outside packets) */
 };
 
 struct tm_align_samples *tm_al_new(void);
@@ -73,18 +80,24 @@ void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t 
 /* The entry of name[0..n) (n > 0), added when new; NULL when the table is
  * full.  Entries are never removed: an index into names stays valid. */
 struct al_name *tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n);
-void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine);
-/* One more occurrence of e at ts (tm_al_name after the lookup). */
-static inline void
-tm_al_name_occ(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, unsigned flags)
+void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
+		     uint64_t off);
+/* One more occurrence of e at ts (tm_al_name after the lookup); true when
+ * it was kept as a sample. */
+static inline bool
+tm_al_name_occ(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, unsigned flags,
+	       uint64_t off)
 {
 	e->count++;
 	e->all_instant &= (flags & AL_INSTANT) != 0;
-	if (e->n < AL_OCC)
-		tm_al_name_keep(e, ts, clock, machine);
+	if (e->n >= AL_OCC)
+		return false;
+	tm_al_name_keep(e, ts, clock, machine, off);
+	return true;
 }
-/* A flow id's start (AL_OUT) or end (AL_IN) at ts. */
-void tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
+/* A flow id's start (AL_OUT) or end (AL_IN) at ts, with a->cur_off; true
+ * when it was kept as a sample. */
+bool tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
 	      uint32_t clock, uint32_t machine, unsigned dir);
 /* An async slice's start or end: its name and id together identify it. */
 void tm_al_async(struct tm_align_samples *a, const char *name, size_t n, uint64_t id, int64_t ts,

@@ -743,12 +743,17 @@ hop(const struct tm_graph *g, uint32_t a, uint32_t b, uint32_t hash, int64_t ns)
 	return wrap_add(ns, wrap_sub(sb->ts[lo], sa->ts[k]));
 }
 
-enum tm_conv_result
-tm_graph_convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid dst,
-		 bool probe, int64_t *out)
+/* Convert, and the value at node via (-1: none) if the path passes it. */
+static enum tm_conv_result
+convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid dst, long via,
+	bool probe, int64_t *out, bool *passed, int64_t *at_via)
 {
 	if (tm_clockid_eq(src, dst)) {
 		*out = ts;
+		if (via >= 0 && find_node(g, src) == via) {
+			*passed = true;
+			*at_via = ts;
+		}
 		return TM_CONV_OK;
 	}
 	long si = find_node(g, src), di = find_node(g, dst);
@@ -766,10 +771,41 @@ tm_graph_convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct t
 		if (!probe)
 			sn->last_ns = ns;
 	}
-	for (int i = 0; i < pa.len; i++)
+	if (via >= 0 && pa.nodes[0] == (uint32_t)via) {
+		*passed = true;
+		*at_via = ns;
+	}
+	for (int i = 0; i < pa.len; i++) {
 		ns = hop(g, pa.nodes[i], pa.nodes[i + 1], pa.hashes[i], ns);
+		if (via >= 0 && pa.nodes[i + 1] == (uint32_t)via && !*passed) {
+			*passed = true;
+			*at_via = ns;
+		}
+	}
 	*out = ns;
 	return TM_CONV_OK;
+}
+
+enum tm_conv_result
+tm_graph_convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid dst,
+		 bool probe, int64_t *out)
+{
+	return convert(g, src, ts, dst, -1, probe, out, NULL, NULL);
+}
+
+enum tm_conv_result
+tm_graph_convert_via(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid dst,
+		     struct tm_clockid via, bool probe, int64_t *out, bool *passed, int64_t *at_via)
+{
+	*passed = false;
+	return convert(g, src, ts, dst, find_node(g, via), probe, out, passed, at_via);
+}
+
+bool
+tm_graph_is_incremental(const struct tm_graph *g, struct tm_clockid c)
+{
+	long i = find_node(g, c);
+	return i >= 0 && g->nodes[i].is_incremental;
 }
 
 bool

@@ -75,6 +75,13 @@ uint64_t tm_graph_work(const struct tm_graph *g);
  * only when a path was found, unless probe is true (no mutation). */
 enum tm_conv_result tm_graph_convert(struct tm_graph *g, struct tm_clockid src, int64_t ts,
 				     struct tm_clockid dst, bool probe, int64_t *out);
+/* tm_graph_convert, also giving the value the conversion has at node via
+ * when its path passes through it (*passed; the first time it does). */
+enum tm_conv_result tm_graph_convert_via(struct tm_graph *g, struct tm_clockid src, int64_t ts,
+					 struct tm_clockid dst, struct tm_clockid via, bool probe,
+					 int64_t *out, bool *passed, int64_t *at_via);
+/* c is known and uses incremental encoding. */
+bool tm_graph_is_incremental(const struct tm_graph *g, struct tm_clockid c);
 bool tm_graph_knows(const struct tm_graph *g, struct tm_clockid c);
 /* "a Convert of ts 0 succeeds" without side effects. */
 bool tm_graph_reaches(struct tm_graph *g, struct tm_clockid a, struct tm_clockid b);

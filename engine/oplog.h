@@ -122,6 +122,11 @@ enum {
 	/* RUN, in the encoding only (iterators clear it): the deltas are in
 	 * the spill file (see tm_run) */
 	TM_RUN_SPILLED = 1u << 14,
+	/* PACKET: an alignment sample (align_scan.h) was kept at this packet's
+	 * timestamp on a clock or machine the replay converts for an estimate
+	 * (struct tm_replay_probe); never folded into a run, so the op keeps
+	 * its offset.  No effect on the import. */
+	TM_PKT_SAMPLE = 1u << 15,
 };
 
 

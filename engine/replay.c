@@ -281,15 +281,26 @@ why_stat(enum tm_conv_result why)
 					       : TM_STAT_NO_PATH;
 }
 
-/* ClockTracker::ToTraceTime on an unqualified clock. */
+/* An estimate's look at a conversion on its way (struct tm_replay_probe):
+ * the value it has at node id, if its path passes there. */
+struct via {
+	struct tm_clockid id;
+	bool passed;
+	int64_t val;
+};
+
+/* ClockTracker::ToTraceTime on an unqualified clock; v (may be NULL) gets
+ * the value on the way at v->id. */
 static bool
-to_trace_time(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, int64_t ts, bool suppress,
-	      int64_t *out, enum tm_conv_result *why)
+to_trace_time_via(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, int64_t ts,
+		  bool suppress, int64_t *out, enum tm_conv_result *why, struct via *v)
 {
 	flush_pending(p, c);
 	c->n_conv++;
 	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
-	enum tm_conv_result res = tm_graph_convert(p->g, q, ts, p->tt, false, out);
+	enum tm_conv_result res =
+		v ? tm_graph_convert_via(p->g, q, ts, p->tt, v->id, false, out, &v->passed, &v->val)
+		  : tm_graph_convert(p->g, q, ts, p->tt, false, out);
 	if (why)
 		*why = res;
 	if (res == TM_CONV_OK)
@@ -298,6 +309,13 @@ to_trace_time(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, 
 		stat_add(p, c, why_stat(res), 1);
 	}
 	return false;
+}
+
+static bool
+to_trace_time(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, int64_t ts, bool suppress,
+	      int64_t *out, enum tm_conv_result *why)
+{
+	return to_trace_time_via(p, c, clk, ts, suppress, out, why, NULL);
 }
 
 /* ClockTracker::AddSnapshot.  Returns false on its PIN error ("clock
@@ -563,6 +581,7 @@ struct fstate {
 	/* deferred packets: iterator states */
 	struct tm_oppos *defers; /* deferred packets (or runs): where to re-read them */
 	size_t n_defers, cap_defers;
+	struct tm_replay_probe *probe; /* what an estimate asks of this file, or NULL */
 };
 
 static struct tm_tracker *
@@ -940,17 +959,71 @@ defer_at(struct fstate *fs, const struct tm_oppos *pos)
 	fs->defers[fs->n_defers++] = *pos;
 }
 
+/* The probe slot of the packet at off, or SIZE_MAX. */
+static size_t
+probe_slot(const struct tm_replay_probe *pr, uint64_t off)
+{
+	size_t lo = 0, hi = pr->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pr->off[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pr->n && pr->off[lo] == off ? lo : SIZE_MAX;
+}
+
+/* A flagged packet's timestamp for an estimate: the value its conversion
+ * to trace time (proto_trace_reader.cc, the packet timestamp through
+ * ClockTracker::ToTraceTime) had at the file's trace clock (v, when
+ * converted), else,
+ * once its conversion has finally failed, a conversion of its own to that
+ * clock, which changes nothing (a probe; an incremental clock, whose value
+ * depends on the conversions that succeeded, gives none). */
+static void
+probe_note(struct tm_replay *p, struct fstate *fs, size_t slot, const struct tm_tracker *c,
+	   struct tm_clockid clk, int64_t ts, const struct via *v, bool converted)
+{
+	struct tm_replay_probe *pr = fs->probe;
+	if (converted) {
+		pr->st[slot] = v->passed ? TM_PROBE_OK : TM_PROBE_AVOIDS;
+		pr->val[slot] = v->val;
+		return;
+	}
+	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
+	int64_t x;
+	if (tm_graph_is_incremental(p->g, q))
+		pr->st[slot] = TM_PROBE_INCREMENTAL;
+	else if (tm_graph_convert(p->g, q, ts, v->id, true, &x) == TM_CONV_OK) {
+		pr->st[slot] = TM_PROBE_OK;
+		pr->val[slot] = x;
+	} else
+		pr->st[slot] = TM_PROBE_NO_PATH;
+}
+
 static void
 run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const struct tm_op *hdr, bool final,
 	   const struct tm_oppos *pos)
 {
 	struct tm_tracker *c = reader_ctx(p, fs, hdr->machine);
 	struct tm_op op;
-	struct tm_clockid clk;
+	struct tm_clockid clk = {0, 0, 0, 0};
 	int64_t ts = hdr->ts;
 	bool have = resolve_clock(fs, c, hdr->clock, hdr->seq, &clk);
 	bool ok = true;
 	enum tm_stat_id fail_stat = TM_STAT_NO_PATH;
+	size_t slot = (hdr->flags & TM_PKT_SAMPLE) && fs->probe ? probe_slot(fs->probe, hdr->offset)
+								 : SIZE_MAX;
+	struct via via = {{0, 0, 0, 0}, false, 0};
+	if (slot != SIZE_MAX) {
+		via.id = tm_clockid_qualify((struct tm_clockid){fs->probe->clock, 0, 0, 0}, fs->host->row,
+					    fs->host->tag);
+		if (!have) {
+			fs->probe->st[slot] = TM_PROBE_RAW;
+			fs->probe->val[slot] = ts;
+		}
+	}
 	if (hdr->flags & TM_PKT_CHROME) {
 		uint32_t rc = have ? clk.clock : 0;
 		if (rc == 0 || rc == TM_CLOCK_MONOTONIC) {
@@ -964,12 +1037,16 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 	if (have) {
 		int64_t v;
 		enum tm_conv_result why;
-		if (to_trace_time(p, c, clk, ts, !final, &v, &why)) {
+		if (to_trace_time_via(p, c, clk, ts, !final, &v, &why, slot != SIZE_MAX ? &via : NULL)) {
+			if (slot != SIZE_MAX)
+				probe_note(p, fs, slot, c, clk, ts, &via, true);
 			ts = v;
 		} else if (!final) {
 			defer_at(fs, pos);
 			ok = false;
 		} else {
+			if (slot != SIZE_MAX)
+				probe_note(p, fs, slot, c, clk, ts, &via, false);
 			stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
 			fail_stat = why_stat(why);
 			ok = false;
@@ -1175,6 +1252,7 @@ process_trace(struct tm_replay *p, size_t mi)
 	fs.file = mi;
 	fs.tid = mb->trace_file_id;
 	fs.sc = p->src->scans ? p->src->scans[mi] : NULL;
+	fs.probe = p->src->probes ? p->src->probes[mi] : NULL;
 	const struct tm_manifest_file *e = NULL;
 	size_t ei = 0;
 	size_t plen;

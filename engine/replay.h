@@ -19,6 +19,27 @@ struct tm_manifest_slot { /* one perfetto_manifest member of the input */
 	struct tm_error err;
 };
 
+/* Conversions an estimate asks of the replay (align.c): the timestamps of
+ * one file's packets flagged TM_PKT_SAMPLE (oplog.h) whose byte offsets are
+ * in off[], as trace_processor converts them, read on the way at the file's
+ * trace clock `clock` on the file's own machine (the clock a manifest
+ * offset of the file relates).  The replay fills val[] and st[]. */
+enum tm_probe_st {
+	TM_PROBE_UNSEEN = 0, /* no flagged packet at that offset was replayed */
+	TM_PROBE_OK,         /* val: the timestamp in the file's trace clock */
+	TM_PROBE_RAW,        /* the reader had no clock: val is the raw value, as the timeline takes it */
+	TM_PROBE_AVOIDS,     /* it reaches the timeline without passing the file's clock */
+	TM_PROBE_NO_PATH,    /* no clock path to the file's clock */
+	TM_PROBE_INCREMENTAL, /* an incremental clock whose conversion failed: no value */
+};
+struct tm_replay_probe {
+	uint32_t clock;
+	size_t n;
+	uint64_t *off;       /* ascending, distinct */
+	int64_t *val;
+	uint8_t *st;         /* enum tm_probe_st */
+};
+
 struct tm_replay_src {
 	const struct tm_input *in;  /* members, processing order, fatal error */
 	struct tm_scan *const *scans; /* per member; NULL entries = not scanned */
@@ -27,6 +48,8 @@ struct tm_replay_src {
 	size_t first_manifest; /* member index of the first manifest, SIZE_MAX */
 	bool keep_events;      /* fill the report's per-event list */
 	bool plain_replay;     /* replay every event one by one (no runs) */
+	/* per member: NULL, or the conversions an estimate asks for */
+	struct tm_replay_probe *const *probes;
 };
 
 /* Replay trace_processor's import for manifest m (NULL = the input's own

@@ -1126,12 +1126,12 @@ al_key(const uint8_t *p, size_t n)
 	return k;
 }
 
-static void
+static bool
 al_name_fast(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t clock,
-	     uint32_t machine, unsigned flags)
+	     uint32_t machine, unsigned flags, uint64_t off)
 {
 	if (!name || !n)
-		return;
+		return false;
 	if (UNLIKELY(!s->al))
 		s->al = tm_scan_align(s->sc);
 	struct al_key k = al_key(name, n);
@@ -1141,23 +1141,21 @@ al_name_fast(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t c
 	struct al_name *e;
 	if (c && (e = &s->al->names[c - 1])->len == n) {
 		struct al_key ek = al_key((const uint8_t *)e->name, n);
-		if (ek.x == k.x && ek.y == k.y && (n <= 16 || memcmp(e->name, name, n) == 0)) {
-			tm_al_name_occ(e, ts, clock, machine, flags);
-			return;
-		}
+		if (ek.x == k.x && ek.y == k.y && (n <= 16 || memcmp(e->name, name, n) == 0))
+			return tm_al_name_occ(e, ts, clock, machine, flags, off);
 	}
 	e = tm_al_name_entry(s->al, (const char *)name, n);
 	if (!e)
-		return;
+		return false;
 	s->al_cache[h] = (uint32_t)(e - s->al->names) + 1;
-	tm_al_name_occ(e, ts, clock, machine, flags);
+	return tm_al_name_occ(e, ts, clock, machine, flags, off);
 }
 
 /* An interned name for the alignment samples: the interned name keeps its
  * sample's index, so an event costs its name_iid lookup and a count. */
-static void
+static bool
 al_iname(struct ps *s, struct iname *in, int64_t ts, uint32_t clock, uint32_t machine,
-	 unsigned flags)
+	 unsigned flags, uint64_t off)
 {
 	if (UNLIKELY(!s->al))
 		s->al = tm_scan_align(s->sc);
@@ -1166,31 +1164,41 @@ al_iname(struct ps *s, struct iname *in, int64_t ts, uint32_t clock, uint32_t ma
 			in->len ? tm_al_name_entry(s->al, s->npool.data + in->off, in->len) : NULL;
 		in->al = e ? (uint32_t)(e - s->al->names) + 1 : UINT32_MAX;
 	}
-	if (in->al != UINT32_MAX)
-		tm_al_name_occ(&s->al->names[in->al - 1], ts, clock, machine, flags);
+	return in->al != UINT32_MAX &&
+	       tm_al_name_occ(&s->al->names[in->al - 1], ts, clock, machine, flags, off);
 }
 
 /* Alignment samples of a TrackEvent (align_scan.h): its inline name and its
- * first flow id, at the packet's timestamp (or the legacy one it converts). */
-AINLINE void
-al_track_event(struct ps *s, const struct te_op *te, uint32_t machine, uint32_t clock, int64_t ts)
+ * first flow id, at the packet's timestamp (or the legacy one it converts).
+ * True when a sample at the packet's timestamp was kept that the replay
+ * must convert for an estimate (a clock of its own or another machine):
+ * the caller then flags its PACKET op TM_PKT_SAMPLE. */
+AINLINE bool
+al_track_event(struct ps *s, const struct te_op *te, uint32_t machine, uint32_t clock, int64_t ts,
+	       uint64_t off)
 {
 	if (!te->al_name && !te->al_iname && !te->al_flow_dir)
-		return;
+		return false;
 	if (te->kind == TM_OP_CONVERT) {
 		clock = 3;
 		ts = te->ts;
+		off = AL_NO_OFF; /* a conversion of its own, not the packet's */
 	} else if (te->kind != TM_OP_PUSH) {
-		return;
+		return false;
 	}
 	unsigned fl = te->al_type == TE_INSTANT ? AL_INSTANT : 0;
+	bool kept = false;
 	if (te->al_name)
-		al_name_fast(s, te->al_name, te->al_name_len, ts, clock, machine, fl);
+		kept = al_name_fast(s, te->al_name, te->al_name_len, ts, clock, machine, fl, off);
 	else if (te->al_iname)
-		al_iname(s, te->al_iname, ts, clock, machine, fl);
-	if (te->al_flow_dir)
-		tm_al_id(tm_scan_align(s->sc), AL_FLOW, te->al_flow, ts, clock, machine,
-			 te->al_flow_dir);
+		kept = al_iname(s, te->al_iname, ts, clock, machine, fl, off);
+	if (te->al_flow_dir) {
+		struct tm_align_samples *a = tm_scan_align(s->sc);
+		a->cur_off = off;
+		kept |= tm_al_id(a, AL_FLOW, te->al_flow, ts, clock, machine, te->al_flow_dir);
+		a->cur_off = AL_NO_OFF;
+	}
+	return kept && off != AL_NO_OFF && (clock || machine);
 }
 
 AINLINE void
@@ -1285,9 +1293,9 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		note_clock(s, clock);
 	struct te_op r = {0};
 	do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
-	if (has_ts || r.kind == TM_OP_CONVERT)
-		al_track_event(s, &r, 0, clock, (int64_t)ts);
-	if (has_ts && r.kind == TM_OP_PUSH && !r.detail) {
+	bool sampled = (has_ts || r.kind == TM_OP_CONVERT) &&
+		       al_track_event(s, &r, 0, clock, (int64_t)ts, off);
+	if (has_ts && r.kind == TM_OP_PUSH && !r.detail && !sampled) {
 		flush_nots(s);
 		tm_oplog_packet_push_i(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
 		note_ts(s, (int64_t)ts);
@@ -1302,8 +1310,10 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		op->ts = (int64_t)ts;
 		op->n = r.kind ? 1 : 0;
 		op->offset = off;
+		op->flags = sampled ? TM_PKT_SAMPLE : 0;
 		flush_nots(s);
 		tm_oplog_add(s->log, op);
+		op->flags = 0;
 		note_ts(s, (int64_t)ts);
 	} else if (r.kind) {
 		flush_nots(s);
@@ -1432,6 +1442,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	s->n_pend = s->n_pclocks = s->n_ptss = 0;
 	bool handled = false;
 	struct te_op te = {0};
+	bool sampled = false;
 	if (k.has_td_before) {
 		if (!k.has_seq || !q->valid)
 			handled = true; /* thread_descriptor_* stats, no push */
@@ -1447,7 +1458,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		case TP_TRACK_EVENT:
 			do_track_event(s, k.has_seq, k.has_ts, q, k.hfield.p, k.hfield.len, lim, &te);
 			if (k.has_ts || te.kind == TM_OP_CONVERT)
-				al_track_event(s, &te, k.machine, clock, (int64_t)k.ts);
+				sampled = al_track_event(s, &te, k.machine, clock, (int64_t)k.ts, off);
 			break;
 		case TP_SYSTEM_INFO:
 			do_sysinfo(s, &k, &k.hfield);
@@ -1471,8 +1482,9 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		if (k.has_ts) {
 			struct tm_op op = {.kind = TM_OP_PACKET, .machine = k.machine, .clock = clock,
 					   .seq = k.seq, .ts = (int64_t)k.ts,
-					   .flags = k.has_chrome ? TM_PKT_CHROME : 0, .n = 1,
-					   .offset = off};
+					   .flags = (k.has_chrome ? TM_PKT_CHROME : 0) |
+						    (sampled ? TM_PKT_SAMPLE : 0),
+					   .n = 1, .offset = off};
 			tm_ps_emit(s, &op);
 			note_ts(s, (int64_t)k.ts);
 		} else {
@@ -1484,7 +1496,8 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	if (k.has_ts) {
 		struct tm_op op = {.kind = TM_OP_PACKET, .machine = k.machine, .clock = clock,
 				   .seq = k.seq, .ts = (int64_t)k.ts,
-				   .flags = k.has_chrome ? TM_PKT_CHROME : 0,
+				   .flags = (k.has_chrome ? TM_PKT_CHROME : 0) |
+					    (sampled ? TM_PKT_SAMPLE : 0),
 				   .n = (uint32_t)s->n_pend, .offset = off};
 		tm_ps_emit(s, &op);
 		note_ts(s, (int64_t)k.ts);

@@ -53,7 +53,7 @@
 #include "session.h"
 
 /* Bump with every change of the ser_* functions below. */
-#define CACHE_FORMAT 3u
+#define CACHE_FORMAT 4u
 #define CACHE_MAGIC "TMSCAN\032\n"
 #define HEADER_BYTES 32u
 #define CACHE_EXT ".tmscan"
@@ -511,6 +511,7 @@ ser_occ(struct ser *z, struct al_occ *o)
 	ser_i64(z, &o->ts);
 	ser_u32(z, &o->clock);
 	ser_u32(z, &o->machine);
+	ser_u64(z, &o->off);
 }
 
 static void

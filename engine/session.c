@@ -543,6 +543,14 @@ enum tm_status
 tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm_report **out,
 		    struct tm_error *err)
 {
+	return tm_session_evaluate_probe(s, m, NULL, out, err);
+}
+
+enum tm_status
+tm_session_evaluate_probe(struct tm_session *s, const struct tm_manifest *m,
+			  struct tm_replay_probe *const *probes, struct tm_report **out,
+			  struct tm_error *err)
+{
 	*out = NULL;
 	enum tm_status st = tm_session_scan(s, SIZE_MAX, NULL, err);
 	if (st != TM_OK)
@@ -555,7 +563,8 @@ tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm
 				    .manifests = s->manifests,
 				    .first_manifest = s->first_manifest,
 				    .keep_events = s->opts.keep_events,
-				    .plain_replay = s->opts.plain_replay};
+				    .plain_replay = s->opts.plain_replay,
+				    .probes = probes};
 	tm_replay(&src, m, r);
 	/* A read error of ours (not trace_processor's) in a member that the
 	 * replay reached is reported too. */

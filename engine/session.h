@@ -43,6 +43,12 @@ enum tm_status tm_offset_apply_known(struct tm_session *s, const struct tm_manif
 				     const struct tm_offset_spec *sp, struct tm_offset_result *out,
 				     struct tm_error *err) TM_WUR;
 
+/* tm_session_evaluate with the conversions an estimate asks of the replay
+ * (probes: per member, NULL entries or all NULL for none; filled in). */
+enum tm_status tm_session_evaluate_probe(struct tm_session *s, const struct tm_manifest *m,
+					 struct tm_replay_probe *const *probes,
+					 struct tm_report **out, struct tm_error *err) TM_WUR;
+
 /* tm_report_verdict as a string (caller frees) (report.c). */
 char *tm_report_verdict_str(const struct tm_report *r);
 

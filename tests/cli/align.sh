@@ -12,20 +12,22 @@ ok() { echo "PASS: $1"; }
 no() { echo "FAIL: $1: $2"; }
 field() { python3 -c 'import json,sys; e=json.load(sys.stdin)["estimates"][0]; print(e[sys.argv[1]])' "$1"; }
 
-# The 27 pairs are generated in one python process and their align outputs
+# The 36 pairs (sdk: as the Perfetto SDK writes, on sequence-scoped
+# incremental clocks) are generated in one python process and their align outputs
 # read in another (a process start per check was most of this script's time).
 python3 - "$G" "$t" <<'PY' >"$t/truths"
 import contextlib, io, runpy, sys
 g, t = sys.argv[1], sys.argv[2]
-for kind in ("json", "proto", "systrace"):
+for kind, mode in (("json", "both"), ("proto", "both"), ("systrace", "both"), ("proto", "sdk")):
     for seed in (1, 2, 3):
         for off, ppm in (("123456789", "0"), ("-2500000000", "40"), ("7000", "-25")):
-            d = "%s/%s-%s-%s" % (t, kind, seed, off)
-            sys.argv = [g, d, kind, off, ppm, str(seed)]
+            label = kind if mode == "both" else mode
+            d = "%s/%s-%s-%s" % (t, label, seed, off)
+            sys.argv = [g, d, kind, off, ppm, str(seed), mode]
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 runpy.run_path(g, run_name="__main__")
-            print(d, kind, seed, off, ppm, out.getvalue().strip())
+            print(d, label, seed, off, ppm, out.getvalue().strip())
 PY
 while read -r d _ _ _ _ _; do
 	"$TM" align --json "$d"/* >"$d.align" 2>&1
@@ -95,12 +97,40 @@ echo "$o" | grep -q '\[contradictory\] the shared instants say so, but the messa
 js=$("$TM" align --json --pair b_file.pftrace:mark1100=a_ref.pftrace:mark1100 "$d"/*)
 [ "$(echo "$js" | field offset_ns)" = "$truth" ] && ok "interned names: a declared pair by name gives the offset" || no "interned pair" "$js"
 
-# samples an estimate cannot use (a sequence-scoped clock) are said, not
-# silently skipped
-python3 "$G" "$t/seqclock" proto 123456789 0 4 seqclock >/dev/null
+# samples on a sequence-scoped clock are converted as the replay converts
+# them: through their sequence's ClockSnapshot to the file's trace clock
+truth=$(python3 "$G" "$t/seqclock" proto 123456789 0 4 seqclock)
 js=$("$TM" align --json "$t/seqclock"/*)
-echo "$js" | python3 -c 'import json,sys; e=json.load(sys.stdin)["estimates"][0]; assert e["unusable_samples"] > 0 and "on sequence-scoped clock 64 not used" in e["evidence"], e' &&
-	ok "sequence-scoped clock: the estimate says why its samples are not used" || no "unusable samples" "$js"
+lo=$(echo "$js" | field lo_ns) hi=$(echo "$js" | field hi_ns)
+[ "$(echo "$js" | field quality)" = accurate ] && [ "$lo" -le "$truth" ] && [ "$truth" -le "$hi" ] &&
+	[ "$(echo "$js" | field unusable_samples)" = 0 ] &&
+	ok "sequence-scoped clock: its samples are converted, $lo <= $truth <= $hi" || no "sequence-scoped clock" "$js"
+# and when no snapshot relates it, the estimate says why they are not used
+python3 "$G" "$t/nosnap" proto 123456789 0 4 seqclock-nosnap >/dev/null
+js=$("$TM" align --json "$t/nosnap"/*)
+echo "$js" | python3 -c 'import json,sys; e=json.load(sys.stdin)["estimates"][0]; assert e["unusable_samples"] > 0 and "on sequence-scoped clock 64 not used (no clock snapshot relates them to its trace clock)" in e["evidence"], e' &&
+	ok "sequence-scoped clock without a snapshot: the estimate says why its samples are not used" || no "unusable samples" "$js"
+# markers on the reference's embedded machine 7, 3 s behind its host: its
+# remote_clock_sync converts them to the reference's clock
+truth=$(python3 "$G" "$t/refm" proto 123456789 0 4 ref-machine)
+js=$("$TM" align --json "$t/refm"/*)
+lo=$(echo "$js" | field lo_ns) hi=$(echo "$js" | field hi_ns) est=$(echo "$js" | field offset_ns)
+[ "$(echo "$js" | field same_moment)" = 20 ] && [ "$lo" -le "$truth" ] && [ "$truth" -le "$hi" ] &&
+	ok "markers on the reference's second machine: $lo <= $truth <= $hi (estimate $est)" || no "reference's machine 7" "$js"
+# markers on the file's machine 7 follow the timeline's machine (its remote
+# clock sync ties it there), not the file's clock: no offset of the file moves them
+python3 "$G" "$t/filem" proto 123456789 0 4 file-machine >/dev/null
+js=$("$TM" align --json "$t/filem"/*)
+echo "$js" | python3 -c 'import json,sys; e=json.load(sys.stdin)["estimates"][0]; assert e["offset_ns"] is None and "20 samples of b_file.pftrace on its machine 7 not used (their conversion reaches the timeline without passing its trace clock" in e["evidence"], e' &&
+	ok "markers on the file's second machine: not used, and why" || no "file's machine 7" "$js"
+# --apply on SDK traces: what check predicts, clean
+d="$t/apply-sdk"
+python3 "$G" "$d" proto 987654321 0 9 sdk >/dev/null
+o=$("$TM" align --apply -o "$t/m-sdk.json" "$d"/* 2>&1); rc=$?
+pred=$(echo "$o" | sed -n 's/^predicted with the estimates applied: //p')
+chk=$("$TM" check --manifest "$t/m-sdk.json" "$d"/* 2>/dev/null | head -1)
+[ $rc = 0 ] && [ "$pred" = "$chk" ] && [ "$chk" = "All traces line up on the shared timeline." ] &&
+	ok "align --apply (sdk): check agrees: $chk" || no "align --apply (sdk)" "rc $rc predicted '$pred' check '$chk': $o"
 
 # --apply: the manifest written is the one check predicts clean, and says so
 for kind in json proto systrace; do

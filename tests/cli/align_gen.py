@@ -9,7 +9,15 @@ oneway (file -> ref only), contra (impossible latencies), instants;
 for proto, interned (names by name_iid as the Perfetto SDK writes them, and a
 marker instant both devices log at every tenth message), interned-skew (the
 reference logs those markers 5 ms late: the messages contradict them),
-seqclock (the file's events on its sequence-scoped clock 64).
+seqclock (the file's events on its sequence-scoped clock 64), seqclock-nosnap
+(the same without the ClockSnapshot that relates clock 64: nothing converts),
+sdk (both devices write as the Perfetto SDK does: per-sequence ClockSnapshot
+of BOOTTIME and the incremental clock 64, TracePacketDefaults clock 64,
+packet timestamps as deltas, interned names, a reset of the incremental
+state half way, the same sequence ids in both files), ref-machine (the
+reference's markers live on its embedded machine 7, whose BOOTTIME is
+3 s behind its host's, related by a remote_clock_sync), file-machine (the
+file's markers live on its machine 7: they follow the timeline's machine).
 The reference (its name sorts first, so it owns the timeline) reads
 ref = file * (1 + drift) + offset.  Prints the true offset at the middle of
 the file's message times: truth = offset + drift * mid.
@@ -63,6 +71,93 @@ if kind == "json":
     for name, ev in (("a_ref.json", re_), ("b_file.json", fe)):
         with open(os.path.join(d, name), "w") as f:
             f.write('{"traceEvents":[' + ",\n".join(ev) + "]}\n")
+elif kind == "proto" and mode in ("sdk", "ref-machine", "file-machine"):
+    def vint(v):
+        out = b""
+        while True:
+            b7 = v & 0x7F; v >>= 7
+            if v: out += bytes([b7 | 0x80])
+            else: return out + bytes([b7])
+    def fld(n, wt, payload): return vint(n << 3 | wt) + payload
+    def lendel(n, data): return fld(n, 2, vint(len(data)) + data)
+    def packet(body): return lendel(1, body)
+    def clock(cid, ts, incr=False):
+        return lendel(1, fld(1, 0, vint(cid)) + fld(2, 0, vint(ts)) + (fld(3, 0, vint(1)) if incr else b""))
+    class Seq:  # one SDK TraceWriter: incremental clock 64, interned names
+        def __init__(self, sid, out, machine=0, absolute=False):
+            self.sid, self.out, self.machine, self.last, self.names = sid, out, machine, None, {}
+            self.absolute = absolute  # or: absolute timestamps on the reader's clock, inline names
+        def common(self):
+            return fld(10, 0, vint(self.sid)) + (fld(98, 0, vint(self.machine)) if self.machine else b"")
+        def reset(self, t0):  # SEQ_INCREMENTAL_STATE_CLEARED, defaults, snapshot {BOOTTIME, 64 incremental}
+            self.last, self.names = t0, {}
+            snap = lendel(6, clock(6, t0) + clock(64, t0, True))
+            self.out.append(packet(fld(8, 0, vint(0)) + self.common() + fld(13, 0, vint(1)) +
+                                   lendel(59, fld(58, 0, vint(64))) + snap))
+        def event(self, t, name, flow=None, term=None, instant=False):
+            body = fld(9, 0, vint(3 if instant else 1)) + fld(11, 0, vint(7))
+            if self.absolute:
+                self.out.append(packet(fld(8, 0, vint(t)) + self.common() + lendel(11, body + lendel(23, name.encode()))))
+                return
+            if self.last is None:
+                self.reset(t - 1000)
+            assert t >= self.last
+            extra = b""
+            if name not in self.names:
+                self.names[name] = len(self.names) + 1
+                extra += lendel(12, lendel(2, fld(1, 0, vint(self.names[name])) + lendel(2, name.encode())))
+            body += fld(10, 0, vint(self.names[name]))
+            if flow is not None: body += fld(47, 1, struct.pack("<Q", flow))
+            if term is not None: body += fld(48, 1, struct.pack("<Q", term))
+            d, self.last = t - self.last, t
+            self.out.append(packet(fld(8, 0, vint(d)) + self.common() + fld(13, 0, vint(2)) + extra +
+                                   lendel(11, body)))
+    def boot_snap(out, t, machine=0, seq=99):
+        out.append(packet(lendel(6, clock(6, t)) + fld(10, 0, vint(seq)) +
+                          (fld(98, 0, vint(machine)) if machine else b"")))
+    M7 = 3_000_000_000 - 1000  # machine 7's BOOTTIME = its host's - M7 (as the sync below says)
+    def remote_sync(out, host_t):  # two rounds: offset (t1c+t2c)/2-t1h = t2c-(t1h+t2h)/2 = -M7
+        c1, h1, c2, h2 = host_t - M7 - 1000, host_t, host_t - M7 + 1000, host_t + 2000
+        rounds = b""
+        for c, h in ((c1, h1), (c2, h2)):
+            rounds += lendel(1, lendel(2, clock(6, c)) + lendel(3, clock(6, h)))
+        out.append(packet(fld(10, 0, vint(77)) + fld(98, 0, vint(7)) + lendel(107, rounds)))
+    fp, rp = [], []
+    if mode == "sdk":
+        fs = {q: Seq(q, fp) for q in (1, 2, 3)}
+        rs = {q: Seq(q, rp) for q in (1, 2, 3)}
+        for (i, dr, ft, rt) in msgs:
+            if i == 1000 + N // 2:  # the SDK clears its incremental state now and then
+                fs[1].reset(ft - 500); rs[1].reset(rt - 500)
+            if dr == 1:
+                fs[1].event(ft, "send", flow=i); rs[2].event(rt, "recv", term=i)
+            else:
+                rs[1].event(rt, "send", flow=i); fs[2].event(ft, "recv", term=i)
+            if i % 10 == 0:
+                t = ft + 1000
+                fs[3].event(t, "mark%d" % i, instant=True); rs[3].event(to_ref(t), "mark%d" % i, instant=True)
+    else:
+        # both hosts: a BOOTTIME snapshot; the markers of one of them on its
+        # machine 7 (on the reader's default clock, BOOTTIME: a snapshot
+        # there would move the timeline onto machine 7), related to its host
+        # by a remote_clock_sync
+        first = base - 1_000_000
+        boot_snap(fp, first); boot_snap(rp, to_ref(first))
+        on_ref = mode == "ref-machine"
+        mp = rp if on_ref else fp
+        remote_sync(mp, (to_ref(first) if on_ref else first) + 20)
+        m7 = Seq(5, mp, machine=7, absolute=True)
+        other = Seq(2, fp if on_ref else rp, absolute=True)
+        for (i, dr, ft, rt) in msgs:
+            if i % 10 == 0:
+                t = ft + 1000
+                if on_ref:
+                    other.event(t, "mark%d" % i, instant=True); m7.event(to_ref(t) - M7, "mark%d" % i, instant=True)
+                else:
+                    m7.event(t - M7, "mark%d" % i, instant=True); other.event(to_ref(t), "mark%d" % i, instant=True)
+    for name, ps in (("a_ref.pftrace", rp), ("b_file.pftrace", fp)):
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(b"".join(ps))
 elif kind == "proto":
     def vint(v):
         out = b""
@@ -94,12 +189,12 @@ elif kind == "proto":
             extra += fld(13, 0, vint(3 if first else 2))
         if flow is not None: body += fld(47, 1, struct.pack("<Q", flow))
         if term is not None: body += fld(48, 1, struct.pack("<Q", term))
-        if mode == "seqclock" and ps is fp:  # the file's events on its sequence's clock 64
+        if mode.startswith("seqclock") and ps is fp:  # the file's events on its sequence's clock 64
             extra += fld(58, 0, vint(64))
         return packet(fld(8, 0, vint(ts)) + fld(10, 0, vint(1)) + extra + lendel(11, body))
     # each device: BOOTTIME ClockSnapshot (REALTIME deliberately unrelated)
     fp, rp = [snap(1000, 10**18)], [snap(1000, 2 * 10**18)]
-    if mode == "seqclock":  # clock 64 of sequence 1 reads BOOTTIME
+    if mode == "seqclock":  # clock 64 of sequence 1 reads BOOTTIME (seqclock-nosnap: nothing says)
         fp.append(packet(lendel(6, lendel(1, fld(1, 0, vint(64)) + fld(2, 0, vint(1000))) +
                                 lendel(1, fld(1, 0, vint(6)) + fld(2, 0, vint(1000)))) + fld(10, 0, vint(1))))
     for (i, dr, ft, rt) in msgs:
