@@ -269,7 +269,10 @@ tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimat
 	e->offset_ns = wrap_add(d0, to_ns(a));
 	e->lo_ns = wrap_add(d0, to_ns(lo));
 	e->hi_ns = wrap_add(d0, to_ns(hi));
-	e->drift_ppm = b * 1e6;
+	/* to the 0.001 ppm both printers show, and a drift that rounds to zero
+	 * is 0, not -0 (printed "-0.000") */
+	double ppm = round(b * 1e9) / 1e3;
+	e->drift_ppm = ppm == 0 ? 0 : ppm;
 	e->drift_ns = to_ns(b * span);
 }
 

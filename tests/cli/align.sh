@@ -131,6 +131,10 @@ pred=$(echo "$o" | sed -n 's/^predicted with the estimates applied: //p')
 chk=$("$TM" check --manifest "$t/m-sdk.json" "$d"/* 2>/dev/null | head -1)
 [ $rc = 0 ] && [ "$pred" = "$chk" ] && [ "$chk" = "All traces line up on the shared timeline." ] &&
 	ok "align --apply (sdk): check agrees: $chk" || no "align --apply (sdk)" "rc $rc predicted '$pred' check '$chk': $o"
+# zero drift prints 0.000, not -0.000, in words and in JSON
+o=$("$TM" align "$d"/*) js=$("$TM" align --json "$d"/*)
+echo "$o$js" | grep -q -- '-0\.000' && no "negative zero drift" "$o $js" ||
+	{ echo "$o" | grep -q 'drift 0\.000 ppm' && echo "$js" | grep -q '"drift_ppm":0\.000' && ok "zero drift prints 0.000" || no "zero drift" "$o $js"; }
 
 # --apply: the manifest written is the one check predicts clean, and says so
 for kind in json proto systrace; do

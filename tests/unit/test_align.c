@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* align.c: estimates from samples on clocks the replay converts (the
- * Perfetto SDK's incremental sequence clock 64). */
+ * Perfetto SDK's incremental sequence clock 64), and the printed drift. */
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -138,9 +139,27 @@ t_sdk_sequence_clock(void)
 	rmdir(dir);
 }
 
+/* A drift that rounds to zero prints 0.000, not -0.000. */
+static void
+t_no_negative_zero_drift(void)
+{
+	struct tm_align_obs o[3] = {{0, 1, 0}, {30000000000, 1, 0}, {60000000000, 0, 0}};
+	struct tm_align_estimate e;
+	memset(&e, 0, sizeof e);
+	tm_align_solve(o, 3, &e);
+	CHECK(e.has_drift);
+	CHECK(e.drift_ppm == 0 && !signbit(e.drift_ppm));
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_align_drift_sentence(&e, &b);
+	CHECK(b.data && strncmp(b.data, "drift 0.000 ppm", 15) == 0);
+	tm_buf_fini(&b);
+}
+
 int
 main(void)
 {
 	RUN(t_sdk_sequence_clock);
+	RUN(t_no_negative_zero_drift);
 	return 0;
 }
