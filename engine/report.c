@@ -308,13 +308,19 @@ tm_report_build(struct tm_replay *p)
 		f->n_machines = a->n_rows;
 		a->rows = NULL;
 		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
+		/* (exact sizes: a report row per member, 10,000s in an archive) */
 		if (sc) {
-			f->clocks = xcalloc(129, sizeof *f->clocks);
+			size_t nc = (size_t)__builtin_popcountll(sc->clocks_seen[0]) +
+				    (size_t)__builtin_popcountll(sc->clocks_seen[1]);
+			f->clocks = nc ? xcalloc(nc, sizeof *f->clocks) : NULL;
 			for (uint32_t c = 0; c < 128; c++)
 				if (sc->clocks_seen[c / 64] >> (c % 64) & 1)
 					f->clocks[f->n_clocks++] = c;
 		}
-		f->stats = xcalloc(TM_STAT__COUNT, sizeof *f->stats);
+		size_t ns = 0;
+		for (int st = 0; st < TM_STAT__COUNT; st++)
+			ns += a->stats[st] != 0;
+		f->stats = ns ? xcalloc(ns, sizeof *f->stats) : NULL;
 		for (int st = 0; st < TM_STAT__COUNT; st++) {
 			if (!a->stats[st])
 				continue;

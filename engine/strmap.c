@@ -52,7 +52,7 @@ tm_strmap_put(struct tm_strmap *m, const char *key, size_t len, size_t val, bool
 	if (2 * (m->n + 1) > m->cap) {
 		struct tm_strmap old = *m;
 
-		m->cap = m->cap ? 2 * m->cap : 16;
+		m->cap = m->cap ? 2 * m->cap : 4; /* small: a map per scan of each member */
 		m->slots = xcalloc(m->cap, sizeof *m->slots);
 		for (size_t i = 0; i < old.cap; i++)
 			if (old.slots[i].key)
@@ -114,7 +114,7 @@ tm_u64map_set(struct tm_u64map *m, uint64_t key, size_t val)
 	if (2 * (m->n + 1) > m->cap) {
 		struct tm_u64map old = *m;
 
-		m->cap = m->cap ? 2 * m->cap : 16;
+		m->cap = m->cap ? 2 * m->cap : 4; /* small: a map per scan of each member */
 		m->keys = xcalloc(m->cap, sizeof *m->keys);
 		m->vals = xcalloc(m->cap, sizeof *m->vals);
 		m->used = xcalloc(m->cap, 1);
