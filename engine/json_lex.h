@@ -220,91 +220,83 @@ tm_jl_quote_or_bs(const char *q, const char *end)
 	return q;
 }
 
-/* The first '"', open or close in [q, end), or end. */
-static inline const char *
-tm_jl_block_next(const char *q, const char *end, char open, char close)
-{
-#ifdef __SSE2__
-	const __m128i dq = _mm_set1_epi8('"'), o = _mm_set1_epi8(open), c = _mm_set1_epi8(close);
-	while (end - q >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			_mm_cmpeq_epi8(x, dq), _mm_or_si128(_mm_cmpeq_epi8(x, o), _mm_cmpeq_epi8(x, c))));
-		if (m)
-			return q + __builtin_ctz(m);
-		q += 16;
-	}
-#endif
-	while (q != end && *q != '"' && *q != open && *q != close)
-		q++;
-	return q;
-}
-
-/* The closing quote of the string whose content starts at str, or NULL:
- * the first '"' not escaped by an odd run of backslashes (ScanString). */
-static inline const char *
-tm_jl_string_end(const char *str, const char *end)
-{
-	const char *q = str;
-
-	for (;;) {
-#ifdef __SSE2__
-		const __m128i dq = _mm_set1_epi8('"');
-		for (;;) {
-			if (end - q < 16) {
-				q = memchr(q, '"', (size_t)(end - q));
-				break;
-			}
-			unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-				_mm_loadu_si128((const __m128i *)(const void *)q), dq));
-			if (m) {
-				q += __builtin_ctz(m);
-				break;
-			}
-			q += 16;
-		}
-#else
-		q = memchr(q, '"', (size_t)(end - q));
-#endif
-		if (!q)
-			return NULL;
-		if (q == str || q[-1] != '\\')
-			return q;
-		size_t bs = 1;
-		for (const char *p = q - 2; p >= str && *p == '\\'; p--)
-			bs++;
-		if ((bs & 1) == 0)
-			return q;
-		q++;
-	}
-}
-
-/* ScanToEndOfDelimitedBlock: only strings, open and close matter; 16 bytes
- * at a time between them. */
+/* ScanToEndOfDelimitedBlock: only strings (a backslash in one takes the
+ * next byte with it, ScanString's "a quote after an odd run of backslashes
+ * is escaped"), open and close matter.  16 bytes at a time: the quotes of a
+ * piece without a backslash give its in-string bits (a prefix XOR), and
+ * only the open and close bits outside strings are visited, so a string or
+ * a run of plain bytes costs no branch of its own.  A piece with a
+ * backslash, and the window's last 15 bytes, go a byte at a time. */
 static inline enum tm_jl_rc
 tm_jl_scan_block(struct tm_jl *lx, const char **pcur, char open, char close)
 {
 	const char *cur = *pcur + 1, *end = lx->end;
 	uint32_t bal = 1;
+	bool in_str = false, esc = false;
 
 	for (;;) {
-		char c;
+		const char *lim = end;
 
-		cur = tm_jl_block_next(cur, end, open, close);
+#ifdef __SSE2__
+		if (end - cur >= 16 && esc) {
+			lim = cur + 1; /* the escaped byte */
+		} else if (end - cur >= 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)cur);
+			unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
+			unsigned b = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+			unsigned o = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(open)));
+			unsigned c = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(close)));
+
+			if (!b) {
+				/* bit i: inside a string after byte i (an opening
+				 * quote is inside, a closing one outside) */
+				unsigned s = q ^ (q << 1);
+				s ^= s << 2;
+				s ^= s << 4;
+				s ^= s << 8;
+				if (in_str)
+					s = ~s;
+				s &= 0xffff;
+				in_str = s >> 15;
+				o &= ~s;
+				c &= ~s;
+				for (unsigned oc = o | c; oc; oc &= oc - 1) {
+					unsigned i = (unsigned)__builtin_ctz(oc);
+
+					if (o >> i & 1) {
+						bal++;
+					} else if (--bal == 0) {
+						*pcur = cur + i + 1;
+						return TM_JL_OK;
+					}
+				}
+				cur += 16;
+				continue;
+			}
+			lim = cur + 16;
+		}
+#endif
+		for (; cur != lim; cur++) {
+			char ch = *cur;
+
+			if (in_str) {
+				if (esc)
+					esc = false;
+				else if (ch == '\\')
+					esc = true;
+				else if (ch == '"')
+					in_str = false;
+			} else if (ch == '"') {
+				in_str = true;
+			} else if (ch == open) {
+				bal++;
+			} else if (ch == close && --bal == 0) {
+				*pcur = cur + 1;
+				return TM_JL_OK;
+			}
+		}
 		if (cur == end)
 			return TM_JL_INC;
-		c = *cur++;
-		if (c == '"') {
-			cur = tm_jl_string_end(cur, end);
-			if (!cur)
-				return TM_JL_INC;
-			cur++;
-		} else if (c == open) {
-			bal++;
-		} else if (--bal == 0) {
-			*pcur = cur;
-			return TM_JL_OK;
-		}
 	}
 }
 

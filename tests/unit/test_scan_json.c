@@ -588,7 +588,8 @@ scan_block_ref(const char **pcur, const char *end, char open, char close)
 
 /* The 16-bytes-at-a-time block scan against the byte loop: every mix of
  * strings, escapes, brackets of both kinds and long runs of plain bytes,
- * cut anywhere (the window's end). */
+ * with and without backslashes (the pieces that take the byte loop), cut
+ * anywhere (the window's end). */
 static void
 test_block_fast_path(void)
 {
@@ -598,10 +599,13 @@ test_block_fast_path(void)
 	char b[256];
 	for (int i = 0; i < 300000; i++) {
 		size_t n = 1 + rn(rn(4) ? 40 : 250);
-		bool obj = rn(2);
+		bool obj = rn(2), nobs = rn(3) == 0; /* some with no backslash at all */
 		b[0] = obj ? '{' : '[';
-		for (size_t j = 1; j < n; j++)
+		for (size_t j = 1; j < n; j++) {
 			b[j] = rn(4) ? 'a' + (char)rn(3) : alpha[rn(sizeof alpha - 1)];
+			if (nobs && b[j] == '\\')
+				b[j] = '"';
+		}
 		if (rn(2) && n > 2) /* a closer near the end, so many blocks complete */
 			b[n - 1 - rn(2)] = obj ? '}' : ']';
 		struct tm_jl lx = { .end = b + n, .msg = &msg, .quote_max = 1000 };
