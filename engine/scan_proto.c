@@ -1677,7 +1677,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		}
 		if (n == 0)
 			break; /* EOF: an incomplete trailing field is ignored, as TP does */
-		if (ctl && ctl->cancel && *ctl->cancel) {
+		if (ctl && ctl->cancel && __atomic_load_n(ctl->cancel, __ATOMIC_RELAXED)) {
 			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
 			break;
 		}

@@ -39,7 +39,7 @@ drive(tm_block_fn next, void *ctx, struct tm_scan *sc, const struct tm_scan_ctl 
 	for (;;) {
 		const uint8_t *p;
 		size_t n;
-		if (ctl && ctl->cancel && *ctl->cancel) {
+		if (ctl && ctl->cancel && __atomic_load_n(ctl->cancel, __ATOMIC_RELAXED)) {
 			rc = tm_error_set(err, TM_ERR_CANCELLED, "cancelled");
 			break;
 		}

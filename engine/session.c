@@ -523,7 +523,7 @@ tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel, stru
 	int st = atomic_load(&pl.status);
 	if (st == TM_ERR_CANCELLED)
 		return tm_error_set(err, TM_ERR_CANCELLED, "scan cancelled");
-	if (st == TM_OK && !(cancel && *cancel))
+	if (st == TM_OK && !(cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)))
 		tm_scancache_save(s);
 	return (enum tm_status)st;
 }
@@ -650,7 +650,7 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 			st = tm_stream_next(stm, &p, &n, err);
 			if (st != TM_OK || n == 0)
 				break;
-			if (o.cancel && *o.cancel) {
+			if (o.cancel && __atomic_load_n(o.cancel, __ATOMIC_RELAXED)) {
 				st = tm_error_set(err, TM_ERR_CANCELLED, "write cancelled");
 				break;
 			}
@@ -668,7 +668,7 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 		}
 	}
 	tm_buf_fini(&js);
-	if (st == TM_OK && o.cancel && *o.cancel)
+	if (st == TM_OK && o.cancel && __atomic_load_n(o.cancel, __ATOMIC_RELAXED))
 		st = tm_error_set(err, TM_ERR_CANCELLED, "write cancelled");
 	if (st != TM_OK) {
 		tm_tar_abort(w);

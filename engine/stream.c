@@ -163,7 +163,7 @@ tm_work_charge(struct tm_work *w, uint64_t n, const char *label, struct tm_error
 	if (!w)
 		return TM_OK;
 	volatile bool *c = __atomic_load_n(&w->cancel, __ATOMIC_ACQUIRE);
-	if (c && *c)
+	if (c && __atomic_load_n(c, __ATOMIC_RELAXED))
 		return tm_error_set(err, TM_ERR_CANCELLED, "%s: opening cancelled", label);
 	uint64_t budget = __atomic_load_n(&w->budget, __ATOMIC_RELAXED);
 	uint64_t b = __atomic_add_fetch(&w->bytes, n, __ATOMIC_RELAXED);

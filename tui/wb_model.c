@@ -453,7 +453,7 @@ void
 model_scan_cancel(struct wb_model *m)
 {
 	if (m->worker_running) {
-		m->cancel = true;
+		__atomic_store_n(&m->cancel, true, __ATOMIC_RELAXED);
 		model_set_msg(m, ROLE_WARNING, "Cancelling the scan...");
 	}
 }
@@ -565,7 +565,7 @@ open_paths(struct wb_model *m, char **paths, size_t n, char **why)
 	} else {
 		while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE)) {
 			if (!j.cancel && m->open_poll(m->open_poll_ud))
-				j.cancel = true;
+				__atomic_store_n(&j.cancel, true, __ATOMIC_RELAXED);
 			else if (j.cancel)
 				nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
 		}
@@ -787,7 +787,7 @@ static void
 close_session(struct wb_model *m)
 {
 	if (m->worker_running) {
-		m->cancel = true;
+		__atomic_store_n(&m->cancel, true, __ATOMIC_RELAXED);
 		pthread_join(m->worker, NULL);
 		m->worker_running = false;
 	}
