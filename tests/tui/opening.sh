@@ -12,8 +12,10 @@
 #     proof, as in tests/cli/hostile_quit.sh).
 # No wall-clock assertion: waits are bounded by screen contents; the
 # timestamps of the first partial screen and of the final one (with its
-# verdict) are printed
-# as "#" lines (a figure, never checked).
+# verdict) are printed as "#" lines (a figure, never checked).
+# TM_OPENING_BIG=ARCHIVE adds a measurement only (no PASS/FAIL): when the
+# first member row showed, when the opening screen gave way to the list
+# (the open finished), and when a verdict showed.
 # Prints "SKIP: ..." (never PASS) when tmux is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -170,4 +172,40 @@ else
 	rc=$(wait_rc $s)
 	if [ "$rc" = 0 ]; then ok "opening-q-cancels"
 	else no "opening-q-cancels" "exit $rc (152: the CPU limit: q did not stop the listing): $(head -c 300 "$t/$s.err")"; fi
+fi
+
+# Measurement only: a big archive of the caller's
+if [ -n "${TM_OPENING_BIG:-}" ]; then
+	s=big
+	t0=$(now)
+	start $s "$TM_OPENING_BIG"
+	first="" opened="" verdict=""
+	for i in $(seq 1 72000); do
+		shot $s >"$t/b.txt"
+		tn=$(now)
+		if [ -z "$first" ] && grep -q 'reading archive: [1-9]' "$t/b.txt"; then
+			first=$tn
+			cp "$t/b.txt" "$t/big-first.txt"
+		fi
+		if [ -z "$opened" ] && head -1 "$t/b.txt" | grep -q ' files\?$' &&
+			! head -1 "$t/b.txt" | grep -q 'so far'; then
+			opened=$tn
+		fi
+		if [ -n "$opened" ] &&
+			grep -q 'All traces line up\|would be dropped\|import fails\|not predicted' "$t/b.txt"; then
+			verdict=$tn
+			break
+		fi
+		[ -s "$t/$s.rc" ] && break
+		sleep 0.05
+	done
+	f() { if [ -n "$1" ]; then awk "BEGIN{printf \"%.2f s\", $1 - $t0}"; else echo never; fi; }
+	echo "# big archive $(basename "$TM_OPENING_BIG") ($(stat -c %s "$TM_OPENING_BIG") bytes):" \
+		"first member rows $(f "$first"), open finished $(f "$opened"), verdict $(f "$verdict");" \
+		"load $(cut -d' ' -f1-3 /proc/loadavg)"
+	if [ -n "${TM_OPENING_KEEP:-}" ] && [ -f "$t/big-first.txt" ]; then
+		cp "$t/big-first.txt" "$t/b.txt" "$TM_OPENING_KEEP/"
+	fi
+	T send-keys -t $s q
+	wait_rc $s >/dev/null
 fi
