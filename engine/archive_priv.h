@@ -115,7 +115,7 @@ extern uint64_t tm_inflated_bytes;
  * Test hook: read when a stream is created; zeros are the defaults. */
 struct tm_gz_tune {
 	size_t block;   /* most bytes per tm_stream_next (256 KiB) */
-	size_t step;    /* most output per inflate call (1 MiB) */
+	size_t step;    /* most output per inflate call (256 KiB) */
 	size_t slack;   /* read-ahead + 1: lead = 33 MiB + slack - 1 (3 MiB) */
 	bool no_thread; /* inflate on the consumer's thread (the sequential stream) */
 };

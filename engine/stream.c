@@ -59,7 +59,7 @@
 #define RING_SLACK (3u << 20)
 /* Output per inflate call of the producer (how often it looks at stop and
  * at how far it may run ahead). */
-#define STEP (1u << 20)
+#define STEP (256u << 10)
 
 uint64_t tm_inflated_bytes; /* test hook: all decompressed output produced */
 struct tm_gz_tune tm_gz_tune; /* test hook: zeros = the defaults */
@@ -306,7 +306,6 @@ ring_init(struct tm_stream *st)
 	st->r_block = t.block ? t.block : BLOCK;
 	st->r_step = t.step ? t.step : STEP;
 	st->r_cap = TP_BLOB + PRIME_MAX + (t.slack ? t.slack - 1 : RING_SLACK);
-	st->ob_cap = st->r_block > PRIME_MAX ? st->r_block : PRIME_MAX;
 	st->sync = t.no_thread;
 	if (pthread_mutex_init(&st->mu, NULL) || pthread_cond_init(&st->cv_p, NULL) ||
 	    pthread_cond_init(&st->cv_c, NULL))
@@ -1148,19 +1147,37 @@ p_fill(struct tm_stream *st, size_t want, struct tm_error *err)
 	return TM_OK;
 }
 
-/* P: have at least min(want, ready - pos) bytes from pos in ob. */
+/* P: have at least min(want, ready - pos) bytes from pos in ob.  ob holds
+ * a block or two (a cache-sized piece at a time), 1 MiB only while the
+ * primed bytes are in it. */
 static enum tm_status
 p_have(struct tm_stream *st, uint64_t ready, size_t want, struct tm_error *err)
 {
-	if (!st->ob)
-		st->ob = xmalloc(st->ob_cap); /* pages are touched as used */
-	if (st->ob_end == st->pos)
+	size_t base = 2 * (st->r_block > BLOCK ? st->r_block : BLOCK);
+	if (st->ob_end == st->pos) {
 		st->ob_org = st->ob_end = st->pos; /* empty: from ob[0] again */
+		if (st->ob_cap > base) { /* the primed bytes are delivered */
+			free(st->ob);
+			st->ob = NULL;
+		}
+	}
+	if (!st->ob) {
+		st->ob_cap = base;
+		st->ob = xmalloc(st->ob_cap);
+	}
 	uint64_t have = st->ob_end - st->pos, need = ready - st->pos;
 	if (need > want)
 		need = want;
 	if (have >= need)
 		return TM_OK;
+	if (need > st->ob_cap) { /* tm_stream_gz_prime: up to PRIME_MAX */
+		uint8_t *nb = xmalloc((size_t)need);
+		memcpy(nb, st->ob + (st->pos - st->ob_org), (size_t)have);
+		free(st->ob);
+		st->ob = nb;
+		st->ob_cap = (size_t)need;
+		st->ob_org = st->pos;
+	}
 	if (st->pos + need > st->ob_org + st->ob_cap) {
 		memmove(st->ob, st->ob + (st->pos - st->ob_org), (size_t)have);
 		st->ob_org = st->pos;
