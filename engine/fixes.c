@@ -60,7 +60,7 @@ offer(struct cand_ctx *c, const char *file, const struct tm_manifest *m, struct 
 	if (known && *known) {
 		r = *known;
 		*known = NULL;
-	} else if (tm_session_evaluate(c->s, m, &r, &e) != TM_OK) {
+	} else if (tm_session_eval_numbers(c->s, m, &r, &e) != TM_OK) {
 		return;
 	}
 	if (better(r, c->before)) {
@@ -188,7 +188,7 @@ fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const struct 
 	struct tm_report *own_before = NULL;
 	const struct tm_report *before = known;
 	if (!before) {
-		enum tm_status st = tm_session_evaluate(s, cur, &own_before, err);
+		enum tm_status st = tm_session_eval_numbers(s, cur, &own_before, err);
 		if (st != TM_OK)
 			return st;
 		before = own_before;
@@ -294,7 +294,7 @@ tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution
 	else
 		tm_manifest_init(&out->m);
 	struct tm_report *r = NULL;
-	enum tm_status st = tm_session_evaluate(s, &out->m, &r, err);
+	enum tm_status st = tm_session_eval_numbers(s, &out->m, &r, err);
 	if (st != TM_OK)
 		goto fail;
 	/* 1. the offsets the events give, each kept only if it does not make

@@ -205,7 +205,7 @@ tm_session_trace_clock(struct tm_session *s, size_t member)
 	uint64_t votes[TM_CLOCK_BOOTTIME + 1] = {0};
 	struct tm_opiter it;
 	struct tm_op op;
-	tm_opiter_init(&it, &sc->log);
+	tm_opiter_init(&it, tm_scan_log(sc, false));
 	it.raw_runs = true;
 	while (tm_opiter_next(&it, &op)) {
 		if (op.kind == TM_OP_SNAPSHOT && (op.flags & TM_SNAP_PACKET) && op.machine == 0) {
@@ -362,7 +362,7 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 	const struct tm_report *before = known;
 	enum tm_status st = TM_OK;
 	if (!before) {
-		st = tm_session_evaluate(s, cur, &own_before, err);
+		st = tm_session_eval_numbers(s, cur, &own_before, err);
 		if (st != TM_OK)
 			return st;
 		before = own_before;
@@ -448,7 +448,7 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 			ref_clock ? tm_clock_name(ref_clock) : "", how);
 
 	struct tm_report *after = NULL;
-	st = tm_session_evaluate(s, &out->m, &after, err);
+	st = tm_session_eval_numbers(s, &out->m, &after, err);
 	if (st != TM_OK) {
 		tm_report_free(own_before);
 		tm_offset_result_fini(out);
@@ -477,7 +477,7 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 			of->clocks.machine = NULL;
 			struct tm_report *own_r = NULL;
 			struct tm_error e2;
-			if (tm_session_evaluate(s, &out->own_m, &own_r, &e2) == TM_OK) {
+			if (tm_session_eval_numbers(s, &out->own_m, &own_r, &e2) == TM_OK) {
 				out->own_verdict = tm_report_verdict_str(own_r);
 				out->own_ok = own_r->ok;
 				out->own_helps = !own_r->error && (after->error || own_r->dropped < after->dropped ||

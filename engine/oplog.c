@@ -761,6 +761,20 @@ tm_oplog_finish(struct tm_oplog *l)
 }
 
 void
+tm_oplog_fold(const struct tm_oplog *src, struct tm_oplog *dst)
+{
+	struct tm_opiter it;
+	struct tm_op op;
+	tm_opiter_init(&it, src);
+	while (tm_opiter_next(&it, &op)) {
+		op.detail = 0;
+		tm_oplog_add(dst, &op);
+	}
+	tm_opiter_fini(&it);
+	tm_oplog_finish(dst);
+}
+
+void
 tm_oplog_push(struct tm_oplog *l, uint32_t machine, int64_t ts, uint32_t flags, uint32_t detail,
 	      uint64_t offset)
 {

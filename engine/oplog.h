@@ -315,6 +315,12 @@ void tm_opiter_fini(struct tm_opiter *it);
 /* Decode the next op into *op (arrays borrowed until the next call); false at end. */
 bool tm_opiter_next(struct tm_opiter *it, struct tm_op *op);
 
+/* The ops of src (a log without runs, e.g. one with details) appended to
+ * dst (initialised, use_runs set) without their details, then finished: the
+ * same events folded into runs, for the replay's fast path (the summary of a
+ * session that keeps per-event details, session.c). */
+void tm_oplog_fold(const struct tm_oplog *src, struct tm_oplog *dst);
+
 /* A log read back whole (saved scans): its large runs go to the spill file
  * as if they had been appended now (same values, same ops). */
 void tm_oplog_spill_runs(struct tm_oplog *l);

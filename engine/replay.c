@@ -1212,12 +1212,19 @@ static void
 replay_ops(struct tm_replay *p, struct fstate *fs)
 {
 	struct tm_opiter it;
-	tm_opiter_init(&it, &fs->sc->log);
+	tm_opiter_init(&it, tm_scan_log(fs->sc, p->src->keep_events));
 	it.raw_runs = !p->src->plain_replay;
 	struct tm_op op;
 	struct tm_oppos pos;
-	for (;;) {
+	volatile bool *cancel = p->src->cancel;
+	for (uint32_t n = 0;; n++) {
 		tm_opiter_tell(&it, &pos);
+		if (cancel && !(n & 4095) && *cancel) {
+			/* stops every loop of the replay, as a failure does */
+			*p->src->cancelled = true;
+			if (!p->error)
+				p->error = xstrdup("cancelled");
+		}
 		if (p->error || !tm_opiter_next(&it, &op))
 			break;
 		if (op.kind == TM_OP_PACKET) {

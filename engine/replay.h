@@ -46,10 +46,14 @@ struct tm_replay_src {
 	/* per member: NULL except for manifest members */
 	struct tm_manifest_slot *const *manifests;
 	size_t first_manifest; /* member index of the first manifest, SIZE_MAX */
-	bool keep_events;      /* fill the report's per-event list */
+	bool keep_events;      /* fill the report's per-event list (else the
+				* scans' folded logs are replayed: tm_scan_log) */
 	bool plain_replay;     /* replay every event one by one (no runs) */
 	/* per member: NULL, or the conversions an estimate asks for */
 	struct tm_replay_probe *const *probes;
+	/* set (by another thread): the replay stops soon, *cancelled set */
+	volatile bool *cancel;
+	bool *cancelled;
 };
 
 /* Replay trace_processor's import for manifest m (NULL = the input's own

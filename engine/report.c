@@ -407,7 +407,7 @@ tm_report_build(struct tm_replay *p)
 		tm_buf_adds(&b, "no file claims trace time");
 	}
 	r->tt_why = tm_buf_steal(&b);
-	if (s->keep_events && s->scans)
+	if (s->keep_events && s->scans && !(s->cancelled && *s->cancelled))
 		build_events(p, r);
 	r->error = p->error;
 	r->error_where = p->error_where;

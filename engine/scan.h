@@ -23,6 +23,10 @@ struct tm_scan_ctl {
 
 struct tm_scan {
 	struct tm_oplog log;
+	/* With per-event details kept: the same ops folded into runs, without
+	 * details (tm_scan_fold), for evaluations that need only the numbers;
+	 * NULL otherwise (log has the runs then). */
+	struct tm_oplog *sum;
 	enum tm_format format;
 	uint64_t n_packets;  /* proto packets / JSON events / systrace lines read */
 	uint64_t n_events;   /* ops that push (upper bound of the file's events) */
@@ -48,6 +52,14 @@ void tm_scan_init(struct tm_scan *sc, enum tm_format format);
 /* The scan's alignment samples, created on first use. */
 struct tm_align_samples *tm_scan_align(struct tm_scan *sc);
 void tm_scan_fini(struct tm_scan *sc);
+/* sc->sum from sc->log, once, when the log keeps details (no runs). */
+void tm_scan_fold(struct tm_scan *sc);
+/* The log an evaluation replays: the folded one for numbers only. */
+static inline const struct tm_oplog *
+tm_scan_log(const struct tm_scan *sc, bool events)
+{
+	return !events && sc->sum ? sc->sum : &sc->log;
+}
 /* The scan's error, created (cleared) on first use. */
 struct tm_error *tm_scan_err(struct tm_scan *sc);
 void tm_scan_note_machine(struct tm_scan *sc, uint32_t machine);

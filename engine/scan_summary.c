@@ -23,9 +23,25 @@ tm_scan_init(struct tm_scan *sc, enum tm_format format)
 }
 
 void
+tm_scan_fold(struct tm_scan *sc)
+{
+	if (sc->sum || sc->log.use_runs)
+		return;
+	sc->sum = xcalloc(1, sizeof *sc->sum);
+	tm_oplog_init(sc->sum);
+	sc->sum->use_runs = true;
+	tm_oplog_fold(&sc->log, sc->sum);
+}
+
+void
 tm_scan_fini(struct tm_scan *sc)
 {
 	tm_oplog_fini(&sc->log);
+	if (sc->sum) {
+		tm_oplog_fini(sc->sum);
+		free(sc->sum);
+		sc->sum = NULL;
+	}
 	tm_al_free(sc->align);
 	sc->align = NULL;
 	free(sc->embedded);

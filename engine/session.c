@@ -304,6 +304,8 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 		st = TM_OK;
 	}
 	tm_oplog_finish(&sc->log);
+	if (st == TM_OK && s->opts.keep_events && !s->opts.plain_replay)
+		tm_scan_fold(sc); /* the numbers' fast path */
 	if (mb->size == UINT64_MAX && st == TM_OK)
 		mb->size = delivered; /* learned by streaming it */
 	if (st == TM_ERR_CANCELLED) {
@@ -539,13 +541,29 @@ tm_session_progress(const struct tm_session *s, size_t member, struct tm_progres
 	p->is_scanned = atomic_load(&s->is_scanned[member]);
 }
 
+bool
+tm_session_keeps_events(const struct tm_session *s)
+{
+	return s->opts.keep_events;
+}
+
+static enum tm_status evaluate(struct tm_session *s, const struct tm_manifest *m,
+			       const struct tm_eval_opts *o, struct tm_replay_probe *const *probes,
+			       struct tm_report **out, struct tm_error *err);
+
 enum tm_status
 tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm_report **out,
 		    struct tm_error *err)
 {
-	return tm_session_evaluate_probe(s, m, NULL, out, err);
+	*out = NULL;
+	enum tm_status st = tm_session_scan(s, SIZE_MAX, NULL, err);
+	if (st != TM_OK)
+		return st;
+	struct tm_eval_opts o = {.events = s->opts.keep_events};
+	return evaluate(s, m, &o, NULL, out, err);
 }
 
+/* The estimates' probes need the numbers' replay only (the folded logs). */
 enum tm_status
 tm_session_evaluate_probe(struct tm_session *s, const struct tm_manifest *m,
 			  struct tm_replay_probe *const *probes, struct tm_report **out,
@@ -555,17 +573,49 @@ tm_session_evaluate_probe(struct tm_session *s, const struct tm_manifest *m,
 	enum tm_status st = tm_session_scan(s, SIZE_MAX, NULL, err);
 	if (st != TM_OK)
 		return st;
+	return evaluate(s, m, &(struct tm_eval_opts){0}, probes, out, err);
+}
+
+enum tm_status
+tm_session_eval_numbers(struct tm_session *s, const struct tm_manifest *m, struct tm_report **out,
+			struct tm_error *err)
+{
+	return tm_session_evaluate_probe(s, m, NULL, out, err);
+}
+
+enum tm_status
+tm_session_evaluate_ex(struct tm_session *s, const struct tm_manifest *m,
+		       const struct tm_eval_opts *o, struct tm_report **out, struct tm_error *err)
+{
+	return evaluate(s, m, o, NULL, out, err);
+}
+
+static enum tm_status
+evaluate(struct tm_session *s, const struct tm_manifest *m, const struct tm_eval_opts *o,
+	 struct tm_replay_probe *const *probes, struct tm_report **out, struct tm_error *err)
+{
+	*out = NULL;
+	for (size_t i = 0; i < s->in.n_members; i++)
+		if (!atomic_load(&s->is_scanned[i]))
+			return tm_error_set(err, TM_ERR_INVALID, "member %zu is not scanned yet", i);
 	struct tm_report *r = xcalloc(1, sizeof *r);
 	r->tt_file = -1;
 	r->tt_machine = -1;
+	bool cancelled = false;
 	struct tm_replay_src src = {.in = &s->in,
 				    .scans = s->scans,
 				    .manifests = s->manifests,
 				    .first_manifest = s->first_manifest,
-				    .keep_events = s->opts.keep_events,
+				    .keep_events = s->opts.keep_events && o && o->events,
 				    .plain_replay = s->opts.plain_replay,
-				    .probes = probes};
+				    .probes = probes,
+				    .cancel = o ? o->cancel : NULL,
+				    .cancelled = &cancelled};
 	tm_replay(&src, m, r);
+	if (cancelled) {
+		tm_report_free(r);
+		return tm_error_set(err, TM_ERR_CANCELLED, "evaluation cancelled");
+	}
 	/* A read error of ours (not trace_processor's) in a member that the
 	 * replay reached is reported too. */
 	for (size_t i = 0; i < s->in.n_members && !r->error; i++)

@@ -646,10 +646,36 @@ struct tm_report {
 
 /* Evaluate manifest m (NULL: the input's own manifest, if any) against the
  * scanned members.  Members not yet scanned are scanned first (blocking).
+ * With keep_events the report has the per-event list (tm_eval_opts.events).
  * Caller frees *out with tm_report_free. */
 enum tm_status tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m,
 				   struct tm_report **out, struct tm_error *err) TM_WUR;
 void tm_report_free(struct tm_report *r);
+
+/* What one evaluation computes (tm_session_evaluate_ex). */
+struct tm_eval_opts {
+	/* The per-event list (report.events), in a session opened with
+	 * keep_events: every event replayed one by one, linear in the events
+	 * (~0.2 s at 16 MiB).  false: the numbers only (no events list),
+	 * replayed over runs of events, in well under a frame at any size;
+	 * every count, stat, range and the verdict are the same as with
+	 * events (the same rules: test_eval_paths). */
+	bool events;
+	/* Set by another thread: the evaluation stops soon and returns
+	 * TM_ERR_CANCELLED (no report). */
+	volatile bool *cancel;
+};
+/* Evaluate manifest m as tm_session_evaluate does, but without scanning:
+ * every member must be scanned already (TM_ERR_INVALID otherwise).  It
+ * reads the session and changes nothing in it, so once scanned, an
+ * evaluation with events may run on a thread of its own beside the
+ * evaluations of the session's own thread (no rescan, close or other
+ * change of the session meanwhile). */
+enum tm_status tm_session_evaluate_ex(struct tm_session *s, const struct tm_manifest *m,
+				      const struct tm_eval_opts *o, struct tm_report **out,
+				      struct tm_error *err) TM_WUR;
+/* Whether the session keeps per-event details (tm_session_opts.keep_events). */
+bool tm_session_keeps_events(const struct tm_session *s);
 
 /* The verdict line in the dialog's words: "All traces line up on the shared
  * timeline." or "N events would be dropped: ..." (written into out). */

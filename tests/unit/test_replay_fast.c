@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tracemerge.h"
@@ -405,6 +406,100 @@ fast_equals_reference(void)
 	tm_session_close(ref);
 }
 
+/* A session that keeps per-event details answers an edit from the
+ * numbers' fast path (its scans folded into runs: tm_eval_opts.events
+ * false) and computes the events list on request: both must give the same
+ * numbers, equal to a session without details, and the events list must
+ * add up to them (each file's events and each drop stat, where the file's
+ * scanner records a detail for every event).  Small inputs of every shape
+ * (the events path is linear and slow under ASan). */
+static char small[300];
+
+static void
+summary_equals_events(void)
+{
+	char p[5][600];
+	const char *names[5] = {"phone.pftrace", "watch.pftrace", "app.json", "sys.systrace",
+				"sched.pftrace"};
+	const char *paths[5];
+	for (int i = 0; i < 5; i++) {
+		snprintf(p[i], sizeof p[i], "%s/%s", small, names[i]);
+		paths[i] = p[i];
+	}
+	struct tm_session *ev, *plain;
+	struct tm_session_opts oe = {.keep_events = true}, op = {0};
+	struct tm_error e;
+	CHECK(tm_session_open(&ev, paths, 5, &oe, &e) == TM_OK);
+	CHECK(tm_session_open(&plain, paths, 5, &op, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	CHECK(tm_session_scan(ev, SIZE_MAX, NULL, &e) == TM_OK);
+	CHECK(tm_session_keeps_events(ev) && !tm_session_keeps_events(plain));
+	uint64_t listed = 0, listed_drops = 0;
+	int checked_files = 0;
+	for (size_t k = 0; k < sizeof manifests / sizeof manifests[0] && !t_failed_; k++) {
+		struct tm_manifest m;
+		tm_manifest_init(&m);
+		if (manifests[k] && parse_m(manifests[k], &m)) {
+			CHECK(!"manifest parses");
+			continue;
+		}
+		const struct tm_manifest *mm = manifests[k] ? &m : NULL;
+		struct tm_report *sum = NULL, *full = NULL, *ref = NULL;
+		struct tm_eval_opts fast = {.events = false}, slow = {.events = true};
+		CHECK(tm_session_evaluate_ex(ev, mm, &fast, &sum, &e) == TM_OK);
+		CHECK(tm_session_evaluate_ex(ev, mm, &slow, &full, &e) == TM_OK);
+		CHECK(tm_session_evaluate(plain, mm, &ref, &e) == TM_OK);
+		if (!t_failed_) {
+			CHECK_INT(sum->n_events, 0);
+			CHECK(full->n_events > 0);
+			compare(sum, full, manifests[k] ? manifests[k] : "(none)");
+			compare(sum, ref, manifests[k] ? manifests[k] : "(none)");
+			CHECK(tm_report_same_numbers(sum, full));
+		}
+		/* the list adds up to the numbers */
+		for (size_t f = 0; !t_failed_ && f < full->n_files; f++) {
+			const struct tm_report_file *rf = &full->files[f];
+			uint64_t n = 0;
+			for (size_t i = 0; i < full->n_events; i++)
+				n += full->events[i].file == f;
+			CHECK(n <= rf->events);
+			if (n != rf->events || !n)
+				continue; /* its scanner keeps no detail for some events */
+			checked_files++;
+			listed += n;
+			for (size_t j = 0; j < rf->n_stats; j++) {
+				uint64_t d = 0;
+				for (size_t i = 0; i < full->n_events; i++)
+					d += full->events[i].file == f && full->events[i].dropped &&
+					     !strcmp(full->events[i].dropped, rf->stats[j].name);
+				/* one event per negative drop; a clock failure
+				 * may count where no event is lost (a snapshot) */
+				if (rf->stats[j].id == TM_STAT_NEG_DROPPED)
+					CHECK_INT(d, rf->stats[j].value);
+				else
+					CHECK(d <= rf->stats[j].value);
+				listed_drops += d;
+			}
+		}
+		tm_report_free(sum);
+		tm_report_free(full);
+		tm_report_free(ref);
+		tm_manifest_fini(&m);
+	}
+	/* not vacuous: files were checked event by event, and some dropped */
+	CHECK(checked_files >= 10);
+	CHECK(listed > 100000 / (uint64_t)scale);
+	CHECK(listed_drops > 1000 / (uint64_t)scale);
+	/* a cancelled evaluation returns no report */
+	volatile bool stop = true;
+	struct tm_report *r = NULL;
+	struct tm_eval_opts oc = {.events = true, .cancel = &stop};
+	CHECK(tm_session_evaluate_ex(ev, NULL, &oc, &r, &e) == TM_ERR_CANCELLED && !r);
+	tm_session_close(ev);
+	tm_session_close(plain);
+}
+
 /* The same with every large run's deltas in the spill file (oplog.c), read
  * back block by block by the fast replay. */
 extern size_t tm_oplog_spill_after;
@@ -536,6 +631,20 @@ main(void)
 	gen_json(300000 / scale);
 	gen_systrace(200000 / scale);
 	gen_sched(4000 / scale);
+	/* the same shapes, small, for the events path */
+	char big[256];
+	memcpy(big, dir, sizeof big);
+	snprintf(small, sizeof small, "%s/small", big);
+	if (mkdir(small, 0700) != 0 || strlen(small) >= sizeof dir)
+		return 1;
+	memcpy(dir, small, strlen(small) + 1);
+	gen_phone(60000 / scale);
+	gen_watch(20000 / scale);
+	gen_json(15000 / scale);
+	gen_systrace(10000 / scale);
+	gen_sched(200 / scale + 1);
+	memcpy(dir, big, sizeof dir);
+	RUN(summary_equals_events);
 	RUN(fast_equals_reference);
 	RUN(fast_equals_reference_spilled);
 	RUN(drops_happen);
