@@ -1219,7 +1219,7 @@ replay_ops(struct tm_replay *p, struct fstate *fs)
 	volatile bool *cancel = p->src->cancel;
 	for (uint32_t n = 0;; n++) {
 		tm_opiter_tell(&it, &pos);
-		if (cancel && !(n & 4095) && *cancel) {
+		if (cancel && !(n & 4095) && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
 			/* stops every loop of the replay, as a failure does */
 			*p->src->cancelled = true;
 			if (!p->error)

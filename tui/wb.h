@@ -168,6 +168,19 @@ struct wb_stack {
 
 #define WB_LOG_MAX 200 /* messages kept for :messages */
 
+/* Per-event details of one report file, as the details pane shows them:
+ * how many of its events the list says are dropped, and the first few. */
+#define WB_DETAIL_FIRST 3
+struct wb_file_details {
+	uint64_t n_dropped;
+	size_t n_first;
+	struct wb_dropped_event {
+		char *name;      /* NULL: none */
+		int64_t ts;      /* trace time; the raw timestamp when not converted */
+		const char *why; /* the stat (static) */
+	} first[WB_DETAIL_FIRST];
+};
+
 struct wb_model {
 	/* inputs */
 	char **paths; /* trace inputs given to the session */
@@ -226,6 +239,31 @@ struct wb_model {
 		size_t *file_of;
 		size_t n_file_of;
 	} tl;
+
+	/* Per-event details (sessions that keep them: inputs under 16 MiB).
+	 * An edit's numbers come from the fast path at once (rep); the list
+	 * of events is computed after it on a thread of its own, for that
+	 * evaluation only: the next evaluation cancels it, and what a
+	 * cancelled or superseded thread found is never shown. */
+	unsigned eval_gen; /* counts evaluations */
+	struct wb_details {
+		pthread_t thr;
+		bool running;          /* a thread to join */
+		volatile bool cancel;  /* set: the thread's evaluation stops */
+		int done;              /* __atomic: the thread has finished */
+		unsigned gen;          /* the evaluation the thread computes */
+		struct tm_manifest man; /* its copy of the manifest */
+		bool man_none;         /* evaluates the input's own manifest */
+		struct tm_report *out; /* the thread's, until joined */
+		enum tm_status st;
+		char *werr;
+		bool hold;             /* harness (:details hold): none started */
+		/* the current evaluation's details, once in */
+		bool ready;
+		char *error;           /* they could not be computed: why */
+		struct wb_file_details *files; /* rep->n_files */
+		size_t n_files;
+	} det;
 
 	/* background scan */
 	pthread_t worker;
@@ -521,6 +559,18 @@ bool model_cache_setting(const char *key, const char *val, bool *no_cache, uint6
 bool model_scan_poll(struct wb_model *m);
 void model_scan_cancel(struct wb_model *m);
 bool model_is_idle(const struct wb_model *m);
+/* Per-event details: join a finished thread (its result shown when it is
+ * the current evaluation's), start one for the current evaluation when
+ * none runs.  True when what the screen shows changed. */
+bool model_details_poll(struct wb_model *m);
+/* Whether the details are being computed (or waiting to be). */
+bool model_details_busy(const struct wb_model *m);
+/* File i of the report's details, NULL while they are computed or when
+ * the session keeps none (model_details_kept). */
+const struct wb_file_details *model_file_details(const struct wb_model *m, size_t file);
+bool model_details_kept(const struct wb_model *m);
+/* Harness: hold (no thread started: the computing state stays) or go. */
+void model_details_hold(struct wb_model *m, bool hold);
 /* Why a row cannot be a TAR member as it is (util merge's rules), or NULL;
  * caller frees.  And how many rows have such a problem. */
 char *model_member_problem(const struct wb_model *m, size_t row);

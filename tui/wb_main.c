@@ -5,7 +5,7 @@
  * the loop (poll the scan, prepare and draw a frame, read a key), the
  * scripted test mode (TM_SCRIPT / --script: keys and :commands consumed only
  * at the idle point, plus the harness commands :dump-screen, :resize,
- * :raise, :click, :wheel, :unlink), signals and the recovery manifest on
+ * :raise, :click, :wheel, :unlink, :details), signals and the recovery manifest on
  * the way out.
  */
 #include "workbench.h"
@@ -205,7 +205,8 @@ keyq_pop(void)
 
 /* Test-harness commands (not actions: they work even while a prompt is
  * open): :dump-screen [--roles] FILE, :resize ROWSxCOLS, :raise [HUP],
- * :click ROW COL, :wheel up|down ROW COL, :unlink FILE, :wait.  Returns false for any other line. */
+ * :click ROW COL, :wheel up|down ROW COL, :unlink FILE, :details hold|go, :wait.
+ * Returns false for any other line. */
 static bool
 harness_command(struct wb *wb, const char *line)
 {
@@ -249,6 +250,12 @@ harness_command(struct wb *wb, const char *line)
 		/* A file vanishes under the session (a reopen must keep it). */
 		if (unlink(line + 8) != 0)
 			model_set_msg(&wb->m, ROLE_ERROR, "unlink %s: %s", line + 8, strerror(errno));
+		return true;
+	}
+	if (strcmp(line, ":details hold") == 0 || strcmp(line, ":details go") == 0) {
+		/* hold: no per-event details are computed (the screen keeps
+		 * saying so, for a golden of that state); go: as usual */
+		model_details_hold(&wb->m, line[9] == 'h');
 		return true;
 	}
 	if (strcmp(line, ":wait") == 0 || strcmp(line, ":idle") == 0)
@@ -315,6 +322,7 @@ run_loop(struct wb *wb)
 		int key;
 
 		model_scan_poll(&wb->m);
+		model_details_poll(&wb->m);
 		if (wb_got_signal)
 			break;
 		if (!wb->run.headless)
@@ -340,7 +348,9 @@ run_loop(struct wb *wb)
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		int wait_ms = wb->m.worker_running ? 100 : 1000;
+		/* per-event details arrive a few ms after an edit: looked for
+		 * often while they are computed */
+		int wait_ms = model_details_busy(&wb->m) ? 10 : wb->m.worker_running ? 100 : 1000;
 		struct timespec t0, t1;
 		timeout(wait_ms);
 		clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -27,6 +27,7 @@ model_init(struct wb_model *m)
 	tm_manifest_init(&m->man);
 	tm_manifest_init(&m->saved);
 	tm_listing_snap_init(&m->open_snap);
+	tm_manifest_init(&m->det.man);
 	m->next_machine_n = 1;
 }
 
@@ -43,6 +44,7 @@ void
 model_fini(struct wb_model *m)
 {
 	close_session(m);
+	tm_manifest_fini(&m->det.man);
 	model_fini_links(m);
 	for (size_t i = 0; i < m->n_paths; i++)
 		free(m->paths[i]);
@@ -225,8 +227,8 @@ model_offset_effect(const struct wb_model *m, const char *path, int64_t off, con
 /* ---- evaluation ---- */
 
 /* The timeline's range and each file's dropped range before zero, from the
- * report (its events list is long under --events sized inputs: once here,
- * not in every frame). */
+ * report's numbers (the fast path: never waits for per-event details), once
+ * per evaluation, not in every frame. */
 static void
 timeline_data(struct wb_model *m)
 {
@@ -269,16 +271,6 @@ timeline_data(struct wb_model *m)
 			t->hi = rf->last_ts > t->hi ? rf->last_ts : t->hi;
 		}
 	}
-	for (size_t i = 0; i < r->n_events; i++) {
-		const struct tm_report_event *ev = &r->events[i];
-		if (!ev->dropped || ev->ts >= 0 || ev->file >= r->n_files)
-			continue;
-		struct wb_drop_range *d = &t->drop[ev->file];
-		t->lo = ev->ts < t->lo ? ev->ts : t->lo;
-		d->lo = !d->has || ev->ts < d->lo ? ev->ts : d->lo;
-		d->hi = !d->has || ev->ts > d->hi ? ev->ts : d->hi;
-		d->has = true;
-	}
 	/* Zero (where events start to be dropped) is on the strip unless it is
 	 * further from the events than their own span (wall-clock times). */
 	if (t->lo > t->hi) {
@@ -293,6 +285,18 @@ timeline_data(struct wb_model *m)
 		t->hi = 1;
 }
 
+/* The numbers only (the fast path, whatever the session keeps). */
+static enum tm_status
+eval_numbers(struct wb_model *m, const struct tm_manifest *man, struct tm_report **rep,
+	     struct tm_error *err)
+{
+	enum tm_status st = tm_session_scan(m->s, SIZE_MAX, NULL, err);
+	*rep = NULL;
+	return st != TM_OK ? st : tm_session_evaluate_ex(m->s, man, &(struct tm_eval_opts){0}, rep, err);
+}
+
+static void details_forget(struct wb_model *m);
+
 void
 model_evaluate(struct wb_model *m)
 {
@@ -306,7 +310,7 @@ model_evaluate(struct wb_model *m)
 	m->eval_error = NULL;
 	/* A broken manifest: the archive's own members, as trace_processor
 	 * reads them (its error is the verdict). */
-	if (tm_session_evaluate(m->s, m->man_broken ? NULL : &m->man, &rep, &err) != TM_OK) {
+	if (eval_numbers(m, m->man_broken ? NULL : &m->man, &rep, &err) != TM_OK) {
 		m->eval_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
 		if (rep)
 			tm_report_free(rep);
@@ -315,8 +319,183 @@ model_evaluate(struct wb_model *m)
 	if (m->rep)
 		tm_report_free(m->rep);
 	m->rep = rep;
+	/* the details shown belonged to the last evaluation: gone; a thread
+	 * still computing them stops */
+	m->eval_gen++;
+	details_forget(m);
+	if (m->det.running)
+		__atomic_store_n(&m->det.cancel, true, __ATOMIC_RELAXED);
 	timeline_data(m);
 	model_fixes_refresh(m);
+	model_details_poll(m);
+}
+
+/* ---- per-event details, on a thread of their own ---- */
+
+bool
+model_details_kept(const struct wb_model *m)
+{
+	return m->s && tm_session_keeps_events(m->s);
+}
+
+static void
+details_forget(struct wb_model *m)
+{
+	struct wb_details *d = &m->det;
+	for (size_t i = 0; i < d->n_files; i++)
+		for (size_t k = 0; k < d->files[i].n_first; k++)
+			free(d->files[i].first[k].name);
+	free(d->files);
+	d->files = NULL;
+	d->n_files = 0;
+	free(d->error);
+	d->error = NULL;
+	d->ready = false;
+}
+
+static void *
+details_worker(void *arg)
+{
+	struct wb_model *m = arg;
+	struct wb_details *d = &m->det;
+	struct tm_eval_opts o = {.events = true, .cancel = &d->cancel};
+	struct tm_error err;
+	tm_error_clear(&err);
+	d->st = tm_session_evaluate_ex(m->s, d->man_none ? NULL : &d->man, &o, &d->out, &err);
+	if (d->st != TM_OK && d->st != TM_ERR_CANCELLED)
+		d->werr = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
+	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* What the pane shows of r's list (r: the current evaluation's). */
+static void
+details_take(struct wb_model *m, const struct tm_report *r)
+{
+	struct wb_details *d = &m->det;
+	d->files = calloc(r->n_files + 1, sizeof *d->files);
+	if (!d->files)
+		abort();
+	d->n_files = r->n_files;
+	for (size_t i = 0; i < r->n_events; i++) {
+		const struct tm_report_event *ev = &r->events[i];
+		if (!ev->dropped || ev->file >= r->n_files)
+			continue;
+		struct wb_file_details *f = &d->files[ev->file];
+		if (f->n_first < WB_DETAIL_FIRST) {
+			struct wb_dropped_event *o = &f->first[f->n_first++];
+			o->name = ev->name ? strdup(ev->name) : NULL;
+			o->ts = ev->ts;
+			o->why = ev->dropped;
+		}
+		f->n_dropped++;
+	}
+	d->ready = true;
+}
+
+static void
+details_join(struct wb_model *m)
+{
+	struct wb_details *d = &m->det;
+	pthread_join(d->thr, NULL);
+	d->running = false;
+	d->done = 0;
+	char *why = d->werr;
+	d->werr = NULL;
+	bool current = d->gen == m->eval_gen && !d->cancel && m->rep;
+	if (current && d->st == TM_OK && d->out) {
+		if (!tm_report_same_numbers(d->out, m->rep)) {
+			/* the same rules on the same scans: a bug of ours */
+			model_set_msg(m, ROLE_ERROR, "tracemerge: the per-event details disagree "
+						     "with the numbers; they are not shown");
+			d->ready = true;
+			d->error = strdup("they disagree with the numbers (a bug of tracemerge)");
+		} else {
+			details_take(m, d->out);
+		}
+	} else if (current && d->st != TM_ERR_CANCELLED) {
+		d->ready = true;
+		d->error = why;
+		why = NULL;
+	}
+	free(why);
+	tm_report_free(d->out);
+	d->out = NULL;
+	tm_manifest_fini(&d->man);
+	tm_manifest_init(&d->man);
+	d->cancel = false;
+}
+
+/* Stop a running thread and wait for it (the session is about to change). */
+static void
+details_stop(struct wb_model *m)
+{
+	if (m->det.running) {
+		__atomic_store_n(&m->det.cancel, true, __ATOMIC_RELAXED);
+		details_join(m);
+	}
+	details_forget(m);
+}
+
+static bool
+details_wanted(const struct wb_model *m)
+{
+	const struct wb_details *d = &m->det;
+	return model_details_kept(m) && m->scanned && m->rep && !m->eval_error && !d->ready &&
+	       !(d->running && d->gen == m->eval_gen && !d->cancel);
+}
+
+bool
+model_details_poll(struct wb_model *m)
+{
+	struct wb_details *d = &m->det;
+	bool changed = false;
+	if (d->running && __atomic_load_n(&d->done, __ATOMIC_ACQUIRE)) {
+		details_join(m);
+		changed = d->ready;
+	}
+	if (d->running || d->hold || !details_wanted(m))
+		return changed;
+	tm_manifest_fini(&d->man);
+	tm_manifest_init(&d->man);
+	d->man_none = m->man_broken;
+	if (!m->man_broken)
+		tm_manifest_copy(&d->man, &m->man);
+	d->gen = m->eval_gen;
+	d->cancel = false;
+	d->done = 0;
+	d->out = NULL;
+	if (pthread_create(&d->thr, NULL, details_worker, m) == 0) {
+		d->running = true;
+	} else {
+		details_worker(m); /* no thread: here, once */
+		d->running = true;
+		details_join(m);
+		changed = true;
+	}
+	return changed;
+}
+
+bool
+model_details_busy(const struct wb_model *m)
+{
+	return m->det.running || (!m->det.hold && details_wanted(m));
+}
+
+const struct wb_file_details *
+model_file_details(const struct wb_model *m, size_t file)
+{
+	if (!m->det.ready || file >= m->det.n_files)
+		return NULL;
+	return &m->det.files[file];
+}
+
+void
+model_details_hold(struct wb_model *m, bool hold)
+{
+	m->det.hold = hold;
+	if (!hold)
+		model_details_poll(m);
 }
 
 /* ---- what belongs to one evaluation: the proven fixes, the evidence of
@@ -461,7 +640,7 @@ model_scan_cancel(struct wb_model *m)
 bool
 model_is_idle(const struct wb_model *m)
 {
-	return !m->worker_running;
+	return !m->worker_running && !model_details_busy(m);
 }
 
 /* ---- opening inputs ---- */
@@ -786,6 +965,7 @@ model_is_input(const struct wb_model *m, const char *path)
 static void
 close_session(struct wb_model *m)
 {
+	details_stop(m);
 	if (m->worker_running) {
 		__atomic_store_n(&m->cancel, true, __ATOMIC_RELAXED);
 		pthread_join(m->worker, NULL);
@@ -1827,7 +2007,7 @@ embedded_ids(struct wb_model *m, const char *path, uint32_t *ids, size_t max)
 		f->has_machines = false;
 	}
 	tm_error_clear(&err);
-	if (tm_session_evaluate(m->s, &tmp, &rep, &err) == TM_OK && rep) {
+	if (eval_numbers(m, &tmp, &rep, &err) == TM_OK && rep) {
 		size_t member = model_row_member(m, row);
 		for (size_t i = 0; i < rep->n_files; i++) {
 			const struct tm_report_file *rf = &rep->files[i];

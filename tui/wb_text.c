@@ -326,6 +326,56 @@ text_short_name(const char *s, size_t max_len)
 }
 
 /* The details of list row row, one paragraph each (wrapped when drawn). */
+/* Which events of report file fi are dropped (the per-event details:
+ * computed after the numbers, on a thread of their own; until they are in,
+ * the paragraph says so, never what the last edit's were). */
+static void
+text_dropped_events(const struct wb_model *m, size_t fi, struct wb_paras *ps)
+{
+	const struct wb_file_details *fd = model_file_details(m, fi);
+	struct tm_buf *b;
+	char a[64];
+
+	if (!m->det.ready) {
+		b = text_para_add(ps, ROLE_DIM);
+		tm_buf_adds(b, "Dropped events: computing details...");
+		return;
+	}
+	if (m->det.error || !fd) {
+		b = text_para_add(ps, ROLE_DIM);
+		tm_buf_addf(b, "Dropped events: not available (%s).",
+			    m->det.error ? m->det.error : "no details");
+		return;
+	}
+	b = text_para_add(ps, ROLE_DEFAULT);
+	if (!fd->n_dropped) {
+		tm_buf_adds(b, "Dropped events: none listed (its scanner keeps no per-event "
+			       "details for what is counted).");
+		return;
+	}
+	tm_buf_addf(b, "Dropped events (%llu):", (unsigned long long)fd->n_dropped);
+	for (size_t k = 0; k < fd->n_first; k++) {
+		const struct wb_dropped_event *e = &fd->first[k];
+		char *nm = text_short_name(e->name ? e->name : "(no name)", 40);
+		bool neg = !strcmp(e->why, tm_stat_name(TM_STAT_NEG_DROPPED));
+		bool trace_time = neg || !strcmp(e->why, tm_stat_name(TM_STAT_TE_INVALID_TS));
+		if (trace_time) {
+			text_fmt_dur(e->ts, a, sizeof a);
+			tm_buf_addf(b, "%s %s at %s", k ? "," : "", nm, a);
+		} else { /* not converted: the file's own timestamp */
+			tm_buf_addf(b, "%s %s, raw ts %lld", k ? "," : "", nm, (long long)e->ts);
+		}
+		/* the reason after each run of events that share it */
+		bool more = k + 1 < fd->n_first;
+		if (!more || strcmp(fd->first[k + 1].why, e->why))
+			tm_buf_addf(b, " (%s)", neg ? "before zero" : e->why);
+		free(nm);
+	}
+	if (fd->n_dropped > fd->n_first)
+		tm_buf_addf(b, ", and %llu more", (unsigned long long)(fd->n_dropped - fd->n_first));
+	tm_buf_adds(b, ".");
+}
+
 void
 text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool full_name)
 {
@@ -414,6 +464,8 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool ful
 			       "set; %s pairs events by hand).",
 			    model_key(m, REQ_SOLVE), model_key(m, REQ_PAIR));
 	}
+	if (rf->dropped && model_details_kept(m))
+		text_dropped_events(m, (size_t)(rf - m->rep->files), ps);
 	const char *ev = model_evidence(m, name);
 	if (ev) {
 		b = text_para_add(ps, ROLE_INFO);
