@@ -6,6 +6,7 @@
  * snapshot with a row that was not published.  Run under TSan too
  * (build/tsan/tests/test_listing). */
 #include <pthread.h>
+#include <stdarg.h>
 #include <zlib.h>
 
 #include "t.h"
@@ -251,6 +252,112 @@ t_session_publishes(void)
 	tm_listing_free(l);
 }
 
+/* Open paths with a listing read by this thread meanwhile: every snapshot
+ * a prefix-consistent table (rows whole), the last one the session's
+ * member table (name, format, size, parent, hidden), in index order. */
+static void
+same_as_session(const char *const *paths, size_t n_paths, size_t want_members)
+{
+	struct opener o = {.path = paths[0]};
+	struct tm_listing *l = tm_listing_new();
+	struct tm_session_opts opts = {.listing = l};
+	struct tm_listing_snap sn;
+	tm_listing_snap_init(&sn);
+	struct tm_session *s = NULL;
+	struct tm_error err;
+	if (n_paths == 1) {
+		o.opts = opts;
+		pthread_t thr;
+		CHECK_INT(pthread_create(&thr, NULL, opener_run, &o), 0);
+		do
+			tm_listing_snapshot(l, &sn);
+		while (!sn.is_final);
+		pthread_join(thr, NULL);
+		CHECK_INT(o.st, TM_OK);
+		s = o.s;
+	} else {
+		CHECK_INT(tm_session_open(&s, paths, n_paths, &opts, &err), TM_OK);
+		tm_listing_snapshot(l, &sn);
+		CHECK(sn.is_final);
+	}
+	if (!s) {
+		tm_listing_free(l);
+		return;
+	}
+	size_t n = tm_session_n_members(s);
+	CHECK_INT(n, want_members);
+	CHECK_INT(sn.n, n);
+	for (size_t i = 0; i < n && i < sn.n; i++) {
+		const struct tm_member *m = tm_session_member(s, i);
+		const struct tm_listing_member *e = &sn.members[i];
+		CHECK((m->name == NULL) == (e->name == NULL));
+		if (m->name && e->name)
+			CHECK_STR(e->name, m->name);
+		CHECK_INT(e->format, m->format);
+		CHECK_INT(e->size, m->size);
+		CHECK_INT(e->parent, m->parent);
+		CHECK_INT(e->is_hidden, m->is_hidden);
+	}
+	tm_session_close(s);
+	tm_listing_snap_fini(&sn);
+	tm_listing_free(l);
+}
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void
+sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		abort();
+}
+
+/* Every container form publishes what it lists: plain TAR, ZIP deflated
+ * (listed and scanned in one inflate) and stored, a lone .gz, tar.zst,
+ * several loose files. */
+static void
+t_every_form(void)
+{
+	struct fx f = {0};
+	char nm[64], tar[600], dir[600], p[600];
+	for (int i = 0; i < 40; i++) {
+		snprintf(nm, sizeof nm, "d/t%02d.json", 40 - i);
+		fx_file(&f, nm, J, sizeof J - 1);
+	}
+	fx_end(&f);
+	snprintf(tar, sizeof tar, "%s", fx_write("f.tar", f.d, f.n)); /* (fx_path: one buffer) */
+	free(f.d);
+	const char *one = tar;
+	same_as_session(&one, 1, 41);
+	/* the same members as files, zipped by Info-ZIP (sizes in the local
+	 * headers: the deflated ones are inflated once, listed and scanned) */
+	snprintf(dir, sizeof dir, "%s", fx_path("z"));
+	sh("mkdir -p '%s' && tar -xf '%s' -C '%s'", dir, tar, dir);
+	sh("cd '%s' && zip -q -r -X -D ../fd.zip d && zip -q -r -0 -X -D ../fs.zip d"
+	   " && gzip -nc <d/t01.json >../one.json.gz", dir);
+	one = p;
+	snprintf(p, sizeof p, "%s", fx_path("fd.zip"));
+	same_as_session(&one, 1, 41);
+	snprintf(p, sizeof p, "%s", fx_path("fs.zip"));
+	same_as_session(&one, 1, 41);
+	snprintf(p, sizeof p, "%s", fx_path("one.json.gz"));
+	same_as_session(&one, 1, 2);
+	if (tm_zstd_available() && system("command -v zstd >/dev/null 2>&1") == 0) {
+		sh("cd '%s' && zstd -q -f ../f.tar -o ../f.tar.zst", dir);
+		snprintf(p, sizeof p, "%s", fx_path("f.tar.zst"));
+		same_as_session(&one, 1, 42);
+	}
+	char l1[700], l2[700];
+	snprintf(l1, sizeof l1, "%s/d/t01.json", dir);
+	snprintf(l2, sizeof l2, "%s/d/t02.json", dir);
+	const char *loose[] = {l1, l2, tar};
+	same_as_session(loose, 3, 4 + 40);
+}
+
 /* A failed or cancelled open marks the listing final too. */
 static void
 t_final_on_failure(void)
@@ -285,6 +392,7 @@ main(void)
 	RUN(t_snapshot_while_publishing);
 	RUN(t_session_publishes);
 	RUN(t_final_on_failure);
+	RUN(t_every_form);
 	fx_cleanup();
 	return 0;
 }
