@@ -850,9 +850,10 @@ view_draw_opening(const struct wb *wb)
 			"as it passes).",
 			"",
 			"trace_processor numbers and processes the members of each container by "
-			"priority (the manifest first, then protos) and name, and that is decided "
-			"when the listing ends: the rows may move then.  The verdict, the "
-			"timeline and every edit come after that.",
+			"priority (the manifest first, then protos) and name: that order (the # "
+			"column), the ids, the verdict, the timeline and every edit come when the "
+			"listing ends.  The rows keep their places; the one selected stays "
+			"selected.",
 			"",
 			"Meanwhile: q, Q or Ctrl-C stop reading and quit; j/k and the arrows, "
 			"PgDn/PgUp, g/G move; ? closes this help; Ctrl-L redraws.",
@@ -907,8 +908,7 @@ view_draw_opening(const struct wb *wb)
 	move(rows - 4, 0);
 	put_text(buf, cols, theme_attr(ROLE_INFO));
 	move(rows - 3, 0);
-	put_text("Archive order for now: processing order, ids and the verdict come at the end "
-		 "(rows may move)",
+	put_text("Archive order; the processing order (#), ids and verdict come when the listing ends",
 		 cols, theme_attr(ROLE_DIM));
 	move(rows - 2, 0);
 	if (o->note)

@@ -4,7 +4,8 @@
 #  1. a tar.gz of 8 small traces, each followed by 128 MiB of zeros (a
 #     hidden member; 1 GiB inflated, 1 MiB on disk): a screen listing some
 #     members and "reading archive" is captured before the open finishes,
-#     then the final screen (17 files, the verdict once the scan is done);
+#     then the final screen (17 files, the verdict once the scan is done)
+#     with the row selected while it opened still selected;
 #  2. a larger one (8 GiB inflated): while it opens, g moves to the first
 #     row, ? shows the opening help and closes it, another key says it has
 #     to wait, a resize redraws; q quits it cleanly before the listing ends
@@ -108,6 +109,8 @@ for i in $(seq 1 6000); do
 	[ -s "$t/$s.rc" ] && break
 	sleep 0.05
 done
+# the second row (trace-08.json) selected while it opens stays selected
+[ -n "$partial" ] && T send-keys -t $s g j
 final=""
 for i in $(seq 1 6000); do
 	[ -n "$partial" ] || break
@@ -119,8 +122,9 @@ for i in $(seq 1 6000); do
 done
 if [ -n "$final" ]; then
 	t2=$(now)
-	if grep -q 'opening: ' "$t/partial.txt" && grep -q 'rows may move' "$t/partial.txt" &&
-		! grep -q 'opening:\|reading archive' "$t/final.txt" && grep -q 'trace-01.json' "$t/final.txt"; then
+	if grep -q 'opening: ' "$t/partial.txt" && grep -q 'processing order (#)' "$t/partial.txt" &&
+		! grep -q 'opening:\|reading archive' "$t/final.txt" && grep -q 'trace-01.json' "$t/final.txt" &&
+		grep -q '^> *[0-9]* trace-08.json' "$t/final.txt"; then
 		ok "opening-partial-then-final"
 	else
 		no "opening-partial-then-final" "screens: $(head -3 "$t/partial.txt" | tr '\n' '|') / $(head -3 "$t/final.txt" | tr '\n' '|')"
