@@ -31,8 +31,12 @@
  *                                 median and best CPU µs of the process (all
  *                                 threads) and the events of all inputs
  *   bench_tm reeval-events N INPUT...  the same with per-event detail kept
- *                                 (keep_events: the workbench under 16 MiB
- *                                 of input, check --events)
+ *                                 (keep_events: check --events), each
+ *                                 evaluation with its events list
+ *   bench_tm reeval-wb N INPUT...  details kept, each evaluation the numbers
+ *                                 only: what the workbench does per edit
+ *                                 under 16 MiB (its events list follows on
+ *                                 a thread of its own)
  * The generator writes the wire format by hand (fixed seed), so the bytes are
  * the same on every run.
  */
@@ -635,9 +639,14 @@ manifest_name(const struct tm_member *m)
 	return sl ? sl + 1 : p;
 }
 
+/* mode: 0 reeval (no details kept), 1 reeval-events (details kept, the
+ * events list per edit: check --events), 2 reeval-wb (details kept, the
+ * numbers per edit: what the workbench evaluates on an edit; its events
+ * list follows on a thread of its own). */
 static int
-reeval(int n, bool keep_events, const char *const *paths, size_t n_paths)
+reeval(int n, int mode, const char *const *paths, size_t n_paths)
 {
+	bool keep_events = mode != 0;
 	struct tm_session *s;
 	struct tm_error e;
 	struct tm_session_opts so = {.keep_events = keep_events};
@@ -657,6 +666,20 @@ reeval(int n, bool keep_events, const char *const *paths, size_t n_paths)
 	const char *n1 = manifest_name(m1), *n2 = manifest_name(m2);
 	double *t = calloc((size_t)n, sizeof *t), *c = calloc((size_t)n, sizeof *c);
 	uint64_t dropped = 0, events = 0;
+	/* with details kept (the edits section): the negative offsets put
+	 * about half of the second input before zero, so that the events list
+	 * has drops to show (its first timestamp and span, from one
+	 * evaluation without a manifest first) */
+	int64_t base = INT64_C(1000000000);
+	if (mode != 0 && n_paths > 1) {
+		struct tm_report *r0;
+		if (tm_session_evaluate_ex(s, NULL, &(struct tm_eval_opts){0}, &r0, &e) == TM_OK) {
+			for (size_t k = 0; k < r0->n_files; k++)
+				if (r0->files[k].member == 2 && r0->files[k].has_ts)
+					base = r0->files[k].first_ts / 2 + r0->files[k].last_ts / 2;
+			tm_report_free(r0);
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		struct tm_manifest m;
 		tm_manifest_init(&m);
@@ -666,14 +689,15 @@ reeval(int n, bool keep_events, const char *const *paths, size_t n_paths)
 			/* both signs: one direction moves part of the second
 			 * input before the timeline's zero (drops counted
 			 * inside its runs) */
-			int64_t off = INT64_C(1000000000) + (int64_t)(i % 7) * 100000000;
+			int64_t off = base + (int64_t)(i % 7) * 100000000;
 			tm_manifest_set_clocks(&m, n2, TM_CLOCK_BOOTTIME, n1, TM_CLOCK_BOOTTIME, NULL,
 					       i % 2 ? off : -off);
 			tm_manifest_set_trace_time(&m, TM_CLOCK_BOOTTIME, n1, NULL);
 		}
 		struct tm_report *r;
 		double a = now_us(), ac = clock_us(CLOCK_PROCESS_CPUTIME_ID);
-		if (tm_session_evaluate(s, &m, &r, &e) != TM_OK) {
+		struct tm_eval_opts eo = {.events = mode == 1};
+		if (tm_session_evaluate_ex(s, &m, &eo, &r, &e) != TM_OK) {
 			fprintf(stderr, "bench_tm: %s\n", e.msg);
 			return 1;
 		}
@@ -723,10 +747,12 @@ main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "gen-systrace"))
 		return gen_systrace(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "reeval"))
-		return reeval(atoi(argv[2]), false, (const char *const *)argv + 3, (size_t)argc - 3);
+		return reeval(atoi(argv[2]), 0, (const char *const *)argv + 3, (size_t)argc - 3);
 	if (argc >= 4 && !strcmp(argv[1], "reeval-events"))
-		return reeval(atoi(argv[2]), true, (const char *const *)argv + 3, (size_t)argc - 3);
+		return reeval(atoi(argv[2]), 1, (const char *const *)argv + 3, (size_t)argc - 3);
+	if (argc >= 4 && !strcmp(argv[1], "reeval-wb"))
+		return reeval(atoi(argv[2]), 2, (const char *const *)argv + 3, (size_t)argc - 3);
 	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
-			"reeval|reeval-events N INPUT...\n");
+			"reeval|reeval-events|reeval-wb N INPUT...\n");
 	return 64;
 }
