@@ -56,6 +56,9 @@ struct node {
 	bool is_incremental;
 	bool is_nonmono;
 	int64_t last_ns;
+	/* ours: last_ns as if every conversion from this incremental clock
+	 * had succeeded (tm_graph_shadow_step) */
+	int64_t shadow_ns;
 	uint32_t n_series;
 	uint32_t *groups; /* group indices, in creation order */
 	size_t n_groups, cap_groups;
@@ -472,6 +475,7 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 		}
 		int64_t ts_ns = wrap_mul(c[i].ts, (int64_t)nd->unit);
 		nd->last_ns = ts_ns;
+		nd->shadow_ns = ts_ns;
 		struct series *s = get_series(g, ni, hash);
 		if (s->n && s->ids[s->n - 1] == snap) {
 			snprintf(msg, msg_cap,
@@ -769,7 +773,7 @@ convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid
 	if (sn->is_incremental) {
 		ns = wrap_add(sn->last_ns, ns);
 		if (!probe)
-			sn->last_ns = ns;
+			sn->last_ns = sn->shadow_ns = ns;
 	}
 	if (via >= 0 && pa.nodes[0] == (uint32_t)via) {
 		*passed = true;
@@ -799,6 +803,40 @@ tm_graph_convert_via(struct tm_graph *g, struct tm_clockid src, int64_t ts, stru
 {
 	*passed = false;
 	return convert(g, src, ts, dst, find_node(g, via), probe, out, passed, at_via);
+}
+
+bool
+tm_graph_shadow_step(struct tm_graph *g, struct tm_clockid src, int64_t ts, int64_t *ns)
+{
+	long i = find_node(g, src);
+	if (i < 0 || !g->nodes[i].is_incremental)
+		return false;
+	struct node *sn = &g->nodes[i];
+	sn->shadow_ns = wrap_add(sn->shadow_ns, wrap_mul(ts, (int64_t)sn->unit));
+	*ns = sn->shadow_ns;
+	return true;
+}
+
+enum tm_conv_result
+tm_graph_convert_ns(struct tm_graph *g, struct tm_clockid src, int64_t ns, struct tm_clockid dst,
+		    int64_t *out)
+{
+	if (tm_clockid_eq(src, dst)) {
+		*out = ns;
+		return TM_CONV_OK;
+	}
+	long si = find_node(g, src), di = find_node(g, dst);
+	if (si < 0)
+		return TM_CONV_UNKNOWN_SOURCE;
+	if (di < 0)
+		return TM_CONV_UNKNOWN_TARGET;
+	struct path pa;
+	if (!find_path(g, (uint32_t)si, (uint32_t)di, &pa))
+		return TM_CONV_NO_PATH;
+	for (int i = 0; i < pa.len; i++)
+		ns = hop(g, pa.nodes[i], pa.nodes[i + 1], pa.hashes[i], ns);
+	*out = ns;
+	return TM_CONV_OK;
 }
 
 bool

@@ -80,6 +80,14 @@ enum tm_conv_result tm_graph_convert(struct tm_graph *g, struct tm_clockid src, 
 enum tm_conv_result tm_graph_convert_via(struct tm_graph *g, struct tm_clockid src, int64_t ts,
 					 struct tm_clockid dst, struct tm_clockid via, bool probe,
 					 int64_t *out, bool *passed, int64_t *at_via);
+/* Ours, for estimates: an incremental clock's value as if every
+ * conversion from it had succeeded (a snapshot or a successful conversion
+ * sets it, as last; a failed one, which leaves last alone, is added here
+ * with this call).  False when src is not a known incremental clock. */
+bool tm_graph_shadow_step(struct tm_graph *g, struct tm_clockid src, int64_t ts, int64_t *ns);
+/* Convert a value already in ns of src (no unit, no incremental step). */
+enum tm_conv_result tm_graph_convert_ns(struct tm_graph *g, struct tm_clockid src, int64_t ns,
+					struct tm_clockid dst, int64_t *out);
 /* c is known and uses incremental encoding. */
 bool tm_graph_is_incremental(const struct tm_graph *g, struct tm_clockid c);
 bool tm_graph_knows(const struct tm_graph *g, struct tm_clockid c);

@@ -200,9 +200,13 @@ tm_session_trace_clock(struct tm_session *s, size_t member)
 	/* A ClockSnapshot packet makes its primary_trace_clock, else BOOTTIME,
 	 * the reader's default clock (proto_trace_reader.cc,
 	 * ParseClockSnapshot); the last one wins.  Without one, the packets'
-	 * own builtin clocks (TracePacketDefaults.timestamp_clock_id) say it. */
+	 * own builtin clocks (TracePacketDefaults.timestamp_clock_id) say it,
+	 * a packet on a sequence-scoped clock voting for the builtin clock its
+	 * sequence's snapshots define it against (the SDK's clock: MONOTONIC
+	 * where it does not use BOOTTIME). */
 	uint32_t clock = TM_CLOCK_UNSET;
 	uint64_t votes[TM_CLOCK_BOOTTIME + 1] = {0};
+	uint32_t seq_base = TM_CLOCK_UNSET;
 	struct tm_opiter it;
 	struct tm_op op;
 	tm_opiter_init(&it, tm_scan_log(sc, false));
@@ -218,8 +222,20 @@ tm_session_trace_clock(struct tm_session *s, size_t member)
 				clock = op.primary;
 			else if (boot && !tf)
 				clock = TM_CLOCK_BOOTTIME;
+			bool seq = false;
+			uint32_t base = TM_CLOCK_UNSET;
+			for (uint32_t i = 0; i < op.n; i++) {
+				seq |= op.clocks[i].id >= 64 && op.clocks[i].id < 128;
+				if (!is_builtin(base) && is_builtin(op.clocks[i].id))
+					base = op.clocks[i].id;
+			}
+			if (seq && is_builtin(base))
+				seq_base = base;
 		} else if ((op.kind == TM_OP_PACKET || op.kind == TM_OP_CONVERT) && is_builtin(op.clock)) {
 			votes[op.clock]++;
+		} else if (op.kind == TM_OP_PACKET && op.clock >= 64 && op.clock < 128 &&
+			   is_builtin(seq_base)) {
+			votes[seq_base]++;
 		} else if (op.kind == TM_OP_RUN && !(op.flags & TM_RUN_ARRAY) && is_builtin(op.clock)) {
 			votes[op.clock] += op.run.n;
 		}

@@ -977,10 +977,12 @@ probe_slot(const struct tm_replay_probe *pr, uint64_t off)
 /* A flagged packet's timestamp for an estimate: the value its conversion
  * to trace time (proto_trace_reader.cc, the packet timestamp through
  * ClockTracker::ToTraceTime) had at the file's trace clock (v, when
- * converted), else,
- * once its conversion has finally failed, a conversion of its own to that
- * clock, which changes nothing (a probe; an incremental clock, whose value
- * depends on the conversions that succeeded, gives none). */
+ * converted), else, once its conversion has finally failed, a conversion of
+ * its own to that clock that changes nothing.  An incremental clock's
+ * failed conversions do not accumulate (clock_synchronizer.h), so its value
+ * then is the one the clock would have had had they all succeeded, as they
+ * will once the file is related (tm_graph_shadow_step, at the first
+ * attempt). */
 static void
 probe_note(struct tm_replay *p, struct fstate *fs, size_t slot, const struct tm_tracker *c,
 	   struct tm_clockid clk, int64_t ts, const struct via *v, bool converted)
@@ -993,7 +995,11 @@ probe_note(struct tm_replay *p, struct fstate *fs, size_t slot, const struct tm_
 	}
 	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
 	int64_t x;
-	if (tm_graph_is_incremental(p->g, q))
+	if (pr->st[slot] == TM_PROBE_PENDING) {
+		bool ok = tm_graph_convert_ns(p->g, q, pr->val[slot], v->id, &x) == TM_CONV_OK;
+		pr->st[slot] = ok ? TM_PROBE_OK : TM_PROBE_NO_PATH;
+		pr->val[slot] = ok ? x : 0;
+	} else if (tm_graph_is_incremental(p->g, q))
 		pr->st[slot] = TM_PROBE_INCREMENTAL;
 	else if (tm_graph_convert(p->g, q, ts, v->id, true, &x) == TM_CONV_OK) {
 		pr->st[slot] = TM_PROBE_OK;
@@ -1042,6 +1048,12 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 				probe_note(p, fs, slot, c, clk, ts, &via, true);
 			ts = v;
 		} else if (!final) {
+			int64_t sh;
+			if (tm_graph_shadow_step(p->g, tm_clockid_qualify(clk, c->row, c->tag), ts, &sh) &&
+			    slot != SIZE_MAX) {
+				fs->probe->st[slot] = TM_PROBE_PENDING;
+				fs->probe->val[slot] = sh;
+			}
 			defer_at(fs, pos);
 			ok = false;
 		} else {

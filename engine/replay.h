@@ -31,6 +31,7 @@ enum tm_probe_st {
 	TM_PROBE_AVOIDS,     /* it reaches the timeline without passing the file's clock */
 	TM_PROBE_NO_PATH,    /* no clock path to the file's clock */
 	TM_PROBE_INCREMENTAL, /* an incremental clock whose conversion failed: no value */
+	TM_PROBE_PENDING,    /* (during the replay) deferred; val: its incremental clock's value */
 };
 struct tm_replay_probe {
 	uint32_t clock;

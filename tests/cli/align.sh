@@ -131,6 +131,27 @@ pred=$(echo "$o" | sed -n 's/^predicted with the estimates applied: //p')
 chk=$("$TM" check --manifest "$t/m-sdk.json" "$d"/* 2>/dev/null | head -1)
 [ $rc = 0 ] && [ "$pred" = "$chk" ] && [ "$chk" = "All traces line up on the shared timeline." ] &&
 	ok "align --apply (sdk): check agrees: $chk" || no "align --apply (sdk)" "rc $rc predicted '$pred' check '$chk': $o"
+# the file's SDK on MONOTONIC (macOS) beside a BOOTTIME one: every event of
+# it is dropped; align relates its MONOTONIC, and the markers coincide
+dm="$t/sdk-mono"
+truth=$(python3 "$G" "$dm" proto 123456789 0 6 sdk-mono)
+before=$("$TM" check "$dm"/* 2>/dev/null | head -1)
+o=$("$TM" align --apply -o "$t/m-mono.json" "$dm"/* 2>&1); rc=$?
+js=$("$TM" align --json "$dm"/*)
+lo=$(echo "$js" | field lo_ns) hi=$(echo "$js" | field hi_ns)
+chk=$("$TM" check --manifest "$t/m-mono.json" "$dm"/* 2>/dev/null | head -1)
+gap=$("$TM" check --json --events --manifest "$t/m-mono.json" "$dm"/* 2>/dev/null | python3 -c '
+import json, sys
+a, b = {}, {}
+for e in json.load(sys.stdin)["events"]:
+    if e["name"].startswith("mark"):
+        (a if e["file"] == "a_ref.pftrace" else b)[e["name"]] = e["ts"]
+print(max(abs(a[k] - b[k]) for k in a) if a and len(a) == len(b) else "none")')
+[ "$before" = "220 events would be dropped: clock_sync_failure_no_path 220." ] && [ $rc = 0 ] &&
+	[ "$(echo "$js" | field clock)" = MONOTONIC ] && [ "$lo" -le "$truth" ] && [ "$truth" -le "$hi" ] &&
+	[ "$chk" = "All traces line up on the shared timeline." ] && [ "$gap" = 0 ] &&
+	ok "SDK on MONOTONIC: from '$before' to '$chk', markers within $gap ns" ||
+	no "SDK on MONOTONIC" "before '$before' rc $rc check '$chk' gap $gap: $js $o"
 # zero drift prints 0.000, not -0.000, in words and in JSON
 o=$("$TM" align "$d"/*) js=$("$TM" align --json "$d"/*)
 echo "$o$js" | grep -q -- '-0\.000' && no "negative zero drift" "$o $js" ||

@@ -14,7 +14,9 @@ seqclock (the file's events on its sequence-scoped clock 64), seqclock-nosnap
 sdk (both devices write as the Perfetto SDK does: per-sequence ClockSnapshot
 of BOOTTIME and the incremental clock 64, TracePacketDefaults clock 64,
 packet timestamps as deltas, interned names, a reset of the incremental
-state half way, the same sequence ids in both files), ref-machine (the
+state half way, the same sequence ids in both files), sdk-mono (the same,
+the file's SDK on MONOTONIC, as on macOS: its clock shares nothing with the
+reference's BOOTTIME, so its events are dropped), ref-machine (the
 reference's markers live on its embedded machine 7, whose BOOTTIME is
 3 s behind its host's, related by a remote_clock_sync), file-machine (the
 file's markers live on its machine 7: they follow the timeline's machine).
@@ -71,7 +73,7 @@ if kind == "json":
     for name, ev in (("a_ref.json", re_), ("b_file.json", fe)):
         with open(os.path.join(d, name), "w") as f:
             f.write('{"traceEvents":[' + ",\n".join(ev) + "]}\n")
-elif kind == "proto" and mode in ("sdk", "ref-machine", "file-machine"):
+elif kind == "proto" and mode in ("sdk", "sdk-mono", "ref-machine", "file-machine"):
     def vint(v):
         out = b""
         while True:
@@ -91,7 +93,8 @@ elif kind == "proto" and mode in ("sdk", "ref-machine", "file-machine"):
             return fld(10, 0, vint(self.sid)) + (fld(98, 0, vint(self.machine)) if self.machine else b"")
         def reset(self, t0):  # SEQ_INCREMENTAL_STATE_CLEARED, defaults, snapshot {BOOTTIME, 64 incremental}
             self.last, self.names = t0, {}
-            snap = lendel(6, clock(6, t0) + clock(64, t0, True))
+            sdk_clock = 3 if mode == "sdk-mono" and self.out is fp else 6  # the SDK on MONOTONIC
+            snap = lendel(6, clock(sdk_clock, t0) + clock(64, t0, True))
             self.out.append(packet(fld(8, 0, vint(0)) + self.common() + fld(13, 0, vint(1)) +
                                    lendel(59, fld(58, 0, vint(64))) + snap))
         def event(self, t, name, flow=None, term=None, instant=False):
@@ -123,7 +126,7 @@ elif kind == "proto" and mode in ("sdk", "ref-machine", "file-machine"):
             rounds += lendel(1, lendel(2, clock(6, c)) + lendel(3, clock(6, h)))
         out.append(packet(fld(10, 0, vint(77)) + fld(98, 0, vint(7)) + lendel(107, rounds)))
     fp, rp = [], []
-    if mode == "sdk":
+    if mode.startswith("sdk"):
         fs = {q: Seq(q, fp) for q in (1, 2, 3)}
         rs = {q: Seq(q, rp) for q in (1, 2, 3)}
         for (i, dr, ft, rt) in msgs:

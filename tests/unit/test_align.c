@@ -65,7 +65,7 @@ clock_entry(struct pb *snap, uint32_t id, uint64_t ts, bool incr)
  * {BOOTTIME t0, 64 t0 incremental}; then instants "m1".."m5", their names
  * interned, at t0 + 1 s * k, each packet's timestamp the delta. */
 static void
-sdk_trace(const char *path, uint64_t t0)
+sdk_trace(const char *path, uint64_t t0, uint32_t sdk_clock)
 {
 	struct pb out = {.n = 0}, pkt = {.n = 0}, snap = {.n = 0}, def = {.n = 0};
 	fv(&pkt, 8, 0);
@@ -73,7 +73,7 @@ sdk_trace(const char *path, uint64_t t0)
 	fv(&pkt, 13, 1);
 	fv(&def, 58, 64);
 	fl(&pkt, 59, &def);
-	clock_entry(&snap, 6, t0, false);
+	clock_entry(&snap, sdk_clock, t0, false);
 	clock_entry(&snap, 64, t0, true);
 	fl(&pkt, 6, &snap);
 	fl(&out, 1, &pkt);
@@ -110,8 +110,8 @@ t_sdk_sequence_clock(void)
 		abort();
 	snprintf(a, sizeof a, "%s/a.pftrace", dir);
 	snprintf(b, sizeof b, "%s/b.pftrace", dir);
-	sdk_trace(a, 5000000000);
-	sdk_trace(b, 2000000000); /* b's clock is 3 s behind: offset +3 s */
+	sdk_trace(a, 5000000000, 6);
+	sdk_trace(b, 2000000000, 6); /* b's clock is 3 s behind: offset +3 s */
 	const char *in[2] = {a, b};
 	struct tm_session *s;
 	struct tm_error e;
@@ -132,6 +132,43 @@ t_sdk_sequence_clock(void)
 	CHECK_INT(ev.n, 5);
 	CHECK(ev.n == 5 && ev.v[0].ts == 3000000000 && ev.v[4].ts == 7000000000);
 	tm_align_events_fini(&ev);
+	tm_align_result_fini(&r);
+	tm_session_close(s);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
+/* The SDK on MONOTONIC (macOS) beside one on BOOTTIME: the file's clock
+ * shares nothing with the timeline, every event of it is dropped, and its
+ * failed conversions do not accumulate the incremental clock; the estimate
+ * takes the values the clock will have once the file is related. */
+static void
+t_sdk_unrelated_clock(void)
+{
+	char dir[] = "/tmp/tm_align_XXXXXX", a[64], b[64];
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(a, sizeof a, "%s/a.pftrace", dir);
+	snprintf(b, sizeof b, "%s/b.pftrace", dir);
+	sdk_trace(a, 5000000000, 6);
+	sdk_trace(b, 2000000000, 3);
+	const char *in[2] = {a, b};
+	struct tm_session *s;
+	struct tm_error e;
+	CHECK(tm_session_open(&s, in, 2, NULL, &e) == TM_OK);
+	struct tm_report *rep = NULL;
+	CHECK(tm_session_evaluate(s, NULL, &rep, &e) == TM_OK);
+	CHECK(rep && rep->dropped == 5);
+	tm_report_free(rep);
+	struct tm_align_result r;
+	CHECK(tm_align_run(s, NULL, NULL, &r, &e) == TM_OK);
+	CHECK_INT(r.n, 1);
+	if (r.n == 1) {
+		CHECK_INT(r.est[0].clock, 3);
+		CHECK_INT(r.est[0].n_same, 5);
+		CHECK(r.est[0].has_offset && r.est[0].offset_ns == 3000000000);
+	}
 	tm_align_result_fini(&r);
 	tm_session_close(s);
 	unlink(a);
@@ -160,6 +197,7 @@ int
 main(void)
 {
 	RUN(t_sdk_sequence_clock);
+	RUN(t_sdk_unrelated_clock);
 	RUN(t_no_negative_zero_drift);
 	return 0;
 }
