@@ -19,6 +19,7 @@ struct tm_scan_ctl {
 	bool keep_events;
 	volatile bool *cancel;
 	_Atomic uint64_t *progress; /* bytes consumed, updated now and then */
+	bool no_fast; /* tests: a scanner's general paths only (differential tests) */
 };
 
 struct tm_scan {

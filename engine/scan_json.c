@@ -494,6 +494,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	bool has_bind = false, flow_in = false, flow_out = false;
 	struct tm_jl_value args = { 0 };
 	bool keep = js->ctl && js->ctl->keep_events;
+	bool no_fast = js->ctl && js->ctl->no_fast;
 	bool want_args = false;
 	tm_buf_reset(&js->name);
 	bool has_name = false;
@@ -504,7 +505,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		struct tm_jl_value v;
 		enum tm_jl_rc r = TM_JL_OK;
 		eos = false;
-		if (!fast_field(&jp, &cur, end_char, &k, &kl, &v))
+		if (no_fast || !fast_field(&jp, &cur, end_char, &k, &kl, &v))
 			r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
 		if (r != TM_JL_OK) {
 			if (r == TM_JL_ERR)

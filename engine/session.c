@@ -274,7 +274,8 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 	/* Runs fold same-shape events (oplog.h); details need single events,
 	 * and the reference replay the ops as the scanner wrote them. */
 	sc->log.use_runs = !s->opts.keep_events && !s->opts.plain_replay;
-	struct tm_scan_ctl ctl = {s->opts.keep_events, cancel, &s->progress[i]};
+	struct tm_scan_ctl ctl = {.keep_events = s->opts.keep_events, .cancel = cancel,
+				   .progress = &s->progress[i]};
 	struct tm_error e;
 	tm_error_clear(&e);
 	enum tm_status st = stm ? TM_OK : tm_stream_open(&s->in, i, &stm, &e);

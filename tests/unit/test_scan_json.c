@@ -678,6 +678,117 @@ test_generated_blocks(void)
 	tm_buf_fini(&j);
 }
 
+/* Scan with the event fields' lean pass (fast_field) or without it. */
+static char *
+scan_fast(const char *s, size_t n, size_t block, bool no_fast)
+{
+	struct tm_scan sc;
+	struct tm_error err = { 0 };
+	struct tm_scan_ctl ctl = { .keep_events = true, .no_fast = no_fast };
+	tm_scan_init(&sc, TM_FMT_JSON);
+	enum tm_status rc = tm_scan_json_mem(s, n, block, &sc, &ctl, &err);
+	struct tm_buf b;
+	tm_buf_init(&b);
+	if (rc != TM_OK)
+		tm_buf_addf(&b, "ERR:%s", err.msg);
+	else
+		render_ops(&sc, &b, 1);
+	tm_buf_addf(&b, " n=%llu", (unsigned long long)sc.n_packets);
+	tm_scan_fini(&sc);
+	return tm_buf_steal(&b);
+}
+
+/* The lean field pass against the general one (next_field) on generated
+ * events: every key the scanner reads, every value kind (escapes, numbers
+ * of every length and form, blocks, literals, bad tokens), whitespace
+ * anywhere, cut anywhere: the same ops, names, phases and durations. */
+static void
+test_field_fast_path(void)
+{
+	static const char *keys[] = { "ts", "dur", "ph", "name", "pid", "tid", "id", "id2", "args",
+				      "tts", "tdur", "cat", "bind_id", "flow_in", "flow_out", "s",
+				      "n\\u0061me", "p\\\"h", "", "timestamp" };
+	static const char *strs[] = { "X", "B", "E", "i", "M", "P", "b", "e", "s", "f", "C", "",
+				      "work", "0x1f", "12.5", "-3", "a\\\"b", "\\u0058", "\\n",
+				      "RenderFrameImpl::didCommitProvisionalLoad" };
+	static const char *lits[] = { "true", "false", "null", "tru", "nul", "NaN", "-", "01",
+				      "1.", "1e", "{\"local\":\"0x1\"}", "{\"a\":[1,{\"b\":\"}\"}]}",
+				      "[]", "{}", "[1,2", "{\"x\":\"\\\"}\"}" };
+	static const char *ws[] = { "", "", "", " ", "\n", "\r\n", "\t " };
+	struct tm_buf j;
+	tm_buf_init(&j);
+	for (int t = 0; t < 6000; t++) {
+		tm_buf_reset(&j);
+		tm_buf_adds(&j, rn(2) ? "{\"traceEvents\":[" : "[");
+		int nev = 1 + (int)rn(12);
+		for (int e = 0; e < nev; e++) {
+			if (e)
+				tm_buf_addf(&j, "%s,%s", ws[rn(7)], ws[rn(7)]);
+			tm_buf_addf(&j, "{%s", ws[rn(7)]);
+			int nf = (int)rn(10);
+			for (int f = 0; f < nf; f++) {
+				const char *k = rn(4) ? keys[rn(6)] : keys[rn(20)];
+				if (f)
+					tm_buf_addf(&j, "%s,%s", ws[rn(7)], ws[rn(7)]);
+				tm_buf_addf(&j, "\"%s\"%s:%s", k, ws[rn(7)], ws[rn(7)]);
+				switch (rn(4)) {
+				case 0:
+					tm_buf_addf(&j, "\"%s\"", strs[rn(20)]);
+					break;
+				case 1:
+					tm_buf_addf(&j, "%s", lits[rn(16)]);
+					break;
+				default: {
+					/* a number: sign, 0-22 digits, fraction, exponent */
+					char b[96];
+					size_t n = 0;
+					if (rn(4) == 0)
+						b[n++] = '-';
+					size_t d0 = n;
+					switch (rn(4)) { /* lengths around 18 and 19 digits too */
+					case 0: digits(b, &n, 17, 20); break;
+					case 1: digits(b, &n, 0, 22); break;
+					default: digits(b, &n, 1, 6); break;
+					}
+					if (n - d0 > 1 && b[d0] == '0' && rn(2))
+						b[d0] = '1';
+					if (n - d0 >= 17 && rn(2))
+						b[d0] = '9'; /* past INT64_MAX */
+					if (rn(2)) {
+						b[n++] = '.';
+						digits(b, &n, rn(20) ? 1 : 0, rn(3) ? 4 : 20);
+					}
+					if (rn(8) == 0) {
+						b[n++] = 'e';
+						digits(b, &n, 1, 3);
+					}
+					tm_buf_add(&j, b, n);
+					break;
+				}
+				}
+			}
+			tm_buf_addf(&j, "%s}", ws[rn(7)]);
+		}
+		if (rn(4))
+			tm_buf_adds(&j, j.data[0] == '{' ? "]}" : "]");
+		size_t len = j.len;
+		if (rn(6) == 0)
+			len = rn(len + 1);
+		size_t block = rn(3) ? 0 : 1 + rn(64);
+		char *slow = scan_fast(j.data, len, block, true);
+		char *fast = scan_fast(j.data, len, block, false);
+		CHECK_STR(fast, slow);
+		free(slow);
+		free(fast);
+		if (t_failed_) {
+			tm_buf_addc(&j, 0);
+			CHECK_STR(j.data, "(lean field pass differs)");
+			break;
+		}
+	}
+	tm_buf_fini(&j);
+}
+
 int
 main(void)
 {
@@ -695,5 +806,6 @@ main(void)
 	RUN(test_string_fast_path);
 	RUN(test_block_fast_path);
 	RUN(test_generated_blocks);
+	RUN(test_field_fast_path);
 	return 0;
 }
