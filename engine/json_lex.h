@@ -378,7 +378,7 @@ static const uint64_t tm_jl_pow10[19] = {
  * in *val their value (SWAR: a byte is a digit when it XOR '0' is below 10;
  * a carry of the add starts only at a byte that is already flagged, so the
  * lowest flag is exact). */
-static inline unsigned
+static inline __attribute__((always_inline)) unsigned
 tm_jl_digits8(const char *p, uint64_t *val)
 {
 	uint64_t x, nd;
@@ -403,7 +403,7 @@ tm_jl_digits8(const char *p, uint64_t *val)
 
 /* The run of decimal digits at cur: its end, and in *val its value modulo
  * 2^64 (what v = v * 10 + d gives, a byte at a time, on any length). */
-static inline const char *
+static inline __attribute__((always_inline)) const char *
 tm_jl_digits(const char *cur, const char *end, uint64_t *val)
 {
 	uint64_t v = 0;

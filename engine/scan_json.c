@@ -77,7 +77,10 @@ static inline bool
 fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key, size_t *klen,
 	   struct tm_jl_value *v)
 {
-	const char *end = jp->end, *cur = tm_jl_skip_ws(*pcur, end), *q;
+	/* *pcur is past whitespace already (after '{', or after ',' in the
+	 * field before: both passes skip it); whitespace elsewhere is skipped
+	 * only where the expected byte is not there. */
+	const char *end = jp->end, *cur = *pcur, *q;
 
 	if (cur == end || *cur != '"')
 		return false;
@@ -86,13 +89,23 @@ fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 		return false;
 	const char *k = cur;
 	size_t kl = (size_t)(q - cur);
-	cur = tm_jl_skip_ws(q + 1, end);
-	if (cur == end || *cur != ':')
-		return false;
-	cur = tm_jl_skip_ws(cur + 1, end);
+	cur = q + 1;
 	if (cur == end)
 		return false;
+	if (*cur != ':') {
+		cur = tm_jl_skip_ws(cur, end);
+		if (cur == end || *cur != ':')
+			return false;
+	}
+	if (++cur == end)
+		return false;
 	char c = *cur;
+	if ((unsigned char)c <= ' ') {
+		cur = tm_jl_skip_ws(cur, end);
+		if (cur == end)
+			return false;
+		c = *cur;
+	}
 	if (c == '"') {
 		q = tm_jl_quote_or_bs(++cur, end);
 		if (q == end || *q != '"')
@@ -152,9 +165,13 @@ fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 	} else {
 		return false;
 	}
-	cur = tm_jl_skip_ws(cur, end);
 	if (cur == end)
 		return false;
+	if (*cur != ',' && *cur != end_char) {
+		cur = tm_jl_skip_ws(cur, end);
+		if (cur == end)
+			return false;
+	}
 	if (*cur == ',') {
 		cur = tm_jl_skip_ws(cur + 1, end);
 		if (cur == end)
@@ -189,8 +206,20 @@ round_half_away(double x)
 }
 
 /* CoerceToTs. */
-static bool
+static bool coerce_ts_any(const struct tm_jl_value *v, int64_t *ts);
+
+static inline bool
 coerce_ts(const struct tm_jl_value *v, int64_t *ts)
+{
+	if (v->t == TM_JL_INT) {
+		*ts = wrap_mul(v->i, 1000);
+		return true;
+	}
+	return coerce_ts_any(v, ts);
+}
+
+static bool
+coerce_ts_any(const struct tm_jl_value *v, int64_t *ts)
 {
 	switch (v->t) {
 	case TM_JL_DBL:
@@ -496,8 +525,9 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	bool keep = js->ctl && js->ctl->keep_events;
 	bool no_fast = js->ctl && js->ctl->no_fast;
 	bool want_args = false;
-	tm_buf_reset(&js->name);
 	bool has_name = false;
+	const char *name = NULL;
+	size_t name_len = 0;
 	for (;;) {
 		const char *k;
 		size_t kl;
@@ -556,11 +586,17 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			break;
 		case 'n':
 			if (key_is(k, kl, "name")) {
-				/* names for alignment samples (align_scan.h) too */
-				tm_buf_reset(&js->name);
+				/* names for alignment samples (align_scan.h) too;
+				 * an unescaped one is in js->uval, which the next
+				 * field reuses: that one is copied */
 				has_name = v.t == TM_JL_STR && v.n;
-				if (has_name)
+				name = v.s;
+				name_len = has_name ? v.n : 0;
+				if (has_name && v.s == js->uval.data) {
+					tm_buf_reset(&js->name);
 					tm_buf_add(&js->name, v.s, v.n);
+					name = js->name.data;
+				}
 			}
 			break;
 		case 'i':
@@ -625,12 +661,12 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		v8_event(js, has_id, id, pid, has_args ? &args : NULL, track, off);
 		return TM_JL_OK;
 	}
-	tm_al_json(tm_scan_align(js->sc), phase, has_name ? js->name.data : NULL,
-		   has_name ? js->name.len : 0, has_id, id, ts);
+	tm_al_json(tm_scan_align(js->sc), phase, has_name ? name : NULL, name_len, has_id, id,
+		   ts);
 	if (has_bind && (flow_in || flow_out))
 		tm_al_id(tm_scan_align(js->sc), AL_FLOW, bind, ts, 0, 0,
 			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0));
-	push(js, ts, has_name ? js->name.data : NULL, js->name.len, phase, track,
+	push(js, ts, has_name ? name : NULL, name_len, phase, track,
 	     phase == 'X' ? dur : -1, off);
 	return TM_JL_OK;
 }
