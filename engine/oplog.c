@@ -868,6 +868,25 @@ get_u(struct tm_opiter *it)
 	return v;
 }
 
+/* A varint at *pp (one byte nearly always). */
+static inline uint64_t
+rd_u(const uint8_t **pp)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = *p++;
+	if (__builtin_expect(v >= 0x80, 0)) {
+		v &= 0x7f;
+		for (unsigned shift = 7;; shift += 7) {
+			uint8_t b = *p++;
+			v |= (uint64_t)(b & 0x7f) << shift;
+			if (!(b & 0x80))
+				break;
+		}
+	}
+	*pp = p;
+	return v;
+}
+
 static inline int64_t
 get_ts(struct tm_opiter *it)
 {
@@ -947,22 +966,40 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 	size_t start = it->pos;
 	int64_t start_ts = it->last_ts;
 	uint64_t start_off = it->last_off;
-	uint8_t kb = it->log->bytes[it->pos++];
+	/* The header and the per-event kinds through a local cursor (a byte
+	 * pointer may alias op: through it->pos every field store would
+	 * reload it); the rest through it->pos. */
+	const uint8_t *base = it->log->bytes, *p = base + it->pos;
+	uint8_t kb = *p++;
 	bool compact = kb & 0x80;
 	memset(op, 0, sizeof *op);
-	op->kind = (enum tm_op_kind)(kb & 0x7f);
-	it->last_off += (uint64_t)unzz(get_u(it));
-	op->offset = it->last_off;
-	bool has_clock = op->kind == TM_OP_PACKET || op->kind == TM_OP_CONVERT ||
-			 op->kind == TM_OP_CONVERT_ARRAY || op->kind == TM_OP_SERVICE ||
-			 op->kind == TM_OP_RUN;
+	enum tm_op_kind kind = (enum tm_op_kind)(kb & 0x7f);
+	op->kind = kind;
+	uint64_t off = it->last_off + (uint64_t)unzz(rd_u(&p));
+	it->last_off = off;
+	op->offset = off;
+	bool has_clock = kind == TM_OP_PACKET || kind == TM_OP_CONVERT ||
+			 kind == TM_OP_CONVERT_ARRAY || kind == TM_OP_SERVICE || kind == TM_OP_RUN;
 	if (!compact) {
-		op->machine = (uint32_t)get_u(it);
+		op->machine = (uint32_t)rd_u(&p);
 		if (has_clock) {
-			op->clock = (uint32_t)get_u(it);
-			op->seq = (uint32_t)get_u(it);
+			op->clock = (uint32_t)rd_u(&p);
+			op->seq = (uint32_t)rd_u(&p);
 		}
 	}
+	if (kind == TM_OP_PACKET || kind == TM_OP_PUSH || kind == TM_OP_CONVERT) {
+		op->flags = (uint32_t)rd_u(&p);
+		int64_t ts = wrap_add(it->last_ts, unzz(rd_u(&p)));
+		it->last_ts = ts;
+		op->ts = ts;
+		if (kind == TM_OP_PACKET)
+			op->n = (uint32_t)rd_u(&p);
+		else
+			op->detail = (uint32_t)rd_u(&p);
+		it->pos = (size_t)(p - base);
+		return true;
+	}
+	it->pos = (size_t)(p - base);
 	switch (op->kind) {
 	case TM_OP_MACHINE:
 		break;

@@ -204,7 +204,8 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 {
 	if (!p->src->keep_events || !detail)
 		return;
-	XGROW(p->evs, p->cap_evs, p->n_evs + 1);
+	if (p->n_evs == p->cap_evs) /* the call only to grow: once per event it showed */
+		XGROW(p->evs, p->cap_evs, p->n_evs + 1);
 	p->evs[p->n_evs++] = (struct tm_rp_event){(uint32_t)file, detail, ts, row, stat};
 }
 

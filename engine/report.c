@@ -72,7 +72,7 @@ add_meta_str(struct tm_report *r, const char *key, const char *v)
 static void
 build_events(struct tm_replay *p, struct tm_report *r)
 {
-	r->events = xcalloc(p->n_evs + 1, sizeof *r->events);
+	r->events = xmalloc((p->n_evs + 1) * sizeof *r->events); /* each one set whole */
 	r->n_events = p->n_evs;
 	for (size_t i = 0; i < p->n_evs; i++) {
 		const struct tm_rp_event *e = &p->evs[i];
@@ -86,6 +86,7 @@ build_events(struct tm_replay *p, struct tm_report *r)
 		o->machine = e->row;
 		o->dropped = e->stat >= 0 ? tm_stat_name((enum tm_stat_id)e->stat) : NULL;
 		o->phase = d->phase;
+		o->is_slice = false;
 		if (e->stat >= 0)
 			continue;
 		if (d->phase == 'X') {
@@ -101,17 +102,17 @@ build_events(struct tm_replay *p, struct tm_report *r)
 	/* Pair B/E per (file, machine, track) in trace-time order of arrival:
 	 * each E closes the latest still-open B of its key.  One stack per key
 	 * (a hash of keys to the top B, each B linking to the one below), so an
-	 * E without a B costs a lookup, not a scan back to the start. */
-	size_t cap = 64;
-	while (cap < 2 * p->n_evs)
-		cap *= 2;
+	 * E without a B costs a lookup, not a scan back to the start.  The hash
+	 * grows with the keys (tracks are few beside events: sized by events,
+	 * clearing it cost more than the pairing). */
 	struct be_key {
 		uint32_t file, row;
 		uint64_t track;
 		size_t top; /* index + 1 of the open B on top, 0 = empty */
 		bool used;
-	} *keys = xcalloc(cap, sizeof *keys);
-	size_t *below = xcalloc(p->n_evs + 1, sizeof *below);
+	} *keys = xcalloc(64, sizeof *keys);
+	size_t cap = 64, n_keys = 0;
+	size_t *below = xmalloc((p->n_evs + 1) * sizeof *below); /* set before read */
 	for (size_t i = 0; i < p->n_evs; i++) {
 		struct tm_report_event *o = &r->events[i];
 		if ((o->phase != 'E' && o->phase != 'B') || o->dropped)
@@ -122,9 +123,31 @@ build_events(struct tm_replay *p, struct tm_report *r)
 		while (keys[j].used &&
 		       (keys[j].file != e->file || keys[j].row != e->row || keys[j].track != track))
 			j = (j + 1) & (cap - 1);
+		if (!keys[j].used) {
+			if (2 * (n_keys + 1) > cap) { /* grow, then find the slot again */
+				size_t nc = cap * 2;
+				struct be_key *nk = xcalloc(nc, sizeof *nk);
+				for (size_t k = 0; k < cap; k++) {
+					if (!keys[k].used)
+						continue;
+					size_t h = tm_mix64(keys[k].track ^ tm_mix64((uint64_t)keys[k].file << 32 |
+										   keys[k].row)) &
+						   (nc - 1);
+					while (nk[h].used)
+						h = (h + 1) & (nc - 1);
+					nk[h] = keys[k];
+				}
+				free(keys);
+				keys = nk;
+				cap = nc;
+				j = tm_mix64(track ^ tm_mix64((uint64_t)e->file << 32 | e->row)) & (cap - 1);
+				while (keys[j].used)
+					j = (j + 1) & (cap - 1);
+			}
+			keys[j] = (struct be_key){e->file, e->row, track, 0, true};
+			n_keys++;
+		}
 		struct be_key *k = &keys[j];
-		if (!k->used)
-			*k = (struct be_key){e->file, e->row, track, 0, true};
 		if (o->phase == 'B') {
 			below[i] = k->top;
 			k->top = i + 1;
