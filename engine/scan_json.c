@@ -215,6 +215,12 @@ coerce_ts(const struct tm_jl_value *v, int64_t *ts)
 		*ts = wrap_mul(v->i, 1000);
 		return true;
 	}
+	/* coerce_ts_any's first case, inline */
+	if (v->t == TM_JL_DBL && fabs(v->d) < 4503599627370496.0 &&
+	    (double)(int64_t)v->d != v->d) {
+		*ts = round_half_away(v->d * 1000.0);
+		return true;
+	}
 	return coerce_ts_any(v, ts);
 }
 

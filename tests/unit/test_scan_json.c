@@ -555,6 +555,27 @@ test_string_fast_path(void)
 	tm_buf_fini(&msg);
 }
 
+/* The search for a string's end (16 bytes by SSE2, then a byte at a
+ * time) against the byte loop, with the bytes next to '"' and '\\' and
+ * high bytes around them. */
+static void
+test_quote_search(void)
+{
+	static const char alpha[] = "\"\\!#[]\xa2\xdc\x22\x5c\x01\xff";
+	char b[96];
+	for (int i = 0; i < 300000; i++) {
+		size_t n = rn(rn(4) ? 24 : 90);
+		for (size_t j = 0; j < n; j++)
+			b[j] = rn(6) ? 'a' + (char)rn(3) : alpha[rn(sizeof alpha - 1)];
+		const char *want = b;
+		while (want != b + n && *want != '"' && *want != '\\')
+			want++;
+		CHECK(tm_jl_quote_or_bs(b, b + n) == want);
+		if (t_failed_)
+			break;
+	}
+}
+
 /* ScanToEndOfDelimitedBlock as it was: a byte at a time, strings through
  * the reference ScanString. */
 static enum tm_jl_rc
@@ -804,6 +825,7 @@ main(void)
 	RUN(test_number_fast_path);
 	RUN(test_ts_llround);
 	RUN(test_string_fast_path);
+	RUN(test_quote_search);
 	RUN(test_block_fast_path);
 	RUN(test_generated_blocks);
 	RUN(test_field_fast_path);
