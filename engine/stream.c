@@ -124,7 +124,7 @@ struct tm_stream {
 	pthread_mutex_t mu;
 	pthread_cond_t cv_p, cv_c; /* producer waits for room, consumer for data */
 	bool mu_init, thr_on, p_wait, c_wait, stop;
-	pthread_t thr;
+	struct worker *wk;    /* the producer's thread (thr_on) */
 	uint64_t inflated;   /* output produced so far */
 	bool failed;         /* decompression failed; ferr after the ready bytes */
 	enum tm_status fs;
@@ -150,6 +150,95 @@ struct tm_stream {
 		struct tm_error *perr;
 	} vio, pio;
 };
+
+/* ---- producer threads, kept for reuse ----
+ *
+ * A stream's producer (gzip/zstd verification, ZIP read-ahead) runs one
+ * job on a thread that then waits, idle, for the next stream's: an archive
+ * of 1,000s of deflated or gzipped members starts a thread per member no
+ * more.  There are never more threads than producers running at once; idle
+ * ones wait on their condition variable until the process ends. */
+struct worker {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	void *(*fn)(void *); /* the job; NULL while idle */
+	void *arg;
+	bool done;           /* the job returned */
+	struct worker *next; /* idle list */
+};
+
+static pthread_mutex_t wk_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct worker *wk_idle;
+
+static void *
+wk_main(void *p)
+{
+	struct worker *w = p;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->fn)
+			pthread_cond_wait(&w->cv, &w->mu);
+		void *(*fn)(void *) = w->fn;
+		void *arg = w->arg;
+		pthread_mutex_unlock(&w->mu);
+		fn(arg);
+		pthread_mutex_lock(&w->mu);
+		w->fn = NULL;
+		w->done = true;
+		pthread_cond_broadcast(&w->cv);
+	}
+	return NULL;
+}
+
+/* Run fn(arg) on an idle thread or a new one; NULL if none can start. */
+static struct worker *
+wk_start(void *(*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&wk_mu);
+	struct worker *w = wk_idle;
+	if (w)
+		wk_idle = w->next;
+	pthread_mutex_unlock(&wk_mu);
+	if (!w) {
+		w = xcalloc(1, sizeof *w);
+		pthread_attr_t at;
+		pthread_t t;
+		if (pthread_mutex_init(&w->mu, NULL) || pthread_cond_init(&w->cv, NULL) ||
+		    pthread_attr_init(&at))
+			abort();
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		int r = pthread_create(&t, &at, wk_main, w);
+		pthread_attr_destroy(&at);
+		if (r) {
+			pthread_cond_destroy(&w->cv);
+			pthread_mutex_destroy(&w->mu);
+			free(w);
+			return NULL;
+		}
+	}
+	pthread_mutex_lock(&w->mu);
+	w->done = false;
+	w->next = NULL;
+	w->arg = arg;
+	w->fn = fn;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return w;
+}
+
+/* Wait until w's job has returned (as pthread_join would); w goes idle. */
+static void
+wk_join(struct worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	while (!w->done)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_lock(&wk_mu);
+	w->next = wk_idle;
+	wk_idle = w;
+	pthread_mutex_unlock(&wk_mu);
+}
 
 void
 tm_stream_set_work(struct tm_stream *st, struct tm_work *w)
@@ -391,7 +480,7 @@ tm_stream_close(struct tm_stream *st)
 		stop_chain(st);
 		/* thr_on is set only by st's consumer: the caller */
 		if (st->thr_on)
-			pthread_join(st->thr, NULL);
+			wk_join(st->wk);
 		pthread_cond_destroy(&st->cv_c);
 		pthread_cond_destroy(&st->cv_p);
 		pthread_mutex_destroy(&st->mu);
@@ -1220,7 +1309,7 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 			return s;
 		}
 		if (!st->thr_on && !st->sync) {
-			if (pthread_create(&st->thr, NULL, gz_thread, st) == 0)
+			if ((st->wk = wk_start(gz_thread, st)) != NULL)
 				st->thr_on = true;
 			else
 				st->sync = true; /* inflate here, as without threads */
@@ -1432,7 +1521,7 @@ next_ahead(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *
 		if (!st->thr_on) {
 			if (!st->hb)
 				st->hb = xmalloc(st->r_cap); /* pages are touched as used */
-			if (pthread_create(&st->thr, NULL, ahead_thread, st) == 0) {
+			if ((st->wk = wk_start(ahead_thread, st)) != NULL) {
 				st->thr_on = true;
 			} else {
 				st->sync = true;
