@@ -146,6 +146,13 @@ open_poll(void *ud)
 		wb->run.quit = true;
 		return true;
 	}
+	if (key == KEY_MOUSE) { /* the wheel moves; clicks wait for the list */
+		MEVENT ev;
+		key = getmouse(&ev) != OK		? ERR
+		      : ev.bstate & BUTTON4_PRESSED ? KEY_UP
+		      : ev.bstate & BUTTON5_PRESSED ? KEY_DOWN
+						    : ERR;
+	}
 	bool now = key != ERR && actions_opening_key(wb, key);
 	long t = now_ms() - o->t0_ms;
 	if (t >= OPEN_FIRST_MS && (now || t - o->drawn_ms >= OPEN_EVERY_MS || !o->drawn_ms)) {

@@ -10,7 +10,8 @@
 #     row, ? shows the opening help and closes it, another key says it has
 #     to wait, a resize redraws; q quits it cleanly before the listing ends
 #     (a CPU-time limit far below what the whole listing takes is the
-#     proof, as in tests/cli/hostile_quit.sh).
+#     proof, as in tests/cli/hostile_quit.sh);
+#  3. the mouse wheel moves the selection while an archive opens.
 # No wall-clock assertion: waits are bounded by screen contents; the
 # timestamps of the first partial screen and of the final one (with its
 # verdict) are printed as "#" lines (a figure, never checked).
@@ -23,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 BIN=${TM_BIN:-$top/build/asan/tracemerge}
 case $BIN in /*) ;; *) BIN=$PWD/$BIN;; esac
-names="opening-partial-then-final opening-keys opening-q-cancels"
+names="opening-partial-then-final opening-keys opening-q-cancels opening-wheel"
 if ! command -v tmux >/dev/null 2>&1; then
 	for n in $names; do echo "SKIP: $n: tmux not installed"; done
 	exit 0
@@ -178,6 +179,38 @@ else
 	if [ "$rc" = 0 ]; then ok "opening-q-cancels"
 	else no "opening-q-cancels" "exit $rc (152: the CPU limit: q did not stop the listing): $(head -c 300 "$t/$s.err")"; fi
 fi
+
+# 3. the wheel while an archive opens: the mouse is reported only once the
+# workbench runs, so started without files, the archive given at its Open
+# prompt, with the mouse on; g, then the wheel down (X10 encoding, as tmux
+# sends it to a TERM=screen program) moves to the second row; q quits.
+s=wheel
+printf 'set cache = no\nset mouse = yes\n' >"$t/mouse.rc"
+rm -f "$t/$s.rc"
+T new-session -d -s $s -x 100 -y 30 \
+	"cd $t && ulimit -t 12; env $envs TM_CONFIG=$t/mouse.rc TERM=screen $BIN 2>$t/$s.err; echo \$? >$t/$s.rc; sleep 600"
+x10() { # button col row (1-based): ESC [ M, then each as a byte of 32 + value
+	printf '\033[M%b%b%b' "\\$(printf %03o $((32 + $1)))" "\\$(printf %03o $((32 + $2)))" \
+		"\\$(printf %03o $((32 + $3)))"
+}
+wheel=""
+if wait_shot $s "$t/w0.txt" "Open (files or archive):" 60; then
+	T send-keys -t $s "$t/large.tar.gz" Enter
+	if wait_shot $s "$t/w1.txt" "trace-6" 120; then
+		T send-keys -t $s g
+		T send-keys -t $s -l "$(x10 65 6 6)"
+		for i in $(seq 1 600); do
+			shot $s >"$t/w2.txt"
+			sed -n 4p "$t/w2.txt" | grep -q '^> trace-64.json' && { wheel=1; break; }
+			sleep 0.05
+		done
+		[ -n "$wheel" ] || wheel="the wheel did not move to the second row: $(head -5 "$t/w2.txt" | tr '\n' '|')"
+	else wheel="the archive opened showed no opening screen: $(head -5 "$t/w1.txt" | tr '\n' '|')"; fi
+else wheel="did not start: $(head -c 300 "$t/$s.err")"; fi
+T send-keys -t $s q
+rc=$(wait_rc $s)
+if [ "$wheel" = 1 ] && [ "$rc" = 0 ]; then ok "opening-wheel"
+else no "opening-wheel" "${wheel/#1/}; exit $rc"; fi
 
 # Measurement only: a big archive of the caller's
 if [ -n "${TM_OPENING_BIG:-}" ]; then
