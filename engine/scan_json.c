@@ -541,6 +541,12 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		struct tm_jl_value v;
 		enum tm_jl_rc r = TM_JL_OK;
 		eos = false;
+		if (!no_fast && *cur == '}') {
+			/* next_field's first test (cur < end here: every step
+			 * before returned TM_JL_INC at the window's end) */
+			cur++;
+			break;
+		}
 		if (no_fast || !fast_field(&jp, &cur, end_char, &k, &kl, &v))
 			r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
 		if (r != TM_JL_OK) {
