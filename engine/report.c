@@ -256,9 +256,16 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 			      "wall-clock time";
 			break;
 		case BR_ASSUMED:
-			how = c->bridged_from.clock == TM_CLOCK_TRACE_FILE
-				      ? "clockless: assumed to start with the timeline (offset 0)"
-				      : "assumed aligned: same clock domain as the timeline, offset 0";
+			/* the bridge joined the reader's registered clock; a clocks
+			 * entry relating another clock (an SDK's MONOTONIC) is what
+			 * places the events on it */
+			if (e && e->has_clocks && e->clocks.clock &&
+			    e->clocks.clock != c->bridged_from.clock)
+				how = "placed by its clocks entry (relates its clock to the reference)";
+			else
+				how = c->bridged_from.clock == TM_CLOCK_TRACE_FILE
+					      ? "clockless: assumed to start with the timeline (offset 0)"
+					      : "assumed aligned: same clock domain as the timeline, offset 0";
 			break;
 		}
 		if (!how)

@@ -152,6 +152,11 @@ print(max(abs(a[k] - b[k]) for k in a) if a and len(a) == len(b) else "none")')
 	[ "$chk" = "All traces line up on the shared timeline." ] && [ "$gap" = 0 ] &&
 	ok "SDK on MONOTONIC: from '$before' to '$chk', markers within $gap ns" ||
 	no "SDK on MONOTONIC" "before '$before' rc $rc check '$chk' gap $gap: $js $o"
+# and check says what places it: the entry, not the BOOTTIME bridge that
+# joined a clock the file never uses
+o=$("$TM" check --manifest "$t/m-mono.json" "$dm"/* 2>&1)
+echo "$o" | grep -A1 'b_file.pftrace: 220 events' | grep -q 'placed by its clocks entry' &&
+	ok "SDK on MONOTONIC: placed by its clocks entry" || no "placement words" "$o"
 # zero drift prints 0.000, not -0.000, in words and in JSON
 o=$("$TM" align "$d"/*) js=$("$TM" align --json "$d"/*)
 echo "$o$js" | grep -q -- '-0\.000' && no "negative zero drift" "$o $js" ||
