@@ -137,7 +137,9 @@ apply_estimates(struct wb_model *m, const struct tm_align_result *res, const cha
 					tm_buf_addf(&ev, ". %s", r.how);
 				if (own)
 					tm_buf_addf(&ev, ". %s", r.own_why);
-				if (r.inert)
+				/* r.inert is said of r.m: with the machine of its own
+				 * the edit applied is own_m, which helps (own_helps) */
+				if (r.inert && !own)
 					tm_buf_addf(&ev, ". Changes no predicted number: %s", r.inert);
 				n_set++;
 			} else {

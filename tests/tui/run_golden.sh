@@ -51,6 +51,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	args=${args//@TOP@/$top}
 	args=${args//@UNPREDICTED@/$work/unpredicted}
 	args=${args//@OWNER@/$work/owner}
+	args=${args//@SDKMONO@/$work/sdkmono}
 	args=${args//@ARCH@/$work/arch}
 	args=${args//@DEMO@/$work/demo}
 	# The demo's files go under the case's own dir (a .check may read them).
@@ -117,6 +118,9 @@ make_many() {
 		printf '{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' \
 			$((i * 1000)) >"$work/many30/capture-$(printf %02d "$i").json"
 	done
+	# Two Perfetto SDK traces, one on MONOTONIC (as on macOS), 2.5 s apart:
+	# every event of b_file is dropped (tests/cli/align_gen.py sdk-mono).
+	python3 "$top/tests/cli/align_gen.py" "$work/sdkmono" proto -2500000000 0 7 sdk-mono >/dev/null
 	# Files a case removes from under the workbench (../gone/ from its dir).
 	mkdir -p "$work/gone"
 	cp "$work"/many/t0[1-3].json "$work/gone/"
