@@ -202,7 +202,7 @@ stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, ui
 static void
 record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
 {
-	if (!p->src->keep_events || !detail)
+	if (!p->src->keep_events || !detail || (stat < 0 && p->src->dropped_only))
 		return;
 	if (p->n_evs == p->cap_evs) /* the call only to grow: once per event it showed */
 		XGROW(p->evs, p->cap_evs, p->n_evs + 1);

@@ -50,6 +50,7 @@ struct tm_replay_src {
 	bool keep_events;      /* fill the report's per-event list (else the
 				* scans' folded logs are replayed: tm_scan_log) */
 	bool plain_replay;     /* replay every event one by one (no runs) */
+	bool dropped_only;     /* with keep_events: only dropped events listed */
 	/* per member: NULL, or the conversions an estimate asks for */
 	struct tm_replay_probe *const *probes;
 	/* set (by another thread): the replay stops soon, *cancelled set */

@@ -609,6 +609,7 @@ evaluate(struct tm_session *s, const struct tm_manifest *m, const struct tm_eval
 				    .first_manifest = s->first_manifest,
 				    .keep_events = s->opts.keep_events && o && o->events,
 				    .plain_replay = s->opts.plain_replay,
+				    .dropped_only = o && o->dropped_only,
 				    .probes = probes,
 				    .cancel = o ? o->cancel : NULL,
 				    .cancelled = &cancelled};

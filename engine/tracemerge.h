@@ -661,6 +661,9 @@ struct tm_eval_opts {
 	 * every count, stat, range and the verdict are the same as with
 	 * events (the same rules: test_eval_paths). */
 	bool events;
+	/* With events: list only the dropped events (what the workbench
+	 * shows; kept events are most of a list and of its cost). */
+	bool dropped_only;
 	/* Set by another thread: the evaluation stops soon and returns
 	 * TM_ERR_CANCELLED (no report). */
 	volatile bool *cancel;

@@ -37,6 +37,8 @@
  *                                 only: what the workbench does per edit
  *                                 under 16 MiB (its events list follows on
  *                                 a thread of its own)
+ *   bench_tm reeval-wb-list N INPUT...  that thread's evaluation: the
+ *                                 events list of the dropped events only
  * The generator writes the wire format by hand (fixed seed), so the bytes are
  * the same on every run.
  */
@@ -642,7 +644,8 @@ manifest_name(const struct tm_member *m)
 /* mode: 0 reeval (no details kept), 1 reeval-events (details kept, the
  * events list per edit: check --events), 2 reeval-wb (details kept, the
  * numbers per edit: what the workbench evaluates on an edit; its events
- * list follows on a thread of its own). */
+ * list follows on a thread of its own), 3 reeval-wb-list (that thread's
+ * evaluation: the dropped events listed). */
 static int
 reeval(int n, int mode, const char *const *paths, size_t n_paths)
 {
@@ -696,7 +699,7 @@ reeval(int n, int mode, const char *const *paths, size_t n_paths)
 		}
 		struct tm_report *r;
 		double a = now_us(), ac = clock_us(CLOCK_PROCESS_CPUTIME_ID);
-		struct tm_eval_opts eo = {.events = mode == 1};
+		struct tm_eval_opts eo = {.events = mode == 1 || mode == 3, .dropped_only = mode == 3};
 		if (tm_session_evaluate_ex(s, &m, &eo, &r, &e) != TM_OK) {
 			fprintf(stderr, "bench_tm: %s\n", e.msg);
 			return 1;
@@ -752,7 +755,9 @@ main(int argc, char **argv)
 		return reeval(atoi(argv[2]), 1, (const char *const *)argv + 3, (size_t)argc - 3);
 	if (argc >= 4 && !strcmp(argv[1], "reeval-wb"))
 		return reeval(atoi(argv[2]), 2, (const char *const *)argv + 3, (size_t)argc - 3);
+	if (argc >= 4 && !strcmp(argv[1], "reeval-wb-list"))
+		return reeval(atoi(argv[2]), 3, (const char *const *)argv + 3, (size_t)argc - 3);
 	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
-			"reeval|reeval-events|reeval-wb N INPUT...\n");
+			"reeval|reeval-events|reeval-wb|reeval-wb-list N INPUT...\n");
 	return 64;
 }

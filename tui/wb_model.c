@@ -358,7 +358,7 @@ details_worker(void *arg)
 {
 	struct wb_model *m = arg;
 	struct wb_details *d = &m->det;
-	struct tm_eval_opts o = {.events = true, .cancel = &d->cancel};
+	struct tm_eval_opts o = {.events = true, .dropped_only = true, .cancel = &d->cancel};
 	struct tm_error err;
 	tm_error_clear(&err);
 	d->st = tm_session_evaluate_ex(m->s, d->man_none ? NULL : &d->man, &o, &d->out, &err);

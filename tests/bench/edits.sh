@@ -22,10 +22,10 @@ for shape in unmatched te20; do
 	"$GEN" gen-proto "$out/e-$shape-a.pftrace" 1 || exit 1
 	"$GEN" gen-shape "$shape" "$out/e-$shape-b.pftrace" "$h" || exit 1
 	read -r wb_w _ _ wb_c _ _ < <("$GEN" reeval-wb 11 "$out/e-$shape-a.pftrace" "$out/e-$shape-b.pftrace")
-	read -r ev_w _ _ ev_c _ _ < <("$GEN" reeval-events 5 "$out/e-$shape-a.pftrace" "$out/e-$shape-b.pftrace")
+	read -r ev_w _ _ ev_c _ _ < <("$GEN" reeval-wb-list 5 "$out/e-$shape-a.pftrace" "$out/e-$shape-b.pftrace")
 	rm -f "$out/e-$shape-a.pftrace" "$out/e-$shape-b.pftrace"
 	ld=$(load)
-	echo "workbench edit, 1 MiB + $shape $h MiB (numbers; events list on a thread): ${wb_c} us CPU (wall ${wb_w} us); its events list ${ev_c} us CPU; load $ld"
+	echo "workbench edit, 1 MiB + $shape $h MiB (numbers; events list on a thread): ${wb_c} us CPU (wall ${wb_w} us); the events list its thread computes (dropped ones) ${ev_c} us CPU; load $ld"
 	python3 - "$shape" "$h" "$wb_c" "$SUMMARY" <<'PY'
 import sys
 shape, h, c, summ = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]

@@ -482,6 +482,27 @@ summary_equals_events(void)
 				listed_drops += d;
 			}
 		}
+		/* dropped only (the workbench's list): the same dropped events */
+		struct tm_report *dro = NULL;
+		struct tm_eval_opts od = {.events = true, .dropped_only = true};
+		CHECK(tm_session_evaluate_ex(ev, mm, &od, &dro, &e) == TM_OK);
+		if (!t_failed_) {
+			CHECK(tm_report_same_numbers(dro, full));
+			size_t j = 0;
+			for (size_t i = 0; i < full->n_events && !t_failed_; i++) {
+				if (!full->events[i].dropped)
+					continue;
+				CHECK(j < dro->n_events);
+				if (t_failed_)
+					break;
+				CHECK_INT(dro->events[j].ts, full->events[i].ts);
+				CHECK_INT(dro->events[j].file, full->events[i].file);
+				CHECK_STR(dro->events[j].dropped, full->events[i].dropped);
+				j++;
+			}
+			CHECK_INT(j, dro->n_events);
+		}
+		tm_report_free(dro);
 		tm_report_free(sum);
 		tm_report_free(full);
 		tm_report_free(ref);
