@@ -492,7 +492,19 @@ why_unusable(const struct side *sd, const char *file, struct tm_buf *b, size_t *
 struct probes {
 	struct tm_replay_probe **v; /* per member */
 	size_t n;
+	uint32_t *clock; /* per member: its trace clock, once asked (a walk of its log) */
+	bool *has_clock;
 };
+
+static uint32_t
+probes_clock(struct tm_session *s, struct probes *P, size_t m)
+{
+	if (!P->has_clock[m]) {
+		P->clock[m] = tm_session_trace_clock(s, m);
+		P->has_clock[m] = true;
+	}
+	return P->clock[m];
+}
 
 static int
 cmp_u64(const void *pa, const void *pb)
@@ -517,12 +529,14 @@ probes_build(struct tm_session *s, size_t only, struct probes *P)
 {
 	P->n = s->in.n_members;
 	P->v = xcalloc(P->n + 1, sizeof *P->v);
+	P->clock = xcalloc(P->n + 1, sizeof *P->clock);
+	P->has_clock = xcalloc(P->n + 1, sizeof *P->has_clock);
 	for (size_t m = 0; m < P->n; m++) {
 		if ((only != SIZE_MAX && m != only) || !s->scans[m] || !s->scans[m]->align ||
 		    s->in.members[m].format != TM_FMT_PROTO)
 			continue;
 		const struct tm_align_samples *a = s->scans[m]->align;
-		uint32_t clock = tm_session_trace_clock(s, m);
+		uint32_t clock = probes_clock(s, P, m);
 		uint64_t *off = NULL;
 		size_t n = 0, cap = 0;
 		for (size_t i = 0; i < a->n_names; i++)
@@ -562,6 +576,8 @@ probes_free(struct probes *P)
 			free(P->v[m]);
 		}
 	free(P->v);
+	free(P->clock);
+	free(P->has_clock);
 	memset(P, 0, sizeof *P);
 }
 
@@ -699,8 +715,8 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 		struct tm_align_estimate *e = &out->est[out->n++];
 		e->file = xstrdup(rf->path);
 		e->ref = xstrdup(ref);
-		e->clock = tm_session_trace_clock(s, (size_t)fm);
-		e->ref_clock = rm >= 0 ? tm_session_trace_clock(s, (size_t)rm) : 0;
+		e->clock = probes_clock(s, &P, (size_t)fm);
+		e->ref_clock = rm >= 0 ? probes_clock(s, &P, (size_t)rm) : 0;
 		struct side fs = {s->scans[fm] ? s->scans[fm]->align : NULL, e->clock, P.v[fm]};
 		struct side rs = {rm >= 0 && s->scans[rm] ? s->scans[rm]->align : NULL, e->ref_clock,
 				  rm >= 0 ? P.v[rm] : NULL};
@@ -854,12 +870,12 @@ tm_align_events(struct tm_session *s, const char *file, struct tm_align_events *
 	enum tm_status st = tm_session_scan(s, (size_t)m, NULL, err);
 	if (st != TM_OK)
 		return st;
-	struct side sd = {s->scans[m] ? s->scans[m]->align : NULL, tm_session_trace_clock(s, (size_t)m),
-			  NULL};
 	/* samples on other clocks or machines: their times as the replay
 	 * converts them (under the input's own manifest) */
-	struct probes P = {NULL, 0};
+	struct probes P;
 	probes_build(s, (size_t)m, &P);
+	struct side sd = {s->scans[m] ? s->scans[m]->align : NULL, probes_clock(s, &P, (size_t)m),
+			  NULL};
 	if (P.v[m]) {
 		struct tm_report *rep = NULL;
 		st = tm_session_evaluate_probe(s, NULL, P.v, &rep, err);
