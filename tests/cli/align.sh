@@ -34,7 +34,7 @@ while read -r d _ _ _ _ _; do
 done <"$t/truths"
 python3 - "$t/truths" <<'PY'
 import json, sys
-worst = 0
+worst, by = 0, {}
 for line in open(sys.argv[1]):
     d, kind, seed, off, ppm, truth = line.split()
     truth = int(truth)
@@ -52,7 +52,9 @@ for line in open(sys.argv[1]):
         print("FAIL: %s: quality %s bounds %s..%s truth %d: %s" % (name, q, lo, hi, truth, js))
     if est is not None:
         worst = max(worst, abs(est - truth))
-print("# worst |estimate - truth| over the generated set: %d ns" % worst)
+        by[kind] = max(by.get(kind, 0), abs(est - truth))
+print("# worst |estimate - truth| over the generated set: %d ns (%s)" %
+      (worst, ", ".join("%s %d" % kv for kv in by.items())))
 PY
 
 d="$t/oneway"
