@@ -747,6 +747,22 @@ hop(const struct tm_graph *g, uint32_t a, uint32_t b, uint32_t hash, int64_t ns)
 	return wrap_add(ns, wrap_sub(sb->ts[lo], sa->ts[k]));
 }
 
+/* The path from src to dst (both known): TM_CONV_OK and *si set, or why not. */
+static enum tm_conv_result
+route(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst, long *si, struct path *pa)
+{
+	long di;
+	*si = find_node(g, src);
+	di = find_node(g, dst);
+	if (*si < 0)
+		return TM_CONV_UNKNOWN_SOURCE;
+	if (di < 0)
+		return TM_CONV_UNKNOWN_TARGET;
+	if (!find_path(g, (uint32_t)*si, (uint32_t)di, pa))
+		return TM_CONV_NO_PATH;
+	return TM_CONV_OK;
+}
+
 /* Convert, and the value at node via (-1: none) if the path passes it. */
 static enum tm_conv_result
 convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid dst, long via,
@@ -760,14 +776,11 @@ convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid
 		}
 		return TM_CONV_OK;
 	}
-	long si = find_node(g, src), di = find_node(g, dst);
-	if (si < 0)
-		return TM_CONV_UNKNOWN_SOURCE;
-	if (di < 0)
-		return TM_CONV_UNKNOWN_TARGET;
+	long si;
 	struct path pa;
-	if (!find_path(g, (uint32_t)si, (uint32_t)di, &pa))
-		return TM_CONV_NO_PATH;
+	enum tm_conv_result r = route(g, src, dst, &si, &pa);
+	if (r != TM_CONV_OK)
+		return r;
 	struct node *sn = &g->nodes[si];
 	int64_t ns = wrap_mul(ts, (int64_t)sn->unit);
 	if (sn->is_incremental) {
@@ -825,14 +838,11 @@ tm_graph_convert_ns(struct tm_graph *g, struct tm_clockid src, int64_t ns, struc
 		*out = ns;
 		return TM_CONV_OK;
 	}
-	long si = find_node(g, src), di = find_node(g, dst);
-	if (si < 0)
-		return TM_CONV_UNKNOWN_SOURCE;
-	if (di < 0)
-		return TM_CONV_UNKNOWN_TARGET;
+	long si;
 	struct path pa;
-	if (!find_path(g, (uint32_t)si, (uint32_t)di, &pa))
-		return TM_CONV_NO_PATH;
+	enum tm_conv_result r = route(g, src, dst, &si, &pa);
+	if (r != TM_CONV_OK)
+		return r;
 	for (int i = 0; i < pa.len; i++)
 		ns = hop(g, pa.nodes[i], pa.nodes[i + 1], pa.hashes[i], ns);
 	*out = ns;
