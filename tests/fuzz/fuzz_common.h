@@ -69,6 +69,20 @@ scans_must_match(const struct tm_scan *a, enum tm_status ra, const struct tm_err
 	}
 }
 
+/* A scan's op log must decode to its end: as many ops as it counts. */
+static inline void
+fuzz_log_decodes_whole(const struct tm_oplog *log)
+{
+	struct tm_opiter it;
+	struct tm_op op;
+	uint64_t k = 0;
+	tm_opiter_init(&it, log);
+	while (tm_opiter_next(&it, &op))
+		k++;
+	tm_opiter_fini(&it);
+	FUZZ_CHECK(k == log->n_ops);
+}
+
 /* A text scanner's target (fuzz_scan_json, fuzz_scan_systrace): the bytes
  * scanned once as one block and once in blocks of a size taken from the
  * first two input bytes (and byte by byte for small inputs); all must give
@@ -109,14 +123,7 @@ fuzz_text_scanner(fuzz_text_scan_fn scan, enum tm_format fmt, const uint8_t *dat
 		scans_must_match(&a, ra, &ea, &b, rb, &eb, 1);
 		tm_scan_fini(&b);
 	}
-	struct tm_opiter it;
-	struct tm_op op;
-	uint64_t k = 0;
-	tm_opiter_init(&it, &a.log);
-	while (tm_opiter_next(&it, &op))
-		k++;
-	tm_opiter_fini(&it);
-	FUZZ_CHECK(k == a.log.n_ops);
+	fuzz_log_decodes_whole(&a.log);
 	tm_scan_fini(&a);
 	return 0;
 }

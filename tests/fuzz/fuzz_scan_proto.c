@@ -70,15 +70,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(whole.blk);
 	free(split.blk);
 	scans_must_match(&a, ra, &ea, &b, rb, &eb, ns ? (size_t)data[1] + 1 : 1);
-	/* The log must decode to its end. */
-	struct tm_opiter it;
-	struct tm_op op;
-	uint64_t k = 0;
-	tm_opiter_init(&it, &a.log);
-	while (tm_opiter_next(&it, &op))
-		k++;
-	tm_opiter_fini(&it);
-	FUZZ_CHECK(k == a.log.n_ops);
+	fuzz_log_decodes_whole(&a.log);
 	tm_scan_fini(&a);
 	tm_scan_fini(&b);
 	return 0;
