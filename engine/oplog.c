@@ -319,6 +319,56 @@ put_clocks(struct tm_oplog *l, const struct tm_op_clock *c, size_t n)
 	}
 }
 
+/* A run's deltas from *prev on: a skip entry (the value, the offset of its
+ * deltas) every TM_RUN_SKIP values, then up to TM_RUN_SKIP zigzag varint
+ * deltas (one or two bytes nearly always).  Returns the deltas' end. */
+static uint8_t *
+encode_deltas(const int64_t *v, uint32_t n, int64_t *prev_io, uint8_t *skip, uint8_t *d0)
+{
+	uint8_t *p = d0;
+	int64_t prev = *prev_io;
+	for (uint32_t i = 0; i < n; i += TM_RUN_SKIP) {
+		uint64_t o = (uint64_t)(p - d0);
+		memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16, &v[i], 8);
+		memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
+		uint32_t e = n - i < TM_RUN_SKIP ? n : i + TM_RUN_SKIP;
+		for (uint32_t j = i; j < e; j++) {
+			uint64_t z = zz(wrap_sub(v[j], prev));
+			prev = v[j];
+			if (z < 0x80) {
+				*p++ = (uint8_t)z;
+				continue;
+			}
+			if (z < 0x4000) {
+				p[0] = (uint8_t)(z | 0x80);
+				p[1] = (uint8_t)(z >> 7);
+				p += 2;
+				continue;
+			}
+			while (z >= 0x80) {
+				*p++ = (uint8_t)(z | 0x80);
+				z >>= 7;
+			}
+			*p++ = (uint8_t)z;
+		}
+	}
+	*prev_io = prev;
+	return p;
+}
+
+/* A run's head, before its skip table. */
+static void
+put_run_head(struct tm_oplog *l, const struct tm_op *op, bool spilled, const int64_t *v)
+{
+	put_head(l, op, true);
+	put_u(l, op->flags | (spilled ? TM_RUN_SPILLED : 0));
+	put_u(l, op->push_flags);
+	if (op->flags & TM_RUN_ARRAY)
+		put_u(l, op->n_arrays);
+	put_u(l, op->n);
+	put_u(l, zz(v[op->n - 1]));
+}
+
 static void
 encode_op(struct tm_oplog *l, const struct tm_op *op)
 {
@@ -389,49 +439,31 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		put_u(l, op->n);
 		break;
 	case TM_OP_RUN: {
-		/* the deltas first (into enc), to know where they go */
 		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
-		XGROW(l->enc, l->cap_enc, (size_t)n_skip * 16 + (size_t)op->n * 10);
-		uint8_t *skip = l->enc, *d0 = l->enc + (size_t)n_skip * 16, *p = d0;
-		int64_t prev = l->last_ts;
+		size_t most = (size_t)op->n * 10; /* the deltas' bytes at most */
 		const int64_t *v = l->run_ts;
-		/* a skip entry, then up to TM_RUN_SKIP deltas (one or two
-		 * bytes nearly always) */
-		for (uint32_t i = 0; i < op->n; i += TM_RUN_SKIP) {
-			uint64_t o = (uint64_t)(p - d0);
-			memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16, &v[i], 8);
-			memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
-			uint32_t e = op->n - i < TM_RUN_SKIP ? op->n : i + TM_RUN_SKIP;
-			for (uint32_t j = i; j < e; j++) {
-				uint64_t z = zz(wrap_sub(v[j], prev));
-				prev = v[j];
-				if (z < 0x80) {
-					*p++ = (uint8_t)z;
-					continue;
-				}
-				if (z < 0x4000) {
-					p[0] = (uint8_t)(z | 0x80);
-					p[1] = (uint8_t)(z >> 7);
-					p += 2;
-					continue;
-				}
-				while (z >= 0x80) {
-					*p++ = (uint8_t)(z | 0x80);
-					z >>= 7;
-				}
-				*p++ = (uint8_t)z;
-			}
+		int64_t prev = l->last_ts;
+		if (most < 1024 || !sp_wanted(most)) {
+			/* they stay in memory (a run spills only dlen >= 1024
+			 * bytes, and only when sp_wanted(dlen), which most
+			 * bounds): encoded in place, not through enc */
+			put_run_head(l, op, false, v);
+			reserve(l, (size_t)n_skip * 16 + most);
+			uint8_t *skip = l->bytes + l->len, *d0 = skip + (size_t)n_skip * 16;
+			size_t dlen = (size_t)(encode_deltas(v, op->n, &prev, skip, d0) - d0);
+			l->len += (size_t)n_skip * 16 + dlen;
+			l->mem_run_bytes += dlen;
+			sp_mem_add((int64_t)dlen);
+			l->last_ts = prev;
+			break;
 		}
-		size_t dlen = (size_t)(p - d0);
+		/* the deltas first (into enc), to know where they go */
+		XGROW(l->enc, l->cap_enc, (size_t)n_skip * 16 + most);
+		uint8_t *skip = l->enc, *d0 = l->enc + (size_t)n_skip * 16;
+		size_t dlen = (size_t)(encode_deltas(v, op->n, &prev, skip, d0) - d0);
 		uint64_t off = 0;
 		bool spilled = dlen >= 1024 && sp_wanted(dlen) && sp_write(d0, dlen, &off);
-		put_head(l, op, true);
-		put_u(l, op->flags | (spilled ? TM_RUN_SPILLED : 0));
-		put_u(l, op->push_flags);
-		if (op->flags & TM_RUN_ARRAY)
-			put_u(l, op->n_arrays);
-		put_u(l, op->n);
-		put_u(l, zz(v[op->n - 1]));
+		put_run_head(l, op, spilled, v);
 		/* skip table (fixed 16-byte entries), then the deltas or where
 		 * they are */
 		reserve(l, (size_t)n_skip * 16 + (spilled ? 20 : dlen));
