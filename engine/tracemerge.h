@@ -426,7 +426,8 @@ void tm_session_close(struct tm_session *s);
  * or cancelled).  A snapshot is consistent: every member in it is whole.
  * It is the archive's physical order, without trace_file ids or
  * processing order: those are decided at the end (trace_processor orders
- * each container's members by priority, then name), so rows may move then. */
+ * each container's members by priority, then name); a front end that
+ * lists rows in processing order must expect them to move then. */
 struct tm_listing;
 struct tm_listing *tm_listing_new(void);
 /* Only once no tm_session_open uses it any more. */
@@ -659,7 +660,7 @@ struct tm_eval_opts {
 	 * (~0.2 s at 16 MiB).  false: the numbers only (no events list),
 	 * replayed over runs of events, in well under a frame at any size;
 	 * every count, stat, range and the verdict are the same as with
-	 * events (the same rules: test_eval_paths). */
+	 * events (the same rules: test_replay_fast's summary_equals_events). */
 	bool events;
 	/* With events: list only the dropped events (what the workbench
 	 * shows; kept events are most of a list and of its cost). */
