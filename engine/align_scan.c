@@ -102,7 +102,7 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 {
 	if (!name || !n)
 		return;
-	struct al_name *e = tm_al_name_entry(a, name, n);
+	struct al_name *e = tm_al_name_find(a, name, n);
 	if (e)
 		(void)tm_al_name_occ(e, ts, clock, machine, flags, a->cur_off);
 }

@@ -23,6 +23,8 @@
 #include "internal.h"
 #include "strmap.h"
 
+#include <string.h>
+
 #define AL_NAMES 4096u
 #define AL_OCC 32u
 #define AL_IDS 32768u
@@ -59,7 +61,18 @@ struct al_id {
 	struct al_occ out, in;
 };
 
+/* A scanner's direct-mapped cache of name -> entry index + 1 (checked on
+ * use: the whole name is compared): most events repeat a few names, and the
+ * names' string map costs more than the rest of an event. */
+#define AL_CACHE 256u
+struct al_name_cache {
+	uint32_t slot[AL_CACHE];
+};
+
 struct tm_align_samples {
+	/* the cache of the scanner filling this (NULL: none); it lives only
+	 * while that scan runs */
+	struct al_name_cache *cache;
 	struct al_name *names;
 	size_t n_names, cap_names;
 	bool names_full;
@@ -82,6 +95,52 @@ void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t 
 struct al_name *tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n);
 void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
 		     uint64_t off);
+/* The outer bytes of a name: for names of up to 16 bytes, all of them. */
+struct al_key {
+	uint64_t x, y;
+};
+static inline __attribute__((always_inline)) struct al_key
+al_key(const uint8_t *p, size_t n)
+{
+	struct al_key k = {0, 0};
+	if (n >= 8) {
+		memcpy(&k.x, p, 8);
+		memcpy(&k.y, p + n - 8, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		k.x = a;
+		k.y = b;
+	} else {
+		k.x = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+	}
+	return k;
+}
+
+/* tm_al_name_entry through a->cache when there is one. */
+static inline __attribute__((always_inline)) struct al_name *
+tm_al_name_find(struct tm_align_samples *a, const char *name, size_t n)
+{
+	struct al_name_cache *c = a->cache;
+	if (!c)
+		return tm_al_name_entry(a, name, n);
+	struct al_key k = al_key((const uint8_t *)name, n);
+	uint32_t h = (uint32_t)(((k.x ^ (k.y >> 3) ^ n) * 0x9e3779b97f4a7c15ULL) >> 56) &
+		     (AL_CACHE - 1);
+	uint32_t ix = c->slot[h];
+	struct al_name *e;
+	if (ix && (e = &a->names[ix - 1])->len == n) {
+		struct al_key ek = al_key((const uint8_t *)e->name, n);
+		if (ek.x == k.x && ek.y == k.y && (n <= 16 || memcmp(e->name, name, n) == 0))
+			return e;
+	}
+	e = tm_al_name_entry(a, name, n);
+	if (e)
+		c->slot[h] = (uint32_t)(e - a->names) + 1;
+	return e;
+}
+
 /* One more occurrence of e at ts (tm_al_name after the lookup); true when
  * it was kept as a sample. */
 static inline bool

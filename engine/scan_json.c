@@ -317,6 +317,7 @@ struct js {
 	bool quote_cut; /* msg's quote stopped at the window end (jp.quote_cut) */
 	struct v8sess *v8;
 	size_t n_v8, cap_v8;
+	struct al_name_cache al_cache; /* the align samples' (tm_al_name_find) */
 	enum tm_status status;
 	struct tm_error *err;
 };
@@ -673,8 +674,9 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		v8_event(js, has_id, id, pid, has_args ? &args : NULL, track, off);
 		return TM_JL_OK;
 	}
-	tm_al_json(tm_scan_align(js->sc), phase, has_name ? name : NULL, name_len, has_id, id,
-		   ts);
+	struct tm_align_samples *al = tm_scan_align(js->sc);
+	al->cache = &js->al_cache; /* until js_fini */
+	tm_al_json(al, phase, has_name ? name : NULL, name_len, has_id, id, ts);
 	if (has_bind && (flow_in || flow_out))
 		tm_al_id(tm_scan_align(js->sc), AL_FLOW, bind, ts, 0, 0,
 			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0));
@@ -1061,6 +1063,8 @@ js_init(struct js *js, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct
 static void
 js_fini(struct js *js)
 {
+	if (js->sc->align)
+		js->sc->align->cache = NULL; /* it lives in js */
 	tm_buf_fini(&js->line);
 	tm_buf_fini(&js->w);
 	tm_buf_fini(&js->msg);

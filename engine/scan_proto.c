@@ -1099,33 +1099,16 @@ do_compressed(struct ps *s, const struct pkt *k)
 	}
 }
 
-/* An event name for the alignment samples (tm_al_name), with the entry
- * found through al_cache: most events repeat a few names, and the sample
- * table's string map costs more than the rest of a packet. */
-struct al_key {
-	uint64_t x, y;
-};
-
-/* The outer bytes of a name: for names of up to 16 bytes, all of them. */
-AINLINE struct al_key
-al_key(const uint8_t *p, size_t n)
+/* The scan's alignment samples, with the scan's name cache (until ps_fini). */
+static void
+ps_align(struct ps *s)
 {
-	struct al_key k = {0, 0};
-	if (n >= 8) {
-		memcpy(&k.x, p, 8);
-		memcpy(&k.y, p + n - 8, 8);
-	} else if (n >= 4) {
-		uint32_t a, b;
-		memcpy(&a, p, 4);
-		memcpy(&b, p + n - 4, 4);
-		k.x = a;
-		k.y = b;
-	} else {
-		k.x = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
-	}
-	return k;
+	s->al = tm_scan_align(s->sc);
+	s->al->cache = &s->al_cache;
 }
 
+/* An event name for the alignment samples (tm_al_name), its entry found
+ * through the scan's name cache (tm_al_name_find). */
 static bool
 al_name_fast(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t clock,
 	     uint32_t machine, unsigned flags, uint64_t off)
@@ -1133,22 +1116,9 @@ al_name_fast(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t c
 	if (!name || !n)
 		return false;
 	if (UNLIKELY(!s->al))
-		s->al = tm_scan_align(s->sc);
-	struct al_key k = al_key(name, n);
-	uint32_t h = (uint32_t)(((k.x ^ (k.y >> 3) ^ n) * 0x9e3779b97f4a7c15ULL) >> 56) &
-		     (AL_CACHE - 1);
-	uint32_t c = s->al_cache[h];
-	struct al_name *e;
-	if (c && (e = &s->al->names[c - 1])->len == n) {
-		struct al_key ek = al_key((const uint8_t *)e->name, n);
-		if (ek.x == k.x && ek.y == k.y && (n <= 16 || memcmp(e->name, name, n) == 0))
-			return tm_al_name_occ(e, ts, clock, machine, flags, off);
-	}
-	e = tm_al_name_entry(s->al, (const char *)name, n);
-	if (!e)
-		return false;
-	s->al_cache[h] = (uint32_t)(e - s->al->names) + 1;
-	return tm_al_name_occ(e, ts, clock, machine, flags, off);
+		ps_align(s);
+	struct al_name *e = tm_al_name_find(s->al, (const char *)name, n);
+	return e && tm_al_name_occ(e, ts, clock, machine, flags, off);
 }
 
 /* An interned name for the alignment samples: the interned name keeps its
@@ -1158,7 +1128,7 @@ al_iname(struct ps *s, struct iname *in, int64_t ts, uint32_t clock, uint32_t ma
 	 unsigned flags, uint64_t off)
 {
 	if (UNLIKELY(!s->al))
-		s->al = tm_scan_align(s->sc);
+		ps_align(s);
 	if (!in->al) {
 		struct al_name *e =
 			in->len ? tm_al_name_entry(s->al, s->npool.data + in->off, in->len) : NULL;
@@ -1623,6 +1593,8 @@ frame_one(struct ps *s, const uint8_t *p, size_t avail, uint64_t off, size_t *us
 static void
 ps_fini(struct ps *s)
 {
+	if (s->al)
+		s->al->cache = NULL; /* it lives in s */
 	free(s->seqs);
 	free(s->seq_ix);
 	free(s->seq_cache);

@@ -10,13 +10,13 @@
 #error "engine-internal header"
 #endif
 
+#include "align_scan.h"
 #include "proto_wire.h"
 #include "scan.h"
 
 #define MAX_CPU 1024 /* kMaxCpus of ftrace_tokenizer.cc */
 #define SEQ_CACHE 16384u   /* most cache slots */
 #define SEQ_CACHE_MIN 64u  /* first cache slots (a member of few sequences) */
-#define AL_CACHE 256u
 
 /* ------------------------------------------------------------------ */
 /* state                                                               */
@@ -111,7 +111,7 @@ struct ps {
 	 * a hash of a name's length and outer bytes -> its index + 1 there
 	 * (checked on use) */
 	struct tm_align_samples *al;
-	uint32_t al_cache[AL_CACHE];
+	struct al_name_cache al_cache;
 };
 
 /* ------------------------------------------------------------------ */
