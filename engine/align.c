@@ -388,21 +388,12 @@ needs_probe(uint32_t trace_clock, const struct al_occ *o)
 static int
 probe_st(const struct side *sd, const struct al_occ *o, int64_t *ts)
 {
-	if (!sd->pr || o->off == AL_NO_OFF)
-		return TM_PROBE_UNSEEN;
-	size_t lo = 0, hi = sd->pr->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sd->pr->off[mid] < o->off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == sd->pr->n || sd->pr->off[lo] != o->off)
+	size_t i = sd->pr && o->off != AL_NO_OFF ? tm_replay_probe_slot(sd->pr, o->off) : SIZE_MAX;
+	if (i == SIZE_MAX)
 		return TM_PROBE_UNSEEN;
 	if (ts)
-		*ts = sd->pr->val[lo];
-	return sd->pr->st[lo];
+		*ts = sd->pr->val[i];
+	return sd->pr->st[i];
 }
 
 /* The sample's time in the file's trace clock: as the scan saw it when it
@@ -433,10 +424,11 @@ struct why_count {
 static void
 why_one(const struct side *sd, const struct al_occ *o, struct why_count w[3])
 {
-	int64_t ts;
-	if (sample_ts(sd, o, &ts))
-		return;
+	if (!needs_probe(sd->clock, o))
+		return; /* usable as the scan saw it (sample_ts) */
 	int st = probe_st(sd, o, NULL);
+	if (st == TM_PROBE_OK || st == TM_PROBE_RAW)
+		return;
 	struct why_count *c = o->machine ? &w[0] : o->clock >= 64 && o->clock <= 127 ? &w[1] : &w[2];
 	c->n++;
 	c->id = o->machine ? o->machine : o->clock;

@@ -960,21 +960,6 @@ defer_at(struct fstate *fs, const struct tm_oppos *pos)
 	fs->defers[fs->n_defers++] = *pos;
 }
 
-/* The probe slot of the packet at off, or SIZE_MAX. */
-static size_t
-probe_slot(const struct tm_replay_probe *pr, uint64_t off)
-{
-	size_t lo = 0, hi = pr->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pr->off[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < pr->n && pr->off[lo] == off ? lo : SIZE_MAX;
-}
-
 /* A flagged packet's timestamp for an estimate: the value its conversion
  * to trace time (proto_trace_reader.cc, the packet timestamp through
  * ClockTracker::ToTraceTime) had at the file's trace clock (v, when
@@ -1020,8 +1005,9 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 	bool have = resolve_clock(fs, c, hdr->clock, hdr->seq, &clk);
 	bool ok = true;
 	enum tm_stat_id fail_stat = TM_STAT_NO_PATH;
-	size_t slot = (hdr->flags & TM_PKT_SAMPLE) && fs->probe ? probe_slot(fs->probe, hdr->offset)
-								 : SIZE_MAX;
+	size_t slot = (hdr->flags & TM_PKT_SAMPLE) && fs->probe
+			      ? tm_replay_probe_slot(fs->probe, hdr->offset)
+			      : SIZE_MAX;
 	struct via via = {{0, 0, 0, 0}, false, 0};
 	if (slot != SIZE_MAX) {
 		via.id = tm_clockid_qualify((struct tm_clockid){fs->probe->clock, 0, 0, 0}, fs->host->row,

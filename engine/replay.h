@@ -41,6 +41,21 @@ struct tm_replay_probe {
 	uint8_t *st;         /* enum tm_probe_st */
 };
 
+/* The slot of the packet at byte offset off in pr, or SIZE_MAX. */
+static inline size_t
+tm_replay_probe_slot(const struct tm_replay_probe *pr, uint64_t off)
+{
+	size_t lo = 0, hi = pr->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pr->off[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pr->n && pr->off[lo] == off ? lo : SIZE_MAX;
+}
+
 struct tm_replay_src {
 	const struct tm_input *in;  /* members, processing order, fatal error */
 	struct tm_scan *const *scans; /* per member; NULL entries = not scanned */
