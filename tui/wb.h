@@ -248,7 +248,8 @@ struct wb_model {
 	unsigned eval_gen; /* counts evaluations */
 	struct wb_details {
 		pthread_t thr;
-		bool running;          /* a thread to join */
+		bool running;          /* a computation to finish (details_join) */
+		bool threaded;         /* ... on thr, to be joined (else it ran inline) */
 		volatile bool cancel;  /* set: the thread's evaluation stops */
 		int done;              /* __atomic: the thread has finished */
 		unsigned gen;          /* the evaluation the thread computes */

@@ -397,7 +397,9 @@ static void
 details_join(struct wb_model *m)
 {
 	struct wb_details *d = &m->det;
-	pthread_join(d->thr, NULL);
+	if (d->threaded)
+		pthread_join(d->thr, NULL);
+	d->threaded = false;
 	d->running = false;
 	d->done = 0;
 	char *why = d->werr;
@@ -467,6 +469,7 @@ model_details_poll(struct wb_model *m)
 	d->out = NULL;
 	if (pthread_create(&d->thr, NULL, details_worker, m) == 0) {
 		d->running = true;
+		d->threaded = true;
 	} else {
 		details_worker(m); /* no thread: here, once */
 		d->running = true;
