@@ -317,10 +317,22 @@ struct js {
 	bool quote_cut; /* msg's quote stopped at the window end (jp.quote_cut) */
 	struct v8sess *v8;
 	size_t n_v8, cap_v8;
+	struct tm_align_samples *al;   /* js_align */
 	struct al_name_cache al_cache; /* the align samples' (tm_al_name_find) */
 	enum tm_status status;
 	struct tm_error *err;
 };
+
+/* The scan's alignment samples, with js's name cache (until js_fini). */
+static struct tm_align_samples *
+js_align(struct js *js)
+{
+	if (!js->al) {
+		js->al = tm_scan_align(js->sc);
+		js->al->cache = &js->al_cache;
+	}
+	return js->al;
+}
 
 static void
 fatal(struct js *js, const char *text, uint64_t off)
@@ -674,11 +686,10 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		v8_event(js, has_id, id, pid, has_args ? &args : NULL, track, off);
 		return TM_JL_OK;
 	}
-	struct tm_align_samples *al = tm_scan_align(js->sc);
-	al->cache = &js->al_cache; /* until js_fini */
+	struct tm_align_samples *al = js_align(js);
 	tm_al_json(al, phase, has_name ? name : NULL, name_len, has_id, id, ts);
 	if (has_bind && (flow_in || flow_out))
-		tm_al_id(tm_scan_align(js->sc), AL_FLOW, bind, ts, 0, 0,
+		tm_al_id(al, AL_FLOW, bind, ts, 0, 0,
 			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0));
 	push(js, ts, has_name ? name : NULL, name_len, phase, track,
 	     phase == 'X' ? dur : -1, off);
@@ -1063,8 +1074,8 @@ js_init(struct js *js, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct
 static void
 js_fini(struct js *js)
 {
-	if (js->sc->align)
-		js->sc->align->cache = NULL; /* it lives in js */
+	if (js->al)
+		js->al->cache = NULL; /* it lives in js */
 	tm_buf_fini(&js->line);
 	tm_buf_fini(&js->w);
 	tm_buf_fini(&js->msg);
