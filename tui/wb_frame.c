@@ -803,7 +803,14 @@ frame_prepare(struct wb *wb)
 	frame_columns(wb, layout_left_cols(cols));
 	if (sel != SIZE_MAX) {
 		const char *nm = model_row_name(m, sel);
-		int nw = nm ? name_cols(nm, strlen(nm)) : 0;
+		struct tm_buf label;
+		size_t label_len = 0;
+		tm_buf_init(&label);
+		const char *shown = nm ? model_member_label(m, model_row_member(m, sel), &label,
+							     &label_len)
+				       : NULL;
+		int nw = shown ? name_cols(shown, label_len) : 0;
+		tm_buf_fini(&label);
 		fr->details_name = nw > fr->cols.name || nw > layout_left_cols(cols) - 40;
 		model_fixes_ensure(&wb->m, nm); /* the details show its fixes */
 		text_details(m, sel, &fr->details, fr->details_name);
@@ -841,7 +848,12 @@ frame_prepare(struct wb *wb)
 	det->n = (size_t)fr->details.lines;
 	pane_clamp(det);
 	bool det_more = det->h > 1 && det->n > pane_rows(det);
-	const char *name = sel == SIZE_MAX ? "details" : model_row_name(m, sel);
+	struct tm_buf label;
+	size_t label_len;
+	tm_buf_init(&label);
+	const char *name = sel == SIZE_MAX ? "details"
+					   : model_member_label(m, model_row_member(m, sel), &label,
+								&label_len);
 	if (det_more) {
 		char *nm = text_short_name(name, (size_t)(det->w - 40 > 8 ? det->w - 40 : 8));
 		size_t first = det->top + 1, last = det->top + pane_rows(det);
@@ -857,6 +869,7 @@ frame_prepare(struct wb *wb)
 			 wb->ui.focus_details ? " [focus]" : "");
 		free(nm);
 	}
+	tm_buf_fini(&label);
 
 	/* The manifest as it would be written. */
 	size_t n_lines = 0;
