@@ -49,11 +49,6 @@ enum tm_status tm_session_evaluate_probe(struct tm_session *s, const struct tm_m
 					 struct tm_replay_probe *const *probes,
 					 struct tm_report **out, struct tm_error *err) TM_WUR;
 
-/* tm_session_evaluate without the per-event list even when the session
- * keeps it: the numbers only, over the folded logs (what the engine's own
- * searches need: fixes, offsets, alignment). */
-enum tm_status tm_session_eval_numbers(struct tm_session *s, const struct tm_manifest *m,
-				       struct tm_report **out, struct tm_error *err) TM_WUR;
 
 /* tm_report_verdict as a string (caller frees) (report.c). */
 char *tm_report_verdict_str(const struct tm_report *r);

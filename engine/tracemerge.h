@@ -678,6 +678,11 @@ struct tm_eval_opts {
 enum tm_status tm_session_evaluate_ex(struct tm_session *s, const struct tm_manifest *m,
 				      const struct tm_eval_opts *o, struct tm_report **out,
 				      struct tm_error *err) TM_WUR;
+/* tm_session_evaluate without the per-event list even when the session
+ * keeps it: the numbers only, over the folded logs (what an edit and the
+ * engine's own searches need: fixes, offsets, alignment). */
+enum tm_status tm_session_eval_numbers(struct tm_session *s, const struct tm_manifest *m,
+				       struct tm_report **out, struct tm_error *err) TM_WUR;
 /* Whether the session keeps per-event details (tm_session_opts.keep_events). */
 bool tm_session_keeps_events(const struct tm_session *s);
 

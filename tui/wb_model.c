@@ -285,15 +285,6 @@ timeline_data(struct wb_model *m)
 		t->hi = 1;
 }
 
-/* The numbers only (the fast path, whatever the session keeps). */
-static enum tm_status
-eval_numbers(struct wb_model *m, const struct tm_manifest *man, struct tm_report **rep,
-	     struct tm_error *err)
-{
-	enum tm_status st = tm_session_scan(m->s, SIZE_MAX, NULL, err);
-	*rep = NULL;
-	return st != TM_OK ? st : tm_session_evaluate_ex(m->s, man, &(struct tm_eval_opts){0}, rep, err);
-}
 
 static void details_forget(struct wb_model *m);
 
@@ -310,7 +301,7 @@ model_evaluate(struct wb_model *m)
 	m->eval_error = NULL;
 	/* A broken manifest: the archive's own members, as trace_processor
 	 * reads them (its error is the verdict). */
-	if (eval_numbers(m, m->man_broken ? NULL : &m->man, &rep, &err) != TM_OK) {
+	if (tm_session_eval_numbers(m->s, m->man_broken ? NULL : &m->man, &rep, &err) != TM_OK) {
 		m->eval_error = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
 		if (rep)
 			tm_report_free(rep);
@@ -2010,7 +2001,7 @@ embedded_ids(struct wb_model *m, const char *path, uint32_t *ids, size_t max)
 		f->has_machines = false;
 	}
 	tm_error_clear(&err);
-	if (eval_numbers(m, &tmp, &rep, &err) == TM_OK && rep) {
+	if (tm_session_eval_numbers(m->s, &tmp, &rep, &err) == TM_OK && rep) {
 		size_t member = model_row_member(m, row);
 		for (size_t i = 0; i < rep->n_files; i++) {
 			const struct tm_report_file *rf = &rep->files[i];
