@@ -73,6 +73,9 @@ next_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
  * object, escapes, errors, the window's end): the caller then runs
  * next_field from the same place.  Whenever this succeeds next_field gives
  * the same key, value and position (tm_jl_number's own fast arithmetic). */
+static inline __attribute__((always_inline)) bool fast_value(struct tm_jl *jp, const char **pcur, char end_char,
+			      struct tm_jl_value *v, const char *vp);
+
 static inline bool
 fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key, size_t *klen,
 	   struct tm_jl_value *v)
@@ -97,7 +100,23 @@ fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 		if (cur == end || *cur != ':')
 			return false;
 	}
-	if (++cur == end)
+	if (!fast_value(jp, &cur, end_char, v, cur + 1))
+		return false;
+	*key = k;
+	*klen = kl;
+	*pcur = cur;
+	return true;
+}
+
+/* fast_field after the key's ':' (at vp): the value and the ',' or closer;
+ * false, with nothing changed, where fast_field gives up. */
+static inline __attribute__((always_inline)) bool
+fast_value(struct tm_jl *jp, const char **pcur, char end_char, struct tm_jl_value *v,
+	   const char *vp)
+{
+	const char *end = jp->end, *cur = vp, *q;
+
+	if (cur == end)
 		return false;
 	char c = *cur;
 	if ((unsigned char)c <= ' ') {
@@ -179,8 +198,6 @@ fast_field(struct tm_jl *jp, const char **pcur, char end_char, const char **key,
 	} else if (*cur != end_char) {
 		return false;
 	}
-	*key = k;
-	*klen = kl;
 	*pcur = cur;
 	return true;
 }
@@ -190,6 +207,86 @@ key_is(const char *k, size_t n, const char *lit)
 {
 	size_t l = strlen(lit);
 	return n == l && memcmp(k, lit, l) == 0;
+}
+
+/* The event keys ParseTraceEventContents reads (json_trace_tokenizer.cc). */
+enum ekey {
+	EK_OTHER, EK_PH, EK_PID, EK_TS, EK_TID, EK_TTS, EK_DUR, EK_NAME, EK_ID, EK_ID2,
+	EK_BIND_ID, EK_FLOW_IN, EK_FLOW_OUT, EK_ARGS
+};
+
+static inline enum ekey
+key_class(const char *k, size_t kl)
+{
+	if (kl < 2 || kl > 8)
+		return EK_OTHER;
+	switch (k[0]) {
+	case 'p':
+		return key_is(k, kl, "ph") ? EK_PH : key_is(k, kl, "pid") ? EK_PID : EK_OTHER;
+	case 't':
+		return key_is(k, kl, "ts")     ? EK_TS
+		       : key_is(k, kl, "tid")  ? EK_TID
+		       : key_is(k, kl, "tts") || key_is(k, kl, "tdur") ? EK_TTS
+						       : EK_OTHER;
+	case 'd':
+		return key_is(k, kl, "dur") ? EK_DUR : EK_OTHER;
+	case 'n':
+		return key_is(k, kl, "name") ? EK_NAME : EK_OTHER;
+	case 'i':
+		return key_is(k, kl, "id") ? EK_ID : key_is(k, kl, "id2") ? EK_ID2 : EK_OTHER;
+	case 'b':
+		return key_is(k, kl, "bind_id") ? EK_BIND_ID : EK_OTHER;
+	case 'f':
+		return key_is(k, kl, "flow_in")	   ? EK_FLOW_IN
+		       : key_is(k, kl, "flow_out") ? EK_FLOW_OUT
+						   : EK_OTHER;
+	case 'a':
+		return key_is(k, kl, "args") ? EK_ARGS : EK_OTHER;
+	default:
+		return EK_OTHER;
+	}
+}
+
+/* The key of an event's n-th field as fast_field last read it there, as
+ * the bytes '"', key, '"', ':' (at most 16; len 0: none).  Events of one
+ * trace mostly repeat their keys in order: a field whose first len bytes
+ * are these is that key (fast_field's quote search would stop at the same
+ * quote: the key holds no quote or backslash), so only its value is read. */
+#define KEY_SLOTS 16
+
+struct key_slot {
+	uint64_t t[2], m[2];
+	uint8_t len, id;
+};
+
+static inline bool
+key_slot_match(const struct key_slot *ks, const char *cur)
+{
+	uint64_t a, b;
+	memcpy(&a, cur, 8);
+	memcpy(&b, cur + 8, 8);
+	return ks->len && !(((a ^ ks->t[0]) & ks->m[0]) | ((b ^ ks->t[1]) & ks->m[1]));
+}
+
+/* A key fast_field read (whitespace before its ':' or not). */
+static inline void
+key_slot_learn(struct key_slot *ks, const char *k, size_t kl, enum ekey id)
+{
+	unsigned char t[16] = { 0 }, m[16] = { 0 };
+	size_t n = kl + 3;
+	if (n > sizeof t) {
+		ks->len = 0;
+		return;
+	}
+	t[0] = '"';
+	memcpy(t + 1, k, kl);
+	t[kl + 1] = '"';
+	t[kl + 2] = ':';
+	memset(m, 0xff, n);
+	memcpy(ks->t, t, sizeof t);
+	memcpy(ks->m, m, sizeof m);
+	ks->len = (uint8_t)n;
+	ks->id = (uint8_t)id;
 }
 
 /* llround, without the call where the fraction is exact: below 2^52 in
@@ -317,6 +414,7 @@ struct js {
 	bool quote_cut; /* msg's quote stopped at the window end (jp.quote_cut) */
 	struct v8sess *v8;
 	size_t n_v8, cap_v8;
+	struct key_slot keys[KEY_SLOTS]; /* parse_event's guesses */
 	struct tm_align_samples *al;   /* js_align */
 	struct al_name_cache al_cache; /* the align samples' (tm_al_name_find) */
 	enum tm_status status;
@@ -547,6 +645,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	bool has_name = false;
 	const char *name = NULL;
 	size_t name_len = 0;
+	unsigned nf = 0; /* fields read (js->keys) */
 	for (;;) {
 		const char *k;
 		size_t kl;
@@ -560,98 +659,108 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			cur++;
 			break;
 		}
-		if (no_fast || !fast_field(&jp, &cur, end_char, &k, &kl, &v))
+		enum ekey ek;
+		struct key_slot *ks = nf < KEY_SLOTS ? &js->keys[nf] : NULL;
+		const char *vc;
+		nf++;
+		if (!no_fast && ks && end - cur >= 16 && key_slot_match(ks, cur) &&
+		    (vc = cur + ks->len, fast_value(&jp, &vc, end_char, &v, vc))) {
+			ek = (enum ekey)ks->id;
+			cur = vc;
+		} else if (!no_fast && fast_field(&jp, &cur, end_char, &k, &kl, &v)) {
+			ek = key_class(k, kl);
+			if (ks)
+				key_slot_learn(ks, k, kl, ek);
+		} else {
 			r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
-		if (r != TM_JL_OK) {
-			if (r == TM_JL_ERR)
-				return TM_JL_ERR;
-			return TM_JL_INC;
+			if (r != TM_JL_OK) {
+				if (r == TM_JL_ERR)
+					return TM_JL_ERR;
+				return TM_JL_INC;
+			}
+			if (eos)
+				break;
+			ek = key_class(k, kl);
 		}
-		if (eos)
-			break;
 		saw = true;
-		if (kl < 2 || kl > 8)
-			continue;
-		switch (k[0]) {
-		case 'p':
-			if (key_is(k, kl, "ph")) {
-				phase = v.t == TM_JL_STR && v.n ? v.s[0] : 0;
-			} else if (key_is(k, kl, "pid")) {
-				if (v.t == TM_JL_STR) {
-					pid_str = true;
-					pid_h = tm_fnv1a(TM_FNV_INIT, v.s, v.n);
-				} else if (v.t == TM_JL_INT) {
-					pid = to_u32(v.i);
-				} else if (v.t == TM_JL_DBL) {
-					pid = to_u32(d2i(v.d));
-				}
+		switch (ek) {
+		case EK_PH:
+			phase = v.t == TM_JL_STR && v.n ? v.s[0] : 0;
+			break;
+		case EK_PID:
+			if (v.t == TM_JL_STR) {
+				pid_str = true;
+				pid_h = tm_fnv1a(TM_FNV_INIT, v.s, v.n);
+			} else if (v.t == TM_JL_INT) {
+				pid = to_u32(v.i);
+			} else if (v.t == TM_JL_DBL) {
+				pid = to_u32(d2i(v.d));
 			}
 			break;
-		case 't':
-			if (key_is(k, kl, "ts")) {
-				coerce_ts(&v, &ts);
-			} else if (key_is(k, kl, "tid")) {
-				if (v.t == TM_JL_STR) {
-					tid_str = true;
-					tid_h = tm_fnv1a(TM_FNV_INIT, v.s, v.n);
-				} else if (v.t == TM_JL_INT) {
-					tid = to_u32(v.i);
-				} else if (v.t == TM_JL_DBL) {
-					tid = to_u32(d2i(v.d));
-				}
-			} else if (key_is(k, kl, "tts") || key_is(k, kl, "tdur")) {
-				int64_t x;
-				if (!coerce_ts(&v, &x))
-					goto bad;
+		case EK_TS:
+			coerce_ts(&v, &ts);
+			break;
+		case EK_TID:
+			if (v.t == TM_JL_STR) {
+				tid_str = true;
+				tid_h = tm_fnv1a(TM_FNV_INIT, v.s, v.n);
+			} else if (v.t == TM_JL_INT) {
+				tid = to_u32(v.i);
+			} else if (v.t == TM_JL_DBL) {
+				tid = to_u32(d2i(v.d));
 			}
 			break;
-		case 'd':
-			if (key_is(k, kl, "dur") && !coerce_ts(&v, &dur))
+		case EK_TTS: {
+			int64_t x;
+			if (!coerce_ts(&v, &x))
 				goto bad;
 			break;
-		case 'n':
-			if (key_is(k, kl, "name")) {
-				/* names for alignment samples (align_scan.h) too;
-				 * an unescaped one is in js->uval, which the next
-				 * field reuses: that one is copied */
-				has_name = v.t == TM_JL_STR && v.n;
-				name = v.s;
-				name_len = has_name ? v.n : 0;
-				if (has_name && v.s == js->uval.data) {
-					tm_buf_reset(&js->name);
-					tm_buf_add(&js->name, v.s, v.n);
-					name = js->name.data;
-				}
+		}
+		case EK_DUR:
+			if (!coerce_ts(&v, &dur))
+				goto bad;
+			break;
+		case EK_NAME:
+			/* names for alignment samples (align_scan.h) too; an
+			 * unescaped one is in js->uval, which the next field
+			 * reuses: that one is copied */
+			has_name = v.t == TM_JL_STR && v.n;
+			name = v.s;
+			name_len = has_name ? v.n : 0;
+			if (has_name && v.s == js->uval.data) {
+				tm_buf_reset(&js->name);
+				tm_buf_add(&js->name, v.s, v.n);
+				name = js->name.data;
 			}
 			break;
-		case 'i':
-			if (key_is(k, kl, "id")) {
-				has_id = json_id(&v, &id);
-				want_args |= v.t == TM_JL_STR;
-			} else if (key_is(k, kl, "id2")) {
-				if (v.t == TM_JL_OBJ && !id2_ok(js, &v))
-					failure(js);
-			}
+		case EK_ID:
+			has_id = json_id(&v, &id);
+			want_args |= v.t == TM_JL_STR;
 			break;
-		case 'b':
-			/* flow v2 (json_trace_tokenizer.cc: bind_id through ExtractId,
-			 * a string read as hex): an alignment sample only */
-			if (key_is(k, kl, "bind_id"))
-				has_bind = json_id(&v, &bind);
+		case EK_ID2:
+			if (v.t == TM_JL_OBJ && !id2_ok(js, &v))
+				failure(js);
 			break;
-		case 'f':
-			if (key_is(k, kl, "flow_in") && v.t == TM_JL_BOOL)
+		case EK_BIND_ID:
+			/* flow v2 (json_trace_tokenizer.cc: bind_id through
+			 * ExtractId, a string read as hex): an alignment sample */
+			has_bind = json_id(&v, &bind);
+			break;
+		case EK_FLOW_IN:
+			if (v.t == TM_JL_BOOL)
 				flow_in = v.i != 0;
-			else if (key_is(k, kl, "flow_out") && v.t == TM_JL_BOOL)
+			break;
+		case EK_FLOW_OUT:
+			if (v.t == TM_JL_BOOL)
 				flow_out = v.i != 0;
 			break;
-		case 'a':
-			if (key_is(k, kl, "args") && v.t == TM_JL_OBJ) {
+		case EK_ARGS:
+			if (v.t == TM_JL_OBJ) {
 				args = v;
 				has_args = true;
 			}
 			break;
-		default:
+		case EK_OTHER:
 			break;
 		}
 		continue;

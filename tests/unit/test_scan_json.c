@@ -719,6 +719,80 @@ scan_fast(const char *s, size_t n, size_t block, bool no_fast)
 	return tm_buf_steal(&b);
 }
 
+static const char *ff_strs[] = { "X", "B", "E", "i", "M", "P", "b", "e", "s", "f", "C", "",
+				  "work", "0x1f", "12.5", "-3", "a\\\"b", "\\u0058", "\\n",
+				  "RenderFrameImpl::didCommitProvisionalLoad" };
+static const char *ff_lits[] = { "true", "false", "null", "tru", "nul", "NaN", "-", "01",
+				  "1.", "1e", "{\"local\":\"0x1\"}", "{\"a\":[1,{\"b\":\"}\"}]}",
+				  "[]", "{}", "[1,2", "{\"x\":\"\\\"}\"}" };
+static const char *ff_ws[] = { "", "", "", " ", "\n", "\r\n", "\t " };
+
+/* One generated field value of kind 0 (a string), 1 (a literal, block or
+ * bad token) or 2-3 (a number: sign, 0-22 digits, fraction, exponent). */
+static void
+field_value(struct tm_buf *j, unsigned kind)
+{
+	switch (kind) {
+	case 0:
+		tm_buf_addf(j, "\"%s\"", ff_strs[rn(20)]);
+		break;
+	case 1:
+		tm_buf_addf(j, "%s", ff_lits[rn(16)]);
+		break;
+	default: {
+		char b[96];
+		size_t n = 0;
+		if (rn(4) == 0)
+			b[n++] = '-';
+		size_t d0 = n;
+		switch (rn(4)) { /* lengths around 18 and 19 digits too */
+		case 0: digits(b, &n, 17, 20); break;
+		case 1: digits(b, &n, 0, 22); break;
+		default: digits(b, &n, 1, 6); break;
+		}
+		if (n - d0 > 1 && b[d0] == '0' && rn(2))
+			b[d0] = '1';
+		if (n - d0 >= 17 && rn(2))
+			b[d0] = '9'; /* past INT64_MAX */
+		if (rn(2)) {
+			b[n++] = '.';
+			digits(b, &n, rn(20) ? 1 : 0, rn(3) ? 4 : 20);
+		}
+		if (rn(8) == 0) {
+			b[n++] = 'e';
+			digits(b, &n, 1, 3);
+		}
+		tm_buf_add(j, b, n);
+		break;
+	}
+	}
+}
+
+/* Close the generated trace (or not), cut it (or not), scan it with and
+ * without the fast paths in whole or in small blocks: false if they
+ * differ (then the input is shown). */
+static bool
+fast_equals_slow(struct tm_buf *j, const char *what)
+{
+	if (rn(4))
+		tm_buf_adds(j, j->data[0] == '{' ? "]}" : "]");
+	size_t len = j->len;
+	if (rn(6) == 0)
+		len = rn(len + 1);
+	size_t block = rn(3) ? 0 : 1 + rn(64);
+	char *slow = scan_fast(j->data, len, block, true);
+	char *fast = scan_fast(j->data, len, block, false);
+	CHECK_STR(fast, slow);
+	free(slow);
+	free(fast);
+	if (t_failed_) {
+		tm_buf_addc(j, 0);
+		CHECK_STR(j->data, what);
+		return false;
+	}
+	return true;
+}
+
 /* The lean field pass against the general one (next_field) on generated
  * events: every key the scanner reads, every value kind (escapes, numbers
  * of every length and form, blocks, literals, bad tokens), whitespace
@@ -729,13 +803,6 @@ test_field_fast_path(void)
 	static const char *keys[] = { "ts", "dur", "ph", "name", "pid", "tid", "id", "id2", "args",
 				      "tts", "tdur", "cat", "bind_id", "flow_in", "flow_out", "s",
 				      "n\\u0061me", "p\\\"h", "", "timestamp" };
-	static const char *strs[] = { "X", "B", "E", "i", "M", "P", "b", "e", "s", "f", "C", "",
-				      "work", "0x1f", "12.5", "-3", "a\\\"b", "\\u0058", "\\n",
-				      "RenderFrameImpl::didCommitProvisionalLoad" };
-	static const char *lits[] = { "true", "false", "null", "tru", "nul", "NaN", "-", "01",
-				      "1.", "1e", "{\"local\":\"0x1\"}", "{\"a\":[1,{\"b\":\"}\"}]}",
-				      "[]", "{}", "[1,2", "{\"x\":\"\\\"}\"}" };
-	static const char *ws[] = { "", "", "", " ", "\n", "\r\n", "\t " };
 	struct tm_buf j;
 	tm_buf_init(&j);
 	for (int t = 0; t < 6000; t++) {
@@ -744,68 +811,75 @@ test_field_fast_path(void)
 		int nev = 1 + (int)rn(12);
 		for (int e = 0; e < nev; e++) {
 			if (e)
-				tm_buf_addf(&j, "%s,%s", ws[rn(7)], ws[rn(7)]);
-			tm_buf_addf(&j, "{%s", ws[rn(7)]);
+				tm_buf_addf(&j, "%s,%s", ff_ws[rn(7)], ff_ws[rn(7)]);
+			tm_buf_addf(&j, "{%s", ff_ws[rn(7)]);
 			int nf = (int)rn(10);
 			for (int f = 0; f < nf; f++) {
 				const char *k = rn(4) ? keys[rn(6)] : keys[rn(20)];
 				if (f)
-					tm_buf_addf(&j, "%s,%s", ws[rn(7)], ws[rn(7)]);
-				tm_buf_addf(&j, "\"%s\"%s:%s", k, ws[rn(7)], ws[rn(7)]);
-				switch (rn(4)) {
-				case 0:
-					tm_buf_addf(&j, "\"%s\"", strs[rn(20)]);
-					break;
-				case 1:
-					tm_buf_addf(&j, "%s", lits[rn(16)]);
-					break;
-				default: {
-					/* a number: sign, 0-22 digits, fraction, exponent */
-					char b[96];
-					size_t n = 0;
-					if (rn(4) == 0)
-						b[n++] = '-';
-					size_t d0 = n;
-					switch (rn(4)) { /* lengths around 18 and 19 digits too */
-					case 0: digits(b, &n, 17, 20); break;
-					case 1: digits(b, &n, 0, 22); break;
-					default: digits(b, &n, 1, 6); break;
-					}
-					if (n - d0 > 1 && b[d0] == '0' && rn(2))
-						b[d0] = '1';
-					if (n - d0 >= 17 && rn(2))
-						b[d0] = '9'; /* past INT64_MAX */
-					if (rn(2)) {
-						b[n++] = '.';
-						digits(b, &n, rn(20) ? 1 : 0, rn(3) ? 4 : 20);
-					}
-					if (rn(8) == 0) {
-						b[n++] = 'e';
-						digits(b, &n, 1, 3);
-					}
-					tm_buf_add(&j, b, n);
-					break;
-				}
-				}
+					tm_buf_addf(&j, "%s,%s", ff_ws[rn(7)], ff_ws[rn(7)]);
+				tm_buf_addf(&j, "\"%s\"%s:%s", k, ff_ws[rn(7)], ff_ws[rn(7)]);
+				field_value(&j, (unsigned)rn(4));
 			}
-			tm_buf_addf(&j, "%s}", ws[rn(7)]);
+			tm_buf_addf(&j, "%s}", ff_ws[rn(7)]);
 		}
-		if (rn(4))
-			tm_buf_adds(&j, j.data[0] == '{' ? "]}" : "]");
-		size_t len = j.len;
-		if (rn(6) == 0)
-			len = rn(len + 1);
-		size_t block = rn(3) ? 0 : 1 + rn(64);
-		char *slow = scan_fast(j.data, len, block, true);
-		char *fast = scan_fast(j.data, len, block, false);
-		CHECK_STR(fast, slow);
-		free(slow);
-		free(fast);
-		if (t_failed_) {
-			tm_buf_addc(&j, 0);
-			CHECK_STR(j.data, "(lean field pass differs)");
+		if (!fast_equals_slow(&j, "(lean field pass differs)"))
 			break;
+	}
+	tm_buf_fini(&j);
+}
+
+/* parse_event's key guesses (js->keys): events that repeat one key list,
+ * but now and then a key that differs from the guess in one byte, is a
+ * prefix or an extension of it, is escaped, has whitespace before its ':',
+ * is too long to guess (13-15 bytes at the 16-byte edge), is not followed
+ * by ':', a field more or
+ * less, more fields than guesses, a value of another kind, events in an
+ * array's brackets: the same ops as the general pass. */
+static void
+test_field_guesses(void)
+{
+	static const char *keys[] = { "ts", "dur", "ph", "name", "pid", "tid", "id", "args", "cat",
+				      "tts", "bind_id", "flow_out", "abcdefghijklm",
+				      "abcdefghijklmn", "abcdefghijkl" };
+	static const char *near[] = { "t", "tss", "tS", "d", "durr", "nam", "names", "n\\u0061me",
+				      "p\\\"h", "", "pi", "pidd", "flow_in", "abcdefghijklmo",
+				      "abcdefghijklmno", "bind_i" };
+	struct tm_buf j;
+	tm_buf_init(&j);
+	for (int t = 0; t < 6000; t++) {
+		const char *base[24];
+		unsigned kind[24];
+		int nb = 1 + (int)rn(rn(4) ? 10 : 22);
+		for (int f = 0; f < nb; f++) {
+			base[f] = keys[rn(15)];
+			kind[f] = (unsigned)rn(4);
 		}
+		bool ws = rn(3) == 0;
+		tm_buf_reset(&j);
+		tm_buf_adds(&j, rn(2) ? "{\"traceEvents\":[" : "[");
+		int nev = 1 + (int)rn(16);
+		for (int e = 0; e < nev; e++) {
+			bool arr = rn(16) == 0;
+			if (e)
+				tm_buf_addf(&j, "%s,", ws ? ff_ws[rn(7)] : "\n");
+			tm_buf_addc(&j, arr ? '[' : '{');
+			int nf = nb + (rn(8) ? 0 : (int)rn(3) - 1);
+			for (int f = 0; f < nf; f++) {
+				const char *k = f < nb ? base[f] : keys[rn(15)];
+				if (rn(12) == 0)
+					k = rn(2) ? near[rn(16)] : keys[rn(15)];
+				if (f)
+					tm_buf_addf(&j, "%s,%s", ws ? ff_ws[rn(7)] : "",
+						    ws ? ff_ws[rn(7)] : "");
+				tm_buf_addf(&j, "\"%s\"%s%c%s", k, rn(16) ? "" : " ",
+					    rn(64) ? ':' : ";1\"x"[rn(4)], ws ? ff_ws[rn(7)] : "");
+				field_value(&j, f < nb && rn(8) ? kind[f] : (unsigned)rn(4));
+			}
+			tm_buf_addc(&j, arr ? ']' : '}');
+		}
+		if (!fast_equals_slow(&j, "(key guesses differ)"))
+			break;
 	}
 	tm_buf_fini(&j);
 }
@@ -829,5 +903,6 @@ main(void)
 	RUN(test_block_fast_path);
 	RUN(test_generated_blocks);
 	RUN(test_field_fast_path);
+	RUN(test_field_guesses);
 	return 0;
 }
