@@ -456,9 +456,10 @@ why_unusable(const struct side *sd, const char *file, struct tm_buf *b, size_t *
 {
 	struct why_count w[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 	const struct tm_align_samples *a = sd->a;
+	struct al_occ occ[AL_OCC];
 	for (size_t i = 0; a && i < a->n_names; i++)
-		for (uint32_t k = 0; k < a->names[i].n; k++)
-			why_one(sd, &a->names[i].occ[k], w);
+		for (uint32_t k = 0, n = tm_al_occs(&a->names[i], occ); k < n; k++)
+			why_one(sd, &occ[k], w);
 	for (size_t i = 0; a && i < a->n_ids; i++) {
 		const struct al_id *x = &a->ids[i];
 		if (x->have & AL_OUT)
@@ -531,9 +532,10 @@ probes_build(struct tm_session *s, size_t only, struct probes *P)
 		uint32_t clock = probes_clock(s, P, m);
 		uint64_t *off = NULL;
 		size_t n = 0, cap = 0;
+		struct al_occ occ[AL_OCC];
 		for (size_t i = 0; i < a->n_names; i++)
-			for (uint32_t k = 0; k < a->names[i].n; k++)
-				probe_want(&off, &n, &cap, clock, &a->names[i].occ[k]);
+			for (uint32_t k = 0, no = tm_al_occs(&a->names[i], occ); k < no; k++)
+				probe_want(&off, &n, &cap, clock, &occ[k]);
 		for (size_t i = 0; i < a->n_ids; i++) {
 			if (a->ids[i].have & AL_OUT)
 				probe_want(&off, &n, &cap, clock, &a->ids[i].out);
@@ -602,8 +604,11 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 				tm_al_find_name(dir == 1 ? r->a : f->a, eq + 1, strlen(eq + 1));
 			if (!snd || !rcv)
 				continue;
+			struct al_occ so_v[AL_OCC], ro_v[AL_OCC];
+			tm_al_occs(snd, so_v);
+			tm_al_occs(rcv, ro_v);
 			for (uint32_t i = 0; i < snd->n && i < rcv->n; i++) {
-				const struct al_occ *so = &snd->occ[i], *ro = &rcv->occ[i];
+				const struct al_occ *so = &so_v[i], *ro = &ro_v[i];
 				if (dir == 1 && sample_ts(f, so, &x0) && sample_ts(r, ro, &y0)) {
 					obs_add(ov, x0, wrap_sub(y0, x0), 1);
 					(*n_msgs)++;
@@ -638,19 +643,28 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 		const struct al_name *y = tm_al_find_name(r->a, x->name, x->len);
 		if (!y || !y->all_instant || y->count != x->count)
 			continue;
+		struct al_occ xo[AL_OCC], yo[AL_OCC];
+		tm_al_occs(x, xo);
+		tm_al_occs(y, yo);
 		for (uint32_t k = 0; k < x->n; k++)
-			if (sample_ts(f, &x->occ[k], &x0) && sample_ts(r, &y->occ[k], &y0)) {
+			if (sample_ts(f, &xo[k], &x0) && sample_ts(r, &yo[k], &y0)) {
 				obs_add(ov, x0, wrap_sub(y0, x0), 0);
 				(*n_names)++;
 			}
 	}
 }
 
+/* Occurrence occ (from 1) of name in a, copied to *buf; NULL if none. */
 static const struct al_occ *
-nth(const struct tm_align_samples *a, const char *name, uint32_t occ)
+nth(const struct tm_align_samples *a, const char *name, uint32_t occ, struct al_occ *buf)
 {
 	const struct al_name *x = tm_al_find_name(a, name, strlen(name));
-	return x && occ >= 1 && occ <= x->n ? &x->occ[occ - 1] : NULL;
+	if (!x || occ < 1 || occ > x->n)
+		return NULL;
+	struct al_occ all[AL_OCC];
+	tm_al_occs(x, all);
+	*buf = all[occ - 1];
+	return buf;
 }
 
 enum tm_status
@@ -718,8 +732,9 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 			const struct tm_align_pair *p = &o->pairs[k];
 			if (strcmp(p->file, rf->path) || strcmp(p->ref, ref))
 				continue;
-			const struct al_occ *x = nth(fs.a, p->name, p->occ);
-			const struct al_occ *y = nth(rs.a, p->ref_name, p->ref_occ);
+			struct al_occ xb, yb;
+			const struct al_occ *x = nth(fs.a, p->name, p->occ, &xb);
+			const struct al_occ *y = nth(rs.a, p->ref_name, p->ref_occ, &yb);
 			int64_t xt = 0, yt = 0;
 			bool xc = x && sample_ts(&fs, x, &xt), yc = y && sample_ts(&rs, y, &yt);
 			if (!xc || !yc) {
@@ -883,9 +898,11 @@ tm_align_events(struct tm_session *s, const char *file, struct tm_align_events *
 		const struct al_name *x = &sd.a->names[i];
 		if (!x->h)
 			continue;
+		struct al_occ occ[AL_OCC];
+		tm_al_occs(x, occ);
 		for (uint32_t k = 0; k < x->n; k++) {
 			int64_t ts;
-			if (!sample_ts(&sd, &x->occ[k], &ts))
+			if (!sample_ts(&sd, &occ[k], &ts))
 				continue;
 			XGROW(out->v, cap, out->n + 1);
 			struct tm_align_event *ev = &out->v[out->n++];

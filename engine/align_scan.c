@@ -86,14 +86,104 @@ tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n)
 	return e;
 }
 
+static uint8_t *
+occ_put(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static const uint8_t *
+occ_get(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned sh = 0;; sh += 7) {
+		uint8_t b = *p++;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80) || sh >= 63)
+			break;
+	}
+	*v = x;
+	return p;
+}
+
+static inline uint64_t
+occ_zz(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t
+occ_unzz(uint64_t v)
+{
+	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+}
+
+uint32_t
+tm_al_occs(const struct al_name *e, struct al_occ *out)
+{
+	const uint8_t *p = e->occ;
+	uint64_t ts = 0, off1 = 0, v;
+	for (uint32_t k = 0; k < e->n; k++) {
+		p = occ_get(p, &v);
+		ts += occ_unzz(v);
+		out[k].ts = (int64_t)ts;
+		p = occ_get(p, &v);
+		out[k].clock = (uint32_t)v;
+		p = occ_get(p, &v);
+		out[k].machine = (uint32_t)v;
+		p = occ_get(p, &v);
+		off1 += occ_unzz(v);
+		out[k].off = off1 - 1;
+	}
+	return e->n;
+}
+
 void
 tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, uint64_t off)
 {
-	if (e->n == e->cap) {
-		e->cap = e->cap ? e->cap * 2 : 2;
-		e->occ = xrealloc(e->occ, e->cap * sizeof *e->occ);
+	if (e->n >= AL_OCC)
+		return;
+	/* the previous occurrence, to write this one as its deltas (at most
+	 * AL_OCC per name are ever kept) */
+	struct al_occ prev = {0, 0, 0, UINT64_MAX};
+	if (e->n) {
+		struct al_occ all[AL_OCC];
+		tm_al_occs(e, all);
+		prev = all[e->n - 1];
 	}
-	e->occ[e->n++] = (struct al_occ){ts, clock, machine, off};
+	uint8_t buf[AL_OCC_MAX], *p = buf;
+	p = occ_put(p, occ_zz((uint64_t)ts - (uint64_t)prev.ts));
+	p = occ_put(p, clock);
+	p = occ_put(p, machine);
+	p = occ_put(p, occ_zz((off + 1) - (prev.off + 1)));
+	size_t k = (size_t)(p - buf);
+	/* exact: kept per member until the session closes */
+	e->occ = xrealloc(e->occ, e->occ_len + k);
+	memcpy(e->occ + e->occ_len, buf, k);
+	e->occ_len = (uint16_t)(e->occ_len + k);
+	e->n++;
+}
+
+void
+tm_al_trim(struct tm_align_samples *a)
+{
+	if (!a)
+		return;
+	if (a->cap_names > a->n_names) {
+		a->names = a->n_names ? xrealloc(a->names, a->n_names * sizeof *a->names)
+				      : (free(a->names), NULL);
+		a->cap_names = a->n_names;
+	}
+	if (a->cap_ids > a->n_ids) {
+		a->ids = a->n_ids ? xrealloc(a->ids, a->n_ids * sizeof *a->ids)
+				  : (free(a->ids), NULL);
+		a->cap_ids = a->n_ids;
+	}
 }
 
 void

@@ -48,10 +48,18 @@ struct al_name {
 	char *name;
 	size_t len;
 	uint64_t count;
+	/* The kept occurrences (n <= AL_OCC), packed: a session keeps one scan
+	 * per member, and 32 struct al_occ are 768 bytes where their varints
+	 * are ~5 per occurrence (10,000 members of one name each).  Each is
+	 * zigzag(ts - previous ts), clock, machine, zigzag((off + 1) -
+	 * (previous off + 1)), as varints, the previous of the first 0; read
+	 * them with tm_al_occs. */
+	uint8_t *occ;
+	uint32_t n;
+	uint16_t occ_len; /* bytes of occ (at most AL_OCC * AL_OCC_MAX) */
 	bool all_instant;
-	uint32_t n, cap; /* kept occurrences (n <= AL_OCC) and room for them */
-	struct al_occ *occ; /* grown as seen: a session keeps one scan per member */
 };
+#define AL_OCC_MAX 30u /* bytes of one packed occurrence at most */
 
 struct al_id {
 	uint64_t key; /* a hash of the identity, never 0 (0: unused slot) */
@@ -95,6 +103,11 @@ void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t 
 struct al_name *tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n);
 void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
 		     uint64_t off);
+/* e's kept occurrences into out[0..e->n) (room for AL_OCC); returns e->n. */
+uint32_t tm_al_occs(const struct al_name *e, struct al_occ *out);
+/* The scan is over: arrays and the packed occurrences trimmed to what they
+ * hold (more may still be added: they grow again). */
+void tm_al_trim(struct tm_align_samples *a);
 /* The outer bytes of a name: for names of up to 16 bytes, all of them. */
 struct al_key {
 	uint64_t x, y;

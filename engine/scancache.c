@@ -546,13 +546,15 @@ ser_align(struct ser *z, struct tm_align_samples **ap)
 		ser_u64(z, &e->h);
 		ser_u64(z, &e->count);
 		ser_bool(z, &e->all_instant);
-		e->n = (uint32_t)ser_max(z, e->n, AL_OCC, "alignment occurrences");
-		if (!z->wr) { /* occurrences are allocated as they are kept */
-			e->cap = e->n;
-			e->occ = e->n ? xcalloc(e->n, sizeof *e->occ) : NULL;
+		/* the occurrences unpacked (tm_al_occs), as format 4 wrote them */
+		struct al_occ occ[AL_OCC];
+		uint32_t n = z->wr ? tm_al_occs(e, occ) : 0;
+		n = (uint32_t)ser_max(z, n, AL_OCC, "alignment occurrences");
+		for (uint32_t k = 0; k < n; k++) {
+			ser_occ(z, &occ[k]);
+			if (!z->wr && !z->bad)
+				tm_al_name_keep(e, occ[k].ts, occ[k].clock, occ[k].machine, occ[k].off);
 		}
-		for (uint32_t k = 0; k < e->n; k++)
-			ser_occ(z, &e->occ[k]);
 		if (z->wr)
 			continue;
 		bool added = false;

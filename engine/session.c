@@ -16,6 +16,7 @@
 #include "manifest_internal.h"
 #include "replay_state.h"
 #include "oplog.h"
+#include "align_scan.h"
 #include "scancache.h"
 
 /* A manifest is buffered whole by trace_processor too; ours are tiny.  The
@@ -305,6 +306,7 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 		st = TM_OK;
 	}
 	tm_oplog_finish(&sc->log);
+	tm_al_trim(sc->align);
 	if (st == TM_OK && s->opts.keep_events && !s->opts.plain_replay)
 		tm_scan_fold(sc); /* the numbers' fast path */
 	if (mb->size == UINT64_MAX && st == TM_OK)

@@ -48,7 +48,9 @@ t_names(void)
 	const struct al_name *x = tm_al_find_name(a, "tick", 4);
 	CHECK(x && x->count == 41 && x->n == AL_OCC && !x->all_instant);
 	CHECK(tm_al_find_name(a, "tic", 3) == NULL);
-	CHECK(tm_al_find_name(a, "tock", 4) && tm_al_find_name(a, "tock", 4)->occ[0].ts == 7);
+	struct al_occ o[AL_OCC];
+	CHECK(tm_al_find_name(a, "tock", 4) && tm_al_occs(tm_al_find_name(a, "tock", 4), o) == 1 &&
+	      o[0].ts == 7);
 	CHECK_INT(a->n_names, 2);
 	tm_al_free(a);
 }
@@ -79,9 +81,49 @@ t_thinning(void)
 	tm_al_free(small);
 }
 
+/* Occurrences are kept packed (deltas as varints): every value reads
+ * back as it was kept, extremes and AL_NO_OFF included, in the order kept;
+ * trimming and growing again changes nothing of what was kept. */
+static void
+t_occ_packed(void)
+{
+	static const int64_t tss[] = {0, -1, INT64_MAX, INT64_MIN, 5, 5, 1000000007, -42};
+	static const uint64_t offs[] = {AL_NO_OFF, 0, 17, AL_NO_OFF, UINT64_MAX - 1, 3, 1, 1u << 31};
+	struct tm_align_samples *a = tm_al_new();
+	struct al_occ want[AL_OCC];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	for (uint32_t k = 0; k < AL_OCC + 5; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int64_t ts = k < 8 ? tss[k] : (int64_t)x;
+		uint32_t clock = k % 3 ? 6 : (uint32_t)(x >> 40);
+		uint32_t machine = k % 5 ? 0 : UINT32_MAX - k;
+		a->cur_off = k < 8 ? offs[k] : x >> (k % 64);
+		if (k < AL_OCC)
+			want[k] = (struct al_occ){ts, clock, machine, a->cur_off};
+		tm_al_name(a, "n", 1, ts, clock, machine, 0);
+		if (k == 3)
+			tm_al_trim(a);
+	}
+	tm_al_name(a, "m", 1, 9, 64, 1, AL_INSTANT);
+	tm_al_trim(a);
+	const struct al_name *e = tm_al_find_name(a, "n", 1);
+	struct al_occ got[AL_OCC];
+	CHECK(e && e->count == AL_OCC + 5 && tm_al_occs(e, got) == AL_OCC);
+	CHECK(e && e->occ_len <= AL_OCC * AL_OCC_MAX);
+	for (uint32_t k = 0; e && k < AL_OCC; k++)
+		CHECK(got[k].ts == want[k].ts && got[k].clock == want[k].clock &&
+		      got[k].machine == want[k].machine && got[k].off == want[k].off);
+	e = tm_al_find_name(a, "m", 1);
+	CHECK(e && tm_al_occs(e, got) == 1 && got[0].ts == 9 && got[0].clock == 64 &&
+	      got[0].machine == 1 && e->all_instant);
+	CHECK_INT(a->cap_names, 2);
+	tm_al_free(a);
+}
+
 int
 main(void)
 {
+	RUN(t_occ_packed);
 	RUN(t_async_ids_by_identity);
 	RUN(t_names);
 	RUN(t_thinning);

@@ -955,10 +955,12 @@ test_align_names_agree(void)
 				CHECK_INT(x->all_instant, y->all_instant);
 				CHECK_INT(x->n, y->n);
 				/* the same times and clocks (off: the packet's offset, the scan's own) */
+				struct al_occ xo[AL_OCC], yo[AL_OCC];
+				tm_al_occs(x, xo);
+				tm_al_occs(y, yo);
 				for (uint32_t k = 0; x->n == y->n && k < y->n; k++)
-					CHECK(x->occ[k].ts == y->occ[k].ts &&
-					      x->occ[k].clock == y->occ[k].clock &&
-					      x->occ[k].machine == y->occ[k].machine);
+					CHECK(xo[k].ts == yo[k].ts && xo[k].clock == yo[k].clock &&
+					      xo[k].machine == yo[k].machine);
 			}
 		}
 		tm_scan_fini(&sc);

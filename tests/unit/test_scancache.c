@@ -110,8 +110,8 @@ same_scan(const struct tm_scan *a, const struct tm_scan *b)
 		for (size_t i = 0; same && i < p->n_names; i++)
 			same = p->names[i].h == q->names[i].h && p->names[i].count == q->names[i].count &&
 			       p->names[i].n == q->names[i].n && p->names[i].len == q->names[i].len &&
-			       !memcmp(p->names[i].occ, q->names[i].occ,
-				       p->names[i].n * sizeof p->names[i].occ[0]) &&
+			       p->names[i].occ_len == q->names[i].occ_len &&
+			       !memcmp(p->names[i].occ, q->names[i].occ, p->names[i].occ_len) &&
 			       !memcmp(p->names[i].name, q->names[i].name, p->names[i].len) &&
 			       tm_al_find_name(q, p->names[i].name, p->names[i].len) == &q->names[i];
 		for (size_t i = 0; same && i < p->n_ids; i++)
