@@ -951,13 +951,24 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 	}
 }
 
-/* Run a PACKET op and its payload (the next op->n ops from it).  final: the
- * EOF retry (errors recorded, failure drops the packet). */
 static void
 defer_at(struct fstate *fs, const struct tm_oppos *pos)
 {
 	XGROW(fs->defers, fs->cap_defers, fs->n_defers + 1);
 	fs->defers[fs->n_defers++] = *pos;
+}
+
+/* A packet whose first conversion failed, deferred to the file's EOF
+ * (proto_trace_reader.cc).  Every such packet, alone or a run's element,
+ * comes here: its clock's shadow (tm_graph_shadow_step) takes its step, so
+ * a later sample on that incremental clock reads the value it would have
+ * had; *shadow is that value when the clock is incremental (true). */
+static bool
+defer_packet(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, struct tm_clockid clk,
+	     int64_t ts, const struct tm_oppos *pos, int64_t *shadow)
+{
+	defer_at(fs, pos);
+	return tm_graph_shadow_step(p->g, tm_clockid_qualify(clk, c->row, c->tag), ts, shadow);
 }
 
 /* A flagged packet's timestamp for an estimate: the value its conversion
@@ -994,6 +1005,8 @@ probe_note(struct tm_replay *p, struct fstate *fs, size_t slot, const struct tm_
 		pr->st[slot] = TM_PROBE_NO_PATH;
 }
 
+/* Run a PACKET op and its payload (the next op->n ops from it).  final: the
+ * EOF retry (errors recorded, failure drops the packet). */
 static void
 run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const struct tm_op *hdr, bool final,
 	   const struct tm_oppos *pos)
@@ -1036,12 +1049,10 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 			ts = v;
 		} else if (!final) {
 			int64_t sh;
-			if (tm_graph_shadow_step(p->g, tm_clockid_qualify(clk, c->row, c->tag), ts, &sh) &&
-			    slot != SIZE_MAX) {
+			if (defer_packet(p, fs, c, clk, ts, pos, &sh) && slot != SIZE_MAX) {
 				fs->probe->st[slot] = TM_PROBE_PENDING;
 				fs->probe->val[slot] = sh;
 			}
-			defer_at(fs, pos);
 			ok = false;
 		} else {
 			if (slot != SIZE_MAX)
@@ -1104,7 +1115,8 @@ run_elem_plain(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, str
 		return;
 	}
 	if (is_packet && !final) {
-		defer_at(fs, pos);
+		int64_t sh;
+		(void)defer_packet(p, fs, c, clk, ts, pos, &sh);
 		return;
 	}
 	if (is_packet)
@@ -1162,6 +1174,8 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	if (!to_trace_time(p, c, clk, tm_run_at(r, 0), is_packet && !final, &v0, &why)) {
 		c->n_conv += n_fail - 1;
 		if (is_packet && !final) {
+			/* a global clock: never incremental (clockgraph.c refuses
+			 * it), so no shadow to step */
 			defer_at(fs, pos);
 			return;
 		}

@@ -159,6 +159,19 @@ print(max(abs(a[k] - b[k]) for k in a) if a and len(a) == len(b) else "none")')
 o=$("$TM" check --manifest "$t/m-mono.json" "$dm"/* 2>&1)
 echo "$o" | grep -A1 'b_file.pftrace: 220 events' | grep -q 'placed by its clocks entry' &&
 	ok "SDK on MONOTONIC: placed by its clocks entry" || no "placement words" "$o"
+# the same with the file's packets on its default clock 64 (primary_trace_clock),
+# folded into runs between the markers: each deferred run element steps the
+# clock's shadow, so the markers read the clock's values (before: contradictory)
+dr="$t/sdk-runs"
+truth=$(python3 "$G" "$dr" proto 123456789 0 6 sdk-runs)
+js=$("$TM" align --json "$dr"/*)
+"$TM" align --apply -o "$t/m-runs.json" "$dr"/* >/dev/null 2>&1; rc=$?
+chk=$("$TM" check --manifest "$t/m-runs.json" "$dr"/* 2>/dev/null | head -1)
+lo=$(echo "$js" | field lo_ns) hi=$(echo "$js" | field hi_ns)
+[ "$(echo "$js" | field quality)" = accurate ] && [ "$lo" -le "$truth" ] && [ "$truth" -le "$hi" ] && [ $rc = 0 ] &&
+	[ "$chk" = "All traces line up on the shared timeline." ] &&
+	ok "SDK on MONOTONIC, default clock 64 in runs: $lo <= $truth <= $hi, then '$chk'" ||
+	no "SDK on MONOTONIC in runs" "rc $rc check '$chk': $js"
 # zero drift prints 0.000, not -0.000, in words and in JSON
 o=$("$TM" align "$d"/*) js=$("$TM" align --json "$d"/*)
 echo "$o$js" | grep -q -- '-0\.000' && no "negative zero drift" "$o $js" ||

@@ -16,7 +16,11 @@ of BOOTTIME and the incremental clock 64, TracePacketDefaults clock 64,
 packet timestamps as deltas, interned names, a reset of the incremental
 state half way, the same sequence ids in both files), sdk-mono (the same,
 the file's SDK on MONOTONIC, as on macOS: its clock shares nothing with the
-reference's BOOTTIME, so its events are dropped), ref-machine (the
+reference's BOOTTIME, so its events are dropped), sdk-runs (sdk-mono on
+one sequence whose ClockSnapshot names clock 64 its primary_trace_clock, so
+that clock is the file's default clock; between the messages and markers,
+written on clock 64, filler events with no clock id at even steps: the scan
+folds them into runs), ref-machine (the
 reference's markers live on its embedded machine 7, whose BOOTTIME is
 3 s behind its host's, related by a remote_clock_sync), file-machine (the
 file's markers live on its machine 7: they follow the timeline's machine).
@@ -73,7 +77,7 @@ if kind == "json":
     for name, ev in (("a_ref.json", re_), ("b_file.json", fe)):
         with open(os.path.join(d, name), "w") as f:
             f.write('{"traceEvents":[' + ",\n".join(ev) + "]}\n")
-elif kind == "proto" and mode in ("sdk", "sdk-mono", "ref-machine", "file-machine"):
+elif kind == "proto" and mode in ("sdk", "sdk-mono", "sdk-runs", "ref-machine", "file-machine"):
     def vint(v):
         out = b""
         while True:
@@ -89,14 +93,23 @@ elif kind == "proto" and mode in ("sdk", "sdk-mono", "ref-machine", "file-machin
         def __init__(self, sid, out, machine=0, absolute=False):
             self.sid, self.out, self.machine, self.last, self.names = sid, out, machine, None, {}
             self.absolute = absolute  # or: absolute timestamps on the reader's clock, inline names
+            self.runs = mode == "sdk-runs" and out is fp  # clock 64 the default; fillers fold into runs
         def common(self):
             return fld(10, 0, vint(self.sid)) + (fld(98, 0, vint(self.machine)) if self.machine else b"")
         def reset(self, t0):  # SEQ_INCREMENTAL_STATE_CLEARED, defaults, snapshot {BOOTTIME, 64 incremental}
             self.last, self.names = t0, {}
-            sdk_clock = 3 if mode == "sdk-mono" and self.out is fp else 6  # the SDK on MONOTONIC
-            snap = lendel(6, clock(sdk_clock, t0) + clock(64, t0, True))
+            sdk_clock = 3 if mode in ("sdk-mono", "sdk-runs") and self.out is fp else 6  # the SDK on MONOTONIC
+            primary = fld(2, 0, vint(64)) if self.runs else b""
+            snap = lendel(6, clock(sdk_clock, t0) + clock(64, t0, True) + primary)
+            dflt = lendel(59, b"" if self.runs else fld(58, 0, vint(64)))
             self.out.append(packet(fld(8, 0, vint(0)) + self.common() + fld(13, 0, vint(1)) +
-                                   lendel(59, fld(58, 0, vint(64))) + snap))
+                                   dflt + snap))
+        def fillers(self, t, n=8):  # n events on the default clock at even steps before t
+            step = (t - self.last) // (n + 1)
+            for _ in range(n):
+                self.last += step
+                self.out.append(packet(fld(8, 0, vint(step)) + self.common() + fld(13, 0, vint(2)) +
+                                       lendel(11, fld(9, 0, vint(3)) + fld(11, 0, vint(7)) + lendel(23, b"work"))))
         def event(self, t, name, flow=None, term=None, instant=False):
             body = fld(9, 0, vint(3 if instant else 1)) + fld(11, 0, vint(7))
             if self.absolute:
@@ -105,7 +118,9 @@ elif kind == "proto" and mode in ("sdk", "sdk-mono", "ref-machine", "file-machin
             if self.last is None:
                 self.reset(t - 1000)
             assert t >= self.last
-            extra = b""
+            extra = fld(58, 0, vint(64)) if self.runs else b""
+            if self.runs:
+                self.fillers(t)
             if name not in self.names:
                 self.names[name] = len(self.names) + 1
                 extra += lendel(12, lendel(2, fld(1, 0, vint(self.names[name])) + lendel(2, name.encode())))
@@ -128,6 +143,8 @@ elif kind == "proto" and mode in ("sdk", "sdk-mono", "ref-machine", "file-machin
     fp, rp = [], []
     if mode.startswith("sdk"):
         fs = {q: Seq(q, fp) for q in (1, 2, 3)}
+        if mode == "sdk-runs":  # one sequence: its clock 64 is the default clock of every packet
+            fs = {q: fs[1] for q in (1, 2, 3)}
         rs = {q: Seq(q, rp) for q in (1, 2, 3)}
         for (i, dr, ft, rt) in msgs:
             if i == 1000 + N // 2:  # the SDK clears its incremental state now and then

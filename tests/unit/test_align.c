@@ -63,27 +63,46 @@ clock_entry(struct pb *snap, uint32_t id, uint64_t ts, bool incr)
 /* As the SDK writes a sequence: a packet that clears the incremental state
  * with TracePacketDefaults {timestamp_clock_id 64} and a ClockSnapshot
  * {BOOTTIME t0, 64 t0 incremental}; then instants "m1".."m5", their names
- * interned, at t0 + 1 s * k, each packet's timestamp the delta. */
+ * interned, at t0 + 1 s * k, each packet's timestamp the delta.  fillers:
+ * clock 64 is instead the snapshot's primary_trace_clock (the file's
+ * default clock), the markers name it themselves, and before each of them
+ * four packets with no clock id, 200 ms apart, fold into a run. */
 static void
-sdk_trace(const char *path, uint64_t t0, uint32_t sdk_clock)
+sdk_trace_ex(const char *path, uint64_t t0, uint32_t sdk_clock, bool fillers)
 {
 	struct pb out = {.n = 0}, pkt = {.n = 0}, snap = {.n = 0}, def = {.n = 0};
 	fv(&pkt, 8, 0);
 	fv(&pkt, 10, 1);
 	fv(&pkt, 13, 1);
-	fv(&def, 58, 64);
+	if (!fillers)
+		fv(&def, 58, 64);
 	fl(&pkt, 59, &def);
 	clock_entry(&snap, sdk_clock, t0, false);
 	clock_entry(&snap, 64, t0, true);
+	if (fillers)
+		fv(&snap, 2, 64); /* primary_trace_clock */
 	fl(&pkt, 6, &snap);
 	fl(&out, 1, &pkt);
 	for (unsigned k = 1; k <= 5; k++) {
 		struct pb p = {.n = 0}, te = {.n = 0}, in = {.n = 0}, en = {.n = 0};
 		char name[8];
 		snprintf(name, sizeof name, "m%u", k);
-		fv(&p, 8, 1000000000); /* the delta from the last */
+		for (unsigned j = 0; fillers && j < 4; j++) {
+			struct pb w = {.n = 0}, wte = {.n = 0};
+			fv(&w, 8, 200000000);
+			fv(&w, 10, 1);
+			fv(&w, 13, 2);
+			fv(&wte, 9, 3);
+			fv(&wte, 11, 7);
+			fs(&wte, 23, "work");
+			fl(&w, 11, &wte);
+			fl(&out, 1, &w);
+		}
+		fv(&p, 8, fillers ? 200000000 : 1000000000); /* the delta from the last */
 		fv(&p, 10, 1);
 		fv(&p, 13, 2);
+		if (fillers)
+			fv(&p, 58, 64);
 		fv(&en, 1, k);
 		fs(&en, 2, name);
 		fl(&in, 2, &en);
@@ -97,6 +116,12 @@ sdk_trace(const char *path, uint64_t t0, uint32_t sdk_clock)
 	FILE *f = fopen(path, "wb");
 	if (!f || fwrite(out.b, 1, out.n, f) != out.n || fclose(f) != 0)
 		abort();
+}
+
+static void
+sdk_trace(const char *path, uint64_t t0, uint32_t sdk_clock)
+{
+	sdk_trace_ex(path, t0, sdk_clock, false);
 }
 
 /* Before, samples on the sequence-scoped clock were only counted as not
@@ -176,6 +201,49 @@ t_sdk_unrelated_clock(void)
 	rmdir(dir);
 }
 
+/* The same with the file's packets on its default clock 64 between the
+ * markers: the scan folds them into runs, whose deferred elements step the
+ * clock's shadow as a packet replayed alone does.  Differential: the fast
+ * path (runs) and the plain replay (every packet alone) give the one
+ * estimate, the true offset (before, the fast path's shadow missed the
+ * runs' deltas: 800 ms per marker). */
+static void
+t_sdk_unrelated_clock_runs(void)
+{
+	char dir[] = "/tmp/tm_align_XXXXXX", a[64], b[64];
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(a, sizeof a, "%s/a.pftrace", dir);
+	snprintf(b, sizeof b, "%s/b.pftrace", dir);
+	sdk_trace(a, 5000000000, 6);
+	sdk_trace_ex(b, 2000000000, 3, true);
+	const char *in[2] = {a, b};
+	for (int plain = 0; plain < 2; plain++) {
+		struct tm_session_opts o = {.plain_replay = plain};
+		struct tm_session *s;
+		struct tm_error e;
+		CHECK(tm_session_open(&s, in, 2, &o, &e) == TM_OK);
+		struct tm_report *rep = NULL;
+		CHECK(tm_session_evaluate(s, NULL, &rep, &e) == TM_OK);
+		CHECK(rep && rep->dropped == 25);
+		tm_report_free(rep);
+		struct tm_align_result r;
+		CHECK(tm_align_run(s, NULL, NULL, &r, &e) == TM_OK);
+		CHECK_INT(r.n, 1);
+		if (r.n == 1) {
+			CHECK_INT(r.est[0].clock, 3);
+			CHECK_INT(r.est[0].n_same, 5);
+			CHECK_INT(r.est[0].n_unusable, 0);
+			CHECK(r.est[0].has_offset && r.est[0].offset_ns == 3000000000);
+		}
+		tm_align_result_fini(&r);
+		tm_session_close(s);
+	}
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
 /* A drift that rounds to zero prints 0.000, not -0.000. */
 static void
 t_no_negative_zero_drift(void)
@@ -198,6 +266,7 @@ main(void)
 {
 	RUN(t_sdk_sequence_clock);
 	RUN(t_sdk_unrelated_clock);
+	RUN(t_sdk_unrelated_clock_runs);
 	RUN(t_no_negative_zero_drift);
 	return 0;
 }
