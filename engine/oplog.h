@@ -267,6 +267,27 @@ tm_oplog_packet_push_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uin
 	}
 	tm_oplog_packet_push(l, machine, clock, seq, ts, push_flags, offset);
 }
+/* tm_oplog_convert, inline where it only extends the open CONVERT run (a
+ * JSON or systrace event without details): the same checks, in the same
+ * order of effect. */
+static inline void
+tm_oplog_convert_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
+		   uint32_t flags, uint32_t detail, uint64_t offset)
+{
+	struct tm_op *r = &l->run;
+	if (__builtin_expect(detail == 0 && flags == TM_CONV_FAIL_DROP && r->n && !l->has_held &&
+				     r->flags == TM_RUN_CONVERT && r->machine == machine &&
+				     r->clock == clock && r->push_flags == flags &&
+				     r->n < TM_RUN_MAX && r->n < l->cap_run_ts,
+			     1)) {
+		l->n_ops++;
+		if (ts < l->run_ts[r->n - 1])
+			l->run_unsorted = true;
+		l->run_ts[r->n++] = ts;
+		return;
+	}
+	tm_oplog_convert(l, machine, clock, seq, ts, flags, detail, offset);
+}
 void tm_oplog_stat(struct tm_oplog *l, uint32_t machine, enum tm_stat_id stat, uint32_t n);
 void tm_oplog_fatal(struct tm_oplog *l, uint32_t machine, const char *text, uint64_t offset);
 /* Add a detail; returns the value for tm_op.detail (1 + index). */

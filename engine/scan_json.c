@@ -455,7 +455,7 @@ push_flags(struct js *js, int64_t ts, const char *name, size_t nlen, char phase,
 		detail = tm_oplog_detail(&js->sc->log, name, nlen, phase, track, dur);
 	tm_scan_note_ts(js->sc, ts);
 	js->sc->n_events++;
-	tm_oplog_convert(&js->sc->log, 0, 0, 0, ts, flags, detail, off);
+	tm_oplog_convert_i(&js->sc->log, 0, 0, 0, ts, flags, detail, off);
 }
 
 static void

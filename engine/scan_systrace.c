@@ -583,7 +583,7 @@ one_line(struct ss *ss, const char *l, size_t n, uint64_t off)
 						 ev.track, -1);
 		tm_scan_note_ts(ss->sc, sl.ts);
 		ss->sc->n_events++;
-		tm_oplog_convert(&ss->sc->log, 0, 0, 0, sl.ts, flags, detail, off);
+		tm_oplog_convert_i(&ss->sc->log, 0, 0, 0, sl.ts, flags, detail, off);
 		break;
 	}
 	case S_DUMP_LONG:

@@ -158,6 +158,58 @@ packet_push_same_bytes(void)
 	}
 }
 
+/* tm_oplog_convert_i (the inline extension of an open CONVERT run) against
+ * tm_oplog_add of the same op: the same bytes and op count, over runs that
+ * go up and down, change machine, clock, flags or detail, meet a held
+ * PACKET, a STAT or a sequence clock, and pass TM_RUN_MAX. */
+static void
+convert_i_same_bytes(void)
+{
+	for (int runs = 0; runs < 2; runs++) {
+		struct tm_oplog a, b;
+		tm_oplog_init(&a);
+		tm_oplog_init(&b);
+		a.use_runs = b.use_runs = runs;
+		uint64_t x = 0x2545F4914F6CDD1DULL;
+		int64_t ts = 1000;
+		for (uint32_t i = 0; i < TM_RUN_MAX + 40000; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			unsigned r = (unsigned)(x >> 56);
+			if (i < TM_RUN_MAX + 1000 && r >= 1 && r <= 7)
+				r = 0; /* first one run past TM_RUN_MAX */
+			ts += (int64_t)(x % 1000) - (r < 40 ? 700 : 0);
+			uint32_t machine = r == 1 ? 1 : 0, clock = r == 2 ? 6 : r == 3 ? 64 : 0;
+			uint32_t flags = r == 4 ? 0 : TM_CONV_FAIL_DROP, detail = r == 5 ? 1 : 0;
+			if (r == 6) {
+				tm_oplog_stat(&a, 0, TM_STAT_JSON_TOKENIZER_FAILURE, 1);
+				tm_oplog_stat(&b, 0, TM_STAT_JSON_TOKENIZER_FAILURE, 1);
+			} else if (r == 7) {
+				struct tm_op op = { .kind = TM_OP_PACKET, .seq = 1, .ts = ts, .n = 1,
+						    .offset = i };
+				tm_oplog_add(&a, &op);
+				tm_oplog_add(&b, &op);
+			}
+			struct tm_op op = { .kind = TM_OP_CONVERT, .machine = machine, .clock = clock,
+					    .seq = 2, .ts = ts, .flags = flags, .detail = detail,
+					    .offset = (uint64_t)i * 7 };
+			tm_oplog_add(&a, &op);
+			tm_oplog_convert_i(&b, machine, clock, 2, ts, flags, detail, (uint64_t)i * 7);
+		}
+		tm_oplog_finish(&a);
+		tm_oplog_finish(&b);
+		CHECK_INT(a.n_ops, b.n_ops);
+		CHECK_INT(a.len, b.len);
+		CHECK(a.len == b.len && memcmp(a.bytes, b.bytes, a.len) == 0);
+		CHECK_INT(a.n_runs, b.n_runs);
+		if (runs)
+			CHECK(b.n_runs >= 2);
+		tm_oplog_fini(&a);
+		tm_oplog_fini(&b);
+	}
+}
+
 static int
 cmp_i64(const void *a, const void *b)
 {
@@ -501,6 +553,7 @@ main(void)
 	RUN(compact_events_are_small);
 	RUN(details_keep_names);
 	RUN(packet_push_same_bytes);
+	RUN(convert_i_same_bytes);
 	RUN(array_runs);
 	RUN(array_runs_overlap);
 	RUN(array_then_convert);
