@@ -35,6 +35,8 @@
 struct series {
 	uint32_t node, hash;
 	size_t n, cap;
+	/* one block (ts[cap], then ids[cap]): an archive of 10,000 members
+	 * holds ~4 series of one snapshot per member */
 	uint32_t *ids;
 	int64_t *ts;
 };
@@ -42,7 +44,12 @@ struct series {
 struct group {
 	uint32_t hash;
 	uint32_t n;
-	uint32_t *members;   /* node indices, sorted by ClockId */
+	/* node indices, sorted by ClockId: in m.inl when n <= GRP_INL (most
+	 * snapshots relate two clocks), else m.many (group_members) */
+	union {
+		uint32_t *many;
+		uint32_t inl[2];
+	} m;
 	uint32_t next_same;  /* next group with the same hash + 1, 0 none */
 	uint32_t stamp;      /* search scratch: layer stamp */
 	uint32_t first;      /* first marked member seen at that stamp */
@@ -60,8 +67,13 @@ struct node {
 	 * had succeeded (tm_graph_shadow_step) */
 	int64_t shadow_ns;
 	uint32_t n_series;
-	uint32_t *groups; /* group indices, in creation order */
-	size_t n_groups, cap_groups;
+	/* group indices, in creation order: in gs.inl while cap_groups is 0
+	 * (room for NODE_INL), else gs.many (node_groups) */
+	union {
+		uint32_t *many;
+		uint32_t inl[2];
+	} gs;
+	uint32_t n_groups, cap_groups;
 	uint32_t fwd[4]; /* search scratch: == gen when in forward layer k */
 	uint32_t bwd[4]; /* == gen when in backward set k */
 };
@@ -73,6 +85,21 @@ struct path {
 };
 
 #define PATH_CACHE 64
+
+#define GRP_INL 2u
+#define NODE_INL 2u
+
+static inline const uint32_t *
+group_members(const struct group *gr)
+{
+	return gr->n <= GRP_INL ? gr->m.inl : gr->m.many;
+}
+
+static inline const uint32_t *
+node_groups(const struct node *nd)
+{
+	return nd->cap_groups ? nd->gs.many : nd->gs.inl;
+}
 
 struct tm_graph {
 	struct node *nodes;
@@ -160,13 +187,13 @@ tm_graph_free(struct tm_graph *g)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->n_nodes; i++)
-		free(g->nodes[i].groups);
+		if (g->nodes[i].cap_groups)
+			free(g->nodes[i].gs.many);
 	for (size_t i = 0; i < g->n_groups; i++)
-		free(g->groups[i].members);
-	for (size_t i = 0; i < g->n_series; i++) {
-		free(g->series[i].ids);
-		free(g->series[i].ts);
-	}
+		if (g->groups[i].n > GRP_INL)
+			free(g->groups[i].m.many);
+	for (size_t i = 0; i < g->n_series; i++)
+		free(g->series[i].ts); /* ids are in its block */
 	for (int k = 0; k < 4; k++) {
 		free(g->layer[k]);
 		free(g->back[k]);
@@ -328,7 +355,7 @@ group_has(const struct tm_graph *g, const struct group *gr, struct tm_clockid id
 	size_t lo = 0, hi = gr->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = cmp_id(g->nodes[gr->members[mid]].id, id);
+		int c = cmp_id(g->nodes[group_members(gr)[mid]].id, id);
 		if (c == 0)
 			return true;
 		if (c < 0)
@@ -374,7 +401,7 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 	for (uint32_t gi = head; gi != UINT32_MAX; gi = g->groups[gi].next_same - 1) {
 		const struct group *gr = &g->groups[gi];
 		g->work++;
-		if (gr->n == n && memcmp(gr->members, m, n * sizeof *m) == 0) {
+		if (gr->n == n && memcmp(group_members(gr), m, n * sizeof *m) == 0) {
 			free(m);
 			return;
 		}
@@ -386,7 +413,13 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 	memset(gr, 0, sizeof *gr);
 	gr->hash = hash;
 	gr->n = (uint32_t)n;
-	gr->members = m;
+	if (n <= GRP_INL) {
+		memcpy(gr->m.inl, m, n * sizeof *m);
+		free(m);
+	} else {
+		gr->m.many = m;
+	}
+	m = NULL;
 	if (last != UINT32_MAX) {
 		g->groups[last].next_same = gi + 1;
 	} else if (++g->n_gheads * 2 > g->n_gslots) {
@@ -401,10 +434,21 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 		gtable_put(g, gi);
 		gr->is_head = true;
 	}
+	const uint32_t *mem = group_members(gr);
 	for (size_t i = 0; i < n; i++) {
-		struct node *nd = &g->nodes[m[i]];
-		XGROW(nd->groups, nd->cap_groups, nd->n_groups + 1);
-		nd->groups[nd->n_groups++] = gi;
+		struct node *nd = &g->nodes[mem[i]];
+		if (!nd->cap_groups && nd->n_groups == NODE_INL) {
+			uint32_t *v = xmalloc(2 * NODE_INL * sizeof *v);
+			memcpy(v, nd->gs.inl, NODE_INL * sizeof *v);
+			nd->gs.many = v;
+			nd->cap_groups = 2 * NODE_INL;
+		} else if (nd->cap_groups && nd->n_groups == nd->cap_groups) {
+			if (nd->cap_groups > UINT32_MAX / 2)
+				tm_oom(SIZE_MAX);
+			nd->cap_groups *= 2;
+			nd->gs.many = xrealloc(nd->gs.many, nd->cap_groups * sizeof *nd->gs.many);
+		}
+		(nd->cap_groups ? nd->gs.many : nd->gs.inl)[nd->n_groups++] = gi;
 	}
 	g->epoch++;
 }
@@ -501,9 +545,17 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 			}
 		}
 		if (s->n == s->cap) {
-			s->cap = s->cap ? s->cap * 2 : 4;
-			s->ids = xrealloc(s->ids, s->cap * sizeof *s->ids);
-			s->ts = xrealloc(s->ts, s->cap * sizeof *s->ts);
+			size_t nc = s->cap ? s->cap * 2 : 1;
+			int64_t *blk = xmalloc(nc * (sizeof *s->ts + sizeof *s->ids));
+			uint32_t *ids = (uint32_t *)(blk + nc);
+			if (s->n) {
+				memcpy(blk, s->ts, s->n * sizeof *s->ts);
+				memcpy(ids, s->ids, s->n * sizeof *s->ids);
+			}
+			free(s->ts);
+			s->ts = blk;
+			s->ids = ids;
+			s->cap = nc;
 		}
 		s->ids[s->n] = snap;
 		s->ts[s->n] = ts_ns;
@@ -553,7 +605,7 @@ edge_hash(struct tm_graph *g, uint32_t x, uint32_t t, uint32_t *hash)
 	struct tm_clockid other = few == a ? b->id : a->id;
 	bool found = false;
 	for (size_t i = 0; i < few->n_groups; i++) {
-		const struct group *gr = &g->groups[few->groups[i]];
+		const struct group *gr = &g->groups[node_groups(few)[i]];
 		g->work++;
 		if ((!found || gr->hash < *hash) && group_has(g, gr, other)) {
 			*hash = gr->hash;
@@ -583,14 +635,14 @@ expand(struct tm_graph *g, int d)
 			continue;
 		for (size_t j = 0; j < nd->n_groups; j++) {
 			g->work++;
-			mark_group(&g->groups[nd->groups[j]], st, x, g);
+			mark_group(&g->groups[node_groups(nd)[j]], st, x, g);
 		}
 	}
 	g->n_layer[d + 1] = 0;
 	for (size_t i = 0; i < g->n_touched; i++) {
 		const struct group *gr = &g->groups[g->touched[i]];
 		for (size_t j = 0; j < gr->n; j++) {
-			uint32_t y = gr->members[j];
+			uint32_t y = group_members(gr)[j];
 			g->work++;
 			if ((!gr->multi && y == gr->first) || g->nodes[y].fwd[d + 1] == g->gen)
 				continue;
@@ -611,7 +663,7 @@ narrow(struct tm_graph *g, int k)
 		const struct node *nd = &g->nodes[b];
 		for (size_t j = 0; j < nd->n_groups; j++) {
 			g->work++;
-			mark_group(&g->groups[nd->groups[j]], st, b, g);
+			mark_group(&g->groups[node_groups(nd)[j]], st, b, g);
 		}
 	}
 	g->n_back[k] = 0;
@@ -621,7 +673,7 @@ narrow(struct tm_graph *g, int k)
 		if (nd->is_nonmono)
 			continue;
 		for (size_t j = 0; j < nd->n_groups; j++) {
-			const struct group *gr = &g->groups[nd->groups[j]];
+			const struct group *gr = &g->groups[node_groups(nd)[j]];
 			g->work++;
 			if (gr->stamp == st && (gr->multi || gr->first != a)) {
 				nd->bwd[k] = g->gen;
@@ -639,9 +691,9 @@ first_edge(struct tm_graph *g, uint32_t cur, int k, uint32_t *dst, uint32_t *has
 	const struct node *nd = &g->nodes[cur];
 	uint32_t best = UINT32_MAX, best_hash = 0;
 	for (size_t j = 0; j < nd->n_groups; j++) {
-		const struct group *gr = &g->groups[nd->groups[j]];
+		const struct group *gr = &g->groups[node_groups(nd)[j]];
 		for (size_t i = 0; i < gr->n; i++) {
-			uint32_t y = gr->members[i];
+			uint32_t y = group_members(gr)[i];
 			g->work++;
 			if (best != UINT32_MAX && cmp_id(g->nodes[y].id, g->nodes[best].id) > 0)
 				break; /* sorted: nothing earlier in this group */
