@@ -56,21 +56,48 @@ grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem)
 	*cap = nc;
 }
 
+/* The index of name[0..n) among names[0..lim), or SIZE_MAX. */
+static size_t
+name_at(const struct tm_align_samples *a, const char *name, size_t n, size_t lim)
+{
+	if (a->name_ix.cap) {
+		const struct tm_strmap_slot *sl = tm_strmap_get(&a->name_ix, name, n);
+		return sl && sl->val < lim ? sl->val : SIZE_MAX;
+	}
+	for (size_t i = 0; i < lim; i++)
+		if (a->names[i].len == n && !memcmp(a->names[i].name, name, n))
+			return i;
+	return SIZE_MAX;
+}
+
+bool
+tm_al_name_index(struct tm_align_samples *a, size_t i)
+{
+	if (name_at(a, a->names[i].name, a->names[i].len, i) != SIZE_MAX)
+		return false;
+	if (a->name_ix.cap)
+		tm_strmap_put(&a->name_ix, a->names[i].name, a->names[i].len, i, NULL);
+	else if (i + 1 > AL_NAMES_LINEAR)
+		for (size_t k = 0; k <= i; k++)
+			tm_strmap_put(&a->name_ix, a->names[k].name, a->names[k].len, k, NULL);
+	return true;
+}
+
 const struct al_name *
 tm_al_find_name(const struct tm_align_samples *a, const char *name, size_t n)
 {
 	if (!a || !name)
 		return NULL;
-	const struct tm_strmap_slot *sl = tm_strmap_get(&a->name_ix, name, n);
-	return sl ? &a->names[sl->val] : NULL;
+	size_t i = name_at(a, name, n, a->n_names);
+	return i != SIZE_MAX ? &a->names[i] : NULL;
 }
 
 struct al_name *
 tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n)
 {
-	const struct tm_strmap_slot *sl = tm_strmap_get(&a->name_ix, name, n);
-	if (sl)
-		return &a->names[sl->val];
+	size_t i = name_at(a, name, n, a->n_names);
+	if (i != SIZE_MAX)
+		return &a->names[i];
 	if (a->n_names >= AL_NAMES) {
 		a->names_full = true;
 		return NULL;
@@ -81,7 +108,7 @@ tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n)
 	e->len = n;
 	e->h = key_hash(name, n);
 	e->all_instant = true;
-	tm_strmap_put(&a->name_ix, e->name, n, a->n_names, NULL);
+	(void)tm_al_name_index(a, a->n_names);
 	a->n_names++;
 	return e;
 }

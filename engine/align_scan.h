@@ -28,6 +28,7 @@
 #define AL_NAMES 4096u
 #define AL_OCC 32u
 #define AL_IDS 32768u
+#define AL_NAMES_LINEAR 8u
 
 enum { AL_OUT = 1, AL_IN = 2, AL_INSTANT = 4 };
 enum al_kind { AL_FLOW = 1, AL_ASYNC = 2 };
@@ -84,7 +85,10 @@ struct tm_align_samples {
 	struct al_name *names;
 	size_t n_names, cap_names;
 	bool names_full;
-	struct tm_strmap name_ix; /* name -> index */
+	/* name -> index; empty (not built) while there are at most
+	 * AL_NAMES_LINEAR names, which are then searched in turn (most
+	 * members of an archive have a name or two: the map is 128 bytes) */
+	struct tm_strmap name_ix;
 	struct al_id *ids;
 	size_t n_ids, cap_ids;
 	struct tm_strmap id_ix;   /* identity -> index */
@@ -101,6 +105,9 @@ void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t 
 /* The entry of name[0..n) (n > 0), added when new; NULL when the table is
  * full.  Entries are never removed: an index into names stays valid. */
 struct al_name *tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n);
+/* names[i] (the last one added) indexed; false when its name is already
+ * in names[0..i) (it is not indexed then). */
+bool tm_al_name_index(struct tm_align_samples *a, size_t i);
 void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
 		     uint64_t off);
 /* e's kept occurrences into out[0..e->n) (room for AL_OCC); returns e->n. */

@@ -557,9 +557,7 @@ ser_align(struct ser *z, struct tm_align_samples **ap)
 		}
 		if (z->wr)
 			continue;
-		bool added = false;
-		if (e->name && e->h)
-			tm_strmap_put(&a->name_ix, e->name, e->len, i, &added);
+		bool added = e->name && e->h && !z->bad && tm_al_name_index(a, i);
 		if (!added && !z->bad)
 			z->bad = "alignment name empty or twice";
 	}

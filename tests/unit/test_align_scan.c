@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* align_scan.c: alignment samples are looked up by their whole identity, so
  * two different events never pair because their hashes meet. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "align_scan.h"
@@ -120,10 +121,34 @@ t_occ_packed(void)
 	tm_al_free(a);
 }
 
+/* Up to AL_NAMES_LINEAR names are searched in turn, more through the
+ * map: every name is found before and after the switch, and only its own. */
+static void
+t_names_linear_then_map(void)
+{
+	struct tm_align_samples *a = tm_al_new();
+	char nm[16];
+	for (int i = 0; i < 3 * (int)AL_NAMES_LINEAR; i++) {
+		snprintf(nm, sizeof nm, "ev%d", i);
+		tm_al_name(a, nm, strlen(nm), i, 0, 0, 0);
+		tm_al_name(a, nm, strlen(nm), i + 1, 0, 0, 0);
+		CHECK_INT(a->n_names, (size_t)i + 1);
+		CHECK_INT(a->name_ix.cap != 0, (size_t)i + 1 > AL_NAMES_LINEAR);
+		for (int k = 0; k <= i + 1; k++) {
+			snprintf(nm, sizeof nm, "ev%d", k);
+			const struct al_name *e = tm_al_find_name(a, nm, strlen(nm));
+			CHECK(k <= i ? e == &a->names[k] && e->count == 2 : e == NULL);
+		}
+	}
+	CHECK(tm_al_find_name(a, "ev", 2) == NULL);
+	tm_al_free(a);
+}
+
 int
 main(void)
 {
 	RUN(t_occ_packed);
+	RUN(t_names_linear_then_map);
 	RUN(t_async_ids_by_identity);
 	RUN(t_names);
 	RUN(t_thinning);
