@@ -790,6 +790,12 @@ tm_oplog_finish(struct tm_oplog *l)
 					  : (free(l->details), NULL);
 		l->cap_details = l->n_details;
 	}
+	if (l->cap_spilled > l->n_spilled) {
+		/* most logs that spill have one extent (XGROW makes room for 8) */
+		l->spilled = l->n_spilled ? xrealloc(l->spilled, l->n_spilled * sizeof *l->spilled)
+					  : (free(l->spilled), NULL);
+		l->cap_spilled = l->n_spilled;
+	}
 }
 
 void
