@@ -38,6 +38,23 @@ void tm_inflate_init(struct z_stream_s *z, int window_bits);
 extern unsigned long tm_zalloc_fail_nth;
 /* Grow *p (array of elem-size items, capacity *cap) to hold at least need items. */
 void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
+/* Big buffers, for those a big input fills once per file (the op log, its
+ * staging): 4 KiB page faults were most of the CPU a 64 MiB check paid
+ * beyond a small one's.  tm_big_resize grows p (old bytes of capacity;
+ * mapped: p is a mapping it made) to n bytes: a malloc block (realloc)
+ * while n < TM_BIG_MIN, from there on an anonymous mapping of transparent
+ * huge pages, grown by mremap without copying; tm_big_mapped(n) says which
+ * it returned.  Give it back with tm_big_free, never free().  Under
+ * ASan/TSan every buffer stays a malloc block. */
+#define TM_BIG_MIN ((size_t)2 << 20)
+void *tm_big_resize(void *p, size_t old, bool mapped, size_t n) __attribute__((returns_nonnull));
+void tm_big_free(void *p, size_t cap, bool mapped);
+bool tm_big_mapped(size_t cap);
+/* tm_xgrow for a buffer only ever grown this way: its capacity says
+ * whether it is mapped (free: tm_big_free(p, cap * elem,
+ * tm_big_mapped(cap * elem))). */
+void tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem);
+#define BIG_XGROW(arr, cap, need) tm_big_xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 /* The library exports only tm_-prefixed symbols; engine sources use the
  * short names. */
 #define xmalloc tm_xmalloc

@@ -199,9 +199,11 @@ tm_oplog_init(struct tm_oplog *l)
 static void
 free_staging(struct tm_oplog *l)
 {
-	free(l->run_ts);
-	free(l->sort_tmp);
-	free(l->enc);
+	tm_big_free(l->run_ts, l->cap_run_ts * sizeof *l->run_ts,
+		    tm_big_mapped(l->cap_run_ts * sizeof *l->run_ts));
+	tm_big_free(l->sort_tmp, l->cap_sort_tmp * sizeof *l->sort_tmp,
+		    tm_big_mapped(l->cap_sort_tmp * sizeof *l->sort_tmp));
+	tm_big_free(l->enc, l->cap_enc, tm_big_mapped(l->cap_enc));
 	for (uint32_t k = 0; l->lanes && k < TM_LANES; k++)
 		free(l->lanes[k].v);
 	free(l->lanes);
@@ -214,7 +216,7 @@ free_staging(struct tm_oplog *l)
 void
 tm_oplog_fini(struct tm_oplog *l)
 {
-	free(l->bytes);
+	tm_big_free(l->bytes, l->cap, l->bytes_mapped);
 	free(l->details);
 	free_staging(l);
 	tm_buf_fini(&l->pool);
@@ -244,7 +246,8 @@ reserve(struct tm_oplog *l, size_t n)
 		size_t nc = l->cap ? l->cap : 4096;
 		while (nc < l->len + n)
 			nc *= 2;
-		l->bytes = xrealloc(l->bytes, nc);
+		l->bytes = tm_big_resize(l->bytes, l->cap, l->bytes_mapped, nc);
+		l->bytes_mapped = tm_big_mapped(nc);
 		l->cap = nc;
 	}
 }
@@ -458,7 +461,7 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 			break;
 		}
 		/* the deltas first (into enc), to know where they go */
-		XGROW(l->enc, l->cap_enc, (size_t)n_skip * 16 + most);
+		BIG_XGROW(l->enc, l->cap_enc, (size_t)n_skip * 16 + most);
 		uint8_t *skip = l->enc, *d0 = l->enc + (size_t)n_skip * 16;
 		size_t dlen = (size_t)(encode_deltas(v, op->n, &prev, skip, d0) - d0);
 		uint64_t off = 0;
@@ -508,7 +511,7 @@ merge2(int64_t *out, const int64_t *x, size_t nx, const int64_t *y, size_t ny)
 static void
 sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
 {
-	XGROW(l->sort_tmp, l->cap_sort_tmp, n);
+	BIG_XGROW(l->sort_tmp, l->cap_sort_tmp, n);
 	int64_t *a = v, *b = l->sort_tmp;
 	for (;;) {
 		size_t runs = 0, i = 0, o = 0;
@@ -640,7 +643,7 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
 		r->offset = key->offset;
 		l->run_unsorted = false;
 	}
-	XGROW(l->run_ts, l->cap_run_ts, (size_t)r->n + 1);
+	BIG_XGROW(l->run_ts, l->cap_run_ts, (size_t)r->n + 1);
 	l->run_ts[r->n++] = ts;
 }
 
@@ -712,7 +715,7 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 	if (pos < n0 && n0 - pos <= 4 * m + 4096) {
 		/* merge the overlapped tail v[pos..n0) with a[0..m) */
 		size_t t = n0 - pos;
-		XGROW(l->sort_tmp, l->cap_sort_tmp, t);
+		BIG_XGROW(l->sort_tmp, l->cap_sort_tmp, t);
 		memcpy(l->sort_tmp, v + pos, t * sizeof *v);
 		merge2(v + pos, l->sort_tmp, t, a, m);
 	} else {
@@ -780,8 +783,9 @@ tm_oplog_finish(struct tm_oplog *l)
 	free_staging(l);
 	/* The log is kept per member until the session closes: drop the
 	 * bytes' growth slack too (archives of 10,000 small members held
-	 * ~12 KiB each this way). */
-	if (l->cap > l->len) {
+	 * ~12 KiB each this way).  A mapped log's slack is address space
+	 * only: no page past the last one written was ever touched. */
+	if (l->cap > l->len && !l->bytes_mapped) {
 		l->bytes = l->len ? xrealloc(l->bytes, l->len) : (free(l->bytes), NULL);
 		l->cap = l->len;
 	}
@@ -885,7 +889,8 @@ tm_opiter_fini(struct tm_opiter *it)
 	free(it->clocks);
 	free(it->counts);
 	free(it->tss);
-	free(it->run_tss);
+	tm_big_free(it->run_tss, it->cap_run_tss * sizeof *it->run_tss,
+		    tm_big_mapped(it->cap_run_tss * sizeof *it->run_tss));
 	tm_buf_fini(&it->text);
 }
 
@@ -1127,7 +1132,7 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 		it->last_ts = last;
 		op->tss = NULL;
 		if (!it->raw_runs) {
-			XGROW(it->run_tss, it->cap_run_tss, (size_t)op->n + 1);
+			BIG_XGROW(it->run_tss, it->cap_run_tss, (size_t)op->n + 1);
 			tm_run_decode(&op->run, it->run_tss);
 			op->tss = it->run_tss;
 		}
@@ -1285,7 +1290,7 @@ tm_opiter_seek(struct tm_opiter *it, const struct tm_oppos *p)
 	it->raw_runs = true;
 	(void)tm_opiter_next(it, &op);
 	it->raw_runs = raw;
-	XGROW(it->run_tss, it->cap_run_tss, (size_t)op.n + 1);
+	BIG_XGROW(it->run_tss, it->cap_run_tss, (size_t)op.n + 1);
 	tm_run_decode(&op.run, it->run_tss);
 	it->run = op;
 	it->run.tss = it->run_tss;
@@ -1376,7 +1381,8 @@ tm_oplog_spill_runs(struct tm_oplog *l)
 	tm_opiter_fini(&it);
 	if (any) {
 		tm_buf_add(&out, l->bytes + from, l->len - from);
-		free(l->bytes);
+		tm_big_free(l->bytes, l->cap, l->bytes_mapped);
+		l->bytes_mapped = false;
 		l->len = out.len;
 		l->cap = out.len;
 		l->bytes = (uint8_t *)tm_buf_steal(&out);

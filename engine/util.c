@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Allocation, errors, buffers and status names. */
+#define _GNU_SOURCE /* mremap */
 #include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <zlib.h>
 
 static const char *const status_names[] = {
@@ -138,6 +140,113 @@ char *
 xstrdup0(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
+}
+
+/* ---- big growable buffers (internal.h, tm_big_resize) ---- */
+
+/* Under a sanitizer every buffer stays a malloc block: redzones and leak
+ * checks see it (the code paths around it are the same either way). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BIG_OFF 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define BIG_OFF 1
+#endif
+#endif
+#ifdef BIG_OFF
+#define BIG_MIN SIZE_MAX
+#else
+#define BIG_MIN TM_BIG_MIN
+#endif
+
+#define HUGE_PG ((size_t)2 << 20)
+
+bool
+tm_big_mapped(size_t cap)
+{
+	return cap >= BIG_MIN;
+}
+
+static size_t
+big_len(size_t n)
+{
+	return (n + HUGE_PG - 1) & ~(HUGE_PG - 1);
+}
+
+/* A fresh mapping of len (a multiple of HUGE_PG) bytes at a HUGE_PG
+ * boundary, with transparent huge pages asked for: one page fault then
+ * maps 2 MiB, where 4 KiB pages take 512 (each a trap into the kernel,
+ * dearer still under a hypervisor).  NULL if there is no room. */
+static uint8_t *
+big_reserve(size_t len)
+{
+	size_t span = len + HUGE_PG;
+	uint8_t *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	size_t head = (HUGE_PG - ((uintptr_t)p & (HUGE_PG - 1))) & (HUGE_PG - 1);
+	if (head)
+		munmap(p, head);
+	munmap(p + head + len, span - head - len);
+	return p + head;
+}
+
+void *
+tm_big_resize(void *p, size_t old, bool mapped, size_t n)
+{
+	if (n < BIG_MIN)
+		return xrealloc(p, n);
+	size_t nl = big_len(n);
+	uint8_t *q;
+	if (mapped) {
+		size_t ol = big_len(old);
+		if (nl <= ol)
+			return p;
+		/* in place if the address space after it is free, else moved
+		 * (page tables, not bytes) to a fresh aligned range */
+		q = mremap(p, ol, nl, 0);
+		if (q == MAP_FAILED) {
+			q = big_reserve(nl);
+			if (!q || mremap(p, ol, nl, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED)
+				oom_n(n);
+		}
+	} else {
+		q = big_reserve(nl);
+		if (!q)
+			oom_n(n);
+		if (old)
+			memcpy(q, p, old);
+		free(p);
+	}
+	/* advice only: without THP (never, or no huge page free) the
+	 * mapping is ordinary memory */
+	madvise(q, nl, MADV_HUGEPAGE);
+	return q;
+}
+
+void
+tm_big_free(void *p, size_t cap, bool mapped)
+{
+	if (mapped)
+		munmap(p, big_len(cap));
+	else
+		free(p);
+}
+
+void
+tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t nc = *cap ? *cap : 8;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2 / elem)
+			oom_n(SIZE_MAX);
+		nc *= 2;
+	}
+	*p = tm_big_resize(*p, *cap * elem, tm_big_mapped(*cap * elem), nc * elem);
+	*cap = nc;
 }
 
 void

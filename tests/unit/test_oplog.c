@@ -1,5 +1,7 @@
 /* Round trip of every op kind through the byte encoding. */
+#define _GNU_SOURCE /* MAP_FIXED_NOREPLACE */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "oplog.h"
 #include "t.h"
@@ -546,6 +548,119 @@ run_deltas_all_sizes(void)
 	tm_oplog_fini(&l);
 }
 
+/* Big buffers (internal.h): grown from a malloc block through TM_BIG_MIN
+ * into a mapping, then grown in place and, with the address space after it
+ * taken, moved: every byte written is still there at each step. */
+static void
+big_buffer_grows(void)
+{
+	uint8_t *p = NULL;
+	size_t cap = 0;
+	bool mapped = false;
+	size_t len = 0;
+	bool ok = true;
+	for (int step = 0; step < 4; step++) {
+		size_t want = step == 0 ? 4096 : step == 1 ? TM_BIG_MIN : (size_t)4 << step << 20;
+		if (step == 3 && mapped) {
+			/* block growth in place: a page right after the mapping */
+			void *g = mmap(p + cap, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				       -1, 0);
+			CHECK(g == p + cap);
+			uint8_t *q = tm_big_resize(p, cap, mapped, want);
+			CHECK(q != p);
+			if (g != MAP_FAILED)
+				munmap(g, 4096);
+			p = q;
+		} else {
+			p = tm_big_resize(p, cap, mapped, want);
+		}
+		mapped = tm_big_mapped(want);
+		cap = want;
+		for (size_t i = 0; i < len; i++)
+			ok &= p[i] == (uint8_t)(i * 7 + i / 4096);
+		for (; len < cap; len++)
+			p[len] = (uint8_t)(len * 7 + len / 4096);
+	}
+	CHECK(ok);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	CHECK(mapped);
+#endif
+	tm_big_free(p, cap, mapped);
+	/* and the array form, freed by its capacity */
+	int64_t *v = NULL;
+	size_t cv = 0;
+	for (size_t i = 0; i < ((size_t)3 << 20) / 8; i++) {
+		tm_big_xgrow((void **)&v, &cv, i + 1, sizeof *v);
+		v[i] = (int64_t)i;
+	}
+	ok = true;
+	for (size_t i = 0; i < ((size_t)3 << 20) / 8; i++)
+		ok &= v[i] == (int64_t)i;
+	CHECK(ok);
+	tm_big_free(v, cv * sizeof *v, tm_big_mapped(cv * sizeof *v));
+}
+
+/* A log whose bytes and staging outgrow TM_BIG_MIN (mappings, outside the
+ * sanitizers): two of the same ops, one written with every run in memory,
+ * one spilled after the fact (tm_oplog_spill_runs replaces the mapped
+ * bytes); both expand back to every timestamp, and both write the same
+ * bytes inline. */
+static void
+big_log_mapped(void)
+{
+	size_t keep = tm_oplog_spill_after;
+	tm_oplog_spill_after = SIZE_MAX;
+	enum { N = 1500000 };
+	struct tm_oplog l;
+	tm_oplog_init(&l);
+	l.use_runs = true;
+	uint64_t x = 7;
+	int64_t ts = 1;
+	for (int i = 0; i < N; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		ts += (int64_t)(x >> 44); /* 0..1 M: two and three byte deltas */
+		tm_oplog_packet_push_i(&l, 0, 0, 1, ts, TM_PUSH_TRACK_EVENT, (uint64_t)i * 9);
+	}
+	tm_oplog_finish(&l);
+	CHECK(l.len > TM_BIG_MIN);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	CHECK(l.bytes_mapped);
+#endif
+	struct tm_buf w0;
+	tm_buf_init(&w0);
+	tm_oplog_write_inline(&l, put_buf, &w0);
+	CHECK(w0.len == l.len && !memcmp(w0.data, l.bytes, l.len));
+	tm_oplog_spill_after = 0;
+	tm_oplog_spill_runs(&l);
+	tm_oplog_spill_after = keep;
+	CHECK(!l.bytes_mapped);
+	CHECK(l.n_spilled > 0);
+	struct tm_buf w1;
+	tm_buf_init(&w1);
+	tm_oplog_write_inline(&l, put_buf, &w1);
+	CHECK(w1.len == w0.len && !memcmp(w1.data, w0.data, w0.len));
+	struct tm_opiter it;
+	struct tm_op op;
+	tm_opiter_init(&it, &l);
+	x = 7;
+	ts = 1;
+	int k = 0;
+	bool ok = true;
+	while (tm_opiter_next(&it, &op))
+		if (op.kind == TM_OP_PACKET) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			ts += (int64_t)(x >> 44);
+			ok &= op.ts == ts;
+			k++;
+		}
+	CHECK(ok);
+	CHECK_INT(k, N);
+	tm_opiter_fini(&it);
+	tm_buf_fini(&w0);
+	tm_buf_fini(&w1);
+	tm_oplog_fini(&l);
+}
+
 int
 main(void)
 {
@@ -559,5 +674,7 @@ main(void)
 	RUN(array_then_convert);
 	RUN(spilled_runs);
 	RUN(run_deltas_all_sizes);
+	RUN(big_buffer_grows);
+	RUN(big_log_mapped);
 	return 0;
 }
