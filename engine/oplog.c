@@ -205,7 +205,7 @@ free_staging(struct tm_oplog *l)
 		    tm_big_mapped(l->cap_sort_tmp * sizeof *l->sort_tmp));
 	tm_big_free(l->enc, l->cap_enc, tm_big_mapped(l->cap_enc));
 	for (uint32_t k = 0; l->lanes && k < TM_LANES; k++)
-		free(l->lanes[k].v);
+		tm_map_free(l->lanes[k].v, l->lanes[k].cap * sizeof *l->lanes[k].v);
 	free(l->lanes);
 	l->lanes = NULL;
 	l->run_ts = l->sort_tmp = NULL;
@@ -709,7 +709,7 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		best = (int)l->n_lanes++;
 	struct tm_lane *ln = &l->lanes[best >= 0 ? best : low];
 	size_t n0 = ln->n;
-	XGROW(ln->v, ln->cap, n0 + m);
+	MAP_XGROW(ln->v, ln->cap, n0 + m);
 	int64_t *v = ln->v;
 	size_t pos = best >= 0 || !sorted || ln->unsorted ? n0 : upper_bound(v, n0, a[0]);
 	if (pos < n0 && n0 - pos <= 4 * m + 4096) {

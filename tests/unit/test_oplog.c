@@ -598,6 +598,64 @@ big_buffer_grows(void)
 		ok &= v[i] == (int64_t)i;
 	CHECK(ok);
 	tm_big_free(v, cv * sizeof *v, tm_big_mapped(cv * sizeof *v));
+	/* mapped arrays (4 KiB pages): past TM_MAP_MIN, grown in place and,
+	 * with the page after them taken, moved */
+	v = NULL;
+	cv = 0;
+	size_t n = 0;
+	ok = true;
+	for (int step = 0; step < 4; step++) {
+		size_t need = (TM_MAP_MIN / 8) << step;
+		void *g = MAP_FAILED;
+		if (step == 3) {
+			g = mmap(v + cv, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				 -1, 0);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+			CHECK(g == v + cv);
+#endif
+		}
+		tm_map_xgrow((void **)&v, &cv, need, sizeof *v);
+		if (g != MAP_FAILED)
+			munmap(g, 4096);
+		for (size_t i = 0; i < n; i++)
+			ok &= v[i] == (int64_t)(i * 3);
+		for (; n < need; n++)
+			v[n] = (int64_t)(n * 3);
+	}
+	CHECK(ok);
+	tm_map_free(v, cv * sizeof *v);
+}
+
+/* compact_sched-sized ARRAY runs: 8 interleaved streams fill 8 lanes of
+ * ~120 K values each (mapped arrays, outside the sanitizers), some arrays
+ * overlapping the lane they extend, one unsorted: every value once. */
+static void
+big_array_lanes(void)
+{
+	struct tm_oplog l;
+	tm_oplog_init(&l);
+	l.use_runs = true;
+	enum { K = 1600, M = 600 };
+	static int64_t all[K * M], tss[M], got[K * M + 1];
+	size_t n_all = 0;
+	uint64_t x = 5;
+	for (int a = 0; a < K; a++) {
+		int64_t start = (a % 8) * 3 + (int64_t)(a / 8) * M * 1000 - (a % 97 == 0 ? 5000 : 0);
+		for (int i = 0; i < M; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			tss[i] = start + i * 1000 + (a == 777 ? (int64_t)(x >> 44) : 0);
+			all[n_all++] = tss[i];
+		}
+		struct tm_op op = {.kind = TM_OP_CONVERT_ARRAY, .clock = 6, .n = M, .tss = tss,
+				   .offset = (uint64_t)a};
+		tm_oplog_add(&l, &op);
+	}
+	tm_oplog_finish(&l);
+	struct tm_opiter it;
+	struct tm_op op;
+	check_array_runs(&it, &op, &l, all, n_all, K, 8, got);
+	tm_opiter_fini(&it);
+	tm_oplog_fini(&l);
 }
 
 /* A log whose bytes and staging outgrow TM_BIG_MIN (mappings, outside the
@@ -676,5 +734,6 @@ main(void)
 	RUN(run_deltas_all_sizes);
 	RUN(big_buffer_grows);
 	RUN(big_log_mapped);
+	RUN(big_array_lanes);
 	return 0;
 }
