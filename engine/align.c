@@ -269,10 +269,7 @@ tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimat
 	e->offset_ns = wrap_add(d0, to_ns(a));
 	e->lo_ns = wrap_add(d0, to_ns(lo));
 	e->hi_ns = wrap_add(d0, to_ns(hi));
-	/* to the 0.001 ppm both printers show, and a drift that rounds to zero
-	 * is 0, not -0 (printed "-0.000") */
-	double ppm = round(b * 1e9) / 1e3;
-	e->drift_ppm = ppm == 0 ? 0 : ppm;
+	e->drift_ppm = b * 1e6; /* as computed: the printers round (tm_align_ppm_text) */
 	e->drift_ns = to_ns(b * span);
 }
 
@@ -842,11 +839,20 @@ tm_align_describe(const struct tm_align_estimate *e, struct tm_buf *b)
 }
 
 void
+tm_align_ppm_text(double ppm, struct tm_buf *b)
+{
+	double r = round(ppm * 1e3) / 1e3;
+	tm_buf_addf(b, "%.3f", r == 0 ? 0.0 : r); /* r == 0 holds for -0 too */
+}
+
+void
 tm_align_drift_sentence(const struct tm_align_estimate *e, struct tm_buf *b)
 {
 	if (!e->has_drift)
 		return;
-	tm_buf_addf(b, "drift %.3f ppm: the clocks drift by ", e->drift_ppm);
+	tm_buf_adds(b, "drift ");
+	tm_align_ppm_text(e->drift_ppm, b);
+	tm_buf_adds(b, " ppm: the clocks drift by ");
 	tm_format_duration_ns(e->drift_ns, b);
 	tm_buf_adds(b, " over ");
 	tm_format_duration_ns(e->span_ns, b);

@@ -840,6 +840,9 @@ void tm_align_offset_spec(const struct tm_align_estimate *e, struct tm_offset_sp
  * bounds +9 ms .. +11 ms", and the drift sentence (nothing without drift). */
 void tm_align_describe(const struct tm_align_estimate *e, struct tm_buf *b);
 void tm_align_drift_sentence(const struct tm_align_estimate *e, struct tm_buf *b);
+/* A drift in ppm as every printer shows it: to 0.001, and one that rounds
+ * to zero as 0.000, not -0.000. */
+void tm_align_ppm_text(double ppm, struct tm_buf *b);
 
 /* The events of file a pair can name (FILE:NAME#OCC), from what the scan
  * kept (scans it if needed): each kept occurrence with its time on the

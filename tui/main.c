@@ -1177,7 +1177,7 @@ align_json(const struct tm_align_result *res, const char *verdict)
 		kv_int(&b, &f2, "hi_ns", e->has_hi, e->hi_ns);
 		json_key(&b, &f2, "drift_ppm");
 		if (e->has_drift)
-			tm_buf_addf(&b, "%.3f", e->drift_ppm);
+			tm_align_ppm_text(e->drift_ppm, &b);
 		else
 			tm_buf_adds(&b, "null");
 		kv_int(&b, &f2, "drift_ns", e->has_drift, e->drift_ns);
