@@ -195,22 +195,50 @@ tm_oplog_init(struct tm_oplog *l)
 	tm_buf_init(&l->pool);
 }
 
+struct tm_oplog_stage {
+	struct tm_op held; /* valid while has_held */
+	int64_t *sort_tmp;
+	size_t cap_sort_tmp;
+	uint8_t *enc;       /* a run's deltas while it is encoded */
+	size_t cap_enc;
+	/* An ARRAY run is staged in up to TM_LANES sorted lanes (arrays are
+	 * appended to the lane they extend) and flushed as one RUN per lane. */
+	struct tm_lane {
+		int64_t *v;
+		size_t cap;
+		uint32_t n, n_arrays;
+		bool unsorted;
+	} *lanes;
+	uint32_t n_lanes;
+};
+
+static struct tm_oplog_stage *
+stg(struct tm_oplog *l)
+{
+	if (!l->stage)
+		l->stage = xcalloc(1, sizeof *l->stage);
+	return l->stage;
+}
+
 /* The buffers runs are staged in (refilled if more is appended). */
 static void
 free_staging(struct tm_oplog *l)
 {
 	tm_big_free(l->run_ts, l->cap_run_ts * sizeof *l->run_ts,
 		    tm_big_mapped(l->cap_run_ts * sizeof *l->run_ts));
-	tm_big_free(l->sort_tmp, l->cap_sort_tmp * sizeof *l->sort_tmp,
-		    tm_big_mapped(l->cap_sort_tmp * sizeof *l->sort_tmp));
-	tm_big_free(l->enc, l->cap_enc, tm_big_mapped(l->cap_enc));
-	for (uint32_t k = 0; l->lanes && k < TM_LANES; k++)
-		tm_map_free(l->lanes[k].v, l->lanes[k].cap * sizeof *l->lanes[k].v);
-	free(l->lanes);
-	l->lanes = NULL;
-	l->run_ts = l->sort_tmp = NULL;
-	l->enc = NULL;
-	l->cap_run_ts = l->cap_sort_tmp = l->cap_enc = 0;
+	l->run_ts = NULL;
+	l->cap_run_ts = 0;
+	struct tm_oplog_stage *g = l->stage;
+	if (!g)
+		return;
+	tm_big_free(g->sort_tmp, g->cap_sort_tmp * sizeof *g->sort_tmp,
+		    tm_big_mapped(g->cap_sort_tmp * sizeof *g->sort_tmp));
+	tm_big_free(g->enc, g->cap_enc, tm_big_mapped(g->cap_enc));
+	for (uint32_t k = 0; g->lanes && k < TM_LANES; k++)
+		tm_map_free(g->lanes[k].v, g->lanes[k].cap * sizeof *g->lanes[k].v);
+	free(g->lanes);
+	free(g);
+	l->stage = NULL;
 }
 
 void
@@ -461,8 +489,9 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 			break;
 		}
 		/* the deltas first (into enc), to know where they go */
-		BIG_XGROW(l->enc, l->cap_enc, (size_t)n_skip * 16 + most);
-		uint8_t *skip = l->enc, *d0 = l->enc + (size_t)n_skip * 16;
+		struct tm_oplog_stage *g = stg(l);
+		BIG_XGROW(g->enc, g->cap_enc, (size_t)n_skip * 16 + most);
+		uint8_t *skip = g->enc, *d0 = g->enc + (size_t)n_skip * 16;
 		size_t dlen = (size_t)(encode_deltas(v, op->n, &prev, skip, d0) - d0);
 		uint64_t off = 0;
 		bool spilled = dlen >= 1024 && sp_wanted(dlen) && sp_write(d0, dlen, &off);
@@ -511,8 +540,9 @@ merge2(int64_t *out, const int64_t *x, size_t nx, const int64_t *y, size_t ny)
 static void
 sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
 {
-	BIG_XGROW(l->sort_tmp, l->cap_sort_tmp, n);
-	int64_t *a = v, *b = l->sort_tmp;
+	struct tm_oplog_stage *g = stg(l);
+	BIG_XGROW(g->sort_tmp, g->cap_sort_tmp, n);
+	int64_t *a = v, *b = g->sort_tmp;
 	for (;;) {
 		size_t runs = 0, i = 0, o = 0;
 		while (i < n) {
@@ -545,8 +575,9 @@ static void
 flush_lanes(struct tm_oplog *l)
 {
 	int64_t *keep = l->run_ts;
-	for (uint32_t k = 0; k < l->n_lanes; k++) {
-		struct tm_lane *ln = &l->lanes[k];
+	struct tm_oplog_stage *g = stg(l);
+	for (uint32_t k = 0; k < g->n_lanes; k++) {
+		struct tm_lane *ln = &g->lanes[k];
 		if (!ln->n)
 			continue;
 		if (ln->unsorted)
@@ -569,7 +600,7 @@ flush_lanes(struct tm_oplog *l)
 		ln->unsorted = false;
 	}
 	l->run_ts = keep;
-	l->n_lanes = 0;
+	g->n_lanes = 0;
 	l->run.n = 0;
 }
 
@@ -676,6 +707,7 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		     r->clock != op->clock || r->push_flags != op->flags ||
 		     r->n + op->n > ARRAY_RUN_MAX))
 		flush_run(l);
+	struct tm_oplog_stage *g = stg(l);
 	if (r->n == 0) {
 		memset(r, 0, sizeof *r);
 		r->kind = TM_OP_RUN;
@@ -684,9 +716,9 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		r->clock = op->clock;
 		r->push_flags = op->flags;
 		r->offset = op->offset;
-		l->n_lanes = 0;
-		if (!l->lanes)
-			l->lanes = xcalloc(TM_LANES, sizeof *l->lanes);
+		g->n_lanes = 0;
+		if (!g->lanes)
+			g->lanes = xcalloc(TM_LANES, sizeof *g->lanes);
 	}
 	size_t m = op->n;
 	const int64_t *a = op->tss;
@@ -696,18 +728,18 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 	/* the lane this array extends with the highest last value, else a new
 	 * one, else the one with the lowest last value */
 	int best = -1, low = -1;
-	for (uint32_t k = 0; k < l->n_lanes; k++) {
-		const struct tm_lane *ln = &l->lanes[k];
+	for (uint32_t k = 0; k < g->n_lanes; k++) {
+		const struct tm_lane *ln = &g->lanes[k];
 		int64_t last = ln->v[ln->n - 1];
 		if (!ln->unsorted && last <= a[0] &&
-		    (best < 0 || last > l->lanes[best].v[l->lanes[best].n - 1]))
+		    (best < 0 || last > g->lanes[best].v[g->lanes[best].n - 1]))
 			best = (int)k;
-		if (low < 0 || last < l->lanes[low].v[l->lanes[low].n - 1])
+		if (low < 0 || last < g->lanes[low].v[g->lanes[low].n - 1])
 			low = (int)k;
 	}
-	if (best < 0 && l->n_lanes < TM_LANES)
-		best = (int)l->n_lanes++;
-	struct tm_lane *ln = &l->lanes[best >= 0 ? best : low];
+	if (best < 0 && g->n_lanes < TM_LANES)
+		best = (int)g->n_lanes++;
+	struct tm_lane *ln = &g->lanes[best >= 0 ? best : low];
 	size_t n0 = ln->n;
 	MAP_XGROW(ln->v, ln->cap, n0 + m);
 	int64_t *v = ln->v;
@@ -715,9 +747,9 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 	if (pos < n0 && n0 - pos <= 4 * m + 4096) {
 		/* merge the overlapped tail v[pos..n0) with a[0..m) */
 		size_t t = n0 - pos;
-		BIG_XGROW(l->sort_tmp, l->cap_sort_tmp, t);
-		memcpy(l->sort_tmp, v + pos, t * sizeof *v);
-		merge2(v + pos, l->sort_tmp, t, a, m);
+		BIG_XGROW(g->sort_tmp, g->cap_sort_tmp, t);
+		memcpy(g->sort_tmp, v + pos, t * sizeof *v);
+		merge2(v + pos, g->sort_tmp, t, a, m);
 	} else {
 		memcpy(v + n0, a, m * sizeof *v);
 		if (!sorted || (n0 && v[n0 - 1] > a[0]))
@@ -735,7 +767,7 @@ emit_held(struct tm_oplog *l)
 	if (l->has_held) {
 		l->has_held = false;
 		flush_run(l);
-		encode_op(l, &l->held);
+		encode_op(l, &l->stage->held);
 	}
 }
 
@@ -748,16 +780,17 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 		return;
 	}
 	if (l->has_held) {
-		if (op->kind == TM_OP_PUSH && op->detail == 0 && op->machine == l->held.machine &&
+		const struct tm_op *h = &l->stage->held;
+		if (op->kind == TM_OP_PUSH && op->detail == 0 && op->machine == h->machine &&
 		    (op->flags & ~(uint32_t)TM_PUSH_TRACK_EVENT) == 0) {
 			l->has_held = false;
-			run_add(l, TM_RUN_PACKET, &l->held, op->flags, l->held.ts);
+			run_add(l, TM_RUN_PACKET, h, op->flags, h->ts);
 			return;
 		}
 		emit_held(l);
 	}
 	if (op->kind == TM_OP_PACKET && op->n == 1 && op->flags == 0 && run_clock_ok(op->clock)) {
-		l->held = *op;
+		stg(l)->held = *op;
 		l->has_held = true;
 		return;
 	}

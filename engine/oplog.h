@@ -206,25 +206,15 @@ struct tm_oplog {
 	/* Runs (see TM_OP_RUN): off unless use_runs; call tm_oplog_finish
 	 * after the last append. */
 	bool use_runs;
-	bool has_held;      /* a PACKET n=1 waiting to see its payload */
-	struct tm_op held;
+	bool has_held;      /* a PACKET n=1 waiting to see its payload (stage->held) */
 	struct tm_op run;   /* the open run's key (kind TM_OP_RUN), n = 0 if none */
 	int64_t *run_ts;
 	size_t cap_run_ts;
 	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
-	int64_t *sort_tmp;
-	size_t cap_sort_tmp;
-	uint8_t *enc;       /* a run's deltas while it is encoded */
-	size_t cap_enc;
-	/* An ARRAY run is staged in up to TM_LANES sorted lanes (arrays are
-	 * appended to the lane they extend) and flushed as one RUN per lane. */
-	struct tm_lane {
-		int64_t *v;
-		size_t cap;
-		uint32_t n, n_arrays;
-		bool unsorted;
-	} *lanes;
-	uint32_t n_lanes;
+	/* what only appending uses beyond the hot paths' fields above (oplog.c):
+	 * allocated when first needed, freed by tm_oplog_finish (a session
+	 * keeps one log per member) */
+	struct tm_oplog_stage *stage;
 	uint64_t n_runs, n_run_elems;
 	uint64_t mem_run_bytes; /* delta bytes of this log's runs held in memory */
 	struct tm_spilled {
