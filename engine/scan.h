@@ -65,7 +65,16 @@ tm_scan_log(const struct tm_scan *sc, bool events)
 struct tm_error *tm_scan_err(struct tm_scan *sc);
 void tm_scan_note_machine(struct tm_scan *sc, uint32_t machine);
 void tm_scan_note_clock(struct tm_scan *sc, uint32_t clock);
-void tm_scan_note_ts(struct tm_scan *sc, int64_t ts);
+/* The raw timestamp range (every text event; inline: once per event). */
+static inline void
+tm_scan_note_ts(struct tm_scan *sc, int64_t ts)
+{
+	if (!sc->has_raw_ts || ts < sc->raw_min)
+		sc->raw_min = ts;
+	if (!sc->has_raw_ts || ts > sc->raw_max)
+		sc->raw_max = ts;
+	sc->has_raw_ts = true;
+}
 /* Set the scan's warning (the first one is kept). */
 void tm_scan_warn(struct tm_scan *sc, const char *fmt, ...) TM_PRINTF(2, 3);
 

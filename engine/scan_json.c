@@ -446,7 +446,7 @@ failure(struct js *js)
 	tm_oplog_stat(&js->sc->log, 0, TM_STAT_JSON_TOKENIZER_FAILURE, 1);
 }
 
-static void
+static inline void
 push_flags(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
 	   int64_t dur, uint64_t off, uint32_t flags)
 {
@@ -1112,7 +1112,8 @@ step(struct js *js, const char *p, const char *end, uint64_t base, bool eof)
 			}
 			const char *nx = cur;
 			bool stuck;
-			tm_buf_reset(&js->sticky);
+			if (js->sticky.len)
+				tm_buf_reset(&js->sticky);
 			js->quote_cut = false;
 			enum tm_jl_rc r = parse_event(js, cur, end, &nx, OFF(cur), &stuck);
 			if (r == TM_JL_ERR && js->quote_cut && !eof)
@@ -1144,8 +1145,17 @@ step(struct js *js, const char *p, const char *end, uint64_t base, bool eof)
 				/* incomplete at EOF: lost; the EOF check decides */
 				return (size_t)(end - p);
 			}
-			js->comma = false;
-			cur = nx;
+			if (js->ctl && js->ctl->no_fast) {
+				js->comma = false;
+				cur = nx;
+				break;
+			}
+			/* the next round's first steps, without the round: the
+			 * separator (whitespace, ',' and whitespace) */
+			cur = tm_jl_skip_ws(nx, end);
+			js->comma = cur != end && *cur == ',';
+			if (js->comma)
+				cur++;
 			break;
 		}
 		case P_STUCK:

@@ -81,16 +81,6 @@ tm_scan_note_clock(struct tm_scan *sc, uint32_t clock)
 }
 
 void
-tm_scan_note_ts(struct tm_scan *sc, int64_t ts)
-{
-	if (!sc->has_raw_ts || ts < sc->raw_min)
-		sc->raw_min = ts;
-	if (!sc->has_raw_ts || ts > sc->raw_max)
-		sc->raw_max = ts;
-	sc->has_raw_ts = true;
-}
-
-void
 tm_scan_warn(struct tm_scan *sc, const char *fmt, ...)
 {
 	if (sc->warning)

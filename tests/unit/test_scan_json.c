@@ -833,7 +833,7 @@ test_field_fast_path(void)
  * but now and then a key that differs from the guess in one byte, is a
  * prefix or an extension of it, is escaped, has whitespace before its ':',
  * is too long to guess (13-15 bytes at the 16-byte edge), is not followed
- * by ':', a field more or
+ * by ':', events with two commas or none between them, a field more or
  * less, more fields than guesses, a value of another kind, events in an
  * array's brackets: the same ops as the general pass. */
 static void
@@ -862,7 +862,8 @@ test_field_guesses(void)
 		for (int e = 0; e < nev; e++) {
 			bool arr = rn(16) == 0;
 			if (e)
-				tm_buf_addf(&j, "%s,", ws ? ff_ws[rn(7)] : "\n");
+				tm_buf_addf(&j, "%s%s", ws ? ff_ws[rn(7)] : "\n",
+					    rn(32) ? "," : rn(2) ? ",," : "");
 			tm_buf_addc(&j, arr ? '[' : '{');
 			int nf = nb + (rn(8) ? 0 : (int)rn(3) - 1);
 			for (int f = 0; f < nf; f++) {
