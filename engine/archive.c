@@ -373,6 +373,18 @@ tm_stream_open(const struct tm_input *in, size_t member, struct tm_stream **out,
 }
 
 enum tm_status
+tm_stream_open_scan(const struct tm_input *in, size_t member, struct tm_stream **out,
+		    struct tm_error *err)
+{
+	enum tm_status s = tm_stream_open(in, member, out, err);
+	const struct loc *l = s == TM_OK ? &P(in)->locs[member] : NULL;
+	/* (a limit: the failure is known, and the stream is a window) */
+	if (l && (l->kind == L_INFLATE || l->kind == L_ZSTD) && l->limit == UINT64_MAX)
+		tm_stream_gz_speculate(*out);
+	return s;
+}
+
+enum tm_status
 tm_stream_open_raw(const struct tm_input *in, size_t member, struct tm_stream **out,
 		   struct tm_error *err)
 {

@@ -93,6 +93,21 @@ enum tm_status tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8
 uint64_t tm_stream_gz_ready(const struct tm_stream *st);
 /* The decompression failure met so far (err filled, tp set), if any. */
 bool tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err);
+/* Speculation, for a reader that can read the stream again from its start
+ * (a scan of a whole member): asked for before the first tm_stream_next (a
+ * primed stream is fine).  The producer then decompresses once, into a
+ * small ring that the reader reads as it fills, before the chunk it belongs
+ * to is known to be handed over; the primed chunk is decompressed again as
+ * before.  Should the stream fail after all, the reader gets the bytes up
+ * to the last hand-over and trace_processor's failure as without
+ * speculation if it is not past that hand-over yet; if it is, it has read
+ * bytes trace_processor never parses: tm_stream_next fails (not
+ * trace_processor's error) and tm_stream_gz_refuted says so.  Once the
+ * reader is done, tm_stream_refuted (input.h) says whether what it read is
+ * to be read again. */
+void tm_stream_gz_speculate(struct tm_stream *st);
+/* Test hook: how many times tm_stream_refuted said true (relaxed atomic). */
+extern uint64_t tm_spec_refuted;
 /* Report a decompression failure as the end of the stream (for the
  * container walks, which learn it from tm_stream_gz_failure). */
 void tm_stream_gz_quiet(struct tm_stream *st);
@@ -118,6 +133,8 @@ struct tm_gz_tune {
 	size_t step;    /* most output per inflate call (256 KiB) */
 	size_t slack;   /* read-ahead + 1: lead = 33 MiB + slack - 1 (3 MiB) */
 	bool no_thread; /* inflate on the consumer's thread (the sequential stream) */
+	bool no_spec;   /* tm_stream_gz_speculate does nothing */
+	size_t spec_ring; /* its ring (4 MiB; at least step) */
 };
 extern struct tm_gz_tune tm_gz_tune;
 /* Decompress parent (owned), a zstd stream with any number of frames, through

@@ -94,6 +94,16 @@ struct tm_stream;
 /* Open member i's bytes (for a gzip member's child: the inflated stream). */
 enum tm_status tm_stream_open(const struct tm_input *in, size_t member, struct tm_stream **out,
 			      struct tm_error *err) TM_WUR;
+/* The same for a reader that reads the member from its start and can read it
+ * again: a gzip/zstd member's bytes may come before the decompression has
+ * verified that trace_processor is handed them (decompressed once instead
+ * of twice).  Once done reading (ended, failed or stopped; not cancelled),
+ * ask tm_stream_refuted: true (rare: the stream failed before the end of
+ * what was read) means discard what was read and read the member again
+ * with tm_stream_open.  Waits until the answer is known. */
+enum tm_status tm_stream_open_scan(const struct tm_input *in, size_t member,
+				   struct tm_stream **out, struct tm_error *err) TM_WUR;
+bool tm_stream_refuted(struct tm_stream *st);
 /* Borrow the next block of bytes: *p, *n valid until the next call; *n == 0
  * at end of member.  Errors name the member and the byte offset. */
 enum tm_status tm_stream_next(struct tm_stream *st, const uint8_t **p, size_t *n,

@@ -270,33 +270,55 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 	    bool *rerr, struct tm_error *err)
 {
 	struct tm_member *mb = &s->in.members[i];
-	struct tm_scan *sc = xcalloc(1, sizeof *sc);
-	tm_scan_init(sc, mb->format);
-	/* Runs fold same-shape events (oplog.h); details need single events,
-	 * and the reference replay the ops as the scanner wrote them. */
-	sc->log.use_runs = !s->opts.keep_events && !s->opts.plain_replay;
+	struct tm_scan *sc;
 	struct tm_scan_ctl ctl = {.keep_events = s->opts.keep_events, .cancel = cancel,
 				   .progress = &s->progress[i]};
 	struct tm_error e;
-	tm_error_clear(&e);
-	enum tm_status st = stm ? TM_OK : tm_stream_open(&s->in, i, &stm, &e);
-	if (st == TM_OK) {
-		switch (mb->format) {
-		case TM_FMT_PROTO:
-			st = tm_scan_proto(stm, sc, &ctl, &e);
-			break;
-		case TM_FMT_JSON:
-			st = tm_scan_json(stm, sc, &ctl, &e);
-			break;
-		case TM_FMT_SYSTRACE:
-			st = tm_scan_systrace(stm, sc, &ctl, &e);
-			break;
-		default:
-			break;
+	enum tm_status st;
+	uint64_t delivered;
+	bool own = !stm;
+	for (int pass = 0;; pass++) {
+		sc = xcalloc(1, sizeof *sc);
+		tm_scan_init(sc, mb->format);
+		/* Runs fold same-shape events (oplog.h); details need single
+		 * events, and the reference replay the ops as the scanner wrote
+		 * them. */
+		sc->log.use_runs = !s->opts.keep_events && !s->opts.plain_replay;
+		tm_error_clear(&e);
+		/* the first pass reads a gzip/zstd member as it is decompressed,
+		 * before it is known to be handed over (tm_stream_open_scan) */
+		st = !own ? TM_OK
+		     : pass == 0 ? tm_stream_open_scan(&s->in, i, &stm, &e)
+				 : tm_stream_open(&s->in, i, &stm, &e);
+		if (st == TM_OK) {
+			switch (mb->format) {
+			case TM_FMT_PROTO:
+				st = tm_scan_proto(stm, sc, &ctl, &e);
+				break;
+			case TM_FMT_JSON:
+				st = tm_scan_json(stm, sc, &ctl, &e);
+				break;
+			case TM_FMT_SYSTRACE:
+				st = tm_scan_systrace(stm, sc, &ctl, &e);
+				break;
+			default:
+				break;
+			}
 		}
+		delivered = stm ? tm_stream_offset(stm) : 0;
+		bool again = own && pass == 0 && stm && st != TM_ERR_CANCELLED &&
+			     tm_stream_refuted(stm);
+		tm_stream_close(stm);
+		stm = NULL;
+		if (!again)
+			break;
+		/* The stream failed before the end of what was scanned: bytes
+		 * trace_processor never parses were read.  Again, verified
+		 * first. */
+		tm_scan_fini(sc);
+		free(sc);
+		atomic_store(&s->progress[i], 0);
 	}
-	uint64_t delivered = stm ? tm_stream_offset(stm) : 0;
-	tm_stream_close(stm);
 	if (st != TM_OK && st != TM_ERR_CANCELLED && e.tp[0]) {
 		/* trace_processor fails here too: after this member's events, with
 		 * its own text (our context stays in the member's error). */

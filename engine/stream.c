@@ -60,9 +60,13 @@
 /* Output per inflate call of the producer (how often it looks at stop and
  * at how far it may run ahead). */
 #define STEP (256u << 10)
+/* Speculative reading (see "speculation" below): the ring the producer
+ * decompresses into and the reader reads from. */
+#define SPEC_RING (4u << 20)
 
 uint64_t tm_inflated_bytes; /* test hook: all decompressed output produced */
 struct tm_gz_tune tm_gz_tune; /* test hook: zeros = the defaults */
+uint64_t tm_spec_refuted; /* test hook: speculative reads refuted */
 
 enum kind { K_FILE, K_RANGE, K_INFLATE, K_AHEAD, K_QUEUE };
 
@@ -119,6 +123,18 @@ struct tm_stream {
 	struct tm_stream *qown; /* K_QUEUE: the stream whose queue it reads */
 	struct qblk *qcur;      /* K_QUEUE: the block handed out last */
 	bool quiet_fail;     /* consumer's: report the failure as the end */
+	/* speculation (see below): from spec_from on, V decompresses into the
+	 * ring hb (s_cap bytes + r_step of overflow) and the reader reads it
+	 * up to s_head before V has verified it */
+	bool spec, no_spec;  /* asked for (tm_stream_gz_speculate) / test hook: never */
+	bool spec_on;        /* ring mode: set when the producer thread starts */
+	bool refuted;        /* the reader went past a failure's last hand-over */
+	size_t s_cap;
+	uint64_t spec_from;
+	/* under mu */
+	uint64_t s_head;     /* bytes in the ring up to here (V publishes) */
+	bool p_done;         /* the reader is past spec_from: no queue needed */
+	bool s_drain;        /* the reader is done: V may overwrite the ring */
 	bool sync;           /* no producer thread: the consumer inflates */
 	/* shared, under mu */
 	pthread_mutex_t mu;
@@ -396,6 +412,10 @@ ring_init(struct tm_stream *st)
 	st->r_step = t.step ? t.step : STEP;
 	st->r_cap = TP_BLOB + PRIME_MAX + (t.slack ? t.slack - 1 : RING_SLACK);
 	st->sync = t.no_thread;
+	st->no_spec = t.no_spec;
+	st->s_cap = t.spec_ring ? t.spec_ring : SPEC_RING;
+	if (st->s_cap < st->r_step)
+		st->s_cap = st->r_step;
 	if (pthread_mutex_init(&st->mu, NULL) || pthread_cond_init(&st->cv_p, NULL) ||
 	    pthread_cond_init(&st->cv_c, NULL))
 		abort();
@@ -904,6 +924,25 @@ ring_room(struct tm_stream *st)
 	return st->r_cap - (size_t)(st->r_head - st->r_free);
 }
 
+/* Producer in ring mode, mu held: wait until the ring has room for o
+ * bytes (always whole steps: V asks the decompressor for the same amounts
+ * as without speculation, so its failure is met at the same byte); where to
+ * write them (the scratch once the reader is done or the stream closes). */
+static uint8_t *
+spec_room(struct tm_stream *st, size_t o)
+{
+	for (;;) {
+		if (st->stop || st->s_drain)
+			return st->vs;
+		uint64_t base = st->r_free > st->spec_from ? st->r_free : st->spec_from;
+		if (st->s_cap - (size_t)(st->r_head - base) >= o)
+			return st->hb + (size_t)((st->r_head - st->spec_from) % st->s_cap);
+		st->p_wait = true;
+		pthread_cond_wait(&st->cv_p, &st->mu);
+		st->p_wait = false;
+	}
+}
+
 /* Hand over everything produced (eof: the clean end of the stream). */
 static void
 gz_release(struct tm_stream *st, bool eof)
@@ -953,6 +992,13 @@ gz_fail(struct tm_stream *st, const char *tp, const char *why)
 static void
 q_push(struct tm_stream *st, const uint8_t *p, size_t n)
 {
+	if (st->spec_on) {
+		pthread_mutex_lock(&st->mu);
+		bool done = st->p_done;
+		pthread_mutex_unlock(&st->mu);
+		if (done)
+			return; /* the reader reads the ring now */
+	}
 	struct qblk *b = xmalloc(sizeof *b + n);
 	b->next = NULL;
 	b->n = n;
@@ -1016,7 +1062,7 @@ enum ring_step { RING_WRITE, RING_HANDED, RING_STOPPED };
  * boundary); otherwise sets *out (bounded by the chunk, how far V may run
  * ahead and r_step).  RING_STOPPED: the stream is being closed (err set). */
 static enum ring_step
-ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out,
+ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, uint8_t **dst,
 	    struct tm_error *err)
 {
 	size_t room = (size_t)(chunk0 + TP_BLOB - st->r_head);
@@ -1028,22 +1074,45 @@ ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out,
 		gz_release(st, true); /* the clean end: hand over the rest */
 		return RING_HANDED;
 	}
+	size_t o = room;
+	if (o > st->r_step)
+		o = st->r_step;
 	pthread_mutex_lock(&st->mu);
 	st->inflated = st->r_head;
-	size_t free_b = ring_room(st);
+	if (st->spec_on) {
+		*dst = spec_room(st, o);
+	} else {
+		size_t free_b = ring_room(st);
+		if (o > free_b)
+			o = free_b;
+		*dst = st->vs;
+	}
 	bool stop = st->stop;
 	pthread_mutex_unlock(&st->mu);
 	if (stop) {
 		tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed", st->label);
 		return RING_STOPPED;
 	}
-	size_t o = room;
-	if (o > free_b)
-		o = free_b;
-	if (o > st->r_step)
-		o = st->r_step;
 	*out = o;
 	return RING_WRITE;
+}
+
+/* V wrote got bytes at dst (from ring_window) and counted them in r_head:
+ * in ring mode, move what ran past the ring's end to its start and let the
+ * reader have them. */
+static void
+v_wrote(struct tm_stream *st, const uint8_t *dst, size_t got)
+{
+	if (!st->spec_on || dst == st->vs || !got)
+		return;
+	size_t i = (size_t)(dst - st->hb);
+	if (i + got > st->s_cap)
+		memcpy(st->hb, st->hb + st->s_cap, i + got - st->s_cap);
+	pthread_mutex_lock(&st->mu);
+	st->s_head = st->r_head;
+	if (st->c_wait)
+		pthread_cond_signal(&st->cv_c);
+	pthread_mutex_unlock(&st->mu);
 }
 
 /* Producer: inflate until the chunk being collected is handed over
@@ -1087,15 +1156,17 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 			st->rd.p = in + st->z.avail_in;
 		}
 		size_t out;
-		enum ring_step w = ring_window(st, chunk0, in_end && st->boundary, &out, err);
+		uint8_t *dst;
+		enum ring_step w = ring_window(st, chunk0, in_end && st->boundary, &out, &dst, err);
 		if (w != RING_WRITE)
 			return w == RING_HANDED ? TM_OK : TM_ERR_CANCELLED;
-		st->z.next_out = st->vs;
+		st->z.next_out = dst;
 		st->z.avail_out = (uInt)out;
 		st->boundary = false;
 		int r = inflate(&st->z, Z_NO_FLUSH);
 		size_t got = out - st->z.avail_out;
 		st->r_head += got;
+		v_wrote(st, dst, got);
 		if (got)
 			__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)got, __ATOMIC_RELAXED);
 		if ((s = tm_work_charge(st->work, got, st->label, err)) != TM_OK)
@@ -1278,6 +1349,106 @@ p_have(struct tm_stream *st, uint64_t ready, size_t want, struct tm_error *err)
 	return p_fill(st, (size_t)(need - have), err);
 }
 
+/* Start V's thread in ring mode (mu held; nothing runs ahead yet): the
+ * bytes from spec_from on come from the ring. */
+static void
+spec_begin(struct tm_stream *st)
+{
+	if (st->sync || st->thr_on || st->eof || st->failed || st->ps != TM_OK ||
+	    st->r_ready != st->r_head)
+		return;
+	st->spec_on = true;
+	st->spec_from = st->s_head = st->r_head;
+	if (!st->vs)
+		st->vs = xmalloc(st->r_step);
+	st->hb = xmalloc(st->s_cap + st->r_step); /* a step may run past the end */
+	if ((st->wk = wk_start(gz_thread, st)) != NULL) {
+		st->thr_on = true;
+	} else {
+		st->spec_on = false;
+		st->sync = true; /* inflate here, as without threads */
+	}
+}
+
+/* The reader in ring mode (mu held; released here): deliver what V has
+ * decompressed, verified or not, up to a failure's last hand-over once V
+ * has failed; a reader already past that hand-over is refuted. */
+static enum tm_status
+next_spec(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
+{
+	enum tm_status s;
+	if (!st->p_done) { /* P is done: the queue is not needed any more */
+		st->p_done = true;
+		while (st->q_head) {
+			struct qblk *b = st->q_head;
+			st->q_head = b->next;
+			free(b);
+		}
+		st->q_tail = NULL;
+	}
+	uint64_t lim;
+	for (;;) {
+		if (st->stop || st->ps == TM_ERR_CANCELLED) {
+			if (st->stop)
+				tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed", st->label);
+			else
+				*err = *st->perr;
+			pthread_mutex_unlock(&st->mu);
+			return TM_ERR_CANCELLED;
+		}
+		bool ended = st->failed || st->ps != TM_OK;
+		lim = ended ? st->r_ready : st->s_head;
+		if (st->pos < lim)
+			break;
+		if (st->pos > lim) {
+			st->refuted = true;
+			pthread_mutex_unlock(&st->mu);
+			return tm_error_set(err, TM_ERR_INVALID,
+					    "%s: byte 0x%" PRIx64 ": read past byte 0x%" PRIx64
+					    ", where the decompression's last hand-over was; "
+					    "to be read again",
+					    st->label, st->pos, lim);
+		}
+		if (st->failed) {
+			bool quiet = st->quiet_fail;
+			if (!quiet)
+				*err = *st->ferr;
+			s = st->fs;
+			pthread_mutex_unlock(&st->mu);
+			return quiet ? TM_OK : s;
+		}
+		if (st->ps != TM_OK) {
+			*err = *st->perr;
+			s = st->ps;
+			pthread_mutex_unlock(&st->mu);
+			return s;
+		}
+		if (st->eof) {
+			pthread_mutex_unlock(&st->mu);
+			return TM_OK;
+		}
+		st->c_wait = true;
+		pthread_cond_wait(&st->cv_c, &st->mu);
+		st->c_wait = false;
+	}
+	pthread_mutex_unlock(&st->mu);
+	if (st->ob) { /* P's buffer: not needed any more */
+		free(st->ob);
+		st->ob = NULL;
+		st->ob_cap = 0;
+	}
+	size_t i = (size_t)((st->pos - st->spec_from) % st->s_cap);
+	uint64_t k = lim - st->pos;
+	if (k > st->r_block)
+		k = st->r_block;
+	if (k > st->s_cap - i)
+		k = st->s_cap - i;
+	*p = st->hb + i;
+	*n = (size_t)k;
+	st->pos += k;
+	return TM_OK;
+}
+
 static enum tm_status
 next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
 {
@@ -1287,6 +1458,10 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	st->r_free = st->pos; /* the block handed out last is given back */
 	if (st->p_wait)
 		pthread_cond_signal(&st->cv_p);
+	if (st->spec && !st->spec_on)
+		spec_begin(st);
+	if (st->spec_on && st->pos >= st->spec_from)
+		return next_spec(st, p, n, err);
 	for (;;) {
 		if (st->stop) {
 			pthread_mutex_unlock(&st->mu);
@@ -1330,6 +1505,8 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		st->c_wait = false;
 	}
 	uint64_t ready = st->r_ready;
+	if (st->spec_on && ready > st->spec_from)
+		ready = st->spec_from; /* the ring has the rest */
 	pthread_mutex_unlock(&st->mu);
 	/* decompress again in pieces of a block or more (cache-sized) */
 	if ((s = p_have(st, ready, st->r_block > BLOCK ? st->r_block : BLOCK, err)) != TM_OK)
@@ -1402,6 +1579,40 @@ tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err)
 		*err = *st->ferr;
 	pthread_mutex_unlock(&m->mu);
 	return f;
+}
+
+void
+tm_stream_gz_speculate(struct tm_stream *st)
+{
+	if (st->kind == K_INFLATE && st->mu_init && !st->no_spec && st->pos == 0)
+		st->spec = true; /* the consumer's */
+}
+
+bool
+tm_stream_refuted(struct tm_stream *st)
+{
+	if (st->kind != K_INFLATE || !st->spec_on)
+		return false;
+	if (st->refuted) {
+		__atomic_fetch_add(&tm_spec_refuted, 1, __ATOMIC_RELAXED);
+		return true;
+	}
+	pthread_mutex_lock(&st->mu);
+	/* V verifies on to the chunk holding what was delivered, the ring no
+	 * longer read */
+	st->s_drain = true;
+	if (st->p_wait)
+		pthread_cond_signal(&st->cv_p);
+	while (st->r_ready < st->pos && !st->failed && !st->eof && st->ps == TM_OK && !st->stop) {
+		st->c_wait = true;
+		pthread_cond_wait(&st->cv_c, &st->mu);
+		st->c_wait = false;
+	}
+	st->refuted = st->pos > st->r_ready;
+	pthread_mutex_unlock(&st->mu);
+	if (st->refuted)
+		__atomic_fetch_add(&tm_spec_refuted, 1, __ATOMIC_RELAXED);
+	return st->refuted;
 }
 
 void
@@ -1649,12 +1860,13 @@ zs_fill(struct tm_stream *st, struct tm_error *err)
 	}
 	for (;;) {
 		la_ssize_t r = 0;
+		uint8_t *dst = NULL;
 		if (r0 == 0) {
 			size_t out;
-			enum ring_step w = ring_window(st, chunk0, io->end, &out, err);
+			enum ring_step w = ring_window(st, chunk0, io->end, &out, &dst, err);
 			if (w != RING_WRITE)
 				return w == RING_HANDED ? TM_OK : TM_ERR_CANCELLED;
-			r = archive_read_data(io->la, st->vs, out);
+			r = archive_read_data(io->la, dst, out);
 		}
 		if (r0 < 0 || r < 0) {
 			if (io->ps != TM_OK) { /* ours: the parent's read failed */
@@ -1677,6 +1889,7 @@ zs_fill(struct tm_stream *st, struct tm_error *err)
 			continue;
 		}
 		st->r_head += (uint64_t)r;
+		v_wrote(st, dst, (size_t)r);
 		__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)r, __ATOMIC_RELAXED);
 		enum tm_status s = tm_work_charge(st->work, (uint64_t)r, st->label, err);
 		if (s != TM_OK)

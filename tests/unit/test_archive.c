@@ -734,6 +734,7 @@ t_gzip_single_pass(void)
  * every run's tens of MiB cost most of this file's time under ASan), how it
  * ended, and (prime > 0) what tm_stream_gz_prime handed out first. */
 static bool gz_keep_out;
+static bool gz_spec; /* read speculatively (tm_stream_gz_speculate) */
 struct gzrun {
 	unsigned char *out; /* gz_keep_out only */
 	size_t n;
@@ -746,6 +747,7 @@ struct gzrun {
 	unsigned char prime_head[4096];
 	bool prime_done;
 	bool offsets_ok;
+	bool refuted;
 };
 
 /* Read path[0, flen) through tm_stream_inflate (nested: twice) with tune t;
@@ -770,6 +772,8 @@ gz_run(const char *path, uint64_t flen, bool strip, bool nested, struct tm_gz_tu
 	if (nested)
 		st = tm_stream_inflate(st, "x: y", false, false, NULL, 0);
 	tm_gz_tune = (struct tm_gz_tune){0};
+	if (gz_spec)
+		tm_stream_gz_speculate(st);
 	size_t cap = 0;
 	r->st = TM_OK;
 	if (prime) {
@@ -804,6 +808,7 @@ gz_run(const char *path, uint64_t flen, bool strip, bool nested, struct tm_gz_tu
 			break;
 	}
 	r->off = tm_stream_offset(st);
+	r->refuted = tm_stream_refuted(st);
 	r->inflated = tm_stream_inflated(st);
 	tm_stream_close(st);
 	size_t h = r->prime_n < sizeof r->prime_head ? r->prime_n : sizeof r->prime_head;
@@ -820,19 +825,35 @@ gz_same(const char *what, const char *path, uint64_t flen, bool strip, bool nest
 	int expect)
 {
 	static const struct tm_gz_tune tunes[] = {
-		{0, 0, 0, false},              /* the defaults */
-		{4093, 65521, 1, false},       /* no read-ahead: the ring wraps, fills */
-		{1u << 20, 7919, 4096, false}, /* big blocks, tiny steps */
-		{777, 1u << 20, 0, false},     /* small blocks */
+		{0, 0, 0, false, false, 0},     /* the defaults */
+		{4093, 65521, 1, false, false, 0}, /* no read-ahead: the ring wraps, fills */
+		{1u << 20, 7919, 4096, false, false, 0}, /* big blocks, tiny steps */
+		{777, 1u << 20, 0, false, false, 0}, /* small blocks */
+		/* speculative (gz_spec): the defaults; a ring of 3 odd steps */
+		{0, 0, 0, false, false, 0},
+		{4093, 65521, 0, false, false, 3 * 65521 + 17},
 	};
+	const size_t n_plain = 4;
 	struct gzrun ref, got;
 	for (int pr = 0; pr < 2; pr++) {
 		size_t prime = pr ? (1u << 20) : 0;
-		gz_run(path, flen, strip, nested, (struct tm_gz_tune){0, 0, 0, true}, prime, 0, &ref);
+		gz_run(path, flen, strip, nested, (struct tm_gz_tune){.no_thread = true}, prime, 0, &ref);
 		for (size_t k = 0; k < sizeof tunes / sizeof tunes[0]; k++) {
-			if (!all && k > (pr ? 0u : 1u))
-				break; /* the defaults, and no read-ahead unprimed */
+			if (!all && k < n_plain && k > (pr ? 0u : 1u))
+				continue; /* the defaults, and no read-ahead unprimed */
+			gz_spec = k >= n_plain;
 			gz_run(path, flen, strip, nested, tunes[k], prime, 0, &got);
+			gz_spec = false;
+			if (got.refuted) {
+				/* allowed only past a failure's last hand-over: then
+				 * the reader reads again without speculation */
+				if (ref.st == TM_OK || got.n <= ref.n) {
+					fprintf(stderr, "%s (tune %zu, prime %zu): refuted, n %zu/%zu\n",
+						what, k, prime, got.n, ref.n);
+					CHECK(!"speculation refuted without cause");
+				}
+				continue;
+			}
 			bool same = got.n == ref.n && got.crc == ref.crc && got.adler == ref.adler &&
 				    memcmp(got.head, ref.head, sizeof got.head) == 0 &&
 				    got.st == ref.st && strcmp(got.e.msg, ref.e.msg) == 0 &&
@@ -1535,6 +1556,127 @@ t_zstd_single_pass(void)
 	free(z);
 }
 
+/* What a session predicts for path, for comparing two ways of reading. */
+struct sess_out {
+	struct tm_report *r;
+	char text[4096];
+};
+
+static void
+sess_out(const char *path, bool no_spec, struct sess_out *o)
+{
+	const char *pp[1] = {path};
+	struct tm_session *s = NULL;
+	struct tm_error e = {0};
+	o->r = NULL;
+	o->text[0] = 0;
+	tm_gz_tune = (struct tm_gz_tune){.no_spec = no_spec};
+	enum tm_status st = tm_session_open(&s, pp, 1, NULL, &e);
+	tm_gz_tune = (struct tm_gz_tune){0};
+	CHECK_INT(st, TM_OK);
+	if (!s)
+		return;
+	CHECK_INT(tm_session_evaluate(s, NULL, &o->r, &e), TM_OK);
+	struct tm_buf b;
+	tm_buf_init(&b);
+	if (o->r)
+		tm_report_verdict(o->r, &b);
+	for (size_t i = 0; i < tm_session_n_members(s); i++) {
+		const struct tm_member *m = tm_session_member(s, i);
+		char t[128];
+		snprintf(t, sizeof t, "\n%zu: size %" PRIu64 " format %d error ", i, m->size,
+			 (int)m->format);
+		tm_buf_adds(&b, t);
+		tm_buf_adds(&b, m->error ? m->error : "-");
+	}
+	for (size_t k = 0; o->r && k < o->r->n_files; k++) {
+		char t[96];
+		snprintf(t, sizeof t, "\nfile %zu: %" PRIu64 " events", k, o->r->files[k].events);
+		tm_buf_adds(&b, t);
+	}
+	if (o->r) {
+		tm_buf_adds(&b, "\nerror: ");
+		tm_buf_adds(&b, o->r->error ? o->r->error : "-");
+		tm_buf_adds(&b, "\nwhere: ");
+		tm_buf_adds(&b, o->r->error_where ? o->r->error_where : "-");
+	}
+	tm_buf_addc(&b, 0);
+	snprintf(o->text, sizeof o->text, "%s", b.data);
+	tm_buf_fini(&b);
+	tm_session_close(s);
+}
+
+/* A gzip or zstd member's scan reads what the producer decompresses before
+ * it is verified (tm_stream_open_scan); the prediction must be exactly the
+ * one of reading only verified bytes (no_spec), on good streams and on
+ * streams that fail in the first chunk, in the second one (the scan has
+ * read past the last hand-over: refuted, scanned again) and at the end. */
+static void
+t_spec_session_same(void)
+{
+	const size_t NPK = (1u << 20) + (1u << 18); /* 40 MiB */
+	size_t gzn, zsn;
+	unsigned char *raw = raw_proto(NPK);
+	unsigned char *zs = zst(raw, NPK * 32, &zsn);
+	unsigned char *gz = gz_bytes(raw, NPK * 32, &gzn); /* (frees raw) */
+	for (int kind = 0; kind < 2; kind++) {
+		unsigned char *z = kind ? zs : gz;
+		size_t zn = kind ? zsn : gzn;
+		const char *ext = kind ? "zst" : "gz";
+		/* cut: 0 whole; else the file's length; corrupt: flip bytes there */
+		struct {
+			size_t len, flip;
+			bool refute; /* must be refuted (else may be) */
+		} cases[] = {
+			{zn, 0, false},
+			{zn / 3, 0, false},       /* in the first chunk: known at open */
+			{zn - zn / 20, 0, true},  /* in the second chunk */
+			{zn - 2, 0, true},        /* in the trailer */
+			{zn, zn - zn / 40, true}, /* corrupt in the second chunk */
+			{zn, zn / 2, false},      /* corrupt in the first chunk */
+		};
+		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+			unsigned char *d = malloc(zn);
+			memcpy(d, z, zn);
+			if (cases[c].flip)
+				for (size_t k = 0; k < 64; k++)
+					d[cases[c].flip + k] ^= 0x5a;
+			char name[64];
+			snprintf(name, sizeof name, "spec%zu.pb.%s", c, ext);
+			const char *path = fx_write(name, d, cases[c].len);
+			free(d);
+			struct sess_out a, b;
+			uint64_t r0 = __atomic_load_n(&tm_spec_refuted, __ATOMIC_RELAXED);
+			sess_out(path, false, &a);
+			uint64_t refuted = __atomic_load_n(&tm_spec_refuted, __ATOMIC_RELAXED) - r0;
+			sess_out(path, true, &b);
+			CHECK_INT(__atomic_load_n(&tm_spec_refuted, __ATOMIC_RELAXED) - r0, refuted);
+			if (strcmp(a.text, b.text) != 0 || !a.r || !b.r ||
+			    !tm_report_same_numbers(a.r, b.r)) {
+				fprintf(stderr, "%s: speculative\n%s\nverified first\n%s\n", name,
+					a.text, b.text);
+				CHECK(!"speculative scan differs");
+			}
+			if (cases[c].refute && refuted != 1)
+				fprintf(stderr, "%s: not refuted\n%s\n", name, a.text);
+			if (cases[c].refute)
+				CHECK_INT(refuted, 1);
+			else if (cases[c].len == zn && !cases[c].flip)
+				CHECK_INT(refuted, 0);
+			if (c == 0)
+				CHECK(strstr(a.text, "error: -") != NULL);
+			else if (!cases[c].flip || cases[c].refute)
+				/* (flipped bytes may even decode: zstd frames
+				 * without a checksum) */
+				CHECK(strstr(a.text, "error: -") == NULL);
+			tm_report_free(a.r);
+			tm_report_free(b.r);
+		}
+	}
+	free(zs);
+	free(gz);
+}
+
 /* A deflated ZIP (Info-ZIP, sizes in the local headers) is inflated once
  * for the listing (sniff, CRC-32, size) and the scan together; the events
  * are those of the same members stored. */
@@ -1687,6 +1829,7 @@ main(void)
 	RUN(t_zstd_single_pass);
 	RUN(t_gzip_thread_same);
 	RUN(t_gzip_thread_close);
+	RUN(t_spec_session_same);
 	RUN(t_tar_rules);
 	RUN(t_zip);
 	RUN(t_zip_stream_stored);
