@@ -909,6 +909,24 @@ tm_stream_member_end(const struct tm_stream *st)
  * parent's consumer side) and joins.  With sync (test hook, or
  * pthread_create failing) the consumer runs gz_fill itself, as the stream
  * did before it had a thread.
+ *
+ * Speculation (tm_stream_gz_speculate, for a scan that can start over):
+ * the second decompression sat on the scan's critical path.  When V's
+ * thread starts (spec_begin, at the reader's first tm_stream_next), V
+ * decompresses from spec_from (its position: the primed chunk's end, or 0)
+ * into the ring hb and publishes s_head after each step; the reader
+ * decompresses [pos, spec_from) again as above (P), then reads the ring up
+ * to s_head (next_spec), verified or not.  V asks for whole steps only
+ * (spec_room waits for room for one), so it meets a failure at the same
+ * byte, with the same words, as without speculation.  Once V has failed,
+ * the reader gets bytes up to r_ready and the failure, as before, if it
+ * is not past r_ready; if it is, it has read bytes trace_processor never
+ * parses: refuted (tm_stream_refuted), and the scan starts over without
+ * speculation.  A reader that stops early asks tm_stream_refuted too,
+ * which lets V verify on (s_drain: into vs) up to the chunk holding what
+ * was read.  No deadlock: V waits for room only while the reader has not
+ * given back what it read, and the reader waits only when it has read
+ * everything V wrote (s_head == pos: the ring is empty).
  */
 
 /* Producer, mu held: wait until V may run ahead or the stream is being
