@@ -575,13 +575,13 @@ visit_member(struct tm_input *in, size_t ci, size_t mi, struct tm_rd *rd, const 
 	return v->member(v->ud, mi, w, err);
 }
 
+/* The entries of TAR ci read from st (walk_tar); *vis_end: past the last
+ * member handed to the visitor. */
 static enum tm_status
-walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
+tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_end,
+	    struct tm_error *err)
 {
-	struct tm_stream *st;
-	enum tm_status s = open_member(in, ci, &st, err);
-	if (s != TM_OK)
-		return s;
+	enum tm_status s;
 	struct tm_rd rd = {.st = st};
 	uint8_t h[512];
 	int zeros = 0;
@@ -745,8 +745,11 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 		bool visited = false;
 		if ((s = visit_member(in, ci, mi, &rd, head, hn, size, &visited, err)) != TM_OK)
 			goto out;
-		if (visited)
+		if (visited) {
 			seen = rd.off - doff - hn;
+			if (mi + 1 > *vis_end)
+				*vis_end = mi + 1;
+		}
 		uint64_t k = 0;
 		if ((s = tm_rd_skip(&rd, size - hn - seen + pad, &k, err)) != TM_OK)
 			goto out;
@@ -768,13 +771,65 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 	}
 out:
 	free(long_name);
-	{
+	return s;
+}
+
+/* A TAR inside gzip/zstd (the stream the listing parked for the walk) is
+ * read speculatively (tm_stream_gz_speculate): decompressed once, read
+ * before trace_processor's hand-over is known.  Should the stream fail
+ * after the walk read past the last hand-over, everything the walk did is
+ * undone (members listed and scanned, the container's error, the bytes
+ * charged to the listing's cap) and the TAR walked again, verified first. */
+static enum tm_status
+walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
+{
+	struct priv *pv = P(in);
+	bool spec = (pv->locs[ci].kind == L_INFLATE || pv->locs[ci].kind == L_ZSTD) &&
+		    pv->locs[ci].gz_walk && pv->locs[ci].parked;
+	for (int pass = 0;; pass++) {
+		struct tm_stream *st;
+		enum tm_status s = open_member(in, ci, &st, err);
+		if (s != TM_OK)
+			return s;
+		if (spec && pass == 0)
+			tm_stream_gz_speculate(st);
+		else if (spec)
+			tm_stream_gz_quiet(st); /* as walk_gzip parked it */
+		size_t first = in->n_members, vis_end = 0;
+		uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
+		s = tar_entries(in, ci, st, &vis_end, err);
+		if (spec && pass == 0 && s != TM_ERR_CANCELLED) {
+			/* read on to the end (gz_settle would): did the walk read
+			 * past a failure's last hand-over? */
+			for (;;) {
+				const uint8_t *p;
+				size_t n;
+				struct tm_error e2;
+				tm_error_clear(&e2);
+				if (tm_stream_next(st, &p, &n, &e2) != TM_OK || !n)
+					break;
+			}
+			if (tm_stream_refuted(st)) {
+				tm_stream_close(st);
+				for (size_t i = first; i < vis_end; i++)
+					pv->visit->drop(pv->visit->ud, i);
+				unlist_from(in, first);
+				struct loc *l = &pv->locs[ci];
+				free(l->cfatal);
+				free(l->cwhere);
+				l->cfatal = l->cwhere = NULL;
+				l->fatal_eof = false;
+				__atomic_store_n(&pv->work.bytes, bytes0, __ATOMIC_RELAXED);
+				tm_error_clear(err);
+				continue;
+			}
+		}
 		enum tm_status s2 = gz_settle(in, ci, st, err);
 		if (s == TM_OK)
 			s = s2;
+		tm_stream_close(st);
+		return s;
 	}
-	tm_stream_close(st);
-	return s;
 }
 
 /* ---- ZIP ---- */
