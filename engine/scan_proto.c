@@ -1618,6 +1618,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 	s.log = &sc->log;
 	s.ctl = ctl;
 	s.keep = ctl && ctl->keep_events;
+	s.no_fast = ctl && ctl->no_fast;
 	s.pkt_op.kind = TM_OP_PACKET;
 	s.seq_mask = SEQ_CACHE_MIN - 1;
 	s.seq_cache = xcalloc(SEQ_CACHE_MIN, sizeof *s.seq_cache);

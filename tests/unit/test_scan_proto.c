@@ -969,6 +969,267 @@ test_align_names_agree(void)
 	}
 }
 
+/* The scanner's fast paths against its general path on the same bytes
+ * (tm_scan_ctl.no_fast): the op log byte for byte (offsets and sample flags
+ * included, with and without runs and details), the scan's summary and its
+ * alignment samples.  The packets mix TrackEvents of the plain fields (type,
+ * track, name, name_iid, categories, debug annotations) with ones only the
+ * general path reads (own timestamps, counters, flows, legacy events,
+ * unknown, odd and malformed fields), names that stay instants long after
+ * their samples are taken, names that share their outer bytes, interned
+ * names, defaults and descriptors. */
+static const char *const pt_names[] = {
+	"", "s", "ab", "abc", "slice", "abcdefgh", "abcdefghi", "abcdefghijklmnop",
+	"abcdefghijklmnopq", "abcdefghXjklmnopq", "abcdefghijklmnopqrstuvwxyz0123456789",
+	"abcdefghijklmnopqrsXuvwxyz0123456789", "slicf", "tlice",
+};
+#define PT_NAMES (sizeof pt_names / sizeof pt_names[0])
+
+static void
+pt_len_field(struct tb *b, const char *tag, size_t tag_len, const void *d, size_t n)
+{
+	tb_add(b, tag, tag_len);
+	tb_varint(b, n);
+	tb_add(b, d, n);
+}
+
+/* The names a trace uses most: often two that share their outer bytes. */
+static uint32_t pt_hot[3];
+
+static void
+pt_pick_hot(void)
+{
+	static const uint32_t pairs[][2] = {{8, 9}, {10, 11}, {4, 12}, {4, 13}, {7, 8}};
+	const uint32_t *pr = pairs[fp_rand(5)];
+	pt_hot[0] = pr[0];
+	pt_hot[1] = fp_rand(2) ? pr[1] : fp_rand(PT_NAMES);
+	pt_hot[2] = fp_rand(PT_NAMES);
+}
+
+static void
+pt_te(struct tb *te, uint32_t *last_name)
+{
+	/* the names of odd index are instants but for one event in a hundred,
+	 * so that one comes after their samples are taken */
+	if (fp_rand(2)) {
+		/* the usual event: its type by its name, its track, its name */
+		if (fp_rand(8) == 0)
+			*last_name = pt_hot[fp_rand(3)];
+		bool inst = (*last_name & 1) ? fp_rand(100) != 0 : fp_rand(100) == 0;
+		fp_varint_field(te, "\x48", 1, inst ? 3 : 1 + fp_rand(2));
+		fp_varint_field(te, "\x58", 1, 100 + fp_rand(3));
+		const char *nm = pt_names[*last_name];
+		pt_len_field(te, "\xba\x01", 2, nm, strlen(nm));
+		return;
+	}
+	int nf = (int)fp_rand(7);
+	for (int f = 0; f < nf; f++) {
+		uint32_t c = fp_rand(fp_rand(6) == 0 ? 24 : 9);
+		switch (c) {
+		case 0: case 1: {
+			static const uint64_t types[] = {1, 2, 3, 1, 2, 3, 0, 4, 5, 6, 1ULL << 40};
+			fp_varint_field(te, "\x48", 1, types[fp_rand(11)]);
+			break;
+		}
+		case 2: fp_varint_field(te, "\x58", 1, fp_value()); break;
+		case 3: fp_varint_field(te, "\x50", 1, 1 + fp_rand(5)); break;
+		case 4: fp_varint_field(te, "\x18", 1, fp_rand(300)); break;
+		case 5: case 6: {
+			/* a name of even index (the odd ones stay instants) */
+			const char *nm = pt_names[2 * fp_rand(PT_NAMES / 2)];
+			pt_len_field(te, "\xba\x01", 2, nm, strlen(nm));
+			break;
+		}
+		case 7: pt_len_field(te, "\xb2\x01", 2, "cat,other", 3 + fp_rand(7)); break;
+		case 8: pt_len_field(te, "\x22", 1, "\x08\x05\x20\x81\x01", 1 + fp_rand(5)); break;
+		/* what plain_te leaves to do_track_event */
+		case 9: fp_varint_field(te, "\x08", 1, fp_rand(5000)); break;
+		case 10: fp_varint_field(te, "\x80\x01", 2, fp_value()); break;
+		case 11: fp_varint_field(te, "\xf0\x01", 2, fp_rand(9)); break;
+		case 12: tb_add(te, "\xf9\x02\x01\x02\x03\x04\x05\x06\x07\x08", 10); break;
+		case 13: tb_add(te, "\x81\x03\x01\x02\x03\x04\x05\x06\x07\x08", 10); break;
+		case 14: pt_len_field(te, "\x32", 1, "\x10\x49", 2); break;
+		case 15: fp_varint_field(te, "\x10", 1, fp_rand(9)); break;
+		case 16: fp_varint_field(te, "\xc8\x05", 2, fp_rand(9)); break;
+		case 17: pt_len_field(te, "\xba\x81\x00", 3, "odd", 3); break; /* a long name tag */
+		case 18: tb_add(te, "\x00\x01", 2); break;                      /* id 0 */
+		case 19: tb_add(te, "\xba\x01\x7f", 3); break;                  /* past the end */
+		case 20: tb_add(te, "\x22\x40", 2); break;                      /* past the end */
+		case 21: tb_add(te, "\x48\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11); break;
+		case 22: tb_add(te, "\xba", 1); break;                          /* cut tag */
+		default: tb_add(te, "\x58\x80", 2); break;                      /* cut varint */
+		}
+	}
+}
+
+static void
+pt_packet(struct tb *b, const struct tb *pk)
+{
+	tb_add(b, "\x0a", 1);
+	tb_varint(b, pk->n);
+	tb_add(b, pk->d, pk->n);
+}
+
+static void
+pt_trace(struct tb *b)
+{
+	int n = 50 + (int)fp_rand(600);
+	pt_pick_hot();
+	uint32_t last_name = pt_hot[0];
+	uint64_t ts = 1000000;
+	for (int i = 0; i < n; i++) {
+		struct tb pk = {0}, d = {0}, e = {0};
+		uint32_t seq = 1 + fp_rand(3);
+		switch (fp_rand(40)) {
+		case 0: case 1: /* interned names (a cleared state at times) */
+			fp_varint_field(&pk, "\x50", 1, seq);
+			if (fp_rand(2))
+				fp_varint_field(&pk, "\x68", 1, 1);
+			for (uint32_t k = 1 + fp_rand(4); k > 0; k--) {
+				const char *nm = pt_names[fp_rand(PT_NAMES)];
+				fp_varint_field(&e, "\x08", 1, 1 + fp_rand(5));
+				pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+				pt_len_field(&d, "\x12", 1, e.d, e.n);
+				e.n = 0;
+			}
+			pt_len_field(&pk, "\x62", 1, d.d, d.n);
+			break;
+		case 2: /* defaults: a clock of the sequence's own at times */
+			fp_varint_field(&pk, "\x50", 1, seq);
+			fp_varint_field(&d, "\xd0\x03", 2, fp_rand(2) ? 6 : 64 + fp_rand(2));
+			pt_len_field(&pk, "\xda\x03", 2, d.d, d.n);
+			break;
+		case 3: /* a thread descriptor */
+			fp_varint_field(&pk, "\x50", 1, seq);
+			fp_varint_field(&d, "\x30", 1, fp_rand(1000));
+			pt_len_field(&pk, "\xe2\x02", 2, d.d, d.n);
+			break;
+		default: {
+			struct tb te = {0};
+			pt_te(&te, &last_name);
+			ts += fp_rand(10) == 0 ? (uint64_t)-(int64_t)fp_rand(500) : fp_rand(3000);
+			int order = (int)fp_rand(3);
+			for (int k = 0; k < 4; k++) {
+				int f = (k + order) % 4;
+				if (f == 0 && fp_rand(20))
+					fp_varint_field(&pk, "\x40", 1, ts);
+				else if (f == 1 && fp_rand(20))
+					fp_varint_field(&pk, "\x50", 1, seq);
+				else if (f == 2 && fp_rand(15) == 0)
+					fp_varint_field(&pk, "\x68", 1, fp_rand(4));
+				else if (f == 3)
+					pt_len_field(&pk, "\x5a", 1, te.d, te.n);
+			}
+			free(te.d);
+			break;
+		}
+		}
+		pt_packet(b, &pk);
+		free(pk.d);
+		free(d.d);
+		free(e.d);
+	}
+}
+
+static void
+scan_log(const struct tb *b, size_t bs, bool keep, bool runs, bool no_fast, struct tm_scan *sc,
+	 enum tm_status *rc)
+{
+	struct tm_error err;
+	tm_error_clear(&err);
+	tm_scan_init(sc, TM_FMT_PROTO);
+	sc->log.use_runs = runs;
+	struct mem m = {b->d, b->n, 0, bs};
+	struct tm_scan_ctl ctl = {.keep_events = keep, .no_fast = no_fast};
+	*rc = tm_scan_proto_blocks(mem_next, &m, sc, &ctl, &err);
+	tm_oplog_finish(&sc->log);
+}
+
+static void
+occ_same(const struct al_occ *x, const struct al_occ *y)
+{
+	CHECK(x->ts == y->ts && x->clock == y->clock && x->machine == y->machine &&
+	      x->off == y->off);
+}
+
+static void
+align_same(const struct tm_align_samples *x, const struct tm_align_samples *y)
+{
+	CHECK_INT(x != NULL, y != NULL);
+	if (!x || !y)
+		return;
+	CHECK_INT(x->n_names, y->n_names);
+	CHECK_INT(x->names_full, y->names_full);
+	for (size_t i = 0; i < x->n_names && i < y->n_names; i++) {
+		const struct al_name *p = &x->names[i], *q = &y->names[i];
+		CHECK(p->len == q->len && memcmp(p->name, q->name, p->len) == 0);
+		CHECK_INT(p->count, q->count);
+		CHECK_INT(p->all_instant, q->all_instant);
+		CHECK_INT(p->n, q->n);
+		struct al_occ po[AL_OCC], qo[AL_OCC];
+		uint32_t pn = tm_al_occs(p, po), qn = tm_al_occs(q, qo);
+		for (uint32_t k = 0; k < pn && k < qn; k++)
+			occ_same(&po[k], &qo[k]);
+	}
+	CHECK_INT(x->n_ids, y->n_ids);
+	CHECK_INT(x->n_id_events, y->n_id_events);
+	for (size_t i = 0; i < x->n_ids && i < y->n_ids; i++) {
+		const struct al_id *p = &x->ids[i], *q = &y->ids[i];
+		CHECK(p->key == q->key && p->have == q->have);
+		if (p->have & AL_OUT)
+			occ_same(&p->out, &q->out);
+		if (p->have & AL_IN)
+			occ_same(&p->in, &q->in);
+	}
+}
+
+static void
+test_fast_equals_general(void)
+{
+	size_t plain = 0;
+	for (int round = 0; round < 300 && !t_failed_; round++) {
+		struct tb b = {0};
+		pt_trace(&b);
+		for (int mode = 0; mode < 4; mode++) {
+			bool keep = mode & 1, runs = (mode & 2) && !keep;
+			size_t bs = round % 3 == 0 ? 7 : round % 3 == 1 ? 4096 : 1u << 20;
+			struct tm_scan f, g;
+			enum tm_status rf, rg;
+			scan_log(&b, bs, keep, runs, false, &f, &rf);
+			scan_log(&b, bs, keep, runs, true, &g, &rg);
+			CHECK_INT(rf, rg);
+			CHECK_INT(f.log.len, g.log.len);
+			CHECK(f.log.len == g.log.len && memcmp(f.log.bytes, g.log.bytes, f.log.len) == 0);
+			CHECK_INT(f.log.n_ops, g.log.n_ops);
+			CHECK_INT(f.log.n_details, g.log.n_details);
+			for (size_t i = 0; i < f.log.n_details && i < g.log.n_details; i++) {
+				const struct tm_detail *x = &f.log.details[i], *y = &g.log.details[i];
+				CHECK(x->name == y->name && x->phase == y->phase &&
+				      x->track == y->track && x->dur == y->dur);
+			}
+			CHECK(f.log.pool.len == g.log.pool.len &&
+			      (!f.log.pool.len ||
+			       memcmp(f.log.pool.data, g.log.pool.data, f.log.pool.len) == 0));
+			CHECK_INT(f.n_packets, g.n_packets);
+			CHECK_INT(f.n_events, g.n_events);
+			CHECK_INT(f.clocks_seen[0], g.clocks_seen[0]);
+			CHECK_INT(f.clocks_seen[1], g.clocks_seen[1]);
+			CHECK_INT(f.has_raw_ts, g.has_raw_ts);
+			CHECK_INT(f.raw_min, g.raw_min);
+			CHECK_INT(f.raw_max, g.raw_max);
+			CHECK_INT(f.failed, g.failed);
+			align_same(f.align, g.align);
+			if (f.align)
+				for (size_t i = 0; i < f.align->n_names; i++)
+					plain += f.align->names[i].count > AL_OCC;
+			tm_scan_fini(&f);
+			tm_scan_fini(&g);
+		}
+		free(b.d);
+	}
+	CHECK(plain > 100); /* names past their samples: the memo's case */
+}
+
 static void
 slurp(const char *path, struct tb *b)
 {
@@ -1037,6 +1298,7 @@ main(void)
 	RUN(test_corrupt);
 	RUN(test_fast_path_agrees);
 	RUN(test_align_names_agree);
+	RUN(test_fast_equals_general);
 	RUN(test_conformance_inputs);
 	RUN(test_demo);
 	return 0;
