@@ -1107,18 +1107,49 @@ ps_align(struct ps *s)
 	s->al->cache = &s->al_cache;
 }
 
-/* An event name for the alignment samples (tm_al_name), its entry found
- * through the scan's name cache (tm_al_name_find). */
+/* al_name_fast's lookup through the scan's name cache (tm_al_name_find);
+ * a name whose samples are all taken becomes s->al_full. */
 static bool
+al_name_find(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t clock,
+	     uint32_t machine, unsigned flags, uint64_t off)
+{
+	if (UNLIKELY(!s->al))
+		ps_align(s);
+	struct al_name *e = tm_al_name_find(s->al, (const char *)name, n);
+	if (!e)
+		return false;
+	bool kept = tm_al_name_occ(e, ts, clock, machine, flags, off);
+	if (e->n >= AL_OCC && !s->no_fast) {
+		struct al_key k = al_key(name, n);
+		s->al_full.x = k.x;
+		s->al_full.y = k.y;
+		s->al_full.len = n;
+		s->al_full.ix = (size_t)(e - s->al->names);
+	}
+	return kept;
+}
+
+/* An event name for the alignment samples (tm_al_name).  The name of the
+ * last event is usually this one's, and once its AL_OCC samples are taken an
+ * event of it only counts (tm_al_name_occ): that case needs no lookup. */
+AINLINE bool
 al_name_fast(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t clock,
 	     uint32_t machine, unsigned flags, uint64_t off)
 {
 	if (!name || !n)
 		return false;
-	if (UNLIKELY(!s->al))
-		ps_align(s);
-	struct al_name *e = tm_al_name_find(s->al, (const char *)name, n);
-	return e && tm_al_name_occ(e, ts, clock, machine, flags, off);
+	if (n == s->al_full.len) {
+		/* for up to 16 bytes the outer bytes are the whole name */
+		struct al_key k = al_key(name, n);
+		struct al_name *e = &s->al->names[s->al_full.ix];
+		if (k.x == s->al_full.x && k.y == s->al_full.y &&
+		    (n <= 16 || memcmp(e->name, name, n) == 0)) {
+			e->count++;
+			e->all_instant &= (flags & AL_INSTANT) != 0;
+			return false;
+		}
+	}
+	return al_name_find(s, name, n, ts, clock, machine, flags, off);
 }
 
 /* An interned name for the alignment samples: the interned name keeps its

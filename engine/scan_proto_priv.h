@@ -112,6 +112,14 @@ struct ps {
 	 * (checked on use) */
 	struct tm_align_samples *al;
 	struct al_name_cache al_cache;
+	/* the last inline name looked up whose samples are all taken (AL_OCC):
+	 * its outer bytes (al_key), length (0: none) and index in al->names;
+	 * its later events only count (al_name_fast; never set with no_fast) */
+	struct {
+		uint64_t x, y;
+		size_t len;
+		size_t ix;
+	} al_full;
 };
 
 /* ------------------------------------------------------------------ */
