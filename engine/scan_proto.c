@@ -18,11 +18,15 @@
  * Speed (tools/bench_proto, make bench): packets that lie in the block with
  * a one- or two-byte size are framed inline; TrackEvent packets of the usual
  * shape take fast_packet, which bails out to the general path (before any
- * state change) on anything else; fields are read with rd_tag/rd_value and
- * 8-byte SWAR varints instead of next_field; a packet's single TrackEvent op
- * and ftrace events of packets without a timestamp go straight to the op
- * log, other payload ops through the compact pending list.  Every shortcut
- * emits exactly the ops of the general path (test_scan_proto checks).
+ * state change) on anything else, and their TrackEvent plain_te when it has
+ * only the plainest fields (do_track_event otherwise); an event of a name
+ * whose alignment samples are all taken only counts (al_name_fast); fields
+ * are read with rd_tag/rd_value and 8-byte SWAR varints instead of
+ * next_field; a packet's single TrackEvent op and ftrace events of packets
+ * without a timestamp go straight to the op log, other payload ops through
+ * the compact pending list.  Every shortcut emits exactly the ops of the
+ * general path (test_scan_proto checks, test_fast_equals_general against
+ * tm_scan_ctl.no_fast).
  */
 #include "scan_proto_priv.h"
 #include "align_scan.h"
@@ -1222,6 +1226,73 @@ emit_te(struct ps *s, uint32_t machine, uint64_t off, const struct te_op *te)
 	}
 }
 
+/* A TrackEvent of the plainest kind (most events of a trace): only the
+ * fields below, each with its usual one- or two-byte tag, so no timestamp of
+ * its own, no flow ids, no counter value; not a counter or state event.  For
+ * these do_track_event's result is a PUSH (without keep_events no detail);
+ * only the type and the name matter (the alignment samples).  false:
+ * anything else, and do_track_event reads it (nothing was changed).  The
+ * caller checks what do_track_event needs of the packet for a PUSH: a
+ * timestamp and a sequence id. */
+struct te_plain {
+	uint64_t type, name_iid;
+	const uint8_t *name;
+	size_t name_len;
+	bool has_name, has_name_iid;
+};
+
+AINLINE bool
+plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
+{
+	const uint8_t *end = p + len;
+	t->type = t->name_iid = 0;
+	t->name = NULL;
+	t->name_len = 0;
+	t->has_name = t->has_name_iid = false;
+	while (p < end) {
+		uint8_t tag = *p++;
+		uint64_t v;
+		switch (tag) {
+		case TAG(TE_TYPE, WT_VARINT):
+			p = get_varint_lim(p, end, lim, &t->type);
+			break;
+		case TAG(TE_NAME_IID, WT_VARINT):
+			t->has_name_iid = true;
+			p = get_varint_lim(p, end, lim, &t->name_iid);
+			break;
+		case TAG(TE_TRACK_UUID, WT_VARINT):
+		case TAG(TE_CATEGORY_IIDS, WT_VARINT):
+			p = get_varint_lim(p, end, lim, &v);
+			break;
+		case TAG(TE_DEBUG_ANNOTATIONS, WT_LEN):
+			p = get_varint_lim(p, end, lim, &v);
+			if (UNLIKELY(!p || v > (uint64_t)(end - p)))
+				return false;
+			p += v;
+			break;
+		case TAG(TE_NAME, WT_LEN) & 0xff: /* 0xba 0x01 */
+		case TAG(TE_CATEGORIES, WT_LEN) & 0xff: /* 0xb2 0x01 */
+			if (UNLIKELY(p == end || *p != 0x01))
+				return false;
+			p = get_varint_lim(p + 1, end, lim, &v);
+			if (UNLIKELY(!p || v > (uint64_t)(end - p)))
+				return false;
+			if (tag == (TAG(TE_NAME, WT_LEN) & 0xff)) {
+				t->has_name = true;
+				t->name = p;
+				t->name_len = (size_t)v;
+			}
+			p += v;
+			break;
+		default:
+			return false;
+		}
+		if (UNLIKELY(!p))
+			return false;
+	}
+	return t->type != TE_COUNTER && t->type != TE_STATE;
+}
+
 /* The fast path for the packets that make up nearly all of a TrackEvent
  * trace: machine 0 (already seen), only timestamp, trusted_packet_sequence_id,
  * sequence_flags and track_event, each with a one-byte tag.  Anything else,
@@ -1292,10 +1363,29 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	}
 	if (clock)
 		note_clock(s, clock);
-	struct te_op r = {0};
-	do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
-	bool sampled = (has_ts || r.kind == TM_OP_CONVERT) &&
-		       al_track_event(s, &r, 0, clock, (int64_t)ts, off);
+	struct te_op r;
+	bool sampled;
+	struct te_plain t;
+	if (LIKELY(has_ts && has_seq && !s->keep) && plain_te(te, (size_t)te_len, lim, &t)) {
+		/* do_track_event and al_track_event for this kind */
+		bool kept = false;
+		if (t.type != TE_SLICE_END) {
+			unsigned fl = t.type == TE_INSTANT ? AL_INSTANT : 0;
+			if (t.has_name) {
+				kept = al_name_fast(s, t.name, t.name_len, (int64_t)ts, clock, 0, fl, off);
+			} else if (t.has_name_iid) {
+				struct iname *in = name_find(s, q, t.name_iid);
+				kept = in && al_iname(s, in, (int64_t)ts, clock, 0, fl, off);
+			}
+		}
+		sampled = kept && clock;
+		r = (struct te_op){.kind = TM_OP_PUSH, .flags = TM_PUSH_TRACK_EVENT};
+	} else {
+		r = (struct te_op){0};
+		do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
+		sampled = (has_ts || r.kind == TM_OP_CONVERT) &&
+			  al_track_event(s, &r, 0, clock, (int64_t)ts, off);
+	}
 	if (has_ts && r.kind == TM_OP_PUSH && !r.detail && !sampled) {
 		flush_nots(s);
 		tm_oplog_packet_push_i(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
