@@ -243,16 +243,18 @@ struct wb_model {
 	/* Per-event details (sessions that keep them: inputs under 16 MiB).
 	 * An edit's numbers come from the fast path at once (rep); the list
 	 * of events is computed after it on a thread of its own, for that
-	 * evaluation only: the next evaluation cancels it, and what a
-	 * cancelled or superseded thread found is never shown. */
-	unsigned eval_gen; /* counts evaluations */
+	 * evaluation only: the next evaluation cancels it (cancel), and what
+	 * a cancelled thread found is never shown. */
 	struct wb_details {
 		pthread_t thr;
 		bool running;          /* a computation to finish (details_join) */
 		bool threaded;         /* ... on thr, to be joined (else it ran inline) */
-		volatile bool cancel;  /* set: the thread's evaluation stops */
+		/* set (by this thread, read by the worker): the thread's
+		 * evaluation stops, and what it found is not the current
+		 * evaluation's (a later one superseded it, or the session is
+		 * about to change) */
+		volatile bool cancel;
 		int done;              /* __atomic: the thread has finished */
-		unsigned gen;          /* the evaluation the thread computes */
 		struct tm_manifest man; /* its copy of the manifest */
 		bool man_none;         /* evaluates the input's own manifest */
 		struct tm_report *out; /* the thread's, until joined */

@@ -312,7 +312,6 @@ model_evaluate(struct wb_model *m)
 	m->rep = rep;
 	/* the details shown belonged to the last evaluation: gone; a thread
 	 * still computing them stops */
-	m->eval_gen++;
 	details_forget(m);
 	if (m->det.running)
 		__atomic_store_n(&m->det.cancel, true, __ATOMIC_RELAXED);
@@ -395,7 +394,7 @@ details_join(struct wb_model *m)
 	d->done = 0;
 	char *why = d->werr;
 	d->werr = NULL;
-	bool current = d->gen == m->eval_gen && !d->cancel && m->rep;
+	bool current = !d->cancel && m->rep; /* no evaluation since it started */
 	if (current && d->st == TM_OK && d->out) {
 		if (!tm_report_same_numbers(d->out, m->rep)) {
 			/* the same rules on the same scans: a bug of ours */
@@ -435,7 +434,7 @@ details_wanted(const struct wb_model *m)
 {
 	const struct wb_details *d = &m->det;
 	return model_details_kept(m) && m->scanned && m->rep && !m->eval_error && !d->ready &&
-	       !(d->running && d->gen == m->eval_gen && !d->cancel);
+	       !(d->running && !d->cancel);
 }
 
 bool
@@ -454,7 +453,6 @@ model_details_poll(struct wb_model *m)
 	d->man_none = m->man_broken;
 	if (!m->man_broken)
 		tm_manifest_copy(&d->man, &m->man);
-	d->gen = m->eval_gen;
 	d->cancel = false;
 	d->done = 0;
 	d->out = NULL;
