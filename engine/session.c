@@ -576,16 +576,24 @@ static enum tm_status evaluate(struct tm_session *s, const struct tm_manifest *m
 			       const struct tm_eval_opts *o, struct tm_replay_probe *const *probes,
 			       struct tm_report **out, struct tm_error *err);
 
-enum tm_status
-tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm_report **out,
-		    struct tm_error *err)
+/* Every member scanned (blocking), then evaluate. */
+static enum tm_status
+scan_evaluate(struct tm_session *s, const struct tm_manifest *m, const struct tm_eval_opts *o,
+	      struct tm_replay_probe *const *probes, struct tm_report **out, struct tm_error *err)
 {
 	*out = NULL;
 	enum tm_status st = tm_session_scan(s, SIZE_MAX, NULL, err);
 	if (st != TM_OK)
 		return st;
-	struct tm_eval_opts o = {.events = s->opts.keep_events};
-	return evaluate(s, m, &o, NULL, out, err);
+	return evaluate(s, m, o, probes, out, err);
+}
+
+enum tm_status
+tm_session_evaluate(struct tm_session *s, const struct tm_manifest *m, struct tm_report **out,
+		    struct tm_error *err)
+{
+	return scan_evaluate(s, m, &(struct tm_eval_opts){.events = s->opts.keep_events}, NULL, out,
+			     err);
 }
 
 /* The estimates' probes need the numbers' replay only (the folded logs). */
@@ -594,18 +602,14 @@ tm_session_evaluate_probe(struct tm_session *s, const struct tm_manifest *m,
 			  struct tm_replay_probe *const *probes, struct tm_report **out,
 			  struct tm_error *err)
 {
-	*out = NULL;
-	enum tm_status st = tm_session_scan(s, SIZE_MAX, NULL, err);
-	if (st != TM_OK)
-		return st;
-	return evaluate(s, m, &(struct tm_eval_opts){0}, probes, out, err);
+	return scan_evaluate(s, m, &(struct tm_eval_opts){0}, probes, out, err);
 }
 
 enum tm_status
 tm_session_eval_numbers(struct tm_session *s, const struct tm_manifest *m, struct tm_report **out,
 			struct tm_error *err)
 {
-	return tm_session_evaluate_probe(s, m, NULL, out, err);
+	return scan_evaluate(s, m, &(struct tm_eval_opts){0}, NULL, out, err);
 }
 
 enum tm_status
