@@ -199,6 +199,73 @@ stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, ui
 	}
 }
 
+/* The stack of open B events of (file, row, track): its slot in the hash
+ * p->be_keys, added if new.  Tracks are few beside events; the hash grows
+ * with the keys. */
+static struct tm_be_key *
+be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
+{
+	uint64_t h = tm_mix64(track ^ tm_mix64((uint64_t)file << 32 | row));
+	if (2 * (p->n_be_keys + 1) > p->cap_be_keys) { /* grow first: the slot stays valid */
+		size_t nc = p->cap_be_keys ? p->cap_be_keys * 2 : 64;
+		struct tm_be_key *nk = xcalloc(nc, sizeof *nk);
+		for (size_t k = 0; k < p->cap_be_keys; k++) {
+			const struct tm_be_key *o = &p->be_keys[k];
+			if (!o->used)
+				continue;
+			size_t j = tm_mix64(o->track ^ tm_mix64((uint64_t)o->file << 32 | o->row)) & (nc - 1);
+			while (nk[j].used)
+				j = (j + 1) & (nc - 1);
+			nk[j] = *o;
+		}
+		free(p->be_keys);
+		p->be_keys = nk;
+		p->cap_be_keys = nc;
+	}
+	size_t j = h & (p->cap_be_keys - 1);
+	struct tm_be_key *k;
+	while ((k = &p->be_keys[j])->used && (k->file != file || k->row != row || k->track != track))
+		j = (j + 1) & (p->cap_be_keys - 1);
+	if (!k->used) {
+		*k = (struct tm_be_key){file, row, track, 0, true};
+		p->n_be_keys++;
+	}
+	return k;
+}
+
+/* Pair B/E per (file, machine, track) in trace-time order of arrival, as
+ * the list is written: each E closes the latest still-open B of its key
+ * (its dur).  An open B's dur holds the index + 1 of the B below it on its
+ * stack (0: none) until an E closes it; be_finish sets the B left open to
+ * -1 (unfinished). */
+static void
+pair_slice(struct tm_replay *p, size_t i, uint64_t track)
+{
+	struct tm_report_event *o = &p->evs[i];
+	struct tm_be_key *k = be_key(p, o->file, o->machine, track);
+	if (o->phase == 'B') {
+		o->dur = (int64_t)k->top;
+		k->top = i + 1;
+	} else if (k->top) {
+		struct tm_report_event *b = &p->evs[k->top - 1];
+		k->top = (size_t)b->dur;
+		b->dur = o->ts - b->ts;
+	}
+}
+
+static void
+be_finish(struct tm_replay *p)
+{
+	for (size_t k = 0; k < p->cap_be_keys; k++)
+		for (size_t i = p->be_keys[k].top; i;) {
+			struct tm_report_event *b = &p->evs[i - 1];
+			i = (size_t)b->dur;
+			b->dur = -1;
+		}
+}
+
+/* One event of the report's list (with keep_events; with dropped_only the
+ * dropped ones only), as trace_processor's tables would show it. */
 static void
 record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
 {
@@ -206,7 +273,41 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 		return;
 	if (p->n_evs == p->cap_evs) /* the call only to grow: once per event it showed */
 		XGROW(p->evs, p->cap_evs, p->n_evs + 1);
-	p->evs[p->n_evs++] = (struct tm_rp_event){(uint32_t)file, detail, ts, row, stat};
+	const struct tm_oplog *log = &p->src->scans[file]->log;
+	const struct tm_detail *d = &log->details[detail - 1];
+	size_t i = p->n_evs++;
+	struct tm_report_event *o = &p->evs[i];
+	*o = (struct tm_report_event){.file = (uint32_t)file,
+				      .name = tm_oplog_detail_name(log, d),
+				      .ts = ts,
+				      .dur = -1,
+				      .machine = row,
+				      .phase = d->phase};
+	if (stat >= 0) {
+		o->dropped = tm_stat_name((enum tm_stat_id)stat);
+		return;
+	}
+	switch (d->phase) {
+	case 'X':
+		o->is_slice = true;
+		o->dur = d->dur;
+		break;
+	case 'I':
+	case 'i':
+	case 'n':
+		o->is_slice = true;
+		o->dur = 0;
+		break;
+	case 'B':
+		o->is_slice = true;
+		pair_slice(p, i, d->track);
+		break;
+	case 'E':
+		pair_slice(p, i, d->track);
+		break;
+	default:
+		break;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1376,6 +1477,17 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	p.tt_owner = NO_OWNER;
 	size_t nm = src->in->n_members;
 	p.acc = xcalloc(nm + 1, sizeof *p.acc);
+	if (src->keep_events && !src->dropped_only) {
+		/* every event with a detail is listed once: room for all at
+		 * once (a fresh buffer's pages are touched as the list is
+		 * written, the rest of the reserve never) */
+		size_t n = 1;
+		for (size_t i = 0; i < nm; i++)
+			if (src->scans[i])
+				n += src->scans[i]->log.n_details;
+		p.cap_evs = n;
+		p.evs = xmalloc(p.cap_evs * sizeof *p.evs);
+	}
 	const struct tm_manifest *override = m;
 	bool virtual_manifest = override && src->first_manifest == SIZE_MAX;
 	if (virtual_manifest) {
@@ -1447,6 +1559,7 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 				r->tt_file = (int)i;
 				break;
 			}
+	be_finish(&p);
 	tm_report_build(&p);
 	/* cleanup */
 	for (size_t i = 0; i < p.n_ctxs; i++)
@@ -1468,6 +1581,7 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 		free(p.acc[i].rows);
 	free(p.acc);
 	free(p.evs);
+	free(p.be_keys);
 	free(p.pieces);
 	free(p.row_drops);
 	free(p.vals);

@@ -64,12 +64,13 @@ struct tm_file_acc {
 	bool is_trace;
 };
 
-struct tm_rp_event {
-	uint32_t file;
-	uint32_t detail;
-	int64_t ts;
-	uint32_t row;
-	int stat; /* -1 kept */
+/* A stack of open B events (replay.c pair_slice): one per (file, machine
+ * row, track) key. */
+struct tm_be_key {
+	uint32_t file, row;
+	uint64_t track;
+	size_t top; /* index + 1 of the open B on top, 0 = empty */
+	bool used;
 };
 
 struct tm_replay {
@@ -100,8 +101,12 @@ struct tm_replay {
 	uint32_t tf_rows; /* trace_file ids 0..tf_rows exist when the manifest applies */
 	struct tm_entry_state *entries; /* per manifest files[] entry */
 	struct tm_file_acc *acc;        /* per member */
-	struct tm_rp_event *evs;
+	/* the report's events list, written as the events are replayed (with
+	 * keep_events; report.c hands it to the report) */
+	struct tm_report_event *evs;
 	size_t n_evs, cap_evs;
+	struct tm_be_key *be_keys; /* hash of the open-B stacks */
+	size_t n_be_keys, cap_be_keys;
 	char *error;
 	bool error_in_manifest; /* error set by mfail (replay.c) */
 	char *error_where;

@@ -69,98 +69,6 @@ add_meta_str(struct tm_report *r, const char *key, const char *v)
 	r->meta[r->n_meta++] = (struct tm_meta){xstrdup(key), false, 0, xstrdup(v)};
 }
 
-static void
-build_events(struct tm_replay *p, struct tm_report *r)
-{
-	r->events = xmalloc((p->n_evs + 1) * sizeof *r->events); /* each one set whole */
-	r->n_events = p->n_evs;
-	for (size_t i = 0; i < p->n_evs; i++) {
-		const struct tm_rp_event *e = &p->evs[i];
-		const struct tm_scan *sc = p->src->scans[e->file];
-		const struct tm_detail *d = &sc->log.details[e->detail - 1];
-		struct tm_report_event *o = &r->events[i];
-		o->file = e->file;
-		o->name = tm_oplog_detail_name(&sc->log, d);
-		o->ts = e->ts;
-		o->dur = -1;
-		o->machine = e->row;
-		o->dropped = e->stat >= 0 ? tm_stat_name((enum tm_stat_id)e->stat) : NULL;
-		o->phase = d->phase;
-		o->is_slice = false;
-		if (e->stat >= 0)
-			continue;
-		if (d->phase == 'X') {
-			o->is_slice = true;
-			o->dur = d->dur;
-		} else if (d->phase == 'I' || d->phase == 'i' || d->phase == 'n') {
-			o->is_slice = true;
-			o->dur = 0;
-		} else if (d->phase == 'B') {
-			o->is_slice = true;
-		}
-	}
-	/* Pair B/E per (file, machine, track) in trace-time order of arrival:
-	 * each E closes the latest still-open B of its key.  One stack per key
-	 * (a hash of keys to the top B, each B linking to the one below), so an
-	 * E without a B costs a lookup, not a scan back to the start.  The hash
-	 * grows with the keys (tracks are few beside events: sized by events,
-	 * clearing it cost more than the pairing). */
-	struct be_key {
-		uint32_t file, row;
-		uint64_t track;
-		size_t top; /* index + 1 of the open B on top, 0 = empty */
-		bool used;
-	} *keys = xcalloc(64, sizeof *keys);
-	size_t cap = 64, n_keys = 0;
-	size_t *below = xmalloc((p->n_evs + 1) * sizeof *below); /* set before read */
-	for (size_t i = 0; i < p->n_evs; i++) {
-		struct tm_report_event *o = &r->events[i];
-		if ((o->phase != 'E' && o->phase != 'B') || o->dropped)
-			continue;
-		const struct tm_rp_event *e = &p->evs[i];
-		uint64_t track = p->src->scans[e->file]->log.details[e->detail - 1].track;
-		size_t j = tm_mix64(track ^ tm_mix64((uint64_t)e->file << 32 | e->row)) & (cap - 1);
-		while (keys[j].used &&
-		       (keys[j].file != e->file || keys[j].row != e->row || keys[j].track != track))
-			j = (j + 1) & (cap - 1);
-		if (!keys[j].used) {
-			if (2 * (n_keys + 1) > cap) { /* grow, then find the slot again */
-				size_t nc = cap * 2;
-				struct be_key *nk = xcalloc(nc, sizeof *nk);
-				for (size_t k = 0; k < cap; k++) {
-					if (!keys[k].used)
-						continue;
-					size_t h = tm_mix64(keys[k].track ^ tm_mix64((uint64_t)keys[k].file << 32 |
-										   keys[k].row)) &
-						   (nc - 1);
-					while (nk[h].used)
-						h = (h + 1) & (nc - 1);
-					nk[h] = keys[k];
-				}
-				free(keys);
-				keys = nk;
-				cap = nc;
-				j = tm_mix64(track ^ tm_mix64((uint64_t)e->file << 32 | e->row)) & (cap - 1);
-				while (keys[j].used)
-					j = (j + 1) & (cap - 1);
-			}
-			keys[j] = (struct be_key){e->file, e->row, track, 0, true};
-			n_keys++;
-		}
-		struct be_key *k = &keys[j];
-		if (o->phase == 'B') {
-			below[i] = k->top;
-			k->top = i + 1;
-		} else if (k->top) {
-			struct tm_report_event *b = &r->events[k->top - 1];
-			b->dur = o->ts - b->ts;
-			k->top = below[k->top - 1];
-		}
-	}
-	free(keys);
-	free(below);
-}
-
 static const char *
 row_label(struct tm_replay *p, uint32_t row, char *buf, size_t cap)
 {
@@ -437,8 +345,14 @@ tm_report_build(struct tm_replay *p)
 		tm_buf_adds(&b, "no file claims trace time");
 	}
 	r->tt_why = tm_buf_steal(&b);
-	if (s->keep_events && s->scans && !(s->cancelled && *s->cancelled))
-		build_events(p, r);
+	if (s->keep_events && s->scans && !(s->cancelled && *s->cancelled)) {
+		/* the list the replay wrote (replay.c record_event) */
+		if (!p->evs)
+			XGROW(p->evs, p->cap_evs, 1);
+		r->events = p->evs;
+		r->n_events = p->n_evs;
+		p->evs = NULL;
+	}
 	r->error = p->error;
 	r->error_where = p->error_where;
 	r->error_in_manifest = p->error_in_manifest;

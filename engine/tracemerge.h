@@ -597,13 +597,13 @@ struct tm_report_file {
 	char *placement;   /* ours: how it is placed and why, one sentence */
 };
 
-struct tm_report_event { /* only with keep_events */
-	uint32_t file;   /* index into report files */
+struct tm_report_event { /* only with keep_events (48 bytes: no padding inside) */
 	const char *name;
 	int64_t ts;      /* trace time */
 	int64_t dur;     /* -1 unknown/unfinished; only for slices */
-	uint32_t machine;
 	const char *dropped; /* stat name or NULL */
+	uint32_t file;   /* index into report files */
+	uint32_t machine;
 	char phase;      /* 'B','E','X','I','C',... or 0 */
 	bool is_slice;   /* a slice as trace_processor's slice table would hold it */
 };
