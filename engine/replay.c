@@ -1477,6 +1477,8 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	p.tt_owner = NO_OWNER;
 	size_t nm = src->in->n_members;
 	p.acc = xcalloc(nm + 1, sizeof *p.acc);
+	if (src->keep_events && src->pool)
+		p.evs = tm_evpool_take(src->pool, &p.cap_evs);
 	if (src->keep_events && !src->dropped_only) {
 		/* every event with a detail is listed once: room for all at
 		 * once (a fresh buffer's pages are touched as the list is
@@ -1485,8 +1487,11 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 		for (size_t i = 0; i < nm; i++)
 			if (src->scans[i])
 				n += src->scans[i]->log.n_details;
-		p.cap_evs = n;
-		p.evs = xmalloc(p.cap_evs * sizeof *p.evs);
+		if (p.cap_evs < n) {
+			free(p.evs);
+			p.cap_evs = n;
+			p.evs = xmalloc(p.cap_evs * sizeof *p.evs);
+		}
 	}
 	const struct tm_manifest *override = m;
 	bool virtual_manifest = override && src->first_manifest == SIZE_MAX;
@@ -1580,7 +1585,10 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	for (size_t i = 0; i < nm; i++)
 		free(p.acc[i].rows);
 	free(p.acc);
-	free(p.evs);
+	if (p.evs && src->pool) /* not handed to the report (cancelled) */
+		tm_evpool_give(src->pool, p.evs, p.cap_evs);
+	else
+		free(p.evs);
 	free(p.be_keys);
 	free(p.pieces);
 	free(p.row_drops);

@@ -56,6 +56,24 @@ tm_replay_probe_slot(const struct tm_replay_probe *pr, uint64_t off)
 	return lo < pr->n && pr->off[lo] == off ? lo : SIZE_MAX;
 }
 
+/* A session's spare buffer for reports' events lists: a report's list goes
+ * back to it when the report is freed, and the session's next evaluation
+ * with events writes into it.  A list of a few hundred thousand events is
+ * tens of MB, above glibc's mmap threshold: a fresh one costs a page fault
+ * per 4 KiB page touched, often more than writing the list (the workbench
+ * computes one per edit).  Shared by the session and its reports, each
+ * holding a reference (a report may be freed after its session is closed,
+ * on any thread); it keeps one buffer, the largest given back (report.c). */
+struct tm_evpool;
+struct tm_evpool *tm_evpool_new(void);
+struct tm_evpool *tm_evpool_ref(struct tm_evpool *pl);
+void tm_evpool_unref(struct tm_evpool *pl);
+/* The spare buffer (NULL: none) and its capacity in events; the pool no
+ * longer has it. */
+struct tm_report_event *tm_evpool_take(struct tm_evpool *pl, size_t *cap);
+/* v (cap events) back to the pool, or freed (the pool keeps the larger). */
+void tm_evpool_give(struct tm_evpool *pl, struct tm_report_event *v, size_t cap);
+
 struct tm_replay_src {
 	const struct tm_input *in;  /* members, processing order, fatal error */
 	struct tm_scan *const *scans; /* per member; NULL entries = not scanned */
@@ -66,6 +84,7 @@ struct tm_replay_src {
 				* scans' folded logs are replayed: tm_scan_log) */
 	bool plain_replay;     /* replay every event one by one (no runs) */
 	bool dropped_only;     /* with keep_events: only dropped events listed */
+	struct tm_evpool *pool; /* NULL, or where the events list's buffer comes from */
 	/* per member: NULL, or the conversions an estimate asks for */
 	struct tm_replay_probe *const *probes;
 	/* set (by another thread): the replay stops soon, *cancelled set */

@@ -9,6 +9,7 @@
 #include "session.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,72 @@ add_meta_str(struct tm_report *r, const char *key, const char *v)
 {
 	r->meta = xrealloc(r->meta, (r->n_meta + 1) * sizeof *r->meta);
 	r->meta[r->n_meta++] = (struct tm_meta){xstrdup(key), false, 0, xstrdup(v)};
+}
+
+struct tm_evpool {
+	pthread_mutex_t mu;
+	size_t refs;
+	struct tm_report_event *spare;
+	size_t cap;
+};
+
+struct tm_evpool *
+tm_evpool_new(void)
+{
+	struct tm_evpool *pl = xcalloc(1, sizeof *pl);
+	pthread_mutex_init(&pl->mu, NULL);
+	pl->refs = 1;
+	return pl;
+}
+
+struct tm_evpool *
+tm_evpool_ref(struct tm_evpool *pl)
+{
+	pthread_mutex_lock(&pl->mu);
+	pl->refs++;
+	pthread_mutex_unlock(&pl->mu);
+	return pl;
+}
+
+void
+tm_evpool_unref(struct tm_evpool *pl)
+{
+	if (!pl)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	bool last = --pl->refs == 0;
+	pthread_mutex_unlock(&pl->mu);
+	if (!last)
+		return;
+	pthread_mutex_destroy(&pl->mu);
+	free(pl->spare);
+	free(pl);
+}
+
+struct tm_report_event *
+tm_evpool_take(struct tm_evpool *pl, size_t *cap)
+{
+	pthread_mutex_lock(&pl->mu);
+	struct tm_report_event *v = pl->spare;
+	*cap = pl->cap;
+	pl->spare = NULL;
+	pl->cap = 0;
+	pthread_mutex_unlock(&pl->mu);
+	return v;
+}
+
+void
+tm_evpool_give(struct tm_evpool *pl, struct tm_report_event *v, size_t cap)
+{
+	pthread_mutex_lock(&pl->mu);
+	if (!pl->spare || pl->cap < cap) {
+		struct tm_report_event *old = pl->spare;
+		pl->spare = v;
+		pl->cap = cap;
+		v = old;
+	}
+	pthread_mutex_unlock(&pl->mu);
+	free(v);
 }
 
 static const char *
@@ -351,6 +418,8 @@ tm_report_build(struct tm_replay *p)
 			XGROW(p->evs, p->cap_evs, 1);
 		r->events = p->evs;
 		r->n_events = p->n_evs;
+		r->cap_events = p->cap_evs;
+		r->events_pool = s->pool ? tm_evpool_ref(s->pool) : NULL;
 		p->evs = NULL;
 	}
 	r->error = p->error;
@@ -419,7 +488,12 @@ tm_report_free(struct tm_report *r)
 		free(r->files[i].placement);
 	}
 	free(r->files);
-	free(r->events);
+	if (r->events_pool) {
+		tm_evpool_give(r->events_pool, r->events, r->cap_events);
+		tm_evpool_unref(r->events_pool);
+	} else {
+		free(r->events);
+	}
 	for (size_t i = 0; i < r->n_warnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);

@@ -164,6 +164,8 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 			s->first_manifest = i;
 	}
 	tm_scancache_open(s);
+	if (s->opts.keep_events)
+		s->evpool = tm_evpool_new();
 	tm_listing_finish(s->opts.listing);
 	s->opts.listing = NULL; /* the caller's: not used after the open */
 	*out = s;
@@ -192,6 +194,7 @@ tm_session_close(struct tm_session *s)
 	free(s->manifests);
 	tm_scancache_fini(s);
 	tm_input_close(&s->in);
+	tm_evpool_unref(s->evpool);
 	free(s);
 }
 
@@ -638,6 +641,7 @@ evaluate(struct tm_session *s, const struct tm_manifest *m, const struct tm_eval
 				    .keep_events = s->opts.keep_events && o && o->events,
 				    .plain_replay = s->opts.plain_replay,
 				    .dropped_only = o && o->dropped_only,
+				    .pool = s->evpool,
 				    .probes = probes,
 				    .cancel = o ? o->cancel : NULL,
 				    .cancelled = &cancelled};

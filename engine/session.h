@@ -29,6 +29,8 @@ struct tm_session {
 	size_t cache_loaded, cache_saved;
 	size_t visit_scans; /* members scanned while listing (visit_scan) */
 	char *cache_note;
+	/* the spare buffer of events lists (only with keep_events) */
+	struct tm_evpool *evpool;
 };
 
 /* pack.c: the TAR name tm_merge_write gives member i, NULL when it is not

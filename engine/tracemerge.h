@@ -640,6 +640,10 @@ struct tm_report {
 	struct tm_report_file *files;
 	size_t n_events;
 	struct tm_report_event *events;
+	/* the engine's: the buffer of events (its room) and the session's
+	 * spare-buffer pool tm_report_free gives it back to */
+	size_t cap_events;
+	struct tm_evpool *events_pool;
 	bool is_complete;      /* every trace file's format is predicted */
 	size_t n_warnings;
 	char **warnings;       /* ours: beyond trace_processor, never changes a number */

@@ -3,6 +3,7 @@
  * with millions of events, several clocks, snapshots with drift, deferred
  * packets, negative drops, machines and manifests; every figure of the two
  * reports must be equal. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,6 +522,145 @@ summary_equals_events(void)
 	tm_session_close(plain);
 }
 
+static bool
+same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether two reports list the same events, field by field. */
+static bool
+same_events(const struct tm_report *a, const struct tm_report *b)
+{
+	if (a->n_events != b->n_events)
+		return false;
+	for (size_t i = 0; i < a->n_events; i++) {
+		const struct tm_report_event *x = &a->events[i], *y = &b->events[i];
+		if (x->file != y->file || x->ts != y->ts || x->dur != y->dur ||
+		    x->machine != y->machine || x->phase != y->phase || x->is_slice != y->is_slice ||
+		    !same_str(x->name, y->name) || !same_str(x->dropped, y->dropped))
+			return false;
+	}
+	return true;
+}
+
+struct lister {
+	struct tm_session *s;
+	const struct tm_manifest *m;
+	struct tm_report *first;
+	int n_ok, n_same;
+};
+
+/* the workbench's details thread: dropped events listed, one per edit */
+static void *
+lister_run(void *arg)
+{
+	struct lister *l = arg;
+	struct tm_eval_opts od = {.events = true, .dropped_only = true};
+	struct tm_error e;
+	for (int i = 0; i < 4; i++) {
+		struct tm_report *r;
+		if (tm_session_evaluate_ex(l->s, l->m, &od, &r, &e) != TM_OK)
+			continue;
+		l->n_ok++;
+		if (!l->first) {
+			l->first = r;
+			continue;
+		}
+		l->n_same += same_events(l->first, r);
+		tm_report_free(r);
+	}
+	return NULL;
+}
+
+/* A session's evaluations write their events lists into the buffer of a
+ * list freed before (report.c tm_evpool): the lists are the same whether
+ * the buffer is fresh or reused, two reports alive at once never share
+ * one, a cancelled evaluation gives it back, evaluations on another thread
+ * and reports freed there or after the session is closed are safe (ASan,
+ * TSan). */
+static void
+events_buffer_reused(void)
+{
+	char p[5][600];
+	const char *names[5] = {"phone.pftrace", "watch.pftrace", "app.json", "sys.systrace",
+				"sched.pftrace"};
+	const char *paths[5];
+	for (int i = 0; i < 5; i++) {
+		snprintf(p[i], sizeof p[i], "%s/%s", small, names[i]);
+		paths[i] = p[i];
+	}
+	struct tm_session *s;
+	struct tm_session_opts oe = {.keep_events = true};
+	struct tm_error e;
+	CHECK(tm_session_open(&s, paths, 5, &oe, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	CHECK(tm_session_scan(s, SIZE_MAX, NULL, &e) == TM_OK);
+	struct tm_manifest m;
+	tm_manifest_init(&m);
+	CHECK(!parse_m(manifests[3], &m)); /* drops events */
+	struct tm_eval_opts full = {.events = true}, od = {.events = true, .dropped_only = true};
+	struct tm_report *r1 = NULL, *r2 = NULL, *r3 = NULL, *d1 = NULL, *d2 = NULL, *c = NULL;
+	CHECK(tm_session_evaluate_ex(s, &m, &full, &r1, &e) == TM_OK);
+	CHECK(tm_session_evaluate_ex(s, &m, &full, &r2, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	CHECK(r1->n_events > 1000 && r1->dropped > 0);
+	CHECK(r1->events != r2->events);
+	CHECK(same_events(r1, r2));
+	const struct tm_report_event *was = r1->events;
+	tm_report_free(r1);
+	CHECK(tm_session_evaluate_ex(s, &m, &full, &r3, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	CHECK(r3->events == was); /* the freed list's buffer */
+	CHECK(same_events(r2, r3));
+	tm_report_free(r3);
+	/* the dropped ones only, into the (larger) buffer of a full list */
+	CHECK(tm_session_evaluate_ex(s, &m, &od, &d1, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	CHECK(d1->events == was);
+	size_t n_dropped = 0;
+	for (size_t i = 0; i < r2->n_events; i++)
+		n_dropped += r2->events[i].dropped != NULL;
+	CHECK(n_dropped > 0 && d1->n_events == n_dropped);
+	/* cancelled: no report, the buffer back for the next */
+	volatile bool stop = true;
+	struct tm_eval_opts oc = {.events = true, .cancel = &stop};
+	tm_report_free(d1);
+	CHECK(tm_session_evaluate_ex(s, &m, &oc, &c, &e) == TM_ERR_CANCELLED && !c);
+	CHECK(tm_session_evaluate_ex(s, &m, &od, &d2, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	CHECK(d2->events == was);
+	/* a thread lists the dropped events while this one evaluates and
+	 * frees full lists */
+	struct lister l = {.s = s, .m = &m};
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, lister_run, &l) == 0);
+	for (int i = 0; i < 4; i++) {
+		struct tm_report *r;
+		if (tm_session_evaluate_ex(s, &m, &full, &r, &e) == TM_OK) {
+			CHECK(same_events(r2, r));
+			tm_report_free(r);
+		}
+	}
+	pthread_join(th, NULL);
+	CHECK_INT(l.n_ok, 4);
+	CHECK_INT(l.n_same, 3);
+	CHECK(l.first && same_events(l.first, d2));
+	tm_report_free(l.first);
+	tm_report_free(d2);
+	/* a report freed after its session is closed */
+	CHECK(tm_session_evaluate_ex(s, &m, &full, &r1, &e) == TM_OK);
+	tm_session_close(s);
+	tm_report_free(r1);
+	tm_report_free(r2);
+	tm_manifest_fini(&m);
+}
+
 /* The same with every large run's deltas in the spill file (oplog.c), read
  * back block by block by the fast replay. */
 extern size_t tm_oplog_spill_after;
@@ -666,6 +806,7 @@ main(void)
 	gen_sched(200 / scale + 1);
 	memcpy(dir, big, sizeof dir);
 	RUN(summary_equals_events);
+	RUN(events_buffer_reused);
 	RUN(fast_equals_reference);
 	RUN(fast_equals_reference_spilled);
 	RUN(drops_happen);
