@@ -34,11 +34,15 @@
 
 struct series {
 	uint32_t node, hash;
-	size_t n, cap;
-	/* one block (ts[cap], then ids[cap]): an archive of 10,000 members
-	 * holds ~4 series of one snapshot per member */
+	uint32_t n, cap;
+	/* cap 1: ts and ids point at ts1 and id1 in the struct (an archive of
+	 * 10,000 members holds ~4 series of one snapshot per member; get_series
+	 * points them again when the series array moves); more: one block,
+	 * ts[cap] then ids[cap] */
 	uint32_t *ids;
 	int64_t *ts;
+	int64_t ts1;
+	uint32_t id1;
 };
 
 struct group {
@@ -193,7 +197,8 @@ tm_graph_free(struct tm_graph *g)
 		if (g->groups[i].n > GRP_INL)
 			free(g->groups[i].m.many);
 	for (size_t i = 0; i < g->n_series; i++)
-		free(g->series[i].ts); /* ids are in its block */
+		if (g->series[i].cap > 1)
+			free(g->series[i].ts); /* ids are in its block */
 	for (int k = 0; k < 4; k++) {
 		free(g->layer[k]);
 		free(g->back[k]);
@@ -313,7 +318,14 @@ get_series(struct tm_graph *g, uint32_t node, uint32_t hash)
 			g->sslots[s] = (uint32_t)i + 1;
 		}
 	}
+	struct series *was = g->series;
 	XGROW(g->series, g->cap_series, g->n_series + 1);
+	if (g->series != was)
+		for (size_t i = 0; i < g->n_series; i++)
+			if (g->series[i].cap == 1) {
+				g->series[i].ts = &g->series[i].ts1;
+				g->series[i].ids = &g->series[i].id1;
+			}
 	se = &g->series[g->n_series];
 	memset(se, 0, sizeof *se);
 	se->node = node;
@@ -544,15 +556,20 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 				g->epoch++;
 			}
 		}
-		if (s->n == s->cap) {
-			size_t nc = s->cap ? s->cap * 2 : 1;
-			int64_t *blk = xmalloc(nc * (sizeof *s->ts + sizeof *s->ids));
+		if (s->n == 0 && s->cap == 0) {
+			s->ts = &s->ts1;
+			s->ids = &s->id1;
+			s->cap = 1;
+		} else if (s->n == s->cap) {
+			if (s->cap > UINT32_MAX / 2)
+				tm_oom(SIZE_MAX);
+			uint32_t nc = s->cap * 2;
+			int64_t *blk = xmalloc((size_t)nc * (sizeof *s->ts + sizeof *s->ids));
 			uint32_t *ids = (uint32_t *)(blk + nc);
-			if (s->n) {
-				memcpy(blk, s->ts, s->n * sizeof *s->ts);
-				memcpy(ids, s->ids, s->n * sizeof *s->ids);
-			}
-			free(s->ts);
+			memcpy(blk, s->ts, s->n * sizeof *s->ts);
+			memcpy(ids, s->ids, s->n * sizeof *s->ids);
+			if (s->cap > 1)
+				free(s->ts);
 			s->ts = blk;
 			s->ids = ids;
 			s->cap = nc;
