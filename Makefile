@@ -47,6 +47,7 @@ CPPFLAGS_ENG := -D_DEFAULT_SOURCE -DTM_ENGINE_INTERNAL -Iengine -I$(O)/protos
 CFLAGS_BASE  := -std=c11 $(OPTFLAGS) $(WARN) -MMD -MP -pthread
 ENG_PC_CFLAGS = $(shell $(PKGCONFIG) --cflags $(PKG_ENGINE) 2>/dev/null)
 ENG_PC_LIBS   = $(shell $(PKGCONFIG) --libs $(PKG_ENGINE) 2>/dev/null)
+BIN_PC_LIBS   = $(shell $(PKGCONFIG) --libs $(filter-out libarchive,$(PKG_ENGINE)) 2>/dev/null) -ldl
 TUI_PC_CFLAGS = $(shell $(PKGCONFIG) --cflags $(PKG_TUI) 2>/dev/null)
 TUI_PC_LIBS   = $(shell $(PKGCONFIG) --libs $(PKG_TUI) 2>/dev/null)
 
@@ -97,9 +98,11 @@ $(O)/tui/%.o: tui/%.c
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_BASE) -D_DEFAULT_SOURCE -Iengine -Itui $(TUI_PC_CFLAGS) $(ENG_PC_CFLAGS) -c $< -o $@
 
+# libarchive is not linked: engine/stream.c loads it (dlopen) for the
+# first zstd member only.
 $(BIN): $(TUI_OBJ) $(LIBENGINE)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDSAN) -pthread -o $@ $(TUI_OBJ) $(LIBENGINE) $(TUI_PC_LIBS) $(ENG_PC_LIBS) -lm
+	$(Q)$(CC) $(LDSAN) -pthread -o $@ $(TUI_OBJ) $(LIBENGINE) $(TUI_PC_LIBS) $(BIN_PC_LIBS) -lm
 
 # ---------- unit tests and tools (engine only, plus internal headers) ----------
 $(O)/tests/%: tests/unit/%.c tests/unit/t.h $(LIBENGINE)

@@ -1547,11 +1547,13 @@ walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 {
 	enum tm_format f = in->members[ci].format;
 	size_t mi = add_member(in, (int)ci, "", 0, f == TM_FMT_ZSTD ? L_ZSTD : L_INFLATE);
-	if (f == TM_FMT_ZSTD && !tm_zstd_available()) {
+	if (f == TM_FMT_ZSTD && tm_zstd_missing()) {
 		/* Our limitation, not trace_processor's (it decodes zstd). */
 		struct tm_member *m = &in->members[mi];
-		m->error = xstrdup("zstd decompression is unavailable: this libarchive was built "
-				   "without libzstd");
+		struct tm_buf b;
+		tm_buf_init(&b);
+		tm_buf_addf(&b, "zstd decompression is unavailable: %s", tm_zstd_missing());
+		m->error = tm_buf_steal(&b);
 		m->size = m->stored_size = 0;
 		set_format(m, TM_FMT_UNKNOWN);
 		publish(in, mi);

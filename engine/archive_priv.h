@@ -146,8 +146,10 @@ struct tm_stream *tm_stream_unzstd(struct tm_stream *parent, const char *label);
 /* parent (owned) read ahead by a thread of its own (2 MiB ring): the same
  * bytes, offsets and errors, the parent's work on another core. */
 struct tm_stream *tm_stream_ahead(struct tm_stream *parent, const char *label);
-/* libarchive can decode zstd in-process (built with libzstd). */
+/* libarchive can decode zstd in-process (loaded, built with libzstd);
+ * tm_zstd_missing: NULL, or why not. */
 bool tm_zstd_available(void);
+const char *tm_zstd_missing(void);
 
 /* Skip off bytes of parent, then a window of len (takes parent). */
 enum tm_status tm_stream_window(struct tm_stream *parent, uint64_t off, uint64_t len,

@@ -35,6 +35,7 @@
  * the listing (tm_stream_gz_prime: the first chunks, for the sniff) and the
  * scan, which reads on from the same stream.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -45,6 +46,75 @@
 #include <zlib.h>
 
 #include <archive.h>
+
+/* libarchive is loaded on first use (dlopen), not linked: only zstd
+ * members need it, and linked, the dynamic loader mapped and relocated its
+ * whole chain (libxml2, ICU, libstdc++, nettle, lzma, ...) on every run,
+ * ~5 ms of CPU a process.  Every call below goes through la_fn, filled by
+ * la_load before the first archive_read_new (tm_zstd_missing). */
+static struct {
+	__typeof__(archive_read_new) *read_new;
+	__typeof__(archive_read_free) *read_free;
+	__typeof__(archive_read_support_filter_zstd) *read_support_filter_zstd;
+	__typeof__(archive_read_append_filter) *read_append_filter;
+	__typeof__(archive_read_support_format_raw) *read_support_format_raw;
+	__typeof__(archive_read_support_format_empty) *read_support_format_empty;
+	__typeof__(archive_read_open) *read_open;
+	__typeof__(archive_read_next_header) *read_next_header;
+	__typeof__(archive_read_data) *read_data;
+	__typeof__(archive_error_string) *error_string;
+	__typeof__(archive_set_error) *set_error;
+	const char *missing; /* NULL: loaded, with zstd */
+} la_fn;
+static pthread_once_t la_once = PTHREAD_ONCE_INIT;
+
+#define archive_read_new la_fn.read_new
+#define archive_read_free la_fn.read_free
+#define archive_read_support_filter_zstd la_fn.read_support_filter_zstd
+#define archive_read_append_filter la_fn.read_append_filter
+#define archive_read_support_format_raw la_fn.read_support_format_raw
+#define archive_read_support_format_empty la_fn.read_support_format_empty
+#define archive_read_open la_fn.read_open
+#define archive_read_next_header la_fn.read_next_header
+#define archive_read_data la_fn.read_data
+#define archive_error_string la_fn.error_string
+#define archive_set_error la_fn.set_error
+
+static void
+la_load(void)
+{
+	la_fn.missing = "libarchive (libarchive.so.13) could not be loaded";
+	/* the soname of libarchive 3 (Debian's libarchive13), then the
+	 * development link */
+	void *h = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libarchive.so", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return;
+#define LA_SYM(f)                                                                                  \
+	if (!(*(void **)&la_fn.f = dlsym(h, "archive_" #f)))                                      \
+		return;
+	LA_SYM(read_new)
+	LA_SYM(read_free)
+	LA_SYM(read_support_filter_zstd)
+	LA_SYM(read_append_filter)
+	LA_SYM(read_support_format_raw)
+	LA_SYM(read_support_format_empty)
+	LA_SYM(read_open)
+	LA_SYM(read_next_header)
+	LA_SYM(read_data)
+	LA_SYM(error_string)
+	LA_SYM(set_error)
+#undef LA_SYM
+	/* ARCHIVE_WARN means "no libzstd, would run an external zstd -d":
+	 * not what we want (a process per member, its own error texts). */
+	struct archive *a = archive_read_new();
+	if (!a)
+		abort();
+	int r = archive_read_support_filter_zstd(a);
+	archive_read_free(a);
+	la_fn.missing = r == ARCHIVE_OK ? NULL : "this libarchive was built without libzstd";
+}
 
 #include "input.h"
 #include "archive_priv.h"
@@ -444,17 +514,17 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 	return st;
 }
 
+const char *
+tm_zstd_missing(void)
+{
+	pthread_once(&la_once, la_load);
+	return la_fn.missing;
+}
+
 bool
 tm_zstd_available(void)
 {
-	/* ARCHIVE_WARN means "no libzstd, would run an external zstd -d":
-	 * not what we want (a process per member, its own error texts). */
-	struct archive *a = archive_read_new();
-	if (!a)
-		abort();
-	int r = archive_read_support_filter_zstd(a);
-	archive_read_free(a);
-	return r == ARCHIVE_OK;
+	return !tm_zstd_missing();
 }
 
 /* zstd goes through libarchive's filter layer (one explicit filter, raw
@@ -1822,6 +1892,8 @@ la_read(struct archive *a, void *ud, const void **buf)
 static int
 la_start(struct la_io *io)
 {
+	if (tm_zstd_missing())
+		return -2; /* (not open: every call says so again) */
 	io->open = true;
 	io->la = archive_read_new();
 	if (!io->la)
@@ -1829,8 +1901,7 @@ la_start(struct la_io *io)
 	/* One explicit filter, no bidding: libarchive would otherwise keep
 	 * bidding on its own output and unwrap a .zst.zst or .gz.zst in one
 	 * go, where trace_processor sees one level per container. */
-	if (!tm_zstd_available() || archive_read_append_filter(io->la, ARCHIVE_FILTER_ZSTD) !=
-					    ARCHIVE_OK)
+	if (archive_read_append_filter(io->la, ARCHIVE_FILTER_ZSTD) != ARCHIVE_OK)
 		return -2;
 	/* raw: the filter's output is the member; empty: a stream that
 	 * decompresses to nothing. */
@@ -1868,9 +1939,9 @@ zs_fill(struct tm_stream *st, struct tm_error *err)
 		r0 = la_start(io);
 		if (r0 == -2)
 			return tm_error_set(err, TM_ERR_UNSUPPORTED,
-					    "%s: zstd decompression is unavailable: this libarchive "
-					    "was built without it",
-					    st->label);
+					    "%s: zstd decompression is unavailable: %s", st->label,
+					    tm_zstd_missing() ? tm_zstd_missing()
+							      : "libarchive refused the zstd filter");
 		if (r0 == 1) {
 			io->end = true; /* decompresses to nothing */
 			r0 = 0;
