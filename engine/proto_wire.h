@@ -82,6 +82,29 @@ get_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_
 	return get_varint_slow(p, end, v);
 }
 
+/* get_varint_lim without the value: the byte after the varint, or NULL
+ * where get_varint_lim gives NULL. */
+AINLINE const uint8_t *
+skip_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim)
+{
+	if (LIKELY(p < end && *p < 0x80))
+		return p + 1;
+	if (LIKELY(lim - p >= 8 && p < end)) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		uint64_t stop = ~x & 0x8080808080808080ULL;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		stop = __builtin_bswap64(stop);
+#endif
+		if (LIKELY(stop)) {
+			unsigned k = ((unsigned)__builtin_ctzll(stop) + 1) / 8;
+			return k > (unsigned)(end - p) ? NULL : p + k;
+		}
+	}
+	uint64_t v;
+	return get_varint_slow(p, end, &v);
+}
+
 /* The same where only [p, end) may be read. */
 AINLINE const uint8_t *
 get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)

@@ -1252,17 +1252,26 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 	while (p < end) {
 		uint8_t tag = *p++;
 		uint64_t v;
-		switch (tag) {
-		case TAG(TE_TYPE, WT_VARINT):
+		/* the two fields of nearly every event before the switch */
+		if (LIKELY(tag == TAG(TE_TYPE, WT_VARINT))) {
 			p = get_varint_lim(p, end, lim, &t->type);
-			break;
+			if (UNLIKELY(!p))
+				return false;
+			continue;
+		}
+		if (LIKELY(tag == TAG(TE_TRACK_UUID, WT_VARINT))) {
+			p = skip_varint_lim(p, end, lim);
+			if (UNLIKELY(!p))
+				return false;
+			continue;
+		}
+		switch (tag) {
 		case TAG(TE_NAME_IID, WT_VARINT):
 			t->has_name_iid = true;
 			p = get_varint_lim(p, end, lim, &t->name_iid);
 			break;
-		case TAG(TE_TRACK_UUID, WT_VARINT):
 		case TAG(TE_CATEGORY_IIDS, WT_VARINT):
-			p = get_varint_lim(p, end, lim, &v);
+			p = skip_varint_lim(p, end, lim);
 			break;
 		case TAG(TE_DEBUG_ANNOTATIONS, WT_LEN):
 			p = get_varint_lim(p, end, lim, &v);
