@@ -4,6 +4,7 @@
 #include "scan.h"
 #include "t.h"
 #include "align_scan.h"
+#include "proto_wire.h"
 #include "trace.pb-c.h"
 
 #include <dirent.h>
@@ -1230,6 +1231,32 @@ test_fast_equals_general(void)
 	CHECK(plain > 100); /* names past their samples: the memo's case */
 }
 
+/* The varint readers of proto_wire.h agree with the plain loop: the 8-byte
+ * decoder (get_varint_lim) on value and end, skip_varint_lim on the end, for
+ * every length of varint, every cut (end) and every readable limit (lim). */
+static void
+test_varint_readers(void)
+{
+	uint8_t buf[32];
+	for (int round = 0; round < 20000 && !t_failed_; round++) {
+		for (size_t i = 0; i < sizeof buf; i++)
+			buf[i] = (uint8_t)(fp_rand(3) ? 0x80 | fp_rand(128) : fp_rand(256));
+		size_t vlen = fp_rand(13);
+		for (size_t i = 0; i < vlen && i < 12; i++)
+			buf[i] |= 0x80;
+		buf[vlen] &= 0x7f;
+		size_t n_end = fp_rand(14), n_lim = n_end + fp_rand(10);
+		const uint8_t *p = buf, *end = buf + n_end, *lim = buf + n_lim;
+		uint64_t a = 0, b = 0;
+		const uint8_t *ra = get_varint_slow(p, end, &a);
+		const uint8_t *rb = get_varint_lim(p, end, lim, &b);
+		CHECK(ra == rb);
+		if (ra && rb)
+			CHECK(a == b);
+		CHECK(skip_varint_lim(p, end, lim) == ra);
+	}
+}
+
 static void
 slurp(const char *path, struct tb *b)
 {
@@ -1299,6 +1326,7 @@ main(void)
 	RUN(test_fast_path_agrees);
 	RUN(test_align_names_agree);
 	RUN(test_fast_equals_general);
+	RUN(test_varint_readers);
 	RUN(test_conformance_inputs);
 	RUN(test_demo);
 	return 0;
