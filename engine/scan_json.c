@@ -247,16 +247,21 @@ key_class(const char *k, size_t kl)
 	}
 }
 
-/* The key of an event's n-th field as fast_field last read it there, as
- * the bytes '"', key, '"', ':' (at most 16; len 0: none).  Events of one
- * trace mostly repeat their keys in order: a field whose first len bytes
- * are these is that key (fast_field's quote search would stop at the same
- * quote: the key holds no quote or backslash), so only its value is read. */
-#define KEY_SLOTS 16
+/* Keys as fast_field read them, as the bytes '"', key, '"', ':' (at most
+ * 16; len 0: none), each with the key that followed it last (next, a slot
+ * number + 1; js->key_first: the first key's).  Events of one trace
+ * mostly repeat their keys in order, or one of a few orders (a slice's
+ * dur and tdur, an instant's s): a field whose first len bytes are the
+ * guessed slot's is that key (fast_field's quote search would stop at the
+ * same quote: the key holds no quote or backslash), so only its value is
+ * read.  A missed guess costs fast_field's own key step, then the key is
+ * learned into the slot its bytes hash to and linked after the one
+ * before.  Links and slots only guess: each guess is compared in full. */
+#define KEY_SLOTS 32
 
 struct key_slot {
 	uint64_t t[2], m[2];
-	uint8_t len, id;
+	uint8_t len, id, next;
 };
 
 static inline bool
@@ -268,25 +273,40 @@ key_slot_match(const struct key_slot *ks, const char *cur)
 	return ks->len && !(((a ^ ks->t[0]) & ks->m[0]) | ((b ^ ks->t[1]) & ks->m[1]));
 }
 
-/* A key fast_field read (whitespace before its ':' or not). */
-static inline void
-key_slot_learn(struct key_slot *ks, const char *k, size_t kl, enum ekey id)
+/* The slot (number + 1) of a key fast_field read (whitespace before its
+ * ':' or not), learned there unless it holds it already; 0 for a key too
+ * long to keep. */
+static inline unsigned
+key_slot_learn(struct key_slot *slots, const char *k, size_t kl, enum ekey id)
 {
 	unsigned char t[16] = { 0 }, m[16] = { 0 };
+	uint64_t tw[2];
 	size_t n = kl + 3;
-	if (n > sizeof t) {
-		ks->len = 0;
-		return;
-	}
+	if (n > sizeof t)
+		return 0;
 	t[0] = '"';
 	memcpy(t + 1, k, kl);
 	t[kl + 1] = '"';
 	t[kl + 2] = ':';
+	memcpy(tw, t, sizeof t);
+	unsigned h = (unsigned)(((tw[0] ^ tw[1] * 31 ^ n) * 0x9e3779b97f4a7c15ull) >> 59), i;
+	struct key_slot *ks = NULL;
+	for (i = 0; i < 4; i++) { /* its slot, else a free one, else the first */
+		struct key_slot *e = &slots[(h + i) % KEY_SLOTS];
+		if (e->len == n && e->t[0] == tw[0] && e->t[1] == tw[1])
+			return (unsigned)(e - slots) + 1;
+		if (!e->len && !ks)
+			ks = e;
+	}
+	if (!ks)
+		ks = &slots[h];
 	memset(m, 0xff, n);
-	memcpy(ks->t, t, sizeof t);
+	memcpy(ks->t, tw, sizeof tw);
 	memcpy(ks->m, m, sizeof m);
 	ks->len = (uint8_t)n;
 	ks->id = (uint8_t)id;
+	ks->next = 0;
+	return (unsigned)(ks - slots) + 1;
 }
 
 /* llround, without the call where the fraction is exact: below 2^52 in
@@ -415,6 +435,7 @@ struct js {
 	struct v8sess *v8;
 	size_t n_v8, cap_v8;
 	struct key_slot keys[KEY_SLOTS]; /* parse_event's guesses */
+	unsigned key_first;
 	struct tm_align_samples *al;   /* js_align */
 	struct al_name_cache al_cache; /* the align samples' (tm_al_name_find) */
 	enum tm_status status;
@@ -645,7 +666,8 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	bool has_name = false;
 	const char *name = NULL;
 	size_t name_len = 0;
-	unsigned nf = 0; /* fields read (js->keys) */
+	/* js->keys slots + 1; prev 0: the event's start */
+	unsigned guess = js->key_first, prev = 0;
 	for (;;) {
 		const char *k;
 		size_t kl;
@@ -660,18 +682,26 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			break;
 		}
 		enum ekey ek;
-		struct key_slot *ks = nf < KEY_SLOTS ? &js->keys[nf] : NULL;
+		struct key_slot *ks = guess ? &js->keys[guess - 1] : NULL;
 		const char *vc;
-		nf++;
 		if (!no_fast && ks && end - cur >= 16 && key_slot_match(ks, cur) &&
 		    (vc = cur + ks->len, fast_value(&jp, &vc, end_char, &v, vc))) {
 			ek = (enum ekey)ks->id;
 			cur = vc;
+			prev = guess;
+			guess = ks->next;
 		} else if (!no_fast && fast_field(&jp, &cur, end_char, &k, &kl, &v)) {
 			ek = key_class(k, kl);
-			if (ks)
-				key_slot_learn(ks, k, kl, ek);
+			unsigned got = key_slot_learn(js->keys, k, kl, ek);
+			if (!prev)
+				js->key_first = got;
+			else if (prev <= KEY_SLOTS)
+				js->keys[prev - 1].next = (uint8_t)got;
+			prev = got;
+			guess = got ? js->keys[got - 1].next : 0;
 		} else {
+			prev = KEY_SLOTS + 1; /* none to link the next key to */
+			guess = 0;
 			r = next_field(&jp, &cur, end_char, &k, &kl, &v, &eos, &js->ukey, &js->uval);
 			if (r != TM_JL_OK) {
 				if (r == TM_JL_ERR)

@@ -844,7 +844,8 @@ test_field_guesses(void)
 				      "abcdefghijklmn", "abcdefghijkl" };
 	static const char *near[] = { "t", "tss", "tS", "d", "durr", "nam", "names", "n\\u0061me",
 				      "p\\\"h", "", "pi", "pidd", "flow_in", "abcdefghijklmo",
-				      "abcdefghijklmno", "bind_i" };
+				      "abcdefghijklmno", "bind_i", "flow_ouT", "abcdefghijkLm",
+				      "abcdefghijklM", "abcdefgHijklm" };
 	struct tm_buf j;
 	tm_buf_init(&j);
 	for (int t = 0; t < 6000; t++) {
@@ -869,7 +870,7 @@ test_field_guesses(void)
 			for (int f = 0; f < nf; f++) {
 				const char *k = f < nb ? base[f] : keys[rn(15)];
 				if (rn(12) == 0)
-					k = rn(2) ? near[rn(16)] : keys[rn(15)];
+					k = rn(2) ? near[rn(20)] : keys[rn(15)];
 				if (f)
 					tm_buf_addf(&j, "%s,%s", ws ? ff_ws[rn(7)] : "",
 						    ws ? ff_ws[rn(7)] : "");
