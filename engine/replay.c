@@ -272,7 +272,7 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	if (!p->src->keep_events || !detail || (stat < 0 && p->src->dropped_only))
 		return;
 	if (p->n_evs == p->cap_evs) /* the call only to grow: once per event it showed */
-		XGROW(p->evs, p->cap_evs, p->n_evs + 1);
+		BIG_XGROW(p->evs, p->cap_evs, p->n_evs + 1);
 	const struct tm_oplog *log = &p->src->scans[file]->log;
 	const struct tm_detail *d = &log->details[detail - 1];
 	size_t i = p->n_evs++;
@@ -1488,9 +1488,9 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 			if (src->scans[i])
 				n += src->scans[i]->log.n_details;
 		if (p.cap_evs < n) {
-			free(p.evs);
+			tm_events_free(p.evs, p.cap_evs);
+			p.evs = tm_big_resize(NULL, 0, false, n * sizeof *p.evs);
 			p.cap_evs = n;
-			p.evs = xmalloc(p.cap_evs * sizeof *p.evs);
 		}
 	}
 	const struct tm_manifest *override = m;
@@ -1588,7 +1588,7 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	if (p.evs && src->pool) /* not handed to the report (cancelled) */
 		tm_evpool_give(src->pool, p.evs, p.cap_evs);
 	else
-		free(p.evs);
+		tm_events_free(p.evs, p.cap_evs);
 	free(p.be_keys);
 	free(p.pieces);
 	free(p.row_drops);

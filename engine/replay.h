@@ -73,6 +73,10 @@ void tm_evpool_unref(struct tm_evpool *pl);
 struct tm_report_event *tm_evpool_take(struct tm_evpool *pl, size_t *cap);
 /* v (cap events) back to the pool, or freed (the pool keeps the larger). */
 void tm_evpool_give(struct tm_evpool *pl, struct tm_report_event *v, size_t cap);
+/* An events list's buffer grows as a big buffer (internal.h BIG_XGROW:
+ * huge pages from 2 MiB on, so a fresh list of tens of MB costs tens of
+ * page faults, not thousands); it is freed by its capacity here. */
+void tm_events_free(struct tm_report_event *v, size_t cap);
 
 struct tm_replay_src {
 	const struct tm_input *in;  /* members, processing order, fatal error */

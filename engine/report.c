@@ -106,7 +106,7 @@ tm_evpool_unref(struct tm_evpool *pl)
 	if (!last)
 		return;
 	pthread_mutex_destroy(&pl->mu);
-	free(pl->spare);
+	tm_events_free(pl->spare, pl->cap);
 	free(pl);
 }
 
@@ -128,12 +128,21 @@ tm_evpool_give(struct tm_evpool *pl, struct tm_report_event *v, size_t cap)
 	pthread_mutex_lock(&pl->mu);
 	if (!pl->spare || pl->cap < cap) {
 		struct tm_report_event *old = pl->spare;
+		size_t old_cap = pl->cap;
 		pl->spare = v;
 		pl->cap = cap;
 		v = old;
+		cap = old_cap;
 	}
 	pthread_mutex_unlock(&pl->mu);
-	free(v);
+	tm_events_free(v, cap);
+}
+
+void
+tm_events_free(struct tm_report_event *v, size_t cap)
+{
+	if (v)
+		tm_big_free(v, cap * sizeof *v, tm_big_mapped(cap * sizeof *v));
 }
 
 static const char *
@@ -415,7 +424,7 @@ tm_report_build(struct tm_replay *p)
 	if (s->keep_events && s->scans && !(s->cancelled && *s->cancelled)) {
 		/* the list the replay wrote (replay.c record_event) */
 		if (!p->evs)
-			XGROW(p->evs, p->cap_evs, 1);
+			BIG_XGROW(p->evs, p->cap_evs, 1);
 		r->events = p->evs;
 		r->n_events = p->n_evs;
 		r->cap_events = p->cap_evs;
@@ -492,7 +501,7 @@ tm_report_free(struct tm_report *r)
 		tm_evpool_give(r->events_pool, r->events, r->cap_events);
 		tm_evpool_unref(r->events_pool);
 	} else {
-		free(r->events);
+		tm_events_free(r->events, r->cap_events);
 	}
 	for (size_t i = 0; i < r->n_warnings; i++)
 		free(r->warnings[i]);
