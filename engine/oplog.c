@@ -199,8 +199,6 @@ struct tm_oplog_stage {
 	struct tm_op held; /* valid while has_held */
 	int64_t *sort_tmp;
 	size_t cap_sort_tmp;
-	uint8_t *enc;       /* a run's deltas while it is encoded */
-	size_t cap_enc;
 	/* An ARRAY run is staged in up to TM_LANES sorted lanes (arrays are
 	 * appended to the lane they extend) and flushed as one RUN per lane. */
 	struct tm_lane {
@@ -233,7 +231,6 @@ free_staging(struct tm_oplog *l)
 		return;
 	tm_big_free(g->sort_tmp, g->cap_sort_tmp * sizeof *g->sort_tmp,
 		    tm_big_mapped(g->cap_sort_tmp * sizeof *g->sort_tmp));
-	tm_big_free(g->enc, g->cap_enc, tm_big_mapped(g->cap_enc));
 	for (uint32_t k = 0; g->lanes && k < TM_LANES; k++)
 		tm_map_free(g->lanes[k].v, g->lanes[k].cap * sizeof *g->lanes[k].v);
 	free(g->lanes);
@@ -387,7 +384,9 @@ encode_deltas(const int64_t *v, uint32_t n, int64_t *prev_io, uint8_t *skip, uin
 	return p;
 }
 
-/* A run's head, before its skip table. */
+/* A run's head, before its skip table: RUN_HEAD_MAX bytes at most (kind,
+ * offset, machine, clock, seq, flags, push_flags, n_arrays, n, last). */
+#define RUN_HEAD_MAX (1 + 10 + 5 + 5 + 5 + 5 + 5 + 5 + 5 + 10)
 static void
 put_run_head(struct tm_oplog *l, const struct tm_op *op, bool spilled, const int64_t *v)
 {
@@ -477,7 +476,7 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		if (most < 1024 || !sp_wanted(most)) {
 			/* they stay in memory (a run spills only dlen >= 1024
 			 * bytes, and only when sp_wanted(dlen), which most
-			 * bounds): encoded in place, not through enc */
+			 * bounds): encoded in place */
 			put_run_head(l, op, false, v);
 			reserve(l, (size_t)n_skip * 16 + most);
 			uint8_t *skip = l->bytes + l->len, *d0 = skip + (size_t)n_skip * 16;
@@ -488,25 +487,30 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 			l->last_ts = prev;
 			break;
 		}
-		/* the deltas first (into enc), to know where they go */
-		struct tm_oplog_stage *g = stg(l);
-		BIG_XGROW(g->enc, g->cap_enc, (size_t)n_skip * 16 + most);
-		uint8_t *skip = g->enc, *d0 = g->enc + (size_t)n_skip * 16;
+		/* the skip table and deltas first, to know where the deltas
+		 * go: in the log's bytes past where the run's head will be
+		 * (not a buffer of their own: scans running side by side each
+		 * held one of up to 2.6 MB), then moved down behind the head */
+		size_t sk = (size_t)n_skip * 16;
+		reserve(l, RUN_HEAD_MAX + sk + most);
+		size_t at = l->len + RUN_HEAD_MAX; /* the skip table's offset */
+		uint8_t *skip = l->bytes + at, *d0 = skip + sk;
 		size_t dlen = (size_t)(encode_deltas(v, op->n, &prev, skip, d0) - d0);
 		uint64_t off = 0;
 		bool spilled = dlen >= 1024 && sp_wanted(dlen) && sp_write(d0, dlen, &off);
+		/* at most RUN_HEAD_MAX bytes: within what was reserved, so the
+		 * bytes do not move */
 		put_run_head(l, op, spilled, v);
 		/* skip table (fixed 16-byte entries), then the deltas or where
 		 * they are */
-		reserve(l, (size_t)n_skip * 16 + (spilled ? 20 : dlen));
-		memcpy(l->bytes + l->len, skip, (size_t)n_skip * 16);
-		l->len += (size_t)n_skip * 16;
+		memmove(l->bytes + l->len, l->bytes + at, sk);
+		l->len += sk;
 		if (spilled) {
 			note_spilled(l, off, dlen);
 			put_u(l, off);
 			put_u(l, dlen);
 		} else {
-			memcpy(l->bytes + l->len, d0, dlen);
+			memmove(l->bytes + l->len, l->bytes + at + sk, dlen);
 			l->len += dlen;
 			l->mem_run_bytes += dlen;
 			sp_mem_add((int64_t)dlen);

@@ -349,6 +349,71 @@ put_buf(void *ctx, const void *p, size_t n)
 	tm_buf_add(b, p, n);
 }
 
+/* Runs of every size around the spill thresholds (most = 10 bytes per
+ * element >= 1024, deltas >= 1024 bytes): with everything wanted in the
+ * spill file, the runs that spill are encoded in the log's own bytes
+ * before the head is written, and the ones too small to spill are moved
+ * back behind it; both logs write the same bytes inline, and each run's
+ * values read back as appended. */
+static void
+spill_thresholds(void)
+{
+	static const uint32_t sizes[] = {1, 2, 50, 102, 103, 104, 200, 511, 512, 513, 700, 1023,
+					  1024, 5000, 70000};
+	enum { NS = sizeof sizes / sizeof sizes[0] };
+	struct tm_oplog a, b;
+	size_t keep = tm_oplog_spill_after;
+	for (int pass = 0; pass < 2; pass++) {
+		struct tm_oplog *l = pass ? &b : &a;
+		tm_oplog_spill_after = pass ? 0 : SIZE_MAX;
+		tm_oplog_init(l);
+		l->use_runs = true;
+		int64_t ts = 1;
+		uint64_t x = 7;
+		for (int k = 0; k < NS; k++) {
+			for (uint32_t i = 0; i < sizes[k]; i++) {
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				/* 1-byte deltas in even runs, 3-byte ones in odd */
+				ts += k % 2 ? (int64_t)(x >> 44) : (int64_t)(x >> 59);
+				tm_oplog_packet_push(l, 0, 6, 1, ts, TM_PUSH_TRACK_EVENT, (uint64_t)i);
+			}
+			tm_oplog_stat(l, 0, TM_STAT_NEG_DROPPED, 1); /* ends the run */
+		}
+		tm_oplog_finish(l);
+	}
+	tm_oplog_spill_after = keep;
+	CHECK_INT(a.n_spilled, 0);
+	CHECK(b.n_spilled > 0 && b.len < a.len);
+	struct tm_buf wa, wb;
+	tm_buf_init(&wa);
+	tm_buf_init(&wb);
+	tm_oplog_write_inline(&a, put_buf, &wa);
+	tm_oplog_write_inline(&b, put_buf, &wb);
+	CHECK(wa.len == a.len && !memcmp(wa.data, a.bytes, a.len));
+	CHECK(wb.len == a.len && !memcmp(wb.data, a.bytes, a.len));
+	tm_buf_fini(&wa);
+	tm_buf_fini(&wb);
+	/* the same ops, expanded, from both */
+	struct tm_opiter ia, ib;
+	struct tm_op oa, ob;
+	tm_opiter_init(&ia, &a);
+	tm_opiter_init(&ib, &b);
+	uint64_t n = 0, same = 0;
+	for (;;) {
+		bool ha = tm_opiter_next(&ia, &oa), hb = tm_opiter_next(&ib, &ob);
+		CHECK(ha == hb);
+		if (!ha || !hb)
+			break;
+		n++;
+		same += oa.kind == ob.kind && oa.ts == ob.ts && oa.clock == ob.clock && oa.n == ob.n;
+	}
+	CHECK(n > 70000 && same == n);
+	tm_opiter_fini(&ia);
+	tm_opiter_fini(&ib);
+	tm_oplog_fini(&a);
+	tm_oplog_fini(&b);
+}
+
 /* Two logs of the same ops, one with its runs in memory, one with them in
  * the spill file: the same bytes once written inline, the same values by
  * index and by search, the same ops expanded. */
@@ -730,6 +795,7 @@ main(void)
 	RUN(array_runs);
 	RUN(array_runs_overlap);
 	RUN(array_then_convert);
+	RUN(spill_thresholds);
 	RUN(spilled_runs);
 	RUN(run_deltas_all_sizes);
 	RUN(big_buffer_grows);
