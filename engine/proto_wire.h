@@ -43,11 +43,29 @@ get_varint_slow(const uint8_t *p, const uint8_t *end, uint64_t *v)
 	return NULL;
 }
 
+/* The 8-byte decoder's end: x holds the 8 bytes at p, stop (not 0) their
+ * bytes without the continuation bit: mask the bytes after the first of
+ * them off, squeeze out the continuation bits.  The byte after the varint,
+ * or NULL when it runs past end. */
+AINLINE const uint8_t *
+varint_squeeze(const uint8_t *p, const uint8_t *end, uint64_t x, uint64_t stop, uint64_t *v)
+{
+	unsigned bits = (unsigned)__builtin_ctzll(stop) + 1; /* 8, 16, .. 64 */
+	x &= ((stop & -stop) << 1) - 1; /* bytes up to the last one */
+	x &= 0x7f7f7f7f7f7f7f7fULL;
+	x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
+	x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
+	x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
+	if (UNLIKELY(bits / 8 > (unsigned)(end - p)))
+		return NULL; /* runs past end */
+	*v = x;
+	return p + bits / 8;
+}
+
 /* Decode a varint in [p, end); returns the byte after it, or NULL when the
  * varint does not end before end (or is longer than 10 bytes).  With 8
- * bytes at hand, varints of up to 8 bytes are decoded without a loop: find
- * the first byte without the continuation bit, mask the bytes after it
- * off, squeeze out the continuation bits. */
+ * bytes at hand (up to lim), varints of up to 8 bytes are decoded without
+ * a loop (varint_squeeze). */
 AINLINE const uint8_t *
 get_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
 {
@@ -66,20 +84,28 @@ get_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_
 		x = __builtin_bswap64(x);
 #endif
 		uint64_t stop = ~x & 0x8080808080808080ULL;
-		if (LIKELY(stop)) {
-			unsigned bits = (unsigned)__builtin_ctzll(stop) + 1; /* 8, 16, .. 64 */
-			x &= ((stop & -stop) << 1) - 1; /* bytes up to the last one */
-			x &= 0x7f7f7f7f7f7f7f7fULL;
-			x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
-			x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
-			x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
-			if (UNLIKELY(bits / 8 > (unsigned)(end - p)))
-				return NULL; /* runs past end */
-			*v = x;
-			return p + bits / 8;
-		}
+		if (LIKELY(stop))
+			return varint_squeeze(p, end, x, stop, v);
 	}
 	return get_varint_slow(p, end, v);
+}
+
+/* get_varint_lim for values that rarely fit in two bytes (timestamps): the
+ * 8-byte decoder first. */
+AINLINE const uint8_t *
+get_varint_wide(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
+{
+	if (LIKELY(lim - p >= 8 && p < end)) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		x = __builtin_bswap64(x);
+#endif
+		uint64_t stop = ~x & 0x8080808080808080ULL;
+		if (LIKELY(stop))
+			return varint_squeeze(p, end, x, stop, v);
+	}
+	return get_varint_lim(p, end, lim, v);
 }
 
 /* get_varint_lim without the value: the byte after the varint, or NULL

@@ -1321,13 +1321,17 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	while (p < end) {
 		uint8_t t = *p++;
 		uint64_t v;
+		if (t == TAG(TP_TIMESTAMP, WT_VARINT)) {
+			p = get_varint_wide(p, end, lim, &ts);
+			if (UNLIKELY(!p))
+				return false;
+			has_ts = true;
+			continue;
+		}
 		p = get_varint_lim(p, end, lim, &v);
 		if (UNLIKELY(!p))
 			return false;
-		if (t == TAG(TP_TIMESTAMP, WT_VARINT)) {
-			has_ts = true;
-			ts = v;
-		} else if (t == TAG(TP_SEQ_ID, WT_VARINT)) {
+		if (t == TAG(TP_SEQ_ID, WT_VARINT)) {
 			has_seq = true;
 			seq = v;
 		} else if (t == TAG(TP_TRACK_EVENT, WT_LEN)) {

@@ -1232,8 +1232,9 @@ test_fast_equals_general(void)
 }
 
 /* The varint readers of proto_wire.h agree with the plain loop: the 8-byte
- * decoder (get_varint_lim) on value and end, skip_varint_lim on the end, for
- * every length of varint, every cut (end) and every readable limit (lim). */
+ * decoders (get_varint_lim, get_varint_wide) on value and end,
+ * skip_varint_lim on the end, for every length of varint, every cut (end)
+ * and every readable limit (lim). */
 static void
 test_varint_readers(void)
 {
@@ -1254,6 +1255,10 @@ test_varint_readers(void)
 		if (ra && rb)
 			CHECK(a == b);
 		CHECK(skip_varint_lim(p, end, lim) == ra);
+		uint64_t c = 0;
+		CHECK(get_varint_wide(p, end, lim, &c) == ra);
+		if (ra)
+			CHECK(c == a);
 	}
 }
 
