@@ -409,6 +409,24 @@ sample_ts(const struct side *sd, const struct al_occ *o, int64_t *ts)
 	return st == TM_PROBE_OK || st == TM_PROBE_RAW;
 }
 
+/* fn(ctx, o) for each sample a (may be NULL) kept: every name's
+ * occurrences, then each id's start and end. */
+static void
+al_each_occ(const struct tm_align_samples *a, void (*fn)(void *ctx, const struct al_occ *o), void *ctx)
+{
+	struct al_occ occ[AL_OCC];
+	for (size_t i = 0; a && i < a->n_names; i++)
+		for (uint32_t k = 0, n = tm_al_occs(&a->names[i], occ); k < n; k++)
+			fn(ctx, &occ[k]);
+	for (size_t i = 0; a && i < a->n_ids; i++) {
+		const struct al_id *x = &a->ids[i];
+		if (x->have & AL_OUT)
+			fn(ctx, &x->out);
+		if (x->have & AL_IN)
+			fn(ctx, &x->in);
+	}
+}
+
 /* Why a file's samples are not used, counted over what the scan kept, by
  * where they are (another machine of the file, a sequence-scoped clock
  * (64..127), another clock) and the replay's word on their conversion. */
@@ -418,9 +436,16 @@ struct why_count {
 	int st;      /* the reason of the last one */
 };
 
+struct why_ctx {
+	const struct side *sd;
+	struct why_count w[3]; /* another machine, a sequence-scoped clock, another clock */
+};
+
 static void
-why_one(const struct side *sd, const struct al_occ *o, struct why_count w[3])
+why_one(void *ctx, const struct al_occ *o)
 {
+	const struct side *sd = ((struct why_ctx *)ctx)->sd;
+	struct why_count *w = ((struct why_ctx *)ctx)->w;
 	if (!needs_probe(sd->clock, o))
 		return; /* usable as the scan saw it (sample_ts) */
 	int st = probe_st(sd, o, NULL);
@@ -451,19 +476,9 @@ why_words(int st)
 static void
 why_unusable(const struct side *sd, const char *file, struct tm_buf *b, size_t *n_out)
 {
-	struct why_count w[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-	const struct tm_align_samples *a = sd->a;
-	struct al_occ occ[AL_OCC];
-	for (size_t i = 0; a && i < a->n_names; i++)
-		for (uint32_t k = 0, n = tm_al_occs(&a->names[i], occ); k < n; k++)
-			why_one(sd, &occ[k], w);
-	for (size_t i = 0; a && i < a->n_ids; i++) {
-		const struct al_id *x = &a->ids[i];
-		if (x->have & AL_OUT)
-			why_one(sd, &x->out, w);
-		if (x->have & AL_IN)
-			why_one(sd, &x->in, w);
-	}
+	struct why_ctx c = {sd, {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}};
+	al_each_occ(sd->a, why_one, &c);
+	const struct why_count *w = c.w;
 	if (w[0].n)
 		tm_buf_addf(b, "; %zu sample%s of %s on its machine %u not used (%s)", w[0].n,
 			    w[0].n == 1 ? "" : "s", file, w[0].id, why_words(w[0].st));
@@ -503,13 +518,20 @@ cmp_u64(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+struct want_ctx {
+	uint32_t clock; /* the file's trace clock */
+	uint64_t *off;  /* the packets to convert */
+	size_t n, cap;
+};
+
 static void
-probe_want(uint64_t **off, size_t *n, size_t *cap, uint32_t clock, const struct al_occ *o)
+probe_want(void *ctx, const struct al_occ *o)
 {
-	if (o->off == AL_NO_OFF || !needs_probe(clock, o))
+	struct want_ctx *c = ctx;
+	if (o->off == AL_NO_OFF || !needs_probe(c->clock, o))
 		return;
-	XGROW(*off, *cap, *n + 1);
-	(*off)[(*n)++] = o->off;
+	XGROW(c->off, c->cap, c->n + 1);
+	c->off[c->n++] = o->off;
 }
 
 /* Ask the replay for the samples of member m (only: one member) or of all
@@ -525,20 +547,11 @@ probes_build(struct tm_session *s, size_t only, struct probes *P)
 		if ((only != SIZE_MAX && m != only) || !s->scans[m] || !s->scans[m]->align ||
 		    s->in.members[m].format != TM_FMT_PROTO)
 			continue;
-		const struct tm_align_samples *a = s->scans[m]->align;
 		uint32_t clock = probes_clock(s, P, m);
-		uint64_t *off = NULL;
-		size_t n = 0, cap = 0;
-		struct al_occ occ[AL_OCC];
-		for (size_t i = 0; i < a->n_names; i++)
-			for (uint32_t k = 0, no = tm_al_occs(&a->names[i], occ); k < no; k++)
-				probe_want(&off, &n, &cap, clock, &occ[k]);
-		for (size_t i = 0; i < a->n_ids; i++) {
-			if (a->ids[i].have & AL_OUT)
-				probe_want(&off, &n, &cap, clock, &a->ids[i].out);
-			if (a->ids[i].have & AL_IN)
-				probe_want(&off, &n, &cap, clock, &a->ids[i].in);
-		}
+		struct want_ctx c = {clock, NULL, 0, 0};
+		al_each_occ(s->scans[m]->align, probe_want, &c);
+		uint64_t *off = c.off;
+		size_t n = c.n;
 		if (!n)
 			continue;
 		qsort(off, n, sizeof *off, cmp_u64);
