@@ -17,9 +17,7 @@ key_hash(const void *p, size_t n)
 struct tm_align_samples *
 tm_al_new(void)
 {
-	struct tm_align_samples *a = xcalloc(1, sizeof *a);
-	a->cur_off = AL_NO_OFF;
-	return a;
+	return xcalloc(1, sizeof(struct tm_align_samples));
 }
 
 void
@@ -221,7 +219,7 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 		return;
 	struct al_name *e = tm_al_name_find(a, name, n);
 	if (e)
-		(void)tm_al_name_occ(e, ts, clock, machine, flags, a->cur_off);
+		(void)tm_al_name_occ(e, ts, clock, machine, flags, AL_NO_OFF);
 }
 
 const struct al_id *
@@ -255,7 +253,7 @@ thin_ids(struct tm_align_samples *a)
 /* One start or end of the id whose identity is ident[0..n). */
 static bool
 id_event(struct tm_align_samples *a, const char *ident, size_t n, int64_t ts, uint32_t clock,
-	 uint32_t machine, unsigned dir)
+	 uint32_t machine, unsigned dir, uint64_t off)
 {
 	uint64_t key = key_hash(ident, n);
 	a->n_id_events++;
@@ -282,7 +280,7 @@ id_event(struct tm_align_samples *a, const char *ident, size_t n, int64_t ts, ui
 		tm_strmap_put(&a->id_ix, e->ident, n, a->n_ids, NULL);
 		a->n_ids++;
 	}
-	struct al_occ o = {ts, clock, machine, a->cur_off};
+	struct al_occ o = {ts, clock, machine, off};
 	bool kept = false;
 	if ((dir & AL_OUT) && !(e->have & AL_OUT)) {
 		e->out = o;
@@ -299,12 +297,12 @@ id_event(struct tm_align_samples *a, const char *ident, size_t n, int64_t ts, ui
 
 bool
 tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts, uint32_t clock,
-	 uint32_t machine, unsigned dir)
+	 uint32_t machine, unsigned dir, uint64_t off)
 {
 	char ident[9];
 	ident[0] = (char)kind;
 	memcpy(ident + 1, &id, 8);
-	return id_event(a, ident, sizeof ident, ts, clock, machine, dir);
+	return id_event(a, ident, sizeof ident, ts, clock, machine, dir, off);
 }
 
 void
@@ -318,7 +316,7 @@ tm_al_async(struct tm_align_samples *a, const char *name, size_t n, uint64_t id,
 	memcpy(ident + 1, &id, 8);
 	if (n)
 		memcpy(ident + 9, name, n);
-	(void)id_event(a, ident, len, ts, clock, machine, dir);
+	(void)id_event(a, ident, len, ts, clock, machine, dir, AL_NO_OFF);
 	if (ident != small)
 		free(ident);
 }
@@ -364,7 +362,7 @@ tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, 
 	case 's':
 	case 'f':
 		if (has_id)
-			tm_al_id(a, AL_FLOW, id, ts, 0, 0, phase == 's' ? AL_OUT : AL_IN);
+			tm_al_id(a, AL_FLOW, id, ts, 0, 0, phase == 's' ? AL_OUT : AL_IN, AL_NO_OFF);
 		break;
 	case 'b':
 	case 'e':

@@ -94,12 +94,12 @@ struct tm_align_samples {
 	struct tm_strmap id_ix;   /* identity -> index */
 	uint64_t id_mask; /* keep ids with ((key >> 1) & id_mask) == 0 */
 	uint64_t n_id_events;
-	uint64_t cur_off; /* off of the samples being recorded (AL_NO_OFF outside packets) */
 };
 
 struct tm_align_samples *tm_al_new(void);
 void tm_al_free(struct tm_align_samples *a);
-/* An event named name[0..n) at ts (flags: AL_INSTANT for instants/markers). */
+/* An event named name[0..n) at ts (flags: AL_INSTANT for instants/markers),
+ * of no proto packet (off AL_NO_OFF; tm_al_name_occ takes one). */
 void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
 		uint32_t machine, unsigned flags);
 /* The entry of name[0..n) (n > 0), added when new; NULL when the table is
@@ -174,10 +174,10 @@ tm_al_name_occ(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, 
 	tm_al_name_keep(e, ts, clock, machine, off);
 	return true;
 }
-/* A flow id's start (AL_OUT) or end (AL_IN) at ts, with a->cur_off; true
- * when it was kept as a sample. */
+/* A flow id's start (AL_OUT) or end (AL_IN) at ts, in the proto packet at
+ * byte off (AL_NO_OFF: none); true when it was kept as a sample. */
 bool tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
-	      uint32_t clock, uint32_t machine, unsigned dir);
+	      uint32_t clock, uint32_t machine, unsigned dir, uint64_t off);
 /* An async slice's start or end: its name and id together identify it. */
 void tm_al_async(struct tm_align_samples *a, const char *name, size_t n, uint64_t id, int64_t ts,
 		 uint32_t clock, uint32_t machine, unsigned dir);

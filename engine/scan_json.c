@@ -829,7 +829,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	tm_al_json(al, phase, has_name ? name : NULL, name_len, has_id, id, ts);
 	if (has_bind && (flow_in || flow_out))
 		tm_al_id(al, AL_FLOW, bind, ts, 0, 0,
-			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0));
+			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0), AL_NO_OFF);
 	push(js, ts, has_name ? name : NULL, name_len, phase, track,
 	     phase == 'X' ? dur : -1, off);
 	return TM_JL_OK;

@@ -1197,12 +1197,9 @@ al_track_event(struct ps *s, const struct te_op *te, uint32_t machine, uint32_t 
 		kept = al_name_fast(s, te->al_name, te->al_name_len, ts, clock, machine, fl, off);
 	else if (te->al_iname)
 		kept = al_iname(s, te->al_iname, ts, clock, machine, fl, off);
-	if (te->al_flow_dir) {
-		struct tm_align_samples *a = tm_scan_align(s->sc);
-		a->cur_off = off;
-		kept |= tm_al_id(a, AL_FLOW, te->al_flow, ts, clock, machine, te->al_flow_dir);
-		a->cur_off = AL_NO_OFF;
-	}
+	if (te->al_flow_dir)
+		kept |= tm_al_id(tm_scan_align(s->sc), AL_FLOW, te->al_flow, ts, clock, machine,
+				 te->al_flow_dir, off);
 	return kept && off != AL_NO_OFF && (clock || machine);
 }
 

@@ -30,7 +30,7 @@ t_async_ids_by_identity(void)
 	const struct al_id *y = tm_al_find_id(r, &f->ids[0]);
 	CHECK(y && (y->have & AL_IN) && y->in.ts == 300);
 	/* a flow id is not an async id of the same number */
-	tm_al_id(r, AL_FLOW, c, 400, 0, 0, AL_IN);
+	tm_al_id(r, AL_FLOW, c, 400, 0, 0, AL_IN, AL_NO_OFF);
 	tm_al_async(f, "", 0, c, 500, 0, 0, AL_OUT);
 	CHECK(tm_al_find_id(r, &f->ids[1]) == NULL);
 	tm_al_free(f);
@@ -63,9 +63,9 @@ t_thinning(void)
 {
 	struct tm_align_samples *big = tm_al_new(), *small = tm_al_new();
 	for (uint64_t i = 0; i < AL_IDS * 3ull; i++)
-		tm_al_id(big, AL_FLOW, i, (int64_t)i, 0, 0, AL_OUT);
+		tm_al_id(big, AL_FLOW, i, (int64_t)i, 0, 0, AL_OUT, AL_NO_OFF);
 	for (uint64_t i = 0; i < 1000; i++)
-		tm_al_id(small, AL_FLOW, i, (int64_t)i, 0, 0, AL_IN);
+		tm_al_id(small, AL_FLOW, i, (int64_t)i, 0, 0, AL_IN, AL_NO_OFF);
 	CHECK(big->n_ids <= AL_IDS && big->id_mask != 0);
 	size_t both = 0;
 	for (size_t i = 0; i < small->n_ids; i++) {
@@ -98,10 +98,10 @@ t_occ_packed(void)
 		int64_t ts = k < 8 ? tss[k] : (int64_t)x;
 		uint32_t clock = k % 3 ? 6 : (uint32_t)(x >> 40);
 		uint32_t machine = k % 5 ? 0 : UINT32_MAX - k;
-		a->cur_off = k < 8 ? offs[k] : x >> (k % 64);
+		uint64_t off = k < 8 ? offs[k] : x >> (k % 64);
 		if (k < AL_OCC)
-			want[k] = (struct al_occ){ts, clock, machine, a->cur_off};
-		tm_al_name(a, "n", 1, ts, clock, machine, 0);
+			want[k] = (struct al_occ){ts, clock, machine, off};
+		(void)tm_al_name_occ(tm_al_name_entry(a, "n", 1), ts, clock, machine, 0, off);
 		if (k == 3)
 			tm_al_trim(a);
 	}
