@@ -225,8 +225,10 @@ tm_jl_quote_or_bs(const char *q, const char *end)
  * is escaped"), open and close matter.  16 bytes at a time: the quotes of a
  * piece without a backslash give its in-string bits (a prefix XOR), and
  * only the open and close bits outside strings are visited, so a string or
- * a run of plain bytes costs no branch of its own.  A piece with a
- * backslash, and the window's last 15 bytes, go a byte at a time. */
+ * a run of plain bytes costs no branch of its own.  Backslashes escape
+ * the byte after an odd run of them; a piece with one outside strings, a
+ * piece after one that escapes across, and the window's last 15 bytes go
+ * a byte at a time. */
 static inline enum tm_jl_rc
 tm_jl_scan_block(struct tm_jl *lx, const char **pcur, char open, char close)
 {
@@ -247,17 +249,28 @@ tm_jl_scan_block(struct tm_jl *lx, const char **pcur, char open, char close)
 			unsigned o = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(open)));
 			unsigned c = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(close)));
 
-			if (!b) {
-				/* bit i: inside a string after byte i (an opening
-				 * quote is inside, a closing one outside) */
-				unsigned s = q ^ (q << 1);
-				s ^= s << 2;
-				s ^= s << 4;
-				s ^= s << 8;
-				if (in_str)
-					s = ~s;
-				s &= 0xffff;
+			uint32_t escd = 0;
+			if (b) {
+				/* the byte after an odd run of backslashes is
+				 * escaped (bit 16: the next piece's first); right
+				 * only when every backslash is inside a string,
+				 * checked below (outside one it escapes nothing) */
+				uint32_t st = b & ~(b << 1), ev = 0x55555555u;
+				escd = (((b + (st & ev)) & ~b) & ~ev) | (((b + (st & ~ev)) & ~b) & ev);
+				q &= ~escd;
+			}
+			/* bit i: inside a string after byte i (an opening quote is
+			 * inside, a closing one outside) */
+			unsigned s = q ^ (q << 1);
+			s ^= s << 2;
+			s ^= s << 4;
+			s ^= s << 8;
+			if (in_str)
+				s = ~s;
+			s &= 0xffff;
+			if (!(b & ~s)) {
 				in_str = s >> 15;
+				esc = escd >> 16 & 1;
 				o &= ~s;
 				c &= ~s;
 				for (unsigned oc = o | c; oc; oc &= oc - 1) {
@@ -273,7 +286,7 @@ tm_jl_scan_block(struct tm_jl *lx, const char **pcur, char open, char close)
 				cur += 16;
 				continue;
 			}
-			lim = cur + 16;
+			lim = cur + 16; /* a backslash outside strings */
 		}
 #endif
 		for (; cur != lim; cur++) {
