@@ -50,10 +50,14 @@ void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
 void *tm_big_resize(void *p, size_t old, bool mapped, size_t n) __attribute__((returns_nonnull));
 void tm_big_free(void *p, size_t cap, bool mapped);
 bool tm_big_mapped(size_t cap);
-/* tm_xgrow for a buffer only ever grown this way: its capacity says
- * whether it is mapped (free: tm_big_free(p, cap * elem,
- * tm_big_mapped(cap * elem))). */
+/* tm_xgrow for staging arrays, filled and emptied while a file is read
+ * (a run's values): a huge-page mapping from TM_STAGE_MIN bytes of
+ * capacity on (2 MiB resident once touched, for a while), so a big run
+ * does not fault its way up through the sizes below.  Freed with
+ * tm_big_xfree(p, cap * elem). */
+#define TM_STAGE_MIN ((size_t)256 << 10)
 void tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem);
+void tm_big_xfree(void *p, size_t cap);
 #define BIG_XGROW(arr, cap, need) tm_big_xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 /* Mapped arrays: tm_xgrow, but from TM_MAP_MIN bytes of capacity on an
  * anonymous mapping of 4 KiB pages grown by mremap, so growing copies

@@ -222,15 +222,13 @@ stg(struct tm_oplog *l)
 static void
 free_staging(struct tm_oplog *l)
 {
-	tm_big_free(l->run_ts, l->cap_run_ts * sizeof *l->run_ts,
-		    tm_big_mapped(l->cap_run_ts * sizeof *l->run_ts));
+	tm_big_xfree(l->run_ts, l->cap_run_ts * sizeof *l->run_ts);
 	l->run_ts = NULL;
 	l->cap_run_ts = 0;
 	struct tm_oplog_stage *g = l->stage;
 	if (!g)
 		return;
-	tm_big_free(g->sort_tmp, g->cap_sort_tmp * sizeof *g->sort_tmp,
-		    tm_big_mapped(g->cap_sort_tmp * sizeof *g->sort_tmp));
+	tm_big_xfree(g->sort_tmp, g->cap_sort_tmp * sizeof *g->sort_tmp);
 	for (uint32_t k = 0; g->lanes && k < TM_LANES; k++)
 		tm_map_free(g->lanes[k].v, g->lanes[k].cap * sizeof *g->lanes[k].v);
 	free(g->lanes);
@@ -926,8 +924,7 @@ tm_opiter_fini(struct tm_opiter *it)
 	free(it->clocks);
 	free(it->counts);
 	free(it->tss);
-	tm_big_free(it->run_tss, it->cap_run_tss * sizeof *it->run_tss,
-		    tm_big_mapped(it->cap_run_tss * sizeof *it->run_tss));
+	tm_big_xfree(it->run_tss, it->cap_run_tss * sizeof *it->run_tss);
 	tm_buf_fini(&it->text);
 }
 

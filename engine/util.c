@@ -157,9 +157,11 @@ xstrdup0(const char *s)
 #ifdef BIG_OFF
 #define BIG_MIN SIZE_MAX
 #define MAP_MIN SIZE_MAX
+#define STAGE_MIN SIZE_MAX
 #else
 #define BIG_MIN TM_BIG_MIN
 #define MAP_MIN TM_MAP_MIN
+#define STAGE_MIN TM_STAGE_MIN
 #endif
 
 #define HUGE_PG ((size_t)2 << 20)
@@ -197,6 +199,10 @@ big_reserve(size_t len)
 	if (head)
 		munmap(p, head);
 	munmap(p + head + len, span - head - len);
+	/* advice only: without THP (never, or no huge page free) this is
+	 * ordinary memory.  Before any byte is written: a 2 MiB range that
+	 * already has a 4 KiB page stays in 4 KiB pages. */
+	madvise(p + head, len, MADV_HUGEPAGE);
 	return p + head;
 }
 
@@ -233,9 +239,8 @@ map_resize(void *p, size_t old, bool mapped, size_t n, bool huge)
 			memcpy(q, p, old);
 		free(p);
 	}
-	/* advice only: without THP (never, or no huge page free) the
-	 * mapping is ordinary memory */
-	if (huge)
+	/* (a mapping grown in place: its new part, advised like the rest) */
+	if (huge && mapped)
 		madvise(q, nl, MADV_HUGEPAGE);
 	return q;
 }
@@ -293,8 +298,18 @@ tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem)
 			oom_n(SIZE_MAX);
 		nc *= 2;
 	}
-	*p = tm_big_resize(*p, *cap * elem, tm_big_mapped(*cap * elem), nc * elem);
+	*p = nc * elem < STAGE_MIN ? xrealloc(*p, nc * elem)
+				   : map_resize(*p, *cap * elem, *cap * elem >= STAGE_MIN, nc * elem, true);
 	*cap = nc;
+}
+
+void
+tm_big_xfree(void *p, size_t cap)
+{
+	if (cap >= STAGE_MIN)
+		munmap(p, big_len(cap));
+	else
+		free(p);
 }
 
 void

@@ -662,7 +662,7 @@ big_buffer_grows(void)
 	for (size_t i = 0; i < ((size_t)3 << 20) / 8; i++)
 		ok &= v[i] == (int64_t)i;
 	CHECK(ok);
-	tm_big_free(v, cv * sizeof *v, tm_big_mapped(cv * sizeof *v));
+	tm_big_xfree(v, cv * sizeof *v);
 	/* mapped arrays (4 KiB pages): past TM_MAP_MIN, grown in place and,
 	 * with the page after them taken, moved */
 	v = NULL;
