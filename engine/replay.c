@@ -199,13 +199,18 @@ stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, ui
 	}
 }
 
+static uint64_t
+be_hash(uint32_t file, uint32_t row, uint64_t track)
+{
+	return tm_mix64(track ^ tm_mix64((uint64_t)file << 32 | row));
+}
+
 /* The stack of open B events of (file, row, track): its slot in the hash
  * p->be_keys, added if new.  Tracks are few beside events; the hash grows
  * with the keys. */
 static struct tm_be_key *
 be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
 {
-	uint64_t h = tm_mix64(track ^ tm_mix64((uint64_t)file << 32 | row));
 	if (2 * (p->n_be_keys + 1) > p->cap_be_keys) { /* grow first: the slot stays valid */
 		size_t nc = p->cap_be_keys ? p->cap_be_keys * 2 : 64;
 		struct tm_be_key *nk = xcalloc(nc, sizeof *nk);
@@ -213,7 +218,7 @@ be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
 			const struct tm_be_key *o = &p->be_keys[k];
 			if (!o->used)
 				continue;
-			size_t j = tm_mix64(o->track ^ tm_mix64((uint64_t)o->file << 32 | o->row)) & (nc - 1);
+			size_t j = be_hash(o->file, o->row, o->track) & (nc - 1);
 			while (nk[j].used)
 				j = (j + 1) & (nc - 1);
 			nk[j] = *o;
@@ -222,7 +227,7 @@ be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
 		p->be_keys = nk;
 		p->cap_be_keys = nc;
 	}
-	size_t j = h & (p->cap_be_keys - 1);
+	size_t j = be_hash(file, row, track) & (p->cap_be_keys - 1);
 	struct tm_be_key *k;
 	while ((k = &p->be_keys[j])->used && (k->file != file || k->row != row || k->track != track))
 		j = (j + 1) & (p->cap_be_keys - 1);
