@@ -853,8 +853,7 @@ use_records(struct tm_session *s, struct tm_cache_group *g, struct member_rec *r
 		if (s->scans[i]) { /* the deltas stay in the file */
 			tm_oplog_use_source(&s->scans[i]->log, base, rec[k].deltas.off,
 					    rec[k].deltas.len, rec[k].deltas.mem);
-			if (s->opts.keep_events && !s->opts.plain_replay)
-				tm_scan_fold(s->scans[i]); /* as scan_stream does */
+			tm_session_fold_scan(s, s->scans[i]);
 		}
 		atomic_store(&s->progress[i], mb->size != UINT64_MAX ? mb->size : 0);
 		atomic_store(&s->is_scanned[i], true);

@@ -266,6 +266,13 @@ is_scannable(const struct tm_member *mb)
 	return !mb->is_hidden && mb->order != UINT32_MAX && tm_format_is_predicted(mb->format);
 }
 
+void
+tm_session_fold_scan(const struct tm_session *s, struct tm_scan *sc)
+{
+	if (s->opts.keep_events && !s->opts.plain_replay)
+		tm_scan_fold(sc);
+}
+
 /* Scan member i from stm (opened here when NULL; closed here).  *rerr:
  * whether the member's stream failed with our own (read) error. */
 static enum tm_status
@@ -332,8 +339,8 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 	}
 	tm_oplog_finish(&sc->log);
 	tm_al_trim(sc->align);
-	if (st == TM_OK && s->opts.keep_events && !s->opts.plain_replay)
-		tm_scan_fold(sc); /* the numbers' fast path */
+	if (st == TM_OK)
+		tm_session_fold_scan(s, sc);
 	if (mb->size == UINT64_MAX && st == TM_OK)
 		mb->size = delivered; /* learned by streaming it */
 	if (st == TM_ERR_CANCELLED) {

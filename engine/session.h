@@ -52,6 +52,11 @@ enum tm_status tm_session_evaluate_probe(struct tm_session *s, const struct tm_m
 					 struct tm_report **out, struct tm_error *err) TM_WUR;
 
 
+/* A finished scan of s: with details kept, its log folded into runs
+ * beside them (tm_scan_fold), the numbers' fast path; the reference
+ * replay (plain_replay) reads the ops as written. */
+void tm_session_fold_scan(const struct tm_session *s, struct tm_scan *sc);
+
 /* tm_report_verdict as a string (caller frees) (report.c). */
 char *tm_report_verdict_str(const struct tm_report *r);
 
