@@ -122,7 +122,9 @@ extern uint64_t tm_inflated_bytes;
  * the first tm_stream_next; tm_stream_gz_prime inflates on the caller's
  * thread) where trace_processor hands over and fails, at most 32 MiB +
  * 1 MiB + 3 MiB of output ahead of the reader, keeping none of it; the
- * reader decompresses the handed-over bytes again (stream.c).  Delivered
+ * reader decompresses the handed-over bytes again (stream.c), or, when
+ * speculating, reads the producer's 4 MiB ring past the primed chunk
+ * (tm_stream_gz_speculate).  Delivered
  * bytes, hand-overs, failures and offsets are those of the sequential
  * stream; a parent stream is read by its child's producer only;
  * tm_stream_close stops and joins it (and those of the parents) promptly.
