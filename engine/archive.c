@@ -385,6 +385,17 @@ tm_stream_open_scan(const struct tm_input *in, size_t member, struct tm_stream *
 }
 
 enum tm_status
+tm_stream_open_known(const struct tm_input *in, size_t member, const struct tm_stream_end *end,
+		     struct tm_stream **out, struct tm_error *err)
+{
+	enum tm_status s = tm_stream_open(in, member, out, err);
+	const struct loc *l = s == TM_OK ? &P(in)->locs[member] : NULL;
+	if (l && (l->kind == L_INFLATE || l->kind == L_ZSTD) && l->limit == UINT64_MAX)
+		tm_stream_gz_known(*out, end);
+	return s;
+}
+
+enum tm_status
 tm_stream_open_raw(const struct tm_input *in, size_t member, struct tm_stream **out,
 		   struct tm_error *err)
 {
@@ -786,6 +797,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 	struct priv *pv = P(in);
 	bool spec = (pv->locs[ci].kind == L_INFLATE || pv->locs[ci].kind == L_ZSTD) &&
 		    pv->locs[ci].gz_walk && pv->locs[ci].parked;
+	struct tm_stream_end end = {0};
 	for (int pass = 0;; pass++) {
 		struct tm_stream *st;
 		enum tm_status s = open_member(in, ci, &st, err);
@@ -795,6 +807,8 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 			tm_stream_gz_speculate(st);
 		else if (spec)
 			tm_stream_gz_quiet(st); /* as walk_gzip parked it */
+		if (spec && pass == 1 && end.known)
+			tm_stream_gz_known(st, &end);
 		size_t first = in->n_members, vis_end = 0;
 		uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
 		s = tar_entries(in, ci, st, &vis_end, err);
@@ -809,7 +823,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 				if (tm_stream_next(st, &p, &n, &e2) != TM_OK || !n)
 					break;
 			}
-			if (tm_stream_refuted(st)) {
+			if (tm_stream_refuted(st, &end)) {
 				tm_stream_close(st);
 				for (size_t i = first; i < vis_end; i++)
 					pv->visit->drop(pv->visit->ud, i);

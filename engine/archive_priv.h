@@ -106,6 +106,10 @@ bool tm_stream_gz_failure(const struct tm_stream *st, struct tm_error *err);
  * reader is done, tm_stream_refuted (input.h) says whether what it read is
  * to be read again. */
 void tm_stream_gz_speculate(struct tm_stream *st);
+/* Speculate, knowing how the stream ends (end->known, from
+ * tm_stream_refuted on the same bytes): the producer stops at end->handed
+ * and the stream fails there as it did (inflated: end->inflated). */
+void tm_stream_gz_known(struct tm_stream *st, const struct tm_stream_end *end);
 /* Test hook: how many times tm_stream_refuted said true (relaxed atomic). */
 extern uint64_t tm_spec_refuted;
 /* Report a decompression failure as the end of the stream (for the

@@ -103,7 +103,22 @@ enum tm_status tm_stream_open(const struct tm_input *in, size_t member, struct t
  * with tm_stream_open.  Waits until the answer is known. */
 enum tm_status tm_stream_open_scan(const struct tm_input *in, size_t member,
 				   struct tm_stream **out, struct tm_error *err) TM_WUR;
-bool tm_stream_refuted(struct tm_stream *st);
+/* How a refuted stream failed: known = trace_processor's failure after
+ * handed bytes (then the member can be read again without verifying). */
+struct tm_stream_end {
+	bool known;
+	uint64_t handed, inflated;
+	enum tm_status fs;
+	struct tm_error err;
+};
+/* end (may be NULL) is filled when it returns true. */
+bool tm_stream_refuted(struct tm_stream *st, struct tm_stream_end *end);
+/* Read the member again after tm_stream_refuted gave end (known): the
+ * bytes up to end->handed, decompressed once and not verified again, then
+ * end's failure, exactly what tm_stream_open would deliver. */
+enum tm_status tm_stream_open_known(const struct tm_input *in, size_t member,
+				    const struct tm_stream_end *end, struct tm_stream **out,
+				    struct tm_error *err) TM_WUR;
 /* Borrow the next block of bytes: *p, *n valid until the next call; *n == 0
  * at end of member.  Errors name the member and the byte offset. */
 enum tm_status tm_stream_next(struct tm_stream *st, const uint8_t **p, size_t *n,

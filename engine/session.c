@@ -287,6 +287,7 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 	enum tm_status st;
 	uint64_t delivered;
 	bool own = !stm;
+	struct tm_stream_end end = {0};
 	for (int pass = 0;; pass++) {
 		sc = xcalloc(1, sizeof *sc);
 		tm_scan_init(sc, mb->format);
@@ -299,6 +300,7 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 		 * before it is known to be handed over (tm_stream_open_scan) */
 		st = !own ? TM_OK
 		     : pass == 0 ? tm_stream_open_scan(&s->in, i, &stm, &e)
+		     : end.known ? tm_stream_open_known(&s->in, i, &end, &stm, &e)
 				 : tm_stream_open(&s->in, i, &stm, &e);
 		if (st == TM_OK) {
 			switch (mb->format) {
@@ -317,14 +319,14 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 		}
 		delivered = stm ? tm_stream_offset(stm) : 0;
 		bool again = own && pass == 0 && stm && st != TM_ERR_CANCELLED &&
-			     tm_stream_refuted(stm);
+			     tm_stream_refuted(stm, &end);
 		tm_stream_close(stm);
 		stm = NULL;
 		if (!again)
 			break;
 		/* The stream failed before the end of what was scanned: bytes
-		 * trace_processor never parses were read.  Again, verified
-		 * first. */
+		 * trace_processor never parses were read.  Again, up to the
+		 * failure's last hand-over (or verified first). */
 		tm_scan_fini(sc);
 		free(sc);
 		atomic_store(&s->progress[i], 0);

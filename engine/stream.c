@@ -205,6 +205,12 @@ struct tm_stream {
 	uint64_t s_head;     /* bytes in the ring up to here (V publishes) */
 	bool p_done;         /* the reader is past spec_from: no queue needed */
 	bool s_drain;        /* the reader is done: V may overwrite the ring */
+	/* the end known from a refuted read of the same bytes
+	 * (tm_stream_gz_known): V stops at k_end and fails as k_err */
+	bool k_on;
+	uint64_t k_end, k_inflated;
+	enum tm_status k_fs;
+	struct tm_error *k_err;
 	bool sync;           /* no producer thread: the consumer inflates */
 	/* shared, under mu */
 	pthread_mutex_t mu;
@@ -603,6 +609,7 @@ tm_stream_close(struct tm_stream *st)
 	free(st->zip_name);
 	free(st->ferr);
 	free(st->perr);
+	free(st->k_err);
 	free(st->vio.perr);
 	free(st->pio.perr);
 	free(st);
@@ -1153,6 +1160,21 @@ static enum ring_step
 ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, uint8_t **dst,
 	    struct tm_error *err)
 {
+	if (st->k_on && st->r_head >= st->k_end) {
+		/* the known end: fail as the refuted read did (the bytes
+		 * since the hand-over at k_end are not decompressed again) */
+		pthread_mutex_lock(&st->mu);
+		st->r_ready = st->k_end;
+		st->inflated = st->k_inflated;
+		st->eof = st->failed = true;
+		st->fs = st->k_fs;
+		free(st->ferr);
+		st->ferr = err_copy(st->k_err);
+		if (st->c_wait)
+			pthread_cond_signal(&st->cv_c);
+		pthread_mutex_unlock(&st->mu);
+		return RING_HANDED;
+	}
 	size_t room = (size_t)(chunk0 + TP_BLOB - st->r_head);
 	if (room == 0) {
 		gz_release(st, false); /* a full chunk */
@@ -1165,6 +1187,8 @@ ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, 
 	size_t o = room;
 	if (o > st->r_step)
 		o = st->r_step;
+	if (st->k_on && o > st->k_end - st->r_head)
+		o = (size_t)(st->k_end - st->r_head);
 	pthread_mutex_lock(&st->mu);
 	st->inflated = st->r_head;
 	if (st->spec_on) {
@@ -1298,7 +1322,8 @@ gz_thread(void *arg)
 		tm_error_clear(&e);
 		enum tm_status s = gz_fill(st, &e);
 		pthread_mutex_lock(&st->mu);
-		st->inflated = st->r_head;
+		/* (at a known end: as much as the refuted read decompressed) */
+		st->inflated = st->k_on && st->failed ? st->k_inflated : st->r_head;
 		bool end = st->eof || st->failed || st->stop || s != TM_OK;
 		if (s != TM_OK && !st->stop) {
 			st->ps = s;
@@ -1676,13 +1701,45 @@ tm_stream_gz_speculate(struct tm_stream *st)
 		st->spec = true; /* the consumer's */
 }
 
+void
+tm_stream_gz_known(struct tm_stream *st, const struct tm_stream_end *end)
+{
+	if (st->kind != K_INFLATE || !st->mu_init || st->pos != 0 || !end->known)
+		return;
+	st->spec = true;
+	st->k_on = true;
+	st->k_end = end->handed;
+	st->k_inflated = end->inflated;
+	st->k_fs = end->fs;
+	st->k_err = err_copy(&end->err);
+}
+
+/* The refuted stream's end (mu held). */
+static void
+refuted_end(struct tm_stream *st, struct tm_stream_end *end)
+{
+	if (!end)
+		return;
+	memset(end, 0, sizeof *end);
+	end->known = st->failed && st->ps == TM_OK && st->ferr;
+	if (!end->known)
+		return;
+	end->handed = st->r_ready;
+	end->inflated = st->inflated;
+	end->fs = st->fs;
+	end->err = *st->ferr;
+}
+
 bool
-tm_stream_refuted(struct tm_stream *st)
+tm_stream_refuted(struct tm_stream *st, struct tm_stream_end *end)
 {
 	if (st->kind != K_INFLATE || !st->spec_on)
 		return false;
 	if (st->refuted) {
 		__atomic_fetch_add(&tm_spec_refuted, 1, __ATOMIC_RELAXED);
+		pthread_mutex_lock(&st->mu);
+		refuted_end(st, end);
+		pthread_mutex_unlock(&st->mu);
 		return true;
 	}
 	pthread_mutex_lock(&st->mu);
@@ -1697,6 +1754,8 @@ tm_stream_refuted(struct tm_stream *st)
 		st->c_wait = false;
 	}
 	st->refuted = st->pos > st->r_ready;
+	if (st->refuted)
+		refuted_end(st, end);
 	pthread_mutex_unlock(&st->mu);
 	if (st->refuted)
 		__atomic_fetch_add(&tm_spec_refuted, 1, __ATOMIC_RELAXED);

@@ -812,7 +812,7 @@ gz_run(const char *path, uint64_t flen, bool strip, bool nested, struct tm_gz_tu
 			break;
 	}
 	r->off = tm_stream_offset(st);
-	r->refuted = tm_stream_refuted(st);
+	r->refuted = tm_stream_refuted(st, NULL);
 	r->inflated = tm_stream_inflated(st);
 	tm_stream_close(st);
 	size_t h = r->prime_n < sizeof r->prime_head ? r->prime_n : sizeof r->prime_head;
