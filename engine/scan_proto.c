@@ -1301,8 +1301,10 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 
 /* The fast path for the packets that make up nearly all of a TrackEvent
  * trace: machine 0 (already seen), only timestamp, trusted_packet_sequence_id,
- * sequence_flags and track_event, each with a one-byte tag.  Anything else,
- * and every case that ends in a stat or a fatal, returns false before any
+ * sequence_flags and track_event, each with a one-byte tag, and the trusted
+ * uid and pid the service adds (ignored, as the general path does).
+ * Anything else, and every case that ends in a stat or a fatal, returns
+ * false before any
  * state changed (the sequence lookup may insert: the general path finds the
  * same entry), and process_packet takes the general path.  Otherwise the
  * same state changes and ops as the general path (test_scan_proto checks
@@ -1341,6 +1343,15 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 			p += v;
 		} else if (t == TAG(TP_SEQ_FLAGS, WT_VARINT)) {
 			flags = v;
+		} else if (t == TAG(TP_TRUSTED_UID, WT_VARINT)) {
+			/* the service's, on every packet; no tokenizer reads it */
+		} else if (t == ((TAG(TP_TRUSTED_PID, WT_VARINT) & 0x7f) | 0x80) &&
+			   v == TAG(TP_TRUSTED_PID, WT_VARINT) >> 7) {
+			/* its tag is 0xf8 0x04 (v: the second byte), then the
+			 * value; as trusted_uid */
+			p = skip_varint_lim(p, end, lim);
+			if (UNLIKELY(!p))
+				return false;
 		} else {
 			return false;
 		}

@@ -1110,6 +1110,13 @@ pt_trace(struct tb *b)
 			pt_te(&te, &last_name);
 			ts += fp_rand(10) == 0 ? (uint64_t)-(int64_t)fp_rand(500) : fp_rand(3000);
 			int order = (int)fp_rand(3);
+			/* the service's trusted uid and pid (at times field
+			 * 127, whose tag starts with the pid's byte) */
+			if (fp_rand(3) == 0)
+				fp_varint_field(&pk, "\x18", 1, 1000 + fp_rand(100000));
+			if (fp_rand(3) == 0)
+				fp_varint_field(&pk, fp_rand(8) ? "\xf8\x04" : "\xf8\x07", 2,
+						fp_rand(70000));
 			for (int k = 0; k < 4; k++) {
 				int f = (k + order) % 4;
 				if (f == 0 && fp_rand(20))
