@@ -325,19 +325,26 @@ round_half_away(double x)
 /* CoerceToTs. */
 static bool coerce_ts_any(const struct tm_jl_value *v, int64_t *ts);
 
-static inline bool
+/* A double's ts when it has a fraction and is below 2^52 (then it is
+ * integral when (int64_t) keeps it): the common case, kept inline. */
+static inline __attribute__((always_inline)) bool
+coerce_ts_frac(double d, int64_t *ts)
+{
+	if (!(fabs(d) < 4503599627370496.0 && (double)(int64_t)d != d))
+		return false;
+	*ts = round_half_away(d * 1000.0);
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool
 coerce_ts(const struct tm_jl_value *v, int64_t *ts)
 {
 	if (v->t == TM_JL_INT) {
 		*ts = wrap_mul(v->i, 1000);
 		return true;
 	}
-	/* coerce_ts_any's first case, inline */
-	if (v->t == TM_JL_DBL && fabs(v->d) < 4503599627370496.0 &&
-	    (double)(int64_t)v->d != v->d) {
-		*ts = round_half_away(v->d * 1000.0);
+	if (v->t == TM_JL_DBL && coerce_ts_frac(v->d, ts))
 		return true;
-	}
 	return coerce_ts_any(v, ts);
 }
 
@@ -346,10 +353,7 @@ coerce_ts_any(const struct tm_jl_value *v, int64_t *ts)
 {
 	switch (v->t) {
 	case TM_JL_DBL:
-		/* below 2^52 a double is integral when (int64_t) keeps it */
-		if (fabs(v->d) < 4503599627370496.0 && (double)(int64_t)v->d != v->d)
-			*ts = round_half_away(v->d * 1000.0);
-		else
+		if (!coerce_ts_frac(v->d, ts))
 			*ts = v->d == trunc(v->d) ? wrap_mul(d2i(v->d), 1000)
 						  : (int64_t)llround(v->d * 1000.0);
 		return true;
