@@ -127,7 +127,7 @@ extern uint64_t tm_inflated_bytes;
  * thread) where trace_processor hands over and fails, at most 32 MiB +
  * 1 MiB + 3 MiB of output ahead of the reader, keeping none of it; the
  * reader decompresses the handed-over bytes again (stream.c), or, when
- * speculating, reads the producer's 4 MiB ring past the primed chunk
+ * speculating, reads the producer's 2 MiB ring past the primed chunk
  * (tm_stream_gz_speculate).  Delivered
  * bytes, hand-overs, failures and offsets are those of the sequential
  * stream; a parent stream is read by its child's producer only;
@@ -140,7 +140,7 @@ struct tm_gz_tune {
 	size_t slack;   /* read-ahead + 1: lead = 33 MiB + slack - 1 (3 MiB) */
 	bool no_thread; /* inflate on the consumer's thread (the sequential stream) */
 	bool no_spec;   /* tm_stream_gz_speculate does nothing */
-	size_t spec_ring; /* its ring (4 MiB; at least step) */
+	size_t spec_ring; /* its ring (2 MiB; at least step) */
 };
 extern struct tm_gz_tune tm_gz_tune;
 /* Decompress parent (owned), a zstd stream with any number of frames, through

@@ -132,7 +132,7 @@ la_load(void)
 #define STEP (256u << 10)
 /* Speculative reading (see "speculation" below): the ring the producer
  * decompresses into and the reader reads from. */
-#define SPEC_RING (4u << 20)
+#define SPEC_RING (2u << 20)
 
 uint64_t tm_inflated_bytes; /* test hook: all decompressed output produced */
 struct tm_gz_tune tm_gz_tune; /* test hook: zeros = the defaults */
