@@ -386,6 +386,15 @@ static const uint64_t tm_jl_pow10[19] = {
 	100000000000000000ull, 1000000000000000000ull,
 };
 
+/* The number ip.fi with nf (<= 18) fraction digits, as the fast number
+ * readers (tm_jl_number here, scan_json's fast_value) both compute it:
+ * they must agree to the last bit. */
+static inline double
+tm_jl_dbl_parts(uint64_t ip, uint64_t fi, size_t nf)
+{
+	return (double)ip + (double)fi / (double)tm_jl_pow10[nf];
+}
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* The leading decimal digits (0 to 8) of the 8 bytes at p: their count, and
  * in *val their value (SWAR: a byte is a digit when it XOR '0' is below 10;
@@ -516,7 +525,7 @@ tm_jl_number(struct tm_jl *lx, const char **pcur, struct tm_jl_value *v)
 			return TM_JL_OK;
 		}
 		if (f_s && cur - f_s <= 18) { /* cur: the end of the fraction */
-			double d = (double)ip + (double)fi / (double)tm_jl_pow10[cur - f_s];
+			double d = tm_jl_dbl_parts(ip, fi, (size_t)(cur - f_s));
 
 			v->d = neg ? -d : d;
 			v->t = TM_JL_DBL;

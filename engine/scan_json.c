@@ -150,7 +150,7 @@ fast_value(struct tm_jl *jp, const char **pcur, char end_char, struct tm_jl_valu
 			cur = tm_jl_digits(cur, end, &fi);
 			if (cur == fs || cur - fs > 18 || cur == end || *cur == 'e' || *cur == 'E')
 				return false;
-			double d = (double)ip + (double)fi / (double)tm_jl_pow10[cur - fs];
+			double d = tm_jl_dbl_parts(ip, fi, (size_t)(cur - fs));
 			v->t = TM_JL_DBL;
 			v->d = neg ? -d : d;
 		} else {
