@@ -820,6 +820,17 @@ tm_oplog_finish(struct tm_oplog *l)
 	 * bytes' growth slack too (archives of 10,000 small members held
 	 * ~12 KiB each this way).  A mapped log's slack is address space
 	 * only: no page past the last one written was ever touched. */
+	if (l->bytes_mapped && l->len < TM_BIG_MIN) {
+		/* a log that reserved its way past 2 MiB (a run that may
+		 * spill reserves 10 bytes a value) but holds less: its huge
+		 * page would stay resident whole until the session closes */
+		uint8_t *b = xmalloc(l->len ? l->len : 1);
+		memcpy(b, l->bytes, l->len);
+		tm_big_free(l->bytes, l->cap, true);
+		l->bytes = b;
+		l->cap = l->len;
+		l->bytes_mapped = false;
+	}
 	if (l->cap > l->len && !l->bytes_mapped) {
 		l->bytes = l->len ? xrealloc(l->bytes, l->len) : (free(l->bytes), NULL);
 		l->cap = l->len;
