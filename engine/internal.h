@@ -59,6 +59,16 @@ bool tm_big_mapped(size_t cap);
 void tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem);
 void tm_big_xfree(void *p, size_t cap);
 #define BIG_XGROW(arr, cap, need) tm_big_xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* Mapped arrays: tm_xgrow, but from TM_MAP_MIN bytes of capacity on an
+ * anonymous mapping of 4 KiB pages grown by mremap, so growing copies
+ * nothing and faults in only the pages written (a realloc that moves
+ * touches every page again).  No huge pages: for arrays several of which
+ * are filled part way (the compact_sched lanes).  Freed with
+ * tm_map_free(p, cap * elem); ASan/TSan: malloc blocks. */
+#define TM_MAP_MIN ((size_t)128 << 10)
+void tm_map_xgrow(void **p, size_t *cap, size_t need, size_t elem);
+void tm_map_free(void *p, size_t cap);
+#define MAP_XGROW(arr, cap, need) tm_map_xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 /* The library exports only tm_-prefixed symbols; engine sources use the
  * short names. */
 #define xmalloc tm_xmalloc

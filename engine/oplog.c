@@ -230,7 +230,7 @@ free_staging(struct tm_oplog *l)
 		return;
 	tm_big_xfree(g->sort_tmp, g->cap_sort_tmp * sizeof *g->sort_tmp);
 	for (uint32_t k = 0; g->lanes && k < TM_LANES; k++)
-		tm_big_xfree(g->lanes[k].v, g->lanes[k].cap * sizeof *g->lanes[k].v);
+		tm_map_free(g->lanes[k].v, g->lanes[k].cap * sizeof *g->lanes[k].v);
 	free(g->lanes);
 	free(g);
 	l->stage = NULL;
@@ -743,7 +743,7 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		best = (int)g->n_lanes++;
 	struct tm_lane *ln = &g->lanes[best >= 0 ? best : low];
 	size_t n0 = ln->n;
-	BIG_XGROW(ln->v, ln->cap, n0 + m);
+	MAP_XGROW(ln->v, ln->cap, n0 + m);
 	int64_t *v = ln->v;
 	size_t pos = best >= 0 || !sorted || ln->unsorted ? n0 : upper_bound(v, n0, a[0]);
 	if (pos < n0 && n0 - pos <= 4 * m + 4096) {

@@ -156,9 +156,11 @@ xstrdup0(const char *s)
 #endif
 #ifdef BIG_OFF
 #define BIG_MIN SIZE_MAX
+#define MAP_MIN SIZE_MAX
 #define STAGE_MIN SIZE_MAX
 #else
 #define BIG_MIN TM_BIG_MIN
+#define MAP_MIN TM_MAP_MIN
 #define STAGE_MIN TM_STAGE_MIN
 #endif
 
@@ -176,6 +178,11 @@ big_len(size_t n)
 	return (n + HUGE_PG - 1) & ~(HUGE_PG - 1);
 }
 
+static size_t
+page_len(size_t n)
+{
+	return (n + 4095) & ~(size_t)4095;
+}
 
 /* A fresh mapping of len (a multiple of HUGE_PG) bytes at a HUGE_PG
  * boundary, with transparent huge pages asked for: one page fault then
@@ -199,36 +206,42 @@ big_reserve(size_t len)
 	return p + head;
 }
 
-/* p (old bytes of capacity; mapped: a mapping made here) grown to n
- * bytes: a mapping of whole 2 MiB pages at a 2 MiB boundary, THP asked
- * for. */
+/* p (old bytes of capacity; mapped: a mapping made here) grown to n bytes,
+ * a mapping: huge, of whole 2 MiB pages at a 2 MiB boundary with THP asked
+ * for; else of whole 4 KiB pages. */
 static void *
-map_resize(void *p, size_t old, bool mapped, size_t n)
+map_resize(void *p, size_t old, bool mapped, size_t n, bool huge)
 {
-	size_t nl = big_len(n);
+	size_t nl = huge ? big_len(n) : page_len(n);
 	uint8_t *q;
 	if (mapped) {
-		size_t ol = big_len(old);
+		size_t ol = huge ? big_len(old) : page_len(old);
 		if (nl <= ol)
 			return p;
 		/* in place if the address space after it is free, else moved
-		 * (page tables, not bytes) to a fresh aligned range */
+		 * (page tables, not bytes): a huge one to a fresh aligned range */
 		q = mremap(p, ol, nl, 0);
-		if (q == MAP_FAILED) {
+		if (q == MAP_FAILED && huge) {
 			q = big_reserve(nl);
 			if (!q || mremap(p, ol, nl, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED)
 				oom_n(n);
+		} else if (q == MAP_FAILED) {
+			q = mremap(p, ol, nl, MREMAP_MAYMOVE);
+			if (q == MAP_FAILED)
+				oom_n(n);
 		}
-		/* its new part, advised like the rest */
-		madvise(q, nl, MADV_HUGEPAGE);
 	} else {
-		q = big_reserve(nl);
-		if (!q)
+		q = huge ? big_reserve(nl)
+			 : mmap(NULL, nl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (!q || q == MAP_FAILED)
 			oom_n(n);
 		if (old)
 			memcpy(q, p, old);
 		free(p);
 	}
+	/* (a mapping grown in place: its new part, advised like the rest) */
+	if (huge && mapped)
+		madvise(q, nl, MADV_HUGEPAGE);
 	return q;
 }
 
@@ -237,9 +250,33 @@ tm_big_resize(void *p, size_t old, bool mapped, size_t n)
 {
 	if (n < BIG_MIN)
 		return xrealloc(p, n);
-	return map_resize(p, old, mapped, n);
+	return map_resize(p, old, mapped, n, true);
 }
 
+void
+tm_map_xgrow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t nc = *cap ? *cap : 8;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2 / elem)
+			oom_n(SIZE_MAX);
+		nc *= 2;
+	}
+	*p = nc * elem < MAP_MIN ? xrealloc(*p, nc * elem)
+				 : map_resize(*p, *cap * elem, *cap * elem >= MAP_MIN, nc * elem, false);
+	*cap = nc;
+}
+
+void
+tm_map_free(void *p, size_t cap)
+{
+	if (cap >= MAP_MIN)
+		munmap(p, page_len(cap));
+	else
+		free(p);
+}
 
 void
 tm_big_free(void *p, size_t cap, bool mapped)
@@ -262,7 +299,7 @@ tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem)
 		nc *= 2;
 	}
 	*p = nc * elem < STAGE_MIN ? xrealloc(*p, nc * elem)
-				   : map_resize(*p, *cap * elem, *cap * elem >= STAGE_MIN, nc * elem);
+				   : map_resize(*p, *cap * elem, *cap * elem >= STAGE_MIN, nc * elem, true);
 	*cap = nc;
 }
 

@@ -663,10 +663,36 @@ big_buffer_grows(void)
 		ok &= v[i] == (int64_t)i;
 	CHECK(ok);
 	tm_big_xfree(v, cv * sizeof *v);
+	/* mapped arrays (4 KiB pages): past TM_MAP_MIN, grown in place and,
+	 * with the page after them taken, moved */
+	v = NULL;
+	cv = 0;
+	size_t n = 0;
+	ok = true;
+	for (int step = 0; step < 4; step++) {
+		size_t need = (TM_MAP_MIN / 8) << step;
+		void *g = MAP_FAILED;
+		if (step == 3) {
+			g = mmap(v + cv, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				 -1, 0);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+			CHECK(g == v + cv);
+#endif
+		}
+		tm_map_xgrow((void **)&v, &cv, need, sizeof *v);
+		if (g != MAP_FAILED)
+			munmap(g, 4096);
+		for (size_t i = 0; i < n; i++)
+			ok &= v[i] == (int64_t)(i * 3);
+		for (; n < need; n++)
+			v[n] = (int64_t)(n * 3);
+	}
+	CHECK(ok);
+	tm_map_free(v, cv * sizeof *v);
 }
 
 /* compact_sched-sized ARRAY runs: 8 interleaved streams fill 8 lanes of
- * ~120 K values each (huge-page staging, outside the sanitizers), some arrays
+ * ~120 K values each (mapped arrays, outside the sanitizers), some arrays
  * overlapping the lane they extend, one unsorted: every value once. */
 static void
 big_array_lanes(void)
