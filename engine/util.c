@@ -253,8 +253,10 @@ tm_big_resize(void *p, size_t old, bool mapped, size_t n)
 	return map_resize(p, old, mapped, n, true);
 }
 
-void
-tm_map_xgrow(void **p, size_t *cap, size_t need, size_t elem)
+/* tm_xgrow's doubling; from min bytes of capacity on a mapping grown by
+ * mremap (huge pages if huge) instead of the heap. */
+static void
+grow_mapped(void **p, size_t *cap, size_t need, size_t elem, size_t min, bool huge)
 {
 	if (need <= *cap)
 		return;
@@ -264,9 +266,15 @@ tm_map_xgrow(void **p, size_t *cap, size_t need, size_t elem)
 			oom_n(SIZE_MAX);
 		nc *= 2;
 	}
-	*p = nc * elem < MAP_MIN ? xrealloc(*p, nc * elem)
-				 : map_resize(*p, *cap * elem, *cap * elem >= MAP_MIN, nc * elem, false);
+	*p = nc * elem < min ? xrealloc(*p, nc * elem)
+			     : map_resize(*p, *cap * elem, *cap * elem >= min, nc * elem, huge);
 	*cap = nc;
+}
+
+void
+tm_map_xgrow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	grow_mapped(p, cap, need, elem, MAP_MIN, false);
 }
 
 void
@@ -290,17 +298,7 @@ tm_big_free(void *p, size_t cap, bool mapped)
 void
 tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return;
-	size_t nc = *cap ? *cap : 8;
-	while (nc < need) {
-		if (nc > SIZE_MAX / 2 / elem)
-			oom_n(SIZE_MAX);
-		nc *= 2;
-	}
-	*p = nc * elem < STAGE_MIN ? xrealloc(*p, nc * elem)
-				   : map_resize(*p, *cap * elem, *cap * elem >= STAGE_MIN, nc * elem, true);
-	*cap = nc;
+	grow_mapped(p, cap, need, elem, STAGE_MIN, true);
 }
 
 void
