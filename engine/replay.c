@@ -1494,8 +1494,9 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 				n += src->scans[i]->log.n_details;
 		if (p.cap_evs < n) {
 			tm_events_free(p.evs, p.cap_evs);
-			p.evs = tm_big_resize(NULL, 0, false, n * sizeof *p.evs);
-			p.cap_evs = n;
+			p.evs = NULL;
+			p.cap_evs = 0;
+			BIG_XGROW(p.evs, p.cap_evs, n);
 		}
 	}
 	const struct tm_manifest *override = m;

@@ -141,8 +141,8 @@ tm_evpool_give(struct tm_evpool *pl, struct tm_report_event *v, size_t cap)
 void
 tm_events_free(struct tm_report_event *v, size_t cap)
 {
-	if (v)
-		tm_big_free(v, cap * sizeof *v, tm_big_mapped(cap * sizeof *v));
+	if (v) /* grown by BIG_XGROW (replay.c record_event): its own free */
+		tm_big_xfree(v, cap * sizeof *v);
 }
 
 static const char *

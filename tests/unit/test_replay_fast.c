@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "tracemerge.h"
+#include "internal.h"
+#include "replay.h"
 #include "t.h"
 
 static char dir[256];
@@ -674,6 +676,28 @@ fast_equals_reference_spilled(void)
 	tm_oplog_spill_after = keep;
 }
 
+/* An events list grows by BIG_XGROW (record_event) and is given back by
+ * tm_events_free, also through the pool: every size on the way, the
+ * mapped ones (release builds) included, freed by the one that grew it. */
+static void
+events_free_matches_growth(void)
+{
+	struct tm_evpool *pl = tm_evpool_new();
+	for (size_t want = 1; want <= ((size_t)8 << 20) / sizeof(struct tm_report_event); want *= 3) {
+		struct tm_report_event *v = NULL;
+		size_t cap = 0;
+		BIG_XGROW(v, cap, want);
+		memset(&v[want - 1], 0, sizeof *v);
+		CHECK(cap >= want);
+		tm_events_free(v, cap);
+		v = tm_evpool_take(pl, &cap);
+		BIG_XGROW(v, cap, want);
+		v[want - 1].ts = (int64_t)want;
+		tm_evpool_give(pl, v, cap);
+	}
+	tm_evpool_unref(pl);
+}
+
 static void
 drops_happen(void)
 {
@@ -807,6 +831,7 @@ main(void)
 	memcpy(dir, big, sizeof dir);
 	RUN(summary_equals_events);
 	RUN(events_buffer_reused);
+	RUN(events_free_matches_growth);
 	RUN(fast_equals_reference);
 	RUN(fast_equals_reference_spilled);
 	RUN(drops_happen);
