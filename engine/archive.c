@@ -307,6 +307,17 @@ set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 	l->cwhere = tm_buf_steal(&b);
 }
 
+/* set_cfatal undone: a walk to be done again. */
+static void
+clear_cfatal(struct tm_input *in, size_t ci)
+{
+	struct loc *l = &P(in)->locs[ci];
+	free(l->cfatal);
+	free(l->cwhere);
+	l->cfatal = l->cwhere = NULL;
+	l->fatal_eof = false;
+}
+
 /* ---- streams ---- */
 
 static enum tm_status
@@ -554,6 +565,7 @@ field_len(const uint8_t *p, size_t n)
 }
 
 static enum tm_status walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err);
+static enum tm_status gz_drain(struct tm_stream *st, struct tm_error *err);
 static enum tm_status gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st,
 				struct tm_error *err);
 
@@ -815,24 +827,15 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 		if (spec && pass == 0 && s != TM_ERR_CANCELLED) {
 			/* read on to the end (gz_settle would): did the walk read
 			 * past a failure's last hand-over? */
-			for (;;) {
-				const uint8_t *p;
-				size_t n;
-				struct tm_error e2;
-				tm_error_clear(&e2);
-				if (tm_stream_next(st, &p, &n, &e2) != TM_OK || !n)
-					break;
-			}
+			struct tm_error e2;
+			tm_error_clear(&e2);
+			(void)gz_drain(st, &e2);
 			if (tm_stream_refuted(st, &end)) {
 				tm_stream_close(st);
 				for (size_t i = first; i < vis_end; i++)
 					pv->visit->drop(pv->visit->ud, i);
 				unlist_from(in, first);
-				struct loc *l = &pv->locs[ci];
-				free(l->cfatal);
-				free(l->cwhere);
-				l->cfatal = l->cwhere = NULL;
-				l->fatal_eof = false;
+				clear_cfatal(in, ci);
 				__atomic_store_n(&pv->work.bytes, bytes0, __ATOMIC_RELAXED);
 				tm_error_clear(err);
 				continue;
