@@ -805,6 +805,9 @@ void actions_opening_clamp(struct wb *wb);
 enum wb_mouse { MOUSE_CLICK, MOUSE_WHEEL_UP, MOUSE_WHEEL_DOWN };
 void actions_mouse(struct wb *wb, enum wb_mouse what, int y, int x);
 void actions_command(struct wb *wb, const char *line);
+/* After model_open (command line or the Open prompt): the row selected on
+ * the opening screen kept, an open error shown. */
+void actions_opened(struct wb *wb);
 void actions_offer_recovery(struct wb *wb);
 /* Config files: one rc syntax (set, color, bind, source, theme). */
 bool actions_config_line(struct wb *wb, const char *line, char *err, size_t err_len);

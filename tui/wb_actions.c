@@ -1492,10 +1492,21 @@ act_open(struct wb *wb, const char *arg)
 		wb->run.quit = true;
 	} else {
 		model_open(&wb->m, words, n);
-		if (wb->m.open_error)
-			model_set_msg(&wb->m, ROLE_ERROR, "%s", wb->m.open_error);
+		actions_opened(wb);
 	}
 	free(copy);
+}
+
+void
+actions_opened(struct wb *wb)
+{
+	/* A row moved to while it opened stays selected: the opening
+	 * screen's rows are the list's, member for member. */
+	if (wb->ui.opening.gen && wb->ui.opening.gen == wb->m.open_gen && !wb->ui.opening.follow &&
+	    !wb->ui.filter)
+		wb->ui.pane[PANE_LIST].sel = wb->ui.opening.sel;
+	if (wb->m.open_error)
+		model_set_msg(&wb->m, ROLE_ERROR, "%s", wb->m.open_error);
 }
 
 /* ---- view ---- */

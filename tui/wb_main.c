@@ -594,13 +594,7 @@ workbench_main(int argc, char **argv)
 	actions_init(&wb);
 	if (n_inputs > 0) {
 		model_open(&wb.m, inputs, n_inputs);
-		/* A row moved to while it opened stays selected: the opening
-		 * screen's rows are the list's, member for member. */
-		if (wb.ui.opening.gen && wb.ui.opening.gen == wb.m.open_gen && !wb.ui.opening.follow &&
-		    !wb.ui.filter)
-			wb.ui.pane[PANE_LIST].sel = wb.ui.opening.sel;
-		if (wb.m.open_error)
-			model_set_msg(&wb.m, ROLE_ERROR, "%s", wb.m.open_error);
+		actions_opened(&wb);
 		actions_offer_recovery(&wb);
 	} else {
 		actions_command(&wb, "open");
