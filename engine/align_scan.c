@@ -148,23 +148,34 @@ occ_unzz(uint64_t v)
 	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
 }
 
+/* e's kept occurrences in turn, into out when not NULL; the last one
+ * ({0, 0, 0, UINT64_MAX} when there is none: what the first is written
+ * against). */
+static struct al_occ
+occ_walk(const struct al_name *e, struct al_occ *out)
+{
+	const uint8_t *p = e->occ;
+	uint64_t v;
+	struct al_occ cur = {0, 0, 0, UINT64_MAX};
+	for (uint32_t k = 0; k < e->n; k++) {
+		p = occ_get(p, &v);
+		cur.ts = (int64_t)((uint64_t)cur.ts + occ_unzz(v));
+		p = occ_get(p, &v);
+		cur.clock = (uint32_t)v;
+		p = occ_get(p, &v);
+		cur.machine = (uint32_t)v;
+		p = occ_get(p, &v);
+		cur.off += occ_unzz(v); /* stored as off + 1 */
+		if (out)
+			out[k] = cur;
+	}
+	return cur;
+}
+
 uint32_t
 tm_al_occs(const struct al_name *e, struct al_occ *out)
 {
-	const uint8_t *p = e->occ;
-	uint64_t ts = 0, off1 = 0, v;
-	for (uint32_t k = 0; k < e->n; k++) {
-		p = occ_get(p, &v);
-		ts += occ_unzz(v);
-		out[k].ts = (int64_t)ts;
-		p = occ_get(p, &v);
-		out[k].clock = (uint32_t)v;
-		p = occ_get(p, &v);
-		out[k].machine = (uint32_t)v;
-		p = occ_get(p, &v);
-		off1 += occ_unzz(v);
-		out[k].off = off1 - 1;
-	}
+	occ_walk(e, out);
 	return e->n;
 }
 
@@ -175,12 +186,7 @@ tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
 		return;
 	/* the previous occurrence, to write this one as its deltas (at most
 	 * AL_OCC per name are ever kept) */
-	struct al_occ prev = {0, 0, 0, UINT64_MAX};
-	if (e->n) {
-		struct al_occ all[AL_OCC];
-		tm_al_occs(e, all);
-		prev = all[e->n - 1];
-	}
+	struct al_occ prev = occ_walk(e, NULL);
 	uint8_t buf[AL_OCC_MAX], *p = buf;
 	p = occ_put(p, occ_zz((uint64_t)ts - (uint64_t)prev.ts));
 	p = occ_put(p, clock);

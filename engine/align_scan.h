@@ -112,8 +112,9 @@ void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t mac
 		     uint64_t off);
 /* e's kept occurrences into out[0..e->n) (room for AL_OCC); returns e->n. */
 uint32_t tm_al_occs(const struct al_name *e, struct al_occ *out);
-/* The scan is over: arrays and the packed occurrences trimmed to what they
- * hold (more may still be added: they grow again). */
+/* The scan is over: the name and id arrays trimmed to what they hold
+ * (more may still be added: they grow again); the packed occurrences are
+ * kept exact as they are written. */
 void tm_al_trim(struct tm_align_samples *a);
 /* The outer bytes of a name: for names of up to 16 bytes, all of them. */
 struct al_key {
