@@ -1322,8 +1322,10 @@ gz_thread(void *arg)
 		tm_error_clear(&e);
 		enum tm_status s = gz_fill(st, &e);
 		pthread_mutex_lock(&st->mu);
-		/* (at a known end: as much as the refuted read decompressed) */
-		st->inflated = st->k_on && st->failed ? st->k_inflated : st->r_head;
+		/* (a failure set its own count: gz_fail, or at a known end as
+		 * much as the refuted read decompressed) */
+		if (!st->failed)
+			st->inflated = st->r_head;
 		bool end = st->eof || st->failed || st->stop || s != TM_OK;
 		if (s != TM_OK && !st->stop) {
 			st->ps = s;
