@@ -451,7 +451,7 @@ why_one(void *ctx, const struct al_occ *o)
 	int st = probe_st(sd, o, NULL);
 	if (st == TM_PROBE_OK || st == TM_PROBE_RAW)
 		return;
-	struct why_count *c = o->machine ? &w[0] : o->clock >= 64 && o->clock <= 127 ? &w[1] : &w[2];
+	struct why_count *c = o->machine ? &w[0] : tm_clock_is_seq(o->clock) ? &w[1] : &w[2];
 	c->n++;
 	c->id = o->machine ? o->machine : o->clock;
 	c->st = st;

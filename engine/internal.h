@@ -69,6 +69,14 @@ void tm_big_xfree(void *p, size_t cap);
 void tm_map_xgrow(void **p, size_t *cap, size_t need, size_t elem);
 void tm_map_free(void *p, size_t cap);
 #define MAP_XGROW(arr, cap, need) tm_map_xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+/* Clock ids 64..127 are sequence-scoped: each packet sequence has its own
+ * clock of that id (trace_processor's clock_tracker.h,
+ * IsSequenceClock). */
+static inline bool
+tm_clock_is_seq(uint64_t id)
+{
+	return id >= 64 && id < 128;
+}
 /* The library exports only tm_-prefixed symbols; engine sources use the
  * short names. */
 #define xmalloc tm_xmalloc

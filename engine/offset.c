@@ -225,7 +225,7 @@ tm_session_trace_clock(struct tm_session *s, size_t member)
 			bool seq = false;
 			uint32_t base = TM_CLOCK_UNSET;
 			for (uint32_t i = 0; i < op.n; i++) {
-				seq |= op.clocks[i].id >= 64 && op.clocks[i].id < 128;
+				seq |= tm_clock_is_seq(op.clocks[i].id);
 				if (!is_builtin(base) && is_builtin(op.clocks[i].id))
 					base = op.clocks[i].id;
 			}
@@ -233,7 +233,7 @@ tm_session_trace_clock(struct tm_session *s, size_t member)
 				seq_base = base;
 		} else if ((op.kind == TM_OP_PACKET || op.kind == TM_OP_CONVERT) && is_builtin(op.clock)) {
 			votes[op.clock]++;
-		} else if (op.kind == TM_OP_PACKET && op.clock >= 64 && op.clock < 128 &&
+		} else if (op.kind == TM_OP_PACKET && tm_clock_is_seq(op.clock) &&
 			   is_builtin(seq_base)) {
 			votes[seq_base]++;
 		} else if (op.kind == TM_OP_RUN && !(op.flags & TM_RUN_ARRAY) && is_builtin(op.clock)) {

@@ -647,7 +647,7 @@ flush_run(struct tm_oplog *l)
 static bool
 run_clock_ok(uint32_t clock)
 {
-	return !(clock >= 64 && clock < 128); /* sequence clocks keep their seq */
+	return !tm_clock_is_seq(clock); /* sequence clocks keep their seq */
 }
 
 /* Add one element to the open run, or start a new one. */

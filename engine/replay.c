@@ -441,7 +441,7 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct tm_clockid id = {clk[i].id, 0, 0, 0};
-		if (clk[i].id >= 64 && clk[i].id < 128) {
+		if (tm_clock_is_seq(clk[i].id)) {
 			id.seq = seq;
 			id.tf = c->trace_id;
 		}
@@ -836,7 +836,7 @@ resolve_clock(struct fstate *fs, struct tm_tracker *c, uint32_t clock, uint32_t 
 		return true;
 	}
 	*out = (struct tm_clockid){clock, 0, 0, 0};
-	if (clock >= 64 && clock < 128) {
+	if (tm_clock_is_seq(clock)) {
 		out->seq = seq;
 		out->tf = fs->tid;
 	}
@@ -1266,7 +1266,7 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		bulk_push(p, fs, c, r, 0, n, tm_run_at(r, 0), r->last, 0, te); /* no clock: raw values */
 		return;
 	}
-	if (clk.clock >= 64 && clk.clock < 128) {
+	if (tm_clock_is_seq(clk.clock)) {
 		const int64_t *v = run_values(p, r);
 		for (uint32_t i = 0; i < n; i++) {
 			struct tm_oppos ep = *pos;

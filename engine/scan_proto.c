@@ -537,7 +537,7 @@ do_snapshot(struct ps *s, const struct pkt *k)
 				else if (g.id == CLK_UNIT_MULTIPLIER_NS)
 					c.unit = g.v ? g.v : 1;
 			}
-			if (c.id >= 64 && c.id <= 127 && !k->seq) {
+			if (tm_clock_is_seq(c.id) && !k->seq) {
 				s->n_pclocks = base;
 				tm_ps_emit(s, &(struct tm_op){
 						.kind = TM_OP_FATAL, .machine = k->machine,
@@ -1368,7 +1368,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	uint32_t clock = 0;
 	if (has_ts && !clear && q->has_defaults) {
 		clock = q->def_clock;
-		if (clock >= 64 && clock <= 127 && !seq32)
+		if (tm_clock_is_seq(clock) && !seq32)
 			return false;
 	}
 
@@ -1535,7 +1535,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		clock = k.clock;
 		if (!clock && q->has_defaults)
 			clock = q->def_clock;
-		if (!k.has_chrome && clock >= 64 && clock <= 127 && !k.seq) {
+		if (!k.has_chrome && tm_clock_is_seq(clock) && !k.seq) {
 			char msg[200];
 			snprintf(msg, sizeof msg,
 				 "TracePacket specified a sequence-local clock id (%u) but the "
