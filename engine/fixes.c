@@ -102,11 +102,12 @@ try_offset(struct cand_ctx *c, const char *file, const struct tm_offset_spec *sp
 	struct tm_error e;
 	if (tm_offset_apply_known(c->s, c->cur, c->before, file, sp, &r, &e) != TM_OK)
 		return;
+	struct tm_offset_take t = tm_offset_take(&r, false);
 	struct tm_buf b;
 	tm_buf_init(&b);
 	what_offset(&b, &r);
-	offer(c, file, &r.m, &r.report, b.data, why);
-	if (r.own_machine && r.own_helps) {
+	offer(c, file, t.m, t.report, b.data, why);
+	if (t.offer) {
 		tm_buf_addf(&b, " --machine %s=%s", file, r.own_machine);
 		offer(c, file, &r.own_m, &r.own_report, b.data, r.own_why);
 	}
@@ -311,14 +312,12 @@ tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution
 			tm_align_offset_spec(e, &sp);
 			if (tm_offset_apply_known(s, &out->m, r, e->file, &sp, &res, &e2) != TM_OK)
 				continue;
-			bool own = res.own_machine && res.own_helps;
-			const struct tm_manifest *nm = own ? &res.own_m : &res.m;
-			struct tm_report **known = own ? &res.own_report : &res.report;
-			struct tm_report *r2 = *known; /* its replay, taken over */
-			*known = NULL;
+			struct tm_offset_take t = tm_offset_take(&res, true);
+			struct tm_report *r2 = *t.report; /* its replay, taken over */
+			*t.report = NULL;
 			if (r2 && !worse(r2, r)) {
 				tm_manifest_fini(&out->m);
-				tm_manifest_copy(&out->m, nm);
+				tm_manifest_copy(&out->m, t.m);
 				tm_report_free(r);
 				r = r2;
 				r2 = NULL;
@@ -328,7 +327,7 @@ tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution
 				tm_format_duration_ns(e->offset_ns, &w);
 				step(out, &cap, w.data, " vs ", e->ref, "");
 				tm_buf_fini(&w);
-				if (nm == &res.own_m)
+				if (t.own)
 					step(out, &cap, e->file, ": a machine of its own, ", res.own_machine, "");
 			}
 			tm_report_free(r2);

@@ -305,6 +305,18 @@ tm_offset_result_fini(struct tm_offset_result *r)
 	memset(r, 0, sizeof *r);
 }
 
+struct tm_offset_take
+tm_offset_take(struct tm_offset_result *r, bool take_own)
+{
+	struct tm_offset_take t;
+	t.offer = r->own_machine && r->own_helps;
+	t.own = take_own && t.offer;
+	t.m = t.own ? &r->own_m : &r->m;
+	t.report = t.own ? &r->own_report : &r->report;
+	t.inert = t.own ? NULL : r->inert;
+	return t;
+}
+
 /* A machine name for the file: its base name without the extension, made
  * unique among the manifest's machine names (tracemerge.h). */
 char *

@@ -767,6 +767,20 @@ enum tm_status tm_offset_apply(struct tm_session *s, const struct tm_manifest *c
 			       const char *file, const struct tm_offset_spec *spec,
 			       struct tm_offset_result *out, struct tm_error *err) TM_WUR;
 void tm_offset_result_fini(struct tm_offset_result *r);
+/* What a caller takes from r, its rules in one place.  offer: r offers a
+ * machine of its own (made, and proven better than m).  take_own: the
+ * caller takes that offer when made (the estimates, the fixes), else the
+ * edit as asked (--offset, the workbench's o).  m: own_m when taken, else
+ * r->m; report: its replay's slot in r (may hold NULL), for a caller that
+ * takes the replay over.  inert: why m changes no predicted number, or
+ * NULL; never said with own_m, which helps (r->inert is said of r->m). */
+struct tm_offset_take {
+	const struct tm_manifest *m;
+	struct tm_report **report;
+	const char *inert;
+	bool own, offer;
+};
+struct tm_offset_take tm_offset_take(struct tm_offset_result *r, bool take_own);
 /* The name of a machine of its own for path (the offer above, the fixes):
  * its base name without the extension, unique among m's machine names.
  * Caller frees. */

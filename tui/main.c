@@ -286,12 +286,13 @@ apply_offset(const char *arg, struct tm_session *s, struct tm_manifest *m)
 		tm_offset_spec_fini(&sp);
 		return EXIT_USAGE;
 	}
+	struct tm_offset_take t = tm_offset_take(&res, false);
 	tm_manifest_fini(m);
-	tm_manifest_copy(m, &res.m);
-	if (res.inert)
+	tm_manifest_copy(m, t.m);
+	if (t.inert)
 		say(stderr, "tracemerge: note (ours): --offset %s changes no predicted number: %s",
-			arg, res.inert);
-	if (res.own_machine && res.own_helps) {
+			arg, t.inert);
+	if (t.offer) {
 		say(stderr, "tracemerge: note (ours): %s", res.own_why);
 		say(stderr, "  Fix: --machine %s=%s (predicted: %s)", res.file, res.own_machine,
 		    res.own_verdict ? res.own_verdict : "");
@@ -1255,9 +1256,10 @@ align_apply(struct tm_session *s, struct tm_manifest *m, const struct tm_align_r
 			say(stderr, "tracemerge: align: %s", err.msg);
 			return EXIT_BROKEN;
 		}
+		struct tm_offset_take t = tm_offset_take(&r, true);
 		tm_manifest_fini(m);
-		tm_manifest_copy(m, r.own_machine && r.own_helps ? &r.own_m : &r.m);
-		if (r.own_machine && r.own_helps)
+		tm_manifest_copy(m, t.m);
+		if (t.own)
 			say(stderr, "tracemerge: note (ours): %s", r.own_why);
 		tm_offset_result_fini(&r);
 	}

@@ -130,17 +130,15 @@ apply_estimates(struct wb_model *m, const struct tm_align_result *res, const cha
 			tm_align_offset_spec(e, &sp);
 			tm_error_clear(&err);
 			if (tm_offset_apply(m->s, &next, e->file, &sp, &r, &err) == TM_OK && r.has_m) {
-				bool own = r.own_machine && r.own_helps;
+				struct tm_offset_take t = tm_offset_take(&r, true);
 				tm_manifest_fini(&next);
-				tm_manifest_copy(&next, own ? &r.own_m : &r.m);
+				tm_manifest_copy(&next, t.m);
 				if (r.how)
 					tm_buf_addf(&ev, ". %s", r.how);
-				if (own)
+				if (t.own)
 					tm_buf_addf(&ev, ". %s", r.own_why);
-				/* r.inert is said of r.m: with the machine of its own
-				 * the edit applied is own_m, which helps (own_helps) */
-				if (r.inert && !own)
-					tm_buf_addf(&ev, ". Changes no predicted number: %s", r.inert);
+				if (t.inert)
+					tm_buf_addf(&ev, ". Changes no predicted number: %s", t.inert);
 				n_set++;
 			} else {
 				tm_buf_addf(&ev, ". Not applied: %s", err.msg);

@@ -1786,7 +1786,8 @@ model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *
 	size_t undo_n = m->undo.n;
 	char effect[400];
 	char *ref_copy = strdup(r.ref ? r.ref : ""), *path_copy = strdup(path);
-	struct tm_manifest next = r.m;
+	struct tm_offset_take t = tm_offset_take(&r, false);
+	struct tm_manifest next = *t.m;
 
 	r.has_m = false; /* moved into next; model_commit owns it */
 	tm_buf_init(&d);
@@ -1798,12 +1799,12 @@ model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *
 	 * the timeline moves the reference instead. */
 	if (m->undo.n != undo_n) {
 		model_offset_effect(m, path_copy, off, ref_copy, effect, sizeof effect);
-		if (r.inert)
+		if (t.inert)
 			model_set_msg(m, ROLE_WARNING, "%s: changes no predicted number (ours): %s",
-				      msg, r.inert);
+				      msg, t.inert);
 		else if (off != 0 && model_owns_timeline(m, path_copy))
 			model_set_msg(m, ROLE_WARNING, "%s: %s", what, effect);
-		else if (r.own_machine && r.own_helps)
+		else if (t.offer)
 			model_set_msg(m, ROLE_WARNING,
 				      "%s (%s). Fix (ours, checked): H puts %s on a machine of its "
 				      "own (\"%s\"): %s",

@@ -108,6 +108,15 @@ test_relate_and_own_machine(void)
 	CHECK_INT(tm_session_evaluate(sess, &r.own_m, &rep, &e), TM_OK);
 	CHECK(rep->ok && !rep->error);
 	tm_report_free(rep);
+	/* what a caller takes: the offer when it takes one, never called
+	 * inert (inert is said of m alone) */
+	free(r.inert);
+	r.inert = strdup("said of m");
+	struct tm_offset_take t = tm_offset_take(&r, true);
+	CHECK(t.offer && t.own && t.m == &r.own_m && t.report == &r.own_report && !t.inert);
+	t = tm_offset_take(&r, false);
+	CHECK(t.offer && !t.own && t.m == &r.m && t.report == &r.report);
+	CHECK(t.inert == r.inert);
 	tm_offset_result_fini(&r);
 	tm_manifest_fini(&m);
 }
@@ -122,6 +131,8 @@ test_pin_for_clockless_and_inert(void)
 	apply("app.json=5ms@relay.pftrace:REALTIME_COARSE", &m, &r);
 	CHECK(r.is_pin);
 	CHECK(r.inert && strstr(r.inert, "not on the timeline's path"));
+	struct tm_offset_take t = tm_offset_take(&r, true);
+	CHECK(!t.offer && !t.own && t.m == &r.m && t.inert == r.inert);
 	tm_offset_result_fini(&r);
 	apply("app.json=5ms@phone.pftrace", &m, &r);
 	CHECK(r.is_pin && !r.inert);
