@@ -76,20 +76,36 @@ term_mouse(struct wb *wb)
 		  NULL);
 }
 
-/* A KEY_MOUSE from curses: a left press or click, or the wheel. */
-static void
-term_mouse_event(struct wb *wb)
+/* A KEY_MOUSE from curses, decoded: the wheel or a left press or click
+ * (*y, *x where); false for none of these. */
+static bool
+term_mouse_read(enum wb_mouse *what, int *y, int *x)
 {
 	MEVENT ev;
 
 	if (getmouse(&ev) != OK)
-		return;
+		return false;
 	if (ev.bstate & BUTTON4_PRESSED)
-		actions_mouse(wb, MOUSE_WHEEL_UP, ev.y, ev.x);
+		*what = MOUSE_WHEEL_UP;
 	else if (ev.bstate & BUTTON5_PRESSED)
-		actions_mouse(wb, MOUSE_WHEEL_DOWN, ev.y, ev.x);
+		*what = MOUSE_WHEEL_DOWN;
 	else if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))
-		actions_mouse(wb, MOUSE_CLICK, ev.y, ev.x);
+		*what = MOUSE_CLICK;
+	else
+		return false;
+	*y = ev.y;
+	*x = ev.x;
+	return true;
+}
+
+static void
+term_mouse_event(struct wb *wb)
+{
+	enum wb_mouse what;
+	int y, x;
+
+	if (term_mouse_read(&what, &y, &x))
+		actions_mouse(wb, what, y, x);
 }
 
 static void
@@ -147,11 +163,12 @@ open_poll(void *ud)
 		return true;
 	}
 	if (key == KEY_MOUSE) { /* the wheel moves; clicks wait for the list */
-		MEVENT ev;
-		key = getmouse(&ev) != OK		? ERR
-		      : ev.bstate & BUTTON4_PRESSED ? KEY_UP
-		      : ev.bstate & BUTTON5_PRESSED ? KEY_DOWN
-						    : ERR;
+		enum wb_mouse what;
+		int y, x;
+		key = !term_mouse_read(&what, &y, &x) ? ERR
+		      : what == MOUSE_WHEEL_UP	      ? KEY_UP
+		      : what == MOUSE_WHEEL_DOWN      ? KEY_DOWN
+						      : ERR;
 	}
 	bool now = key != ERR && actions_opening_key(wb, key);
 	long t = now_ms() - o->t0_ms;
