@@ -801,16 +801,17 @@ frame_prepare(struct wb *wb)
 	/* The list's columns first (the list is as wide as the left column):
 	 * a name the list or the details' rule cuts shows in full in them. */
 	frame_columns(wb, layout_left_cols(cols));
+	/* the selected row's label: the details' rule, and whether the list or
+	 * the rule cuts it */
+	struct tm_buf label;
+	size_t label_len = 0;
+	tm_buf_init(&label);
+	const char *shown = sel == SIZE_MAX ? NULL
+					    : model_member_label(m, model_row_member(m, sel), &label,
+								 &label_len);
 	if (sel != SIZE_MAX) {
 		const char *nm = model_row_name(m, sel);
-		struct tm_buf label;
-		size_t label_len = 0;
-		tm_buf_init(&label);
-		const char *shown = nm ? model_member_label(m, model_row_member(m, sel), &label,
-							     &label_len)
-				       : NULL;
-		int nw = shown ? name_cols(shown, label_len) : 0;
-		tm_buf_fini(&label);
+		int nw = nm ? name_cols(shown, label_len) : 0;
 		fr->details_name = nw > fr->cols.name || nw > layout_left_cols(cols) - 40;
 		model_fixes_ensure(&wb->m, nm); /* the details show its fixes */
 		text_details(m, sel, &fr->details, fr->details_name);
@@ -848,12 +849,7 @@ frame_prepare(struct wb *wb)
 	det->n = (size_t)fr->details.lines;
 	pane_clamp(det);
 	bool det_more = det->h > 1 && det->n > pane_rows(det);
-	struct tm_buf label;
-	size_t label_len;
-	tm_buf_init(&label);
-	const char *name = sel == SIZE_MAX ? "details"
-					   : model_member_label(m, model_row_member(m, sel), &label,
-								&label_len);
+	const char *name = shown ? shown : "details";
 	if (det_more) {
 		char *nm = text_short_name(name, (size_t)(det->w - 40 > 8 ? det->w - 40 : 8));
 		size_t first = det->top + 1, last = det->top + pane_rows(det);
