@@ -247,8 +247,7 @@ struct wb_model {
 	 * a cancelled thread found is never shown. */
 	struct wb_details {
 		pthread_t thr;
-		bool running;          /* a computation to finish (details_join) */
-		bool threaded;         /* ... on thr, to be joined (else it ran inline) */
+		bool running;          /* thr computes, to be joined (details_join) */
 		/* set (by this thread, read by the worker): the thread's
 		 * evaluation stops, and what it found is not the current
 		 * evaluation's (a later one superseded it, or the session is

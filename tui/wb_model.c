@@ -383,13 +383,11 @@ details_take(struct wb_model *m, const struct tm_report *r)
 	d->ready = true;
 }
 
+/* The worker has returned (joined, or it ran inline): what it found. */
 static void
-details_join(struct wb_model *m)
+details_finish(struct wb_model *m)
 {
 	struct wb_details *d = &m->det;
-	if (d->threaded)
-		pthread_join(d->thr, NULL);
-	d->threaded = false;
 	d->running = false;
 	d->done = 0;
 	char *why = d->werr;
@@ -416,6 +414,13 @@ details_join(struct wb_model *m)
 	tm_manifest_fini(&d->man);
 	tm_manifest_init(&d->man);
 	d->cancel = false;
+}
+
+static void
+details_join(struct wb_model *m)
+{
+	pthread_join(m->det.thr, NULL);
+	details_finish(m);
 }
 
 /* Stop a running thread and wait for it (the session is about to change). */
@@ -458,11 +463,9 @@ model_details_poll(struct wb_model *m)
 	d->out = NULL;
 	if (pthread_create(&d->thr, NULL, details_worker, m) == 0) {
 		d->running = true;
-		d->threaded = true;
 	} else {
 		details_worker(m); /* no thread: here, once */
-		d->running = true;
-		details_join(m);
+		details_finish(m);
 		changed = true;
 	}
 	return changed;
