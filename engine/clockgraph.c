@@ -832,6 +832,26 @@ route(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst, long *si
 	return TM_CONV_OK;
 }
 
+/* ns (in the path's source clock) along the path's hops; with via >= 0,
+ * the value at node via the first time the path passes it (*passed). */
+static inline int64_t
+walk(const struct tm_graph *g, const struct path *pa, int64_t ns, long via, bool *passed,
+     int64_t *at_via)
+{
+	if (via >= 0 && pa->nodes[0] == (uint32_t)via) {
+		*passed = true;
+		*at_via = ns;
+	}
+	for (int i = 0; i < pa->len; i++) {
+		ns = hop(g, pa->nodes[i], pa->nodes[i + 1], pa->hashes[i], ns);
+		if (via >= 0 && pa->nodes[i + 1] == (uint32_t)via && !*passed) {
+			*passed = true;
+			*at_via = ns;
+		}
+	}
+	return ns;
+}
+
 /* Convert, and the value at node via (-1: none) if the path passes it. */
 static enum tm_conv_result
 convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid dst, long via,
@@ -857,18 +877,7 @@ convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid
 		if (!probe)
 			sn->last_ns = sn->shadow_ns = ns;
 	}
-	if (via >= 0 && pa.nodes[0] == (uint32_t)via) {
-		*passed = true;
-		*at_via = ns;
-	}
-	for (int i = 0; i < pa.len; i++) {
-		ns = hop(g, pa.nodes[i], pa.nodes[i + 1], pa.hashes[i], ns);
-		if (via >= 0 && pa.nodes[i + 1] == (uint32_t)via && !*passed) {
-			*passed = true;
-			*at_via = ns;
-		}
-	}
-	*out = ns;
+	*out = walk(g, &pa, ns, via, passed, at_via);
 	return TM_CONV_OK;
 }
 
@@ -912,9 +921,7 @@ tm_graph_convert_ns(struct tm_graph *g, struct tm_clockid src, int64_t ns, struc
 	enum tm_conv_result r = route(g, src, dst, &si, &pa);
 	if (r != TM_CONV_OK)
 		return r;
-	for (int i = 0; i < pa.len; i++)
-		ns = hop(g, pa.nodes[i], pa.nodes[i + 1], pa.hashes[i], ns);
-	*out = ns;
+	*out = walk(g, &pa, ns, -1, NULL, NULL);
 	return TM_CONV_OK;
 }
 
