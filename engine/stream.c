@@ -206,11 +206,9 @@ struct tm_stream {
 	bool p_done;         /* the reader is past spec_from: no queue needed */
 	bool s_drain;        /* the reader is done: V may overwrite the ring */
 	/* the end known from a refuted read of the same bytes
-	 * (tm_stream_gz_known): V stops at k_end and fails as k_err */
-	bool k_on;
-	uint64_t k_end, k_inflated;
-	enum tm_status k_fs;
-	struct tm_error *k_err;
+	 * (tm_stream_gz_known, NULL when not): V stops at known->handed and
+	 * fails as known->err */
+	struct tm_stream_end *known;
 	bool sync;           /* no producer thread: the consumer inflates */
 	/* shared, under mu */
 	pthread_mutex_t mu;
@@ -609,7 +607,7 @@ tm_stream_close(struct tm_stream *st)
 	free(st->zip_name);
 	free(st->ferr);
 	free(st->perr);
-	free(st->k_err);
+	free(st->known);
 	free(st->vio.perr);
 	free(st->pio.perr);
 	free(st);
@@ -1160,16 +1158,17 @@ static enum ring_step
 ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, uint8_t **dst,
 	    struct tm_error *err)
 {
-	if (st->k_on && st->r_head >= st->k_end) {
+	const struct tm_stream_end *k = st->known;
+	if (k && st->r_head >= k->handed) {
 		/* the known end: fail as the refuted read did (the bytes
-		 * since the hand-over at k_end are not decompressed again) */
+		 * since the hand-over at k->handed are not decompressed again) */
 		pthread_mutex_lock(&st->mu);
-		st->r_ready = st->k_end;
-		st->inflated = st->k_inflated;
+		st->r_ready = k->handed;
+		st->inflated = k->inflated;
 		st->eof = st->failed = true;
-		st->fs = st->k_fs;
+		st->fs = k->fs;
 		free(st->ferr);
-		st->ferr = err_copy(st->k_err);
+		st->ferr = err_copy(&k->err);
 		if (st->c_wait)
 			pthread_cond_signal(&st->cv_c);
 		pthread_mutex_unlock(&st->mu);
@@ -1187,8 +1186,8 @@ ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, 
 	size_t o = room;
 	if (o > st->r_step)
 		o = st->r_step;
-	if (st->k_on && o > st->k_end - st->r_head)
-		o = (size_t)(st->k_end - st->r_head);
+	if (k && o > k->handed - st->r_head)
+		o = (size_t)(k->handed - st->r_head);
 	pthread_mutex_lock(&st->mu);
 	st->inflated = st->r_head;
 	if (st->spec_on) {
@@ -1709,11 +1708,9 @@ tm_stream_gz_known(struct tm_stream *st, const struct tm_stream_end *end)
 	if (st->kind != K_INFLATE || !st->mu_init || st->pos != 0 || !end->known)
 		return;
 	st->spec = true;
-	st->k_on = true;
-	st->k_end = end->handed;
-	st->k_inflated = end->inflated;
-	st->k_fs = end->fs;
-	st->k_err = err_copy(&end->err);
+	free(st->known);
+	st->known = xmalloc(sizeof *st->known);
+	*st->known = *end;
 }
 
 /* The refuted stream's end (mu held). */
