@@ -1463,6 +1463,27 @@ p_have(struct tm_stream *st, uint64_t ready, size_t want, struct tm_error *err)
 	return p_fill(st, (size_t)(need - have), err);
 }
 
+/* The reader has every byte the stream delivers (mu held; released
+ * here): how it ended, trace_processor's failure (none when quiet), our
+ * own error (the parent's), or cleanly.  (V never sets eof with an error
+ * of ours: the order of the last two does not matter.) */
+static enum tm_status
+end_result(struct tm_stream *st, struct tm_error *err)
+{
+	enum tm_status s = TM_OK;
+	if (st->failed) {
+		if (!st->quiet_fail) {
+			*err = *st->ferr;
+			s = st->fs;
+		}
+	} else if (st->ps != TM_OK) {
+		*err = *st->perr;
+		s = st->ps;
+	}
+	pthread_mutex_unlock(&st->mu);
+	return s;
+}
+
 /* Start V's thread in ring mode (mu held; nothing runs ahead yet): the
  * bytes from spec_from on come from the ring. */
 static void
@@ -1490,7 +1511,6 @@ spec_begin(struct tm_stream *st)
 static enum tm_status
 next_spec(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *err)
 {
-	enum tm_status s;
 	if (!st->p_done) { /* P is done: the queue is not needed any more */
 		st->p_done = true;
 		while (st->q_head) {
@@ -1523,24 +1543,8 @@ next_spec(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 					    "to be read again",
 					    st->label, st->pos, lim);
 		}
-		if (st->failed) {
-			bool quiet = st->quiet_fail;
-			if (!quiet)
-				*err = *st->ferr;
-			s = st->fs;
-			pthread_mutex_unlock(&st->mu);
-			return quiet ? TM_OK : s;
-		}
-		if (st->ps != TM_OK) {
-			*err = *st->perr;
-			s = st->ps;
-			pthread_mutex_unlock(&st->mu);
-			return s;
-		}
-		if (st->eof) {
-			pthread_mutex_unlock(&st->mu);
-			return TM_OK;
-		}
+		if (st->failed || st->ps != TM_OK || st->eof)
+			return end_result(st, err);
 		st->c_wait = true;
 		pthread_cond_wait(&st->cv_c, &st->mu);
 		st->c_wait = false;
@@ -1583,24 +1587,8 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		}
 		if (st->r_ready != st->pos)
 			break;
-		if (st->failed) {
-			bool quiet = st->quiet_fail;
-			if (!quiet)
-				*err = *st->ferr;
-			s = st->fs;
-			pthread_mutex_unlock(&st->mu);
-			return quiet ? TM_OK : s;
-		}
-		if (st->eof) {
-			pthread_mutex_unlock(&st->mu);
-			return TM_OK;
-		}
-		if (st->ps != TM_OK) {
-			*err = *st->perr;
-			s = st->ps;
-			pthread_mutex_unlock(&st->mu);
-			return s;
-		}
+		if (st->failed || st->ps != TM_OK || st->eof)
+			return end_result(st, err);
 		if (!st->thr_on && !st->sync) {
 			if ((st->wk = wk_start(gz_thread, st)) != NULL)
 				st->thr_on = true;
