@@ -383,27 +383,36 @@ tm_stream_open(const struct tm_input *in, size_t member, struct tm_stream **out,
 	return open_member(in, member, out, err);
 }
 
+/* Open member i to be read speculatively (known: NULL) or up to a known
+ * end.  (A member with a limit: its failure is known, and the stream is a
+ * window.) */
+static enum tm_status
+open_spec(const struct tm_input *in, size_t member, const struct tm_stream_end *known,
+	  struct tm_stream **out, struct tm_error *err)
+{
+	enum tm_status s = tm_stream_open(in, member, out, err);
+	const struct loc *l = s == TM_OK ? &P(in)->locs[member] : NULL;
+	if (l && (l->kind == L_INFLATE || l->kind == L_ZSTD) && l->limit == UINT64_MAX) {
+		if (known)
+			tm_stream_gz_known(*out, known);
+		else
+			tm_stream_gz_speculate(*out);
+	}
+	return s;
+}
+
 enum tm_status
 tm_stream_open_scan(const struct tm_input *in, size_t member, struct tm_stream **out,
 		    struct tm_error *err)
 {
-	enum tm_status s = tm_stream_open(in, member, out, err);
-	const struct loc *l = s == TM_OK ? &P(in)->locs[member] : NULL;
-	/* (a limit: the failure is known, and the stream is a window) */
-	if (l && (l->kind == L_INFLATE || l->kind == L_ZSTD) && l->limit == UINT64_MAX)
-		tm_stream_gz_speculate(*out);
-	return s;
+	return open_spec(in, member, NULL, out, err);
 }
 
 enum tm_status
 tm_stream_open_known(const struct tm_input *in, size_t member, const struct tm_stream_end *end,
 		     struct tm_stream **out, struct tm_error *err)
 {
-	enum tm_status s = tm_stream_open(in, member, out, err);
-	const struct loc *l = s == TM_OK ? &P(in)->locs[member] : NULL;
-	if (l && (l->kind == L_INFLATE || l->kind == L_ZSTD) && l->limit == UINT64_MAX)
-		tm_stream_gz_known(*out, end);
-	return s;
+	return open_spec(in, member, end, out, err);
 }
 
 enum tm_status
