@@ -393,20 +393,33 @@ probe_st(const struct side *sd, const struct al_occ *o, int64_t *ts)
 	return sd->pr->st[i];
 }
 
-/* The sample's time in the file's trace clock: as the scan saw it when it
- * is in that clock (the reader's default or that clock itself, on the
- * file's own machine), else as the replay converted its packet's timestamp
- * on the way to the timeline (a sequence-scoped clock through its
- * sequence's ClockSnapshots, another machine through the clock graph). */
-static bool
-sample_ts(const struct side *sd, const struct al_occ *o, int64_t *ts)
+/* The sample's time in the file's trace clock (*ts): as the scan saw it
+ * when it is in that clock (the reader's default or that clock itself, on
+ * the file's own machine), else as the replay converted its packet's
+ * timestamp on the way to the timeline (a sequence-scoped clock through
+ * its sequence's ClockSnapshots, another machine through the clock graph).
+ * TM_PROBE_OK or TM_PROBE_RAW when it has one (sample_usable), else the
+ * replay's word why not. */
+static int
+sample_st(const struct side *sd, const struct al_occ *o, int64_t *ts)
 {
 	if (!needs_probe(sd->clock, o)) {
 		*ts = o->ts;
-		return true;
+		return TM_PROBE_OK;
 	}
-	int st = probe_st(sd, o, ts);
+	return probe_st(sd, o, ts);
+}
+
+static inline bool
+sample_usable(int st)
+{
 	return st == TM_PROBE_OK || st == TM_PROBE_RAW;
+}
+
+static bool
+sample_ts(const struct side *sd, const struct al_occ *o, int64_t *ts)
+{
+	return sample_usable(sample_st(sd, o, ts));
 }
 
 /* fn(ctx, o) for each sample a (may be NULL) kept: every name's
@@ -446,10 +459,9 @@ why_one(void *ctx, const struct al_occ *o)
 {
 	const struct side *sd = ((struct why_ctx *)ctx)->sd;
 	struct why_count *w = ((struct why_ctx *)ctx)->w;
-	if (!needs_probe(sd->clock, o))
-		return; /* usable as the scan saw it (sample_ts) */
-	int st = probe_st(sd, o, NULL);
-	if (st == TM_PROBE_OK || st == TM_PROBE_RAW)
+	int64_t ts;
+	int st = sample_st(sd, o, &ts);
+	if (sample_usable(st))
 		return;
 	struct why_count *c = o->machine ? &w[0] : tm_clock_is_seq(o->clock) ? &w[1] : &w[2];
 	c->n++;
@@ -497,18 +509,22 @@ why_unusable(const struct side *sd, const char *file, struct tm_buf *b, size_t *
 struct probes {
 	struct tm_replay_probe **v; /* per member */
 	size_t n;
-	uint32_t *clock; /* per member: its trace clock, once asked (a walk of its log) */
-	bool *has_clock;
+	/* per member: its trace clock, once asked (a walk of its log) */
+	struct probe_clock {
+		uint32_t clock;
+		bool known;
+	} *clock;
 };
 
 static uint32_t
 probes_clock(struct tm_session *s, struct probes *P, size_t m)
 {
-	if (!P->has_clock[m]) {
-		P->clock[m] = tm_session_trace_clock(s, m);
-		P->has_clock[m] = true;
+	struct probe_clock *c = &P->clock[m];
+	if (!c->known) {
+		c->clock = tm_session_trace_clock(s, m);
+		c->known = true;
 	}
-	return P->clock[m];
+	return c->clock;
 }
 
 static int
@@ -542,7 +558,6 @@ probes_build(struct tm_session *s, size_t only, struct probes *P)
 	P->n = s->in.n_members;
 	P->v = xcalloc(P->n + 1, sizeof *P->v);
 	P->clock = xcalloc(P->n + 1, sizeof *P->clock);
-	P->has_clock = xcalloc(P->n + 1, sizeof *P->has_clock);
 	for (size_t m = 0; m < P->n; m++) {
 		if ((only != SIZE_MAX && m != only) || !s->scans[m] || !s->scans[m]->align ||
 		    s->in.members[m].format != TM_FMT_PROTO)
@@ -581,7 +596,6 @@ probes_free(struct probes *P)
 		}
 	free(P->v);
 	free(P->clock);
-	free(P->has_clock);
 	memset(P, 0, sizeof *P);
 }
 
