@@ -68,16 +68,24 @@ name_at(const struct tm_align_samples *a, const char *name, size_t n, size_t lim
 	return SIZE_MAX;
 }
 
-bool
-tm_al_name_index(struct tm_align_samples *a, size_t i)
+/* names[i], not in names[0..i), indexed (the map from AL_NAMES_LINEAR
+ * names on). */
+static void
+name_put(struct tm_align_samples *a, size_t i)
 {
-	if (name_at(a, a->names[i].name, a->names[i].len, i) != SIZE_MAX)
-		return false;
 	if (a->name_ix.cap)
 		tm_strmap_put(&a->name_ix, a->names[i].name, a->names[i].len, i, NULL);
 	else if (i + 1 > AL_NAMES_LINEAR)
 		for (size_t k = 0; k <= i; k++)
 			tm_strmap_put(&a->name_ix, a->names[k].name, a->names[k].len, k, NULL);
+}
+
+bool
+tm_al_name_index(struct tm_align_samples *a, size_t i)
+{
+	if (name_at(a, a->names[i].name, a->names[i].len, i) != SIZE_MAX)
+		return false;
+	name_put(a, i);
 	return true;
 }
 
@@ -106,7 +114,7 @@ tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n)
 	e->len = n;
 	e->h = key_hash(name, n);
 	e->all_instant = true;
-	(void)tm_al_name_index(a, a->n_names);
+	name_put(a, a->n_names); /* new: name_at missed above */
 	a->n_names++;
 	return e;
 }
