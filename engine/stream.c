@@ -120,6 +120,13 @@ la_load(void)
 #include "archive_priv.h"
 
 #define BLOCK (256u * 1024u)
+/* A byte reader (tm_rd) that skipped FAR_SKIP bytes or more of a file past
+ * its block (the TAR walk past a member's body) reads FAR_READ bytes next: a
+ * header and the next member's sniff, not a block it would mostly skip (the
+ * listing read a TAR of 1,000 members of 256 KiB whole, 256 KiB per header).
+ * The read after that is a whole block again. */
+#define FAR_SKIP (32u * 1024u)
+#define FAR_READ (4u * 1024u)
 /* trace_processor's hand-over chunk (decompressing_trace_reader.cc). */
 #define TP_BLOB (32u << 20)
 /* Handed-over bytes tm_stream_gz_prime may keep ahead of the reader. */
@@ -157,6 +164,7 @@ struct tm_stream {
 	/* K_FILE */
 	int fd;
 	uint64_t base;
+	bool far_skip; /* the last move was a skip of >= FAR_SKIP: the next read is short */
 	/* K_RANGE, K_INFLATE */
 	struct tm_rd rd;
 	struct tm_rd *shared; /* K_RANGE borrowing its container's reader */
@@ -670,6 +678,8 @@ tm_rd_skip(struct tm_rd *rd, uint64_t want, uint64_t *got, struct tm_error *err)
 			uint64_t k;
 			if ((s = stream_skip(rd->st, want - done, &k, err)) != TM_OK)
 				return s;
+			if (want >= FAR_SKIP && rd->st->kind == K_FILE)
+				rd->st->far_skip = true;
 			rd->off += k;
 			done += k;
 			break;
@@ -728,6 +738,9 @@ next_file(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	if (!st->buf)
 		st->buf = xmalloc(BLOCK);
 	size_t want = left < BLOCK ? (size_t)left : BLOCK;
+	if (st->far_skip && want > FAR_READ)
+		want = FAR_READ;
+	st->far_skip = false;
 	size_t have = 0;
 	while (have < want) {
 		ssize_t r = pread(st->fd, st->buf + have, want - have,
