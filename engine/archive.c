@@ -1824,7 +1824,7 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 		in->members[mi].size = in->members[mi].stored_size = size;
 		/* a staging array (internal.h): 1 MiB of fresh 4 KiB pages
 		 * faulted one by one was ~2 ms of every check */
-		tm_big_xgrow((void **)&buf, &bcap, SNIFF_CAP, 1);
+		BIG_XGROW(buf, bcap, SNIFF_CAP);
 		if ((s = read_head(in, 0, SNIFF_CAP, buf, &got, err)) != TM_OK)
 			goto fail;
 		set_format(&in->members[0], tm_sniff(buf, got));
@@ -1834,7 +1834,7 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 		size_t mi = add_member(in, -1, NULL, 0, L_VIRTUAL);
 		set_format(&in->members[mi], TM_FMT_TAR);
 		uint64_t tar = 1024;
-		tm_big_xgrow((void **)&buf, &bcap, TAR_SNIFF, 1);
+		BIG_XGROW(buf, bcap, TAR_SNIFF);
 		for (size_t i = 0; i < n_paths; i++) {
 			uint64_t size;
 			if ((s = stat_file(paths[i], &size, err)) != TM_OK)
@@ -1858,7 +1858,7 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 		in->members[0].size = in->members[0].stored_size = (tar + 10239) / 10240 * 10240;
 		publish(in, 0);
 	}
-	tm_big_xfree(buf, bcap);
+	BIG_FREE(buf, bcap);
 	buf = NULL;
 	bcap = 0;
 
@@ -1888,7 +1888,7 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 	P(in)->pub = NULL;
 	return TM_OK;
 fail:
-	tm_big_xfree(buf, bcap);
+	BIG_FREE(buf, bcap);
 	tm_listing_end(pub);
 	tm_input_close(in);
 	return s;

@@ -40,35 +40,41 @@ extern unsigned long tm_zalloc_fail_nth;
 void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
 /* Big buffers, for those a big input fills once per file (the op log, its
  * staging): 4 KiB page faults were most of the CPU a 64 MiB check paid
- * beyond a small one's.  tm_big_resize grows p (old bytes of capacity;
- * mapped: p is a mapping it made) to n bytes: a malloc block (realloc)
- * while n < TM_BIG_MIN, from there on an anonymous mapping of transparent
- * huge pages, grown by mremap without copying; tm_big_mapped(n) says which
- * it returned.  Give it back with tm_big_free, never free().  Under
- * ASan/TSan every buffer stays a malloc block. */
-#define TM_BIG_MIN ((size_t)2 << 20)
-void *tm_big_resize(void *p, size_t old, bool mapped, size_t n) __attribute__((returns_nonnull));
-void tm_big_free(void *p, size_t cap, bool mapped);
-bool tm_big_mapped(size_t cap);
-/* tm_xgrow for staging arrays, filled and emptied while a file is read
- * (a run's values): a huge-page mapping from TM_STAGE_MIN bytes of
- * capacity on (2 MiB resident once touched, for a while), so a big run
- * does not fault its way up through the sizes below.  Freed with
- * tm_big_xfree(p, cap * elem). */
-#define TM_STAGE_MIN ((size_t)256 << 10)
-void tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem);
-void tm_big_xfree(void *p, size_t cap);
-#define BIG_XGROW(arr, cap, need) tm_big_xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
-/* Mapped arrays: tm_xgrow, but from TM_MAP_MIN bytes of capacity on an
- * anonymous mapping of 4 KiB pages grown by mremap, so growing copies
- * nothing and faults in only the pages written (a realloc that moves
- * touches every page again).  No huge pages: for arrays several of which
- * are filled part way (the compact_sched lanes).  Freed with
- * tm_map_free(p, cap * elem); ASan/TSan: malloc blocks. */
+ * beyond a small one's.  One rule says what such a buffer is, whichever
+ * function grew it: cap items of elem bytes are a malloc block while
+ * cap * elem < TM_MAP_MIN, else an anonymous mapping of exactly
+ * cap * elem bytes rounded up to 4 KiB (growing by mremap copies nothing
+ * and faults in only the pages written).  So there is one free,
+ * tm_big_free(p, cap, elem) (never free()), and a heap block taken over as
+ * a big buffer must come through tm_big_resize (or be below TM_MAP_MIN).
+ * Growers differ only in the pages of a mapping: from huge_min bytes on,
+ * transparent huge pages at a 2 MiB boundary (one fault maps 2 MiB).
+ * tm_big_resize makes room for exactly n items (or more: a mapping's
+ * capacity is all of it), growing or shrinking; a mapping shrunk below
+ * TM_MAP_MIN goes back to the heap.  tm_big_grow doubles like tm_xgrow.
+ * Under ASan/TSan every buffer stays a malloc block.  elem <= 4096. */
 #define TM_MAP_MIN ((size_t)128 << 10)
-void tm_map_xgrow(void **p, size_t *cap, size_t need, size_t elem);
-void tm_map_free(void *p, size_t cap);
-#define MAP_XGROW(arr, cap, need) tm_map_xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+void tm_big_resize(void **p, size_t *cap, size_t n, size_t elem, size_t huge_min);
+void tm_big_grow(void **p, size_t *cap, size_t need, size_t elem, size_t huge_min);
+void tm_big_free(void *p, size_t cap, size_t elem);
+#define BIG_FREE(arr, cap) tm_big_free((arr), (cap), sizeof(*(arr)))
+/* The op log's bytes: huge pages from TM_BIG_MIN (a log is kept per member
+ * until the session closes; a smaller one is shrunk to 4 KiB pages or the
+ * heap by tm_big_resize). */
+#define TM_BIG_MIN ((size_t)2 << 20)
+/* Staging arrays, filled and emptied while a file is read (a run's values,
+ * the events list): huge pages from TM_STAGE_MIN bytes of capacity on
+ * (2 MiB resident once touched, for a while), so a big run does not fault
+ * its way up through the sizes below. */
+#define TM_STAGE_MIN ((size_t)256 << 10)
+#define BIG_XGROW(arr, cap, need)                                                           \
+	((size_t)(need) > (cap) ? tm_big_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), \
+					      TM_STAGE_MIN)                                    \
+				: (void)0)
+/* Mapped arrays of 4 KiB pages only: for arrays several of which are
+ * filled part way. */
+#define MAP_XGROW(arr, cap, need) \
+	tm_big_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), SIZE_MAX)
 /* Clock ids 64..127 are sequence-scoped: each packet sequence has its own
  * clock of that id (trace_processor's clock_tracker.h,
  * IsSequenceClock). */

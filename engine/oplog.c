@@ -222,15 +222,15 @@ stg(struct tm_oplog *l)
 static void
 free_staging(struct tm_oplog *l)
 {
-	tm_big_xfree(l->run_ts, l->cap_run_ts * sizeof *l->run_ts);
+	BIG_FREE(l->run_ts, l->cap_run_ts);
 	l->run_ts = NULL;
 	l->cap_run_ts = 0;
 	struct tm_oplog_stage *g = l->stage;
 	if (!g)
 		return;
-	tm_big_xfree(g->sort_tmp, g->cap_sort_tmp * sizeof *g->sort_tmp);
+	BIG_FREE(g->sort_tmp, g->cap_sort_tmp);
 	for (uint32_t k = 0; g->lanes && k < TM_LANES; k++)
-		tm_map_free(g->lanes[k].v, g->lanes[k].cap * sizeof *g->lanes[k].v);
+		BIG_FREE(g->lanes[k].v, g->lanes[k].cap);
 	free(g->lanes);
 	free(g);
 	l->stage = NULL;
@@ -239,7 +239,7 @@ free_staging(struct tm_oplog *l)
 void
 tm_oplog_fini(struct tm_oplog *l)
 {
-	tm_big_free(l->bytes, l->cap, l->bytes_mapped);
+	BIG_FREE(l->bytes, l->cap);
 	free(l->details);
 	free_staging(l);
 	tm_buf_fini(&l->pool);
@@ -269,9 +269,7 @@ reserve(struct tm_oplog *l, size_t n)
 		size_t nc = l->cap ? l->cap : 4096;
 		while (nc < l->len + n)
 			nc *= 2;
-		l->bytes = tm_big_resize(l->bytes, l->cap, l->bytes_mapped, nc);
-		l->bytes_mapped = tm_big_mapped(nc);
-		l->cap = nc;
+		tm_big_resize((void **)&l->bytes, &l->cap, nc, 1, TM_BIG_MIN);
 	}
 }
 
@@ -818,23 +816,12 @@ tm_oplog_finish(struct tm_oplog *l)
 	free_staging(l);
 	/* The log is kept per member until the session closes: drop the
 	 * bytes' growth slack too (archives of 10,000 small members held
-	 * ~12 KiB each this way).  A mapped log's slack is address space
-	 * only: no page past the last one written was ever touched. */
-	if (l->bytes_mapped && l->len < TM_BIG_MIN) {
-		/* a log that reserved its way past 2 MiB (a run that may
-		 * spill reserves 10 bytes a value) but holds less: its huge
-		 * page would stay resident whole until the session closes */
-		uint8_t *b = xmalloc(l->len ? l->len : 1);
-		memcpy(b, l->bytes, l->len);
-		tm_big_free(l->bytes, l->cap, true);
-		l->bytes = b;
-		l->cap = l->len;
-		l->bytes_mapped = false;
-	}
-	if (l->cap > l->len && !l->bytes_mapped) {
-		l->bytes = l->len ? xrealloc(l->bytes, l->len) : (free(l->bytes), NULL);
-		l->cap = l->len;
-	}
+	 * ~12 KiB each this way; a log that reserved its way past 2 MiB, as
+	 * a run that may spill does at 10 bytes a value, but holds less would
+	 * keep its huge page resident whole).  A mapping shrinks to whole
+	 * pages (huge ones above TM_BIG_MIN), a smaller log goes to the heap. */
+	if (l->cap > l->len)
+		tm_big_resize((void **)&l->bytes, &l->cap, l->len, 1, TM_BIG_MIN);
 	if (l->cap_details > l->n_details) {
 		l->details = l->n_details ? xrealloc(l->details, l->n_details * sizeof *l->details)
 					  : (free(l->details), NULL);
@@ -935,7 +922,7 @@ tm_opiter_fini(struct tm_opiter *it)
 	free(it->clocks);
 	free(it->counts);
 	free(it->tss);
-	tm_big_xfree(it->run_tss, it->cap_run_tss * sizeof *it->run_tss);
+	BIG_FREE(it->run_tss, it->cap_run_tss);
 	tm_buf_fini(&it->text);
 }
 
@@ -1426,11 +1413,13 @@ tm_oplog_spill_runs(struct tm_oplog *l)
 	tm_opiter_fini(&it);
 	if (any) {
 		tm_buf_add(&out, l->bytes + from, l->len - from);
-		tm_big_free(l->bytes, l->cap, l->bytes_mapped);
-		l->bytes_mapped = false;
+		BIG_FREE(l->bytes, l->cap);
+		/* a heap block becomes a big buffer through the resize */
+		l->len = l->cap = 0;
+		l->bytes = NULL;
+		tm_big_resize((void **)&l->bytes, &l->cap, out.len, 1, TM_BIG_MIN);
+		memcpy(l->bytes, out.data, out.len);
 		l->len = out.len;
-		l->cap = out.len;
-		l->bytes = (uint8_t *)tm_buf_steal(&out);
 	}
 	tm_buf_fini(&out);
 }

@@ -195,8 +195,6 @@ struct tm_op {
 struct tm_oplog {
 	uint8_t *bytes;
 	size_t len, cap;
-	bool bytes_mapped; /* bytes came from tm_big_resize as a mapping (internal.h):
-			    * whoever replaces bytes frees them with tm_big_free */
 	int64_t last_ts;  /* delta base while appending */
 	uint64_t last_off;
 	uint64_t n_ops;

@@ -142,7 +142,7 @@ void
 tm_events_free(struct tm_report_event *v, size_t cap)
 {
 	if (v) /* grown by BIG_XGROW (replay.c record_event): its own free */
-		tm_big_xfree(v, cap * sizeof *v);
+		BIG_FREE(v, cap);
 }
 
 static const char *

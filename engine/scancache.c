@@ -488,11 +488,14 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 		tm_oplog_write_split(l, NULL, NULL, ser_put, z);
 		return;
 	}
-	void *bytes = NULL;
-	size_t len = 0;
-	ser_blob(z, &bytes, &len, 1);
-	l->bytes = bytes;
-	l->len = l->cap = len;
+	/* the bytes as a big buffer (internal.h: a heap block of TM_MAP_MIN
+	 * bytes or more would be taken for a mapping) */
+	size_t len = (size_t)ser_max(z, 0, z->left, "count larger than the file");
+	if (len) {
+		tm_big_resize((void **)&l->bytes, &l->cap, len, 1, TM_BIG_MIN);
+		ser_raw(z, l->bytes, len);
+	}
+	l->len = len;
 	z->dl->len = ser_max(z, 0, z->left, "count larger than the file");
 	z->dl->off = z->at;
 	z->d_done = 0;

@@ -155,33 +155,18 @@ xstrdup0(const char *s)
 #endif
 #endif
 #ifdef BIG_OFF
-#define BIG_MIN SIZE_MAX
 #define MAP_MIN SIZE_MAX
-#define STAGE_MIN SIZE_MAX
 #else
-#define BIG_MIN TM_BIG_MIN
 #define MAP_MIN TM_MAP_MIN
-#define STAGE_MIN TM_STAGE_MIN
 #endif
 
 #define HUGE_PG ((size_t)2 << 20)
 
-bool
-tm_big_mapped(size_t cap)
-{
-	return cap >= BIG_MIN;
-}
-
+/* n rounded up to a whole number of pages of size pg (a power of two) */
 static size_t
-big_len(size_t n)
+round_pg(size_t n, size_t pg)
 {
-	return (n + HUGE_PG - 1) & ~(HUGE_PG - 1);
-}
-
-static size_t
-page_len(size_t n)
-{
-	return (n + 4095) & ~(size_t)4095;
+	return (n + pg - 1) & ~(pg - 1);
 }
 
 /* A fresh mapping of len (a multiple of HUGE_PG) bytes at a HUGE_PG
@@ -206,108 +191,114 @@ big_reserve(size_t len)
 	return p + head;
 }
 
-/* p (old bytes of capacity; mapped: a mapping made here) grown to n bytes,
- * a mapping: huge, of whole 2 MiB pages at a 2 MiB boundary with THP asked
- * for; else of whole 4 KiB pages. */
-static void *
-map_resize(void *p, size_t old, bool mapped, size_t n, bool huge)
+/* The one rule: a buffer of cap items of elem bytes is a mapping of
+ * round_pg(cap * elem, 4096) bytes when cap * elem >= MAP_MIN, else a malloc
+ * block (every grower below keeps it true, whatever its huge_min). */
+static bool
+is_mapped(size_t cap, size_t elem)
 {
-	size_t nl = huge ? big_len(n) : page_len(n);
-	uint8_t *q;
-	if (mapped) {
-		size_t ol = huge ? big_len(old) : page_len(old);
-		if (nl <= ol)
-			return p;
-		/* in place if the address space after it is free, else moved
-		 * (page tables, not bytes): a huge one to a fresh aligned range */
+	return cap * elem >= MAP_MIN;
+}
+
+void
+tm_big_free(void *p, size_t cap, size_t elem)
+{
+	if (is_mapped(cap, elem))
+		munmap(p, round_pg(cap * elem, 4096));
+	else
+		free(p);
+}
+
+void
+tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
+{
+	if (n > SIZE_MAX / elem)
+		oom_n(SIZE_MAX);
+	uint8_t *p = *pp;
+	size_t ob = *cap * elem, nb = n * elem;
+	bool was_map = is_mapped(*cap, elem);
+	if (nb < MAP_MIN) {
+		/* a malloc block (n == 0: none) */
+		uint8_t *q = NULL;
+		if (!was_map)
+			q = nb ? xrealloc(p, nb) : (free(p), NULL);
+		else {
+			/* a mapping now below the threshold: its bytes to the heap */
+			if (nb) {
+				q = xmalloc(nb);
+				memcpy(q, p, nb);
+			}
+			munmap(p, round_pg(ob, 4096));
+		}
+		*pp = q;
+		*cap = n;
+		return;
+	}
+	/* (huge by whole pages: a capacity is its mapping, see below) */
+	size_t ol = round_pg(ob, 4096);
+	bool huge = round_pg(nb, 4096) >= huge_min;
+	size_t nl = round_pg(nb, huge ? HUGE_PG : 4096);
+	uint8_t *q = p;
+	if (was_map && nl == ol) {
+		/* same pages */
+	} else if (was_map && (!huge || (ol >= huge_min && !((uintptr_t)p & (HUGE_PG - 1))))) {
+		/* a mapping resized where it is (shrinking: the pages past nl
+		 * given back), or moved (page tables, not bytes) when the
+		 * address space after it is taken: a huge one to a fresh
+		 * aligned range */
 		q = mremap(p, ol, nl, 0);
 		if (q == MAP_FAILED && huge) {
 			q = big_reserve(nl);
 			if (!q || mremap(p, ol, nl, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED)
-				oom_n(n);
+				oom_n(nb);
 		} else if (q == MAP_FAILED) {
 			q = mremap(p, ol, nl, MREMAP_MAYMOVE);
 			if (q == MAP_FAILED)
-				oom_n(n);
+				oom_n(nb);
 		}
+		/* (a mapping grown in place: its new part, advised like the rest) */
+		if (huge && nl > ol)
+			madvise(q, nl, MADV_HUGEPAGE);
 	} else {
+		/* a malloc block, or a mapping of 4 KiB pages turning huge:
+		 * copied into a fresh mapping (a huge one copied into, not moved
+		 * into: the 2 MiB range its 4 KiB pages landed in would stay in
+		 * 4 KiB pages) */
 		q = huge ? big_reserve(nl)
 			 : mmap(NULL, nl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (!q || q == MAP_FAILED)
-			oom_n(n);
-		if (old)
-			memcpy(q, p, old);
-		free(p);
+			oom_n(nb);
+		if (ob)
+			memcpy(q, p, ob < nb ? ob : nb);
+		if (was_map)
+			munmap(p, ol);
+		else
+			free(p);
 	}
-	/* (a mapping grown in place: its new part, advised like the rest) */
-	if (huge && mapped)
-		madvise(q, nl, MADV_HUGEPAGE);
-	return q;
+	*pp = q;
+	/* the whole mapping is the capacity: round_pg(cap * elem) == nl
+	 * (elem <= 4096) */
+	*cap = nl / elem;
 }
 
-void *
-tm_big_resize(void *p, size_t old, bool mapped, size_t n)
+/* tm_xgrow's doubling: the capacity for need items */
+static size_t
+doubled(size_t cap, size_t need, size_t elem)
 {
-	if (n < BIG_MIN)
-		return xrealloc(p, n);
-	return map_resize(p, old, mapped, n, true);
-}
-
-/* tm_xgrow's doubling; from min bytes of capacity on a mapping grown by
- * mremap (huge pages if huge) instead of the heap. */
-static void
-grow_mapped(void **p, size_t *cap, size_t need, size_t elem, size_t min, bool huge)
-{
-	if (need <= *cap)
-		return;
-	size_t nc = *cap ? *cap : 8;
+	size_t nc = cap ? cap : 8;
 	while (nc < need) {
 		if (nc > SIZE_MAX / 2 / elem)
 			oom_n(SIZE_MAX);
 		nc *= 2;
 	}
-	*p = nc * elem < min ? xrealloc(*p, nc * elem)
-			     : map_resize(*p, *cap * elem, *cap * elem >= min, nc * elem, huge);
-	*cap = nc;
+	return nc;
 }
 
 void
-tm_map_xgrow(void **p, size_t *cap, size_t need, size_t elem)
+tm_big_grow(void **p, size_t *cap, size_t need, size_t elem, size_t huge_min)
 {
-	grow_mapped(p, cap, need, elem, MAP_MIN, false);
-}
-
-void
-tm_map_free(void *p, size_t cap)
-{
-	if (cap >= MAP_MIN)
-		munmap(p, page_len(cap));
-	else
-		free(p);
-}
-
-void
-tm_big_free(void *p, size_t cap, bool mapped)
-{
-	if (mapped)
-		munmap(p, big_len(cap));
-	else
-		free(p);
-}
-
-void
-tm_big_xgrow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	grow_mapped(p, cap, need, elem, STAGE_MIN, true);
-}
-
-void
-tm_big_xfree(void *p, size_t cap)
-{
-	if (cap >= STAGE_MIN)
-		munmap(p, big_len(cap));
-	else
-		free(p);
+	if (need > *cap)
+		tm_big_resize(p, cap, doubled(*cap, need, elem), elem, huge_min);
 }
 
 void
@@ -315,12 +306,7 @@ xgrow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return;
-	size_t nc = *cap ? *cap : 8;
-	while (nc < need) {
-		if (nc > SIZE_MAX / 2 / elem)
-			oom_n(SIZE_MAX);
-		nc *= 2;
-	}
+	size_t nc = doubled(*cap, need, elem);
 	*p = xrealloc(*p, nc * elem);
 	*cap = nc;
 }

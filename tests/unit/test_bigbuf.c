@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* Big buffers (engine/internal.h): one rule says what a buffer is, from its
+ * capacity (a mapping from TM_MAP_MIN bytes, else a malloc block), whichever
+ * family grew it; each family is grown across every threshold (TM_MAP_MIN,
+ * TM_STAGE_MIN, TM_BIG_MIN), moved, shrunk back across them and freed, its
+ * bytes checked at every step and what it is checked against the rule (in
+ * release builds: under a sanitizer every buffer is a malloc block). */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "t.h"
+
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SAN 1
+#else
+#define SAN 0
+#endif
+
+#define HUGE ((size_t)2 << 20)
+
+static size_t
+pg(size_t n)
+{
+	return (n + 4095) & ~(size_t)4095;
+}
+
+/* Every page of [p, p + n) is mapped (mincore fails with ENOMEM on a hole). */
+static bool
+all_mapped(void *p, size_t n)
+{
+	static unsigned char vec[(64u << 20) / 4096];
+	return n / 4096 <= sizeof vec && mincore(p, n, vec) == 0;
+}
+
+/* p, of cap items of elem bytes, is what the rule says it is: a malloc
+ * block holding them, or a mapping of exactly pg(cap * elem) bytes from p
+ * (huge-page aligned when huge_min says so); its bytes are pattern[0..n). */
+static void
+check_buf(uint8_t *p, size_t cap, size_t elem, size_t n, size_t huge_min, unsigned seed)
+{
+	size_t b = cap * elem;
+	CHECK(cap >= n);
+	bool ok = true;
+	for (size_t i = 0; i < n * elem; i++)
+		ok &= p[i] == (uint8_t)(i * 7 + i / 4093 + seed);
+	CHECK(ok);
+	if (SAN || !b)
+		return;
+	if (b < TM_MAP_MIN) {
+		CHECK(malloc_usable_size(p) >= b);
+	} else {
+		CHECK(((uintptr_t)p & 4095) == 0);
+		CHECK(all_mapped(p, pg(b)));
+		/* the capacity is the whole mapping */
+		CHECK(pg(b) - b < elem);
+		if (pg(b) >= huge_min)
+			CHECK(((uintptr_t)p & (HUGE - 1)) == 0 && pg(b) % HUGE == 0);
+	}
+}
+
+static void
+fill(uint8_t *p, size_t from, size_t to, size_t elem, unsigned seed)
+{
+	for (size_t i = from * elem; i < to * elem; i++)
+		p[i] = (uint8_t)(i * 7 + i / 4093 + seed);
+}
+
+/* After tm_big_free: a mapping's pages are all gone (a tail left mapped
+ * would be a leak; free() of a mapping would have crashed). */
+static void
+check_freed(void *p, size_t cap, size_t elem)
+{
+	if (SAN || cap * elem < TM_MAP_MIN)
+		return;
+	unsigned char v;
+	for (size_t o = 0; o < pg(cap * elem); o += 4096)
+		if (mincore((uint8_t *)p + o, 4096, &v) == 0) {
+			CHECK(!"page still mapped after tm_big_free");
+			return;
+		}
+}
+
+/* One family (huge_min) and one element size: grown by doubling and by
+ * exact resizes through every threshold up to 8 MiB, moved once (the page
+ * after it taken), then shrunk back down across each, then freed. */
+static void
+family(size_t huge_min, size_t elem)
+{
+	uint8_t *p = NULL;
+	size_t cap = 0, n = 0;
+	const size_t sizes[] = {100,
+				TM_MAP_MIN - elem,
+				TM_MAP_MIN,
+				TM_MAP_MIN + 1,
+				TM_STAGE_MIN - 1,
+				TM_STAGE_MIN + 4096,
+				TM_BIG_MIN - 1,
+				TM_BIG_MIN,
+				TM_BIG_MIN + 1,
+				(size_t)5 << 20,
+				(size_t)8 << 20};
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		size_t want = sizes[k] / elem;
+		void *g = MAP_FAILED;
+		if (k == 9 && !SAN && cap * elem >= TM_MAP_MIN) {
+			/* growth in place blocked: a page right after the mapping */
+			g = mmap(p + pg(cap * elem), 4096, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			CHECK(g == p + pg(cap * elem));
+		}
+		uint8_t *was = p;
+		if (k % 2)
+			tm_big_resize((void **)&p, &cap, want, elem, huge_min);
+		else
+			tm_big_grow((void **)&p, &cap, want, elem, huge_min);
+		if (g != MAP_FAILED) {
+			CHECK(p != was);
+			munmap(g, 4096);
+		}
+		n = n < cap ? n : cap;
+		check_buf(p, cap, elem, n, huge_min, 1);
+		fill(p, n, cap, elem, 1);
+		n = cap;
+	}
+	/* shrinking: keeps the first n items, crosses back down */
+	const size_t down[] = {(size_t)6 << 20, (size_t)3 << 20, TM_BIG_MIN - 4096, TM_STAGE_MIN,
+			       TM_MAP_MIN + 100, TM_MAP_MIN - 1, 5000, 1};
+	for (size_t k = 0; k < sizeof down / sizeof down[0]; k++) {
+		size_t want = down[k] / elem ? down[k] / elem : 1;
+		uint8_t *old = p;
+		size_t old_cap = cap;
+		tm_big_resize((void **)&p, &cap, want, elem, huge_min);
+		n = want;
+		check_buf(p, cap, elem, n, huge_min, 1);
+		if (!SAN && old_cap * elem >= TM_MAP_MIN && cap * elem < TM_MAP_MIN)
+			check_freed(old, old_cap, elem); /* the old mapping is gone */
+	}
+	/* grown again from the heap, then freed by the one free */
+	tm_big_grow((void **)&p, &cap, ((size_t)3 << 20) / elem, elem, huge_min);
+	check_buf(p, cap, elem, n, huge_min, 1);
+	fill(p, 0, cap, elem, 2);
+	check_buf(p, cap, elem, cap, huge_min, 2);
+	tm_big_free(p, cap, elem);
+	check_freed(p, cap, elem);
+	/* resized to nothing: no buffer */
+	p = NULL;
+	cap = 0;
+	tm_big_resize((void **)&p, &cap, (size_t)1 << 20, elem, huge_min);
+	tm_big_resize((void **)&p, &cap, 0, elem, huge_min);
+	CHECK(p == NULL && cap == 0);
+}
+
+/* the op log's bytes: huge pages from TM_BIG_MIN */
+static void
+log_family(void)
+{
+	family(TM_BIG_MIN, 1);
+	family(TM_BIG_MIN, 8);
+}
+
+/* staging arrays (BIG_XGROW): huge pages from TM_STAGE_MIN */
+static void
+stage_family(void)
+{
+	family(TM_STAGE_MIN, 8);
+	family(TM_STAGE_MIN, 48); /* an events list's item */
+	/* the macro, item by item */
+	int64_t *v = NULL;
+	size_t cv = 0;
+	for (size_t i = 0; i < ((size_t)3 << 20) / 8; i++) {
+		BIG_XGROW(v, cv, i + 1);
+		v[i] = (int64_t)i;
+	}
+	bool ok = true;
+	for (size_t i = 0; i < ((size_t)3 << 20) / 8; i++)
+		ok &= v[i] == (int64_t)i;
+	CHECK(ok);
+	BIG_FREE(v, cv);
+}
+
+/* mapped arrays (MAP_XGROW): 4 KiB pages only */
+static void
+map_family(void)
+{
+	family(SIZE_MAX, 8);
+	family(SIZE_MAX, 24);
+	int64_t *v = NULL;
+	size_t cv = 0;
+	MAP_XGROW(v, cv, (TM_MAP_MIN / 8) * 4);
+	CHECK(SAN || ((uintptr_t)v & 4095) == 0);
+	v[cv - 1] = 1;
+	BIG_FREE(v, cv);
+}
+
+/* One buffer grown by each family in turn and freed by the one free:
+ * whichever grew it last, what it is follows from its capacity. */
+static void
+families_mixed(void)
+{
+	const size_t fam[3] = {TM_BIG_MIN, TM_STAGE_MIN, SIZE_MAX};
+	for (int first = 0; first < 3; first++) {
+		uint8_t *p = NULL;
+		size_t cap = 0, n = 0;
+		for (int step = 0; step < 9; step++) {
+			size_t h = fam[(first + step) % 3];
+			size_t want = (size_t)4096 << step; /* 4 KiB .. 1 MiB */
+			if (step == 8)
+				want = (size_t)5 << 20;
+			tm_big_grow((void **)&p, &cap, want / 8, 8, h);
+			check_buf(p, cap, 8, n, h, 3);
+			fill(p, n, cap, 8, 3);
+			n = cap;
+		}
+		tm_big_resize((void **)&p, &cap, 1000, 8, fam[first]);
+		check_buf(p, cap, 8, 1000, SIZE_MAX, 3);
+		tm_big_free(p, cap, 8);
+	}
+}
+
+int
+main(void)
+{
+	RUN(log_family);
+	RUN(stage_family);
+	RUN(map_family);
+	RUN(families_mixed);
+	return 0;
+}
