@@ -64,13 +64,10 @@ struct group {
 struct node {
 	struct tm_clockid id;
 	uint64_t unit;
-	bool is_incremental;
-	bool is_nonmono;
 	int64_t last_ns;
 	/* ours: last_ns as if every conversion from this incremental clock
 	 * had succeeded (tm_graph_shadow_step) */
 	int64_t shadow_ns;
-	uint32_t n_series;
 	/* group indices, in creation order: in gs.inl while cap_groups is 0
 	 * (room for NODE_INL), else gs.many (node_groups) */
 	union {
@@ -78,8 +75,14 @@ struct node {
 		uint32_t inl[2];
 	} gs;
 	uint32_t n_groups, cap_groups;
-	uint32_t fwd[4]; /* search scratch: == gen when in forward layer k */
-	uint32_t bwd[4]; /* == gen when in backward set k */
+	uint32_t n_series;
+	/* search scratch: bit k of fwd (bwd) set when in forward layer k
+	 * (backward set k) of the search whose gen is mgen; a node of an older
+	 * search is in none (a graph holds a few nodes per member: 10,000s) */
+	uint32_t mgen;
+	uint8_t fwd, bwd;
+	bool is_incremental;
+	bool is_nonmono;
 };
 
 struct path {
@@ -164,6 +167,15 @@ cmp_id(struct tm_clockid a, struct tm_clockid b)
 	if (a.machine != b.machine)
 		return a.machine < b.machine ? -1 : 1;
 	return 0;
+}
+
+/* The three tables (slots, sslots, gslots) grow past 3/4 full: linear
+ * probing stays short there, and an archive of 10,000s of members has as
+ * many nodes, series and groups. */
+static inline bool
+over_load(size_t n, size_t n_slots)
+{
+	return n * 4 > n_slots * 3;
 }
 
 static size_t
@@ -252,7 +264,7 @@ get_node(struct tm_graph *g, struct tm_clockid c)
 	long i = find_node(g, c);
 	if (i >= 0)
 		return (uint32_t)i;
-	if ((g->n_nodes + 1) * 2 > g->n_slots)
+	if (over_load(g->n_nodes + 1, g->n_slots))
 		rehash(g);
 	XGROW(g->nodes, g->cap_nodes, g->n_nodes + 1);
 	struct node *nd = &g->nodes[g->n_nodes];
@@ -307,7 +319,7 @@ get_series(struct tm_graph *g, uint32_t node, uint32_t hash)
 	struct series *se = series_of(g, node, hash);
 	if (se)
 		return se;
-	if ((g->n_series + 1) * 2 > g->n_sslots) {
+	if (over_load(g->n_series + 1, g->n_sslots)) {
 		free(g->sslots);
 		g->n_sslots *= 2;
 		g->sslots = xcalloc(g->n_sslots, sizeof *g->sslots);
@@ -434,7 +446,7 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 	m = NULL;
 	if (last != UINT32_MAX) {
 		g->groups[last].next_same = gi + 1;
-	} else if (++g->n_gheads * 2 > g->n_gslots) {
+	} else if (over_load(++g->n_gheads, g->n_gslots)) {
 		free(g->gslots);
 		g->n_gslots *= 2;
 		g->gslots = xcalloc(g->n_gslots, sizeof *g->gslots);
@@ -639,6 +651,42 @@ push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
 	(*v)[(*n)++] = x;
 }
 
+/* A node's search marks (struct node mgen/fwd/bwd). */
+static inline bool
+in_fwd(const struct tm_graph *g, const struct node *nd, int k)
+{
+	return nd->mgen == g->gen && (nd->fwd >> k & 1);
+}
+
+static inline bool
+in_bwd(const struct tm_graph *g, const struct node *nd, int k)
+{
+	return nd->mgen == g->gen && (nd->bwd >> k & 1);
+}
+
+static inline void
+mark_now(const struct tm_graph *g, struct node *nd)
+{
+	if (nd->mgen != g->gen) {
+		nd->mgen = g->gen;
+		nd->fwd = nd->bwd = 0;
+	}
+}
+
+static inline void
+mark_fwd(const struct tm_graph *g, struct node *nd, int k)
+{
+	mark_now(g, nd);
+	nd->fwd |= (uint8_t)(1u << k);
+}
+
+static inline void
+mark_bwd(const struct tm_graph *g, struct node *nd, int k)
+{
+	mark_now(g, nd);
+	nd->bwd |= (uint8_t)(1u << k);
+}
+
 /* layer[d+1]: every clock one edge away from a monotonic clock of layer[d]. */
 static void
 expand(struct tm_graph *g, int d)
@@ -661,9 +709,9 @@ expand(struct tm_graph *g, int d)
 		for (size_t j = 0; j < gr->n; j++) {
 			uint32_t y = group_members(gr)[j];
 			g->work++;
-			if ((!gr->multi && y == gr->first) || g->nodes[y].fwd[d + 1] == g->gen)
+			if ((!gr->multi && y == gr->first) || in_fwd(g, &g->nodes[y], d + 1))
 				continue;
-			g->nodes[y].fwd[d + 1] = g->gen;
+			mark_fwd(g, &g->nodes[y], d + 1);
 			push_u32(&g->layer[d + 1], &g->n_layer[d + 1], &g->cap_layer[d + 1], y);
 		}
 	}
@@ -693,7 +741,7 @@ narrow(struct tm_graph *g, int k)
 			const struct group *gr = &g->groups[node_groups(nd)[j]];
 			g->work++;
 			if (gr->stamp == st && (gr->multi || gr->first != a)) {
-				nd->bwd[k] = g->gen;
+				mark_bwd(g, nd, k);
 				push_u32(&g->back[k], &g->n_back[k], &g->cap_back[k], a);
 				break;
 			}
@@ -714,7 +762,7 @@ first_edge(struct tm_graph *g, uint32_t cur, int k, uint32_t *dst, uint32_t *has
 			g->work++;
 			if (best != UINT32_MAX && cmp_id(g->nodes[y].id, g->nodes[best].id) > 0)
 				break; /* sorted: nothing earlier in this group */
-			if (y == cur || g->nodes[y].bwd[k] != g->gen)
+			if (y == cur || !in_bwd(g, &g->nodes[y], k))
 				continue;
 			if (y != best) {
 				best = y;
@@ -734,19 +782,19 @@ search(struct tm_graph *g, uint32_t src, uint32_t dst, struct path *out)
 {
 	if (++g->gen == 0) {
 		for (size_t i = 0; i < g->n_nodes; i++)
-			memset(g->nodes[i].fwd, 0, sizeof g->nodes[i].fwd + sizeof g->nodes[i].bwd);
+			g->nodes[i].mgen = 0;
 		g->gen = 1;
 	}
 	g->n_layer[0] = 0;
 	push_u32(&g->layer[0], &g->n_layer[0], &g->cap_layer[0], src);
-	g->nodes[src].fwd[0] = g->gen;
+	mark_fwd(g, &g->nodes[src], 0);
 	int depth = -1;
 	for (int d = 0; d < 4 && depth < 0; d++) {
 		g->n_back[d] = 0;
 		for (size_t i = 0; i < g->n_layer[d]; i++) {
 			uint32_t x = g->layer[d][i], h;
 			if (!g->nodes[x].is_nonmono && edge_hash(g, x, dst, &h)) {
-				g->nodes[x].bwd[d] = g->gen;
+				mark_bwd(g, &g->nodes[x], d);
 				push_u32(&g->back[d], &g->n_back[d], &g->cap_back[d], x);
 			}
 		}
