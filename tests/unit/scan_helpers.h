@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by test_scan_json.c and test_scan_systrace.c: run a scanner over a
- * buffer and render its ops as one line of text ("C1000 S:stat F:text"). */
+/* Shared by the scanner tests: run a scanner over a buffer and render its
+ * ops as one line of text ("C1000 S:stat F:text") (test_scan_json.c,
+ * test_scan_systrace.c); compare two scans field by field (same_scan:
+ * test_scancache.c, test_scan_proto.c). */
 #ifndef TM_TEST_SCAN_HELPERS_H
 #define TM_TEST_SCAN_HELPERS_H
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "align_scan.h"
 #include "scan.h"
 
 typedef enum tm_status (*scan_fn)(const void *, size_t, size_t, struct tm_scan *,
 				  const struct tm_scan_ctl *, struct tm_error *);
 
-static void
+static inline void
 render_ops(const struct tm_scan *sc, struct tm_buf *out, int with_details)
 {
 	struct tm_opiter it;
@@ -44,7 +49,7 @@ render_ops(const struct tm_scan *sc, struct tm_buf *out, int with_details)
 }
 
 /* Scan s with the given block size; returns a malloc'd rendering. */
-static char *
+static inline char *
 scan_str_n(scan_fn fn, const char *s, size_t n, size_t block, int details)
 {
 	struct tm_scan sc;
@@ -60,5 +65,75 @@ scan_str_n(scan_fn fn, const char *s, size_t n, size_t block, int details)
 		render_ops(&sc, &b, details);
 	tm_scan_fini(&sc);
 	return tm_buf_steal(&b);
+}
+
+static inline void
+scan_buf_put(void *ctx, const void *p, size_t n)
+{
+	tm_buf_add(ctx, p, n);
+}
+
+/* The log's bytes with spilled runs inline (what is saved). */
+static inline bool
+same_log_bytes(const struct tm_oplog *x, const struct tm_oplog *y)
+{
+	struct tm_buf a, b;
+	tm_buf_init(&a);
+	tm_buf_init(&b);
+	tm_oplog_write_inline(x, scan_buf_put, &a);
+	tm_oplog_write_inline(y, scan_buf_put, &b);
+	bool same = a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len));
+	tm_buf_fini(&a);
+	tm_buf_fini(&b);
+	return same;
+}
+
+/* Every field a scan keeps, compared. */
+static inline bool
+same_scan(const struct tm_scan *a, const struct tm_scan *b)
+{
+	if (!a || !b)
+		return a == b;
+	const struct tm_oplog *x = &a->log, *y = &b->log;
+	bool same = a->format == b->format && a->n_packets == b->n_packets &&
+		    a->n_events == b->n_events && !memcmp(a->clocks_seen, b->clocks_seen, 16) &&
+		    a->has_snapshot == b->has_snapshot && a->n_embedded == b->n_embedded &&
+		    (!a->n_embedded || !memcmp(a->embedded, b->embedded, a->n_embedded * 4)) &&
+		    a->has_raw_ts == b->has_raw_ts && a->raw_min == b->raw_min &&
+		    a->raw_max == b->raw_max && !a->warning == !b->warning &&
+		    (!a->warning || !strcmp(a->warning, b->warning)) && a->failed == b->failed &&
+		    !a->err == !b->err &&
+		    (!a->err || (!strcmp(a->err->msg, b->err->msg) && !strcmp(a->err->tp, b->err->tp))) &&
+		    same_log_bytes(x, y) &&
+		    x->n_ops == y->n_ops && x->n_details == y->n_details &&
+		    x->pool.len == y->pool.len &&
+		    (!x->pool.len || !memcmp(x->pool.data, y->pool.data, x->pool.len)) &&
+		    !a->align == !b->align;
+	for (size_t i = 0; same && i < x->n_details; i++)
+		same = x->details[i].name == y->details[i].name &&
+		       x->details[i].phase == y->details[i].phase &&
+		       x->details[i].track == y->details[i].track &&
+		       x->details[i].dur == y->details[i].dur;
+	if (same && a->align) {
+		const struct tm_align_samples *p = a->align, *q = b->align;
+		same = p->n_names == q->n_names && p->n_ids == q->n_ids && p->id_mask == q->id_mask &&
+		       p->n_id_events == q->n_id_events && p->names_full == q->names_full;
+		for (size_t i = 0; same && i < p->n_names; i++)
+			same = p->names[i].h == q->names[i].h && p->names[i].count == q->names[i].count &&
+			       p->names[i].n == q->names[i].n && p->names[i].len == q->names[i].len &&
+			       p->names[i].all_instant == q->names[i].all_instant &&
+			       p->names[i].occ_len == q->names[i].occ_len &&
+			       !memcmp(p->names[i].occ, q->names[i].occ, p->names[i].occ_len) &&
+			       !memcmp(p->names[i].name, q->names[i].name, p->names[i].len) &&
+			       tm_al_find_name(q, p->names[i].name, p->names[i].len) == &q->names[i];
+		for (size_t i = 0; same && i < p->n_ids; i++)
+			same = p->ids[i].key == q->ids[i].key && p->ids[i].have == q->ids[i].have &&
+			       p->ids[i].ident_len == q->ids[i].ident_len &&
+			       !memcmp(p->ids[i].ident, q->ids[i].ident, p->ids[i].ident_len) &&
+			       !memcmp(&p->ids[i].out, &q->ids[i].out, sizeof p->ids[i].out) &&
+			       !memcmp(&p->ids[i].in, &q->ids[i].in, sizeof p->ids[i].in) &&
+			       tm_al_find_id(q, &p->ids[i]) == &q->ids[i];
+	}
+	return same;
 }
 #endif

@@ -5,6 +5,7 @@
 #include "t.h"
 #include "align_scan.h"
 #include "proto_wire.h"
+#include "scan_helpers.h"
 #include "trace.pb-c.h"
 
 #include <dirent.h>
@@ -1154,44 +1155,6 @@ scan_log(const struct tb *b, size_t bs, bool keep, bool runs, bool no_fast, stru
 }
 
 static void
-occ_same(const struct al_occ *x, const struct al_occ *y)
-{
-	CHECK(x->ts == y->ts && x->clock == y->clock && x->machine == y->machine &&
-	      x->off == y->off);
-}
-
-static void
-align_same(const struct tm_align_samples *x, const struct tm_align_samples *y)
-{
-	CHECK_INT(x != NULL, y != NULL);
-	if (!x || !y)
-		return;
-	CHECK_INT(x->n_names, y->n_names);
-	CHECK_INT(x->names_full, y->names_full);
-	for (size_t i = 0; i < x->n_names && i < y->n_names; i++) {
-		const struct al_name *p = &x->names[i], *q = &y->names[i];
-		CHECK(p->len == q->len && memcmp(p->name, q->name, p->len) == 0);
-		CHECK_INT(p->count, q->count);
-		CHECK_INT(p->all_instant, q->all_instant);
-		CHECK_INT(p->n, q->n);
-		struct al_occ po[AL_OCC], qo[AL_OCC];
-		uint32_t pn = tm_al_occs(p, po), qn = tm_al_occs(q, qo);
-		for (uint32_t k = 0; k < pn && k < qn; k++)
-			occ_same(&po[k], &qo[k]);
-	}
-	CHECK_INT(x->n_ids, y->n_ids);
-	CHECK_INT(x->n_id_events, y->n_id_events);
-	for (size_t i = 0; i < x->n_ids && i < y->n_ids; i++) {
-		const struct al_id *p = &x->ids[i], *q = &y->ids[i];
-		CHECK(p->key == q->key && p->have == q->have);
-		if (p->have & AL_OUT)
-			occ_same(&p->out, &q->out);
-		if (p->have & AL_IN)
-			occ_same(&p->in, &q->in);
-	}
-}
-
-static void
 test_fast_equals_general(void)
 {
 	size_t plain = 0;
@@ -1207,26 +1170,7 @@ test_fast_equals_general(void)
 			scan_log(&b, bs, keep, runs, true, &g, &rg);
 			CHECK_INT(rf, rg);
 			CHECK_INT(f.log.len, g.log.len);
-			CHECK(f.log.len == g.log.len && memcmp(f.log.bytes, g.log.bytes, f.log.len) == 0);
-			CHECK_INT(f.log.n_ops, g.log.n_ops);
-			CHECK_INT(f.log.n_details, g.log.n_details);
-			for (size_t i = 0; i < f.log.n_details && i < g.log.n_details; i++) {
-				const struct tm_detail *x = &f.log.details[i], *y = &g.log.details[i];
-				CHECK(x->name == y->name && x->phase == y->phase &&
-				      x->track == y->track && x->dur == y->dur);
-			}
-			CHECK(f.log.pool.len == g.log.pool.len &&
-			      (!f.log.pool.len ||
-			       memcmp(f.log.pool.data, g.log.pool.data, f.log.pool.len) == 0));
-			CHECK_INT(f.n_packets, g.n_packets);
-			CHECK_INT(f.n_events, g.n_events);
-			CHECK_INT(f.clocks_seen[0], g.clocks_seen[0]);
-			CHECK_INT(f.clocks_seen[1], g.clocks_seen[1]);
-			CHECK_INT(f.has_raw_ts, g.has_raw_ts);
-			CHECK_INT(f.raw_min, g.raw_min);
-			CHECK_INT(f.raw_max, g.raw_max);
-			CHECK_INT(f.failed, g.failed);
-			align_same(f.align, g.align);
+			CHECK(same_scan(&f, &g));
 			if (f.align)
 				for (size_t i = 0; i < f.align->n_names; i++)
 					plain += f.align->names[i].count > AL_OCC;

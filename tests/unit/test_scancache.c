@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "align_scan.h"
+#include "scan_helpers.h"
 #include "scancache.h"
 #include "session.h"
 #include "t.h"
@@ -54,75 +55,6 @@ open_s(const char *const *paths, size_t n, bool keep_events, uint64_t cap)
 	if (tm_session_evaluate(s, NULL, &r, &e) == TM_OK)
 		tm_report_free(r);
 	return s;
-}
-
-static void
-buf_put(void *ctx, const void *p, size_t n)
-{
-	tm_buf_add(ctx, p, n);
-}
-
-/* The log's bytes with spilled runs inline (what is saved). */
-static bool
-same_bytes(const struct tm_oplog *x, const struct tm_oplog *y)
-{
-	struct tm_buf a, b;
-	tm_buf_init(&a);
-	tm_buf_init(&b);
-	tm_oplog_write_inline(x, buf_put, &a);
-	tm_oplog_write_inline(y, buf_put, &b);
-	bool same = a.len == b.len && (!a.len || !memcmp(a.data, b.data, a.len));
-	tm_buf_fini(&a);
-	tm_buf_fini(&b);
-	return same;
-}
-
-/* Every field a scan keeps, compared. */
-static bool
-same_scan(const struct tm_scan *a, const struct tm_scan *b)
-{
-	if (!a || !b)
-		return a == b;
-	const struct tm_oplog *x = &a->log, *y = &b->log;
-	bool same = a->format == b->format && a->n_packets == b->n_packets &&
-		    a->n_events == b->n_events && !memcmp(a->clocks_seen, b->clocks_seen, 16) &&
-		    a->has_snapshot == b->has_snapshot && a->n_embedded == b->n_embedded &&
-		    (!a->n_embedded || !memcmp(a->embedded, b->embedded, a->n_embedded * 4)) &&
-		    a->has_raw_ts == b->has_raw_ts && a->raw_min == b->raw_min &&
-		    a->raw_max == b->raw_max && !a->warning == !b->warning &&
-		    (!a->warning || !strcmp(a->warning, b->warning)) && a->failed == b->failed &&
-		    !a->err == !b->err &&
-		    (!a->err || (!strcmp(a->err->msg, b->err->msg) && !strcmp(a->err->tp, b->err->tp))) &&
-		    same_bytes(x, y) &&
-		    x->n_ops == y->n_ops && x->n_details == y->n_details &&
-		    x->pool.len == y->pool.len &&
-		    (!x->pool.len || !memcmp(x->pool.data, y->pool.data, x->pool.len)) &&
-		    !a->align == !b->align;
-	for (size_t i = 0; same && i < x->n_details; i++)
-		same = x->details[i].name == y->details[i].name &&
-		       x->details[i].phase == y->details[i].phase &&
-		       x->details[i].track == y->details[i].track &&
-		       x->details[i].dur == y->details[i].dur;
-	if (same && a->align) {
-		const struct tm_align_samples *p = a->align, *q = b->align;
-		same = p->n_names == q->n_names && p->n_ids == q->n_ids && p->id_mask == q->id_mask &&
-		       p->n_id_events == q->n_id_events && p->names_full == q->names_full;
-		for (size_t i = 0; same && i < p->n_names; i++)
-			same = p->names[i].h == q->names[i].h && p->names[i].count == q->names[i].count &&
-			       p->names[i].n == q->names[i].n && p->names[i].len == q->names[i].len &&
-			       p->names[i].occ_len == q->names[i].occ_len &&
-			       !memcmp(p->names[i].occ, q->names[i].occ, p->names[i].occ_len) &&
-			       !memcmp(p->names[i].name, q->names[i].name, p->names[i].len) &&
-			       tm_al_find_name(q, p->names[i].name, p->names[i].len) == &q->names[i];
-		for (size_t i = 0; same && i < p->n_ids; i++)
-			same = p->ids[i].key == q->ids[i].key && p->ids[i].have == q->ids[i].have &&
-			       p->ids[i].ident_len == q->ids[i].ident_len &&
-			       !memcmp(p->ids[i].ident, q->ids[i].ident, p->ids[i].ident_len) &&
-			       !memcmp(&p->ids[i].out, &q->ids[i].out, sizeof p->ids[i].out) &&
-			       !memcmp(&p->ids[i].in, &q->ids[i].in, sizeof p->ids[i].in) &&
-			       tm_al_find_id(q, &p->ids[i]) == &q->ids[i];
-	}
-	return same;
 }
 
 /* The verdict, every number and every member's error, as one text. */
@@ -260,7 +192,7 @@ t_deltas_stay_in_file(void)
 	const struct tm_oplog *l = &b->scans[0]->log;
 	struct tm_buf in;
 	tm_buf_init(&in);
-	tm_oplog_write_inline(l, buf_put, &in);
+	tm_oplog_write_inline(l, scan_buf_put, &in);
 	if (l->len >= in.len || l->n_spilled != 1)
 		fprintf(stderr, "log %zu bytes in memory of %zu, %zu extents\n", l->len, in.len,
 			l->n_spilled);
@@ -474,7 +406,7 @@ hostile_file(size_t at_end, unsigned char val, bool or, const char *why)
 	char *want = render(s);
 	struct tm_buf log;
 	tm_buf_init(&log);
-	tm_oplog_write_split(&s->scans[0]->log, buf_put, &log, NULL, NULL); /* as saved */
+	tm_oplog_write_split(&s->scans[0]->log, scan_buf_put, &log, NULL, NULL); /* as saved */
 	tm_session_close(s);
 	char *file = only_file();
 	size_t n = 0;
