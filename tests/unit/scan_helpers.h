@@ -48,23 +48,34 @@ render_ops(const struct tm_scan *sc, struct tm_buf *out, int with_details)
 	tm_opiter_fini(&it);
 }
 
-/* Scan s with the given block size; returns a malloc'd rendering. */
+/* Scan s with the given block size and ctl; returns a malloc'd rendering
+ * (with_packets: " n=N packets" appended, whatever the outcome). */
 static inline char *
-scan_str_n(scan_fn fn, const char *s, size_t n, size_t block, int details)
+scan_str_ctl(scan_fn fn, const char *s, size_t n, size_t block, const struct tm_scan_ctl *ctl,
+	     int details, bool with_packets)
 {
 	struct tm_scan sc;
 	struct tm_error err = { 0 };
-	struct tm_scan_ctl ctl = { .keep_events = details != 0 };
 	tm_scan_init(&sc, TM_FMT_JSON);
-	enum tm_status rc = fn(s, n, block, &sc, &ctl, &err);
+	enum tm_status rc = fn(s, n, block, &sc, ctl, &err);
 	struct tm_buf b;
 	tm_buf_init(&b);
 	if (rc != TM_OK)
 		tm_buf_addf(&b, "ERR:%s", err.msg);
 	else
 		render_ops(&sc, &b, details);
+	if (with_packets)
+		tm_buf_addf(&b, " n=%llu", (unsigned long long)sc.n_packets);
 	tm_scan_fini(&sc);
 	return tm_buf_steal(&b);
+}
+
+/* Scan s with the given block size; returns a malloc'd rendering. */
+static inline char *
+scan_str_n(scan_fn fn, const char *s, size_t n, size_t block, int details)
+{
+	struct tm_scan_ctl ctl = { .keep_events = details != 0 };
+	return scan_str_ctl(fn, s, n, block, &ctl, details, false);
 }
 
 static inline void

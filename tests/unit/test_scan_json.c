@@ -703,20 +703,8 @@ test_generated_blocks(void)
 static char *
 scan_fast(const char *s, size_t n, size_t block, bool no_fast)
 {
-	struct tm_scan sc;
-	struct tm_error err = { 0 };
 	struct tm_scan_ctl ctl = { .keep_events = true, .no_fast = no_fast };
-	tm_scan_init(&sc, TM_FMT_JSON);
-	enum tm_status rc = tm_scan_json_mem(s, n, block, &sc, &ctl, &err);
-	struct tm_buf b;
-	tm_buf_init(&b);
-	if (rc != TM_OK)
-		tm_buf_addf(&b, "ERR:%s", err.msg);
-	else
-		render_ops(&sc, &b, 1);
-	tm_buf_addf(&b, " n=%llu", (unsigned long long)sc.n_packets);
-	tm_scan_fini(&sc);
-	return tm_buf_steal(&b);
+	return scan_str_ctl(tm_scan_json_mem, s, n, block, &ctl, 1, true);
 }
 
 static const char *ff_strs[] = { "X", "B", "E", "i", "M", "P", "b", "e", "s", "f", "C", "",
