@@ -189,10 +189,7 @@ printf 'set cache = no\nset mouse = yes\n' >"$t/mouse.rc"
 rm -f "$t/$s.rc"
 T new-session -d -s $s -x 100 -y 30 \
 	"cd $t && ulimit -t 12; env $envs TM_CONFIG=$t/mouse.rc TERM=screen $BIN 2>$t/$s.err; echo \$? >$t/$s.rc; sleep 600"
-x10() { # button col row (1-based): ESC [ M, then each as a byte of 32 + value
-	printf '\033[M%b%b%b' "\\$(printf %03o $((32 + $1)))" "\\$(printf %03o $((32 + $2)))" \
-		"\\$(printf %03o $((32 + $3)))"
-}
+. "$here/x10.bash"
 wheel=""
 if wait_shot $s "$t/w0.txt" "Open (files or archive):" 60; then
 	T send-keys -t $s "$t/large.tar.gz" Enter

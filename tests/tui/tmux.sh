@@ -237,10 +237,7 @@ fi
 # it, and the wheel moves the selection.
 echo "set mouse = yes" >"$work/mouse.conf"
 start s8 "TM_CONFIG=$work/mouse.conf"
-x10() { # button col row (1-based): ESC [ M, then each as a byte of 32 + value
-	printf '\033[M%b%b%b' "\\$(printf %03o $((32 + $1)))" "\\$(printf %03o $((32 + $2)))" \
-		"\\$(printf %03o $((32 + $3)))"
-}
+. "$here/x10.bash"
 if wait_for s8 "phone.pftrace" 15; then
 	# relay.pftrace is the list's third file: screen row 5 (1-based)
 	T send-keys -t s8 -l "$(x10 0 6 5)$(x10 3 6 5)"
