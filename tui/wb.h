@@ -260,6 +260,13 @@ struct wb_model {
 		enum tm_status st;
 		char *werr;
 		bool hold;             /* harness (:details hold): none started */
+		/* harness (:details stall, __atomic): a started thread waits
+		 * before it evaluates, until :details go */
+		int stall;
+		/* harness (:details count): threads started, ended cancelled
+		 * (the evaluation stopped), finished but not the current
+		 * evaluation's (discarded), shown */
+		unsigned n_started, n_cancelled, n_discarded, n_shown;
 		/* the current evaluation's details, once in */
 		bool ready;
 		char *error;           /* they could not be computed: why */
@@ -573,6 +580,9 @@ const struct wb_file_details *model_file_details(const struct wb_model *m, size_
 bool model_details_kept(const struct wb_model *m);
 /* Harness: hold (no thread started: the computing state stays) or go. */
 void model_details_hold(struct wb_model *m, bool hold);
+/* Harness: the next thread started waits before it evaluates (not busy
+ * meanwhile), until model_details_hold(m, false). */
+void model_details_stall(struct wb_model *m);
 /* Why a row cannot be a TAR member as it is (util merge's rules), or NULL;
  * caller frees.  And how many rows have such a problem. */
 char *model_member_problem(const struct wb_model *m, size_t row);

@@ -229,7 +229,8 @@ keyq_pop(void)
 
 /* Test-harness commands (not actions: they work even while a prompt is
  * open): :dump-screen [--roles] FILE, :resize ROWSxCOLS, :raise [HUP],
- * :click ROW COL, :wheel up|down ROW COL, :unlink FILE, :details hold|go, :wait.
+ * :click ROW COL, :wheel up|down ROW COL, :unlink FILE, :details hold|stall|go,
+ * :details count FILE, :wait.
  * Returns false for any other line. */
 static bool
 harness_command(struct wb *wb, const char *line)
@@ -280,6 +281,24 @@ harness_command(struct wb *wb, const char *line)
 		/* hold: no per-event details are computed (the screen keeps
 		 * saying so, for a golden of that state); go: as usual */
 		model_details_hold(&wb->m, line[9] == 'h');
+		return true;
+	}
+	if (strcmp(line, ":details stall") == 0) {
+		/* the next thread started waits before it evaluates, until
+		 * :details go (a test of its cancel: details-computing) */
+		model_details_stall(&wb->m);
+		return true;
+	}
+	if (strncmp(line, ":details count ", 15) == 0) {
+		const struct wb_details *d = &wb->m.det;
+		FILE *f = fopen(line + 15, "w");
+		if (!f) {
+			model_set_msg(&wb->m, ROLE_ERROR, "details count: cannot open %s", line + 15);
+			return true;
+		}
+		fprintf(f, "started %u cancelled %u discarded %u shown %u\n", d->n_started,
+			d->n_cancelled, d->n_discarded, d->n_shown);
+		fclose(f);
 		return true;
 	}
 	if (strcmp(line, ":wait") == 0 || strcmp(line, ":idle") == 0)

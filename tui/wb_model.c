@@ -351,6 +351,8 @@ details_worker(void *arg)
 	struct tm_eval_opts o = {.events = true, .dropped_only = true, .cancel = &d->cancel};
 	struct tm_error err;
 	tm_error_clear(&err);
+	while (__atomic_load_n(&d->stall, __ATOMIC_ACQUIRE))
+		nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
 	d->st = tm_session_evaluate_ex(m->s, d->man_none ? NULL : &d->man, &o, &d->out, &err);
 	if (d->st != TM_OK && d->st != TM_ERR_CANCELLED)
 		d->werr = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
@@ -393,6 +395,10 @@ details_finish(struct wb_model *m)
 	char *why = d->werr;
 	d->werr = NULL;
 	bool current = !d->cancel && m->rep; /* no evaluation since it started */
+	if (d->st == TM_ERR_CANCELLED)
+		d->n_cancelled++;
+	else if (!current)
+		d->n_discarded++;
 	if (current && d->st == TM_OK && d->out) {
 		if (!tm_report_same_numbers(d->out, m->rep)) {
 			/* the same rules on the same scans: a bug of ours */
@@ -402,6 +408,7 @@ details_finish(struct wb_model *m)
 			d->error = strdup("they disagree with the numbers (a bug of tracemerge)");
 		} else {
 			details_take(m, d->out);
+			d->n_shown++;
 		}
 	} else if (current && d->st != TM_ERR_CANCELLED) {
 		d->ready = true;
@@ -429,6 +436,7 @@ details_stop(struct wb_model *m)
 {
 	if (m->det.running) {
 		__atomic_store_n(&m->det.cancel, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->det.stall, 0, __ATOMIC_RELEASE);
 		details_join(m);
 	}
 	details_forget(m);
@@ -461,9 +469,11 @@ model_details_poll(struct wb_model *m)
 	d->cancel = false;
 	d->done = 0;
 	d->out = NULL;
+	d->n_started++;
 	if (pthread_create(&d->thr, NULL, details_worker, m) == 0) {
 		d->running = true;
 	} else {
+		__atomic_store_n(&d->stall, 0, __ATOMIC_RELEASE); /* nothing to wait for it */
 		details_worker(m); /* no thread: here, once */
 		details_finish(m);
 		changed = true;
@@ -474,6 +484,8 @@ model_details_poll(struct wb_model *m)
 bool
 model_details_busy(const struct wb_model *m)
 {
+	if (__atomic_load_n(&m->det.stall, __ATOMIC_RELAXED))
+		return false; /* the harness's: it waits for :details go */
 	return m->det.running || (!m->det.hold && details_wanted(m));
 }
 
@@ -489,8 +501,17 @@ void
 model_details_hold(struct wb_model *m, bool hold)
 {
 	m->det.hold = hold;
-	if (!hold)
+	if (!hold) {
+		__atomic_store_n(&m->det.stall, 0, __ATOMIC_RELEASE);
 		model_details_poll(m);
+	}
+}
+
+void
+model_details_stall(struct wb_model *m)
+{
+	m->det.hold = false;
+	__atomic_store_n(&m->det.stall, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- what belongs to one evaluation: the proven fixes, the evidence of
