@@ -231,9 +231,33 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 {
 	if (!name || !n)
 		return;
-	struct al_name *e = tm_al_name_find(a, name, n);
+	if (a->cache) {
+		if (!tm_al_name_counted(a->cache, a, name, n, flags))
+			(void)tm_al_name_add(a, name, n, ts, clock, machine, flags, AL_NO_OFF);
+		return;
+	}
+	struct al_name *e = tm_al_name_entry(a, name, n);
 	if (e)
 		(void)tm_al_name_occ(e, ts, clock, machine, flags, AL_NO_OFF);
+}
+
+bool
+tm_al_name_add(struct tm_align_samples *a, const char *name, size_t n, int64_t ts,
+	       uint32_t clock, uint32_t machine, unsigned flags, uint64_t off)
+{
+	struct al_name *e = tm_al_name_find(a, name, n);
+	if (!e)
+		return false;
+	bool kept = tm_al_name_occ(e, ts, clock, machine, flags, off);
+	struct al_name_cache *c = a->cache;
+	if (e->n >= AL_OCC && !c->no_full) {
+		struct al_key k = al_key((const uint8_t *)name, n);
+		c->full_x = k.x;
+		c->full_y = k.y;
+		c->full_len = n;
+		c->full_ix = (size_t)(e - a->names);
+	}
+	return kept;
 }
 
 const struct al_id *
@@ -359,20 +383,10 @@ tm_al_atrace(struct tm_align_samples *a, const struct tm_atrace_point *p, int64_
 }
 
 void
-tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, bool has_id,
-	   uint64_t id, int64_t ts)
+tm_al_json_ids(struct tm_align_samples *a, char phase, const char *name, size_t nl, bool has_id,
+	       uint64_t id, int64_t ts)
 {
 	switch (phase) {
-	case 'i':
-	case 'I':
-	case 'n':
-	case 'R':
-		tm_al_name(a, name, nl, ts, 0, 0, AL_INSTANT);
-		break;
-	case 'B':
-	case 'X':
-		tm_al_name(a, name, nl, ts, 0, 0, 0);
-		break;
 	case 's':
 	case 'f':
 		if (has_id)

@@ -72,11 +72,27 @@ struct al_id {
 
 /* A scanner's direct-mapped cache of name -> entry index + 1 (checked on
  * use: the whole name is compared): most events repeat a few names, and the
- * names' string map costs more than the rest of an event. */
+ * names' string map costs more than the rest of an event.  Besides, the
+ * last name looked up whose AL_OCC samples are all taken (full_len
+ * SIZE_MAX: none, so that no length, 0 included, matches it): its outer
+ * bytes (al_key), length and index in names; its later events only count
+ * (tm_al_name_counted), no lookup.  A scanner's no_fast (tests: the
+ * general paths) sets no_full: then it is never set.  Zeroed, then
+ * tm_al_cache_init. */
 #define AL_CACHE 256u
 struct al_name_cache {
 	uint32_t slot[AL_CACHE];
+	uint64_t full_x, full_y;
+	size_t full_len, full_ix;
+	bool no_full;
 };
+
+static inline void
+tm_al_cache_init(struct al_name_cache *c, bool no_full)
+{
+	c->full_len = SIZE_MAX;
+	c->no_full = no_full;
+}
 
 struct tm_align_samples {
 	/* the cache of the scanner filling this (NULL: none); it lives only
@@ -175,6 +191,35 @@ tm_al_name_occ(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, 
 	tm_al_name_keep(e, ts, clock, machine, off);
 	return true;
 }
+
+/* An occurrence of name[0..n) counted when it is c's full name (struct
+ * al_name_cache; never when n is 0: no name is empty): what tm_al_name_occ
+ * does to an entry whose samples are all taken.  a (its names) is read only
+ * then: it may be NULL while c has no full name. */
+static inline __attribute__((always_inline)) bool
+tm_al_name_counted(const struct al_name_cache *c, struct tm_align_samples *a, const char *name,
+		   size_t n, unsigned flags)
+{
+	if (n != c->full_len)
+		return false;
+	/* for up to 16 bytes the outer bytes are the whole name */
+	struct al_key k = al_key((const uint8_t *)name, n);
+	if (k.x != c->full_x || k.y != c->full_y)
+		return false;
+	struct al_name *e = &a->names[c->full_ix];
+	if (n > 16 && memcmp(e->name, name, n) != 0)
+		return false;
+	e->count++;
+	e->all_instant &= (flags & AL_INSTANT) != 0;
+	return true;
+}
+
+/* tm_al_name (n > 0) of a name that tm_al_name_counted did not count,
+ * through a->cache (there must be one), which it may make the full name;
+ * off: the proto packet's byte offset or AL_NO_OFF.  True when the
+ * occurrence was kept as a sample. */
+bool tm_al_name_add(struct tm_align_samples *a, const char *name, size_t n, int64_t ts,
+		    uint32_t clock, uint32_t machine, unsigned flags, uint64_t off);
 /* A flow id's start (AL_OUT) or end (AL_IN) at ts, in the proto packet at
  * byte off (AL_NO_OFF: none); true when it was kept as a sample. */
 bool tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
@@ -187,10 +232,35 @@ const struct al_name *tm_al_find_name(const struct tm_align_samples *a, const ch
 /* The entry of a with the same identity as x (an entry of another file). */
 const struct al_id *tm_al_find_id(const struct tm_align_samples *a, const struct al_id *x);
 
+/* tm_al_json for the phases other than instants and slices. */
+void tm_al_json_ids(struct tm_align_samples *a, char phase, const char *name, size_t nl,
+		    bool has_id, uint64_t id, int64_t ts);
 /* A Chrome JSON event: instants (i I n R) and slices (B X) by name, flows
- * (s out, f in) by id, async events (b S out, e F in) by name and id. */
-void tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, bool has_id,
-		uint64_t id, int64_t ts);
+ * (s out, f in) by id, async events (b S out, e F in) by name and id.  A
+ * scanner's call: a->cache is set. */
+static inline __attribute__((always_inline)) void
+tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, bool has_id,
+	   uint64_t id, int64_t ts)
+{
+	unsigned fl;
+	switch (phase) {
+	case 'i':
+	case 'I':
+	case 'n':
+	case 'R':
+		fl = AL_INSTANT;
+		break;
+	case 'B':
+	case 'X':
+		fl = 0;
+		break;
+	default:
+		tm_al_json_ids(a, phase, name, nl, has_id, id, ts);
+		return;
+	}
+	if (name && nl && !tm_al_name_counted(a->cache, a, name, nl, fl))
+		(void)tm_al_name_add(a, name, nl, ts, 0, 0, fl, AL_NO_OFF);
+}
 
 struct tm_atrace_point;
 /* An atrace point (atrace.h) at ts: B (a name), I and N (an instant by its

@@ -1213,6 +1213,7 @@ js_init(struct js *js, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct
 	js->ctl = ctl;
 	js->err = err;
 	js->status = TM_OK;
+	tm_al_cache_init(&js->al_cache, ctl && ctl->no_fast);
 	tm_buf_init(&js->line);
 	tm_buf_init(&js->w);
 	tm_buf_init(&js->msg);

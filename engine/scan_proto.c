@@ -693,6 +693,23 @@ struct te_op {
 	uint8_t al_flow_dir;
 };
 
+/* The name of a TrackEvent's alignment sample (al_track_event), as
+ * track_event_parser.cc names its slice: none for a slice's end (it has no
+ * name of its own); the inline name (NULL: none) before the interned one
+ * (name_iid; real traces intern nearly every name).  Both paths of a
+ * TrackEvent (do_track_event, fast_packet's plain_te) take it from here. */
+AINLINE void
+te_al_name(struct ps *s, struct seq *q, uint64_t type, const uint8_t *name, size_t name_len,
+	   bool has_name_iid, uint64_t name_iid, struct te_op *out)
+{
+	if (type == TE_SLICE_END)
+		return;
+	out->al_name = name;
+	out->al_name_len = name ? name_len : 0;
+	out->al_iname = !name && has_name_iid ? name_find(s, q, name_iid) : NULL;
+	out->al_type = type;
+}
+
 /* TrackEvent tokenization (track_event_tokenizer.cc TokenizeTrackEventPacket). */
 AINLINE void
 do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uint8_t *p,
@@ -858,15 +875,8 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 		detail = tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
 	}
 
-	if (ok && type != TE_SLICE_END) {
-		/* interned names too, as track_event_parser.cc resolves name_iid
-		 * (real traces intern nearly every name); a slice's end has no
-		 * name of its own */
-		out->al_name = has_name ? name : NULL;
-		out->al_name_len = has_name ? name_len : 0;
-		out->al_iname = !has_name && has_name_iid ? name_find(s, q, name_iid) : NULL;
-		out->al_type = type;
-	}
+	if (ok)
+		te_al_name(s, q, type, has_name ? name : NULL, name_len, has_name_iid, name_iid, out);
 	if (conv) {
 		/* clock 3 = MONOTONIC */
 		out->kind = TM_OP_CONVERT;
@@ -1111,48 +1121,27 @@ ps_align(struct ps *s)
 	s->al->cache = &s->al_cache;
 }
 
-/* al_name_fast's lookup through the scan's name cache (tm_al_name_find);
- * a name whose samples are all taken becomes s->al_full. */
+/* al_name_fast's lookup (tm_al_name_add: through the scan's name cache,
+ * which it may give a full name). */
 static bool
 al_name_find(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t clock,
 	     uint32_t machine, unsigned flags, uint64_t off)
 {
 	if (UNLIKELY(!s->al))
 		ps_align(s);
-	struct al_name *e = tm_al_name_find(s->al, (const char *)name, n);
-	if (!e)
-		return false;
-	bool kept = tm_al_name_occ(e, ts, clock, machine, flags, off);
-	if (e->n >= AL_OCC && !s->no_fast) {
-		struct al_key k = al_key(name, n);
-		s->al_full.x = k.x;
-		s->al_full.y = k.y;
-		s->al_full.len = n;
-		s->al_full.ix = (size_t)(e - s->al->names);
-	}
-	return kept;
+	return tm_al_name_add(s->al, (const char *)name, n, ts, clock, machine, flags, off);
 }
 
-/* An event name for the alignment samples (tm_al_name).  The name of the
- * last event is usually this one's, and once its AL_OCC samples are taken an
- * event of it only counts (tm_al_name_occ): that case needs no lookup. */
+/* An event name (not NULL; n may be 0: none) for the alignment samples
+ * (tm_al_name).  The name of the last event is usually this one's, and once
+ * its AL_OCC samples are taken an event of it only counts
+ * (tm_al_name_counted): that case needs no lookup. */
 AINLINE bool
 al_name_fast(struct ps *s, const uint8_t *name, size_t n, int64_t ts, uint32_t clock,
 	     uint32_t machine, unsigned flags, uint64_t off)
 {
-	if (!name || !n)
+	if (LIKELY(tm_al_name_counted(&s->al_cache, s->al, (const char *)name, n, flags)) || !n)
 		return false;
-	if (n == s->al_full.len) {
-		/* for up to 16 bytes the outer bytes are the whole name */
-		struct al_key k = al_key(name, n);
-		struct al_name *e = &s->al->names[s->al_full.ix];
-		if (k.x == s->al_full.x && k.y == s->al_full.y &&
-		    (n <= 16 || memcmp(e->name, name, n) == 0)) {
-			e->count++;
-			e->all_instant &= (flags & AL_INSTANT) != 0;
-			return false;
-		}
-	}
 	return al_name_find(s, name, n, ts, clock, machine, flags, off);
 }
 
@@ -1388,19 +1377,11 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	bool sampled;
 	struct te_plain t;
 	if (LIKELY(has_ts && has_seq && !s->keep) && plain_te(te, (size_t)te_len, lim, &t)) {
-		/* do_track_event and al_track_event for this kind */
-		bool kept = false;
-		if (t.type != TE_SLICE_END) {
-			unsigned fl = t.type == TE_INSTANT ? AL_INSTANT : 0;
-			if (t.has_name) {
-				kept = al_name_fast(s, t.name, t.name_len, (int64_t)ts, clock, 0, fl, off);
-			} else if (t.has_name_iid) {
-				struct iname *in = name_find(s, q, t.name_iid);
-				kept = in && al_iname(s, in, (int64_t)ts, clock, 0, fl, off);
-			}
-		}
-		sampled = kept && clock;
+		/* do_track_event's result for this kind */
 		r = (struct te_op){.kind = TM_OP_PUSH, .flags = TM_PUSH_TRACK_EVENT};
+		te_al_name(s, q, t.type, t.has_name ? t.name : NULL, t.name_len, t.has_name_iid,
+			   t.name_iid, &r);
+		sampled = al_track_event(s, &r, 0, clock, (int64_t)ts, off);
 	} else {
 		r = (struct te_op){0};
 		do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
@@ -1761,6 +1742,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 	s.ctl = ctl;
 	s.keep = ctl && ctl->keep_events;
 	s.no_fast = ctl && ctl->no_fast;
+	tm_al_cache_init(&s.al_cache, s.no_fast);
 	s.pkt_op.kind = TM_OP_PACKET;
 	s.seq_mask = SEQ_CACHE_MIN - 1;
 	s.seq_cache = xcalloc(SEQ_CACHE_MIN, sizeof *s.seq_cache);

@@ -108,18 +108,10 @@ struct ps {
 	uint32_t seq_mask; /* cache slots - 1: grown x4 while sequences > slots / 2 */
 	struct tm_op pkt_op; /* fast_packet's PACKET op: only the fields it sets change */
 	/* alignment samples of event names (al_name_fast): the samples, and
-	 * a hash of a name's length and outer bytes -> its index + 1 there
-	 * (checked on use) */
+	 * their name cache (align_scan.h; its full name is never set with
+	 * no_fast) */
 	struct tm_align_samples *al;
 	struct al_name_cache al_cache;
-	/* the last inline name looked up whose samples are all taken (AL_OCC):
-	 * its outer bytes (al_key), length (0: none) and index in al->names;
-	 * its later events only count (al_name_fast; never set with no_fast) */
-	struct {
-		uint64_t x, y;
-		size_t len;
-		size_t ix;
-	} al_full;
 };
 
 /* ------------------------------------------------------------------ */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "t.h"
+#include "align_scan.h"
 #include "scan_helpers.h"
 #include "json_lex.h"
 
@@ -874,6 +875,92 @@ test_field_guesses(void)
 	tm_buf_fini(&j);
 }
 
+/* The alignment samples of a JSON scan (tm_al_json through the scanner's
+ * name cache and its full name, struct al_name_cache) against the same
+ * scan without its fast paths (no_fast: no full name): names of every
+ * phase that samples (instants, slices, async starts) and of those that do
+ * not, names repeated past their AL_OCC samples, some only as instants for
+ * a while, empty names, names of 1-41 bytes that share their outer bytes or their
+ * length, flows and async ids: the same names, counts, instants, kept
+ * occurrences and ids. */
+static struct tm_align_samples *
+scan_align(const char *s, size_t n, bool no_fast, struct tm_scan *sc)
+{
+	struct tm_error err = { 0 };
+	struct tm_scan_ctl ctl = { .no_fast = no_fast };
+	tm_scan_init(sc, TM_FMT_JSON);
+	enum tm_status rc = tm_scan_json_mem(s, n, 0, sc, &ctl, &err);
+	CHECK_INT(rc, TM_OK);
+	return sc->align;
+}
+
+static void
+test_align_full_name(void)
+{
+	static const char *names[] = { "a", "b", "ab", "ba", "work", "wrok", "slice_01", "slice_10",
+				       "RenderFrameImpl:A", "RenderFrameImpl:B",
+				       "RenderFrameImpl::didCommitProvisionalLoad",
+				       "RenderFrameImpl::didCommitProvisionalLoaD",
+				       "RenderFrameImpX::didCommitProvisionalLoad", "0123456789abcdef",
+				       "0123456789abcdeF", "" };
+	static const char *phases = "XBEiInRbeSFsfMC";
+	struct tm_buf j;
+	tm_buf_init(&j);
+	for (int t = 0; t < 200 && !t_failed_; t++) {
+		tm_buf_reset(&j);
+		tm_buf_adds(&j, "[");
+		int nev = 1 + (int)rn(t % 4 ? 400 : 3000);
+		unsigned pool = 1 + (unsigned)rn(16);
+		size_t last = rn(pool);
+		for (int e = 0; e < nev; e++) {
+			/* runs of one name (the full name's case) and changes */
+			if (rn(4) == 0)
+				last = rn(pool);
+			char ph = rn(3) ? "XBi"[rn(3)] : phases[rn(15)];
+			if (last % 3 == 0 && 2 * e < nev) /* an instant long after its samples */
+				ph = "iInR"[rn(4)];
+			tm_buf_addf(&j, "%s{\"ph\":\"%c\",\"ts\":%d,\"pid\":1,\"tid\":%d", e ? "," : "",
+				    ph, e * 10 + (int)rn(10), 1 + (int)rn(3));
+			if (rn(16))
+				tm_buf_addf(&j, ",\"name\":\"%s\"", names[last]);
+			if (rn(2))
+				tm_buf_addf(&j, ",\"id\":%u", (unsigned)rn(20));
+			if (ph == 'X')
+				tm_buf_adds(&j, ",\"dur\":5");
+			tm_buf_adds(&j, "}");
+		}
+		tm_buf_adds(&j, "]");
+		struct tm_scan a, b;
+		const struct tm_align_samples *x = scan_align(j.data, j.len, false, &a);
+		const struct tm_align_samples *y = scan_align(j.data, j.len, true, &b);
+		CHECK_INT(x != NULL, y != NULL);
+		if (x && y) {
+			CHECK_INT(x->n_names, y->n_names);
+			CHECK_INT(x->names_full, y->names_full);
+			for (size_t i = 0; i < x->n_names && i < y->n_names; i++) {
+				const struct al_name *p = &x->names[i], *q = &y->names[i];
+				CHECK(p->len == q->len && memcmp(p->name, q->name, p->len) == 0);
+				CHECK_INT(p->count, q->count);
+				CHECK_INT(p->all_instant, q->all_instant);
+				CHECK_INT(p->n, q->n);
+				CHECK(p->occ_len == q->occ_len &&
+				      (!p->occ_len || memcmp(p->occ, q->occ, p->occ_len) == 0));
+			}
+			CHECK_INT(x->n_ids, y->n_ids);
+			CHECK_INT(x->n_id_events, y->n_id_events);
+			for (size_t i = 0; i < x->n_ids && i < y->n_ids; i++) {
+				const struct al_id *p = &x->ids[i], *q = &y->ids[i];
+				CHECK(p->key == q->key && p->have == q->have);
+				CHECK(memcmp(&p->out, &q->out, sizeof p->out) == 0 &&
+				      memcmp(&p->in, &q->in, sizeof p->in) == 0);
+			}
+		}
+		tm_scan_fini(&a);
+		tm_scan_fini(&b);
+	}
+	tm_buf_fini(&j);
+}
+
 int
 main(void)
 {
@@ -894,5 +981,6 @@ main(void)
 	RUN(test_generated_blocks);
 	RUN(test_field_fast_path);
 	RUN(test_field_guesses);
+	RUN(test_align_full_name);
 	return 0;
 }
