@@ -32,28 +32,94 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The graph's small arrays (a series' values and snapshot ids, a group's
+ * members, a node's groups; an archive of 10,000 members holds ~4 series
+ * of one snapshot per member) keep their first elements in place, in the
+ * owner's union small, and move to a heap block past that room.  The
+ * capacity alone says where they are: in place while cap <= room (cap 0:
+ * no more asked for yet), never a pointer into the owner, which moves with
+ * the owner's array. */
+union small {
+	void *heap;
+	uint32_t u32[2];
+	int64_t i64[1];
+};
+
+#define SMALL_ROOM(type) ((uint32_t)(sizeof(union small) / sizeof(type)))
+
+static inline const void *
+small_get(const union small *a, uint32_t cap, uint32_t room)
+{
+	return cap <= room ? (const void *)a : a->heap;
+}
+
+static inline void *
+small_mut(union small *a, uint32_t cap, uint32_t room)
+{
+	return cap <= room ? (void *)a : a->heap;
+}
+
+/* The capacity n + 1 elements need: cap while they fit (in place or in
+ * the block), else twice what there is. */
+static uint32_t
+small_cap_for(uint32_t n, uint32_t cap, uint32_t room)
+{
+	uint32_t have = cap > room ? cap : room;
+	if (n < have)
+		return cap;
+	if (have > UINT32_MAX / 2)
+		tm_oom(SIZE_MAX);
+	return 2 * have;
+}
+
+/* a's n elements of elem bytes moved from capacity cap to nc (> room). */
+static void
+small_grow(union small *a, uint32_t n, uint32_t cap, uint32_t nc, uint32_t room, size_t elem)
+{
+	if (cap > room) {
+		a->heap = xrealloc(a->heap, (size_t)nc * elem);
+		return;
+	}
+	void *b = xmalloc((size_t)nc * elem);
+	memcpy(b, a, (size_t)n * elem);
+	a->heap = b;
+}
+
+static void
+small_free(union small *a, uint32_t cap, uint32_t room)
+{
+	if (cap > room)
+		free(a->heap);
+}
+
 struct series {
 	uint32_t node, hash;
 	uint32_t n, cap;
-	/* cap 1: ts and ids point at ts1 and id1 in the struct (an archive of
-	 * 10,000 members holds ~4 series of one snapshot per member; get_series
-	 * points them again when the series array moves); more: one block,
-	 * ts[cap] then ids[cap] */
-	uint32_t *ids;
-	int64_t *ts;
-	int64_t ts1;
-	uint32_t id1;
+	/* the snapshots' values (ns) and ids, in snapshot order: small arrays
+	 * of one capacity, SERIES_ROOM in place */
+	union small ts, ids;
 };
+
+#define SERIES_ROOM SMALL_ROOM(int64_t)
+
+static inline const int64_t *
+series_ts(const struct series *s)
+{
+	return small_get(&s->ts, s->cap, SERIES_ROOM);
+}
+
+static inline const uint32_t *
+series_ids(const struct series *s)
+{
+	return small_get(&s->ids, s->cap, SERIES_ROOM);
+}
 
 struct group {
 	uint32_t hash;
 	uint32_t n;
-	/* node indices, sorted by ClockId: in m.inl when n <= GRP_INL (most
-	 * snapshots relate two clocks), else m.many (group_members) */
-	union {
-		uint32_t *many;
-		uint32_t inl[2];
-	} m;
+	/* node indices, sorted by ClockId: a small array of capacity n (most
+	 * snapshots relate two clocks: in place) */
+	union small m;
 	uint32_t next_same;  /* next group with the same hash + 1, 0 none */
 	uint32_t stamp;      /* search scratch: layer stamp */
 	uint32_t first;      /* first marked member seen at that stamp */
@@ -68,12 +134,8 @@ struct node {
 	/* ours: last_ns as if every conversion from this incremental clock
 	 * had succeeded (tm_graph_shadow_step) */
 	int64_t shadow_ns;
-	/* group indices, in creation order: in gs.inl while cap_groups is 0
-	 * (room for NODE_INL), else gs.many (node_groups) */
-	union {
-		uint32_t *many;
-		uint32_t inl[2];
-	} gs;
+	/* group indices, in creation order: a small array (node_groups) */
+	union small gs;
 	uint32_t n_groups, cap_groups;
 	uint32_t n_series;
 	/* search scratch: bit k of fwd (bwd) set when in forward layer k
@@ -93,19 +155,18 @@ struct path {
 
 #define PATH_CACHE 64
 
-#define GRP_INL 2u
-#define NODE_INL 2u
+#define IDX_ROOM SMALL_ROOM(uint32_t)
 
 static inline const uint32_t *
 group_members(const struct group *gr)
 {
-	return gr->n <= GRP_INL ? gr->m.inl : gr->m.many;
+	return small_get(&gr->m, gr->n, IDX_ROOM);
 }
 
 static inline const uint32_t *
 node_groups(const struct node *nd)
 {
-	return nd->cap_groups ? nd->gs.many : nd->gs.inl;
+	return small_get(&nd->gs, nd->cap_groups, IDX_ROOM);
 }
 
 struct tm_graph {
@@ -203,14 +264,13 @@ tm_graph_free(struct tm_graph *g)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->n_nodes; i++)
-		if (g->nodes[i].cap_groups)
-			free(g->nodes[i].gs.many);
+		small_free(&g->nodes[i].gs, g->nodes[i].cap_groups, IDX_ROOM);
 	for (size_t i = 0; i < g->n_groups; i++)
-		if (g->groups[i].n > GRP_INL)
-			free(g->groups[i].m.many);
-	for (size_t i = 0; i < g->n_series; i++)
-		if (g->series[i].cap > 1)
-			free(g->series[i].ts); /* ids are in its block */
+		small_free(&g->groups[i].m, g->groups[i].n, IDX_ROOM);
+	for (size_t i = 0; i < g->n_series; i++) {
+		small_free(&g->series[i].ts, g->series[i].cap, SERIES_ROOM);
+		small_free(&g->series[i].ids, g->series[i].cap, SERIES_ROOM);
+	}
 	for (int k = 0; k < 4; k++) {
 		free(g->layer[k]);
 		free(g->back[k]);
@@ -330,14 +390,7 @@ get_series(struct tm_graph *g, uint32_t node, uint32_t hash)
 			g->sslots[s] = (uint32_t)i + 1;
 		}
 	}
-	struct series *was = g->series;
 	XGROW(g->series, g->cap_series, g->n_series + 1);
-	if (g->series != was)
-		for (size_t i = 0; i < g->n_series; i++)
-			if (g->series[i].cap == 1) {
-				g->series[i].ts = &g->series[i].ts1;
-				g->series[i].ids = &g->series[i].id1;
-			}
 	se = &g->series[g->n_series];
 	memset(se, 0, sizeof *se);
 	se->node = node;
@@ -437,11 +490,11 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 	memset(gr, 0, sizeof *gr);
 	gr->hash = hash;
 	gr->n = (uint32_t)n;
-	if (n <= GRP_INL) {
-		memcpy(gr->m.inl, m, n * sizeof *m);
-		free(m);
+	if (gr->n > IDX_ROOM) {
+		gr->m.heap = m; /* the block, of capacity n, is the group's */
 	} else {
-		gr->m.many = m;
+		memcpy(gr->m.u32, m, n * sizeof *m);
+		free(m);
 	}
 	m = NULL;
 	if (last != UINT32_MAX) {
@@ -461,18 +514,12 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 	const uint32_t *mem = group_members(gr);
 	for (size_t i = 0; i < n; i++) {
 		struct node *nd = &g->nodes[mem[i]];
-		if (!nd->cap_groups && nd->n_groups == NODE_INL) {
-			uint32_t *v = xmalloc(2 * NODE_INL * sizeof *v);
-			memcpy(v, nd->gs.inl, NODE_INL * sizeof *v);
-			nd->gs.many = v;
-			nd->cap_groups = 2 * NODE_INL;
-		} else if (nd->cap_groups && nd->n_groups == nd->cap_groups) {
-			if (nd->cap_groups > UINT32_MAX / 2)
-				tm_oom(SIZE_MAX);
-			nd->cap_groups *= 2;
-			nd->gs.many = xrealloc(nd->gs.many, nd->cap_groups * sizeof *nd->gs.many);
+		uint32_t nc = small_cap_for(nd->n_groups, nd->cap_groups, IDX_ROOM);
+		if (nc != nd->cap_groups) {
+			small_grow(&nd->gs, nd->n_groups, nd->cap_groups, nc, IDX_ROOM, sizeof gi);
+			nd->cap_groups = nc;
 		}
-		(nd->cap_groups ? nd->gs.many : nd->gs.inl)[nd->n_groups++] = gi;
+		((uint32_t *)small_mut(&nd->gs, nd->cap_groups, IDX_ROOM))[nd->n_groups++] = gi;
 	}
 	g->epoch++;
 }
@@ -545,7 +592,8 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 		nd->last_ns = ts_ns;
 		nd->shadow_ns = ts_ns;
 		struct series *s = get_series(g, ni, hash);
-		if (s->n && s->ids[s->n - 1] == snap) {
+		const int64_t *sts = series_ts(s);
+		if (s->n && series_ids(s)[s->n - 1] == snap) {
 			snprintf(msg, msg_cap,
 				 "Clock sync error: duplicate clock domain with id=%s at snapshot %" PRIu32
 				 ".",
@@ -553,12 +601,12 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 			ok = false;
 			break;
 		}
-		if (s->n && ts_ns < s->ts[s->n - 1]) {
+		if (s->n && ts_ns < sts[s->n - 1]) {
 			if (tm_clockid_eq(c[i].id, tt)) {
 				snprintf(msg, msg_cap,
 					 "Clock sync error: the trace clock (id=%s) is not monotonic at "
 					 "snapshot %" PRIu32 ". %" PRId64 " not >= %" PRId64 ".",
-					 idb, snap, ts_ns, s->ts[s->n - 1]);
+					 idb, snap, ts_ns, sts[s->n - 1]);
 				ok = false;
 				break;
 			}
@@ -568,26 +616,14 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 				g->epoch++;
 			}
 		}
-		if (s->n == 0 && s->cap == 0) {
-			s->ts = &s->ts1;
-			s->ids = &s->id1;
-			s->cap = 1;
-		} else if (s->n == s->cap) {
-			if (s->cap > UINT32_MAX / 2)
-				tm_oom(SIZE_MAX);
-			uint32_t nc = s->cap * 2;
-			int64_t *blk = xmalloc((size_t)nc * (sizeof *s->ts + sizeof *s->ids));
-			uint32_t *ids = (uint32_t *)(blk + nc);
-			memcpy(blk, s->ts, s->n * sizeof *s->ts);
-			memcpy(ids, s->ids, s->n * sizeof *s->ids);
-			if (s->cap > 1)
-				free(s->ts);
-			s->ts = blk;
-			s->ids = ids;
+		uint32_t nc = small_cap_for(s->n, s->cap, SERIES_ROOM);
+		if (nc != s->cap) {
+			small_grow(&s->ts, s->n, s->cap, nc, SERIES_ROOM, sizeof ts_ns);
+			small_grow(&s->ids, s->n, s->cap, nc, SERIES_ROOM, sizeof snap);
 			s->cap = nc;
 		}
-		s->ids[s->n] = snap;
-		s->ts[s->n] = ts_ns;
+		((int64_t *)small_mut(&s->ts, s->cap, SERIES_ROOM))[s->n] = ts_ns;
+		((uint32_t *)small_mut(&s->ids, s->cap, SERIES_ROOM))[s->n] = snap;
 		s->n++;
 	}
 	if (ok)
@@ -840,28 +876,30 @@ hop(const struct tm_graph *g, uint32_t a, uint32_t b, uint32_t hash, int64_t ns)
 	const struct series *sa = series_of(g, a, hash), *sb = series_of(g, b, hash);
 	if (!sa || !sb || !sa->n)
 		return ns;
+	const int64_t *ats = series_ts(sa), *bts = series_ts(sb);
+	const uint32_t *aids = series_ids(sa), *bids = series_ids(sb);
 	/* upper_bound then step back: last ts <= ns, else the first. */
 	size_t lo = 0, hi = sa->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (sa->ts[mid] <= ns)
+		if (ats[mid] <= ns)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	size_t k = lo ? lo - 1 : 0;
-	uint32_t snap = sa->ids[k];
+	uint32_t snap = aids[k];
 	lo = 0, hi = sb->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (sb->ids[mid] < snap)
+		if (bids[mid] < snap)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == sb->n || sb->ids[lo] != snap)
+	if (lo == sb->n || bids[lo] != snap)
 		return ns;
-	return wrap_add(ns, wrap_sub(sb->ts[lo], sa->ts[k]));
+	return wrap_add(ns, wrap_sub(bts[lo], ats[k]));
 }
 
 /* The path from src to dst (both known): TM_CONV_OK and *si set, or why not. */
@@ -1022,6 +1060,8 @@ tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst
 	for (int h = 0; h < pa.len && ok; h++) {
 		const struct series *sa = series_of(g, pa.nodes[h], pa.hashes[h]);
 		const struct series *sb = series_of(g, pa.nodes[h + 1], pa.hashes[h]);
+		const int64_t *ats = sa ? series_ts(sa) : NULL, *bts = sb ? series_ts(sb) : NULL;
+		const uint32_t *aids = sa ? series_ids(sa) : NULL, *bids = sb ? series_ids(sb) : NULL;
 		n_nxt = 0;
 		for (size_t i = 0; i < n_cur && ok; i++) {
 			int64_t start = cur[i].a, o = cur[i].off;
@@ -1038,7 +1078,7 @@ tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst
 				size_t l = 0, r = sa->n;
 				while (l < r) {
 					size_t mid = (l + r) / 2;
-					if (sa->ts[mid] <= ns)
+					if (ats[mid] <= ns)
 						l = mid + 1;
 					else
 						r = mid;
@@ -1047,7 +1087,7 @@ tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst
 				int64_t end = cur[i].b;
 				if (l < sa->n) {
 					int64_t lim;
-					if (__builtin_sub_overflow(sa->ts[l], o, &lim)) {
+					if (__builtin_sub_overflow(ats[l], o, &lim)) {
 						ok = false;
 						break;
 					}
@@ -1056,21 +1096,21 @@ tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst
 				}
 				/* translation of this hop for snapshot k */
 				size_t bl = 0, br = sb->n;
-				uint32_t snap = sa->ids[k];
+				uint32_t snap = aids[k];
 				while (bl < br) {
 					size_t mid = (bl + br) / 2;
-					if (sb->ids[mid] < snap)
+					if (bids[mid] < snap)
 						bl = mid + 1;
 					else
 						br = mid;
 				}
 				int64_t tr = 0;
-				if (bl < sb->n && sb->ids[bl] == snap &&
-				    __builtin_sub_overflow(sb->ts[bl], sa->ts[k], &tr)) {
+				if (bl < sb->n && bids[bl] == snap &&
+				    __builtin_sub_overflow(bts[bl], ats[k], &tr)) {
 					ok = false;
 					break;
 				}
-				if (!(bl < sb->n && sb->ids[bl] == snap))
+				if (!(bl < sb->n && bids[bl] == snap))
 					tr = 0;
 				int64_t no;
 				if (__builtin_add_overflow(o, tr, &no)) {
