@@ -183,12 +183,31 @@ mfail(struct tm_replay *p, const char *fmt, ...)
 	p->error_in_manifest = true;
 }
 
+/* n more of stat st on a file (struct tm_file_acc: its non-zero stats). */
+static void
+acc_stat_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
+{
+	uint32_t b = 1u << st;
+	size_t k = (size_t)__builtin_popcount(a->stat_mask & (b - 1));
+	if (a->stat_mask & b) {
+		a->stat_v[k] += n;
+		return;
+	}
+	if (!n)
+		return;
+	size_t cnt = (size_t)__builtin_popcount(a->stat_mask);
+	a->stat_v = xrealloc(a->stat_v, (cnt + 1) * sizeof *a->stat_v);
+	memmove(a->stat_v + k + 1, a->stat_v + k, (cnt - k) * sizeof *a->stat_v);
+	a->stat_v[k] = n;
+	a->stat_mask |= b;
+}
+
 /* Count a stat on the context's file and, for the three drop stats, on its
  * machine row. */
 static void
 stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, uint64_t n)
 {
-	p->acc[c->file].stats[st] += n;
+	acc_stat_add(&p->acc[c->file], st, n);
 	if (tm_stat_is_drop(st)) {
 		if (c->row >= p->cap_row_drops) {
 			size_t old = p->cap_row_drops;
@@ -1592,8 +1611,10 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 			free(p.entries[i].remap_raw);
 		}
 	free(p.entries);
-	for (size_t i = 0; i < nm; i++)
+	for (size_t i = 0; i < nm; i++) {
 		free(p.acc[i].rows);
+		free(p.acc[i].stat_v);
+	}
 	free(p.acc);
 	if (p.evs && src->pool) /* not handed to the report (cancelled) */
 		tm_evpool_give(src->pool, p.evs, p.cap_evs);

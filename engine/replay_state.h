@@ -52,17 +52,30 @@ struct tm_entry_state { /* a manifest files[] entry, applied */
 };
 
 struct tm_file_acc {
-	uint64_t stats[TM_STAT__COUNT];
 	uint64_t events;
-	bool has_ts;
 	int64_t first_ts, last_ts;
-	bool has_all;
 	int64_t all_first, all_last; /* kept or dropped as negative */
-	uint32_t *rows;
-	size_t n_rows, cap_rows;
+	/* the file's non-zero stats, in id order: stat_v holds one value per
+	 * bit of stat_mask (tm_acc_stat); most files of an archive of 10,000s
+	 * count none */
+	uint64_t *stat_v;
+	uint32_t stat_mask;
+	bool has_ts;
+	bool has_all;
 	bool is_predicted;
 	bool is_trace;
+	uint32_t *rows;
+	size_t n_rows, cap_rows;
 };
+_Static_assert(TM_STAT__COUNT <= 32, "tm_file_acc.stat_mask holds every stat");
+
+/* The file's count of stat st. */
+static inline uint64_t
+tm_acc_stat(const struct tm_file_acc *a, int st)
+{
+	uint32_t b = 1u << st;
+	return a->stat_mask & b ? a->stat_v[__builtin_popcount(a->stat_mask & (b - 1))] : 0;
+}
 
 /* A stack of open B events (replay.c pair_slice): one per (file, machine
  * row, track) key. */

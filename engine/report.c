@@ -188,10 +188,10 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 	char m1[128], m2[128];
 	const char *sep = "";
 #define SEP() (tm_buf_adds(b, sep), sep = "; ")
-	if (a->stats[TM_STAT_NEG_DROPPED]) {
+	if (tm_acc_stat(a, TM_STAT_NEG_DROPPED)) {
 		SEP();
 		tm_buf_addf(b, "%" PRIu64 " events land before the timeline's zero and are dropped",
-			    a->stats[TM_STAT_NEG_DROPPED]);
+			    tm_acc_stat(a, TM_STAT_NEG_DROPPED));
 	}
 	for (size_t k = ix->start[file]; k < ix->start[file + 1]; k++) {
 		const struct tm_tracker *c = p->ctxs[ix->by[k]];
@@ -204,10 +204,10 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 			    tm_clock_name(c->bridged_from.clock), row_label(p, c->row, m1, sizeof m1),
 			    tm_clock_name(p->tt.clock), row_label(p, p->tt.machine, m2, sizeof m2));
 	}
-	if (a->stats[TM_STAT_NO_PATH]) {
+	if (tm_acc_stat(a, TM_STAT_NO_PATH)) {
 		SEP();
 		tm_buf_addf(b, "%" PRIu64 " conversions find no path to the timeline (dropped)",
-			    a->stats[TM_STAT_NO_PATH]);
+			    tm_acc_stat(a, TM_STAT_NO_PATH));
 	}
 	const struct tm_manifest_file *e = NULL;
 	if (p->m && mb->name)
@@ -270,17 +270,17 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 			       "clockless formats follow a pin",
 			    tm_format_name(mb->format));
 	}
-	if (a->stats[TM_STAT_UNKNOWN_SOURCE]) {
+	if (tm_acc_stat(a, TM_STAT_UNKNOWN_SOURCE)) {
 		SEP();
 		tm_buf_addf(b, "%" PRIu64 " events use a clock no snapshot mentions and are lost (not "
 			       "in the dropped count)",
-			    a->stats[TM_STAT_UNKNOWN_SOURCE]);
+			    tm_acc_stat(a, TM_STAT_UNKNOWN_SOURCE));
 	}
-	if (a->stats[TM_STAT_TE_INVALID_TS]) {
+	if (tm_acc_stat(a, TM_STAT_TE_INVALID_TS)) {
 		SEP();
 		tm_buf_addf(b, "%" PRIu64 " TrackEvents land before zero and are lost "
 			       "(track_event_invalid_timestamp, not in the dropped count)",
-			    a->stats[TM_STAT_TE_INVALID_TS]);
+			    tm_acc_stat(a, TM_STAT_TE_INVALID_TS));
 	}
 #undef SEP
 }
@@ -333,15 +333,15 @@ tm_report_build(struct tm_replay *p)
 		}
 		size_t ns = 0;
 		for (int st = 0; st < TM_STAT__COUNT; st++)
-			ns += a->stats[st] != 0;
+			ns += tm_acc_stat(a, st) != 0;
 		f->stats = ns ? xcalloc(ns, sizeof *f->stats) : NULL;
 		for (int st = 0; st < TM_STAT__COUNT; st++) {
-			if (!a->stats[st])
+			if (!tm_acc_stat(a, st))
 				continue;
-			tot[st] += a->stats[st];
-			f->stats[f->n_stats++] = stat_of(st, a->stats[st]);
+			tot[st] += tm_acc_stat(a, st);
+			f->stats[f->n_stats++] = stat_of(st, tm_acc_stat(a, st));
 			if (tm_stat_is_drop((enum tm_stat_id)st))
-				f->dropped += a->stats[st];
+				f->dropped += tm_acc_stat(a, st);
 		}
 		struct tm_buf b;
 		tm_buf_init(&b);
