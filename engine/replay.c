@@ -87,11 +87,17 @@ note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 	a->rows[a->n_rows++] = row;
 }
 
+#define TRACKER_BLOCK 64u
+
 /* ForkContextForTrace(file, raw) (trace_processor_context.cc). */
 static struct tm_tracker *
 fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 {
-	struct tm_tracker *c = xcalloc(1, sizeof *c);
+	if (p->n_ctxs % TRACKER_BLOCK == 0) {
+		XGROW(p->trk_blocks, p->cap_trk_blocks, p->n_trk_blocks + 1);
+		p->trk_blocks[p->n_trk_blocks++] = xcalloc(TRACKER_BLOCK, sizeof **p->trk_blocks);
+	}
+	struct tm_tracker *c = &p->trk_blocks[p->n_trk_blocks - 1][p->n_ctxs % TRACKER_BLOCK];
 	c->file = file;
 	c->trace_id = p->src->in->members[file].trace_file_id;
 	c->raw = raw;
@@ -1596,8 +1602,9 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	p.g = NULL;
 	tm_report_build(&p);
 	/* cleanup */
-	for (size_t i = 0; i < p.n_ctxs; i++)
-		free(p.ctxs[i]);
+	for (size_t i = 0; i < p.n_trk_blocks; i++)
+		free(p.trk_blocks[i]);
+	free(p.trk_blocks);
 	free(p.ctxs);
 	for (size_t i = 0; i < p.n_rows; i++)
 		free(p.rows[i].name);

@@ -27,20 +27,20 @@ struct tm_rp_row {
  * default clock. */
 struct tm_tracker {
 	size_t file;       /* report file index (= member index) */
-	uint32_t trace_id; /* the file's trace_file id */
 	uint64_t raw;
-	uint32_t row;
-	bool is_primary;
-	uint32_t tag;
 	uint64_t n_conv;
-	bool has_default;
 	struct tm_clockid default_clock; /* unqualified */
-	bool has_pending;
-	struct tm_clockid pending; /* unqualified */
-	bool is_pin;
+	struct tm_clockid pending;       /* unqualified */
+	struct tm_clockid bridged_from;  /* k: the format clock on this machine */
+	uint32_t trace_id; /* the file's trace_file id */
+	uint32_t row;
+	uint32_t tag;
 	/* how the deferred bridge ended (ours, for the placement sentence) */
 	enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED } bridge;
-	struct tm_clockid bridged_from; /* k: the format clock on this machine */
+	bool is_primary;
+	bool has_default;
+	bool has_pending;
+	bool is_pin;
 };
 
 struct tm_entry_state { /* a manifest files[] entry, applied */
@@ -108,6 +108,10 @@ struct tm_replay {
 	size_t n_mc, cap_mc;
 	struct tm_tracker **ctxs;
 	size_t n_ctxs, cap_ctxs;
+	/* the trackers themselves, TRACKER_BLOCK to a block (one per member
+	 * of an archive or more: not one allocation each) */
+	struct tm_tracker **trk_blocks;
+	size_t n_trk_blocks, cap_trk_blocks;
 	bool any_forked;
 	bool manifest_seen;
 	bool is_virtual; /* the manifest is one we would write, not the input's */
