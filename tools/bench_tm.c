@@ -27,7 +27,10 @@
  *                                 an offset edit of the second input against
  *                                 the first (on the first's timeline, both
  *                                 signs); prints the median and best wall µs,
- *                                 the drops summed over the N, then the
+ *                                 the report's dropped count summed over the
+ *                                 N (the three stats util merge reports: not
+ *                                 events dropped otherwise, such as
+ *                                 track_event_invalid_timestamp), then the
  *                                 median and best CPU µs of the process (all
  *                                 threads) and the events of all inputs
  *   bench_tm reeval-events N INPUT...  the same with per-event detail kept
@@ -39,6 +42,10 @@
  *                                 a thread of its own)
  *   bench_tm reeval-wb-list N INPUT...  that thread's evaluation: the
  *                                 events list of the dropped events only
+ *                                 (dropped for any reason: the third
+ *                                 figure, the three stats, may be 0 while
+ *                                 the list holds every event the offset put
+ *                                 before zero as track_event_invalid_timestamp)
  * The generator writes the wire format by hand (fixed seed), so the bytes are
  * the same on every run.
  */
