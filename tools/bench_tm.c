@@ -648,18 +648,30 @@ manifest_name(const struct tm_member *m)
 	return sl ? sl + 1 : p;
 }
 
-/* mode: 0 reeval (no details kept), 1 reeval-events (details kept, the
- * events list per edit: check --events), 2 reeval-wb (details kept, the
- * numbers per edit: what the workbench evaluates on an edit; its events
- * list follows on a thread of its own), 3 reeval-wb-list (that thread's
- * evaluation: the dropped events listed). */
+/* The reeval commands: whether the session keeps per-event detail, and
+ * what each evaluation asks for. */
+static const struct reeval_mode {
+	const char *cmd;
+	bool keep_events;
+	struct tm_eval_opts eo;
+} reeval_modes[] = {
+	/* no details kept */
+	{"reeval", false, {0}},
+	/* the events list per edit: check --events */
+	{"reeval-events", true, {.events = true}},
+	/* the numbers per edit: what the workbench evaluates on an edit (its
+	 * events list follows on a thread of its own) */
+	{"reeval-wb", true, {0}},
+	/* that thread's evaluation: the dropped events listed */
+	{"reeval-wb-list", true, {.events = true, .dropped_only = true}},
+};
+
 static int
-reeval(int n, int mode, const char *const *paths, size_t n_paths)
+reeval(int n, const struct reeval_mode *md, const char *const *paths, size_t n_paths)
 {
-	bool keep_events = mode != 0;
 	struct tm_session *s;
 	struct tm_error e;
-	struct tm_session_opts so = {.keep_events = keep_events};
+	struct tm_session_opts so = {.keep_events = md->keep_events};
 	if (n < 1 || n_paths < 1) {
 		fprintf(stderr, "bench_tm: reeval N INPUT...\n");
 		return 64;
@@ -681,7 +693,7 @@ reeval(int n, int mode, const char *const *paths, size_t n_paths)
 	 * has drops to show (its first timestamp and span, from one
 	 * evaluation without a manifest first) */
 	int64_t base = INT64_C(1000000000);
-	if (mode != 0 && n_paths > 1) {
+	if (md->keep_events && n_paths > 1) {
 		struct tm_report *r0;
 		if (tm_session_evaluate_ex(s, NULL, &(struct tm_eval_opts){0}, &r0, &e) == TM_OK) {
 			for (size_t k = 0; k < r0->n_files; k++)
@@ -706,8 +718,7 @@ reeval(int n, int mode, const char *const *paths, size_t n_paths)
 		}
 		struct tm_report *r;
 		double a = now_us(), ac = clock_us(CLOCK_PROCESS_CPUTIME_ID);
-		struct tm_eval_opts eo = {.events = mode == 1 || mode == 3, .dropped_only = mode == 3};
-		if (tm_session_evaluate_ex(s, &m, &eo, &r, &e) != TM_OK) {
+		if (tm_session_evaluate_ex(s, &m, &md->eo, &r, &e) != TM_OK) {
 			fprintf(stderr, "bench_tm: %s\n", e.msg);
 			return 1;
 		}
@@ -756,14 +767,10 @@ main(int argc, char **argv)
 	}
 	if (argc >= 4 && !strcmp(argv[1], "gen-systrace"))
 		return gen_systrace(argv[2], strtoull(argv[3], NULL, 10));
-	if (argc >= 4 && !strcmp(argv[1], "reeval"))
-		return reeval(atoi(argv[2]), 0, (const char *const *)argv + 3, (size_t)argc - 3);
-	if (argc >= 4 && !strcmp(argv[1], "reeval-events"))
-		return reeval(atoi(argv[2]), 1, (const char *const *)argv + 3, (size_t)argc - 3);
-	if (argc >= 4 && !strcmp(argv[1], "reeval-wb"))
-		return reeval(atoi(argv[2]), 2, (const char *const *)argv + 3, (size_t)argc - 3);
-	if (argc >= 4 && !strcmp(argv[1], "reeval-wb-list"))
-		return reeval(atoi(argv[2]), 3, (const char *const *)argv + 3, (size_t)argc - 3);
+	for (size_t k = 0; argc >= 4 && k < sizeof reeval_modes / sizeof *reeval_modes; k++)
+		if (!strcmp(argv[1], reeval_modes[k].cmd))
+			return reeval(atoi(argv[2]), &reeval_modes[k], (const char *const *)argv + 3,
+				      (size_t)argc - 3);
 	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
 			"reeval|reeval-events|reeval-wb|reeval-wb-list N INPUT...\n");
 	return 64;
