@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "scan.h"
+#include "scan_helpers.h"
 #include "t.h"
 #include "tarfix.h"
 
@@ -78,13 +79,14 @@ run_session(const char *path, bool keep, char *msg, size_t msg_len)
 	return rc;
 }
 
+/* The same outcome and the same scan (scan_helpers.h), each log finished
+ * as a session finishes it. */
 static bool
-same_scan(const struct tm_scan *a, enum tm_status ra, const struct tm_scan *b, enum tm_status rb)
+same_outcome(struct tm_scan *a, enum tm_status ra, struct tm_scan *b, enum tm_status rb)
 {
-	return ra == rb && a->log.len == b->log.len && a->log.n_ops == b->log.n_ops &&
-	       (!a->log.len || !memcmp(a->log.bytes, b->log.bytes, a->log.len)) &&
-	       a->n_packets == b->n_packets && a->n_events == b->n_events &&
-	       a->failed == b->failed && (!a->failed || !strcmp(a->err ? a->err->msg : "", b->err ? b->err->msg : ""));
+	tm_oplog_finish(&a->log);
+	tm_oplog_finish(&b->log);
+	return ra == rb && same_scan(a, b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -161,7 +163,7 @@ one_scan_proto(const unsigned char *d, size_t n)
 	tm_scan_init(&b, TM_FMT_PROTO);
 	enum tm_status ra = tm_scan_proto_blocks(next_block, &whole, &a, &ctl, &ea);
 	enum tm_status rb = tm_scan_proto_blocks(next_block, &split, &b, &ctl, &eb);
-	CHECK(same_scan(&a, ra, &b, rb));
+	CHECK(same_outcome(&a, ra, &b, rb));
 	tm_scan_fini(&a);
 	tm_scan_fini(&b);
 }
@@ -185,7 +187,7 @@ one_scan_text(const unsigned char *d, size_t n, bool json)
 			     : tm_scan_systrace_mem(d + 2, n - 2, blocks[i], &sc[i], &ctl, &err);
 	}
 	for (int i = 1; i < runs; i++)
-		CHECK(same_scan(&sc[0], rc[0], &sc[i], rc[i]));
+		CHECK(same_outcome(&sc[0], rc[0], &sc[i], rc[i]));
 	for (int i = 0; i < runs; i++)
 		tm_scan_fini(&sc[i]);
 }
