@@ -496,8 +496,9 @@ ring_init(struct tm_stream *st)
 	st->sync = t.no_thread;
 	st->no_spec = t.no_spec;
 	st->s_cap = t.spec_ring ? t.spec_ring : SPEC_RING;
-	if (st->s_cap < st->r_step)
-		st->s_cap = st->r_step;
+	/* (room for a step while the reader waits for a whole block) */
+	if (st->s_cap < st->r_step + st->r_block)
+		st->s_cap = st->r_step + st->r_block;
 	if (pthread_mutex_init(&st->mu, NULL) || pthread_cond_init(&st->cv_p, NULL) ||
 	    pthread_cond_init(&st->cv_c, NULL))
 		abort();
@@ -1545,8 +1546,17 @@ next_spec(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		}
 		bool ended = st->failed || st->ps != TM_OK;
 		lim = ended ? st->r_ready : st->s_head;
-		if (st->pos < lim)
+		/* blocks end where the verified reader's do (multiples of
+		 * r_block): a scan that stops early has read as far */
+		uint64_t edge = st->pos - st->pos % st->r_block + st->r_block;
+		if (st->pos < lim && (lim >= edge || ended || st->eof))
 			break;
+		if (st->pos < lim) {
+			st->c_wait = true;
+			pthread_cond_wait(&st->cv_c, &st->mu);
+			st->c_wait = false;
+			continue;
+		}
 		if (st->pos > lim) {
 			st->refuted = true;
 			pthread_mutex_unlock(&st->mu);
@@ -1570,8 +1580,8 @@ next_spec(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	}
 	size_t i = (size_t)((st->pos - st->spec_from) % st->s_cap);
 	uint64_t k = lim - st->pos;
-	if (k > st->r_block)
-		k = st->r_block;
+	if (k > st->r_block - st->pos % st->r_block)
+		k = st->r_block - st->pos % st->r_block;
 	if (k > st->s_cap - i)
 		k = st->s_cap - i;
 	*p = st->hb + i;
