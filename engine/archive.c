@@ -1519,20 +1519,142 @@ gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error 
  *    inflates what the walk left and records the size and the error;
  *  - a format nobody scans: the rest is inflated now (its size and
  *    trace_processor's error are part of the listing). */
+static enum tm_status walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi,
+				       struct tm_stream *st, const uint8_t *p, size_t n, bool done,
+				       struct tm_error *err);
+static enum tm_status walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi,
+				      struct tm_stream *st, enum tm_format f, uint64_t bytes0,
+				      struct tm_error *err);
+
+/* Listing bytes left before the cap that let a provisional sniff
+ * (walk_gzip_visit) stand for the verified one: more than the verified
+ * prime charges (a 32 MiB chunk and the sniff's 1 MiB). */
+#define PROV_MIN_LEFT (64ull << 20)
+
 static enum tm_status
 walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 {
 	struct tm_stream *st;
 	const uint8_t *p;
 	size_t n;
-	bool done;
+	bool done, prov = false;
+	struct priv *pv = P(in);
 	enum tm_status s = open_member(in, mi, &st, err);
 	if (s != TM_OK)
 		return s;
+	/* A whole file's gzip/zstd stream, with a visitor to scan it: the
+	 * sniff need not wait for the first hand-over (walk_gzip_visit). */
+	uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
+	bool peek = pv->visit && pv->locs[ci].kind == L_FILE &&
+		    __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) > bytes0 &&
+		    __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) - bytes0 >= PROV_MIN_LEFT;
+	s = peek ? tm_stream_gz_peek(st, SNIFF_CAP, &p, &n, &done, &prov, err)
+		 : tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err);
+	if (s != TM_OK) {
+		tm_stream_close(st);
+		return s;
+	}
+	if (prov) {
+		enum tm_format f = tm_sniff(p, n < SNIFF_CAP ? n : SNIFF_CAP);
+		if (tm_format_is_predicted(f) && !tm_format_is_container(f) &&
+		    !in->members[mi].is_hidden)
+			return walk_gzip_visit(in, ci, mi, st, f, bytes0, err);
+		/* verified first after all, as always */
+		if ((s = tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err)) != TM_OK) {
+			tm_stream_close(st);
+			return s;
+		}
+	}
+	return walk_gzip_primed(in, ci, mi, st, p, n, done, err);
+}
+
+/* A gzip/zstd member whose sniff read bytes not yet known to be handed
+ * over (tm_stream_gz_peek), in a format the visitor scans: scanned now,
+ * as it is decompressed, once (trace_processor's decompressing_trace_reader.cc
+ * hands the same bytes to its inner parser).  The listing is what the
+ * verified prime would have given if the stream reaches a hand-over past
+ * the sniff's bytes (tm_stream_gz_verified); then the member stands as
+ * listed and scanned (its size known if that hand-over was the end, as the
+ * verified prime would have found).  If not, the sniff read bytes
+ * trace_processor never parses: the scan is dropped, and the member listed
+ * again, verified first.  A scan refuted after such a hand-over is dropped
+ * and the member parked to be read again up to the known failure. */
+static enum tm_status
+walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st,
+		enum tm_format f, uint64_t bytes0, struct tm_error *err)
+{
+	struct priv *pv = P(in);
+	const struct tm_visit *v = pv->visit;
+	struct tm_member *m = &in->members[mi];
+	set_format(m, f);
+	gz_record(in, ci, mi, st, UINT64_MAX); /* (no failure yet) */
+	/* the scan's decompression is not the listing's (its cap is lifted
+	 * once the listing ends, and the verified prime charged the first
+	 * chunk only: charged below) */
+	tm_stream_set_work(st, NULL);
+	tm_stream_gz_speculate(st);
+	char *lab = label(in, mi);
+	struct tm_rd rd = {.st = st};
+	struct tm_stream *w = tm_stream_borrow_rest(&rd, lab);
+	free(lab);
+	enum tm_status s = v->member(v->ud, mi, w, err);
+	if (s != TM_OK) {
+		tm_stream_close(st);
+		return s;
+	}
+	struct tm_stream_end end = {0};
+	bool refuted = tm_stream_refuted(st, &end);
+	uint64_t handed;
+	bool clean;
+	bool stands = tm_stream_gz_verified(st, &handed, &clean);
+	tm_stream_close(st);
+	if (stands)
+		__atomic_store_n(&pv->work.bytes, bytes0 + handed, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(&pv->work.bytes, bytes0, __ATOMIC_RELAXED);
+	if (stands && !refuted) {
+		if (clean) { /* the verified prime saw the whole stream */
+			m->size = m->stored_size = handed;
+			publish(in, mi);
+		}
+		return TM_OK;
+	}
+	v->drop(v->ud, mi);
+	free(m->error);
+	m->error = NULL;
+	m->size = m->stored_size = UINT64_MAX;
+	if ((s = open_member(in, mi, &st, err)) != TM_OK)
+		return s;
+	if (stands) {
+		/* listed right; the scan reads it again (session.c) up to the
+		 * failure the refuted read found */
+		if (end.known)
+			tm_stream_gz_known(st, &end);
+		if (pv->n_parked < PARK_MAX_STREAMS) {
+			pv->locs[mi].parked = st;
+			pv->n_parked++;
+		} else {
+			tm_stream_close(st);
+		}
+		publish(in, mi);
+		return TM_OK;
+	}
+	const uint8_t *p;
+	size_t n;
+	bool done;
 	if ((s = tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err)) != TM_OK) {
 		tm_stream_close(st);
 		return s;
 	}
+	return walk_gzip_primed(in, ci, mi, st, p, n, done, err);
+}
+
+/* walk_gzip once the listing's prime is verified. */
+static enum tm_status
+walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st,
+		 const uint8_t *p, size_t n, bool done, struct tm_error *err)
+{
+	enum tm_status s;
 	enum tm_format f = tm_sniff(p, n < SNIFF_CAP ? n : SNIFF_CAP);
 	struct priv *pv = P(in);
 	set_format(&in->members[mi], f);

@@ -50,6 +50,8 @@ struct tm_stream *tm_stream_range(struct tm_stream *parent, const char *label, u
  * caller's and must outlive the window; what the window consumes is gone
  * from rd). */
 struct tm_stream *tm_stream_borrow(struct tm_rd *rd, const char *label, uint64_t len);
+/* The rest of rd's stream (a window ending where the stream ends). */
+struct tm_stream *tm_stream_borrow_rest(struct tm_rd *rd, const char *label);
 /* The same for a member whose first head_n bytes were already read from
  * rd (copied here): the window delivers them first, then the rest. */
 struct tm_stream *tm_stream_borrow_after(struct tm_rd *rd, const char *label, const void *head,
@@ -88,6 +90,19 @@ uint64_t tm_stream_member_end(const struct tm_stream *st);
  * failure shows in tm_stream_gz_failure. */
 enum tm_status tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p,
 				  size_t *n, bool *done, struct tm_error *err) TM_WUR;
+/* tm_stream_gz_prime, provisional: should want bytes decompress without a
+ * hand-over, it stops there (*prov): *p, *n are the first want bytes, not
+ * known to be handed over.  Then either tm_stream_gz_prime (goes on
+ * verifying: the same as if it had been called first) or speculation
+ * (tm_stream_gz_speculate) from byte 0; once the reader is done and
+ * tm_stream_refuted asked, tm_stream_gz_verified verifies on to the first
+ * hand-over at or past want and says whether there is one (*handed; *clean:
+ * it was the clean end), i.e. whether tm_stream_gz_prime would have
+ * stopped at a hand-over past want rather than at a failure before it.
+ * (A stream nothing was read from and not known: else as tm_stream_gz_prime.) */
+enum tm_status tm_stream_gz_peek(struct tm_stream *st, size_t want, const uint8_t **p,
+				 size_t *n, bool *done, bool *prov, struct tm_error *err) TM_WUR;
+bool tm_stream_gz_verified(struct tm_stream *st, uint64_t *handed, bool *clean);
 /* Output handed over so far (the offset up to which tm_stream_next will
  * deliver). */
 uint64_t tm_stream_gz_ready(const struct tm_stream *st);

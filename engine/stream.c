@@ -168,6 +168,7 @@ struct tm_stream {
 	/* K_RANGE, K_INFLATE */
 	struct tm_rd rd;
 	struct tm_rd *shared; /* K_RANGE borrowing its container's reader */
+	bool to_end;          /* K_RANGE: ends where its parent does (tm_stream_borrow_rest) */
 	uint8_t *pre;         /* K_RANGE: its first pre_n bytes, already read */
 	size_t pre_n;
 	/* K_INFLATE */
@@ -218,6 +219,13 @@ struct tm_stream {
 	 * fails as known->err */
 	struct tm_stream_end *known;
 	bool sync;           /* no producer thread: the consumer inflates */
+	/* a provisional prime (tm_stream_gz_peek): V pauses at pause_at
+	 * (sync, the caller's thread) before the chunk is handed over; the
+	 * sniff's bytes [0, prov_need) are not verified yet.  h_first: the
+	 * first hand-over at or past prov_need (0: none yet), h_first_eof:
+	 * it was the clean end. */
+	uint64_t pause_at, prov_need, h_first;
+	bool prov, h_first_eof;
 	/* shared, under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t cv_p, cv_c; /* producer waits for room, consumer for data */
@@ -435,6 +443,14 @@ tm_stream_borrow(struct tm_rd *rd, const char *label, uint64_t len)
 	st->shared = rd;
 	st->work = rd->st->work;
 	st->size = len;
+	return st;
+}
+
+struct tm_stream *
+tm_stream_borrow_rest(struct tm_rd *rd, const char *label)
+{
+	struct tm_stream *st = tm_stream_borrow(rd, label, UINT64_MAX);
+	st->to_end = true;
 	return st;
 }
 
@@ -720,7 +736,7 @@ stream_skip(struct tm_stream *st, uint64_t want, uint64_t *got, struct tm_error 
 		return s;
 	st->pos += k;
 	*got = h + k;
-	if (k < w)
+	if (k < w && !st->to_end)
 		return fail(st, err, TM_ERR_FORMAT, st->pos,
 			    "unexpected end of data (member runs past the end of its container)");
 	return TM_OK;
@@ -791,6 +807,10 @@ next_range(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *
 	struct tm_rd *rd = win_rd(st);
 	if ((s = tm_rd_fill(rd, err)) != TM_OK)
 		return s;
+	if (!rd->n && st->to_end) { /* the parent's end is ours */
+		*n = 0;
+		return TM_OK;
+	}
 	if (!rd->n)
 		return fail(st, err, TM_ERR_FORMAT, st->pos,
 			    "unexpected end of data (member runs past the end of its container)");
@@ -1059,6 +1079,10 @@ gz_release(struct tm_stream *st, bool eof)
 	st->r_ready = st->r_head;
 	if (eof)
 		st->eof = true;
+	if (st->prov_need && !st->h_first && st->r_ready >= st->prov_need) {
+		st->h_first = st->r_ready;
+		st->h_first_eof = eof;
+	}
 	if (st->c_wait)
 		pthread_cond_signal(&st->cv_c);
 	pthread_mutex_unlock(&st->mu);
@@ -1153,15 +1177,18 @@ v_fill(struct tm_stream *st, struct tm_error *err)
 	return s;
 }
 
-/* The start of the chunk V collects next. */
+/* The start of the chunk V collects (the last hand-over: V enters gz_fill
+ * there, or where a provisional prime paused it). */
 static uint64_t
 ring_chunk_start(struct tm_stream *st)
 {
 	if (!st->vs)
 		st->vs = xmalloc(st->r_step);
-	return st->r_head;
+	return st->r_ready;
 }
 
+/* RING_HANDED also stands for a pause (pause_at): gz_fill returns, the
+ * chunk not handed over, and goes on from there when called again. */
 enum ring_step { RING_WRITE, RING_HANDED, RING_STOPPED };
 
 /* How much V decodes next in the chunk that began at chunk0: hands the
@@ -1197,11 +1224,15 @@ ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, 
 		gz_release(st, true); /* the clean end: hand over the rest */
 		return RING_HANDED;
 	}
+	if (st->pause_at && st->r_head >= st->pause_at)
+		return RING_HANDED; /* (a pause: nothing handed over) */
 	size_t o = room;
 	if (o > st->r_step)
 		o = st->r_step;
 	if (k && o > k->handed - st->r_head)
 		o = (size_t)(k->handed - st->r_head);
+	if (st->pause_at && o > st->pause_at - st->r_head)
+		o = (size_t)(st->pause_at - st->r_head); /* (pauses there exactly) */
 	pthread_mutex_lock(&st->mu);
 	st->inflated = st->r_head;
 	if (st->spec_on) {
@@ -1503,9 +1534,11 @@ end_result(struct tm_stream *st, struct tm_error *err)
 static void
 spec_begin(struct tm_stream *st)
 {
+	/* (a provisional prime left [0, r_head) in ob, not handed over) */
 	if (st->sync || st->thr_on || st->eof || st->failed || st->ps != TM_OK ||
-	    st->r_ready != st->r_head)
+	    (st->r_ready != st->r_head && !st->prov))
 		return;
+	st->pause_at = 0; /* (before V's thread starts) */
 	st->spec_on = true;
 	st->spec_from = st->s_head = st->r_head;
 	if (!st->vs)
@@ -1603,12 +1636,16 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		spec_begin(st);
 	if (st->spec_on && st->pos >= st->spec_from)
 		return next_spec(st, p, n, err);
+	if (st->pause_at) /* (written only before V's thread starts) */
+		st->pause_at = 0;
+	/* (speculating, the bytes before spec_from were decompressed by V
+	 * without a failure: they need no hand-over) */
 	for (;;) {
 		if (st->stop) {
 			pthread_mutex_unlock(&st->mu);
 			return tm_error_set(err, TM_ERR_CANCELLED, "%s: stream closed", st->label);
 		}
-		if (st->r_ready != st->pos)
+		if (st->r_ready != st->pos || st->spec_on)
 			break;
 		if (st->failed || st->ps != TM_OK || st->eof)
 			return end_result(st, err);
@@ -1629,14 +1666,15 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		pthread_cond_wait(&st->cv_c, &st->mu);
 		st->c_wait = false;
 	}
-	uint64_t ready = st->r_ready;
-	if (st->spec_on && ready > st->spec_from)
-		ready = st->spec_from; /* the ring has the rest */
+	uint64_t ready = st->spec_on ? st->spec_from : st->r_ready; /* (the ring has the rest) */
 	pthread_mutex_unlock(&st->mu);
 	/* decompress again in pieces of a block or more (cache-sized) */
 	if ((s = p_have(st, ready, st->r_block > BLOCK ? st->r_block : BLOCK, err)) != TM_OK)
 		return s;
+	/* (ob may hold more than is handed over: a provisional prime's) */
 	uint64_t k = st->ob_end - st->pos;
+	if (k > ready - st->pos)
+		k = ready - st->pos;
 	if (k > st->r_block)
 		k = st->r_block;
 	*p = st->ob + (st->pos - st->ob_org);
@@ -1645,16 +1683,25 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	return TM_OK;
 }
 
-enum tm_status
-tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p, size_t *n, bool *done,
-		   struct tm_error *err)
+/* tm_stream_gz_prime, or with pause (tm_stream_gz_peek) provisional
+ * once V has decompressed want bytes without a hand-over (*prov). */
+static enum tm_status
+prime(struct tm_stream *st, size_t want, bool pause, const uint8_t **p, size_t *n, bool *done,
+      bool *prov, struct tm_error *err)
 {
 	enum tm_status s = TM_OK;
 	if (want > PRIME_MAX)
 		want = PRIME_MAX;
 	pthread_mutex_lock(&st->mu);
 	st->r_free = st->pos;
+	/* (only a stream nothing has been read from, and V not started) */
+	pause = pause && st->pos == 0 && !st->thr_on && !st->sync && !st->no_spec && !st->known;
+	if (pause || st->pause_at) /* (V's thread not started when set) */
+		st->pause_at = pause ? want : 0;
+	bool paused = false;
 	while (st->r_ready - st->pos < want && !st->eof && st->ps == TM_OK && !st->stop) {
+		if (paused)
+			break;
 		if (st->thr_on) {
 			st->c_wait = true;
 			pthread_cond_wait(&st->cv_c, &st->mu);
@@ -1667,19 +1714,78 @@ tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p, size_t 
 		pthread_mutex_lock(&st->mu);
 		if (s != TM_OK)
 			break;
+		paused = pause && st->r_head >= st->pause_at && !st->eof;
 	}
+	if (st->pause_at)
+		st->pause_at = 0;
+	paused = paused && s == TM_OK && st->ps == TM_OK && !st->stop &&
+		 st->r_ready - st->pos < want;
 	if (s == TM_OK && st->ps != TM_OK) {
 		*err = *st->perr;
 		s = st->ps;
 	}
-	uint64_t ready = st->r_ready;
+	/* provisional: the sniff reads what V decompressed (P again: it
+	 * cannot fail where V did not), all of it kept in ob for the reader */
+	uint64_t ready = paused ? st->r_head : st->r_ready;
+	if (paused) {
+		st->prov = true;
+		st->prov_need = want;
+	}
 	*done = st->eof;
+	*prov = paused;
 	pthread_mutex_unlock(&st->mu);
 	if (s == TM_OK && ready > st->pos)
-		s = p_have(st, ready, want, err);
+		s = p_have(st, ready, paused ? (size_t)(ready - st->pos) : want, err);
+	uint64_t lim = ready - st->pos < want ? ready - st->pos : want;
 	*p = st->ob ? st->ob + (st->pos - st->ob_org) : NULL;
-	*n = st->ob ? (size_t)(st->ob_end - st->pos) : 0;
+	*n = st->ob ? (size_t)(st->ob_end - st->pos < lim ? st->ob_end - st->pos : lim) : 0;
 	return s;
+}
+
+enum tm_status
+tm_stream_gz_prime(struct tm_stream *st, size_t want, const uint8_t **p, size_t *n, bool *done,
+		   struct tm_error *err)
+{
+	bool prov;
+	return prime(st, want, false, p, n, done, &prov, err);
+}
+
+enum tm_status
+tm_stream_gz_peek(struct tm_stream *st, size_t want, const uint8_t **p, size_t *n, bool *done,
+		  bool *prov, struct tm_error *err)
+{
+	return prime(st, want, true, p, n, done, prov, err);
+}
+
+bool
+tm_stream_gz_verified(struct tm_stream *st, uint64_t *handed, bool *clean)
+{
+	struct tm_error e;
+	pthread_mutex_lock(&st->mu);
+	if (st->pause_at) /* (V's thread has not started) */
+		st->pause_at = 0;
+	st->s_drain = true; /* the reader is done: V verifies into its scratch */
+	if (st->p_wait)
+		pthread_cond_signal(&st->cv_p);
+	while (st->r_ready < st->prov_need && !st->eof && st->ps == TM_OK && !st->stop) {
+		if (st->thr_on) {
+			st->c_wait = true;
+			pthread_cond_wait(&st->cv_c, &st->mu);
+			st->c_wait = false;
+			continue;
+		}
+		pthread_mutex_unlock(&st->mu);
+		tm_error_clear(&e);
+		enum tm_status s = gz_fill(st, &e);
+		pthread_mutex_lock(&st->mu);
+		if (s != TM_OK)
+			break;
+	}
+	bool ok = st->h_first != 0;
+	*handed = st->h_first;
+	*clean = st->h_first_eof;
+	pthread_mutex_unlock(&st->mu);
+	return ok;
 }
 
 uint64_t
@@ -1758,7 +1864,8 @@ tm_stream_refuted(struct tm_stream *st, struct tm_stream_end *end)
 	st->s_drain = true;
 	if (st->p_wait)
 		pthread_cond_signal(&st->cv_p);
-	while (st->r_ready < st->pos && !st->failed && !st->eof && st->ps == TM_OK && !st->stop) {
+	uint64_t need = st->pos > st->prov_need ? st->pos : st->prov_need;
+	while (st->r_ready < need && !st->failed && !st->eof && st->ps == TM_OK && !st->stop) {
 		st->c_wait = true;
 		pthread_cond_wait(&st->cv_c, &st->mu);
 		st->c_wait = false;

@@ -13,6 +13,7 @@
 
 #include "input.h"
 #include "archive_priv.h"
+#include "session.h"
 #include "t.h"
 #include "tarfix.h"
 
@@ -539,8 +540,9 @@ session_run(const char *path, uint64_t *size, uint64_t *events, char *msg, size_
 			inner = i;
 	}
 	CHECK(inner != SIZE_MAX);
+	/* not scanned yet, or scanned while listed (walk_gzip_visit) */
 	if (inner != SIZE_MAX)
-		CHECK(tm_session_member(s, inner)->size == UINT64_MAX); /* not scanned yet */
+		CHECK(tm_session_member(s, inner)->size == UINT64_MAX || s->visit_scans > 0);
 	struct tm_report *r = NULL;
 	CHECK_INT(tm_session_evaluate(s, NULL, &r, &e), TM_OK);
 	if (r && inner != SIZE_MAX) {
