@@ -71,10 +71,6 @@ void tm_big_free(void *p, size_t cap, size_t elem);
 	((size_t)(need) > (cap) ? tm_big_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), \
 					      TM_STAGE_MIN)                                    \
 				: (void)0)
-/* Mapped arrays of 4 KiB pages only: for arrays several of which are
- * filled part way. */
-#define MAP_XGROW(arr, cap, need) \
-	tm_big_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), SIZE_MAX)
 /* Clock ids 64..127 are sequence-scoped: each packet sequence has its own
  * clock of that id (trace_processor's clock_tracker.h,
  * IsSequenceClock). */

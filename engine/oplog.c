@@ -200,14 +200,19 @@ struct tm_oplog_stage {
 	int64_t *sort_tmp;
 	size_t cap_sort_tmp;
 	/* An ARRAY run is staged in up to TM_LANES sorted lanes (arrays are
-	 * appended to the lane they extend) and flushed as one RUN per lane. */
+	 * appended to the lane they extend) and flushed as one RUN per lane.
+	 * The lanes are slots of one buffer, lane k at lane_buf + k * slot
+	 * (lane_grow), so they share its huge pages: 8 buffers of their own
+	 * faulted in ~2,000 4 KiB pages per compact_sched check, or as huge
+	 * pages held 2 MiB each for ~1 MiB of values. */
 	struct tm_lane {
 		int64_t *v;
-		size_t cap;
 		uint32_t n, n_arrays;
 		bool unsorted;
 	} *lanes;
 	uint32_t n_lanes;
+	int64_t *lane_buf;
+	size_t cap_lane_buf, slot;
 };
 
 static struct tm_oplog_stage *
@@ -229,8 +234,7 @@ free_staging(struct tm_oplog *l)
 	if (!g)
 		return;
 	BIG_FREE(g->sort_tmp, g->cap_sort_tmp);
-	for (uint32_t k = 0; g->lanes && k < TM_LANES; k++)
-		BIG_FREE(g->lanes[k].v, g->lanes[k].cap);
+	BIG_FREE(g->lane_buf, g->cap_lane_buf);
 	free(g->lanes);
 	free(g);
 	l->stage = NULL;
@@ -693,6 +697,37 @@ upper_bound(const int64_t *v, size_t n, int64_t x)
 	return lo;
 }
 
+/* Lane slots of at least need values: the lanes' buffer grown by half
+ * (up to the lanes' limit: slots as wide as the lanes get; huge pages from
+ * TM_STAGE_MIN, so 32 K-value steps from there), each lane moved up to its
+ * new slot, the highest first (lane k's new place starts past its old one
+ * and only lanes above it start there). */
+static void
+lane_grow(struct tm_oplog_stage *g, size_t need)
+{
+	size_t old = g->slot, want = old + old / 2;
+	if (want > tm_oplog_lane_max)
+		want = tm_oplog_lane_max;
+	if (want < need)
+		want = need;
+	tm_big_resize((void **)&g->lane_buf, &g->cap_lane_buf, want * TM_LANES, sizeof *g->lane_buf,
+		      TM_STAGE_MIN);
+	g->slot = g->cap_lane_buf / TM_LANES;
+	for (uint32_t k = TM_LANES; k-- > 0;) {
+		struct tm_lane *ln = &g->lanes[k];
+		if (ln->n && k)
+			memmove(g->lane_buf + k * g->slot, g->lane_buf + k * old, ln->n * sizeof *ln->v);
+		ln->v = g->lane_buf + k * g->slot;
+	}
+}
+
+/* Values a lane holds before its run is flushed rather than its slot grown
+ * (an array larger than this still fits: into an empty lane).  At
+ * ARRAY_RUN_MAX / TM_LANES, lanes that fill evenly reach it as the run
+ * reaches ARRAY_RUN_MAX; uneven ones flush sooner instead of widening every
+ * slot to the fullest lane's. */
+size_t tm_oplog_lane_max = ARRAY_RUN_MAX / TM_LANES;
+
 /* Fold a CONVERT_ARRAY into the open ARRAY run (whole: a run never splits
  * an array).  A sorted array goes to the lane whose last value it extends
  * (the highest such), else to a new lane: ftrace CPUs interleave, each in
@@ -708,6 +743,7 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		     r->n + op->n > ARRAY_RUN_MAX))
 		flush_run(l);
 	struct tm_oplog_stage *g = stg(l);
+again:
 	if (r->n == 0) {
 		memset(r, 0, sizeof *r);
 		r->kind = TM_OP_RUN;
@@ -741,7 +777,12 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 		best = (int)g->n_lanes++;
 	struct tm_lane *ln = &g->lanes[best >= 0 ? best : low];
 	size_t n0 = ln->n;
-	MAP_XGROW(ln->v, ln->cap, n0 + m);
+	if (n0 && n0 + m > tm_oplog_lane_max) {
+		flush_run(l);
+		goto again;
+	}
+	if (n0 + m > g->slot)
+		lane_grow(g, n0 + m);
 	int64_t *v = ln->v;
 	size_t pos = best >= 0 || !sorted || ln->unsorted ? n0 : upper_bound(v, n0, a[0]);
 	if (pos < n0 && n0 - pos <= 4 * m + 4096) {

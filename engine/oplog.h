@@ -165,6 +165,9 @@ struct tm_run {
 	uint64_t spill_off, spill_len; /* spilled: where the deltas are */
 };
 extern size_t tm_oplog_spill_after;
+/* Test hook: the values an ARRAY run's lane holds before the run is
+ * flushed (oplog.c). */
+extern size_t tm_oplog_lane_max;
 int64_t tm_run_at(const struct tm_run *r, uint32_t i);
 /* All n values into out[n]. */
 void tm_run_decode(const struct tm_run *r, int64_t *out);

@@ -181,7 +181,7 @@ stage_family(void)
 	BIG_FREE(v, cv);
 }
 
-/* mapped arrays (MAP_XGROW): 4 KiB pages only */
+/* 4 KiB pages only (huge_min SIZE_MAX) */
 static void
 map_family(void)
 {
@@ -189,7 +189,7 @@ map_family(void)
 	family(SIZE_MAX, 24);
 	int64_t *v = NULL;
 	size_t cv = 0;
-	MAP_XGROW(v, cv, (TM_MAP_MIN / 8) * 4);
+	tm_big_grow((void **)&v, &cv, (TM_MAP_MIN / 8) * 4, sizeof *v, SIZE_MAX);
 	CHECK(SAN || ((uintptr_t)v & 4095) == 0);
 	v[cv - 1] = 1;
 	BIG_FREE(v, cv);

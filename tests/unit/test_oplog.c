@@ -645,6 +645,60 @@ big_array_lanes(void)
 	tm_oplog_fini(&l);
 }
 
+/* Uneven lanes (one stream of arrays 20x the others' values): the lane
+ * that would pass tm_oplog_lane_max flushes its run rather than widening
+ * every lane's slot; several runs then (6 lanes each), each sorted, every
+ * value once, every array counted; growing slots move the lanes' values
+ * intact.  Once at the limit's default (stream 0's lane flushes once), once
+ * with a limit of 5,000 values (every 6th round). */
+static void
+uneven_lanes_at(size_t lane_max, size_t min_runs)
+{
+	size_t keep = tm_oplog_lane_max;
+	tm_oplog_lane_max = lane_max;
+	struct tm_oplog l;
+	tm_oplog_init(&l);
+	l.use_runs = true;
+	enum { K = 1200, M = 40 };
+	static int64_t all[K * M * 20], tss[M * 20], got[K * M * 20];
+	size_t n_all = 0;
+	for (int a = 0; a < K; a++) {
+		int s = a % 6; /* stream 0 carries arrays of 20 * M values */
+		int m = s ? M : 20 * M;
+		int64_t start = s * 5 + (int64_t)(a / 6) * 1000000;
+		for (int i = 0; i < m; i++) {
+			tss[i] = start + (int64_t)i * (s ? 20000 : 1000);
+			all[n_all++] = tss[i];
+		}
+		struct tm_op op = {.kind = TM_OP_CONVERT_ARRAY, .clock = 6, .n = (uint32_t)m,
+				   .tss = tss, .offset = (uint64_t)a};
+		tm_oplog_add(&l, &op);
+	}
+	tm_oplog_finish(&l);
+	tm_oplog_lane_max = keep;
+	struct tm_opiter it;
+	struct tm_op op;
+	tm_opiter_init(&it, &l);
+	it.raw_runs = true;
+	size_t arrays, runs;
+	size_t n = collect_arrays(&it, &op, got, sizeof got / sizeof got[0], &arrays, &runs);
+	CHECK_INT(n, n_all);
+	CHECK_INT(arrays, K);
+	CHECK(runs >= min_runs);
+	qsort(all, n_all, sizeof *all, cmp_i64);
+	qsort(got, n, sizeof *got, cmp_i64);
+	CHECK(n == n_all && !memcmp(got, all, sizeof(int64_t) * n_all));
+	tm_opiter_fini(&it);
+	tm_oplog_fini(&l);
+}
+
+static void
+uneven_lanes(void)
+{
+	uneven_lanes_at(tm_oplog_lane_max, 12);
+	uneven_lanes_at(5000, 6 * 30);
+}
+
 /* A log whose bytes and staging outgrow TM_BIG_MIN (mappings, outside the
  * sanitizers): two of the same ops, one written with every run in memory,
  * one spilled after the fact (tm_oplog_spill_runs replaces the mapped
@@ -721,5 +775,6 @@ main(void)
 	RUN(run_deltas_all_sizes);
 	RUN(big_log_mapped);
 	RUN(big_array_lanes);
+	RUN(uneven_lanes);
 	return 0;
 }

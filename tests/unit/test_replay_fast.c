@@ -676,6 +676,18 @@ fast_equals_reference_spilled(void)
 	tm_oplog_spill_after = keep;
 }
 
+/* ARRAY runs flushed whenever a lane would pass 600 values (two or three arrays)
+ * (oplog.c tm_oplog_lane_max: uneven lanes flush early instead of
+ * widening every slot): the same reports as the plain replay's. */
+static void
+fast_equals_reference_short_lanes(void)
+{
+	size_t keep = tm_oplog_lane_max;
+	tm_oplog_lane_max = 600;
+	fast_equals_reference();
+	tm_oplog_lane_max = keep;
+}
+
 /* An events list grows by BIG_XGROW (record_event) and is given back by
  * tm_events_free, also through the pool: every size on the way, the
  * mapped ones (release builds) included, freed by the one that grew it. */
@@ -834,6 +846,7 @@ main(void)
 	RUN(events_free_matches_growth);
 	RUN(fast_equals_reference);
 	RUN(fast_equals_reference_spilled);
+	RUN(fast_equals_reference_short_lanes);
 	RUN(drops_happen);
 	RUN(unmatched_e_pairing);
 	char cmd[300];
