@@ -80,10 +80,22 @@ static void
 note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 {
 	struct tm_file_acc *a = &p->acc[file];
+	const uint32_t *r = tm_acc_rows(a);
 	for (size_t i = 0; i < a->n_rows; i++)
-		if (a->rows[i] == row)
+		if (r[i] == row)
 			return;
-	XGROW(a->rows, a->cap_rows, a->n_rows + 1);
+	if (!a->n_rows) {
+		a->row1 = row;
+		a->n_rows = 1;
+		return;
+	}
+	size_t cap = a->cap_rows;
+	if (!cap) {
+		XGROW(a->rows, cap, 2);
+		a->rows[0] = a->row1;
+	} else
+		XGROW(a->rows, cap, (size_t)a->n_rows + 1);
+	a->cap_rows = (uint32_t)cap;
 	a->rows[a->n_rows++] = row;
 }
 

@@ -64,10 +64,19 @@ struct tm_file_acc {
 	bool has_all;
 	bool is_predicted;
 	bool is_trace;
+	/* the machine rows its events land on: in row1 while cap_rows is 0
+	 * (one row: nearly every file), else rows (tm_acc_rows) */
 	uint32_t *rows;
-	size_t n_rows, cap_rows;
+	uint32_t n_rows, cap_rows;
+	uint32_t row1;
 };
 _Static_assert(TM_STAT__COUNT <= 32, "tm_file_acc.stat_mask holds every stat");
+
+static inline const uint32_t *
+tm_acc_rows(const struct tm_file_acc *a)
+{
+	return a->cap_rows ? a->rows : &a->row1;
+}
 
 /* The file's count of stat st. */
 static inline uint64_t

@@ -318,9 +318,14 @@ tm_report_build(struct tm_replay *p)
 		f->has_all_ts = a->has_all;
 		f->all_first_ts = a->all_first;
 		f->all_last_ts = a->all_last;
-		f->machines = a->rows;
 		f->n_machines = a->n_rows;
-		a->rows = NULL;
+		if (a->cap_rows) {
+			f->machines = a->rows;
+			a->rows = NULL;
+		} else if (a->n_rows) {
+			f->machines = xmalloc(sizeof *f->machines);
+			f->machines[0] = a->row1;
+		}
 		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
 		/* (exact sizes: a report row per member, 10,000s in an archive) */
 		if (sc) {
