@@ -94,6 +94,10 @@ struct loc {
 	/* L_INFLATE holding a container: parked in quiet mode for the
 	 * container walk, which reads through it; gz_settle finishes it. */
 	bool gz_walk;
+	/* its sniff was provisional (tm_stream_gz_peek): walk_tar checks it
+	 * (prov_bytes0: the listing's charged bytes before it) */
+	bool prov;
+	uint64_t prov_bytes0;
 };
 
 struct priv {
@@ -812,6 +816,43 @@ out:
  * after the walk read past the last hand-over, everything the walk did is
  * undone (members listed and scanned, the container's error, the bytes
  * charged to the listing's cap) and the TAR walked again, verified first. */
+static enum tm_status walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi,
+				       struct tm_stream *st, const uint8_t *p, size_t n, bool done,
+				       struct tm_error *err);
+static enum tm_status walk_zip(struct tm_input *in, size_t ci, struct tm_error *err);
+static enum tm_status walk_tar(struct tm_input *in, size_t ci, struct tm_error *err);
+static enum tm_status walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err);
+
+/* gzip/zstd child mi listed again, verified first (its provisional sniff
+ * read bytes never handed over), and walked as what it is now. */
+static enum tm_status
+relist_gz(struct tm_input *in, size_t mi, struct tm_error *err)
+{
+	struct tm_stream *st;
+	const uint8_t *p;
+	size_t n;
+	bool done;
+	enum tm_status s = open_member(in, mi, &st, err);
+	if (s != TM_OK)
+		return s;
+	if ((s = tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err)) != TM_OK) {
+		tm_stream_close(st);
+		return s;
+	}
+	if ((s = walk_gzip_primed(in, (size_t)in->members[mi].parent, mi, st, p, n, done, err)) !=
+	    TM_OK)
+		return s;
+	switch (in->members[mi].format) {
+	case TM_FMT_TAR:
+		return walk_tar(in, mi, err);
+	case TM_FMT_ZIP:
+		return walk_zip(in, mi, err);
+	default:
+		return tm_format_is_container(in->members[mi].format) ? walk_compressed(in, mi, err)
+								     : TM_OK;
+	}
+}
+
 static enum tm_status
 walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 {
@@ -839,7 +880,14 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 			struct tm_error e2;
 			tm_error_clear(&e2);
 			(void)gz_drain(st, &e2);
-			if (tm_stream_refuted(st, &end)) {
+			bool refuted = tm_stream_refuted(st, &end);
+			/* a provisional sniff (walk_gzip) stands if the stream
+			 * reached a hand-over past its bytes */
+			uint64_t h;
+			bool clean, prov = pv->locs[ci].prov;
+			bool stands = !prov || tm_stream_gz_verified(st, &h, &clean);
+			pv->locs[ci].prov = false;
+			if (refuted || !stands) {
 				tm_stream_close(st);
 				for (size_t i = first; i < vis_end; i++)
 					pv->visit->drop(pv->visit->ud, i);
@@ -847,7 +895,12 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 				clear_cfatal(in, ci);
 				__atomic_store_n(&pv->work.bytes, bytes0, __ATOMIC_RELAXED);
 				tm_error_clear(err);
-				continue;
+				if (stands)
+					continue;
+				__atomic_store_n(&pv->work.bytes, pv->locs[ci].prov_bytes0,
+						 __ATOMIC_RELAXED);
+				pv->locs[ci].gz_walk = false;
+				return relist_gz(in, ci, err);
 			}
 		}
 		enum tm_status s2 = gz_settle(in, ci, st, err);
@@ -1545,7 +1598,7 @@ walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 	/* A whole file's gzip/zstd stream, with a visitor to scan it: the
 	 * sniff need not wait for the first hand-over (walk_gzip_visit). */
 	uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
-	bool peek = pv->visit && pv->locs[ci].kind == L_FILE &&
+	bool peek = pv->locs[ci].kind == L_FILE &&
 		    __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) > bytes0 &&
 		    __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) - bytes0 >= PROV_MIN_LEFT;
 	s = peek ? tm_stream_gz_peek(st, SNIFF_CAP, &p, &n, &done, &prov, err)
@@ -1556,9 +1609,15 @@ walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 	}
 	if (prov) {
 		enum tm_format f = tm_sniff(p, n < SNIFF_CAP ? n : SNIFF_CAP);
-		if (tm_format_is_predicted(f) && !tm_format_is_container(f) &&
+		if (pv->visit && tm_format_is_predicted(f) && !tm_format_is_container(f) &&
 		    !in->members[mi].is_hidden)
 			return walk_gzip_visit(in, ci, mi, st, f, bytes0, err);
+		if (f == TM_FMT_TAR) { /* walk_tar reads it speculatively, checks it */
+			s = walk_gzip_primed(in, ci, mi, st, p, n, done, err);
+			pv->locs[mi].prov = true;
+			pv->locs[mi].prov_bytes0 = bytes0;
+			return s;
+		}
 		/* verified first after all, as always */
 		if ((s = tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err)) != TM_OK) {
 			tm_stream_close(st);
