@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared by the scanner tests: run a scanner over a buffer and render its
- * ops as one line of text ("C1000 S:stat F:text") (test_scan_json.c,
- * test_scan_systrace.c); compare two scans field by field (same_scan:
- * test_scancache.c, test_scan_proto.c). */
+ * ops as one line of text ("C1000 S:stat F:text"), the same in any blocks
+ * (test_scan_json.c, test_scan_systrace.c); compare two scans field by
+ * field (same_scan: test_scancache.c, test_scan_proto.c,
+ * test_fuzz_regress.c). */
 #ifndef TM_TEST_SCAN_HELPERS_H
 #define TM_TEST_SCAN_HELPERS_H
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 
 #include "align_scan.h"
 #include "scan.h"
+#include "t.h"
 
 typedef enum tm_status (*scan_fn)(const void *, size_t, size_t, struct tm_scan *,
 				  const struct tm_scan_ctl *, struct tm_error *);
@@ -76,6 +78,20 @@ scan_str_n(scan_fn fn, const char *s, size_t n, size_t block, int details)
 {
 	struct tm_scan_ctl ctl = { .keep_events = details != 0 };
 	return scan_str_ctl(fn, s, n, block, &ctl, details, false);
+}
+
+/* Same ops (with details) whatever the block size: s scanned whole, then
+ * in each of blocks[0..n). */
+static inline void
+check_blocks_of(scan_fn fn, const char *s, const size_t *blocks, size_t n)
+{
+	char *whole = scan_str_n(fn, s, strlen(s), 0, 1);
+	for (size_t i = 0; i < n; i++) {
+		char *b = scan_str_n(fn, s, strlen(s), blocks[i], 1);
+		CHECK_STR(b, whole);
+		free(b);
+	}
+	free(whole);
 }
 
 static inline void

@@ -22,14 +22,8 @@ js(const char *s)
 static void
 check_blocks(const char *s)
 {
-	char *whole = scan_str_n(tm_scan_json_mem, s, strlen(s), 0, 1);
-	size_t blocks[] = { 1, 2, 3, 7, 64 };
-	for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
-		char *b = scan_str_n(tm_scan_json_mem, s, strlen(s), blocks[i], 1);
-		CHECK_STR(b, whole);
-		free(b);
-	}
-	free(whole);
+	static const size_t blocks[] = { 1, 2, 3, 7, 64 };
+	check_blocks_of(tm_scan_json_mem, s, blocks, sizeof blocks / sizeof blocks[0]);
 }
 
 #define EXPECT(json, ops)                                                                          \

@@ -10,14 +10,8 @@
 static void
 check_blocks(const char *s)
 {
-	char *whole = scan_str_n(tm_scan_systrace_mem, s, strlen(s), 0, 1);
-	size_t blocks[] = { 1, 3, 7, 200 };
-	for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
-		char *b = scan_str_n(tm_scan_systrace_mem, s, strlen(s), blocks[i], 1);
-		CHECK_STR(b, whole);
-		free(b);
-	}
-	free(whole);
+	static const size_t blocks[] = { 1, 3, 7, 200 };
+	check_blocks_of(tm_scan_systrace_mem, s, blocks, sizeof blocks / sizeof blocks[0]);
 }
 
 #define EXPECT(txt, ops)                                                                           \
