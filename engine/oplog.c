@@ -25,7 +25,7 @@ static pthread_mutex_t sp_mu = PTHREAD_MUTEX_INITIALIZER;
 static int sp_fd = -1;     /* -2: none can be made */
 static uint64_t sp_end;    /* bytes handed out */
 static uint64_t sp_live;   /* bytes not yet given back */
-static uint64_t sp_mem;    /* run deltas held in memory by all logs */
+static uint64_t sp_mem;    /* run deltas held in memory by all logs (atomic) */
 
 static int
 sp_open(void)
@@ -44,22 +44,20 @@ sp_open(void)
 	return fd >= 0 ? fd : -2;
 }
 
-/* Whether n more bytes of run deltas should leave memory. */
+/* Whether n more bytes of run deltas should leave memory.  sp_fd and
+ * sp_mem are read without sp_mu (a run's decision needs no lock): sp_mem
+ * changes only by atomic adds, sp_fd by an atomic store under sp_mu. */
 static bool
 sp_wanted(size_t n)
 {
-	pthread_mutex_lock(&sp_mu);
-	bool w = sp_fd != -2 && sp_mem + n > tm_oplog_spill_after;
-	pthread_mutex_unlock(&sp_mu);
-	return w;
+	return __atomic_load_n(&sp_fd, __ATOMIC_RELAXED) != -2 &&
+	       __atomic_load_n(&sp_mem, __ATOMIC_RELAXED) + n > tm_oplog_spill_after;
 }
 
 static void
 sp_mem_add(int64_t n)
 {
-	pthread_mutex_lock(&sp_mu);
-	sp_mem += (uint64_t)n;
-	pthread_mutex_unlock(&sp_mu);
+	__atomic_fetch_add(&sp_mem, (uint64_t)n, __ATOMIC_RELAXED);
 }
 
 /* All of p[0..n) at off, written or read; false on an error. */
@@ -85,7 +83,7 @@ sp_write(const uint8_t *p, size_t n, uint64_t *off)
 {
 	pthread_mutex_lock(&sp_mu);
 	if (sp_fd == -1)
-		sp_fd = sp_open();
+		__atomic_store_n(&sp_fd, sp_open(), __ATOMIC_RELAXED);
 	int fd = sp_fd;
 	uint64_t at = sp_end;
 	if (fd >= 0) {
@@ -388,7 +386,7 @@ encode_deltas(const int64_t *v, uint32_t n, int64_t *prev_io, uint8_t *skip, uin
  * offset, machine, clock, seq, flags, push_flags, n_arrays, n, last). */
 #define RUN_HEAD_MAX (1 + 10 + 5 + 5 + 5 + 5 + 5 + 5 + 5 + 10)
 static void
-put_run_head(struct tm_oplog *l, const struct tm_op *op, bool spilled, const int64_t *v)
+put_run_head(struct tm_oplog *l, const struct tm_op *op, bool spilled, int64_t last)
 {
 	put_head(l, op, true);
 	put_u(l, op->flags | (spilled ? TM_RUN_SPILLED : 0));
@@ -396,7 +394,40 @@ put_run_head(struct tm_oplog *l, const struct tm_op *op, bool spilled, const int
 	if (op->flags & TM_RUN_ARRAY)
 		put_u(l, op->n_arrays);
 	put_u(l, op->n);
-	put_u(l, zz(v[op->n - 1]));
+	put_u(l, zz(last));
+}
+
+/* A run's skip table and deltas were written in the log's bytes past room
+ * for its head (at skip_at and d_at, from l->len on; not buffers of their
+ * own: scans running side by side each held one of up to 2.6 MB): the
+ * deltas go to the spill file or stay; the head is written, then the skip
+ * table and the deltas (or where they are) moved down behind it.  last:
+ * the run's last value. */
+static void
+put_run(struct tm_oplog *l, const struct tm_op *op, int64_t last, size_t skip_at, size_t d_at,
+	size_t dlen)
+{
+	uint64_t off = 0;
+	bool spilled = dlen >= 1024 && sp_wanted(dlen) && sp_write(l->bytes + d_at, dlen, &off);
+	/* at most RUN_HEAD_MAX bytes: within what was reserved, so the
+	 * bytes do not move */
+	put_run_head(l, op, spilled, last);
+	/* skip table (fixed 16-byte entries), then the deltas or where they
+	 * are */
+	size_t sk = (size_t)((op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP) * 16;
+	memmove(l->bytes + l->len, l->bytes + skip_at, sk);
+	l->len += sk;
+	if (spilled) {
+		note_spilled(l, off, dlen);
+		put_u(l, off);
+		put_u(l, dlen);
+	} else {
+		memmove(l->bytes + l->len, l->bytes + d_at, dlen);
+		l->len += dlen;
+		l->mem_run_bytes += dlen;
+		sp_mem_add((int64_t)dlen);
+	}
+	l->last_ts = last;
 }
 
 static void
@@ -469,52 +500,28 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		put_u(l, op->n);
 		break;
 	case TM_OP_RUN: {
-		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
-		size_t most = (size_t)op->n * 10; /* the deltas' bytes at most */
+		/* values staged in l->run_ts (a CONVERT run, an ARRAY lane):
+		 * deltas that stay in memory (a run spills only dlen >= 1024
+		 * bytes, and only when sp_wanted(dlen), which most bounds) are
+		 * encoded in place behind the head; others past room for it */
 		const int64_t *v = l->run_ts;
-		int64_t prev = l->last_ts;
-		if (most < 1024 || !sp_wanted(most)) {
-			/* they stay in memory (a run spills only dlen >= 1024
-			 * bytes, and only when sp_wanted(dlen), which most
-			 * bounds): encoded in place */
-			put_run_head(l, op, false, v);
-			reserve(l, (size_t)n_skip * 16 + most);
-			uint8_t *skip = l->bytes + l->len, *d0 = skip + (size_t)n_skip * 16;
-			size_t dlen = (size_t)(encode_deltas(v, op->n, &prev, skip, d0) - d0);
-			l->len += (size_t)n_skip * 16 + dlen;
-			l->mem_run_bytes += dlen;
-			sp_mem_add((int64_t)dlen);
-			l->last_ts = prev;
-			break;
-		}
-		/* the skip table and deltas first, to know where the deltas
-		 * go: in the log's bytes past where the run's head will be
-		 * (not a buffer of their own: scans running side by side each
-		 * held one of up to 2.6 MB), then moved down behind the head */
-		size_t sk = (size_t)n_skip * 16;
+		size_t sk = (size_t)((op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP) * 16;
+		size_t most = (size_t)op->n * 10; /* the deltas' bytes at most */
+		bool in_place = most < 1024 || !sp_wanted(most);
 		reserve(l, RUN_HEAD_MAX + sk + most);
-		size_t at = l->len + RUN_HEAD_MAX; /* the skip table's offset */
+		if (in_place)
+			put_run_head(l, op, false, v[op->n - 1]);
+		size_t at = l->len + (in_place ? 0 : RUN_HEAD_MAX);
+		int64_t prev = l->last_ts;
 		uint8_t *skip = l->bytes + at, *d0 = skip + sk;
 		size_t dlen = (size_t)(encode_deltas(v, op->n, &prev, skip, d0) - d0);
-		uint64_t off = 0;
-		bool spilled = dlen >= 1024 && sp_wanted(dlen) && sp_write(d0, dlen, &off);
-		/* at most RUN_HEAD_MAX bytes: within what was reserved, so the
-		 * bytes do not move */
-		put_run_head(l, op, spilled, v);
-		/* skip table (fixed 16-byte entries), then the deltas or where
-		 * they are */
-		memmove(l->bytes + l->len, l->bytes + at, sk);
-		l->len += sk;
-		if (spilled) {
-			note_spilled(l, off, dlen);
-			put_u(l, off);
-			put_u(l, dlen);
-		} else {
-			memmove(l->bytes + l->len, l->bytes + at + sk, dlen);
-			l->len += dlen;
-			l->mem_run_bytes += dlen;
-			sp_mem_add((int64_t)dlen);
+		if (!in_place) {
+			put_run(l, op, prev, at, at + sk, dlen);
+			break;
 		}
+		l->len += sk + dlen;
+		l->mem_run_bytes += dlen;
+		sp_mem_add((int64_t)dlen);
 		l->last_ts = prev;
 		break;
 	}
