@@ -615,6 +615,8 @@ flush_lanes(struct tm_oplog *l)
 	l->run.n = 0;
 }
 
+static void flush_pkt(struct tm_oplog *l);
+
 static void
 flush_run(struct tm_oplog *l)
 {
@@ -622,6 +624,10 @@ flush_run(struct tm_oplog *l)
 		return;
 	if (l->run.flags & TM_RUN_ARRAY) {
 		flush_lanes(l);
+		return;
+	}
+	if ((l->run.flags & TM_RUN_PACKET) && !l->run_staged) {
+		flush_pkt(l);
 		return;
 	}
 	if (l->run_unsorted)
@@ -687,6 +693,115 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
 	}
 	BIG_XGROW(l->run_ts, l->cap_run_ts, (size_t)r->n + 1);
 	l->run_ts[r->n++] = ts;
+}
+
+/* ---- PACKET runs, encoded as they grow ----
+ *
+ * While a PACKET run is open, the log's bytes from l->len on hold room for
+ * its head (RUN_HEAD_MAX), then room for its skip table (PKT_SKIP_ROOM, an
+ * entry written when element 256 k is added), then its deltas up to
+ * l->run_p: what encode_deltas would write for the values at the run's end
+ * (element 0's delta against l->last_ts, which no op changes while the run
+ * is open: every other append ends the run first). */
+bool tm_oplog_staged_packets;
+_Static_assert(RUN_MAX % TM_RUN_SKIP == 0, "a run ends where a skip entry is due");
+#define PKT_SKIP_ROOM ((size_t)(RUN_MAX / TM_RUN_SKIP) * 16)
+#define PKT_D0(l) ((l)->len + RUN_HEAD_MAX + PKT_SKIP_ROOM)
+/* ~32,768 elements of two bytes: where a run's staged values (8 bytes
+ * each, TM_STAGE_MIN) went to a huge mapping before */
+#define PKT_HUGE_AT (TM_STAGE_MIN / 4)
+
+static void
+flush_pkt(struct tm_oplog *l)
+{
+	struct tm_op *r = &l->run;
+	l->pkt_lim = 0;
+	if (r->n == 1) {
+		/* a run of one is stored as the plain ops */
+		struct tm_op e = *r;
+		e.kind = TM_OP_PACKET;
+		e.ts = l->run_last;
+		e.flags = 0;
+		e.n = 1;
+		encode_op(l, &e);
+		struct tm_op pu = {.kind = TM_OP_PUSH, .machine = e.machine, .flags = r->push_flags,
+				   .ts = e.ts, .offset = e.offset};
+		encode_op(l, &pu);
+	} else {
+		size_t d0 = PKT_D0(l);
+		put_run(l, r, l->run_last, l->len + RUN_HEAD_MAX, d0,
+			(size_t)(l->run_p - l->bytes) - d0);
+		l->n_runs++;
+		l->n_run_elems += r->n;
+	}
+	r->n = 0;
+	l->run_p = NULL;
+}
+
+/* Add ts to the open PACKET run (key: machine, clock, offset) or start
+ * one; then the limit up to which tm_oplog_packet_push_i may go on. */
+static void
+pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_t ts)
+{
+	struct tm_op *r = &l->run;
+	if (r->n && (r->flags != TM_RUN_PACKET || r->machine != key->machine ||
+		     r->clock != key->clock || r->push_flags != push_flags || r->n >= RUN_MAX ||
+		     ts < (l->run_staged ? l->run_ts[r->n - 1] : l->run_last)))
+		flush_run(l);
+	if (r->n == 0)
+		l->run_staged = tm_oplog_staged_packets;
+	if (l->run_staged) {
+		l->pkt_lim = 0;
+		run_add(l, TM_RUN_PACKET, key, push_flags, ts);
+		return;
+	}
+	uint32_t n = r->n;
+	int64_t prev = l->run_last;
+	if (n == 0) {
+		memset(r, 0, sizeof *r);
+		r->kind = TM_OP_RUN;
+		r->flags = TM_RUN_PACKET;
+		r->machine = key->machine;
+		r->clock = key->clock;
+		r->push_flags = push_flags;
+		r->offset = key->offset;
+		reserve(l, RUN_HEAD_MAX + PKT_SKIP_ROOM + TM_RUN_SKIP * 10);
+		l->run_p = l->bytes + PKT_D0(l);
+		prev = l->last_ts;
+	}
+	/* room for this element and the next TM_RUN_SKIP - 1, 10 bytes each; a
+	 * log growing past PKT_HUGE_AT goes to a huge mapping at once:
+	 * growing through the heap and 4 KiB pages up to 2 MiB touched ~500
+	 * pages, each a fault (~10 us under a hypervisor) */
+	size_t at = (size_t)(l->run_p - l->bytes);
+	if (l->cap - at < TM_RUN_SKIP * 10) {
+		size_t need = at + TM_RUN_SKIP * 10;
+		if (need > PKT_HUGE_AT && need < TM_BIG_MIN)
+			need = TM_BIG_MIN;
+		reserve(l, need - l->len);
+		l->run_p = l->bytes + at;
+	}
+	uint8_t *p = l->run_p;
+	if (n % TM_RUN_SKIP == 0) {
+		uint64_t o = (uint64_t)(at - PKT_D0(l));
+		uint8_t *e = l->bytes + l->len + RUN_HEAD_MAX + (size_t)(n / TM_RUN_SKIP) * 16;
+		memcpy(e, &ts, 8);
+		memcpy(e + 8, &o, 8);
+	}
+	uint64_t z = zz(wrap_sub(ts, prev));
+	while (z >= 0x80) {
+		*p++ = (uint8_t)(z | 0x80);
+		z >>= 7;
+	}
+	*p++ = (uint8_t)z;
+	l->run_p = p;
+	l->run_last = ts;
+	r->n = ++n;
+	/* the inline appender: machine 0, up to the next skip entry (at most
+	 * TM_RUN_SKIP - 1 more elements: in the room reserved above) or the
+	 * run's end (RUN_MAX, a multiple of TM_RUN_SKIP) */
+	l->pkt_lim = key->machine == 0 ? (n + TM_RUN_SKIP - 1) / TM_RUN_SKIP * TM_RUN_SKIP : 0;
+	l->pkt_key = r->clock | (uint64_t)push_flags << 32;
 }
 
 /* First index in v[0..n) whose value is > x. */
@@ -832,7 +947,7 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 		if (op->kind == TM_OP_PUSH && op->detail == 0 && op->machine == h->machine &&
 		    (op->flags & ~(uint32_t)TM_PUSH_TRACK_EVENT) == 0) {
 			l->has_held = false;
-			run_add(l, TM_RUN_PACKET, h, op->flags, h->ts);
+			pkt_add(l, h, op->flags, h->ts);
 			return;
 		}
 		emit_held(l);
@@ -840,6 +955,7 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 	if (op->kind == TM_OP_PACKET && op->n == 1 && op->flags == 0 && run_clock_ok(op->clock)) {
 		stg(l)->held = *op;
 		l->has_held = true;
+		l->pkt_lim = 0; /* the run may go on only after the held op */
 		return;
 	}
 	if (op->kind == TM_OP_CONVERT && op->detail == 0 && run_clock_ok(op->clock) &&
@@ -1612,15 +1728,8 @@ tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint3
 	l->n_ops += 2;
 	if (l->has_held)
 		emit_held(l);
-	struct tm_op *r = &l->run;
-	if (r->n && r->flags == TM_RUN_PACKET && r->machine == machine && r->clock == clock &&
-	    r->push_flags == push_flags && ts >= l->run_ts[r->n - 1] && r->n < RUN_MAX &&
-	    r->n < l->cap_run_ts) {
-		l->run_ts[r->n++] = ts;
-		return;
-	}
 	struct tm_op key = {.machine = machine, .clock = clock, .offset = offset};
-	run_add(l, TM_RUN_PACKET, &key, push_flags, ts);
+	pkt_add(l, &key, push_flags, ts);
 }
 
 /* ---- validation of a log read back from disk ---- */

@@ -209,7 +209,19 @@ struct tm_oplog {
 	bool use_runs;
 	bool has_held;      /* a PACKET n=1 waiting to see its payload (stage->held) */
 	struct tm_op run;   /* the open run's key (kind TM_OP_RUN), n = 0 if none */
-	int64_t *run_ts;
+	/* An open PACKET run is encoded as it grows (oplog.c, pkt_add): its
+	 * deltas end at run_p in bytes (past room for the run's head and
+	 * skip table, both written when it ends), run_last is its last
+	 * value.  tm_oplog_packet_push_i extends it while run.n < pkt_lim
+	 * (0: not a run it may extend; else the next element that needs a
+	 * skip entry, more room or the run's end) and pkt_key = clock |
+	 * push_flags << 32 (machine 0). */
+	uint8_t *run_p;
+	int64_t run_last;
+	uint64_t pkt_key;
+	uint32_t pkt_lim;
+	bool run_staged;    /* the open PACKET run's values are in run_ts (test hook below) */
+	int64_t *run_ts;    /* an open CONVERT run's values */
 	size_t cap_run_ts;
 	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
 	/* what only appending uses beyond the hot paths' fields above (oplog.c):
@@ -240,22 +252,45 @@ void tm_oplog_convert(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint
 		      int64_t ts, uint32_t flags, uint32_t detail, uint64_t offset);
 void tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
 			  uint32_t push_flags, uint64_t offset);
+/* Test hook: PACKET runs staged as values and encoded when they end, as
+ * CONVERT runs are (the encoding before pkt_add; the same bytes). */
+extern bool tm_oplog_staged_packets;
 /* tm_oplog_packet_push, inline where it only extends the open run (nearly
- * every call on a TrackEvent trace): the same checks, in the same order of
- * effect. */
+ * every call on a TrackEvent trace): the element's delta written at once
+ * (as encode_deltas would at the run's end).  Everything else (another
+ * key, a value going down, a held PACKET, a skip entry due, the run full,
+ * the bytes' room) is behind pkt_lim and pkt_key, set by the function. */
 #define TM_RUN_MAX 262144u
 static inline void
 tm_oplog_packet_push_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq,
 		       int64_t ts, uint32_t push_flags, uint64_t offset)
 {
-	struct tm_op *r = &l->run;
-	if (__builtin_expect(r->n && !l->has_held && r->flags == TM_RUN_PACKET &&
-				     r->machine == machine && r->clock == clock &&
-				     r->push_flags == push_flags && ts >= l->run_ts[r->n - 1] &&
-				     r->n < TM_RUN_MAX && r->n < l->cap_run_ts,
+	uint32_t n = l->run.n;
+	int64_t last = l->run_last;
+	if (__builtin_expect(machine == 0 && n < l->pkt_lim &&
+				     (clock | (uint64_t)push_flags << 32) == l->pkt_key && ts >= last,
 			     1)) {
+		int64_t d = wrap_sub(ts, last);
+		uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+		uint8_t *p = l->run_p;
+		if (z < 0x80) {
+			p[0] = (uint8_t)z;
+			p += 1;
+		} else if (z < 0x4000) {
+			p[0] = (uint8_t)(z | 0x80);
+			p[1] = (uint8_t)(z >> 7);
+			p += 2;
+		} else {
+			while (z >= 0x80) {
+				*p++ = (uint8_t)(z | 0x80);
+				z >>= 7;
+			}
+			*p++ = (uint8_t)z;
+		}
+		l->run_p = p;
+		l->run_last = ts;
+		l->run.n = n + 1;
 		l->n_ops += 2;
-		l->run_ts[r->n++] = ts;
 		return;
 	}
 	tm_oplog_packet_push(l, machine, clock, seq, ts, push_flags, offset);

@@ -1182,6 +1182,118 @@ test_fast_equals_general(void)
 	CHECK(plain > 100); /* names past their samples: the memo's case */
 }
 
+/* A long trace for PACKET runs: TrackEvent packets on four sequences,
+ * their timestamps going up by deltas of one to nine bytes, now and then
+ * down, now and then on another clock (timestamp_clock_id MONOTONIC), a
+ * sequence clock or between other packets; quiet stretches long enough to
+ * pass TM_RUN_MAX. */
+static void
+pl_trace(struct tb *b, uint32_t n, bool quiet)
+{
+	uint64_t ts = 1000000;
+	for (uint32_t i = 0; i < n; i++) {
+		struct tb pk = {0}, te = {0}, d = {0};
+		uint32_t seq = 1 + fp_rand(4), r = quiet && (i / 100000) % 4 != 3 ? 999 : fp_rand(1000);
+		switch (fp_rand(8)) {
+		case 0: ts += fp_rand(60); break;
+		case 1: ts += (uint64_t)1 << (7 + fp_rand(30)); break;
+		default: ts += 500 + fp_rand(4000); break;
+		}
+		if (r < 20)
+			ts -= fp_rand(10000);
+		if (r == 20) {
+			/* defaults with a sequence clock, then an event on it */
+			fp_varint_field(&pk, "\x50", 1, seq);
+			fp_varint_field(&d, "\xd0\x03", 2, 64);
+			pt_len_field(&pk, "\xda\x03", 2, d.d, d.n);
+			pt_packet(b, &pk);
+			pk.n = 0;
+		}
+		if (r == 21) {
+			/* a thread descriptor between the events */
+			fp_varint_field(&pk, "\x50", 1, seq);
+			fp_varint_field(&d, "\x30", 1, fp_rand(1000));
+			pt_len_field(&pk, "\xe2\x02", 2, d.d, d.n);
+			pt_packet(b, &pk);
+			pk.n = 0;
+		}
+		fp_varint_field(&te, "\x48", 1, 1 + (i & 1));
+		fp_varint_field(&te, "\x58", 1, 100 + seq);
+		if (!(i & 1))
+			pt_len_field(&te, "\xba\x01", 2, "slice", 5);
+		fp_varint_field(&pk, "\x40", 1, ts);
+		fp_varint_field(&pk, "\x50", 1, seq);
+		if (r == 22 || r == 23)
+			fp_varint_field(&pk, "\xd0\x03", 2, 3); /* timestamp_clock_id */
+		pt_len_field(&pk, "\x5a", 1, te.d, te.n);
+		pt_packet(b, &pk);
+		free(pk.d);
+		free(te.d);
+		free(d.d);
+	}
+}
+
+/* The proto scanner's op log with PACKET runs encoded as they grow
+ * (tm_oplog_packet_push_i) against the encoding before
+ * (tm_oplog_staged_packets): the same bytes, the same ops as the replay
+ * reads them (runs raw with their values, and expanded), the same runs. */
+static void
+test_pkt_runs_as_staged(void)
+{
+	for (int round = 0; round < 80 && !t_failed_; round++) {
+		struct tb b = {0};
+		if (round < 60)
+			pt_trace(&b);
+		else
+			pl_trace(&b, round < 76 ? 20000 : 600000, round >= 70);
+		size_t bs = round % 2 ? 4096 : 1u << 20;
+		struct tm_scan f, g;
+		enum tm_status rf, rg;
+		scan_log(&b, bs, false, true, false, &f, &rf);
+		tm_oplog_staged_packets = true;
+		scan_log(&b, bs, false, true, false, &g, &rg);
+		tm_oplog_staged_packets = false;
+		CHECK_INT(rf, rg);
+		CHECK_INT(f.log.len, g.log.len);
+		CHECK(f.log.len == g.log.len && memcmp(f.log.bytes, g.log.bytes, f.log.len) == 0);
+		CHECK_INT(f.log.n_ops, g.log.n_ops);
+		CHECK_INT(f.log.n_runs, g.log.n_runs);
+		CHECK_INT(f.log.n_run_elems, g.log.n_run_elems);
+		CHECK(round < 76 || f.log.n_runs >= 3);
+		for (int raw = 0; raw < 2; raw++) {
+			struct tm_opiter ia, ib;
+			struct tm_op oa, ob;
+			tm_opiter_init(&ia, &f.log);
+			tm_opiter_init(&ib, &g.log);
+			ia.raw_runs = ib.raw_runs = raw;
+			for (;;) {
+				bool ha = tm_opiter_next(&ia, &oa), hb = tm_opiter_next(&ib, &ob);
+				CHECK(ha == hb);
+				if (!ha || !hb || t_failed_)
+					break;
+				CHECK(oa.kind == ob.kind && oa.machine == ob.machine &&
+				      oa.clock == ob.clock && oa.seq == ob.seq && oa.flags == ob.flags &&
+				      oa.ts == ob.ts && oa.n == ob.n && oa.push_flags == ob.push_flags &&
+				      oa.offset == ob.offset);
+				if (raw && oa.kind == TM_OP_RUN && oa.run.n == ob.run.n) {
+					int64_t *va = malloc(8 * (size_t)oa.run.n);
+					int64_t *vb = malloc(8 * (size_t)ob.run.n);
+					tm_run_decode(&oa.run, va);
+					tm_run_decode(&ob.run, vb);
+					CHECK(!memcmp(va, vb, 8 * (size_t)oa.run.n));
+					free(va);
+					free(vb);
+				}
+			}
+			tm_opiter_fini(&ia);
+			tm_opiter_fini(&ib);
+		}
+		tm_scan_fini(&f);
+		tm_scan_fini(&g);
+		free(b.d);
+	}
+}
+
 /* The varint readers of proto_wire.h agree with the plain loop: the 8-byte
  * decoders (get_varint_lim, get_varint_wide) on value and end,
  * skip_varint_lim on the end, for every length of varint, every cut (end)
@@ -1282,6 +1394,7 @@ main(void)
 	RUN(test_fast_path_agrees);
 	RUN(test_align_names_agree);
 	RUN(test_fast_equals_general);
+	RUN(test_pkt_runs_as_staged);
 	RUN(test_varint_readers);
 	RUN(test_conformance_inputs);
 	RUN(test_demo);
