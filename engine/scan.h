@@ -28,25 +28,26 @@ struct tm_scan {
 	 * details (tm_scan_fold), for evaluations that need only the numbers;
 	 * NULL otherwise (log has the runs then). */
 	struct tm_oplog *sum;
-	enum tm_format format;
 	uint64_t n_packets;  /* proto packets / JSON events / systrace lines read */
 	uint64_t n_events;   /* ops that push (upper bound of the file's events) */
 	/* clocks seen in snapshots or used by events, as a bitmap of ids < 128 */
 	uint64_t clocks_seen[2];
-	bool has_snapshot;   /* any ClockSnapshot packet (decides the PIN error of
-			      * ProtoTraceReader::ParseClockSnapshot) */
-	size_t n_embedded;   /* distinct embedded machine ids, in first-seen order */
-	uint32_t *embedded;
-	size_t cap_embedded;
-	bool has_raw_ts;      /* min/max of raw event timestamps, for display */
-	int64_t raw_min, raw_max;
+	uint32_t *embedded;  /* distinct embedded machine ids, in first-seen order */
+	uint32_t n_embedded, cap_embedded;
+	int64_t raw_min, raw_max; /* min/max of raw event timestamps, for display */
 	char *warning;        /* ours, not trace_processor's: something odd that does not
 			       * change the prediction (e.g. a packet cut off at the end) */
-	bool failed;          /* the scan stopped with a TM_OP_FATAL or a read error */
 	/* ours, with member name and byte offset: NULL until tm_scan_err (a
 	 * tm_error is 2.6 KiB; a session keeps one scan per member) */
 	struct tm_error *err;
 	struct tm_align_samples *align; /* alignment samples (align_scan.h), lazily */
+	enum tm_format format;
+	bool has_snapshot;   /* any ClockSnapshot packet (decides the PIN error of
+			      * ProtoTraceReader::ParseClockSnapshot) */
+	bool has_raw_ts;     /* raw_min/raw_max hold something */
+	bool failed;         /* the scan stopped with a TM_OP_FATAL or a read error */
+	/* (fields ordered without padding: a session keeps one scan per member,
+	 * 10,000s in an archive) */
 };
 
 void tm_scan_init(struct tm_scan *sc, enum tm_format format);

@@ -69,7 +69,9 @@ tm_scan_note_machine(struct tm_scan *sc, uint32_t machine)
 	for (size_t i = 0; i < sc->n_embedded; i++)
 		if (sc->embedded[i] == machine)
 			return;
-	XGROW(sc->embedded, sc->cap_embedded, sc->n_embedded + 1);
+	size_t cap = sc->cap_embedded;
+	XGROW(sc->embedded, cap, (size_t)sc->n_embedded + 1);
+	sc->cap_embedded = (uint32_t)cap;
 	sc->embedded[sc->n_embedded++] = machine;
 }
 

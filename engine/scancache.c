@@ -598,8 +598,15 @@ ser_scan(struct ser *z, struct tm_scan *sc)
 	void *emb = sc->embedded;
 	ser_blob(z, &emb, &ne, sizeof(uint32_t));
 	if (!z->wr) {
+		if (ne > UINT32_MAX) {
+			if (!z->bad)
+				z->bad = "too many embedded machines";
+			free(emb);
+			emb = NULL;
+			ne = 0;
+		}
 		sc->embedded = emb;
-		sc->n_embedded = sc->cap_embedded = ne;
+		sc->n_embedded = sc->cap_embedded = (uint32_t)ne;
 	}
 	ser_bool(z, &sc->has_raw_ts);
 	ser_i64(z, &sc->raw_min);
