@@ -985,8 +985,9 @@ tm_oplog_finish(struct tm_oplog *l)
 	 * bytes' growth slack too (archives of 10,000 small members held
 	 * ~12 KiB each this way; a log that reserved its way past 2 MiB, as
 	 * a run that may spill does at 10 bytes a value, but holds less would
-	 * keep its huge page resident whole).  A mapping shrinks to whole
-	 * pages (huge ones above TM_BIG_MIN), a smaller log goes to the heap. */
+	 * keep its huge page resident whole).  From TM_BIG_MIN a log keeps
+	 * whole huge pages, a smaller one is copied to 4 KiB pages or the
+	 * heap. */
 	if (l->cap > l->len)
 		tm_big_resize((void **)&l->bytes, &l->cap, l->len, 1, TM_BIG_MIN);
 	if (l->cap_details > l->n_details) {

@@ -238,14 +238,15 @@ tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 	size_t ol = round_pg(ob, 4096);
 	bool huge = round_pg(nb, 4096) >= huge_min;
 	size_t nl = round_pg(nb, huge ? HUGE_PG : 4096);
+	bool was_huge = was_map && ol >= huge_min && !((uintptr_t)p & (HUGE_PG - 1));
 	uint8_t *q = p;
 	if (was_map && nl == ol) {
 		/* same pages */
-	} else if (was_map && (!huge || (ol >= huge_min && !((uintptr_t)p & (HUGE_PG - 1))))) {
+	} else if (was_map && huge == was_huge) {
 		/* a mapping resized where it is (shrinking: the pages past nl
-		 * given back), or moved (page tables, not bytes) when the
-		 * address space after it is taken: a huge one to a fresh
-		 * aligned range */
+		 * given back, whole huge pages of a huge one), or moved (page
+		 * tables, not bytes) when the address space after it is taken:
+		 * a huge one to a fresh aligned range */
 		q = mremap(p, ol, nl, 0);
 		if (q == MAP_FAILED && huge) {
 			q = big_reserve(nl);
@@ -260,10 +261,11 @@ tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 		if (huge && nl > ol)
 			madvise(q, nl, MADV_HUGEPAGE);
 	} else {
-		/* a malloc block, or a mapping of 4 KiB pages turning huge:
-		 * copied into a fresh mapping (a huge one copied into, not moved
-		 * into: the 2 MiB range its 4 KiB pages landed in would stay in
-		 * 4 KiB pages) */
+		/* a malloc block, or a mapping of 4 KiB pages turning huge, or
+		 * the other way: copied into a fresh mapping (a huge one copied
+		 * into, not moved into: the 2 MiB range its 4 KiB pages landed in
+		 * would stay in 4 KiB pages; a huge page cut short is not freed
+		 * until the kernel splits it, under memory pressure) */
 		q = huge ? big_reserve(nl)
 			 : mmap(NULL, nl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (!q || q == MAP_FAILED)

@@ -132,11 +132,19 @@ family(size_t huge_min, size_t elem)
 		size_t want = down[k] / elem ? down[k] / elem : 1;
 		uint8_t *old = p;
 		size_t old_cap = cap;
+		bool old_huge = !SAN && old_cap * elem >= TM_MAP_MIN && pg(old_cap * elem) >= huge_min &&
+				!((uintptr_t)old & (HUGE - 1));
 		tm_big_resize((void **)&p, &cap, want, elem, huge_min);
 		n = want;
 		check_buf(p, cap, elem, n, huge_min, 1);
 		if (!SAN && old_cap * elem >= TM_MAP_MIN && cap * elem < TM_MAP_MIN)
 			check_freed(old, old_cap, elem); /* the old mapping is gone */
+		if (old_huge && pg(cap * elem) < huge_min) {
+			/* out of huge pages: copied, not cut (a huge page cut
+			 * short stays allocated whole until split) */
+			CHECK(p != old);
+			check_freed(old, old_cap, elem);
+		}
 	}
 	/* grown again from the heap, then freed by the one free */
 	tm_big_grow((void **)&p, &cap, ((size_t)3 << 20) / elem, elem, huge_min);
