@@ -533,7 +533,12 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 			for (size_t i = 0; i < after->files[ri2].n_clocks; i++)
 				ref_has_clock |= after->files[ri2].clocks[i] == ref_clock;
 		}
-		if (out->is_pin && s->in.members[mi].format != TM_FMT_JSON &&
+		if (after->error)
+			/* the same failure with and without the relation: no other
+			 * reason below would be true */
+			out->inert = xfmt("the merged trace fails to open with or without it (%s)",
+					  after->error);
+		else if (out->is_pin && s->in.members[mi].format != TM_FMT_JSON &&
 		    s->in.members[mi].format != TM_FMT_GECKO &&
 		    s->in.members[mi].format != TM_FMT_INSTRUMENTS_XML &&
 		    s->in.members[mi].format != TM_FMT_PRIMES)

@@ -202,6 +202,10 @@ o=$("$TM" check --machine b_file.pftrace=b --offset b_file.pftrace=5ms "$d"/* 2>
 echo "$o" | grep -q 'Fix:' && no "no offer once on its own machine" "$o" || ok "no offer once on its own machine"
 o=$("$TM" manifest --machine b_file.pftrace=b --offset b_file.pftrace=5ms "$d"/* 2>/dev/null)
 echo "$o" | grep -q '"clock": "BOOTTIME"' && ok "--offset RELATEs a proto's BOOTTIME (no PIN)" || no "relate" "$o"
+o=$("$TM" check --offset b_file.pftrace=0 --offset b_file.pftrace=5ms "$d"/* 2>&1)
+echo "$o" | grep -q 'b_file.pftrace=5ms changes no predicted number: the merged trace fails to open with or without it (Trace parse failure' &&
+	[ "$(echo "$o" | grep -c 'Fix: --machine b_file.pftrace=b_file')" = 2 ] &&
+	ok "an offset inert because the trace fails either way says so, offer kept" || no "inert on failure" "$o"
 d="$t/inst"
 o=$("$TM" check --offset 'b_file.json=0@a_ref.json' "$d"/* 2>&1)
 echo "$o" | grep -q 'changes no predicted number: offset 0' && ok "inert offset says why" || no "inert" "$o"
