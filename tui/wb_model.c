@@ -1823,17 +1823,20 @@ model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *
 	 * the timeline moves the reference instead. */
 	if (m->undo.n != undo_n) {
 		model_offset_effect(m, path_copy, off, ref_copy, effect, sizeof effect);
+		/* the offer stands beside an inert note too: on a shared machine
+		 * the edit often does nothing until the file has its own */
+		char fix[600] = "";
+		if (t.offer)
+			snprintf(fix, sizeof fix,
+				 ". Fix (ours, checked): H puts %s on a machine of its own (\"%s\"): %s",
+				 path_copy, r.own_machine, r.own_verdict ? r.own_verdict : "");
 		if (t.inert)
-			model_set_msg(m, ROLE_WARNING, "%s: changes no predicted number (ours): %s",
-				      msg, t.inert);
+			model_set_msg(m, ROLE_WARNING, "%s: changes no predicted number (ours): %s%s",
+				      msg, t.inert, fix);
 		else if (off != 0 && model_owns_timeline(m, path_copy))
 			model_set_msg(m, ROLE_WARNING, "%s: %s", what, effect);
 		else if (t.offer)
-			model_set_msg(m, ROLE_WARNING,
-				      "%s (%s). Fix (ours, checked): H puts %s on a machine of its "
-				      "own (\"%s\"): %s",
-				      msg, effect, path_copy, r.own_machine,
-				      r.own_verdict ? r.own_verdict : "");
+			model_set_msg(m, ROLE_WARNING, "%s (%s)%s", msg, effect, fix);
 		else
 			model_set_msg(m, ROLE_INFO, "%s (%s)", msg, effect);
 	}
