@@ -306,6 +306,8 @@ be_finish(struct tm_replay *p)
 		}
 }
 
+_Static_assert(TM_STAT__COUNT < 255, "struct tm_report_event's drop holds a stat id + 1");
+
 /* One event of the report's list (with keep_events; with dropped_only the
  * dropped ones only), as trace_processor's tables would show it. */
 static void
@@ -326,7 +328,7 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 				      .machine = row,
 				      .phase = d->phase};
 	if (stat >= 0) {
-		o->dropped = tm_stat_name((enum tm_stat_id)stat);
+		o->drop = (uint8_t)(stat + 1);
 		return;
 	}
 	switch (d->phase) {

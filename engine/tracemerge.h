@@ -597,16 +597,24 @@ struct tm_report_file {
 	char *placement;   /* ours: how it is placed and why, one sentence */
 };
 
-struct tm_report_event { /* only with keep_events (48 bytes: no padding inside) */
+struct tm_report_event { /* only with keep_events (40 bytes: the list of a
+			   * large input is tens of MB, written once per edit) */
 	const char *name;
 	int64_t ts;      /* trace time */
 	int64_t dur;     /* -1 unknown/unfinished; only for slices */
-	const char *dropped; /* stat name or NULL */
 	uint32_t file;   /* index into report files */
 	uint32_t machine;
 	char phase;      /* 'B','E','X','I','C',... or 0 */
 	bool is_slice;   /* a slice as trace_processor's slice table would hold it */
+	uint8_t drop;    /* 0, or the enum tm_stat_id that dropped it + 1 */
 };
+
+/* The name of the stat that dropped e, or NULL: kept. */
+static inline const char *
+tm_report_event_dropped(const struct tm_report_event *e)
+{
+	return e->drop ? tm_stat_name((enum tm_stat_id)(e->drop - 1)) : NULL;
+}
 
 struct tm_meta {
 	char *key;

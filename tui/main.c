@@ -642,7 +642,7 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 			tm_buf_adds(&b, ",\"phase\":");
 			json_str(&b, e->phase ? ph : NULL);
 			tm_buf_addf(&b, ",\"slice\":%s,\"dropped\":", e->is_slice ? "true" : "false");
-			json_str(&b, e->dropped);
+			json_str(&b, tm_report_event_dropped(e));
 			tm_buf_addc(&b, '}');
 		}
 		tm_buf_addc(&b, ']');

@@ -371,14 +371,14 @@ details_take(struct wb_model *m, const struct tm_report *r)
 	d->n_files = r->n_files;
 	for (size_t i = 0; i < r->n_events; i++) {
 		const struct tm_report_event *ev = &r->events[i];
-		if (!ev->dropped || ev->file >= r->n_files)
+		if (!ev->drop || ev->file >= r->n_files)
 			continue;
 		struct wb_file_details *f = &d->files[ev->file];
 		if (f->n_first < WB_DETAIL_FIRST) {
 			struct wb_dropped_event *o = &f->first[f->n_first++];
 			o->name = ev->name ? strdup(ev->name) : NULL;
 			o->ts = ev->ts;
-			o->why = ev->dropped;
+			o->why = tm_report_event_dropped(ev);
 		}
 		f->n_dropped++;
 	}

@@ -474,8 +474,9 @@ summary_equals_events(void)
 			for (size_t j = 0; j < rf->n_stats; j++) {
 				uint64_t d = 0;
 				for (size_t i = 0; i < full->n_events; i++)
-					d += full->events[i].file == f && full->events[i].dropped &&
-					     !strcmp(full->events[i].dropped, rf->stats[j].name);
+					d += full->events[i].file == f && full->events[i].drop &&
+					     !strcmp(tm_report_event_dropped(&full->events[i]),
+						     rf->stats[j].name);
 				/* one event per negative drop; a clock failure
 				 * may count where no event is lost (a snapshot) */
 				if (rf->stats[j].id == TM_STAT_NEG_DROPPED)
@@ -493,14 +494,15 @@ summary_equals_events(void)
 			CHECK(tm_report_same_numbers(dro, full));
 			size_t j = 0;
 			for (size_t i = 0; i < full->n_events && !t_failed_; i++) {
-				if (!full->events[i].dropped)
+				if (!full->events[i].drop)
 					continue;
 				CHECK(j < dro->n_events);
 				if (t_failed_)
 					break;
 				CHECK_INT(dro->events[j].ts, full->events[i].ts);
 				CHECK_INT(dro->events[j].file, full->events[i].file);
-				CHECK_STR(dro->events[j].dropped, full->events[i].dropped);
+				CHECK_STR(tm_report_event_dropped(&dro->events[j]),
+					  tm_report_event_dropped(&full->events[i]));
 				j++;
 			}
 			CHECK_INT(j, dro->n_events);
@@ -540,7 +542,7 @@ same_events(const struct tm_report *a, const struct tm_report *b)
 		const struct tm_report_event *x = &a->events[i], *y = &b->events[i];
 		if (x->file != y->file || x->ts != y->ts || x->dur != y->dur ||
 		    x->machine != y->machine || x->phase != y->phase || x->is_slice != y->is_slice ||
-		    !same_str(x->name, y->name) || !same_str(x->dropped, y->dropped))
+		    !same_str(x->name, y->name) || x->drop != y->drop)
 			return false;
 	}
 	return true;
@@ -626,7 +628,7 @@ events_buffer_reused(void)
 	CHECK(d1->events == was);
 	size_t n_dropped = 0;
 	for (size_t i = 0; i < r2->n_events; i++)
-		n_dropped += r2->events[i].dropped != NULL;
+		n_dropped += r2->events[i].drop != 0;
 	CHECK(n_dropped > 0 && d1->n_events == n_dropped);
 	/* cancelled: no report, the buffer back for the next */
 	volatile bool stop = true;
