@@ -1595,11 +1595,11 @@ walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 	enum tm_status s = open_member(in, mi, &st, err);
 	if (s != TM_OK)
 		return s;
-	/* A whole file's gzip/zstd stream, with a visitor to scan it: the
-	 * sniff need not wait for the first hand-over (walk_gzip_visit). */
+	/* The sniff need not wait for the first hand-over: a scanned format
+	 * is scanned now (walk_gzip_visit, with a visitor), a TAR walked
+	 * (walk_tar), both checking it afterwards. */
 	uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
-	bool peek = pv->locs[ci].kind == L_FILE &&
-		    __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) > bytes0 &&
+	bool peek = __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) > bytes0 &&
 		    __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) - bytes0 >= PROV_MIN_LEFT;
 	s = peek ? tm_stream_gz_peek(st, SNIFF_CAP, &p, &n, &done, &prov, err)
 		 : tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err);
