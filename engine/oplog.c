@@ -804,7 +804,6 @@ pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_
 	 * TM_RUN_SKIP - 1 more elements: in the room reserved above) or the
 	 * run's end (RUN_MAX, a multiple of TM_RUN_SKIP) */
 	l->pkt_lim = key->machine == 0 ? (n + TM_RUN_SKIP - 1) / TM_RUN_SKIP * TM_RUN_SKIP : 0;
-	l->pkt_key = r->clock | (uint64_t)push_flags << 32;
 }
 
 /* First index in v[0..n) whose value is > x. */

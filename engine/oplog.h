@@ -213,12 +213,11 @@ struct tm_oplog {
 	 * deltas end at run_p in bytes (past room for the run's head and
 	 * skip table, both written when it ends), run_last is its last
 	 * value.  tm_oplog_packet_push_i extends it while run.n < pkt_lim
-	 * (0: not a run it may extend; else the next element that needs a
-	 * skip entry, more room or the run's end) and pkt_key = clock |
-	 * push_flags << 32 (machine 0). */
+	 * (0: not a machine-0 PACKET run it may extend; else the next element
+	 * that needs a skip entry or the run's end) and the run's clock and
+	 * push_flags are the packet's. */
 	uint8_t *run_p;
 	int64_t run_last;
-	uint64_t pkt_key;
 	uint32_t pkt_lim;
 	bool run_staged;    /* the open PACKET run's values are in run_ts (test hook below) */
 	int64_t *run_ts;    /* an open CONVERT run's values */
@@ -259,7 +258,10 @@ extern bool tm_oplog_staged_packets;
  * every call on a TrackEvent trace): the element's delta written at once
  * (as encode_deltas would at the run's end).  Everything else (another
  * key, a value going down, a held PACKET, a skip entry due, the run full,
- * the bytes' room) is behind pkt_lim and pkt_key, set by the function. */
+ * the bytes' room) is behind pkt_lim, set by the function.  (The key is
+ * compared field by field: a 64-bit key built from the 32-bit push_flags
+ * the caller just stored made the compiler load 8 bytes over a 4-byte
+ * store, a store-forwarding stall on every packet.) */
 #define TM_RUN_MAX 262144u
 static inline void
 tm_oplog_packet_push_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq,
@@ -268,7 +270,8 @@ tm_oplog_packet_push_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uin
 	uint32_t n = l->run.n;
 	int64_t last = l->run_last;
 	if (__builtin_expect(machine == 0 && n < l->pkt_lim &&
-				     (clock | (uint64_t)push_flags << 32) == l->pkt_key && ts >= last,
+				     l->run.clock == clock && l->run.push_flags == push_flags &&
+				     ts >= last,
 			     1)) {
 		int64_t d = wrap_sub(ts, last);
 		uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
