@@ -1097,24 +1097,8 @@ tm_opiter_fini(struct tm_opiter *it)
 	tm_buf_fini(&it->text);
 }
 
-static inline uint64_t
-get_u(struct tm_opiter *it)
-{
-	const uint8_t *p = it->log->bytes + it->pos;
-	uint64_t v = 0;
-	unsigned shift = 0;
-	for (;;) {
-		uint8_t b = *p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-		shift += 7;
-	}
-	it->pos = (size_t)(p - it->log->bytes);
-	return v;
-}
-
-/* A varint at *pp (one byte nearly always). */
+/* The varint at *pp (one byte nearly always): the decoder of the log's
+ * ops and of runs' deltas. */
 static inline uint64_t
 rd_u(const uint8_t **pp)
 {
@@ -1130,6 +1114,16 @@ rd_u(const uint8_t **pp)
 		}
 	}
 	*pp = p;
+	return v;
+}
+
+/* The varint at the iterator's position. */
+static inline uint64_t
+get_u(struct tm_opiter *it)
+{
+	const uint8_t *p = it->log->bytes + it->pos;
+	uint64_t v = rd_u(&p);
+	it->pos = (size_t)(p - it->log->bytes);
 	return v;
 }
 
@@ -1361,23 +1355,6 @@ skip_entry(const struct tm_run *r, uint32_t k, int64_t *v, uint64_t *off)
 	memcpy(off, r->skip + (size_t)k * 16 + 8, 8);
 }
 
-static uint64_t
-read_u(const uint8_t **pp)
-{
-	const uint8_t *p = *pp;
-	uint64_t v = 0;
-	unsigned sh = 0;
-	for (;;) {
-		uint8_t b = *p++;
-		v |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80))
-			break;
-		sh += 7;
-	}
-	*pp = p;
-	return v;
-}
-
 /* The most bytes a block of TM_RUN_SKIP deltas takes. */
 #define BLOCK_MAX (TM_RUN_SKIP * 10u)
 
@@ -1415,9 +1392,9 @@ tm_run_at(const struct tm_run *r, uint32_t i)
 		return v;
 	}
 	const uint8_t *p = run_block(r, i / TM_RUN_SKIP, buf, &v);
-	(void)read_u(&p); /* the skip element's own delta */
+	(void)rd_u(&p); /* the skip element's own delta */
 	for (uint32_t k = i - i % TM_RUN_SKIP; k < i; k++)
-		v = wrap_add(v, unzz(read_u(&p)));
+		v = wrap_add(v, unzz(rd_u(&p)));
 	return v;
 }
 
@@ -1445,7 +1422,7 @@ tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, 
 	uint32_t i = bl * TM_RUN_SKIP;
 	int64_t v;
 	const uint8_t *p = run_block(r, bl, buf, &v);
-	(void)read_u(&p);
+	(void)rd_u(&p);
 	for (;; i++) {
 		if (i >= lo && (strict ? v > x : v >= x))
 			return i;
@@ -1453,9 +1430,9 @@ tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, 
 			return hi;
 		if ((i + 1) % TM_RUN_SKIP == 0) {
 			p = run_block(r, (i + 1) / TM_RUN_SKIP, buf, &v);
-			(void)read_u(&p);
+			(void)rd_u(&p);
 		} else {
-			v = wrap_add(v, unzz(read_u(&p)));
+			v = wrap_add(v, unzz(rd_u(&p)));
 		}
 	}
 }
@@ -1517,10 +1494,10 @@ tm_run_decode(const struct tm_run *r, int64_t *out)
 		p = buf;
 	}
 	p += off;
-	(void)read_u(&p);
+	(void)rd_u(&p);
 	out[0] = v;
 	for (uint32_t i = 1; i < r->n; i++) {
-		v = wrap_add(v, unzz(read_u(&p)));
+		v = wrap_add(v, unzz(rd_u(&p)));
 		out[i] = v;
 	}
 	free(buf);
