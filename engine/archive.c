@@ -76,28 +76,29 @@ enum loc_kind { L_FILE, L_VIRTUAL, L_RANGE, L_ZIP, L_INFLATE, L_ZSTD };
 
 struct loc {
 	enum loc_kind kind;
+	int method;      /* L_ZIP: 0 stored, 8 deflate */
 	size_t path_idx; /* L_FILE */
 	uint64_t off;    /* L_RANGE / L_ZIP: data offset in the parent's stream */
 	uint64_t len;    /* L_RANGE: size; L_ZIP: compressed size */
-	int method;      /* L_ZIP: 0 stored, 8 deflate */
 	/* containers: the walk's outcome */
 	char *cfatal;    /* trace_processor's text */
 	char *cwhere;    /* ours */
 	size_t reg_limit; /* children registered before cfatal (SIZE_MAX all) */
-	bool fatal_late;  /* cfatal raised after the children were processed */
-	bool fatal_eof;   /* cfatal raised only at the container's end of input */
 	uint64_t limit;   /* L_INFLATE / L_ZSTD: bytes the inner parser is handed */
 	/* L_INFLATE: the stream the listing primed (nothing read from it yet),
 	 * handed to the first tm_stream_open so that the scan does not inflate
 	 * the first chunk again. */
 	struct tm_stream *parked;
+	/* its sniff was provisional (tm_stream_gz_peek): walk_tar checks it
+	 * (prov_bytes0: the listing's charged bytes before it) */
+	uint64_t prov_bytes0;
+	bool prov;
+	bool fatal_late;  /* cfatal raised after the children were processed */
+	bool fatal_eof;   /* cfatal raised only at the container's end of input */
 	/* L_INFLATE holding a container: parked in quiet mode for the
 	 * container walk, which reads through it; gz_settle finishes it. */
 	bool gz_walk;
-	/* its sniff was provisional (tm_stream_gz_peek): walk_tar checks it
-	 * (prov_bytes0: the listing's charged bytes before it) */
-	bool prov;
-	uint64_t prov_bytes0;
+	/* (no padding inside: one per member, 10,000s in an archive) */
 };
 
 struct priv {

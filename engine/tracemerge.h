@@ -364,15 +364,15 @@ struct tm_member {
 	enum tm_format format;
 	int priority;     /* tm_format_priority(format) */
 	bool is_hidden;   /* a path component starts with '.' (never registered) */
+	bool is_unexpanded; /* a container nested deeper than tracemerge expands
+			     * (trace_processor has no limit): its members are
+			     * not listed, the report is incomplete */
 	int parent;       /* index of the containing member, -1 for top level */
 	uint32_t trace_file_id; /* trace_file.id (0 = the top-level input); UINT32_MAX if hidden */
 	uint32_t order;   /* trace_file.processing_order; UINT32_MAX if never processed */
 	const char *source_path; /* the file on disk holding it (archive or loose file) */
 	uint64_t index;   /* position in the archive (entry index), for the sort key */
 	char *error;      /* set when this member cannot be read: "where: what" */
-	bool is_unexpanded; /* a container nested deeper than tracemerge expands
-			     * (trace_processor has no limit): its members are
-			     * not listed, the report is incomplete */
 };
 
 /* ------------------------------------------------------------------ */
