@@ -208,6 +208,10 @@ struct tm_oplog {
 	 * after the last append. */
 	bool use_runs;
 	bool has_held;      /* a PACKET n=1 waiting to see its payload (stage->held) */
+	bool run_staged;    /* the open PACKET run's values are in run_ts (test hook below) */
+	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
+	uint32_t pkt_lim;   /* see run_p below (the small fields together, no
+			     * padding: a session keeps a log per member) */
 	struct tm_op run;   /* the open run's key (kind TM_OP_RUN), n = 0 if none */
 	/* An open PACKET run is encoded as it grows (oplog.c, pkt_add): its
 	 * deltas end at run_p in bytes (past room for the run's head and
@@ -218,11 +222,8 @@ struct tm_oplog {
 	 * push_flags are the packet's. */
 	uint8_t *run_p;
 	int64_t run_last;
-	uint32_t pkt_lim;
-	bool run_staged;    /* the open PACKET run's values are in run_ts (test hook below) */
 	int64_t *run_ts;    /* an open CONVERT run's values */
 	size_t cap_run_ts;
-	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
 	/* what only appending uses beyond the hot paths' fields above (oplog.c):
 	 * allocated when first needed, freed by tm_oplog_finish (a session
 	 * keeps one log per member) */

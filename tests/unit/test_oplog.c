@@ -904,6 +904,19 @@ pkt_runs_as_staged(void)
 	}
 }
 
+/* struct tm_oplog is kept per member for the session (inside struct
+ * tm_scan: an archive of 10,000s of members holds as many): no bigger than
+ * it was before the PACKET runs' writer fields came (d94bcb0, 344 bytes on
+ * LP64); new fields go in its holes. */
+static void
+oplog_struct_size(void)
+{
+#if UINTPTR_MAX == UINT64_MAX
+	if (sizeof(struct tm_oplog) > 344)
+		CHECK_INT(sizeof(struct tm_oplog), 344);
+#endif
+}
+
 int
 main(void)
 {
@@ -922,5 +935,6 @@ main(void)
 	RUN(big_array_lanes);
 	RUN(uneven_lanes);
 	RUN(pkt_runs_as_staged);
+	RUN(oplog_struct_size);
 	return 0;
 }
