@@ -59,8 +59,9 @@ void tm_big_grow(void **p, size_t *cap, size_t need, size_t elem, size_t huge_mi
 void tm_big_free(void *p, size_t cap, size_t elem);
 #define BIG_FREE(arr, cap) tm_big_free((arr), (cap), sizeof(*(arr)))
 /* The op log's bytes: huge pages from TM_BIG_MIN (a log is kept per member
- * until the session closes; a smaller one is shrunk to 4 KiB pages or the
- * heap by tm_big_resize). */
+ * until the session closes; when finished, one in huge pages keeps them
+ * from half a huge page, a smaller one is copied to 4 KiB pages or the
+ * heap by tm_big_resize: tm_oplog_finish). */
 #define TM_BIG_MIN ((size_t)2 << 20)
 /* Staging arrays, filled and emptied while a file is read (a run's values,
  * the events list): huge pages from TM_STAGE_MIN bytes of capacity on

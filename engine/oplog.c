@@ -989,7 +989,10 @@ tm_oplog_finish(struct tm_oplog *l)
 	 * heap; but a log already in huge pages that fills half of one keeps
 	 * it whole: copying 1-2 MiB to 4 KiB pages costs a page fault each
 	 * (~330 for a 64 MiB JSON file, ~4% of its check) to save under
-	 * 1 MiB, and at most 8 such logs stay in memory (the spill budget). */
+	 * 1 MiB.  Logs of runs stay in memory within the spill budget (8 MiB,
+	 * so at most 8 such logs); a log that keeps events (the workbench
+	 * under 16 MiB of input, check --events) is not bounded by it, and
+	 * may hold up to 1 MiB more per member this way. */
 	size_t huge_min = l->cap >= TM_BIG_MIN ? TM_BIG_MIN / 2 : TM_BIG_MIN;
 	if (l->cap > l->len)
 		tm_big_resize((void **)&l->bytes, &l->cap, l->len, 1, huge_min);
