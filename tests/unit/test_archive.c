@@ -1697,6 +1697,110 @@ t_spec_session_same(void)
 	free(t.d);
 }
 
+/* A .pftrace.gz or .pftrace.zst inside a TAR is sniffed provisionally and
+ * scanned while listed, as a whole file is (walk_gzip_visit): the
+ * prediction must be that of reading only verified bytes (no_spec) when
+ * the member's stream fails in its first MiB, after it but before the
+ * first hand-over (32 MiB), later, or after a first gzip member's
+ * hand-over inside the first MiB; a member ending cleanly before the first
+ * hand-over, and a tar.gz member (walked from the provisional sniff) too. */
+static void
+t_spec_nested_same(void)
+{
+	const size_t NPK = (1u << 20) + (1u << 18); /* 40 MiB */
+	unsigned char *raw = raw_proto(NPK);
+	for (int kind = 0; kind < 5; kind++) {
+		size_t zn;
+		unsigned char *z;
+		if (kind == 3) { /* ends cleanly before the first hand-over */
+			unsigned char *c = malloc(5u << 20);
+			memcpy(c, raw, 5u << 20);
+			z = gz_bytes(c, 5u << 20, &zn);
+		} else if (kind == 4) { /* a tar.gz member: walked, not scanned */
+			struct fx tin = {0};
+			fx_file(&tin, "i.pftrace", raw, NPK * 32);
+			fx_end(&tin);
+			z = gz_bytes(tin.d, tin.n, &zn);
+		} else if (kind == 1) {
+			z = zst(raw, NPK * 32, &zn);
+		} else if (kind == 0) {
+			unsigned char *c = malloc(NPK * 32);
+			memcpy(c, raw, NPK * 32);
+			z = gz_bytes(c, NPK * 32, &zn);
+		} else { /* two gzip members: 512 KiB, then the rest */
+			size_t n1, n2;
+			unsigned char *c1 = malloc(1u << 19), *c2 = malloc(NPK * 32 - (1u << 19));
+			memcpy(c1, raw, 1u << 19);
+			memcpy(c2, raw + (1u << 19), NPK * 32 - (1u << 19));
+			unsigned char *z1 = gz_bytes(c1, 1u << 19, &n1);
+			unsigned char *z2 = gz_bytes(c2, NPK * 32 - (1u << 19), &n2);
+			z = malloc(n1 + n2);
+			memcpy(z, z1, n1);
+			memcpy(z + n1, z2, n2);
+			zn = n1 + n2;
+			free(z1);
+			free(z2);
+		}
+		struct {
+			size_t len, flip;
+		} cases[] = {
+			{zn, 0},
+			{zn / 200, 0},      /* in the first MiB */
+			{zn / 12, 0},       /* after it, before the first hand-over */
+			{zn - zn / 20, 0},  /* after the first hand-over */
+			{zn, zn / 150},     /* corrupt in the first MiB */
+			{zn, zn / 10},      /* corrupt before the first hand-over */
+		};
+		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+			unsigned char *d = malloc(zn);
+			memcpy(d, z, zn);
+			if (cases[c].flip)
+				for (size_t k = 0; k < 64; k++)
+					d[cases[c].flip + k] ^= 0x5a;
+			struct fx t = {0};
+			fx_file(&t, "a.pftrace", raw, 4096);
+			fx_file(&t, (const char *[]){"m.pftrace.gz", "m.pftrace.zst", "m.pftrace.gz",
+						   "m.pftrace.gz", "m.tar.gz"}[kind],
+				d, cases[c].len);
+			fx_file(&t, "b.pftrace", raw + 4096, 4096);
+			fx_end(&t);
+			free(d);
+			for (int outer = 0; outer < 2; outer++) {
+				char name[64];
+				snprintf(name, sizeof name, "nest%d_%zu.%s", kind, c,
+					 outer ? "tar.gz" : "tar");
+				const char *path;
+				if (outer) {
+					size_t tn;
+					unsigned char *tc = malloc(t.n);
+					memcpy(tc, t.d, t.n);
+					unsigned char *tz = gz_bytes(tc, t.n, &tn);
+					path = fx_write(name, tz, tn);
+					free(tz);
+				} else {
+					path = fx_write(name, t.d, t.n);
+				}
+				struct sess_out a, b;
+				sess_out(path, false, &a);
+				sess_out(path, true, &b);
+				if (strcmp(a.text, b.text) != 0 || !a.r || !b.r ||
+				    !tm_report_same_numbers(a.r, b.r)) {
+					fprintf(stderr, "%s: speculative\n%s\nverified first\n%s\n",
+						name, a.text, b.text);
+					CHECK(!"provisional sniff of a nested member differs");
+				}
+				if (c == 0)
+					CHECK(strstr(a.text, "error: -") != NULL);
+				tm_report_free(a.r);
+				tm_report_free(b.r);
+			}
+			free(t.d);
+		}
+		free(z);
+	}
+	free(raw);
+}
+
 /* A deflated ZIP (Info-ZIP, sizes in the local headers) is inflated once
  * for the listing (sniff, CRC-32, size) and the scan together; the events
  * are those of the same members stored. */
@@ -1850,6 +1954,7 @@ main(void)
 	RUN(t_gzip_thread_same);
 	RUN(t_gzip_thread_close);
 	RUN(t_spec_session_same);
+	RUN(t_spec_nested_same);
 	RUN(t_tar_rules);
 	RUN(t_zip);
 	RUN(t_zip_stream_stored);
