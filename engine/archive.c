@@ -824,15 +824,18 @@ static enum tm_status walk_zip(struct tm_input *in, size_t ci, struct tm_error *
 static enum tm_status walk_tar(struct tm_input *in, size_t ci, struct tm_error *err);
 static enum tm_status walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err);
 
-/* gzip/zstd child mi listed again, verified first (its provisional sniff
- * read bytes never handed over), and walked as what it is now. */
+/* gzip/zstd child mi listed again, verified first: its provisional sniff
+ * (walk_gzip, a TAR) read bytes never handed over.  Not walked. */
 static enum tm_status
-relist_gz(struct tm_input *in, size_t mi, struct tm_error *err)
+relist_gz_only(struct tm_input *in, size_t mi, struct tm_error *err)
 {
 	struct tm_stream *st;
 	const uint8_t *p;
 	size_t n;
 	bool done;
+	struct loc *l = &P(in)->locs[mi];
+	l->gz_walk = false;
+	__atomic_store_n(&P(in)->work.bytes, l->prov_bytes0, __ATOMIC_RELAXED);
 	enum tm_status s = open_member(in, mi, &st, err);
 	if (s != TM_OK)
 		return s;
@@ -840,8 +843,15 @@ relist_gz(struct tm_input *in, size_t mi, struct tm_error *err)
 		tm_stream_close(st);
 		return s;
 	}
-	if ((s = walk_gzip_primed(in, (size_t)in->members[mi].parent, mi, st, p, n, done, err)) !=
-	    TM_OK)
+	return walk_gzip_primed(in, (size_t)in->members[mi].parent, mi, st, p, n, done, err);
+}
+
+/* relist_gz_only, then walked as what it is now. */
+static enum tm_status
+relist_gz(struct tm_input *in, size_t mi, struct tm_error *err)
+{
+	enum tm_status s = relist_gz_only(in, mi, err);
+	if (s != TM_OK)
 		return s;
 	switch (in->members[mi].format) {
 	case TM_FMT_TAR:
@@ -898,9 +908,6 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 				tm_error_clear(err);
 				if (stands)
 					continue;
-				__atomic_store_n(&pv->work.bytes, pv->locs[ci].prov_bytes0,
-						 __ATOMIC_RELAXED);
-				pv->locs[ci].gz_walk = false;
 				return relist_gz(in, ci, err);
 			}
 		}
@@ -1780,12 +1787,36 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 	if (!tm_format_is_container(f))
 		return TM_OK;
 	if (depth >= MAX_DEPTH) {
+		struct loc *l = &P(in)->locs[ci];
+		struct tm_stream *st = NULL;
+		if (l->prov) {
+			/* walk_gzip's sniff (a TAR) was provisional: it stands if
+			 * the stream reaches a hand-over past it (as in walk_tar) */
+			l->prov = false;
+			st = __atomic_exchange_n(&l->parked, NULL, __ATOMIC_ACQ_REL);
+			uint64_t h;
+			bool clean;
+			if (st && (s = gz_drain(st, err)) != TM_OK) {
+				tm_stream_close(st);
+				return s;
+			}
+			if (st && !tm_stream_gz_verified(st, &h, &clean)) {
+				tm_stream_close(st);
+				st = NULL;
+				if ((s = relist_gz_only(in, ci, err)) != TM_OK)
+					return s;
+				if (!tm_format_is_container(in->members[ci].format))
+					return TM_OK;
+			}
+		}
 		/* trace_processor's readers recurse without a limit (each
 		 * container's members go to a new ForwardingTraceParser); we
 		 * stop here and say the prediction is incomplete. */
 		in->members[ci].error = xstrdup("archives nested more than 8 deep are not expanded");
 		in->members[ci].is_unexpanded = true;
-		return gz_settle(in, ci, NULL, err);
+		s = gz_settle(in, ci, st, err);
+		tm_stream_close(st);
+		return s;
 	}
 	switch (f) {
 	case TM_FMT_TAR:
