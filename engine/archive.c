@@ -1513,6 +1513,7 @@ gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint6
 			   "after %" PRIu64 " decompressed bytes (%" PRIu64
 			   " handed to the inner parser): %s",
 			   tm_stream_inflated(st), total, e2.msg);
+		free(in->members[mi].error); /* (walk's "nested more than 8 deep") */
 		in->members[mi].error = xstrdup(e2.msg);
 		/* The inner parser sees only what was handed over. */
 		P(in)->locs[mi].limit = total;
