@@ -811,12 +811,6 @@ out:
 	return s;
 }
 
-/* A TAR inside gzip/zstd (the stream the listing parked for the walk) is
- * read speculatively (tm_stream_gz_speculate): decompressed once, read
- * before trace_processor's hand-over is known.  Should the stream fail
- * after the walk read past the last hand-over, everything the walk did is
- * undone (members listed and scanned, the container's error, the bytes
- * charged to the listing's cap) and the TAR walked again, verified first. */
 static enum tm_status walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi,
 				       struct tm_stream *st, const uint8_t *p, size_t n, bool done,
 				       struct tm_error *err);
@@ -864,6 +858,14 @@ relist_gz(struct tm_input *in, size_t mi, struct tm_error *err)
 	}
 }
 
+/* A TAR inside gzip/zstd (the stream the listing parked for the walk) is
+ * read speculatively (tm_stream_gz_speculate): decompressed once, read
+ * before trace_processor's hand-over is known.  Should the stream fail
+ * after the walk read past the last hand-over, everything the walk did is
+ * undone (members listed and scanned, the container's error, the bytes
+ * charged to the listing's cap) and the TAR walked again, verified first;
+ * if walk_gzip's sniff of it was provisional and the stream failed before
+ * a hand-over past it, listed again verified first (relist_gz). */
 static enum tm_status
 walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 {
@@ -1489,18 +1491,6 @@ out:
  * fails is never parsed (decompressing_trace_reader.cc:96-145). */
 #define TP_BLOB (32ull << 20)
 
-/* gzip / ctrace, in one inflate pass (decompressing_trace_reader.cc).  The listing
- * inflates only until the sniff has its bytes: the first hand-over chunk(s),
- * at least 1 MiB of handed-over output or the whole stream if shorter.  When
- * that reached the end (or the failure) of the stream, everything is known
- * as before.  Otherwise:
- *  - a trace format we scan: the child's size stays UINT64_MAX ("unknown
- *    until scanned"); the primed stream is parked for the scan, which reads
- *    on from it (the session sets the size from what the stream delivered,
- *    and a decompression failure comes out of tm_stream_next with err->tp:
- *    a FATAL after the member's events, where trace_processor fails);
- *  - a container or a format nobody scans: the rest is inflated now, as the
- *    member table, the size and trace_processor's error depend on it. */
 /* The listing's outcome for gzip child mi of ci, whose stream st has
  * delivered total bytes (UINT64_MAX: not read to the end). */
 static void
@@ -1565,6 +1555,15 @@ gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error 
 	return s;
 }
 
+static enum tm_status walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi,
+				      struct tm_stream *st, enum tm_format f, uint64_t bytes0,
+				      struct tm_error *err);
+
+/* Listing bytes left before the cap that let a provisional sniff
+ * (walk_gzip_visit) stand for the verified one: more than the verified
+ * prime charges (a 32 MiB chunk and the sniff's 1 MiB). */
+#define PROV_MIN_LEFT (64ull << 20)
+
 /* gzip / ctrace, in one inflate pass (decompressing_trace_reader.cc).  The listing
  * inflates only until the sniff has its bytes: the first hand-over chunk(s),
  * at least 1 MiB of handed-over output or the whole stream if shorter.  When
@@ -1580,19 +1579,12 @@ gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error 
  *    ends it there (what the inner reader was handed) and gz_settle
  *    inflates what the walk left and records the size and the error;
  *  - a format nobody scans: the rest is inflated now (its size and
- *    trace_processor's error are part of the listing). */
-static enum tm_status walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi,
-				       struct tm_stream *st, const uint8_t *p, size_t n, bool done,
-				       struct tm_error *err);
-static enum tm_status walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi,
-				      struct tm_stream *st, enum tm_format f, uint64_t bytes0,
-				      struct tm_error *err);
-
-/* Listing bytes left before the cap that let a provisional sniff
- * (walk_gzip_visit) stand for the verified one: more than the verified
- * prime charges (a 32 MiB chunk and the sniff's 1 MiB). */
-#define PROV_MIN_LEFT (64ull << 20)
-
+ *    trace_processor's error are part of the listing).
+ * With PROV_MIN_LEFT under the listing's cap the sniff does not wait for
+ * the first hand-over (tm_stream_gz_peek, provisional): a scanned format
+ * is scanned at once (walk_gzip_visit), a TAR walked (walk_tar; walk at
+ * MAX_DEPTH), each checking afterwards that the stream reached a
+ * hand-over past the sniff's bytes, else listing it again verified first. */
 static enum tm_status
 walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 {
