@@ -63,10 +63,14 @@ text_escape_cols(const char *s, int max_cols)
 	return tm_buf_steal(&out);
 }
 
+/* n bytes for a column; UINT64_MAX is a size not known yet (an inflated
+ * stream not scanned to its end: tm_member.size) */
 void
 text_fmt_size(uint64_t n, char *buf, size_t len)
 {
-	if (n < 1024)
+	if (n == UINT64_MAX)
+		snprintf(buf, len, "?");
+	else if (n < 1024)
 		snprintf(buf, len, "%llu B", (unsigned long long)n);
 	else if (n < 1024 * 1024)
 		snprintf(buf, len, "%.1f KiB", (double)n / 1024.0);

@@ -894,10 +894,7 @@ view_draw_opening(const struct wb *wb)
 			attrset(a);
 			for (; used < name_w; used++)
 				addch(' ');
-			if (e->size == UINT64_MAX)
-				snprintf(buf, sizeof buf, "?");
-			else
-				text_fmt_size(e->size, buf, sizeof buf);
+			text_fmt_size(e->size, buf, sizeof buf);
 			printw(" %-*.*s %*s", fmt_w, fmt_w,
 			       text_format_short(e->format), size_w, buf);
 			fill_to(y, cols, a);
