@@ -46,7 +46,8 @@ void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
  * cap * elem bytes rounded up to 4 KiB (growing by mremap copies nothing
  * and faults in only the pages written).  So there is one free,
  * tm_big_free(p, cap, elem) (never free()), and a heap block taken over as
- * a big buffer must come through tm_big_resize (or be below TM_MAP_MIN).
+ * a big buffer must come through tm_big_resize (or be below TM_MAP_MIN):
+ * one that does not aborts in tm_big_free/tm_big_resize (not page-aligned).
  * Growers differ only in the pages of a mapping: from huge_min bytes on,
  * transparent huge pages at a 2 MiB boundary (one fault maps 2 MiB).
  * tm_big_resize makes room for exactly n items (or more: a mapping's

@@ -200,23 +200,38 @@ is_mapped(size_t cap, size_t elem)
 	return cap * elem >= MAP_MIN;
 }
 
+/* A buffer the rule calls a mapping must be one: page-aligned, where a
+ * malloc block of that size is not (glibc serves it 16 bytes into a page).
+ * A malloc block handed to a big buffer (the crash class of a free() or
+ * munmap() of the wrong kind) stops here, in every build. */
+static void
+must_be_mapping(const void *p)
+{
+	if ((uintptr_t)p & 4095)
+		abort();
+}
+
 void
 tm_big_free(void *p, size_t cap, size_t elem)
 {
-	if (is_mapped(cap, elem))
+	if (is_mapped(cap, elem) && p) {
+		must_be_mapping(p);
 		munmap(p, round_pg(cap * elem, 4096));
-	else
+	} else
 		free(p);
 }
 
 void
 tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 {
-	if (n > SIZE_MAX / elem)
+	/* (room for rounding nb up to a huge page below) */
+	if (n > (SIZE_MAX - HUGE_PG) / elem)
 		oom_n(SIZE_MAX);
 	uint8_t *p = *pp;
 	size_t ob = *cap * elem, nb = n * elem;
 	bool was_map = is_mapped(*cap, elem);
+	if (was_map && p)
+		must_be_mapping(p);
 	if (nb < MAP_MIN) {
 		/* a malloc block (n == 0: none) */
 		uint8_t *q = NULL;

@@ -10,7 +10,9 @@
 #include "t.h"
 
 #include <malloc.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -228,9 +230,38 @@ families_mixed(void)
 	}
 }
 
+/* A malloc block of mapping size handed to a big buffer is stopped (abort)
+ * before free or resize treats it as a mapping; under a sanitizer nothing
+ * is a mapping, so the same calls are plain heap calls. */
+static void
+malloc_block_refused(void)
+{
+	for (int resize = 0; resize < 2; resize++) {
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0) {
+			size_t cap = TM_MAP_MIN * 2;
+			uint8_t *p = malloc(cap);
+			if (!p)
+				_exit(3);
+			if (resize)
+				tm_big_resize((void **)&p, &cap, cap * 2, 1, TM_BIG_MIN);
+			tm_big_free(p, cap, 1);
+			_exit(0);
+		}
+		int st = 0;
+		CHECK(waitpid(pid, &st, 0) == pid);
+		if (SAN)
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		else
+			CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	}
+}
+
 int
 main(void)
 {
+	RUN(malloc_block_refused);
 	RUN(log_family);
 	RUN(stage_family);
 	RUN(map_family);
