@@ -617,6 +617,29 @@ flush_lanes(struct tm_oplog *l)
 
 static void flush_pkt(struct tm_oplog *l);
 
+/* A run of one element (at ts) is stored as the plain op(s) it stands for:
+ * a packet and its push, or one conversion. */
+static void
+put_single(struct tm_oplog *l, const struct tm_op *r, int64_t ts)
+{
+	struct tm_op e = *r;
+	e.ts = ts;
+	if (r->flags & TM_RUN_PACKET) {
+		e.kind = TM_OP_PACKET;
+		e.flags = 0;
+		e.n = 1;
+		encode_op(l, &e);
+		struct tm_op pu = {.kind = TM_OP_PUSH, .machine = e.machine, .flags = r->push_flags,
+				   .ts = ts, .offset = e.offset};
+		encode_op(l, &pu);
+	} else {
+		e.kind = TM_OP_CONVERT;
+		e.flags = r->push_flags;
+		e.n = 0;
+		encode_op(l, &e);
+	}
+}
+
 static void
 flush_run(struct tm_oplog *l)
 {
@@ -634,23 +657,7 @@ flush_run(struct tm_oplog *l)
 		sort_staged(l, l->run_ts, l->run.n);
 	l->run_unsorted = false;
 	if (l->run.n == 1) {
-		/* a run of one is stored as the plain op(s) */
-		struct tm_op e = l->run;
-		e.ts = l->run_ts[0];
-		if (l->run.flags & TM_RUN_PACKET) {
-			e.kind = TM_OP_PACKET;
-			e.flags = 0;
-			e.n = 1;
-			encode_op(l, &e);
-			struct tm_op pu = {.kind = TM_OP_PUSH, .machine = e.machine,
-					   .flags = l->run.push_flags, .ts = e.ts, .offset = e.offset};
-			encode_op(l, &pu);
-		} else {
-			e.kind = TM_OP_CONVERT;
-			e.flags = l->run.push_flags;
-			e.n = 0;
-			encode_op(l, &e);
-		}
+		put_single(l, &l->run, l->run_ts[0]);
 	} else {
 		encode_op(l, &l->run);
 		l->n_runs++;
@@ -717,16 +724,7 @@ flush_pkt(struct tm_oplog *l)
 	struct tm_op *r = &l->run;
 	l->pkt_lim = 0;
 	if (r->n == 1) {
-		/* a run of one is stored as the plain ops */
-		struct tm_op e = *r;
-		e.kind = TM_OP_PACKET;
-		e.ts = l->run_last;
-		e.flags = 0;
-		e.n = 1;
-		encode_op(l, &e);
-		struct tm_op pu = {.kind = TM_OP_PUSH, .machine = e.machine, .flags = r->push_flags,
-				   .ts = e.ts, .offset = e.offset};
-		encode_op(l, &pu);
+		put_single(l, r, l->run_last);
 	} else {
 		size_t d0 = PKT_D0(l);
 		put_run(l, r, l->run_last, l->len + RUN_HEAD_MAX, d0,
