@@ -279,20 +279,9 @@ static inline void
 put_u(struct tm_oplog *l, uint64_t v)
 {
 	reserve(l, 10);
-	uint8_t *p = l->bytes + l->len;
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	l->len = (size_t)(p - l->bytes);
+	l->len = (size_t)(tm_ol_put_varint(l->bytes + l->len, v) - l->bytes);
 }
 
-static inline uint64_t
-zz(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
 
 static inline int64_t
 unzz(uint64_t v)
@@ -303,7 +292,7 @@ unzz(uint64_t v)
 static inline void
 put_ts(struct tm_oplog *l, int64_t ts)
 {
-	put_u(l, zz(wrap_sub(ts, l->last_ts)));
+	put_u(l, tm_ol_zz(wrap_sub(ts, l->last_ts)));
 	l->last_ts = ts;
 }
 
@@ -313,7 +302,7 @@ put_head(struct tm_oplog *l, const struct tm_op *op, bool has_clock)
 	bool compact = op->machine == 0 && (!has_clock || (op->clock == 0 && op->seq == 0));
 	reserve(l, 1);
 	l->bytes[l->len++] = (uint8_t)(op->kind | (compact ? 0x80 : 0));
-	put_u(l, zz((int64_t)(op->offset - l->last_off)));
+	put_u(l, tm_ol_zz((int64_t)(op->offset - l->last_off)));
 	l->last_off = op->offset;
 	if (!compact) {
 		put_u(l, op->machine);
@@ -339,7 +328,7 @@ put_clocks(struct tm_oplog *l, const struct tm_op_clock *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		put_u(l, c[i].id);
-		put_u(l, zz(c[i].ts));
+		put_u(l, tm_ol_zz(c[i].ts));
 		put_u(l, c[i].unit);
 		put_u(l, c[i].is_incremental);
 	}
@@ -359,23 +348,8 @@ encode_deltas(const int64_t *v, uint32_t n, int64_t *prev_io, uint8_t *skip, uin
 		memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
 		uint32_t e = n - i < TM_RUN_SKIP ? n : i + TM_RUN_SKIP;
 		for (uint32_t j = i; j < e; j++) {
-			uint64_t z = zz(wrap_sub(v[j], prev));
+			p = tm_ol_put_varint(p, tm_ol_zz(wrap_sub(v[j], prev)));
 			prev = v[j];
-			if (z < 0x80) {
-				*p++ = (uint8_t)z;
-				continue;
-			}
-			if (z < 0x4000) {
-				p[0] = (uint8_t)(z | 0x80);
-				p[1] = (uint8_t)(z >> 7);
-				p += 2;
-				continue;
-			}
-			while (z >= 0x80) {
-				*p++ = (uint8_t)(z | 0x80);
-				z >>= 7;
-			}
-			*p++ = (uint8_t)z;
 		}
 	}
 	*prev_io = prev;
@@ -394,7 +368,7 @@ put_run_head(struct tm_oplog *l, const struct tm_op *op, bool spilled, int64_t l
 	if (op->flags & TM_RUN_ARRAY)
 		put_u(l, op->n_arrays);
 	put_u(l, op->n);
-	put_u(l, zz(last));
+	put_u(l, tm_ol_zz(last));
 }
 
 /* A run's skip table and deltas were written in the log's bytes past room
@@ -786,13 +760,7 @@ pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_
 		memcpy(e, &ts, 8);
 		memcpy(e + 8, &o, 8);
 	}
-	uint64_t z = zz(wrap_sub(ts, prev));
-	while (z >= 0x80) {
-		*p++ = (uint8_t)(z | 0x80);
-		z >>= 7;
-	}
-	*p++ = (uint8_t)z;
-	l->run_p = p;
+	l->run_p = tm_ol_put_varint(p, tm_ol_zz(wrap_sub(ts, prev)));
 	l->run_last = ts;
 	r->n = ++n;
 	/* the inline appender: machine 0, up to the next skip entry (at most

@@ -264,6 +264,35 @@ extern bool tm_oplog_staged_packets;
  * the caller just stored made the compiler load 8 bytes over a 4-byte
  * store, a store-forwarding stall on every packet.) */
 #define TM_RUN_MAX 262144u
+/* A run element's delta d: zigzag, then a varint at p (one or two bytes
+ * nearly always); returns the varint's end.  The op log's one writer of
+ * deltas (oplog.c encodes the same way at a run's end). */
+static inline uint64_t
+tm_ol_zz(int64_t d)
+{
+	return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
+static inline uint8_t *
+tm_ol_put_varint(uint8_t *p, uint64_t z)
+{
+	if (z < 0x80) {
+		p[0] = (uint8_t)z;
+		return p + 1;
+	}
+	if (z < 0x4000) {
+		p[0] = (uint8_t)(z | 0x80);
+		p[1] = (uint8_t)(z >> 7);
+		return p + 2;
+	}
+	while (z >= 0x80) {
+		*p++ = (uint8_t)(z | 0x80);
+		z >>= 7;
+	}
+	*p++ = (uint8_t)z;
+	return p;
+}
+
 static inline void
 tm_oplog_packet_push_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq,
 		       int64_t ts, uint32_t push_flags, uint64_t offset)
@@ -274,24 +303,7 @@ tm_oplog_packet_push_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uin
 				     l->run.clock == clock && l->run.push_flags == push_flags &&
 				     ts >= last,
 			     1)) {
-		int64_t d = wrap_sub(ts, last);
-		uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
-		uint8_t *p = l->run_p;
-		if (z < 0x80) {
-			p[0] = (uint8_t)z;
-			p += 1;
-		} else if (z < 0x4000) {
-			p[0] = (uint8_t)(z | 0x80);
-			p[1] = (uint8_t)(z >> 7);
-			p += 2;
-		} else {
-			while (z >= 0x80) {
-				*p++ = (uint8_t)(z | 0x80);
-				z >>= 7;
-			}
-			*p++ = (uint8_t)z;
-		}
-		l->run_p = p;
+		l->run_p = tm_ol_put_varint(l->run_p, tm_ol_zz(wrap_sub(ts, last)));
 		l->run_last = ts;
 		l->run.n = n + 1;
 		l->n_ops += 2;
