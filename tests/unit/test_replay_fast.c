@@ -526,12 +526,6 @@ summary_equals_events(void)
 	tm_session_close(plain);
 }
 
-static bool
-same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 /* Whether two reports list the same events, field by field. */
 static bool
 same_events(const struct tm_report *a, const struct tm_report *b)
@@ -542,7 +536,7 @@ same_events(const struct tm_report *a, const struct tm_report *b)
 		const struct tm_report_event *x = &a->events[i], *y = &b->events[i];
 		if (x->file != y->file || x->ts != y->ts || x->dur != y->dur ||
 		    x->machine != y->machine || x->phase != y->phase || x->is_slice != y->is_slice ||
-		    !same_str(x->name, y->name) || x->drop != y->drop)
+		    !tm_same_str(x->name, y->name) || x->drop != y->drop)
 			return false;
 	}
 	return true;
