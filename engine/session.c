@@ -629,7 +629,7 @@ enum tm_status
 tm_session_eval_numbers(struct tm_session *s, const struct tm_manifest *m, struct tm_report **out,
 			struct tm_error *err)
 {
-	return scan_evaluate(s, m, &(struct tm_eval_opts){0}, NULL, out, err);
+	return tm_session_evaluate_probe(s, m, NULL, out, err);
 }
 
 enum tm_status
