@@ -1810,8 +1810,9 @@ model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *
 	size_t undo_n = m->undo.n;
 	char effect[400];
 	char *ref_copy = strdup(r.ref ? r.ref : ""), *path_copy = strdup(path);
+	/* (t for the offer and the inert note; the manifest taken is r.m) */
 	struct tm_offset_take t = tm_offset_take(&r, false);
-	struct tm_manifest next = *t.m;
+	struct tm_manifest next = r.m;
 
 	r.has_m = false; /* moved into next; model_commit owns it */
 	tm_buf_init(&d);
