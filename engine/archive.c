@@ -1600,8 +1600,8 @@ walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 	 * is scanned now (walk_gzip_visit, with a visitor), a TAR walked
 	 * (walk_tar), both checking it afterwards. */
 	uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
-	bool peek = __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) > bytes0 &&
-		    __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED) - bytes0 >= PROV_MIN_LEFT;
+	uint64_t budget = __atomic_load_n(&pv->work.budget, __ATOMIC_RELAXED);
+	bool peek = budget > bytes0 && budget - bytes0 >= PROV_MIN_LEFT;
 	s = peek ? tm_stream_gz_peek(st, SNIFF_CAP, &p, &n, &done, &prov, err)
 		 : tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err);
 	if (s != TM_OK) {
