@@ -62,6 +62,33 @@ varint_squeeze(const uint8_t *p, const uint8_t *end, uint64_t x, uint64_t stop, 
 	return p + bits / 8;
 }
 
+/* The 8 bytes at p (lim - p >= 8) and their stop bits: the high bit of
+ * each byte without the continuation bit, in the byte order of the value
+ * (byte k of the varint is bits 8k..8k+7). */
+AINLINE uint64_t
+varint_load8(const uint8_t *p, uint64_t *x)
+{
+	memcpy(x, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	*x = __builtin_bswap64(*x);
+#endif
+	return ~*x & 0x8080808080808080ULL;
+}
+
+/* A varint of any length at p < end: one 8-byte load when lim allows
+ * (varints of up to 8 bytes), the plain loop for the rest (9 and 10 bytes,
+ * or fewer than 8 bytes readable). */
+AINLINE const uint8_t *
+get_varint_load8(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
+{
+	if (LIKELY(lim - p >= 8)) {
+		uint64_t x, stop = varint_load8(p, &x);
+		if (LIKELY(stop))
+			return varint_squeeze(p, end, x, stop, v);
+	}
+	return get_varint_slow(p, end, v);
+}
+
 /* Decode a varint in [p, end); returns the byte after it, or NULL when the
  * varint does not end before end (or is longer than 10 bytes).  With 8
  * bytes at hand (up to lim), varints of up to 8 bytes are decoded without
@@ -77,17 +104,9 @@ get_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_
 		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
 		return p + 2;
 	}
-	if (LIKELY(lim - p >= 8 && p < end)) {
-		uint64_t x;
-		memcpy(&x, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		x = __builtin_bswap64(x);
-#endif
-		uint64_t stop = ~x & 0x8080808080808080ULL;
-		if (LIKELY(stop))
-			return varint_squeeze(p, end, x, stop, v);
-	}
-	return get_varint_slow(p, end, v);
+	if (UNLIKELY(p >= end))
+		return NULL;
+	return get_varint_load8(p, end, lim, v);
 }
 
 /* get_varint_lim for values that rarely fit in two bytes (timestamps): the
@@ -95,17 +114,9 @@ get_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_
 AINLINE const uint8_t *
 get_varint_wide(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *v)
 {
-	if (LIKELY(lim - p >= 8 && p < end)) {
-		uint64_t x;
-		memcpy(&x, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		x = __builtin_bswap64(x);
-#endif
-		uint64_t stop = ~x & 0x8080808080808080ULL;
-		if (LIKELY(stop))
-			return varint_squeeze(p, end, x, stop, v);
-	}
-	return get_varint_lim(p, end, lim, v);
+	if (UNLIKELY(p >= end))
+		return NULL;
+	return get_varint_load8(p, end, lim, v);
 }
 
 /* get_varint_lim without the value: the byte after the varint, or NULL
@@ -116,12 +127,7 @@ skip_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim)
 	if (LIKELY(p < end && *p < 0x80))
 		return p + 1;
 	if (LIKELY(lim - p >= 8 && p < end)) {
-		uint64_t x;
-		memcpy(&x, p, 8);
-		uint64_t stop = ~x & 0x8080808080808080ULL;
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		stop = __builtin_bswap64(stop);
-#endif
+		uint64_t x, stop = varint_load8(p, &x);
 		if (LIKELY(stop)) {
 			unsigned k = ((unsigned)__builtin_ctzll(stop) + 1) / 8;
 			return k > (unsigned)(end - p) ? NULL : p + k;
