@@ -187,14 +187,12 @@ tm_al_occs(const struct al_name *e, struct al_occ *out)
 	return e->n;
 }
 
-void
-tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, uint64_t off)
+/* Occurrence {ts, clock, machine, off} appended to e's, written against
+ * prev, e's last one (occ_walk's). */
+static void
+occ_append(struct al_name *e, struct al_occ prev, int64_t ts, uint32_t clock, uint32_t machine,
+	   uint64_t off)
 {
-	if (e->n >= AL_OCC)
-		return;
-	/* the previous occurrence, to write this one as its deltas (at most
-	 * AL_OCC per name are ever kept) */
-	struct al_occ prev = occ_walk(e, NULL);
 	uint8_t buf[AL_OCC_MAX], *p = buf;
 	p = occ_put(p, occ_zz((uint64_t)ts - (uint64_t)prev.ts));
 	p = occ_put(p, clock);
@@ -206,6 +204,34 @@ tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
 	memcpy(e->occ + e->occ_len, buf, k);
 	e->occ_len = (uint16_t)(e->occ_len + k);
 	e->n++;
+}
+
+void
+tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, uint64_t off)
+{
+	if (e->n >= AL_OCC)
+		return;
+	/* the previous occurrence, to write this one as its deltas (at most
+	 * AL_OCC per name are ever kept) */
+	occ_append(e, occ_walk(e, NULL), ts, clock, machine, off);
+}
+
+void
+tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t ts, uint32_t clock,
+		   uint32_t machine, uint64_t off)
+{
+	struct al_name_cache *c = a->cache;
+	if (!c || c->no_full || e->n >= AL_OCC) {
+		tm_al_name_keep(e, ts, clock, machine, off);
+		return;
+	}
+	/* a member's name walked its kept ones once per keep: ~28 k
+	 * instructions a member of 32 samples */
+	uint32_t ix1 = (uint32_t)(e - a->names) + 1;
+	struct al_prev *pv = &c->prev[ix1 % AL_PREV];
+	occ_append(e, pv->ix1 == ix1 && pv->n == e->n ? pv->o : occ_walk(e, NULL), ts, clock,
+		   machine, off);
+	*pv = (struct al_prev){{ts, clock, machine, off}, ix1, e->n};
 }
 
 void
@@ -238,7 +264,7 @@ tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, u
 	}
 	struct al_name *e = tm_al_name_entry(a, name, n);
 	if (e)
-		(void)tm_al_name_occ(e, ts, clock, machine, flags, AL_NO_OFF);
+		(void)tm_al_name_occ(a, e, ts, clock, machine, flags, AL_NO_OFF);
 }
 
 bool
@@ -248,7 +274,7 @@ tm_al_name_add(struct tm_align_samples *a, const char *name, size_t n, int64_t t
 	struct al_name *e = tm_al_name_find(a, name, n);
 	if (!e)
 		return false;
-	bool kept = tm_al_name_occ(e, ts, clock, machine, flags, off);
+	bool kept = tm_al_name_occ(a, e, ts, clock, machine, flags, off);
 	struct al_name_cache *c = a->cache;
 	if (e->n >= AL_OCC && !c->no_full) {
 		struct al_key k = al_key((const uint8_t *)name, n);

@@ -80,11 +80,21 @@ struct al_id {
  * general paths) sets no_full: then it is never set.  Zeroed, then
  * tm_al_cache_init. */
 #define AL_CACHE 256u
+#define AL_PREV 8u
 struct al_name_cache {
 	uint32_t slot[AL_CACHE];
 	uint64_t full_x, full_y;
 	size_t full_len, full_ix;
 	bool no_full;
+	/* The last occurrence kept of a few names (names[ix1 - 1] in slot
+	 * ix1 % AL_PREV), valid while that name holds n of them (any keep
+	 * that bypasses it changes n): the next one is written as its deltas
+	 * without walking the packed ones (tm_al_name_keep_in).  Unused
+	 * under no_full: the walk is the tests' oracle. */
+	struct al_prev {
+		struct al_occ o;
+		uint32_t ix1, n;
+	} prev[AL_PREV];
 };
 
 static inline void
@@ -126,6 +136,10 @@ struct al_name *tm_al_name_entry(struct tm_align_samples *a, const char *name, s
 bool tm_al_name_index(struct tm_align_samples *a, size_t i);
 void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
 		     uint64_t off);
+/* tm_al_name_keep of e, an entry of a, through a->cache's last
+ * occurrences when there is one (struct al_name_cache). */
+void tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t ts, uint32_t clock,
+			uint32_t machine, uint64_t off);
 /* e's kept occurrences into out[0..e->n) (room for AL_OCC); returns e->n. */
 uint32_t tm_al_occs(const struct al_name *e, struct al_occ *out);
 /* The scan is over: the name and id arrays trimmed to what they hold
@@ -178,17 +192,17 @@ tm_al_name_find(struct tm_align_samples *a, const char *name, size_t n)
 	return e;
 }
 
-/* One more occurrence of e at ts (tm_al_name after the lookup); true when
- * it was kept as a sample. */
+/* One more occurrence of e, an entry of a, at ts (tm_al_name after the
+ * lookup); true when it was kept as a sample. */
 static inline bool
-tm_al_name_occ(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine, unsigned flags,
-	       uint64_t off)
+tm_al_name_occ(struct tm_align_samples *a, struct al_name *e, int64_t ts, uint32_t clock,
+	       uint32_t machine, unsigned flags, uint64_t off)
 {
 	e->count++;
 	e->all_instant &= (flags & AL_INSTANT) != 0;
 	if (e->n >= AL_OCC)
 		return false;
-	tm_al_name_keep(e, ts, clock, machine, off);
+	tm_al_name_keep_in(a, e, ts, clock, machine, off);
 	return true;
 }
 

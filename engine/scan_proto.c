@@ -1159,7 +1159,8 @@ al_iname(struct ps *s, struct iname *in, int64_t ts, uint32_t clock, uint32_t ma
 		in->al = e ? (uint32_t)(e - s->al->names) + 1 : UINT32_MAX;
 	}
 	return in->al != UINT32_MAX &&
-	       tm_al_name_occ(&s->al->names[in->al - 1], ts, clock, machine, flags, off);
+	       tm_al_name_occ(s->al, &s->al->names[in->al - 1], ts, clock, machine, flags,
+				  off);
 }
 
 /* Alignment samples of a TrackEvent (align_scan.h): its inline name and its

@@ -3,6 +3,7 @@
  * two different events never pair because their hashes meet. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "align_scan.h"
 #include "t.h"
@@ -101,7 +102,7 @@ t_occ_packed(void)
 		uint64_t off = k < 8 ? offs[k] : x >> (k % 64);
 		if (k < AL_OCC)
 			want[k] = (struct al_occ){ts, clock, machine, off};
-		(void)tm_al_name_occ(tm_al_name_entry(a, "n", 1), ts, clock, machine, 0, off);
+		(void)tm_al_name_occ(a, tm_al_name_entry(a, "n", 1), ts, clock, machine, 0, off);
 		if (k == 3)
 			tm_al_trim(a);
 	}
@@ -144,10 +145,59 @@ t_names_linear_then_map(void)
 	tm_al_free(a);
 }
 
+/* Differential: samples kept through a scanner's cache (its last
+ * occurrences, struct al_name_cache) hold the same packed bytes as those
+ * kept with the walk (no_full: the oracle), for names that collide in its
+ * slots, keeps that bypass it (tm_al_name_keep, no cache) and extremes. */
+static void
+t_occ_prev_same(void)
+{
+	static const int64_t tss[] = {0, -1, INT64_MAX, INT64_MIN, 5, 5, 1000000007, -42};
+	struct tm_align_samples *m[2] = {tm_al_new(), tm_al_new()};
+	struct al_name_cache c[2];
+	for (int j = 0; j < 2; j++) {
+		memset(&c[j], 0, sizeof c[j]);
+		tm_al_cache_init(&c[j], j == 1);
+		m[j]->cache = &c[j];
+	}
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	char name[8];
+	for (uint32_t k = 0; k < 3000; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* 3 names (no collisions), then 21 (slots shared) */
+		unsigned nn = k < 600 ? 3 : 21;
+		int nl = snprintf(name, sizeof name, "n%u", (unsigned)(x % nn));
+		int64_t ts = k % 7 == 3 ? tss[x % 8] : (int64_t)(x >> 3);
+		uint32_t clock = k % 3 ? 6 : (uint32_t)(x >> 40);
+		uint32_t machine = k % 5 ? 0 : UINT32_MAX - k;
+		uint64_t off = k % 11 == 0 ? AL_NO_OFF : x >> (k % 64);
+		for (int j = 0; j < 2; j++) {
+			if (k % 13 == 0) { /* a keep the cache does not see */
+				struct al_name *e = tm_al_name_entry(m[j], name, (size_t)nl);
+				if (e)
+					tm_al_name_keep(e, ts, clock, machine, off);
+			} else {
+				(void)tm_al_name_add(m[j], name, (size_t)nl, ts, clock, machine, 0, off);
+			}
+		}
+	}
+	CHECK_INT(m[0]->n_names, m[1]->n_names);
+	for (size_t i = 0; i < m[0]->n_names && i < m[1]->n_names; i++) {
+		const struct al_name *p = &m[0]->names[i], *q = &m[1]->names[i];
+		CHECK(p->n == AL_OCC && q->n == AL_OCC && p->occ_len == q->occ_len &&
+		      memcmp(p->occ, q->occ, p->occ_len) == 0 && p->count == q->count);
+	}
+	for (int j = 0; j < 2; j++) {
+		m[j]->cache = NULL;
+		tm_al_free(m[j]);
+	}
+}
+
 int
 main(void)
 {
 	RUN(t_occ_packed);
+	RUN(t_occ_prev_same);
 	RUN(t_names_linear_then_map);
 	RUN(t_async_ids_by_identity);
 	RUN(t_names);
