@@ -555,6 +555,21 @@ sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
 		memcpy(v, a, n * sizeof *v);
 }
 
+/* The open run's key as the TM_OP_RUN it is written as (seq 0: a run's
+ * clock is never a sequence clock, run_clock_ok). */
+static struct tm_op
+run_op(const struct tm_run_key *r)
+{
+	return (struct tm_op){.kind = TM_OP_RUN,
+			      .flags = r->flags,
+			      .machine = r->machine,
+			      .clock = r->clock,
+			      .push_flags = r->push_flags,
+			      .n_arrays = r->n_arrays,
+			      .n = r->n,
+			      .offset = r->offset};
+}
+
 /* The lanes of an ARRAY run: one RUN each (one array: a CONVERT_ARRAY). */
 static void
 flush_lanes(struct tm_oplog *l)
@@ -567,7 +582,7 @@ flush_lanes(struct tm_oplog *l)
 			continue;
 		if (ln->unsorted)
 			sort_staged(l, ln->v, ln->n);
-		struct tm_op e = l->run;
+		struct tm_op e = run_op(&l->run);
 		e.n = ln->n;
 		e.n_arrays = ln->n_arrays;
 		l->run_ts = ln->v;
@@ -594,9 +609,9 @@ static void flush_pkt(struct tm_oplog *l);
 /* A run of one element (at ts) is stored as the plain op(s) it stands for:
  * a packet and its push, or one conversion. */
 static void
-put_single(struct tm_oplog *l, const struct tm_op *r, int64_t ts)
+put_single(struct tm_oplog *l, const struct tm_run_key *r, int64_t ts)
 {
-	struct tm_op e = *r;
+	struct tm_op e = run_op(r);
 	e.ts = ts;
 	if (r->flags & TM_RUN_PACKET) {
 		e.kind = TM_OP_PACKET;
@@ -633,7 +648,8 @@ flush_run(struct tm_oplog *l)
 	if (l->run.n == 1) {
 		put_single(l, &l->run, l->run_ts[0]);
 	} else {
-		encode_op(l, &l->run);
+		struct tm_op e = run_op(&l->run);
+		encode_op(l, &e);
 		l->n_runs++;
 		l->n_run_elems += l->run.n;
 	}
@@ -650,7 +666,7 @@ run_clock_ok(uint32_t clock)
 static void
 run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t push_flags, int64_t ts)
 {
-	struct tm_op *r = &l->run;
+	struct tm_run_key *r = &l->run;
 	/* CONVERTs are independent of each other: their run is sorted at the
 	 * end (ftrace bundles of several CPUs interleave); PACKETs keep their
 	 * order (a failing one is deferred by position). */
@@ -663,11 +679,9 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
 		l->run_unsorted = true;
 	if (r->n == 0) {
 		memset(r, 0, sizeof *r);
-		r->kind = TM_OP_RUN;
 		r->flags = rflags;
 		r->machine = key->machine;
 		r->clock = key->clock;
-		r->seq = 0;
 		r->push_flags = push_flags;
 		r->offset = key->offset;
 		l->run_unsorted = false;
@@ -695,13 +709,14 @@ _Static_assert(RUN_MAX % TM_RUN_SKIP == 0, "a run ends where a skip entry is due
 static void
 flush_pkt(struct tm_oplog *l)
 {
-	struct tm_op *r = &l->run;
+	struct tm_run_key *r = &l->run;
 	l->pkt_lim = 0;
 	if (r->n == 1) {
 		put_single(l, r, l->run_last);
 	} else {
 		size_t d0 = PKT_D0(l);
-		put_run(l, r, l->run_last, l->len + RUN_HEAD_MAX, d0,
+		struct tm_op e = run_op(r);
+		put_run(l, &e, l->run_last, l->len + RUN_HEAD_MAX, d0,
 			(size_t)(l->run_p - l->bytes) - d0);
 		l->n_runs++;
 		l->n_run_elems += r->n;
@@ -715,7 +730,7 @@ flush_pkt(struct tm_oplog *l)
 static void
 pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_t ts)
 {
-	struct tm_op *r = &l->run;
+	struct tm_run_key *r = &l->run;
 	if (r->n && (r->flags != TM_RUN_PACKET || r->machine != key->machine ||
 		     r->clock != key->clock || r->push_flags != push_flags || r->n >= RUN_MAX ||
 		     ts < (l->run_staged ? l->run_ts[r->n - 1] : l->run_last)))
@@ -731,7 +746,6 @@ pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_
 	int64_t prev = l->run_last;
 	if (n == 0) {
 		memset(r, 0, sizeof *r);
-		r->kind = TM_OP_RUN;
 		r->flags = TM_RUN_PACKET;
 		r->machine = key->machine;
 		r->clock = key->clock;
@@ -824,7 +838,7 @@ size_t tm_oplog_lane_max = ARRAY_RUN_MAX / TM_LANES;
 static void
 add_array(struct tm_oplog *l, const struct tm_op *op)
 {
-	struct tm_op *r = &l->run;
+	struct tm_run_key *r = &l->run;
 	if (r->n && (r->flags != TM_RUN_ARRAY || r->machine != op->machine ||
 		     r->clock != op->clock || r->push_flags != op->flags ||
 		     r->n + op->n > ARRAY_RUN_MAX))
@@ -833,7 +847,6 @@ add_array(struct tm_oplog *l, const struct tm_op *op)
 again:
 	if (r->n == 0) {
 		memset(r, 0, sizeof *r);
-		r->kind = TM_OP_RUN;
 		r->flags = TM_RUN_ARRAY;
 		r->machine = op->machine;
 		r->clock = op->clock;

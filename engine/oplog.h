@@ -212,7 +212,17 @@ struct tm_oplog {
 	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
 	uint32_t pkt_lim;   /* see run_p below (the small fields together, no
 			     * padding: a session keeps a log per member) */
-	struct tm_op run;   /* the open run's key (kind TM_OP_RUN), n = 0 if none */
+	/* the open run's key, n = 0 if none: what its TM_OP_RUN head holds
+	 * (oplog.c, run_op), not a whole struct tm_op (144 bytes, 32 here:
+	 * a session keeps a log per member) */
+	struct tm_run_key {
+		uint32_t n;
+		uint32_t flags;      /* TM_RUN_PACKET / CONVERT / ARRAY */
+		uint32_t machine, clock;
+		uint32_t push_flags;
+		uint32_t n_arrays;   /* ARRAY: the CONVERT_ARRAYs folded */
+		uint64_t offset;     /* the first element's */
+	} run;
 	/* An open PACKET run is encoded as it grows (oplog.c, pkt_add): its
 	 * deltas end at run_p in bytes (past room for the run's head and
 	 * skip table, both written when it ends), run_last is its last
@@ -318,7 +328,7 @@ static inline void
 tm_oplog_convert_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
 		   uint32_t flags, uint32_t detail, uint64_t offset)
 {
-	struct tm_op *r = &l->run;
+	struct tm_run_key *r = &l->run;
 	if (__builtin_expect(detail == 0 && flags == TM_CONV_FAIL_DROP && r->n && !l->has_held &&
 				     r->flags == TM_RUN_CONVERT && r->machine == machine &&
 				     r->clock == clock && r->push_flags == flags &&

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include "oplog.h"
+#include "scan.h"
 #include "t.h"
 
 static void
@@ -904,16 +905,100 @@ pkt_runs_as_staged(void)
 	}
 }
 
+/* A log exercising every run kind's head (PACKET, CONVERT, ARRAY, runs of
+ * one, machine and clock keys, push flags, ARRAY lanes), spilling off: its
+ * bytes' FNV-1a hash and length. */
+static uint64_t
+run_key_log(int variant, size_t *len, uint64_t *n_ops)
+{
+	struct tm_oplog l;
+	tm_oplog_init(&l);
+	l.use_runs = true;
+	uint64_t x = 0x9E3779B97F4A7C15ULL * (uint64_t)(variant + 1);
+	int64_t ts = 5000;
+	static int64_t arr[64];
+	for (uint32_t i = 0; i < 60000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		unsigned r = (unsigned)(x >> 54); /* 0..1023 */
+		if ((i / 900) % 3 != 2)
+			r = 1023 - (unsigned)(variant * 300 + (i / 2700) % 4 * 40) % 1024;
+		ts += (int64_t)(x % 1500) - (r < 30 ? 2000 : 0);
+		uint32_t machine = r % 97 == 1 ? 3 : 0;
+		uint32_t clock = r % 89 == 2 ? 6 : 0;
+		uint32_t pf = r % 83 == 4 ? 0 : TM_PUSH_TRACK_EVENT;
+		uint64_t off = (uint64_t)i * 37;
+		if (r < 300 && r % 5 == 0) {
+			tm_oplog_convert(&l, machine, clock, 0, ts,
+					 r % 2 ? TM_CONV_FAIL_DROP : TM_CONV_NO_PUSH, 0, off);
+		} else if (r < 300 && r % 5 == 1) {
+			uint32_t m = 1 + (uint32_t)(x % 60);
+			for (uint32_t k = 0; k < m; k++)
+				arr[k] = ts + (int64_t)k * 10 - (int64_t)(x >> 60) * (r % 3 == 0);
+			struct tm_op op = {.kind = TM_OP_CONVERT_ARRAY, .machine = machine,
+					   .clock = clock ? clock : 6, .n = m, .tss = arr, .offset = off,
+					   .flags = r % 4 == 1 ? TM_CONV_FAIL_DROP : 0};
+			tm_oplog_add(&l, &op);
+		} else if (r < 300 && r % 5 == 2) {
+			tm_oplog_stat(&l, machine, TM_STAT_NEG_DROPPED, 1);
+		} else if (r < 600) {
+			tm_oplog_packet_push(&l, machine, clock, 1, ts, pf, off);
+		} else {
+			tm_oplog_packet_push_i(&l, machine, clock, 1, ts, pf, off);
+		}
+	}
+	tm_oplog_finish(&l);
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < l.len; i++)
+		h = (h ^ l.bytes[i]) * 0x100000001b3ULL;
+	*len = l.len;
+	*n_ops = l.n_ops;
+	tm_oplog_fini(&l);
+	return h;
+}
+
+/* The open run's key became a struct tm_run_key (32 bytes) instead of a
+ * whole struct tm_op: the bytes written must not change.  The hashes are
+ * those of the logs above written by cc13fc7 (the key a struct tm_op). */
+static void
+run_key_same_bytes(void)
+{
+	static const struct {
+		uint64_t hash;
+		size_t len;
+		uint64_t n_ops;
+	} want[4] = {
+		{0x0f9999fdcd808a0fULL, 253988, 116588},
+		{0x8600a71df3d699b1ULL, 255051, 116507},
+		{0x13948d0221edda8eULL, 259840, 116431},
+		{0x70ae2fa108b053d9ULL, 339178, 116504},
+	};
+	size_t keep = tm_oplog_spill_after;
+	tm_oplog_spill_after = SIZE_MAX;
+	for (int v = 0; v < 4; v++) {
+		size_t len;
+		uint64_t n_ops;
+		uint64_t h = run_key_log(v, &len, &n_ops);
+		CHECK_INT(len, want[v].len);
+		CHECK_INT(n_ops, want[v].n_ops);
+		CHECK(h == want[v].hash);
+	}
+	tm_oplog_spill_after = keep;
+}
+
 /* struct tm_oplog is kept per member for the session (inside struct
- * tm_scan: an archive of 10,000s of members holds as many): no bigger than
- * it was before the PACKET runs' writer fields came (d94bcb0, 344 bytes on
- * LP64); new fields go in its holes. */
+ * tm_scan: an archive of 10,000s of members holds as many): 232 bytes on
+ * LP64 since the open run's key is a struct tm_run_key (32 bytes, not a
+ * struct tm_op of 144); new fields go in its holes. */
 static void
 oplog_struct_size(void)
 {
 #if UINTPTR_MAX == UINT64_MAX
-	if (sizeof(struct tm_oplog) > 344)
-		CHECK_INT(sizeof(struct tm_oplog), 344);
+	if (sizeof(struct tm_oplog) > 232)
+		CHECK_INT(sizeof(struct tm_oplog), 232);
+	if (sizeof(struct tm_scan) > 336)
+		CHECK_INT(sizeof(struct tm_scan), 336);
 #endif
 }
 
@@ -935,6 +1020,7 @@ main(void)
 	RUN(big_array_lanes);
 	RUN(uneven_lanes);
 	RUN(pkt_runs_as_staged);
+	RUN(run_key_same_bytes);
 	RUN(oplog_struct_size);
 	return 0;
 }
