@@ -77,6 +77,8 @@ sp_io(int fd, bool wr, uint8_t *p, size_t n, uint64_t off)
 	return true;
 }
 
+uint64_t tm_oplog_spill_writes, tm_oplog_spill_reads;
+
 /* Write p[0..n) to a fresh extent; false (nothing kept) on failure. */
 static bool
 sp_write(const uint8_t *p, size_t n, uint64_t *off)
@@ -99,6 +101,7 @@ sp_write(const uint8_t *p, size_t n, uint64_t *off)
 		pthread_mutex_unlock(&sp_mu);
 		return false;
 	}
+	__atomic_add_fetch(&tm_oplog_spill_writes, 1, __ATOMIC_RELAXED);
 	*off = at;
 	return true;
 }
@@ -156,6 +159,7 @@ tm_oplog_source_put(uint64_t base)
 static void
 sp_read(uint64_t off, uint8_t *p, size_t n)
 {
+	__atomic_add_fetch(&tm_oplog_spill_reads, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&sp_mu);
 	int fd = sp_fd;
 	if (off >= SRC_BASE(0)) {

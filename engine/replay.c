@@ -1288,7 +1288,12 @@ run_values(struct tm_replay *p, const struct tm_run *r)
  * bulk.  The path does not depend on the value, so the first conversion
  * decides the fate of all; placement follows the pieces of the path's
  * snapshot floors, and each piece is counted by binary search over the
- * run's sorted values.  No value is decoded except at piece boundaries. */
+ * run's sorted values.  No value is decoded except at piece boundaries:
+ * the pieces start at element 0, whose conversion is the first piece's
+ * (tm_graph_pieces computes as tm_graph_convert does), so a run inside one
+ * piece needs only its first and last values, which the log holds in
+ * memory also when the run's deltas are spilled (a re-evaluation then reads
+ * no spilled run back). */
 static void
 run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool final, const struct tm_oppos *pos)
 {
@@ -1314,9 +1319,9 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		}
 		return;
 	}
-	int64_t v0;
+	int64_t r0 = tm_run_at(r, 0), v0;
 	enum tm_conv_result why;
-	if (!to_trace_time(p, c, clk, tm_run_at(r, 0), is_packet && !final, &v0, &why)) {
+	if (!to_trace_time(p, c, clk, r0, is_packet && !final, &v0, &why)) {
 		c->n_conv += n_fail - 1;
 		if (is_packet && !final) {
 			/* a global clock: never incremental (clockgraph.c refuses
@@ -1330,13 +1335,14 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		p->acc[fs->file].events += n;
 		return;
 	}
-	push(p, fs, c, v0, 0, te);
-	if (n == 1)
+	if (n == 1) {
+		push(p, fs, c, v0, 0, te);
 		return;
+	}
 	c->n_conv += n - 1;
 	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
-	if (!tm_graph_pieces(p->g, q, p->tt, tm_run_at(r, 1), r->last, &p->pieces, &p->n_pieces,
-			     &p->cap_pieces)) {
+	if (!tm_graph_pieces(p->g, q, p->tt, r0, r->last, &p->pieces, &p->n_pieces, &p->cap_pieces)) {
+		push(p, fs, c, v0, 0, te);
 		const int64_t *v = run_values(p, r);
 		for (uint32_t i = 1; i < n; i++) {
 			int64_t x;
@@ -1347,7 +1353,12 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		}
 		return;
 	}
-	uint32_t j = 1;
+	uint32_t j = 0;
+	const struct tm_piece *p0 = p->pieces;
+	if (!p->n_pieces || p0->a > r0 || !add_fits(r0, p0->off) || r0 + p0->off != v0) {
+		push(p, fs, c, v0, 0, te); /* not the first piece's: cannot happen */
+		j = 1;
+	}
 	for (size_t k = 0; k < p->n_pieces && j < n; k++) {
 		const struct tm_piece *pc = &p->pieces[k];
 		uint32_t e = tm_run_lower_bound(r, j, n, pc->b, true);
