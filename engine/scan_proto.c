@@ -1305,7 +1305,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	const uint8_t *end = p + n, *te = NULL;
 	uint64_t ts = 0, seq = 0, flags = 0, te_len = 0;
 	bool has_ts = false, has_seq = false;
-	if (UNLIKELY(!s->m0_seen || s->no_fast))
+	if (UNLIKELY(!s->fast))
 		return false;
 	while (p < end) {
 		uint8_t t = *p++;
@@ -1349,12 +1349,18 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	if (!te)
 		return false;
 	uint32_t seq32 = (uint32_t)seq, flags32 = (uint32_t)flags;
-	if ((flags32 & 2) && !seq32)
-		return false;
-	struct seq *q = get_seq(s, 0, seq32, NULL);
-	bool clear = (flags32 & 1) && has_seq;
-	if ((flags32 & 2) && !clear && !q->valid)
-		return false;
+	bool clear = false;
+	struct seq *q;
+	if (LIKELY(!(flags32 & 3))) {
+		q = get_seq(s, 0, seq32, NULL);
+	} else {
+		if ((flags32 & 2) && !seq32)
+			return false;
+		q = get_seq(s, 0, seq32, NULL);
+		clear = (flags32 & 1) && has_seq;
+		if ((flags32 & 2) && !clear && !q->valid)
+			return false;
+	}
 	uint32_t clock = 0;
 	if (has_ts && !clear && q->has_defaults) {
 		clock = q->def_clock;
@@ -1451,7 +1457,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	if (!m->seen && (k.machine != 0 || !k.has_sync)) {
 		m->seen = true;
 		if (!k.machine)
-			s->m0_seen = true;
+			s->fast = !s->no_fast;
 		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_MACHINE, .machine = k.machine, .offset = off});
 		if (k.machine)
 			tm_scan_note_machine(s->sc, k.machine);

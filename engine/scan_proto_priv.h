@@ -98,7 +98,7 @@ struct ps {
 	size_t cap_inflated;
 	uint32_t depth;
 	bool no_fast; /* tests: general path only */
-	bool m0_seen; /* machine 0's MACHINE op is out */
+	bool fast; /* machine 0's MACHINE op is out, and not no_fast: fast_packet */
 	/* tm_scan_note_ts, kept here and handed over at the end */
 	bool has_ts_seen;
 	int64_t ts_min, ts_max;
