@@ -111,6 +111,10 @@ struct priv {
 	uint64_t parked_bytes; /* inflated bytes held by parked streams */
 	size_t n_parked;
 	struct tm_work work; /* every stream's: listing budget, cancel flag */
+	/* a scan while listing (walk_gzip_visit): no cap, no cancel flag; its
+	 * bytes shown as inflated (shown: every byte the listing inflated) */
+	struct tm_work scan_work;
+	uint64_t shown;
 	const struct tm_visit *visit; /* scan while listing (tm_input_open_visit) */
 	struct tm_listing *pub;       /* members published as found (NULL: none) */
 	size_t n_pub;                 /* members put there so far */
@@ -1650,8 +1654,8 @@ walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st,
 	gz_record(in, ci, mi, st, UINT64_MAX); /* (no failure yet) */
 	/* the scan's decompression is not the listing's (its cap is lifted
 	 * once the listing ends, and the verified prime charged the first
-	 * chunk only: charged below) */
-	tm_stream_set_work(st, NULL);
+	 * chunk only: charged below), only shown as inflated */
+	tm_stream_set_work(st, &pv->scan_work);
 	tm_stream_gz_speculate(st);
 	char *lab = label(in, mi);
 	struct tm_rd rd = {.st = st};
@@ -2002,7 +2006,9 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 				in_bytes += (uint64_t)sb.st_size;
 	}
 	P(in)->pub = pub;
-	tm_listing_begin(pub, in_bytes, &w->read_pos, &w->bytes);
+	w->shown = P(in)->scan_work.shown = &P(in)->shown;
+	P(in)->scan_work.budget = UINT64_MAX;
+	tm_listing_begin(pub, in_bytes, &w->read_pos, &P(in)->shown);
 	if (budget) {
 		w->budget = budget;
 		snprintf(w->cap, sizeof w->cap, "%" PRIu64 " bytes", budget);

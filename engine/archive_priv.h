@@ -16,6 +16,8 @@ struct tm_work {
 	uint64_t budget;       /* most decompressed bytes (UINT64_MAX: none) */
 	uint64_t bytes;        /* decompressed so far (atomic) */
 	uint64_t read_pos;     /* furthest byte of an input file read (atomic) */
+	uint64_t *shown;       /* every charge also counted here (atomic; NULL: none):
+				* the listing's "inflated" figure, never taken back */
 	char cap[96];          /* the budget's name, for the error */
 };
 

@@ -360,6 +360,8 @@ tm_work_charge(struct tm_work *w, uint64_t n, const char *label, struct tm_error
 	volatile bool *c = __atomic_load_n(&w->cancel, __ATOMIC_ACQUIRE);
 	if (c && __atomic_load_n(c, __ATOMIC_RELAXED))
 		return tm_error_set(err, TM_ERR_CANCELLED, "%s: opening cancelled", label);
+	if (n && w->shown)
+		__atomic_fetch_add(w->shown, n, __ATOMIC_RELAXED);
 	uint64_t budget = __atomic_load_n(&w->budget, __ATOMIC_RELAXED);
 	uint64_t b = __atomic_add_fetch(&w->bytes, n, __ATOMIC_RELAXED);
 	if (n && b > budget)
