@@ -508,8 +508,11 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 
 /* Runs cap their length so the staging buffer stays small. */
 #define RUN_MAX TM_RUN_MAX
-/* ARRAY runs, over all their lanes: each lane is a run of its own */
-#define ARRAY_RUN_MAX (4 * RUN_MAX)
+/* ARRAY runs, over all their lanes: each lane is a run of its own.  The
+ * lanes' buffer holds ARRAY_RUN_MAX values when they fill evenly (4 MiB;
+ * at twice that, each of the two member scans a TAR runs at once held
+ * 8 MiB, and checks ran no faster). */
+#define ARRAY_RUN_MAX (2 * RUN_MAX)
 
 /* Merge sorted x[0..nx) and y[0..ny) into out (not overlapping either). */
 static void

@@ -615,7 +615,7 @@ run_deltas_all_sizes(void)
 }
 
 /* compact_sched-sized ARRAY runs: 8 interleaved streams fill 8 lanes of
- * ~120 K values each (mapped arrays, outside the sanitizers), some arrays
+ * ~60 K values each (mapped arrays, outside the sanitizers), some arrays
  * overlapping the lane they extend, one unsorted: every value once. */
 static void
 big_array_lanes(void)
@@ -623,7 +623,7 @@ big_array_lanes(void)
 	struct tm_oplog l;
 	tm_oplog_init(&l);
 	l.use_runs = true;
-	enum { K = 1600, M = 600 };
+	enum { K = 800, M = 600 };
 	static int64_t all[K * M], tss[M], got[K * M + 1];
 	size_t n_all = 0;
 	uint64_t x = 5;
@@ -650,7 +650,7 @@ big_array_lanes(void)
  * that would pass tm_oplog_lane_max flushes its run rather than widening
  * every lane's slot; several runs then (6 lanes each), each sorted, every
  * value once, every array counted; growing slots move the lanes' values
- * intact.  Once at the limit's default (stream 0's lane flushes once), once
+ * intact.  Once at the limit's default (stream 0's lane flushes twice), once
  * with a limit of 5,000 values (every 6th round). */
 static void
 uneven_lanes_at(size_t lane_max, size_t min_runs)
