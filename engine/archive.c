@@ -118,6 +118,11 @@ struct priv {
 	const struct tm_visit *visit; /* scan while listing (tm_input_open_visit) */
 	struct tm_listing *pub;       /* members published as found (NULL: none) */
 	size_t n_pub;                 /* members put there so far */
+	/* per input path: a descriptor of it as the container of members
+	 * read (open_parent; -1 until the first), lent to their streams:
+	 * an open and a close per member were ~10% of the CPU a TAR of
+	 * 1,000 members of 256 KiB cost beyond one member */
+	int *fds;
 };
 
 /* Parked streams hold their primed bytes (up to 1 MiB), two decoders and a
@@ -329,6 +334,38 @@ clear_cfatal(struct tm_input *in, size_t ci)
 
 /* ---- streams ---- */
 
+static enum tm_status open_member(const struct tm_input *in, size_t i, struct tm_stream **out,
+				  struct tm_error *err);
+
+/* open_member of member i as the parent of one being opened: a file is
+ * read through the input's descriptor of it (struct priv, fds), opened
+ * once whichever thread comes first. */
+static enum tm_status
+open_parent(const struct tm_input *in, size_t i, struct tm_stream **out, struct tm_error *err)
+{
+	const struct loc *l = &P(in)->locs[i];
+	if (l->kind != L_FILE)
+		return open_member(in, i, out, err);
+	int *slot = &P(in)->fds[l->path_idx];
+	int fd = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (fd < 0) {
+		const char *path = in->paths[l->path_idx];
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return tm_error_sys(err, errno, "%s", path);
+		int none = -1;
+		if (!__atomic_compare_exchange_n(slot, &none, fd, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			close(fd);
+			fd = none;
+		}
+	}
+	char *lab = label(in, i);
+	*out = tm_stream_file_lent(fd, lab, in->members[i].stored_size);
+	free(lab);
+	tm_stream_set_work(*out, &P(in)->work);
+	return TM_OK;
+}
+
 static enum tm_status
 open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct tm_error *err)
 {
@@ -348,7 +385,7 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		break;
 	case L_RANGE:
 	case L_ZIP:
-		if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
+		if ((s = open_parent(in, (size_t)m->parent, &ps, err)) != TM_OK)
 			break;
 		if ((s = tm_stream_window(ps, l->off, l->len, lab, &st, err)) != TM_OK)
 			break;
@@ -364,7 +401,7 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		 * decompress on a producer thread beside the reader. */
 		*out = __atomic_exchange_n(&P(in)->locs[i].parked, NULL, __ATOMIC_ACQ_REL);
 		if (!*out) {
-			if ((s = open_member(in, (size_t)m->parent, &ps, err)) != TM_OK)
+			if ((s = open_parent(in, (size_t)m->parent, &ps, err)) != TM_OK)
 				break;
 			*out = l->kind == L_ZSTD ? tm_stream_unzstd(ps, lab)
 						 : tm_stream_inflate(ps, lab, false, true, NULL, 0);
@@ -2022,8 +2059,11 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 			 LIST_BUDGET_RATIO, total);
 	}
 	in->paths = xcalloc(n_paths, sizeof *in->paths);
-	for (size_t i = 0; i < n_paths; i++)
+	P(in)->fds = xmalloc(n_paths * sizeof *P(in)->fds);
+	for (size_t i = 0; i < n_paths; i++) {
 		in->paths[i] = xstrdup(paths[i]);
+		P(in)->fds[i] = -1;
+	}
 	in->n_paths = n_paths;
 	in->fatal_after = SIZE_MAX;
 
@@ -2122,15 +2162,20 @@ tm_input_close(struct tm_input *in)
 		}
 	}
 	free(in->members);
-	for (size_t i = 0; i < in->n_paths; i++)
+	for (size_t i = 0; i < in->n_paths; i++) {
 		free(in->paths[i]);
+		if (pv && pv->fds && pv->fds[i] >= 0)
+			close(pv->fds[i]);
+	}
 	free(in->paths);
 	free(in->proc);
 	free(in->fatal);
 	free(in->warning);
 	free(in->fatal_where);
-	if (pv)
+	if (pv) {
 		free(pv->locs);
+		free(pv->fds);
+	}
 	free(pv);
 	memset(in, 0, sizeof *in);
 }

@@ -45,6 +45,9 @@ enum tm_status tm_rd_skip(struct tm_rd *rd, uint64_t want, uint64_t *got,
 /* [off, off+len) of a file. */
 enum tm_status tm_stream_file(const char *path, const char *label, uint64_t off, uint64_t len,
 			      struct tm_stream **out, struct tm_error *err) TM_WUR;
+/* [0, len) of the file open on fd, which stays the caller's (lent: not
+ * closed with the stream or its windows; it must outlive them). */
+struct tm_stream *tm_stream_file_lent(int fd, const char *label, uint64_t len);
 /* The next len bytes of parent (positioned at the window's start); takes
  * ownership of parent. */
 struct tm_stream *tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len);

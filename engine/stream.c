@@ -163,6 +163,7 @@ struct tm_stream {
 	uint8_t *buf;
 	/* K_FILE */
 	int fd;
+	bool fd_lent; /* fd is the caller's (tm_stream_file_lent): not closed here */
 	uint64_t base;
 	bool far_skip; /* the last move was a skip of >= FAR_SKIP: the next read is short */
 	/* K_RANGE, K_INFLATE */
@@ -416,6 +417,16 @@ tm_stream_file(const char *path, const char *label, uint64_t off, uint64_t len,
 }
 
 struct tm_stream *
+tm_stream_file_lent(int fd, const char *label, uint64_t len)
+{
+	struct tm_stream *st = new_stream(K_FILE, label);
+	st->fd = fd;
+	st->fd_lent = true;
+	st->size = len;
+	return st;
+}
+
+struct tm_stream *
 tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
 {
 	/* A window of a file window is just a smaller file window. */
@@ -423,6 +434,7 @@ tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
 		struct tm_stream *st = new_stream(K_FILE, label);
 		st->work = parent->work;
 		st->fd = parent->fd;
+		st->fd_lent = parent->fd_lent;
 		parent->fd = -1;
 		st->base = parent->base + parent->pos;
 		/* The walkers only register members that lie inside their
@@ -606,7 +618,7 @@ tm_stream_close(struct tm_stream *st)
 		pthread_cond_destroy(&st->cv_p);
 		pthread_mutex_destroy(&st->mu);
 	}
-	if (st->fd >= 0)
+	if (st->fd >= 0 && !st->fd_lent)
 		close(st->fd);
 	if (st->rd.st)
 		tm_stream_close(st->rd.st);
