@@ -1751,6 +1751,8 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 	s.no_fast = ctl && ctl->no_fast;
 	tm_al_cache_init(&s.al_cache, s.no_fast);
 	s.pkt_op.kind = TM_OP_PACKET;
+	s.ts_min = INT64_MAX;
+	s.ts_max = INT64_MIN;
 	s.seq_mask = SEQ_CACHE_MIN - 1;
 	s.seq_cache = xcalloc(SEQ_CACHE_MIN, sizeof *s.seq_cache);
 	tm_buf_init(&s.npool);
@@ -1858,11 +1860,13 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 				}
 				if (!sz || sz > n - i - h)
 					break;
-				if (!fast_packet(&s, b + h, sz, blk + n, pos + i))
-					process_general(&s, b + h, sz, blk + n, pos + i);
 				i += h + sz;
-				if (UNLIKELY(s.stop))
-					break;
+				/* only the general path stops the scan */
+				if (!fast_packet(&s, b + h, sz, blk + n, pos + i - h - sz)) {
+					process_general(&s, b + h, sz, blk + n, pos + i - h - sz);
+					if (UNLIKELY(s.stop))
+						break;
+				}
 			}
 			if (i >= n || s.stop)
 				break;
@@ -1911,7 +1915,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		cut_have = pos - big_off;
 	}
 	flush_nots(&s);
-	if (s.has_ts_seen) {
+	if (s.ts_min <= s.ts_max) {
 		tm_scan_note_ts(sc, s.ts_min);
 		tm_scan_note_ts(sc, s.ts_max);
 	}

@@ -99,8 +99,8 @@ struct ps {
 	uint32_t depth;
 	bool no_fast; /* tests: general path only */
 	bool fast; /* machine 0's MACHINE op is out, and not no_fast: fast_packet */
-	/* tm_scan_note_ts, kept here and handed over at the end */
-	bool has_ts_seen;
+	/* tm_scan_note_ts, kept here and handed over at the end (none
+	 * while ts_min > ts_max: INT64_MAX and INT64_MIN at the start) */
 	int64_t ts_min, ts_max;
 	/* slot of a (machine, sequence id), direct-mapped (SEQ_CACHE entries,
 	 * checked on use): traces with thousands of writers hash no more */
@@ -167,10 +167,6 @@ note_clock(struct ps *s, uint32_t c)
 AINLINE void
 note_ts(struct ps *s, int64_t ts)
 {
-	if (UNLIKELY(!s->has_ts_seen)) {
-		s->has_ts_seen = true;
-		s->ts_min = s->ts_max = ts;
-	}
 	if (ts < s->ts_min)
 		s->ts_min = ts;
 	if (ts > s->ts_max)
