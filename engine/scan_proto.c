@@ -1223,9 +1223,9 @@ emit_te(struct ps *s, uint32_t machine, uint64_t off, const struct te_op *te)
  * timestamp and a sequence id. */
 struct te_plain {
 	uint64_t type, name_iid;
-	const uint8_t *name;
+	const uint8_t *name; /* NULL: no name field */
 	size_t name_len;
-	bool has_name, has_name_iid;
+	bool has_name_iid;
 };
 
 AINLINE bool
@@ -1235,7 +1235,7 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 	t->type = t->name_iid = 0;
 	t->name = NULL;
 	t->name_len = 0;
-	t->has_name = t->has_name_iid = false;
+	t->has_name_iid = false;
 	while (p < end) {
 		uint8_t tag = *p++;
 		uint64_t v;
@@ -1274,7 +1274,6 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 			if (UNLIKELY(!p || v > (uint64_t)(end - p)))
 				return false;
 			if (tag == (TAG(TE_NAME, WT_LEN) & 0xff)) {
-				t->has_name = true;
 				t->name = p;
 				t->name_len = (size_t)v;
 			}
@@ -1386,7 +1385,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	if (LIKELY(has_ts && has_seq && !s->keep) && plain_te(te, (size_t)te_len, lim, &t)) {
 		/* do_track_event's result for this kind */
 		r = (struct te_op){.kind = TM_OP_PUSH, .flags = TM_PUSH_TRACK_EVENT};
-		te_al_name(s, q, t.type, t.has_name ? t.name : NULL, t.name_len, t.has_name_iid,
+		te_al_name(s, q, t.type, t.name, t.name_len, t.has_name_iid,
 			   t.name_iid, &r);
 		sampled = al_track_event(s, &r, 0, clock, (int64_t)ts, off);
 	} else {
