@@ -1368,7 +1368,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	}
 
 	/* Committed: as process_packet from here. */
-	s->sc->n_packets++;
+	s->n_fast_pk++;
 	if (clear) {
 		q->valid = true;
 		q->has_defaults = false;
@@ -1398,7 +1398,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		flush_nots(s);
 		tm_oplog_packet_push_i(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
 		note_ts(s, (int64_t)ts);
-		s->sc->n_events++;
+		s->n_fast_ev++;
 		return true;
 	}
 	if (has_ts) {
@@ -1914,6 +1914,8 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		cut_have = pos - big_off;
 	}
 	flush_nots(&s);
+	sc->n_packets += s.n_fast_pk;
+	sc->n_events += s.n_fast_ev;
 	if (s.ts_min <= s.ts_max) {
 		tm_scan_note_ts(sc, s.ts_min);
 		tm_scan_note_ts(sc, s.ts_max);

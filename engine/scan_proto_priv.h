@@ -102,6 +102,10 @@ struct ps {
 	/* tm_scan_note_ts, kept here and handed over at the end (none
 	 * while ts_min > ts_max: INT64_MAX and INT64_MIN at the start) */
 	int64_t ts_min, ts_max;
+	/* fast_packet's packets and its plain PACKET pushes' events: the
+	 * scan's counts (tm_scan n_packets, n_events) without a load of
+	 * s->sc per packet, added to them at the end */
+	uint64_t n_fast_pk, n_fast_ev;
 	/* slot of a (machine, sequence id), direct-mapped (SEQ_CACHE entries,
 	 * checked on use): traces with thousands of writers hash no more */
 	uint32_t *seq_cache;
