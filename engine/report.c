@@ -336,17 +336,17 @@ tm_report_build(struct tm_replay *p)
 				if (sc->clocks_seen[c / 64] >> (c % 64) & 1)
 					f->clocks[f->n_clocks++] = c;
 		}
-		size_t ns = 0;
-		for (int st = 0; st < TM_STAT__COUNT; st++)
-			ns += tm_acc_stat(a, st) != 0;
+		/* stat_v holds the non-zero stats in id order, one per bit of
+		 * stat_mask (struct tm_file_acc) */
+		size_t ns = (size_t)__builtin_popcount(a->stat_mask);
 		f->stats = ns ? xcalloc(ns, sizeof *f->stats) : NULL;
-		for (int st = 0; st < TM_STAT__COUNT; st++) {
-			if (!tm_acc_stat(a, st))
-				continue;
-			tot[st] += tm_acc_stat(a, st);
-			f->stats[f->n_stats++] = stat_of(st, tm_acc_stat(a, st));
+		for (uint32_t m = a->stat_mask; m; m &= m - 1) {
+			int st = __builtin_ctz(m);
+			uint64_t v = a->stat_v[f->n_stats];
+			tot[st] += v;
+			f->stats[f->n_stats++] = stat_of(st, v);
 			if (tm_stat_is_drop((enum tm_stat_id)st))
-				f->dropped += tm_acc_stat(a, st);
+				f->dropped += v;
 		}
 		struct tm_buf b;
 		tm_buf_init(&b);
