@@ -299,7 +299,7 @@ tm_report_build(struct tm_replay *p)
 	index_trackers(p, nm, &ix);
 	for (size_t i = 0; i < nm; i++) {
 		const struct tm_member *mb = &s->in->members[i];
-		struct tm_file_acc *a = &p->acc[i];
+		const struct tm_file_acc *a = &p->acc[i];
 		struct tm_report_file *f = &r->files[i];
 		f->member = i;
 		f->path = mb->name;
@@ -319,12 +319,9 @@ tm_report_build(struct tm_replay *p)
 		f->all_first_ts = a->all_first;
 		f->all_last_ts = a->all_last;
 		f->n_machines = a->n_rows;
-		if (a->cap_rows) {
-			f->machines = a->rows;
-			a->rows = NULL;
-		} else if (a->n_rows) {
-			f->machines = xmalloc(sizeof *f->machines);
-			f->machines[0] = a->row1;
+		if (a->n_rows) {
+			size_t sz = a->n_rows * sizeof *f->machines;
+			f->machines = memcpy(xmalloc(sz), tm_acc_rows(a), sz);
 		}
 		const struct tm_scan *sc = s->scans ? s->scans[i] : NULL;
 		/* (exact sizes: a report row per member, 10,000s in an archive) */
