@@ -251,22 +251,6 @@ tm_al_trim(struct tm_align_samples *a)
 	}
 }
 
-void
-tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
-	   uint32_t machine, unsigned flags)
-{
-	if (!name || !n)
-		return;
-	if (a->cache) {
-		if (!tm_al_name_counted(a->cache, a, name, n, flags))
-			(void)tm_al_name_add(a, name, n, ts, clock, machine, flags, AL_NO_OFF);
-		return;
-	}
-	struct al_name *e = tm_al_name_entry(a, name, n);
-	if (e)
-		(void)tm_al_name_occ(a, e, ts, clock, machine, flags, AL_NO_OFF);
-}
-
 bool
 tm_al_name_add(struct tm_align_samples *a, const char *name, size_t n, int64_t ts,
 	       uint32_t clock, uint32_t machine, unsigned flags, uint64_t off)
@@ -276,7 +260,7 @@ tm_al_name_add(struct tm_align_samples *a, const char *name, size_t n, int64_t t
 		return false;
 	bool kept = tm_al_name_occ(a, e, ts, clock, machine, flags, off);
 	struct al_name_cache *c = a->cache;
-	if (e->n >= AL_OCC && !c->no_full) {
+	if (e->n >= AL_OCC && c && !c->no_full) {
 		struct al_key k = al_key((const uint8_t *)name, n);
 		c->full_x = k.x;
 		c->full_y = k.y;

@@ -124,10 +124,6 @@ struct tm_align_samples {
 
 struct tm_align_samples *tm_al_new(void);
 void tm_al_free(struct tm_align_samples *a);
-/* An event named name[0..n) at ts (flags: AL_INSTANT for instants/markers),
- * of no proto packet (off AL_NO_OFF; tm_al_name_occ takes one). */
-void tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
-		uint32_t machine, unsigned flags);
 /* The entry of name[0..n) (n > 0), added when new; NULL when the table is
  * full.  Entries are never removed: an index into names stays valid. */
 struct al_name *tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n);
@@ -229,11 +225,20 @@ tm_al_name_counted(const struct al_name_cache *c, struct tm_align_samples *a, co
 }
 
 /* tm_al_name (n > 0) of a name that tm_al_name_counted did not count,
- * through a->cache (there must be one), which it may make the full name;
+ * through a->cache when there is one, which it may make the full name;
  * off: the proto packet's byte offset or AL_NO_OFF.  True when the
  * occurrence was kept as a sample. */
 bool tm_al_name_add(struct tm_align_samples *a, const char *name, size_t n, int64_t ts,
 		    uint32_t clock, uint32_t machine, unsigned flags, uint64_t off);
+/* An event named name[0..n) at ts (flags: AL_INSTANT for instants/markers),
+ * of no proto packet (off AL_NO_OFF; tm_al_name_add takes one). */
+static inline __attribute__((always_inline)) void
+tm_al_name(struct tm_align_samples *a, const char *name, size_t n, int64_t ts, uint32_t clock,
+	   uint32_t machine, unsigned flags)
+{
+	if (name && n && !(a->cache && tm_al_name_counted(a->cache, a, name, n, flags)))
+		(void)tm_al_name_add(a, name, n, ts, clock, machine, flags, AL_NO_OFF);
+}
 /* A flow id's start (AL_OUT) or end (AL_IN) at ts, in the proto packet at
  * byte off (AL_NO_OFF: none); true when it was kept as a sample. */
 bool tm_al_id(struct tm_align_samples *a, enum al_kind kind, uint64_t id, int64_t ts,
@@ -272,8 +277,7 @@ tm_al_json(struct tm_align_samples *a, char phase, const char *name, size_t nl, 
 		tm_al_json_ids(a, phase, name, nl, has_id, id, ts);
 		return;
 	}
-	if (name && nl && !tm_al_name_counted(a->cache, a, name, nl, fl))
-		(void)tm_al_name_add(a, name, nl, ts, 0, 0, fl, AL_NO_OFF);
+	tm_al_name(a, name, nl, ts, 0, 0, fl);
 }
 
 struct tm_atrace_point;

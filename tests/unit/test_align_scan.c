@@ -193,6 +193,78 @@ t_occ_prev_same(void)
 	}
 }
 
+/* tm_al_name gives the same samples with no cache, through a scanner's
+ * cache (struct al_name_cache, its full name taking the counted shortcut)
+ * and through one with no_full: names repeated past their AL_OCC samples,
+ * names sharing outer bytes or length, empty and NULL names, instants, and
+ * enough names to fill the table (AL_NAMES). */
+static void
+t_name_cached_same(void)
+{
+	static const char *pool[] = {"a", "b", "ab", "ba", "tick", "tock", "slice_01", "slice_10",
+				     "RenderFrameImpl::didCommitProvisionalLoad",
+				     "RenderFrameImpl::didCommitProvisionalLoaD",
+				     "RenderFrameImpX::didCommitProvisionalLoad",
+				     "0123456789abcdef", "0123456789abcdeF", ""};
+	const size_t np = sizeof pool / sizeof *pool;
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	for (int t = 0; t < 40 && !t_failed_; t++) {
+		struct tm_align_samples *v[3] = {tm_al_new(), tm_al_new(), tm_al_new()};
+		struct al_name_cache c[2];
+		memset(c, 0, sizeof c);
+		tm_al_cache_init(&c[0], false);
+		tm_al_cache_init(&c[1], true);
+		v[1]->cache = &c[0];
+		v[2]->cache = &c[1];
+		/* every fourth round also adds more distinct names than fit */
+		int nev = t % 4 == 3 ? (int)AL_NAMES + 600 : 3000;
+		size_t last = 0;
+		bool run_start = true;
+		char buf[32];
+		for (int e = 0; e < nev; e++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			const char *nm;
+			size_t n;
+			if (t % 4 == 3 && e % 3 == 0) {
+				n = (size_t)snprintf(buf, sizeof buf, "n%d", e);
+				nm = buf;
+			} else {
+				run_start = x % 4 == 0;
+				if (run_start) /* runs of one name, and changes */
+					last = (size_t)(x >> 8) % np;
+				nm = x % 29 == 0 ? NULL : pool[last];
+				n = nm ? strlen(nm) : 0;
+			}
+			/* some names only instants for long after their samples,
+			 * then only where a run starts (the lookup's side) */
+			unsigned fl = last % 3 == 0 ? (2 * e < nev || run_start ? AL_INSTANT : 0)
+				      : (x >> 20) % 3 == 0 ? AL_INSTANT : 0;
+			int64_t ts = e * 10 + (int64_t)((x >> 30) % 10);
+			for (int k = 0; k < 3; k++)
+				tm_al_name(v[k], nm, n, ts, (uint32_t)(x >> 50) % 3, 0, fl);
+		}
+		CHECK(c[0].full_len != SIZE_MAX && c[1].full_len == SIZE_MAX);
+		for (int k = 1; k < 3; k++) {
+			const struct tm_align_samples *p = v[0], *q = v[k];
+			CHECK_INT(q->n_names, p->n_names);
+			CHECK_INT(q->names_full, p->names_full);
+			for (size_t i = 0; i < p->n_names && i < q->n_names; i++) {
+				const struct al_name *y = &p->names[i], *z = &q->names[i];
+				CHECK(y->len == z->len && memcmp(y->name, z->name, y->len) == 0);
+				CHECK_INT(z->count, y->count);
+				CHECK_INT(z->all_instant, y->all_instant);
+				CHECK_INT(z->n, y->n);
+				CHECK(y->occ_len == z->occ_len &&
+				      (!y->occ_len || memcmp(y->occ, z->occ, y->occ_len) == 0));
+			}
+		}
+		for (int k = 0; k < 3; k++) {
+			v[k]->cache = NULL;
+			tm_al_free(v[k]);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -202,5 +274,6 @@ main(void)
 	RUN(t_async_ids_by_identity);
 	RUN(t_names);
 	RUN(t_thinning);
+	RUN(t_name_cached_same);
 	return 0;
 }
