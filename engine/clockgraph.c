@@ -870,6 +870,41 @@ find_path(struct tm_graph *g, uint32_t src, uint32_t dst, struct path *out)
 /* conversion                                                          */
 /* ------------------------------------------------------------------ */
 
+/* The first of a series' n snapshot values ts[] after ns (n: none is);
+ * the one a hop uses is the one before it, else the first (upper_bound
+ * then a step back, as ClockSynchronizer::ConvertSlowpath,
+ * util/clock_synchronizer.h). */
+static inline size_t
+ts_after(const int64_t *ts, size_t n, int64_t ns)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ts[mid] <= ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether snapshot snap is among a series' n ascending ids[], and where
+ * (*at: lower_bound there). */
+static inline bool
+snap_in(const uint32_t *ids, size_t n, uint32_t snap, size_t *at)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ids[mid] < snap)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < n && ids[lo] == snap;
+}
+
 static int64_t
 hop(const struct tm_graph *g, uint32_t a, uint32_t b, uint32_t hash, int64_t ns)
 {
@@ -877,29 +912,11 @@ hop(const struct tm_graph *g, uint32_t a, uint32_t b, uint32_t hash, int64_t ns)
 	if (!sa || !sb || !sa->n)
 		return ns;
 	const int64_t *ats = series_ts(sa), *bts = series_ts(sb);
-	const uint32_t *aids = series_ids(sa), *bids = series_ids(sb);
-	/* upper_bound then step back: last ts <= ns, else the first. */
-	size_t lo = 0, hi = sa->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ats[mid] <= ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t k = lo ? lo - 1 : 0;
-	uint32_t snap = aids[k];
-	lo = 0, hi = sb->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (bids[mid] < snap)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == sb->n || bids[lo] != snap)
+	size_t l = ts_after(ats, sa->n, ns), k = l ? l - 1 : 0;
+	size_t j;
+	if (!snap_in(series_ids(sb), sb->n, series_ids(sa)[k], &j))
 		return ns;
-	return wrap_add(ns, wrap_sub(bts[lo], ats[k]));
+	return wrap_add(ns, wrap_sub(bts[j], ats[k]));
 }
 
 /* The path from src to dst (both known): TM_CONV_OK and *si set, or why not. */
@@ -1075,15 +1092,7 @@ tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst
 					ok = false;
 					break;
 				}
-				size_t l = 0, r = sa->n;
-				while (l < r) {
-					size_t mid = (l + r) / 2;
-					if (ats[mid] <= ns)
-						l = mid + 1;
-					else
-						r = mid;
-				}
-				size_t k = l ? l - 1 : 0;
+				size_t l = ts_after(ats, sa->n, ns), k = l ? l - 1 : 0;
 				int64_t end = cur[i].b;
 				if (l < sa->n) {
 					int64_t lim;
@@ -1094,24 +1103,14 @@ tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst
 					if (lim - 1 < end)
 						end = lim - 1;
 				}
-				/* translation of this hop for snapshot k */
-				size_t bl = 0, br = sb->n;
-				uint32_t snap = aids[k];
-				while (bl < br) {
-					size_t mid = (bl + br) / 2;
-					if (bids[mid] < snap)
-						bl = mid + 1;
-					else
-						br = mid;
-				}
+				/* translation of this hop for snapshot k (hop()) */
+				size_t j;
 				int64_t tr = 0;
-				if (bl < sb->n && bids[bl] == snap &&
-				    __builtin_sub_overflow(bts[bl], ats[k], &tr)) {
+				if (snap_in(bids, sb->n, aids[k], &j) &&
+				    __builtin_sub_overflow(bts[j], ats[k], &tr)) {
 					ok = false;
 					break;
 				}
-				if (!(bl < sb->n && bids[bl] == snap))
-					tr = 0;
 				int64_t no;
 				if (__builtin_add_overflow(o, tr, &no)) {
 					ok = false;
