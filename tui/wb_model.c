@@ -430,14 +430,29 @@ details_join(struct wb_model *m)
 	details_finish(m);
 }
 
+/* The worker to its end now, on this thread: the started thread joined,
+ * else (none could start) run here, once.  A harness stall (:details
+ * stall) would wait for a :details go that cannot come: it is over
+ * first (the one place besides :details go that ends it). */
+static void
+details_run_out(struct wb_model *m, bool started)
+{
+	__atomic_store_n(&m->det.stall, 0, __ATOMIC_RELEASE);
+	if (started) {
+		details_join(m);
+	} else {
+		details_worker(m);
+		details_finish(m);
+	}
+}
+
 /* Stop a running thread and wait for it (the session is about to change). */
 static void
 details_stop(struct wb_model *m)
 {
 	if (m->det.running) {
 		__atomic_store_n(&m->det.cancel, true, __ATOMIC_RELAXED);
-		__atomic_store_n(&m->det.stall, 0, __ATOMIC_RELEASE);
-		details_join(m);
+		details_run_out(m, true);
 	}
 	details_forget(m);
 }
@@ -473,9 +488,7 @@ model_details_poll(struct wb_model *m)
 	if (pthread_create(&d->thr, NULL, details_worker, m) == 0) {
 		d->running = true;
 	} else {
-		__atomic_store_n(&d->stall, 0, __ATOMIC_RELEASE); /* nothing to wait for it */
-		details_worker(m); /* no thread: here, once */
-		details_finish(m);
+		details_run_out(m, false);
 		changed = true;
 	}
 	return changed;
