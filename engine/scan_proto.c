@@ -1231,17 +1231,17 @@ struct te_plain {
 AINLINE bool
 plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 {
-	const uint8_t *end = p + len;
-	t->type = t->name_iid = 0;
-	t->name = NULL;
-	t->name_len = 0;
-	t->has_name_iid = false;
+	/* locals, stored in *t once at the end: kept in registers */
+	const uint8_t *end = p + len, *name = NULL;
+	uint64_t type = 0, name_iid = 0;
+	size_t name_len = 0;
+	bool has_name_iid = false;
 	while (p < end) {
 		uint8_t tag = *p++;
 		uint64_t v;
 		/* the two fields of nearly every event before the switch */
 		if (LIKELY(tag == TAG(TE_TYPE, WT_VARINT))) {
-			p = get_varint_lim(p, end, lim, &t->type);
+			p = get_varint_lim(p, end, lim, &type);
 			if (UNLIKELY(!p))
 				return false;
 			continue;
@@ -1254,8 +1254,8 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 		}
 		switch (tag) {
 		case TAG(TE_NAME_IID, WT_VARINT):
-			t->has_name_iid = true;
-			p = get_varint_lim(p, end, lim, &t->name_iid);
+			has_name_iid = true;
+			p = get_varint_lim(p, end, lim, &name_iid);
 			break;
 		case TAG(TE_CATEGORY_IIDS, WT_VARINT):
 			p = skip_varint_lim(p, end, lim);
@@ -1274,8 +1274,8 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 			if (UNLIKELY(!p || v > (uint64_t)(end - p)))
 				return false;
 			if (tag == (TAG(TE_NAME, WT_LEN) & 0xff)) {
-				t->name = p;
-				t->name_len = (size_t)v;
+				name = p;
+				name_len = (size_t)v;
 			}
 			p += v;
 			break;
@@ -1285,7 +1285,12 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 		if (UNLIKELY(!p))
 			return false;
 	}
-	return t->type != TE_COUNTER && t->type != TE_STATE;
+	t->type = type;
+	t->name_iid = name_iid;
+	t->name = name;
+	t->name_len = name_len;
+	t->has_name_iid = has_name_iid;
+	return type != TE_COUNTER && type != TE_STATE;
 }
 
 /* The fast path for the packets that make up nearly all of a TrackEvent
