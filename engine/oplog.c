@@ -25,6 +25,12 @@ static pthread_mutex_t sp_mu = PTHREAD_MUTEX_INITIALIZER;
 static int sp_fd = -1;     /* -2: none can be made */
 static uint64_t sp_end;    /* bytes handed out */
 static uint64_t sp_live;   /* bytes not yet given back */
+/* Bytes given back but not yet punched out of the file: extents given
+ * back next to each other are punched together from SP_HOLE_MIN bytes on
+ * (or all at once by the truncation when nothing is live): a punch per
+ * extent was a syscall per spilled member when a session closed. */
+static uint64_t sp_hole_off, sp_hole_len;
+#define SP_HOLE_MIN ((uint64_t)1 << 20)
 static uint64_t sp_mem;    /* run deltas held in memory by all logs (atomic) */
 
 static int
@@ -172,6 +178,16 @@ sp_read(uint64_t off, uint8_t *p, size_t n)
 		tm_oom(n);
 }
 
+/* The bytes given back and not yet punched out, punched (sp_mu held). */
+static void
+sp_punch(void)
+{
+	if (sp_hole_len)
+		(void)fallocate(sp_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)sp_hole_off, (off_t)sp_hole_len);
+	sp_hole_len = 0;
+}
+
 static void
 sp_free(uint64_t off, uint64_t n)
 {
@@ -181,12 +197,25 @@ sp_free(uint64_t off, uint64_t n)
 		pthread_mutex_unlock(&sp_mu);
 		return;
 	}
-	(void)fallocate(sp_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)n);
 	sp_live -= n;
-	if (!sp_live) {
-		if (ftruncate(sp_fd, 0) == 0)
-			sp_end = 0;
+	if (sp_hole_len && off == sp_hole_off + sp_hole_len) {
+		sp_hole_len += n;
+	} else if (sp_hole_len && off + n == sp_hole_off) {
+		sp_hole_off = off;
+		sp_hole_len += n;
+	} else {
+		sp_punch();
+		sp_hole_off = off;
+		sp_hole_len = n;
 	}
+	if (!sp_live) {
+		if (ftruncate(sp_fd, 0) == 0) {
+			sp_end = 0;
+			sp_hole_len = 0;
+		}
+	}
+	if (sp_hole_len >= SP_HOLE_MIN)
+		sp_punch();
 	pthread_mutex_unlock(&sp_mu);
 }
 

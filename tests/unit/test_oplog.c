@@ -415,6 +415,58 @@ spill_thresholds(void)
 	tm_oplog_fini(&b);
 }
 
+/* Spilled logs given back in a scrambled order (their extents then merge
+ * into holes punched together, oplog.c sp_free): every log still live
+ * reads back the same bytes as its twin kept in memory, after each one
+ * given back. */
+static void
+spill_holes(void)
+{
+	enum { L = 40, N = 20000 };
+	static struct tm_oplog mem[L], sp[L];
+	size_t keep = tm_oplog_spill_after;
+	for (int k = 0; k < L; k++)
+		for (int pass = 0; pass < 2; pass++) {
+			struct tm_oplog *l = pass ? &sp[k] : &mem[k];
+			tm_oplog_spill_after = pass ? 0 : SIZE_MAX;
+			tm_oplog_init(l);
+			l->use_runs = true;
+			uint64_t x = 1234567 + (uint64_t)k;
+			int64_t ts = 1000;
+			for (int i = 0; i < N; i++) {
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				ts += (int64_t)(x >> 46);
+				tm_oplog_packet_push(l, 0, 6, 1, ts, TM_PUSH_TRACK_EVENT,
+						     (uint64_t)i * 20);
+			}
+			tm_oplog_finish(l);
+		}
+	tm_oplog_spill_after = keep;
+	bool gone[L] = {0};
+	uint64_t x = 42;
+	for (int step = 0; step < L; step++) {
+		int k;
+		do {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			k = (int)((x >> 33) % L);
+		} while (gone[k]);
+		CHECK(sp[k].n_spilled > 0);
+		tm_oplog_fini(&sp[k]);
+		gone[k] = true;
+		for (int j = 0; j < L; j++) {
+			if (gone[j])
+				continue;
+			struct tm_buf w;
+			tm_buf_init(&w);
+			tm_oplog_write_inline(&sp[j], put_buf, &w);
+			CHECK(w.len == mem[j].len && !memcmp(w.data, mem[j].bytes, w.len));
+			tm_buf_fini(&w);
+		}
+	}
+	for (int k = 0; k < L; k++)
+		tm_oplog_fini(&mem[k]);
+}
+
 /* Two logs of the same ops, one with its runs in memory, one with them in
  * the spill file: the same bytes once written inline, the same values by
  * index and by search, the same ops expanded. */
@@ -1015,6 +1067,7 @@ main(void)
 	RUN(array_then_convert);
 	RUN(spill_thresholds);
 	RUN(spilled_runs);
+	RUN(spill_holes);
 	RUN(run_deltas_all_sizes);
 	RUN(big_log_mapped);
 	RUN(big_array_lanes);
