@@ -219,11 +219,30 @@ sp_free(uint64_t off, uint64_t n)
 	pthread_mutex_unlock(&sp_mu);
 }
 
+const struct tm_oplog_w tm_oplog_w_none;
+
+/* tm_oplog_w_none, as the pointer a log holds (never written through). */
+static struct tm_oplog_w *
+w_none(void)
+{
+	return (struct tm_oplog_w *)(uintptr_t)&tm_oplog_w_none;
+}
+
 void
 tm_oplog_init(struct tm_oplog *l)
 {
 	memset(l, 0, sizeof *l);
 	tm_buf_init(&l->pool);
+	l->w = w_none();
+}
+
+/* The log's appending state, its own from the first append on. */
+static struct tm_oplog_w *
+own_w(struct tm_oplog *l)
+{
+	if (l->w == w_none())
+		l->w = xcalloc(1, sizeof *l->w);
+	return l->w;
 }
 
 struct tm_oplog_stage {
@@ -249,26 +268,28 @@ struct tm_oplog_stage {
 static struct tm_oplog_stage *
 stg(struct tm_oplog *l)
 {
-	if (!l->stage)
-		l->stage = xcalloc(1, sizeof *l->stage);
-	return l->stage;
+	if (!l->w->stage)
+		l->w->stage = xcalloc(1, sizeof *l->w->stage);
+	return l->w->stage;
 }
 
 /* The buffers runs are staged in (refilled if more is appended). */
 static void
 free_staging(struct tm_oplog *l)
 {
-	BIG_FREE(l->run_ts, l->cap_run_ts);
-	l->run_ts = NULL;
-	l->cap_run_ts = 0;
-	struct tm_oplog_stage *g = l->stage;
-	if (!g)
+	struct tm_oplog_w *w = l->w;
+	if (!w || w == w_none())
 		return;
-	BIG_FREE(g->sort_tmp, g->cap_sort_tmp);
-	BIG_FREE(g->lane_buf, g->cap_lane_buf);
-	free(g->lanes);
-	free(g);
-	l->stage = NULL;
+	BIG_FREE(w->run_ts, w->cap_run_ts);
+	struct tm_oplog_stage *g = w->stage;
+	if (g) {
+		BIG_FREE(g->sort_tmp, g->cap_sort_tmp);
+		BIG_FREE(g->lane_buf, g->cap_lane_buf);
+		free(g->lanes);
+		free(g);
+	}
+	free(w);
+	l->w = w_none();
 }
 
 void
@@ -284,6 +305,7 @@ tm_oplog_fini(struct tm_oplog *l)
 	if (l->mem_run_bytes)
 		sp_mem_add(-(int64_t)l->mem_run_bytes);
 	memset(l, 0, sizeof *l);
+	l->w = w_none();
 }
 
 static void
@@ -507,11 +529,11 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		put_u(l, op->n);
 		break;
 	case TM_OP_RUN: {
-		/* values staged in l->run_ts (a CONVERT run, an ARRAY lane):
+		/* values staged in l->w->run_ts (a CONVERT run, an ARRAY lane):
 		 * deltas that stay in memory (a run spills only dlen >= 1024
 		 * bytes, and only when sp_wanted(dlen), which most bounds) are
 		 * encoded in place behind the head; others past room for it */
-		const int64_t *v = l->run_ts;
+		const int64_t *v = l->w->run_ts;
 		size_t sk = (size_t)((op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP) * 16;
 		size_t most = (size_t)op->n * 10; /* the deltas' bytes at most */
 		bool in_place = most < 1024 || !sp_wanted(most);
@@ -610,7 +632,7 @@ run_op(const struct tm_run_key *r)
 static void
 flush_lanes(struct tm_oplog *l)
 {
-	int64_t *keep = l->run_ts;
+	int64_t *keep = l->w->run_ts;
 	struct tm_oplog_stage *g = stg(l);
 	for (uint32_t k = 0; k < g->n_lanes; k++) {
 		struct tm_lane *ln = &g->lanes[k];
@@ -618,13 +640,13 @@ flush_lanes(struct tm_oplog *l)
 			continue;
 		if (ln->unsorted)
 			sort_staged(l, ln->v, ln->n);
-		struct tm_op e = run_op(&l->run);
+		struct tm_op e = run_op(&l->w->run);
 		e.n = ln->n;
 		e.n_arrays = ln->n_arrays;
-		l->run_ts = ln->v;
+		l->w->run_ts = ln->v;
 		if (ln->n_arrays == 1) {
 			e.kind = TM_OP_CONVERT_ARRAY;
-			e.flags = l->run.push_flags;
+			e.flags = l->w->run.push_flags;
 			e.tss = ln->v;
 			encode_op(l, &e);
 		} else {
@@ -635,9 +657,9 @@ flush_lanes(struct tm_oplog *l)
 		ln->n = ln->n_arrays = 0;
 		ln->unsorted = false;
 	}
-	l->run_ts = keep;
+	l->w->run_ts = keep;
 	g->n_lanes = 0;
-	l->run.n = 0;
+	l->w->run.n = 0;
 }
 
 static void flush_pkt(struct tm_oplog *l);
@@ -668,28 +690,28 @@ put_single(struct tm_oplog *l, const struct tm_run_key *r, int64_t ts)
 static void
 flush_run(struct tm_oplog *l)
 {
-	if (l->run.n == 0)
+	if (l->w->run.n == 0)
 		return;
-	if (l->run.flags & TM_RUN_ARRAY) {
+	if (l->w->run.flags & TM_RUN_ARRAY) {
 		flush_lanes(l);
 		return;
 	}
-	if ((l->run.flags & TM_RUN_PACKET) && !l->run_staged) {
+	if ((l->w->run.flags & TM_RUN_PACKET) && !l->w->run_staged) {
 		flush_pkt(l);
 		return;
 	}
-	if (l->run_unsorted)
-		sort_staged(l, l->run_ts, l->run.n);
-	l->run_unsorted = false;
-	if (l->run.n == 1) {
-		put_single(l, &l->run, l->run_ts[0]);
+	if (l->w->run_unsorted)
+		sort_staged(l, l->w->run_ts, l->w->run.n);
+	l->w->run_unsorted = false;
+	if (l->w->run.n == 1) {
+		put_single(l, &l->w->run, l->w->run_ts[0]);
 	} else {
-		struct tm_op e = run_op(&l->run);
+		struct tm_op e = run_op(&l->w->run);
 		encode_op(l, &e);
 		l->n_runs++;
-		l->n_run_elems += l->run.n;
+		l->n_run_elems += l->w->run.n;
 	}
-	l->run.n = 0;
+	l->w->run.n = 0;
 }
 
 static bool
@@ -702,17 +724,17 @@ run_clock_ok(uint32_t clock)
 static void
 run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t push_flags, int64_t ts)
 {
-	struct tm_run_key *r = &l->run;
+	struct tm_run_key *r = &l->w->run;
 	/* CONVERTs are independent of each other: their run is sorted at the
 	 * end (ftrace bundles of several CPUs interleave); PACKETs keep their
 	 * order (a failing one is deferred by position). */
-	bool down = r->n && r->flags == rflags && ts < l->run_ts[r->n - 1]; /* ARRAYs stage in lanes */
+	bool down = r->n && r->flags == rflags && ts < l->w->run_ts[r->n - 1]; /* ARRAYs stage in lanes */
 	if (r->n && (r->flags != rflags || r->machine != key->machine || r->clock != key->clock ||
 		     r->push_flags != push_flags || (down && rflags != TM_RUN_CONVERT) ||
 		     r->n >= RUN_MAX))
 		flush_run(l);
 	else if (down)
-		l->run_unsorted = true;
+		l->w->run_unsorted = true;
 	if (r->n == 0) {
 		memset(r, 0, sizeof *r);
 		r->flags = rflags;
@@ -720,10 +742,10 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
 		r->clock = key->clock;
 		r->push_flags = push_flags;
 		r->offset = key->offset;
-		l->run_unsorted = false;
+		l->w->run_unsorted = false;
 	}
-	BIG_XGROW(l->run_ts, l->cap_run_ts, (size_t)r->n + 1);
-	l->run_ts[r->n++] = ts;
+	BIG_XGROW(l->w->run_ts, l->w->cap_run_ts, (size_t)r->n + 1);
+	l->w->run_ts[r->n++] = ts;
 }
 
 /* ---- PACKET runs, encoded as they grow ----
@@ -731,7 +753,7 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
  * While a PACKET run is open, the log's bytes from l->len on hold room for
  * its head (RUN_HEAD_MAX), then room for its skip table (PKT_SKIP_ROOM, an
  * entry written when element 256 k is added), then its deltas up to
- * l->run_p: what encode_deltas would write for the values at the run's end
+ * l->w->run_p: what encode_deltas would write for the values at the run's end
  * (element 0's delta against l->last_ts, which no op changes while the run
  * is open: every other append ends the run first). */
 bool tm_oplog_staged_packets;
@@ -745,20 +767,20 @@ _Static_assert(RUN_MAX % TM_RUN_SKIP == 0, "a run ends where a skip entry is due
 static void
 flush_pkt(struct tm_oplog *l)
 {
-	struct tm_run_key *r = &l->run;
-	l->pkt_lim = 0;
+	struct tm_run_key *r = &l->w->run;
+	l->w->pkt_lim = 0;
 	if (r->n == 1) {
-		put_single(l, r, l->run_last);
+		put_single(l, r, l->w->run_last);
 	} else {
 		size_t d0 = PKT_D0(l);
 		struct tm_op e = run_op(r);
-		put_run(l, &e, l->run_last, l->len + RUN_HEAD_MAX, d0,
-			(size_t)(l->run_p - l->bytes) - d0);
+		put_run(l, &e, l->w->run_last, l->len + RUN_HEAD_MAX, d0,
+			(size_t)(l->w->run_p - l->bytes) - d0);
 		l->n_runs++;
 		l->n_run_elems += r->n;
 	}
 	r->n = 0;
-	l->run_p = NULL;
+	l->w->run_p = NULL;
 }
 
 /* Add ts to the open PACKET run (key: machine, clock, offset) or start
@@ -766,20 +788,20 @@ flush_pkt(struct tm_oplog *l)
 static void
 pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_t ts)
 {
-	struct tm_run_key *r = &l->run;
+	struct tm_run_key *r = &l->w->run;
 	if (r->n && (r->flags != TM_RUN_PACKET || r->machine != key->machine ||
 		     r->clock != key->clock || r->push_flags != push_flags || r->n >= RUN_MAX ||
-		     ts < (l->run_staged ? l->run_ts[r->n - 1] : l->run_last)))
+		     ts < (l->w->run_staged ? l->w->run_ts[r->n - 1] : l->w->run_last)))
 		flush_run(l);
 	if (r->n == 0)
-		l->run_staged = tm_oplog_staged_packets;
-	if (l->run_staged) {
-		l->pkt_lim = 0;
+		l->w->run_staged = tm_oplog_staged_packets;
+	if (l->w->run_staged) {
+		l->w->pkt_lim = 0;
 		run_add(l, TM_RUN_PACKET, key, push_flags, ts);
 		return;
 	}
 	uint32_t n = r->n;
-	int64_t prev = l->run_last;
+	int64_t prev = l->w->run_last;
 	if (n == 0) {
 		memset(r, 0, sizeof *r);
 		r->flags = TM_RUN_PACKET;
@@ -788,35 +810,35 @@ pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_
 		r->push_flags = push_flags;
 		r->offset = key->offset;
 		reserve(l, RUN_HEAD_MAX + PKT_SKIP_ROOM + TM_RUN_SKIP * 10);
-		l->run_p = l->bytes + PKT_D0(l);
+		l->w->run_p = l->bytes + PKT_D0(l);
 		prev = l->last_ts;
 	}
 	/* room for this element and the next TM_RUN_SKIP - 1, 10 bytes each; a
 	 * log growing past PKT_HUGE_AT goes to a huge mapping at once:
 	 * growing through the heap and 4 KiB pages up to 2 MiB touched ~500
 	 * pages, each a fault (~10 us under a hypervisor) */
-	size_t at = (size_t)(l->run_p - l->bytes);
+	size_t at = (size_t)(l->w->run_p - l->bytes);
 	if (l->cap - at < TM_RUN_SKIP * 10) {
 		size_t need = at + TM_RUN_SKIP * 10;
 		if (need > PKT_HUGE_AT && need < TM_BIG_MIN)
 			need = TM_BIG_MIN;
 		reserve(l, need - l->len);
-		l->run_p = l->bytes + at;
+		l->w->run_p = l->bytes + at;
 	}
-	uint8_t *p = l->run_p;
+	uint8_t *p = l->w->run_p;
 	if (n % TM_RUN_SKIP == 0) {
 		uint64_t o = (uint64_t)(at - PKT_D0(l));
 		uint8_t *e = l->bytes + l->len + RUN_HEAD_MAX + (size_t)(n / TM_RUN_SKIP) * 16;
 		memcpy(e, &ts, 8);
 		memcpy(e + 8, &o, 8);
 	}
-	l->run_p = tm_ol_put_varint(p, tm_ol_zz(wrap_sub(ts, prev)));
-	l->run_last = ts;
+	l->w->run_p = tm_ol_put_varint(p, tm_ol_zz(wrap_sub(ts, prev)));
+	l->w->run_last = ts;
 	r->n = ++n;
 	/* the inline appender: machine 0, up to the next skip entry (at most
 	 * TM_RUN_SKIP - 1 more elements: in the room reserved above) or the
 	 * run's end (RUN_MAX, a multiple of TM_RUN_SKIP) */
-	l->pkt_lim = key->machine == 0 ? (n + TM_RUN_SKIP - 1) / TM_RUN_SKIP * TM_RUN_SKIP : 0;
+	l->w->pkt_lim = key->machine == 0 ? (n + TM_RUN_SKIP - 1) / TM_RUN_SKIP * TM_RUN_SKIP : 0;
 }
 
 /* First index in v[0..n) whose value is > x. */
@@ -874,7 +896,7 @@ size_t tm_oplog_lane_max = ARRAY_RUN_MAX / TM_LANES;
 static void
 add_array(struct tm_oplog *l, const struct tm_op *op)
 {
-	struct tm_run_key *r = &l->run;
+	struct tm_run_key *r = &l->w->run;
 	if (r->n && (r->flags != TM_RUN_ARRAY || r->machine != op->machine ||
 		     r->clock != op->clock || r->push_flags != op->flags ||
 		     r->n + op->n > ARRAY_RUN_MAX))
@@ -941,10 +963,10 @@ again:
 static void
 emit_held(struct tm_oplog *l)
 {
-	if (l->has_held) {
-		l->has_held = false;
+	if (l->w->has_held) {
+		l->w->has_held = false;
 		flush_run(l);
-		encode_op(l, &l->stage->held);
+		encode_op(l, &l->w->stage->held);
 	}
 }
 
@@ -956,11 +978,12 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 		encode_op(l, op);
 		return;
 	}
-	if (l->has_held) {
-		const struct tm_op *h = &l->stage->held;
+	(void)own_w(l);
+	if (l->w->has_held) {
+		const struct tm_op *h = &l->w->stage->held;
 		if (op->kind == TM_OP_PUSH && op->detail == 0 && op->machine == h->machine &&
 		    (op->flags & ~(uint32_t)TM_PUSH_TRACK_EVENT) == 0) {
-			l->has_held = false;
+			l->w->has_held = false;
 			pkt_add(l, h, op->flags, h->ts);
 			return;
 		}
@@ -968,8 +991,8 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 	}
 	if (op->kind == TM_OP_PACKET && op->n == 1 && op->flags == 0 && run_clock_ok(op->clock)) {
 		stg(l)->held = *op;
-		l->has_held = true;
-		l->pkt_lim = 0; /* the run may go on only after the held op */
+		l->w->has_held = true;
+		l->w->pkt_lim = 0; /* the run may go on only after the held op */
 		return;
 	}
 	if (op->kind == TM_OP_CONVERT && op->detail == 0 && run_clock_ok(op->clock) &&
@@ -1725,7 +1748,7 @@ tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint3
 		return;
 	}
 	l->n_ops += 2;
-	if (l->has_held)
+	if (own_w(l)->has_held)
 		emit_held(l);
 	struct tm_op key = {.machine = machine, .clock = clock, .offset = offset};
 	pkt_add(l, &key, push_flags, ts);

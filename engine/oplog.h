@@ -197,6 +197,41 @@ struct tm_op {
 	uint64_t offset;                  /* byte offset in the member where the op's packet/event starts */
 };
 
+/* The appending state of a log (tm_oplog.w).  The inline appenders below
+ * read it; everything else is oplog.c's. */
+struct tm_oplog_w {
+	bool has_held;      /* a PACKET n=1 waiting to see its payload (stage->held) */
+	bool run_staged;    /* the open PACKET run's values are in run_ts (test hook below) */
+	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
+	uint32_t pkt_lim;   /* see run_p below */
+	/* the open run's key, n = 0 if none: what its TM_OP_RUN head holds
+	 * (oplog.c, run_op), not a whole struct tm_op */
+	struct tm_run_key {
+		uint32_t n;
+		uint32_t flags;      /* TM_RUN_PACKET / CONVERT / ARRAY */
+		uint32_t machine, clock;
+		uint32_t push_flags;
+		uint32_t n_arrays;   /* ARRAY: the CONVERT_ARRAYs folded */
+		uint64_t offset;     /* the first element's */
+	} run;
+	/* An open PACKET run is encoded as it grows (oplog.c, pkt_add): its
+	 * deltas end at run_p in the log's bytes (past room for the run's
+	 * head and skip table, both written when it ends), run_last is its
+	 * last value.  tm_oplog_packet_push_i extends it while run.n <
+	 * pkt_lim (0: not a machine-0 PACKET run it may extend; else the next
+	 * element that needs a skip entry or the run's end) and the run's
+	 * clock and push_flags are the packet's. */
+	uint8_t *run_p;
+	int64_t run_last;
+	int64_t *run_ts;    /* an open CONVERT run's values */
+	size_t cap_run_ts;
+	/* the rest, allocated when first needed (oplog.c) */
+	struct tm_oplog_stage *stage;
+};
+/* The state of a log not being appended to: all zero, never written (read
+ * only: an appender that wrote it would fault). */
+extern const struct tm_oplog_w tm_oplog_w_none;
+
 struct tm_oplog {
 	uint8_t *bytes;
 	size_t len, cap;
@@ -209,37 +244,11 @@ struct tm_oplog {
 	/* Runs (see TM_OP_RUN): off unless use_runs; call tm_oplog_finish
 	 * after the last append. */
 	bool use_runs;
-	bool has_held;      /* a PACKET n=1 waiting to see its payload (stage->held) */
-	bool run_staged;    /* the open PACKET run's values are in run_ts (test hook below) */
-	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
-	uint32_t pkt_lim;   /* see run_p below (the small fields together, no
-			     * padding: a session keeps a log per member) */
-	/* the open run's key, n = 0 if none: what its TM_OP_RUN head holds
-	 * (oplog.c, run_op), not a whole struct tm_op (144 bytes, 32 here:
-	 * a session keeps a log per member) */
-	struct tm_run_key {
-		uint32_t n;
-		uint32_t flags;      /* TM_RUN_PACKET / CONVERT / ARRAY */
-		uint32_t machine, clock;
-		uint32_t push_flags;
-		uint32_t n_arrays;   /* ARRAY: the CONVERT_ARRAYs folded */
-		uint64_t offset;     /* the first element's */
-	} run;
-	/* An open PACKET run is encoded as it grows (oplog.c, pkt_add): its
-	 * deltas end at run_p in bytes (past room for the run's head and
-	 * skip table, both written when it ends), run_last is its last
-	 * value.  tm_oplog_packet_push_i extends it while run.n < pkt_lim
-	 * (0: not a machine-0 PACKET run it may extend; else the next element
-	 * that needs a skip entry or the run's end) and the run's clock and
-	 * push_flags are the packet's. */
-	uint8_t *run_p;
-	int64_t run_last;
-	int64_t *run_ts;    /* an open CONVERT run's values */
-	size_t cap_run_ts;
-	/* what only appending uses beyond the hot paths' fields above (oplog.c):
-	 * allocated when first needed, freed by tm_oplog_finish (a session
-	 * keeps one log per member) */
-	struct tm_oplog_stage *stage;
+	/* what only appending uses (struct tm_oplog_w): its own block while a
+	 * log is appended to, freed by tm_oplog_finish (a session keeps one
+	 * log per member); a finished or new log points at tm_oplog_w_none,
+	 * which no appender writes (its open run is empty) */
+	struct tm_oplog_w *w;
 	uint64_t n_runs, n_run_elems;
 	uint64_t mem_run_bytes; /* delta bytes of this log's runs held in memory */
 	struct tm_spilled {
@@ -309,15 +318,16 @@ static inline void
 tm_oplog_packet_push_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq,
 		       int64_t ts, uint32_t push_flags, uint64_t offset)
 {
-	uint32_t n = l->run.n;
-	int64_t last = l->run_last;
-	if (__builtin_expect(machine == 0 && n < l->pkt_lim &&
-				     l->run.clock == clock && l->run.push_flags == push_flags &&
+	struct tm_oplog_w *w = l->w;
+	uint32_t n = w->run.n;
+	int64_t last = w->run_last;
+	if (__builtin_expect(machine == 0 && n < w->pkt_lim &&
+				     w->run.clock == clock && w->run.push_flags == push_flags &&
 				     ts >= last,
 			     1)) {
-		l->run_p = tm_ol_put_varint(l->run_p, tm_ol_zz(wrap_sub(ts, last)));
-		l->run_last = ts;
-		l->run.n = n + 1;
+		w->run_p = tm_ol_put_varint(w->run_p, tm_ol_zz(wrap_sub(ts, last)));
+		w->run_last = ts;
+		w->run.n = n + 1;
 		l->n_ops += 2;
 		return;
 	}
@@ -330,16 +340,17 @@ static inline void
 tm_oplog_convert_i(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
 		   uint32_t flags, uint32_t detail, uint64_t offset)
 {
-	struct tm_run_key *r = &l->run;
-	if (__builtin_expect(detail == 0 && flags == TM_CONV_FAIL_DROP && r->n && !l->has_held &&
+	struct tm_oplog_w *w = l->w;
+	struct tm_run_key *r = &w->run;
+	if (__builtin_expect(detail == 0 && flags == TM_CONV_FAIL_DROP && r->n && !w->has_held &&
 				     r->flags == TM_RUN_CONVERT && r->machine == machine &&
 				     r->clock == clock && r->push_flags == flags &&
-				     r->n < TM_RUN_MAX && r->n < l->cap_run_ts,
+				     r->n < TM_RUN_MAX && r->n < w->cap_run_ts,
 			     1)) {
 		l->n_ops++;
-		if (ts < l->run_ts[r->n - 1])
-			l->run_unsorted = true;
-		l->run_ts[r->n++] = ts;
+		if (ts < w->run_ts[r->n - 1])
+			w->run_unsorted = true;
+		w->run_ts[r->n++] = ts;
 		return;
 	}
 	tm_oplog_convert(l, machine, clock, seq, ts, flags, detail, offset);

@@ -471,7 +471,7 @@ failure(struct js *js)
 	tm_oplog_stat(&js->sc->log, 0, TM_STAT_JSON_TOKENIZER_FAILURE, 1);
 }
 
-static inline void
+static inline __attribute__((always_inline)) void
 push_flags(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
 	   int64_t dur, uint64_t off, uint32_t flags)
 {
@@ -483,7 +483,7 @@ push_flags(struct js *js, int64_t ts, const char *name, size_t nlen, char phase,
 	tm_oplog_convert_i(&js->sc->log, 0, 0, 0, ts, flags, detail, off);
 }
 
-static void
+static inline __attribute__((always_inline)) void
 push(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
      int64_t dur, uint64_t off)
 {

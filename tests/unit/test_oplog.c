@@ -1040,18 +1040,56 @@ run_key_same_bytes(void)
 }
 
 /* struct tm_oplog is kept per member for the session (inside struct
- * tm_scan: an archive of 10,000s of members holds as many): 232 bytes on
- * LP64 since the open run's key is a struct tm_run_key (32 bytes, not a
- * struct tm_op of 144); new fields go in its holes. */
+ * tm_scan: an archive of 10,000s of members holds as many): 168 bytes on
+ * LP64 since what only appending uses is a block of its own (struct
+ * tm_oplog_w, freed by tm_oplog_finish); new fields go in its holes. */
 static void
 oplog_struct_size(void)
 {
 #if UINTPTR_MAX == UINT64_MAX
-	if (sizeof(struct tm_oplog) > 232)
-		CHECK_INT(sizeof(struct tm_oplog), 232);
-	if (sizeof(struct tm_scan) > 336)
-		CHECK_INT(sizeof(struct tm_scan), 336);
+	if (sizeof(struct tm_oplog) > 168)
+		CHECK_INT(sizeof(struct tm_oplog), 168);
+	if (sizeof(struct tm_scan) > 272)
+		CHECK_INT(sizeof(struct tm_scan), 272);
 #endif
+}
+
+/* A finished log holds no appending state (tm_oplog_w_none, read only),
+ * and appending to it again takes a block of its own: every event is
+ * there, in order. */
+static void
+finished_log_drops_writer(void)
+{
+	struct tm_oplog a;
+	tm_oplog_init(&a);
+	a.use_runs = true;
+	CHECK(a.w == &tm_oplog_w_none);
+	for (int i = 0; i < 3000; i++) {
+		tm_oplog_packet_push_i(&a, 0, 0, 1, 1000 + i * 7, TM_PUSH_TRACK_EVENT, (uint64_t)i);
+		if (i % 1000 == 999) {
+			CHECK(a.w != &tm_oplog_w_none);
+			tm_oplog_finish(&a);
+			CHECK(a.w == &tm_oplog_w_none);
+		}
+	}
+	tm_oplog_convert_i(&a, 0, 0, 0, 5, TM_CONV_FAIL_DROP, 0, 3000);
+	tm_oplog_finish(&a);
+	CHECK(a.w == &tm_oplog_w_none);
+	CHECK_INT(a.n_ops, 6001);
+	struct tm_opiter it;
+	struct tm_op op;
+	tm_opiter_init(&it, &a);
+	int pushes = 0;
+	while (tm_opiter_next(&it, &op) && !t_failed_) {
+		if (op.kind == TM_OP_PUSH) {
+			CHECK_INT(op.ts, 1000 + pushes * 7);
+			pushes++;
+		}
+	}
+	CHECK_INT(pushes, 3000);
+	CHECK_INT(op.kind, TM_OP_CONVERT);
+	tm_opiter_fini(&it);
+	tm_oplog_fini(&a);
 }
 
 int
@@ -1075,5 +1113,6 @@ main(void)
 	RUN(pkt_runs_as_staged);
 	RUN(run_key_same_bytes);
 	RUN(oplog_struct_size);
+	RUN(finished_log_drops_writer);
 	return 0;
 }
