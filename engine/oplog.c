@@ -1437,13 +1437,15 @@ tm_run_at(const struct tm_run *r, uint32_t i)
 }
 
 uint32_t
-tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, bool strict)
+tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, bool strict, int64_t nb[2])
 {
 	if (lo >= hi)
 		return hi;
 	if (strict ? r->last <= x : r->last < x)
 		return hi; /* none passes */
-	/* last skip block whose first value does not pass x */
+	/* last skip block whose first value does not pass x: the answer is
+	 * in it or starts the next, so at most that one block is decoded
+	 * (read back, when spilled), and only from its second element on */
 	uint32_t bl = lo / TM_RUN_SKIP, bh = (hi - 1) / TM_RUN_SKIP + 1;
 	while (bh - bl > 1) {
 		uint32_t mid = (bl + bh) / 2;
@@ -1458,20 +1460,32 @@ tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, 
 	}
 	uint8_t buf[BLOCK_MAX];
 	uint32_t i = bl * TM_RUN_SKIP;
-	int64_t v;
-	const uint8_t *p = run_block(r, bl, buf, &v);
-	(void)rd_u(&p);
+	int64_t v, prev = 0;
+	uint64_t off;
+	skip_entry(r, bl, &v, &off);
+	const uint8_t *p = NULL; /* past element i's delta once its block is decoded */
 	for (;; i++) {
-		if (i >= lo && (strict ? v > x : v >= x))
+		if (i >= lo && (strict ? v > x : v >= x)) {
+			if (nb) {
+				nb[0] = prev; /* some element before i was seen when i > lo */
+				nb[1] = v;
+			}
 			return i;
+		}
 		if (i + 1 >= hi)
 			return hi;
+		prev = v;
 		if ((i + 1) % TM_RUN_SKIP == 0) {
-			p = run_block(r, (i + 1) / TM_RUN_SKIP, buf, &v);
-			(void)rd_u(&p);
-		} else {
-			v = wrap_add(v, unzz(rd_u(&p)));
+			skip_entry(r, (i + 1) / TM_RUN_SKIP, &v, &off);
+			p = NULL;
+			continue;
 		}
+		if (!p) {
+			int64_t first;
+			p = run_block(r, i / TM_RUN_SKIP, buf, &first);
+			(void)rd_u(&p); /* element i's own delta */
+		}
+		v = wrap_add(v, unzz(rd_u(&p)));
 	}
 }
 

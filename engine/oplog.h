@@ -173,8 +173,11 @@ extern size_t tm_oplog_lane_max;
 int64_t tm_run_at(const struct tm_run *r, uint32_t i);
 /* All n values into out[n]. */
 void tm_run_decode(const struct tm_run *r, int64_t *out);
-/* First index in [lo, hi) whose value is >= x (strict: > x), or hi. */
-uint32_t tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, bool strict);
+/* First index e in [lo, hi) whose value is >= x (strict: > x), or hi.
+ * nb (may be NULL) gets the values of elements e - 1 and e when
+ * lo < e < hi.  Reads at most one block of a spilled run. */
+uint32_t tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, bool strict,
+			    int64_t nb[2]);
 
 struct tm_op {
 	enum tm_op_kind kind;

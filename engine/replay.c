@@ -1235,11 +1235,12 @@ bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, co
 	a->events += e - j;
 	note_all(a, vj + off, ve + off);
 	/* first index with v + off >= 0, i.e. v >= -off; v + INT64_MIN < 0 always */
-	uint32_t k = off == INT64_MIN ? e : vj + off >= 0 ? j : tm_run_lower_bound(r, j, e, -off, false);
+	int64_t nb[2];
+	uint32_t k = off == INT64_MIN ? e : vj + off >= 0 ? j : tm_run_lower_bound(r, j, e, -off, false, nb);
 	if (k > j)
 		stat_add(p, c, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
 	if (k < e) {
-		int64_t first = (k == j ? vj : tm_run_at(r, k)) + off, last = ve + off;
+		int64_t first = (k == j ? vj : nb[1]) + off, last = ve + off;
 		if (!a->has_ts || first < a->first_ts)
 			a->first_ts = first;
 		if (!a->has_ts || last > a->last_ts)
@@ -1354,19 +1355,22 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		return;
 	}
 	uint32_t j = 0;
+	int64_t vj = r0; /* element j's value */
 	const struct tm_piece *p0 = p->pieces;
 	if (!p->n_pieces || p0->a > r0 || !add_fits(r0, p0->off) || r0 + p0->off != v0) {
 		push(p, fs, c, v0, 0, te); /* not the first piece's: cannot happen */
 		j = 1;
+		vj = tm_run_at(r, 1);
 	}
+	/* a piece boundary inside the run: the search decodes the one block
+	 * it falls in, and gives the values on both sides */
 	for (size_t k = 0; k < p->n_pieces && j < n; k++) {
 		const struct tm_piece *pc = &p->pieces[k];
-		uint32_t e = tm_run_lower_bound(r, j, n, pc->b, true);
-		if (e <= j) {
-			j = e;
+		int64_t nb[2];
+		uint32_t e = tm_run_lower_bound(r, j, n, pc->b, true, nb);
+		if (e <= j)
 			continue;
-		}
-		int64_t vj = tm_run_at(r, j), ve = tm_run_at(r, e - 1);
+		int64_t ve = e == n ? r->last : nb[0];
 		if (add_fits(vj, pc->off) && add_fits(ve, pc->off)) {
 			bulk_push(p, fs, c, r, j, e, vj, ve, pc->off, te);
 		} else {
@@ -1374,6 +1378,8 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 				push(p, fs, c, wrap_add(tm_run_at(r, i), pc->off), 0, te);
 		}
 		j = e;
+		if (e < n)
+			vj = nb[1];
 	}
 }
 

@@ -562,8 +562,19 @@ spilled_runs(void)
 			uint32_t want = lo;
 			while (want < hi && (strict ? va[want] <= probe : va[want] < probe))
 				want++;
-			CHECK_INT(tm_run_lower_bound(rb, lo, hi, probe, strict), want);
-			CHECK_INT(tm_run_lower_bound(ra, lo, hi, probe, strict), want);
+			/* the values beside the answer, and one block read at most */
+			int64_t na[2] = {0, 0}, nb[2] = {0, 0};
+			uint64_t r0 = tm_oplog_spill_reads;
+			CHECK_INT(tm_run_lower_bound(rb, lo, hi, probe, strict, nb), want);
+			CHECK(tm_oplog_spill_reads - r0 <= 1);
+			CHECK_INT(tm_run_lower_bound(ra, lo, hi, probe, strict, na), want);
+			CHECK_INT(tm_run_lower_bound(ra, lo, hi, probe, strict, NULL), want);
+			if (want > lo && want < hi) {
+				CHECK_INT(na[0], va[want - 1]);
+				CHECK_INT(na[1], va[want]);
+				CHECK_INT(nb[0], va[want - 1]);
+				CHECK_INT(nb[1], va[want]);
+			}
 		}
 		free(va);
 		free(vb);

@@ -528,7 +528,7 @@ walk(const struct tm_oplog *l, bool raw)
 		if (raw && op.kind == TM_OP_RUN) {
 			for (uint32_t i = 0; i < op.run.n; i++)
 				sum += (uint64_t)tm_run_at(&op.run, i);
-			sum += tm_run_lower_bound(&op.run, 0, op.run.n, 1000, false);
+			sum += tm_run_lower_bound(&op.run, 0, op.run.n, 1000, false, NULL);
 		}
 	}
 	tm_opiter_fini(&it);
