@@ -221,7 +221,8 @@ struct tm_stream {
 	struct tm_stream_end *known;
 	bool sync;           /* no producer thread: the consumer inflates */
 	/* a provisional prime (tm_stream_gz_peek): V pauses at pause_at
-	 * (sync, the caller's thread) before the chunk is handed over; the
+	 * (sync, the caller's thread; non-zero only inside prime()) before
+	 * the chunk is handed over; the
 	 * sniff's bytes [0, prov_need) are not verified yet.  h_first: the
 	 * first hand-over at or past prov_need (0: none yet), h_first_eof:
 	 * it was the clean end. */
@@ -1552,7 +1553,6 @@ spec_begin(struct tm_stream *st)
 	if (st->sync || st->thr_on || st->eof || st->failed || st->ps != TM_OK ||
 	    (st->r_ready != st->r_head && !st->prov))
 		return;
-	st->pause_at = 0; /* (before V's thread starts) */
 	st->spec_on = true;
 	st->spec_from = st->s_head = st->r_head;
 	if (!st->vs)
@@ -1650,8 +1650,6 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		spec_begin(st);
 	if (st->spec_on && st->pos >= st->spec_from)
 		return next_spec(st, p, n, err);
-	if (st->pause_at) /* (written only before V's thread starts) */
-		st->pause_at = 0;
 	/* (speculating, the bytes before spec_from were decompressed by V
 	 * without a failure: they need no hand-over) */
 	for (;;) {
@@ -1710,8 +1708,8 @@ prime(struct tm_stream *st, size_t want, bool pause, const uint8_t **p, size_t *
 	st->r_free = st->pos;
 	/* (only a stream nothing has been read from, and V not started) */
 	pause = pause && st->pos == 0 && !st->thr_on && !st->sync && !st->no_spec && !st->known;
-	if (pause || st->pause_at) /* (V's thread not started when set) */
-		st->pause_at = pause ? want : 0;
+	if (pause) /* (V's thread not started; cleared below) */
+		st->pause_at = want;
 	bool paused = false;
 	while (st->r_ready - st->pos < want && !st->eof && st->ps == TM_OK && !st->stop) {
 		if (paused)
@@ -1730,7 +1728,7 @@ prime(struct tm_stream *st, size_t want, bool pause, const uint8_t **p, size_t *
 			break;
 		paused = pause && st->r_head >= st->pause_at && !st->eof;
 	}
-	if (st->pause_at)
+	if (pause)
 		st->pause_at = 0;
 	paused = paused && s == TM_OK && st->ps == TM_OK && !st->stop &&
 		 st->r_ready - st->pos < want;
@@ -1776,8 +1774,6 @@ tm_stream_gz_verified(struct tm_stream *st, uint64_t *handed, bool *clean)
 {
 	struct tm_error e;
 	pthread_mutex_lock(&st->mu);
-	if (st->pause_at) /* (V's thread has not started) */
-		st->pause_at = 0;
 	st->s_drain = true; /* the reader is done: V verifies into its scratch */
 	if (st->p_wait)
 		pthread_cond_signal(&st->cv_p);
