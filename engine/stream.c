@@ -1695,6 +1695,24 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	return TM_OK;
 }
 
+/* The consumer, mu held, for more handed-over bytes: waits for V's thread
+ * once, or (none started) runs V here (gz_fill, mu released meanwhile).
+ * gz_fill's status (TM_OK after a wait). */
+static enum tm_status
+wait_or_fill(struct tm_stream *st, struct tm_error *err)
+{
+	if (st->thr_on) {
+		st->c_wait = true;
+		pthread_cond_wait(&st->cv_c, &st->mu);
+		st->c_wait = false;
+		return TM_OK;
+	}
+	pthread_mutex_unlock(&st->mu);
+	enum tm_status s = gz_fill(st, err);
+	pthread_mutex_lock(&st->mu);
+	return s;
+}
+
 /* tm_stream_gz_prime, or with pause (tm_stream_gz_peek) provisional
  * once V has decompressed want bytes without a hand-over (*prov). */
 static enum tm_status
@@ -1711,20 +1729,10 @@ prime(struct tm_stream *st, size_t want, bool pause, const uint8_t **p, size_t *
 	if (pause) /* (V's thread not started; cleared below) */
 		st->pause_at = want;
 	bool paused = false;
-	while (st->r_ready - st->pos < want && !st->eof && st->ps == TM_OK && !st->stop) {
-		if (paused)
-			break;
-		if (st->thr_on) {
-			st->c_wait = true;
-			pthread_cond_wait(&st->cv_c, &st->mu);
-			st->c_wait = false;
-			continue;
-		}
-		/* the usual case: nothing runs ahead of the listing */
-		pthread_mutex_unlock(&st->mu);
-		s = gz_fill(st, err);
-		pthread_mutex_lock(&st->mu);
-		if (s != TM_OK)
+	/* (the usual case: nothing runs ahead of the listing, V fills here) */
+	while (st->r_ready - st->pos < want && !st->eof && st->ps == TM_OK && !st->stop &&
+	       !paused) {
+		if ((s = wait_or_fill(st, err)) != TM_OK)
 			break;
 		paused = pause && st->r_head >= st->pause_at && !st->eof;
 	}
@@ -1778,17 +1786,8 @@ tm_stream_gz_verified(struct tm_stream *st, uint64_t *handed, bool *clean)
 	if (st->p_wait)
 		pthread_cond_signal(&st->cv_p);
 	while (st->r_ready < st->prov_need && !st->eof && st->ps == TM_OK && !st->stop) {
-		if (st->thr_on) {
-			st->c_wait = true;
-			pthread_cond_wait(&st->cv_c, &st->mu);
-			st->c_wait = false;
-			continue;
-		}
-		pthread_mutex_unlock(&st->mu);
 		tm_error_clear(&e);
-		enum tm_status s = gz_fill(st, &e);
-		pthread_mutex_lock(&st->mu);
-		if (s != TM_OK)
+		if (wait_or_fill(st, &e) != TM_OK)
 			break;
 	}
 	bool ok = st->h_first != 0;
