@@ -859,6 +859,22 @@ static enum tm_status walk_zip(struct tm_input *in, size_t ci, struct tm_error *
 static enum tm_status walk_tar(struct tm_input *in, size_t ci, struct tm_error *err);
 static enum tm_status walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err);
 
+/* Container ci's own members listed (not theirs: walk recurses), as its
+ * format says (nothing for a format that is not a container). */
+static enum tm_status
+walk_as(struct tm_input *in, size_t ci, struct tm_error *err)
+{
+	switch (in->members[ci].format) {
+	case TM_FMT_TAR:
+		return walk_tar(in, ci, err);
+	case TM_FMT_ZIP:
+		return walk_zip(in, ci, err);
+	default:
+		return tm_format_is_container(in->members[ci].format) ? walk_compressed(in, ci, err)
+								     : TM_OK;
+	}
+}
+
 /* gzip/zstd child mi listed again, verified first: its provisional sniff
  * (walk_gzip, a TAR) read bytes never handed over.  Not walked. */
 static enum tm_status
@@ -886,17 +902,7 @@ static enum tm_status
 relist_gz(struct tm_input *in, size_t mi, struct tm_error *err)
 {
 	enum tm_status s = relist_gz_only(in, mi, err);
-	if (s != TM_OK)
-		return s;
-	switch (in->members[mi].format) {
-	case TM_FMT_TAR:
-		return walk_tar(in, mi, err);
-	case TM_FMT_ZIP:
-		return walk_zip(in, mi, err);
-	default:
-		return tm_format_is_container(in->members[mi].format) ? walk_compressed(in, mi, err)
-								     : TM_OK;
-	}
+	return s != TM_OK ? s : walk_as(in, mi, err);
 }
 
 /* A TAR inside gzip/zstd (the stream the listing parked for the walk) is
@@ -1852,18 +1858,7 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 		tm_stream_close(st);
 		return s;
 	}
-	switch (f) {
-	case TM_FMT_TAR:
-		s = walk_tar(in, ci, err);
-		break;
-	case TM_FMT_ZIP:
-		s = walk_zip(in, ci, err);
-		break;
-	default:
-		s = walk_compressed(in, ci, err);
-		break;
-	}
-	if (s != TM_OK)
+	if ((s = walk_as(in, ci, err)) != TM_OK)
 		return s;
 	size_t last = in->n_members;
 	for (size_t i = first; i < last; i++) {
