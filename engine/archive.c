@@ -1606,6 +1606,22 @@ static enum tm_status walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi,
 				      struct tm_stream *st, enum tm_format f, uint64_t bytes0,
 				      struct tm_error *err);
 
+/* Keep st, gzip/zstd child mi's stream with nothing read from it yet, for
+ * its scan (open_member takes it), if the caps on parked streams allow
+ * (the inflated bytes it holds counted): false if not (st still ours). */
+static bool
+park(struct tm_input *in, size_t mi, struct tm_stream *st)
+{
+	struct priv *pv = P(in);
+	uint64_t held = tm_stream_inflated(st);
+	if (pv->n_parked >= PARK_MAX_STREAMS || pv->parked_bytes + held > PARK_MAX_BYTES)
+		return false;
+	pv->locs[mi].parked = st;
+	pv->n_parked++;
+	pv->parked_bytes += held;
+	return true;
+}
+
 /* Listing bytes left before the cap that let a provisional sniff
  * (walk_gzip_visit) stand for the verified one: more than the verified
  * prime charges (a 32 MiB chunk and the sniff's 1 MiB). */
@@ -1737,12 +1753,8 @@ walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st,
 		 * failure the refuted read found */
 		if (end.known)
 			tm_stream_gz_known(st, &end);
-		if (pv->n_parked < PARK_MAX_STREAMS) {
-			pv->locs[mi].parked = st;
-			pv->n_parked++;
-		} else {
+		if (!park(in, mi, st))
 			tm_stream_close(st);
-		}
 		publish(in, mi);
 		return TM_OK;
 	}
@@ -1785,15 +1797,8 @@ walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st
 		total = tm_stream_offset(st);
 	}
 	gz_record(in, ci, mi, st, total);
-	uint64_t held = tm_stream_inflated(st);
-	if (tm_stream_offset(st) == 0 && !tm_format_is_container(f) &&
-	    pv->n_parked < PARK_MAX_STREAMS && pv->parked_bytes + held <= PARK_MAX_BYTES) {
-		pv->locs[mi].parked = st;
-		pv->n_parked++;
-		pv->parked_bytes += held;
-	} else {
+	if (tm_stream_offset(st) != 0 || tm_format_is_container(f) || !park(in, mi, st))
 		tm_stream_close(st);
-	}
 	return TM_OK;
 }
 
