@@ -1847,9 +1847,12 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 				continue;
 			}
 			/* Fast framing: packets with a one- or two-byte size that
-			 * lie wholly in the block (frame_one's result for them). */
-			while (n - i >= 3) {
-				const uint8_t *b = blk + i;
+			 * lie wholly in the block (frame_one's result for them).
+			 * Pointers of its own (next() has the addresses of blk
+			 * and n: they stay in memory). */
+			const uint8_t *b = blk + i, *bend = blk + n, *b0 = blk;
+			uint64_t b0_off = pos;
+			while (bend - b >= 3) {
 				size_t sz, h;
 				if (b[0] != 0x0A)
 					break;
@@ -1862,16 +1865,19 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 				} else {
 					break;
 				}
-				if (!sz || sz > n - i - h)
+				if (!sz || sz > (size_t)(bend - b) - h)
 					break;
-				i += h + sz;
+				const uint8_t *pk = b + h;
+				uint64_t off = b0_off + (uint64_t)(b - b0);
+				b = pk + sz;
 				/* only the general path stops the scan */
-				if (!fast_packet(&s, b + h, sz, blk + n, pos + i - h - sz)) {
-					process_general(&s, b + h, sz, blk + n, pos + i - h - sz);
+				if (!fast_packet(&s, pk, sz, bend, off)) {
+					process_general(&s, pk, sz, bend, off);
 					if (UNLIKELY(s.stop))
 						break;
 				}
 			}
+			i = (size_t)(b - blk);
 			if (i >= n || s.stop)
 				break;
 			fr = frame_one(&s, blk + i, n - i, pos + i, &used, &sk, &need);
