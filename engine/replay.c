@@ -1548,12 +1548,8 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 		for (size_t i = 0; i < nm; i++)
 			if (src->scans[i])
 				n += src->scans[i]->log.n_details;
-		if (p.cap_evs < n) {
-			tm_events_free(p.evs, p.cap_evs);
-			p.evs = NULL;
-			p.cap_evs = 0;
-			BIG_XGROW(p.evs, p.cap_evs, n);
-		}
+		if (p.cap_evs < n) /* a pooled mapping grows where it is, its pages kept */
+			tm_big_resize((void **)&p.evs, &p.cap_evs, n, sizeof *p.evs, TM_STAGE_MIN);
 	}
 	const struct tm_manifest *override = m;
 	bool virtual_manifest = override && src->first_manifest == SIZE_MAX;

@@ -665,6 +665,47 @@ events_buffer_reused(void)
 	tm_manifest_fini(&m);
 }
 
+/* A full events list written into the smaller pooled buffer of a
+ * dropped-only list (grown for it where it is): the same list as one
+ * written into a fresh buffer. */
+static void
+events_buffer_grown(void)
+{
+	char p[5][600];
+	const char *names[5] = {"phone.pftrace", "watch.pftrace", "app.json", "sys.systrace",
+				"sched.pftrace"};
+	const char *paths[5];
+	for (int i = 0; i < 5; i++) {
+		snprintf(p[i], sizeof p[i], "%s/%s", small, names[i]);
+		paths[i] = p[i];
+	}
+	struct tm_session *s;
+	struct tm_session_opts oe = {.keep_events = true};
+	struct tm_error e;
+	CHECK(tm_session_open(&s, paths, 5, &oe, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	CHECK(tm_session_scan(s, SIZE_MAX, NULL, &e) == TM_OK);
+	struct tm_manifest m;
+	tm_manifest_init(&m);
+	CHECK(!parse_m(manifests[3], &m)); /* drops events */
+	struct tm_eval_opts full = {.events = true}, od = {.events = true, .dropped_only = true};
+	struct tm_report *ref = NULL, *d = NULL, *r = NULL;
+	CHECK(tm_session_evaluate_ex(s, &m, &full, &ref, &e) == TM_OK);
+	CHECK(tm_session_evaluate_ex(s, &m, &od, &d, &e) == TM_OK);
+	if (!t_failed_) {
+		CHECK(d->n_events > 0 && d->n_events * 4 < ref->n_events);
+		tm_report_free(d); /* its buffer to the pool */
+		CHECK(tm_session_evaluate_ex(s, &m, &full, &r, &e) == TM_OK);
+		if (!t_failed_)
+			CHECK(same_events(ref, r));
+		tm_report_free(r);
+	}
+	tm_report_free(ref);
+	tm_session_close(s);
+	tm_manifest_fini(&m);
+}
+
 /* The same with every large run's deltas in the spill file (oplog.c), read
  * back block by block by the fast replay. */
 extern size_t tm_oplog_spill_after;
@@ -906,6 +947,7 @@ main(void)
 	memcpy(dir, big, sizeof dir);
 	RUN(summary_equals_events);
 	RUN(events_buffer_reused);
+	RUN(events_buffer_grown);
 	RUN(events_free_matches_growth);
 	RUN(fast_equals_reference);
 	RUN(fast_equals_reference_spilled);
