@@ -242,17 +242,32 @@ be_hash(uint32_t file, uint32_t row, uint64_t track)
 	return tm_mix64(track ^ tm_mix64((uint64_t)file << 32 | row));
 }
 
+/* The slot of (file, row, track) in p->be_keys (cap_be_keys > 0): its
+ * own, or the free one it would take. */
+static inline __attribute__((always_inline)) struct tm_be_key *
+be_slot(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
+{
+	size_t j = be_hash(file, row, track) & (p->cap_be_keys - 1);
+	struct tm_be_key *k;
+	while ((k = &p->be_keys[j])->used && (k->file != file || k->row != row || k->track != track))
+		j = (j + 1) & (p->cap_be_keys - 1);
+	return k;
+}
+
 /* The stack of open B events of (file, row, track): its slot in the hash
  * p->be_keys, added if new.  Tracks are few beside events; the hash grows
- * with the keys. */
+ * with the keys (when one is added: a lookup moves nothing). */
 static struct tm_be_key *
 be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
 {
-	if (2 * (p->n_be_keys + 1) > p->cap_be_keys) { /* grow first: the slot stays valid */
+	struct tm_be_key *k = p->cap_be_keys ? be_slot(p, file, row, track) : NULL;
+	if (k && k->used)
+		return k;
+	if (2 * (p->n_be_keys + 1) > p->cap_be_keys) {
 		size_t nc = p->cap_be_keys ? p->cap_be_keys * 2 : 64;
 		struct tm_be_key *nk = xcalloc(nc, sizeof *nk);
-		for (size_t k = 0; k < p->cap_be_keys; k++) {
-			const struct tm_be_key *o = &p->be_keys[k];
+		for (size_t i = 0; i < p->cap_be_keys; i++) {
+			const struct tm_be_key *o = &p->be_keys[i];
 			if (!o->used)
 				continue;
 			size_t j = be_hash(o->file, o->row, o->track) & (nc - 1);
@@ -263,15 +278,10 @@ be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
 		free(p->be_keys);
 		p->be_keys = nk;
 		p->cap_be_keys = nc;
+		k = be_slot(p, file, row, track);
 	}
-	size_t j = be_hash(file, row, track) & (p->cap_be_keys - 1);
-	struct tm_be_key *k;
-	while ((k = &p->be_keys[j])->used && (k->file != file || k->row != row || k->track != track))
-		j = (j + 1) & (p->cap_be_keys - 1);
-	if (!k->used) {
-		*k = (struct tm_be_key){file, row, track, 0, true};
-		p->n_be_keys++;
-	}
+	*k = (struct tm_be_key){file, row, track, 0, true};
+	p->n_be_keys++;
 	return k;
 }
 
