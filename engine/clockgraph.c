@@ -134,9 +134,11 @@ struct node {
 	/* ours: last_ns as if every conversion from this incremental clock
 	 * had succeeded (tm_graph_shadow_step) */
 	int64_t shadow_ns;
-	/* group indices, in creation order: a small array (node_groups) */
+	/* group indices, in creation order: a small array (node_groups) of
+	 * capacity groups_cap(n_groups), not stored (a graph holds a few
+	 * nodes per member: 64 bytes, not 72) */
 	union small gs;
-	uint32_t n_groups, cap_groups;
+	uint32_t n_groups;
 	uint32_t n_series;
 	/* search scratch: bit k of fwd (bwd) set when in forward layer k
 	 * (backward set k) of the search whose gen is mgen; a node of an older
@@ -146,6 +148,9 @@ struct node {
 	bool is_incremental;
 	bool is_nonmono;
 };
+
+/* (LP64) a node per clock of every member: 10,000s in an archive */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct node) == 64, "struct node grew");
 
 struct path {
 	int len;            /* edges */
@@ -163,10 +168,25 @@ group_members(const struct group *gr)
 	return small_get(&gr->m, gr->n, IDX_ROOM);
 }
 
+/* The capacity of a node's groups array holding n: what small_cap_for
+ * grew it to one group at a time (in place up to IDX_ROOM, then 2 *
+ * IDX_ROOM, doubling). */
+static inline uint32_t
+groups_cap(uint32_t n)
+{
+	if (n <= IDX_ROOM)
+		return 0;
+	uint32_t c = 2 * IDX_ROOM;
+	while (c < n)
+		c *= 2;
+	return c;
+}
+
 static inline const uint32_t *
 node_groups(const struct node *nd)
 {
-	return small_get(&nd->gs, nd->cap_groups, IDX_ROOM);
+	/* in place while n_groups fits: as with capacity groups_cap(n_groups) */
+	return small_get(&nd->gs, nd->n_groups, IDX_ROOM);
 }
 
 struct tm_graph {
@@ -264,7 +284,7 @@ tm_graph_free(struct tm_graph *g)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->n_nodes; i++)
-		small_free(&g->nodes[i].gs, g->nodes[i].cap_groups, IDX_ROOM);
+		small_free(&g->nodes[i].gs, g->nodes[i].n_groups, IDX_ROOM);
 	for (size_t i = 0; i < g->n_groups; i++)
 		small_free(&g->groups[i].m, g->groups[i].n, IDX_ROOM);
 	for (size_t i = 0; i < g->n_series; i++) {
@@ -514,12 +534,12 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 	const uint32_t *mem = group_members(gr);
 	for (size_t i = 0; i < n; i++) {
 		struct node *nd = &g->nodes[mem[i]];
-		uint32_t nc = small_cap_for(nd->n_groups, nd->cap_groups, IDX_ROOM);
-		if (nc != nd->cap_groups) {
-			small_grow(&nd->gs, nd->n_groups, nd->cap_groups, nc, IDX_ROOM, sizeof gi);
-			nd->cap_groups = nc;
-		}
-		((uint32_t *)small_mut(&nd->gs, nd->cap_groups, IDX_ROOM))[nd->n_groups++] = gi;
+		uint32_t cap = groups_cap(nd->n_groups);
+		uint32_t nc = small_cap_for(nd->n_groups, cap, IDX_ROOM);
+		if (nc != cap)
+			small_grow(&nd->gs, nd->n_groups, cap, nc, IDX_ROOM, sizeof gi);
+		uint32_t at = nd->n_groups++;
+		((uint32_t *)small_mut(&nd->gs, at + 1, IDX_ROOM))[at] = gi;
 	}
 	g->epoch++;
 }
