@@ -50,14 +50,20 @@ sp_open(void)
 	return fd >= 0 ? fd : -2;
 }
 
-/* Whether n more bytes of run deltas should leave memory.  sp_fd and
- * sp_mem are read without sp_mu (a run's decision needs no lock): sp_mem
- * changes only by atomic adds, sp_fd by an atomic store under sp_mu. */
+/* Whether n more bytes of run deltas of l should leave memory: past
+ * tm_oplog_spill_after bytes held by all logs, or past an eighth of it
+ * for a log below TM_BIG_MIN bytes (in 4 KiB pages, not huge ones: each
+ * page it keeps is a fault, ~10 us here, where writing the page out is a
+ * share of one pwrite; 312 members of a 1,000-member TAR kept 27 KB
+ * each, 2,000 of its 2,800 faults beyond one member's).  sp_fd and sp_mem
+ * are read without sp_mu (a run's decision needs no lock): sp_mem changes
+ * only by atomic adds, sp_fd by an atomic store under sp_mu. */
 static bool
-sp_wanted(size_t n)
+sp_wanted(const struct tm_oplog *l, size_t n)
 {
+	size_t lim = l->cap >= TM_BIG_MIN ? tm_oplog_spill_after : tm_oplog_spill_after / 8;
 	return __atomic_load_n(&sp_fd, __ATOMIC_RELAXED) != -2 &&
-	       __atomic_load_n(&sp_mem, __ATOMIC_RELAXED) + n > tm_oplog_spill_after;
+	       __atomic_load_n(&sp_mem, __ATOMIC_RELAXED) + n > lim;
 }
 
 static void
@@ -437,7 +443,7 @@ put_run(struct tm_oplog *l, const struct tm_op *op, int64_t last, size_t skip_at
 	size_t dlen)
 {
 	uint64_t off = 0;
-	bool spilled = dlen >= 1024 && sp_wanted(dlen) && sp_write(l->bytes + d_at, dlen, &off);
+	bool spilled = dlen >= 1024 && sp_wanted(l, dlen) && sp_write(l->bytes + d_at, dlen, &off);
 	/* at most RUN_HEAD_MAX bytes: within what was reserved, so the
 	 * bytes do not move */
 	put_run_head(l, op, spilled, last);
@@ -531,12 +537,12 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 	case TM_OP_RUN: {
 		/* values staged in l->w->run_ts (a CONVERT run, an ARRAY lane):
 		 * deltas that stay in memory (a run spills only dlen >= 1024
-		 * bytes, and only when sp_wanted(dlen), which most bounds) are
+		 * bytes, and only when sp_wanted(l, dlen), which most bounds) are
 		 * encoded in place behind the head; others past room for it */
 		const int64_t *v = l->w->run_ts;
 		size_t sk = (size_t)((op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP) * 16;
 		size_t most = (size_t)op->n * 10; /* the deltas' bytes at most */
-		bool in_place = most < 1024 || !sp_wanted(most);
+		bool in_place = most < 1024 || !sp_wanted(l, most);
 		reserve(l, RUN_HEAD_MAX + sk + most);
 		if (in_place)
 			put_run_head(l, op, false, v[op->n - 1]);
@@ -1575,7 +1581,7 @@ tm_oplog_spill_runs(struct tm_oplog *l)
 		size_t skip_end = (size_t)(op.run.skip - l->bytes) + (size_t)n_skip * 16;
 		size_t dlen = it.pos - skip_end;
 		uint64_t off;
-		if (dlen < 1024 || !sp_wanted(dlen) || !sp_write(l->bytes + skip_end, dlen, &off)) {
+		if (dlen < 1024 || !sp_wanted(l, dlen) || !sp_write(l->bytes + skip_end, dlen, &off)) {
 			l->mem_run_bytes += dlen;
 			sp_mem_add((int64_t)dlen);
 			continue;

@@ -150,7 +150,8 @@ struct tm_detail {
  * element in the delta stream (tm_run_at, tm_run_lower_bound).
  *
  * Memory: once the runs held in memory by all logs pass
- * tm_oplog_spill_after bytes, the delta streams of large runs go to one
+ * tm_oplog_spill_after bytes (an eighth of it for a log in 4 KiB pages,
+ * below TM_BIG_MIN bytes), the delta streams of large runs go to one
  * unlinked temporary file of the process (in $TMPDIR, else /tmp) and only
  * their skip tables stay in memory; the readers below fetch the blocks they
  * need with pread.  A spill file that cannot be made or written keeps the

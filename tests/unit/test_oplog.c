@@ -415,6 +415,44 @@ spill_thresholds(void)
 	tm_oplog_fini(&b);
 }
 
+/* A log in 4 KiB pages (below TM_BIG_MIN bytes) spills its runs past an
+ * eighth of tm_oplog_spill_after, one in huge pages past all of it; each
+ * reads back what its twin kept in memory holds. */
+static void
+spill_small_logs(void)
+{
+	size_t keep = tm_oplog_spill_after;
+	for (int big = 0; big < 2; big++) {
+		struct tm_oplog a, b;
+		for (int pass = 0; pass < 2; pass++) {
+			struct tm_oplog *l = pass ? &b : &a;
+			tm_oplog_spill_after = pass ? 64 << 10 : SIZE_MAX;
+			tm_oplog_init(l);
+			l->use_runs = true;
+			if (big) /* internal.h */
+				tm_big_resize((void **)&l->bytes, &l->cap, TM_BIG_MIN, 1, TM_BIG_MIN);
+			int64_t ts = 1;
+			uint64_t x = 5;
+			for (int i = 0; i < 6000; i++) { /* ~12 KB of deltas */
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				ts += (int64_t)(x >> 52);
+				tm_oplog_packet_push(l, 0, 6, 1, ts, TM_PUSH_TRACK_EVENT, (uint64_t)i);
+			}
+			tm_oplog_finish(l);
+		}
+		tm_oplog_spill_after = keep;
+		CHECK_INT(a.n_spilled, 0);
+		CHECK_INT(b.n_spilled, big ? 0 : 1);
+		struct tm_buf w;
+		tm_buf_init(&w);
+		tm_oplog_write_inline(&b, put_buf, &w);
+		CHECK(w.len == a.len && !memcmp(w.data, a.bytes, a.len));
+		tm_buf_fini(&w);
+		tm_oplog_fini(&a);
+		tm_oplog_fini(&b);
+	}
+}
+
 /* Spilled logs given back in a scrambled order (their extents then merge
  * into holes punched together, oplog.c sp_free): every log still live
  * reads back the same bytes as its twin kept in memory, after each one
@@ -1117,6 +1155,7 @@ main(void)
 	RUN(spill_thresholds);
 	RUN(spilled_runs);
 	RUN(spill_holes);
+	RUN(spill_small_logs);
 	RUN(run_deltas_all_sizes);
 	RUN(big_log_mapped);
 	RUN(big_array_lanes);
