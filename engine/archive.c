@@ -621,6 +621,8 @@ field_len(const uint8_t *p, size_t n)
 
 static enum tm_status walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err);
 static enum tm_status gz_drain(struct tm_stream *st, struct tm_error *err);
+static enum tm_status gz_prov_drain(struct tm_input *in, size_t mi, struct tm_stream *st,
+				    bool *stands, struct tm_error *err);
 static enum tm_status gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st,
 				struct tm_error *err);
 
@@ -935,18 +937,15 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 		uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
 		s = tar_entries(in, ci, st, &vis_end, err);
 		if (spec && pass == 0 && s != TM_ERR_CANCELLED) {
-			/* read on to the end (gz_settle would): did the walk read
-			 * past a failure's last hand-over? */
+			/* read on to the end (gz_settle would; our own error
+			 * is gz_settle's to report): did the walk read past a
+			 * failure's last hand-over?  Does a provisional sniff
+			 * stand? */
 			struct tm_error e2;
 			tm_error_clear(&e2);
-			(void)gz_drain(st, &e2);
+			bool stands;
+			(void)gz_prov_drain(in, ci, st, &stands, &e2);
 			bool refuted = tm_stream_refuted(st, &end);
-			/* a provisional sniff (walk_gzip) stands if the stream
-			 * reached a hand-over past its bytes */
-			uint64_t h;
-			bool clean, prov = pv->locs[ci].prov;
-			bool stands = !prov || tm_stream_gz_verified(st, &h, &clean);
-			pv->locs[ci].prov = false;
 			if (refuted || !stands) {
 				tm_stream_close(st);
 				for (size_t i = first; i < vis_end; i++)
@@ -1602,6 +1601,25 @@ gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error 
 	return s;
 }
 
+/* Container mi (gzip/zstd child) read through st by its walk: st read on
+ * to its end (as gz_settle would) and *stands: whether walk_gzip's sniff
+ * of it stands, i.e. it was verified, or it was provisional (locs[mi].prov,
+ * cleared here) and the stream reached a hand-over past the sniff's bytes
+ * (tm_stream_gz_verified).  Our own error reading on is returned (*stands
+ * set all the same). */
+static enum tm_status
+gz_prov_drain(struct tm_input *in, size_t mi, struct tm_stream *st, bool *stands,
+	      struct tm_error *err)
+{
+	struct loc *l = &P(in)->locs[mi];
+	enum tm_status s = gz_drain(st, err);
+	uint64_t h;
+	bool clean;
+	*stands = !l->prov || tm_stream_gz_verified(st, &h, &clean);
+	l->prov = false;
+	return s;
+}
+
 static enum tm_status walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi,
 				      struct tm_stream *st, enum tm_format f, uint64_t bytes0,
 				      struct tm_error *err);
@@ -1837,15 +1855,14 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 		if (l->prov) {
 			/* walk_gzip's sniff (a TAR) was provisional: it stands if
 			 * the stream reaches a hand-over past it (as in walk_tar) */
-			l->prov = false;
 			st = __atomic_exchange_n(&l->parked, NULL, __ATOMIC_ACQ_REL);
-			uint64_t h;
-			bool clean;
-			if (st && (s = gz_drain(st, err)) != TM_OK) {
+			bool stands = true;
+			if (st && (s = gz_prov_drain(in, ci, st, &stands, err)) != TM_OK) {
 				tm_stream_close(st);
 				return s;
 			}
-			if (st && !tm_stream_gz_verified(st, &h, &clean)) {
+			l->prov = false; /* (cleared there too) */
+			if (!stands) {
 				tm_stream_close(st);
 				st = NULL;
 				if ((s = relist_gz_only(in, ci, err)) != TM_OK)
