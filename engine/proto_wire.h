@@ -43,6 +43,11 @@ get_varint_slow(const uint8_t *p, const uint8_t *end, uint64_t *v)
 	return NULL;
 }
 
+/* Whether varint_squeeze gathers the 7-bit groups with one pext (x86-64
+ * BMI2, where it is fast: not the microcoded one of AMD before family
+ * 0x19); set once at start-up (scan_proto.c), tests may clear it. */
+extern bool tm_wire_pext;
+
 /* The 8-byte decoder's end: x holds the 8 bytes at p, stop (not 0) their
  * bytes without the continuation bit: mask the bytes after the first of
  * them off, squeeze out the continuation bits.  The byte after the varint,
@@ -52,10 +57,19 @@ varint_squeeze(const uint8_t *p, const uint8_t *end, uint64_t x, uint64_t stop, 
 {
 	unsigned bits = (unsigned)__builtin_ctzll(stop) + 1; /* 8, 16, .. 64 */
 	x &= ((stop & -stop) << 1) - 1; /* bytes up to the last one */
-	x &= 0x7f7f7f7f7f7f7f7fULL;
-	x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
-	x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
-	x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (LIKELY(tm_wire_pext)) {
+		uint64_t r;
+		__asm__("pextq %2, %1, %0" : "=r"(r) : "r"(x), "r"(0x7f7f7f7f7f7f7f7fULL));
+		x = r;
+	} else
+#endif
+	{
+		x &= 0x7f7f7f7f7f7f7f7fULL;
+		x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
+		x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
+		x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
+	}
 	if (UNLIKELY(bits / 8 > (unsigned)(end - p)))
 		return NULL; /* runs past end */
 	*v = x;
