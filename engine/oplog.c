@@ -702,7 +702,7 @@ flush_run(struct tm_oplog *l)
 		flush_lanes(l);
 		return;
 	}
-	if ((l->w->run.flags & TM_RUN_PACKET) && !l->w->run_staged) {
+	if (l->w->run.flags & TM_RUN_PACKET) {
 		flush_pkt(l);
 		return;
 	}
@@ -762,7 +762,6 @@ run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t p
  * l->w->run_p: what encode_deltas would write for the values at the run's end
  * (element 0's delta against l->last_ts, which no op changes while the run
  * is open: every other append ends the run first). */
-bool tm_oplog_staged_packets;
 _Static_assert(RUN_MAX % TM_RUN_SKIP == 0, "a run ends where a skip entry is due");
 #define PKT_SKIP_ROOM ((size_t)(RUN_MAX / TM_RUN_SKIP) * 16)
 #define PKT_D0(l) ((l)->len + RUN_HEAD_MAX + PKT_SKIP_ROOM)
@@ -797,15 +796,8 @@ pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_
 	struct tm_run_key *r = &l->w->run;
 	if (r->n && (r->flags != TM_RUN_PACKET || r->machine != key->machine ||
 		     r->clock != key->clock || r->push_flags != push_flags || r->n >= RUN_MAX ||
-		     ts < (l->w->run_staged ? l->w->run_ts[r->n - 1] : l->w->run_last)))
+		     ts < l->w->run_last))
 		flush_run(l);
-	if (r->n == 0)
-		l->w->run_staged = tm_oplog_staged_packets;
-	if (l->w->run_staged) {
-		l->w->pkt_lim = 0;
-		run_add(l, TM_RUN_PACKET, key, push_flags, ts);
-		return;
-	}
 	uint32_t n = r->n;
 	int64_t prev = l->w->run_last;
 	if (n == 0) {

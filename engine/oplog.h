@@ -205,7 +205,6 @@ struct tm_op {
  * read it; everything else is oplog.c's. */
 struct tm_oplog_w {
 	bool has_held;      /* a PACKET n=1 waiting to see its payload (stage->held) */
-	bool run_staged;    /* the open PACKET run's values are in run_ts (test hook below) */
 	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
 	uint32_t pkt_lim;   /* see run_p below */
 	/* the open run's key, n = 0 if none: what its TM_OP_RUN head holds
@@ -277,9 +276,6 @@ void tm_oplog_convert(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint
 		      int64_t ts, uint32_t flags, uint32_t detail, uint64_t offset);
 void tm_oplog_packet_push(struct tm_oplog *l, uint32_t machine, uint32_t clock, uint32_t seq, int64_t ts,
 			  uint32_t push_flags, uint64_t offset);
-/* Test hook: PACKET runs staged as values and encoded when they end, as
- * CONVERT runs are (the encoding before pkt_add; the same bytes). */
-extern bool tm_oplog_staged_packets;
 /* tm_oplog_packet_push, inline where it only extends the open run (nearly
  * every call on a TrackEvent trace): the element's delta written at once
  * (as encode_deltas would at the run's end).  Everything else (another

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <unistd.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -1244,13 +1245,23 @@ pl_trace(struct tb *b, uint32_t n, bool quiet)
 	}
 }
 
-/* The proto scanner's op log with PACKET runs encoded as they grow
- * (tm_oplog_packet_push_i) against the encoding before
- * (tm_oplog_staged_packets): the same bytes, the same ops as the replay
- * reads them (runs raw with their values, and expanded), the same runs. */
+/* The proto scanner's op logs with PACKET runs encoded as they grow
+ * (tm_oplog_packet_push_i) must be the bytes the encoding before pkt_add
+ * wrote (values staged, encoded at the run's end; this test's oracle until
+ * it was removed): over 80 generated traces (TrackEvent with every kind of
+ * packet between, long plain stretches past TM_RUN_MAX), one FNV-1a hash
+ * of all their bytes and their summed lengths, ops and runs, as both wrote
+ * them.  A change of the encoding or of what the scanner logs changes
+ * them: TM_TEST_PRINT=1 prints the new ones. */
 static void
-test_pkt_runs_as_staged(void)
+test_pkt_runs_stored_bytes(void)
 {
+	static const uint64_t want[5] = {0xc72cf5ae29d60367ULL, 37772866, 5465546, 11963, 1378338};
+	uint64_t h = 0xcbf29ce484222325ULL, len = 0, n_ops = 0, n_runs = 0, n_elems = 0;
+	size_t keep = tm_oplog_spill_after;
+	tm_oplog_spill_after = SIZE_MAX; /* the bytes in the log */
+	uint64_t rng = fp_rng;
+	fp_rng = 0x2545f4914f6cdd1dULL; /* the same traces whatever ran before */
 	for (int round = 0; round < 80 && !t_failed_; round++) {
 		struct tb b = {0};
 		if (round < 60)
@@ -1258,51 +1269,30 @@ test_pkt_runs_as_staged(void)
 		else
 			pl_trace(&b, round < 76 ? 20000 : 600000, round >= 70);
 		size_t bs = round % 2 ? 4096 : 1u << 20;
-		struct tm_scan f, g;
-		enum tm_status rf, rg;
+		struct tm_scan f;
+		enum tm_status rf;
 		scan_log(&b, bs, false, true, false, &f, &rf);
-		tm_oplog_staged_packets = true;
-		scan_log(&b, bs, false, true, false, &g, &rg);
-		tm_oplog_staged_packets = false;
-		CHECK_INT(rf, rg);
-		CHECK_INT(f.log.len, g.log.len);
-		CHECK(f.log.len == g.log.len && memcmp(f.log.bytes, g.log.bytes, f.log.len) == 0);
-		CHECK_INT(f.log.n_ops, g.log.n_ops);
-		CHECK_INT(f.log.n_runs, g.log.n_runs);
-		CHECK_INT(f.log.n_run_elems, g.log.n_run_elems);
+		CHECK_INT(rf, TM_OK);
 		CHECK(round < 76 || f.log.n_runs >= 3);
-		for (int raw = 0; raw < 2; raw++) {
-			struct tm_opiter ia, ib;
-			struct tm_op oa, ob;
-			tm_opiter_init(&ia, &f.log);
-			tm_opiter_init(&ib, &g.log);
-			ia.raw_runs = ib.raw_runs = raw;
-			for (;;) {
-				bool ha = tm_opiter_next(&ia, &oa), hb = tm_opiter_next(&ib, &ob);
-				CHECK(ha == hb);
-				if (!ha || !hb || t_failed_)
-					break;
-				CHECK(oa.kind == ob.kind && oa.machine == ob.machine &&
-				      oa.clock == ob.clock && oa.seq == ob.seq && oa.flags == ob.flags &&
-				      oa.ts == ob.ts && oa.n == ob.n && oa.push_flags == ob.push_flags &&
-				      oa.offset == ob.offset);
-				if (raw && oa.kind == TM_OP_RUN && oa.run.n == ob.run.n) {
-					int64_t *va = malloc(8 * (size_t)oa.run.n);
-					int64_t *vb = malloc(8 * (size_t)ob.run.n);
-					tm_run_decode(&oa.run, va);
-					tm_run_decode(&ob.run, vb);
-					CHECK(!memcmp(va, vb, 8 * (size_t)oa.run.n));
-					free(va);
-					free(vb);
-				}
-			}
-			tm_opiter_fini(&ia);
-			tm_opiter_fini(&ib);
-		}
+		for (size_t i = 0; i < f.log.len; i++)
+			h = (h ^ f.log.bytes[i]) * 0x100000001b3ULL;
+		len += f.log.len;
+		n_ops += f.log.n_ops;
+		n_runs += f.log.n_runs;
+		n_elems += f.log.n_run_elems;
 		tm_scan_fini(&f);
-		tm_scan_fini(&g);
 		free(b.d);
 	}
+	tm_oplog_spill_after = keep;
+	fp_rng = rng;
+	if (getenv("TM_TEST_PRINT"))
+		printf("0x%016" PRIx64 "ULL, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n", h, len,
+		       n_ops, n_runs, n_elems);
+	CHECK(h == want[0]);
+	CHECK_INT(len, want[1]);
+	CHECK_INT(n_ops, want[2]);
+	CHECK_INT(n_runs, want[3]);
+	CHECK_INT(n_elems, want[4]);
 }
 
 /* The varint readers of proto_wire.h agree with the plain loop: the 8-byte
@@ -1409,7 +1399,7 @@ main(void)
 	RUN(test_fast_path_agrees);
 	RUN(test_align_names_agree);
 	RUN(test_fast_equals_general);
-	RUN(test_pkt_runs_as_staged);
+	RUN(test_pkt_runs_stored_bytes);
 	RUN(test_varint_readers);
 	RUN(test_conformance_inputs);
 	RUN(test_demo);
