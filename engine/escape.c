@@ -237,6 +237,8 @@ add_escape(struct esc_state *st, const char *text)
 	st->last_was_escape = true;
 }
 
+bool tm_escape_no_fast;
+
 size_t
 tm_escape_display(const char *s, size_t len, struct tm_buf *out, struct tm_span *spans,
 		  size_t max_spans, size_t *n_spans)
@@ -249,6 +251,19 @@ tm_escape_display(const char *s, size_t len, struct tm_buf *out, struct tm_span 
 	if (!out->data)
 		tm_buf_add(out, "", 0); /* so out->data is a string even for "" */
 	while (p && i < len) {
+		/* printable ASCII but the backslash, copied as a run (one
+		 * column a byte): what the loop below does a byte at a time,
+		 * ~1,700 instructions a member name of a TAR's check */
+		size_t k = i;
+		while (!tm_escape_no_fast && k < len && p[k] >= 0x20 && p[k] < 0x7F && p[k] != '\\')
+			k++;
+		if (k > i) {
+			tm_buf_add(out, p + i, k - i);
+			st.cols += k - i;
+			st.last_was_escape = false;
+			i = k;
+			continue;
+		}
 		uint32_t c;
 		size_t n = decode(p + i, len - i, &c);
 

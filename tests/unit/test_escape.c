@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "t.h"
 #include "tracemerge.h"
 
@@ -280,11 +281,52 @@ test_utf8_len(void)
 	CHECK_INT(tm_utf8_len("", 0), 0);
 }
 
+/* Differential: runs of printable ASCII copied whole give the bytes,
+ * columns and spans the byte-at-a-time loop gives (tm_escape_no_fast), for
+ * random strings of ASCII, backslashes, controls, combining marks, wide and
+ * invisible code points and broken UTF-8. */
+static void
+test_ascii_runs_same(void)
+{
+	static const char *const parts[] = {"a", "Zz09 ~", "\\", "\t", "\x01", "\x7f", "\xcc\x81",
+					    "\xe4\xb8\xad", "\xe2\x80\xae", "\xc2\xad", "\xc3",
+					    "\xff", "m00001.pftrace", "/", " "};
+	enum { NP = sizeof parts / sizeof parts[0] };
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	for (int t = 0; t < 3000; t++) {
+		char s[256];
+		size_t n = 0;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int k = (int)(x % 12);
+		for (int j = 0; j < k; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			const char *q = parts[x % NP];
+			size_t m = strlen(q);
+			memcpy(s + n, q, m);
+			n += m;
+		}
+		struct tm_buf a, b;
+		struct tm_span sa[4], sb[4];
+		size_t na = 0, nb = 0;
+		tm_buf_init(&a);
+		tm_buf_init(&b);
+		size_t ca = tm_escape_display(s, n, &a, sa, 4, &na);
+		tm_escape_no_fast = true;
+		size_t cb = tm_escape_display(s, n, &b, sb, 4, &nb);
+		tm_escape_no_fast = false;
+		CHECK(ca == cb && a.len == b.len && !memcmp(a.data, b.data, a.len) && na == nb &&
+		      !memcmp(sa, sb, na * sizeof *sa));
+		tm_buf_fini(&a);
+		tm_buf_fini(&b);
+	}
+}
+
 int
 main(void)
 {
 	RUN(test_utf8_len);
 	RUN(test_plain_ascii);
+	RUN(test_ascii_runs_same);
 	RUN(test_c0_and_del);
 	RUN(test_nul_inside);
 	RUN(test_backslash);
