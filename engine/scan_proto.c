@@ -1410,11 +1410,20 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	bool sampled;
 	struct te_plain t;
 	if (LIKELY(has_ts && has_seq && !s->keep) && plain_te(te, (size_t)te_len, lim, &t)) {
-		/* do_track_event's result for this kind */
-		r = (struct te_op){.kind = TM_OP_PUSH, .flags = TM_PUSH_TRACK_EVENT};
-		te_al_name(s, q, t.type, t.name, t.name_len, t.has_name_iid,
-			   t.name_iid, &r);
-		sampled = al_track_event(s, &r, 0, clock, (int64_t)ts, off);
+		/* do_track_event's result for this kind: a te_op of its own
+		 * (do_track_event takes r's address) */
+		struct te_op rp = {.kind = TM_OP_PUSH, .flags = TM_PUSH_TRACK_EVENT};
+		te_al_name(s, q, t.type, t.name, t.name_len, t.has_name_iid, t.name_iid, &rp);
+		if (LIKELY(!al_track_event(s, &rp, 0, clock, (int64_t)ts, off))) {
+			flush_nots(s);
+			tm_oplog_packet_push_i(s->log, 0, clock, seq32, (int64_t)ts,
+					       TM_PUSH_TRACK_EVENT, off);
+			note_ts(s, (int64_t)ts);
+			s->n_fast_ev++;
+			return true;
+		}
+		r = rp;
+		sampled = true;
 	} else {
 		r = (struct te_op){0};
 		do_track_event(s, has_seq, has_ts, q, te, (size_t)te_len, lim, &r);
