@@ -46,8 +46,13 @@ endif
 CPPFLAGS_ENG := -D_DEFAULT_SOURCE -DTM_ENGINE_INTERNAL -Iengine -I$(O)/protos
 CFLAGS_BASE  := -std=c11 $(OPTFLAGS) $(WARN) -MMD -MP -pthread
 ENG_PC_CFLAGS = $(shell $(PKGCONFIG) --cflags $(PKG_ENGINE) 2>/dev/null)
-ENG_PC_LIBS   = $(shell $(PKGCONFIG) --libs $(PKG_ENGINE) 2>/dev/null)
-BIN_PC_LIBS   = $(shell $(PKGCONFIG) --libs $(filter-out libarchive,$(PKG_ENGINE)) 2>/dev/null) -ldl
+# libarchive is not linked: engine/stream.c loads it (dlopen) for the first
+# zstd member only.  The binary, the unit tests, the tools and the fuzz
+# targets all link the engine with ENG_LIBS, so the tests load libarchive
+# as the shipped binary does.  test_archive writes its zstd fixtures with
+# libarchive itself (LIBS_test_archive).
+ENG_LIBS      = $(shell $(PKGCONFIG) --libs $(filter-out libarchive,$(PKG_ENGINE)) 2>/dev/null) -ldl
+LIBS_test_archive = $(shell $(PKGCONFIG) --libs libarchive 2>/dev/null)
 TUI_PC_CFLAGS = $(shell $(PKGCONFIG) --cflags $(PKG_TUI) 2>/dev/null)
 TUI_PC_LIBS   = $(shell $(PKGCONFIG) --libs $(PKG_TUI) 2>/dev/null)
 
@@ -98,22 +103,20 @@ $(O)/tui/%.o: tui/%.c
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_BASE) -D_DEFAULT_SOURCE -Iengine -Itui $(TUI_PC_CFLAGS) $(ENG_PC_CFLAGS) -c $< -o $@
 
-# libarchive is not linked: engine/stream.c loads it (dlopen) for the
-# first zstd member only.
 $(BIN): $(TUI_OBJ) $(LIBENGINE)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDSAN) -pthread -o $@ $(TUI_OBJ) $(LIBENGINE) $(TUI_PC_LIBS) $(BIN_PC_LIBS) -lm
+	$(Q)$(CC) $(LDSAN) -pthread -o $@ $(TUI_OBJ) $(LIBENGINE) $(TUI_PC_LIBS) $(ENG_LIBS) -lm
 
 # ---------- unit tests and tools (engine only, plus internal headers) ----------
 $(O)/tests/%: tests/unit/%.c tests/unit/t.h $(LIBENGINE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_BASE) $(CPPFLAGS_ENG) -Itests/unit $(ENG_PC_CFLAGS) -o $@ $< $(LIBENGINE) $(LDSAN) $(ENG_PC_LIBS) -lm
+	$(Q)$(CC) $(CFLAGS_BASE) $(CPPFLAGS_ENG) -Itests/unit $(ENG_PC_CFLAGS) -o $@ $< $(LIBENGINE) $(LDSAN) $(LIBS_$*) $(ENG_LIBS) -lm
 
 $(O)/tools/%: tools/%.c $(LIBENGINE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_BASE) $(CPPFLAGS_ENG) $(ENG_PC_CFLAGS) -o $@ $< $(LIBENGINE) $(LDSAN) $(ENG_PC_LIBS) -lm
+	$(Q)$(CC) $(CFLAGS_BASE) $(CPPFLAGS_ENG) $(ENG_PC_CFLAGS) -o $@ $< $(LIBENGINE) $(LDSAN) $(ENG_LIBS) -lm
 
 unit: $(UNIT_BIN)
 tools: $(TOOL_BIN)
@@ -223,7 +226,7 @@ $(FZ)/engine/%.o: engine/%.c | $(FUZZ_PROTO_C:.c=.h)
 $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_OBJ)
 	$(if $(Q),@echo "  FUZZLD  $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) $(ENG_PC_CFLAGS) -o $@ $< $(FUZZ_OBJ) \
-		-fsanitize=fuzzer $(ENG_PC_LIBS) -lm
+		-fsanitize=fuzzer $(ENG_LIBS) -lm
 
 ifeq ($(FUZZ_HAVE_CC),1)
 fuzz-build: $(FUZZ_BIN)
