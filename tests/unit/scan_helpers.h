@@ -3,7 +3,8 @@
  * ops as one line of text ("C1000 S:stat F:text"), the same in any blocks
  * (test_scan_json.c, test_scan_systrace.c); compare two scans field by
  * field (same_scan: test_scancache.c, test_scan_proto.c,
- * test_fuzz_regress.c). */
+ * test_fuzz_regress.c), and two alignment samples (same_align:
+ * test_align_scan.c, test_scan_json.c). */
 #ifndef TM_TEST_SCAN_HELPERS_H
 #define TM_TEST_SCAN_HELPERS_H
 #include <stdbool.h>
@@ -115,6 +116,31 @@ same_log_bytes(const struct tm_oplog *x, const struct tm_oplog *y)
 	return same;
 }
 
+/* Every field of two alignment samples, compared (each one's names and
+ * ids found in the other where the first keeps them). */
+static inline bool
+same_align(const struct tm_align_samples *p, const struct tm_align_samples *q)
+{
+	bool same = p->n_names == q->n_names && p->n_ids == q->n_ids && p->id_mask == q->id_mask &&
+		    p->n_id_events == q->n_id_events && p->names_full == q->names_full;
+	for (size_t i = 0; same && i < p->n_names; i++)
+		same = p->names[i].h == q->names[i].h && p->names[i].count == q->names[i].count &&
+		       p->names[i].n == q->names[i].n && p->names[i].len == q->names[i].len &&
+		       p->names[i].all_instant == q->names[i].all_instant &&
+		       p->names[i].occ_len == q->names[i].occ_len &&
+		       !memcmp(p->names[i].occ, q->names[i].occ, p->names[i].occ_len) &&
+		       !memcmp(p->names[i].name, q->names[i].name, p->names[i].len) &&
+		       tm_al_find_name(q, p->names[i].name, p->names[i].len) == &q->names[i];
+	for (size_t i = 0; same && i < p->n_ids; i++)
+		same = p->ids[i].key == q->ids[i].key && p->ids[i].have == q->ids[i].have &&
+		       p->ids[i].ident_len == q->ids[i].ident_len &&
+		       !memcmp(p->ids[i].ident, q->ids[i].ident, p->ids[i].ident_len) &&
+		       !memcmp(&p->ids[i].out, &q->ids[i].out, sizeof p->ids[i].out) &&
+		       !memcmp(&p->ids[i].in, &q->ids[i].in, sizeof p->ids[i].in) &&
+		       tm_al_find_id(q, &p->ids[i]) == &q->ids[i];
+	return same;
+}
+
 /* Every field a scan keeps, compared. */
 static inline bool
 same_scan(const struct tm_scan *a, const struct tm_scan *b)
@@ -141,26 +167,6 @@ same_scan(const struct tm_scan *a, const struct tm_scan *b)
 		       x->details[i].phase == y->details[i].phase &&
 		       x->details[i].track == y->details[i].track &&
 		       x->details[i].dur == y->details[i].dur;
-	if (same && a->align) {
-		const struct tm_align_samples *p = a->align, *q = b->align;
-		same = p->n_names == q->n_names && p->n_ids == q->n_ids && p->id_mask == q->id_mask &&
-		       p->n_id_events == q->n_id_events && p->names_full == q->names_full;
-		for (size_t i = 0; same && i < p->n_names; i++)
-			same = p->names[i].h == q->names[i].h && p->names[i].count == q->names[i].count &&
-			       p->names[i].n == q->names[i].n && p->names[i].len == q->names[i].len &&
-			       p->names[i].all_instant == q->names[i].all_instant &&
-			       p->names[i].occ_len == q->names[i].occ_len &&
-			       !memcmp(p->names[i].occ, q->names[i].occ, p->names[i].occ_len) &&
-			       !memcmp(p->names[i].name, q->names[i].name, p->names[i].len) &&
-			       tm_al_find_name(q, p->names[i].name, p->names[i].len) == &q->names[i];
-		for (size_t i = 0; same && i < p->n_ids; i++)
-			same = p->ids[i].key == q->ids[i].key && p->ids[i].have == q->ids[i].have &&
-			       p->ids[i].ident_len == q->ids[i].ident_len &&
-			       !memcmp(p->ids[i].ident, q->ids[i].ident, p->ids[i].ident_len) &&
-			       !memcmp(&p->ids[i].out, &q->ids[i].out, sizeof p->ids[i].out) &&
-			       !memcmp(&p->ids[i].in, &q->ids[i].in, sizeof p->ids[i].in) &&
-			       tm_al_find_id(q, &p->ids[i]) == &q->ids[i];
-	}
-	return same;
+	return same && (!a->align || same_align(a->align, b->align));
 }
 #endif

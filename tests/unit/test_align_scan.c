@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "align_scan.h"
+#include "scan_helpers.h"
 #include "t.h"
 
 static uint64_t
@@ -244,20 +245,8 @@ t_name_cached_same(void)
 				tm_al_name(v[k], nm, n, ts, (uint32_t)(x >> 50) % 3, 0, fl);
 		}
 		CHECK(c[0].full_len != SIZE_MAX && c[1].full_len == SIZE_MAX);
-		for (int k = 1; k < 3; k++) {
-			const struct tm_align_samples *p = v[0], *q = v[k];
-			CHECK_INT(q->n_names, p->n_names);
-			CHECK_INT(q->names_full, p->names_full);
-			for (size_t i = 0; i < p->n_names && i < q->n_names; i++) {
-				const struct al_name *y = &p->names[i], *z = &q->names[i];
-				CHECK(y->len == z->len && memcmp(y->name, z->name, y->len) == 0);
-				CHECK_INT(z->count, y->count);
-				CHECK_INT(z->all_instant, y->all_instant);
-				CHECK_INT(z->n, y->n);
-				CHECK(y->occ_len == z->occ_len &&
-				      (!y->occ_len || memcmp(y->occ, z->occ, y->occ_len) == 0));
-			}
-		}
+		for (int k = 1; k < 3; k++)
+			CHECK(same_align(v[0], v[k]));
 		for (int k = 0; k < 3; k++) {
 			v[k]->cache = NULL;
 			tm_al_free(v[k]);

@@ -928,27 +928,8 @@ test_align_full_name(void)
 		const struct tm_align_samples *x = scan_align(j.data, j.len, false, &a);
 		const struct tm_align_samples *y = scan_align(j.data, j.len, true, &b);
 		CHECK_INT(x != NULL, y != NULL);
-		if (x && y) {
-			CHECK_INT(x->n_names, y->n_names);
-			CHECK_INT(x->names_full, y->names_full);
-			for (size_t i = 0; i < x->n_names && i < y->n_names; i++) {
-				const struct al_name *p = &x->names[i], *q = &y->names[i];
-				CHECK(p->len == q->len && memcmp(p->name, q->name, p->len) == 0);
-				CHECK_INT(p->count, q->count);
-				CHECK_INT(p->all_instant, q->all_instant);
-				CHECK_INT(p->n, q->n);
-				CHECK(p->occ_len == q->occ_len &&
-				      (!p->occ_len || memcmp(p->occ, q->occ, p->occ_len) == 0));
-			}
-			CHECK_INT(x->n_ids, y->n_ids);
-			CHECK_INT(x->n_id_events, y->n_id_events);
-			for (size_t i = 0; i < x->n_ids && i < y->n_ids; i++) {
-				const struct al_id *p = &x->ids[i], *q = &y->ids[i];
-				CHECK(p->key == q->key && p->have == q->have);
-				CHECK(memcmp(&p->out, &q->out, sizeof p->out) == 0 &&
-				      memcmp(&p->in, &q->in, sizeof p->in) == 0);
-			}
-		}
+		if (x && y)
+			CHECK(same_align(x, y));
 		tm_scan_fini(&a);
 		tm_scan_fini(&b);
 	}
