@@ -726,28 +726,36 @@ run_clock_ok(uint32_t clock)
 	return !tm_clock_is_seq(clock); /* sequence clocks keep their seq */
 }
 
-/* Add one element to the open run, or start a new one. */
+/* Whether the open run (n > 0) is of kind rflags with key's machine and
+ * clock and these push flags: what the three appenders below extend. */
+static inline bool
+run_key_is(const struct tm_run_key *r, uint32_t rflags, const struct tm_op *key, uint32_t push_flags)
+{
+	return r->flags == rflags && r->machine == key->machine && r->clock == key->clock &&
+	       r->push_flags == push_flags;
+}
+
+/* Open a run of kind rflags at key (no element yet). */
+static inline void
+run_start(struct tm_run_key *r, uint32_t rflags, const struct tm_op *key, uint32_t push_flags)
+{
+	*r = (struct tm_run_key){.flags = rflags, .machine = key->machine, .clock = key->clock,
+				 .push_flags = push_flags, .offset = key->offset};
+}
+
+/* Add one element to the open CONVERT run, or start a new one.  CONVERTs
+ * are independent of each other: their run is sorted at the end (ftrace
+ * bundles of several CPUs interleave). */
 static void
-run_add(struct tm_oplog *l, uint32_t rflags, const struct tm_op *key, uint32_t push_flags, int64_t ts)
+run_add_convert(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_t ts)
 {
 	struct tm_run_key *r = &l->w->run;
-	/* CONVERTs are independent of each other: their run is sorted at the
-	 * end (ftrace bundles of several CPUs interleave); PACKETs keep their
-	 * order (a failing one is deferred by position). */
-	bool down = r->n && r->flags == rflags && ts < l->w->run_ts[r->n - 1]; /* ARRAYs stage in lanes */
-	if (r->n && (r->flags != rflags || r->machine != key->machine || r->clock != key->clock ||
-		     r->push_flags != push_flags || (down && rflags != TM_RUN_CONVERT) ||
-		     r->n >= RUN_MAX))
+	if (r->n && (!run_key_is(r, TM_RUN_CONVERT, key, push_flags) || r->n >= RUN_MAX))
 		flush_run(l);
-	else if (down)
+	else if (r->n && ts < l->w->run_ts[r->n - 1])
 		l->w->run_unsorted = true;
 	if (r->n == 0) {
-		memset(r, 0, sizeof *r);
-		r->flags = rflags;
-		r->machine = key->machine;
-		r->clock = key->clock;
-		r->push_flags = push_flags;
-		r->offset = key->offset;
+		run_start(r, TM_RUN_CONVERT, key, push_flags);
 		l->w->run_unsorted = false;
 	}
 	BIG_XGROW(l->w->run_ts, l->w->cap_run_ts, (size_t)r->n + 1);
@@ -794,19 +802,13 @@ static void
 pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_t ts)
 {
 	struct tm_run_key *r = &l->w->run;
-	if (r->n && (r->flags != TM_RUN_PACKET || r->machine != key->machine ||
-		     r->clock != key->clock || r->push_flags != push_flags || r->n >= RUN_MAX ||
+	if (r->n && (!run_key_is(r, TM_RUN_PACKET, key, push_flags) || r->n >= RUN_MAX ||
 		     ts < l->w->run_last))
 		flush_run(l);
 	uint32_t n = r->n;
 	int64_t prev = l->w->run_last;
 	if (n == 0) {
-		memset(r, 0, sizeof *r);
-		r->flags = TM_RUN_PACKET;
-		r->machine = key->machine;
-		r->clock = key->clock;
-		r->push_flags = push_flags;
-		r->offset = key->offset;
+		run_start(r, TM_RUN_PACKET, key, push_flags);
 		reserve(l, RUN_HEAD_MAX + PKT_SKIP_ROOM + TM_RUN_SKIP * 10);
 		l->w->run_p = l->bytes + PKT_D0(l);
 		prev = l->last_ts;
@@ -895,19 +897,12 @@ static void
 add_array(struct tm_oplog *l, const struct tm_op *op)
 {
 	struct tm_run_key *r = &l->w->run;
-	if (r->n && (r->flags != TM_RUN_ARRAY || r->machine != op->machine ||
-		     r->clock != op->clock || r->push_flags != op->flags ||
-		     r->n + op->n > ARRAY_RUN_MAX))
+	if (r->n && (!run_key_is(r, TM_RUN_ARRAY, op, op->flags) || r->n + op->n > ARRAY_RUN_MAX))
 		flush_run(l);
 	struct tm_oplog_stage *g = stg(l);
 again:
 	if (r->n == 0) {
-		memset(r, 0, sizeof *r);
-		r->flags = TM_RUN_ARRAY;
-		r->machine = op->machine;
-		r->clock = op->clock;
-		r->push_flags = op->flags;
-		r->offset = op->offset;
+		run_start(r, TM_RUN_ARRAY, op, op->flags);
 		g->n_lanes = 0;
 		if (!g->lanes)
 			g->lanes = xcalloc(TM_LANES, sizeof *g->lanes);
@@ -995,7 +990,7 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 	}
 	if (op->kind == TM_OP_CONVERT && op->detail == 0 && run_clock_ok(op->clock) &&
 	    (op->flags == TM_CONV_FAIL_DROP)) {
-		run_add(l, TM_RUN_CONVERT, op, op->flags, op->ts);
+		run_add_convert(l, op, op->flags, op->ts);
 		return;
 	}
 	if (op->kind == TM_OP_CONVERT_ARRAY && op->clock != 0 && run_clock_ok(op->clock) &&
