@@ -187,6 +187,14 @@ tm_al_occs(const struct al_name *e, struct al_occ *out)
 	return e->n;
 }
 
+/* The bytes a block holding n bytes of occurrences has room for (0 for
+ * none: no block). */
+static size_t
+occ_room(size_t n)
+{
+	return n == 0 ? 0 : n <= 24 ? 24 : ((n + 8 + 15) & ~(size_t)15) - 8;
+}
+
 /* Occurrence {ts, clock, machine, off} appended to e's, written against
  * prev, e's last one (occ_walk's). */
 static void
@@ -199,8 +207,11 @@ occ_append(struct al_name *e, struct al_occ prev, int64_t ts, uint32_t clock, ui
 	p = occ_put(p, machine);
 	p = occ_put(p, occ_zz((off + 1) - (prev.off + 1)));
 	size_t k = (size_t)(p - buf);
-	/* exact: kept per member until the session closes */
-	e->occ = xrealloc(e->occ, e->occ_len + k);
+	/* kept per member until the session closes: in blocks of the sizes
+	 * malloc hands out anyway (16 n + 8 bytes, glibc), grown only when
+	 * one is full, not for each occurrence (~5 bytes) */
+	if (e->occ_len + k > occ_room(e->occ_len))
+		e->occ = xrealloc(e->occ, occ_room(e->occ_len + k));
 	memcpy(e->occ + e->occ_len, buf, k);
 	e->occ_len = (uint16_t)(e->occ_len + k);
 	e->n++;
