@@ -72,6 +72,15 @@ sp_mem_add(int64_t n)
 	__atomic_fetch_add(&sp_mem, (uint64_t)n, __ATOMIC_RELAXED);
 }
 
+/* n delta bytes of l's runs kept in memory: counted for the log (given
+ * back by tm_oplog_fini) and for the spill budget */
+static void
+mem_keep(struct tm_oplog *l, uint64_t n)
+{
+	l->mem_run_bytes += n;
+	sp_mem_add((int64_t)n);
+}
+
 /* All of p[0..n) at off, written or read; false on an error. */
 static bool
 sp_io(int fd, bool wr, uint8_t *p, size_t n, uint64_t off)
@@ -459,8 +468,7 @@ put_run(struct tm_oplog *l, const struct tm_op *op, int64_t last, size_t skip_at
 	} else {
 		memmove(l->bytes + l->len, l->bytes + d_at, dlen);
 		l->len += dlen;
-		l->mem_run_bytes += dlen;
-		sp_mem_add((int64_t)dlen);
+		mem_keep(l, dlen);
 	}
 	l->last_ts = last;
 }
@@ -555,8 +563,7 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 			break;
 		}
 		l->len += sk + dlen;
-		l->mem_run_bytes += dlen;
-		sp_mem_add((int64_t)dlen);
+		mem_keep(l, dlen);
 		l->last_ts = prev;
 		break;
 	}
@@ -1569,8 +1576,7 @@ tm_oplog_spill_runs(struct tm_oplog *l)
 		size_t dlen = it.pos - skip_end;
 		uint64_t off;
 		if (dlen < 1024 || !sp_wanted(l, dlen) || !sp_write(l->bytes + skip_end, dlen, &off)) {
-			l->mem_run_bytes += dlen;
-			sp_mem_add((int64_t)dlen);
+			mem_keep(l, dlen);
 			continue;
 		}
 		any = true;
@@ -1739,8 +1745,7 @@ tm_oplog_use_source(struct tm_oplog *l, uint64_t base, uint64_t off, uint64_t le
 		pthread_mutex_unlock(&sp_mu);
 		note_spilled(l, base + off, len);
 	}
-	l->mem_run_bytes += mem_bytes;
-	sp_mem_add((int64_t)mem_bytes);
+	mem_keep(l, mem_bytes);
 }
 
 void
