@@ -121,9 +121,14 @@ struct priv {
 	/* per input path: a descriptor of it as the container of members
 	 * read (open_parent; -1 until the first), lent to their streams:
 	 * an open and a close per member were ~10% of the CPU a TAR of
-	 * 1,000 members of 256 KiB cost beyond one member */
+	 * 1,000 members of 256 KiB cost beyond one member.  At most
+	 * LENT_FDS are open (n_fds, atomic): past them (many archives on one
+	 * command line) a member opens its archive itself, as it did before,
+	 * so that a descriptor limit is not reached by the inputs' count */
 	int *fds;
+	unsigned n_fds;
 };
+#define LENT_FDS 16u
 
 /* Parked streams hold their primed bytes (up to 1 MiB), two decoders and a
  * descriptor (or, over a parent that is not a file, the compressed bytes of
@@ -339,7 +344,7 @@ static enum tm_status open_member(const struct tm_input *in, size_t i, struct tm
 
 /* open_member of member i as the parent of one being opened: a file is
  * read through the input's descriptor of it (struct priv, fds), opened
- * once whichever thread comes first. */
+ * once whichever thread comes first, while fewer than LENT_FDS are. */
 static enum tm_status
 open_parent(const struct tm_input *in, size_t i, struct tm_stream **out, struct tm_error *err)
 {
@@ -349,13 +354,21 @@ open_parent(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 	int *slot = &P(in)->fds[l->path_idx];
 	int fd = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (fd < 0) {
+		unsigned *n_fds = &P(in)->n_fds;
+		if (__atomic_add_fetch(n_fds, 1, __ATOMIC_RELAXED) > LENT_FDS) {
+			__atomic_sub_fetch(n_fds, 1, __ATOMIC_RELAXED);
+			return open_member(in, i, out, err);
+		}
 		const char *path = in->paths[l->path_idx];
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			__atomic_sub_fetch(n_fds, 1, __ATOMIC_RELAXED);
 			return tm_error_sys(err, errno, "%s", path);
+		}
 		int none = -1;
 		if (!__atomic_compare_exchange_n(slot, &none, fd, false, __ATOMIC_ACQ_REL,
 						 __ATOMIC_ACQUIRE)) {
 			close(fd);
+			__atomic_sub_fetch(n_fds, 1, __ATOMIC_RELAXED);
 			fd = none;
 		}
 	}
