@@ -577,14 +577,10 @@ lister_run(void *arg)
 	return NULL;
 }
 
-/* A session's evaluations write their events lists into the buffer of a
- * list freed before (report.c tm_evpool): the lists are the same whether
- * the buffer is fresh or reused, two reports alive at once never share
- * one, a cancelled evaluation gives it back, evaluations on another thread
- * and reports freed there or after the session is closed are safe (ASan,
- * TSan). */
-static void
-events_buffer_reused(void)
+/* The five small files' session, events kept, scanned, with manifest 3
+ * (it drops events) in *m (tm_manifest_fini it); NULL if it did not open. */
+static struct tm_session *
+small_session_dropping(struct tm_manifest *m)
 {
 	char p[5][600];
 	const char *names[5] = {"phone.pftrace", "watch.pftrace", "app.json", "sys.systrace",
@@ -597,13 +593,29 @@ events_buffer_reused(void)
 	struct tm_session *s;
 	struct tm_session_opts oe = {.keep_events = true};
 	struct tm_error e;
+	tm_manifest_init(m);
 	CHECK(tm_session_open(&s, paths, 5, &oe, &e) == TM_OK);
 	if (t_failed_)
-		return;
+		return NULL;
 	CHECK(tm_session_scan(s, SIZE_MAX, NULL, &e) == TM_OK);
+	CHECK(!parse_m(manifests[3], m)); /* drops events */
+	return s;
+}
+
+/* A session's evaluations write their events lists into the buffer of a
+ * list freed before (report.c tm_evpool): the lists are the same whether
+ * the buffer is fresh or reused, two reports alive at once never share
+ * one, a cancelled evaluation gives it back, evaluations on another thread
+ * and reports freed there or after the session is closed are safe (ASan,
+ * TSan). */
+static void
+events_buffer_reused(void)
+{
 	struct tm_manifest m;
-	tm_manifest_init(&m);
-	CHECK(!parse_m(manifests[3], &m)); /* drops events */
+	struct tm_session *s = small_session_dropping(&m);
+	if (!s)
+		return;
+	struct tm_error e;
 	struct tm_eval_opts full = {.events = true}, od = {.events = true, .dropped_only = true};
 	struct tm_report *r1 = NULL, *r2 = NULL, *r3 = NULL, *d1 = NULL, *d2 = NULL, *c = NULL;
 	CHECK(tm_session_evaluate_ex(s, &m, &full, &r1, &e) == TM_OK);
@@ -671,24 +683,11 @@ events_buffer_reused(void)
 static void
 events_buffer_grown(void)
 {
-	char p[5][600];
-	const char *names[5] = {"phone.pftrace", "watch.pftrace", "app.json", "sys.systrace",
-				"sched.pftrace"};
-	const char *paths[5];
-	for (int i = 0; i < 5; i++) {
-		snprintf(p[i], sizeof p[i], "%s/%s", small, names[i]);
-		paths[i] = p[i];
-	}
-	struct tm_session *s;
-	struct tm_session_opts oe = {.keep_events = true};
-	struct tm_error e;
-	CHECK(tm_session_open(&s, paths, 5, &oe, &e) == TM_OK);
-	if (t_failed_)
-		return;
-	CHECK(tm_session_scan(s, SIZE_MAX, NULL, &e) == TM_OK);
 	struct tm_manifest m;
-	tm_manifest_init(&m);
-	CHECK(!parse_m(manifests[3], &m)); /* drops events */
+	struct tm_session *s = small_session_dropping(&m);
+	if (!s)
+		return;
+	struct tm_error e;
 	struct tm_eval_opts full = {.events = true}, od = {.events = true, .dropped_only = true};
 	struct tm_report *ref = NULL, *d = NULL, *r = NULL;
 	CHECK(tm_session_evaluate_ex(s, &m, &full, &ref, &e) == TM_OK);
