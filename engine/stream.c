@@ -369,9 +369,9 @@ tm_work_charge(struct tm_work *w, uint64_t n, const char *label, struct tm_error
 	if (n && b > budget)
 		return tm_error_set(err, TM_ERR_LIMIT,
 				    "%s: listing stopped after decompressing %" PRIu64
-				    " bytes: more than the listing's cap of %s (nested archives "
-				    "that expand like a decompression bomb?)",
-				    label, b - n, w->cap);
+				    " bytes: the next %" PRIu64 " would pass the listing's cap of %s "
+				    "(nested archives that expand like a decompression bomb?)",
+				    label, b - n, n, w->cap);
 	return TM_OK;
 }
 
