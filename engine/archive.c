@@ -74,12 +74,9 @@
 
 enum loc_kind { L_FILE, L_VIRTUAL, L_RANGE, L_ZIP, L_INFLATE, L_ZSTD };
 
-struct loc {
-	enum loc_kind kind;
-	int method;      /* L_ZIP: 0 stored, 8 deflate */
-	size_t path_idx; /* L_FILE */
-	uint64_t off;    /* L_RANGE / L_ZIP: data offset in the parent's stream */
-	uint64_t len;    /* L_RANGE: size; L_ZIP: compressed size */
+/* What only containers and gzip/zstd members use: its own block (struct
+ * loc.c), NULL for plain members (most of an archive's 10,000s). */
+struct loc_c {
 	/* containers: the walk's outcome */
 	char *cfatal;    /* trace_processor's text */
 	char *cwhere;    /* ours */
@@ -98,8 +95,60 @@ struct loc {
 	/* L_INFLATE holding a container: parked in quiet mode for the
 	 * container walk, which reads through it; gz_settle finishes it. */
 	bool gz_walk;
-	/* (no padding inside: one per member, 10,000s in an archive) */
 };
+
+/* A plain member's struct loc_c (nothing is written to it). */
+static const struct loc_c loc_c_none = { .reg_limit = SIZE_MAX, .limit = UINT64_MAX };
+
+struct loc {
+	enum loc_kind kind;
+	int method;      /* L_ZIP: 0 stored, 8 deflate */
+	size_t path_idx; /* L_FILE */
+	uint64_t off;    /* L_RANGE / L_ZIP: data offset in the parent's stream */
+	uint64_t len;    /* L_RANGE: size; L_ZIP: compressed size */
+	/* NULL until written (lc_w), from the listing's thread only; always
+	 * there for L_INFLATE / L_ZSTD, whose parked stream a scan takes */
+	struct loc_c *c;
+	/* (one per member, 10,000s in an archive) */
+};
+_Static_assert(sizeof(struct loc) <= 40, "struct loc: one per member");
+
+/* l's container fields to read. */
+static inline const struct loc_c *
+lc(const struct loc *l)
+{
+	return l->c ? l->c : &loc_c_none;
+}
+
+/* l's container fields to write (the listing's thread). */
+static struct loc_c *
+lc_w(struct loc *l)
+{
+	if (!l->c) {
+		l->c = xmalloc(sizeof *l->c);
+		*l->c = loc_c_none;
+	}
+	return l->c;
+}
+
+/* l's parked stream, taken (NULL if none). */
+static struct tm_stream *
+lc_take_parked(struct loc *l)
+{
+	return l->c ? __atomic_exchange_n(&l->c->parked, NULL, __ATOMIC_ACQ_REL) : NULL;
+}
+
+static void
+lc_free(struct loc *l)
+{
+	if (!l->c)
+		return;
+	free(l->c->cfatal);
+	free(l->c->cwhere);
+	tm_stream_close(l->c->parked);
+	free(l->c);
+	l->c = NULL;
+}
 
 struct priv {
 	struct loc *locs;
@@ -158,8 +207,8 @@ add_member(struct tm_input *in, int parent, const char *name, size_t name_len,
 	memset(m, 0, sizeof *m);
 	memset(&pv->locs[i], 0, sizeof pv->locs[i]);
 	pv->locs[i].kind = kind;
-	pv->locs[i].reg_limit = SIZE_MAX;
-	pv->locs[i].limit = UINT64_MAX;
+	if (kind == L_INFLATE || kind == L_ZSTD)
+		lc_w(&pv->locs[i]); /* before any scan reads it */
 	if (name) {
 		m->name = xmalloc(name_len + 1);
 		memcpy(m->name, name, name_len);
@@ -178,12 +227,13 @@ add_member(struct tm_input *in, int parent, const char *name, size_t name_len,
 static void
 unlist_from(struct tm_input *in, size_t from)
 {
+	struct priv *pv = P(in);
 	for (size_t i = from; i < in->n_members; i++) {
 		free(in->members[i].name);
 		free(in->members[i].error);
+		lc_free(&pv->locs[i]);
 	}
 	in->n_members = from;
-	struct priv *pv = P(in);
 	if (pv->pub && pv->n_pub > from) {
 		tm_listing_truncate(pv->pub, from);
 		pv->n_pub = from;
@@ -305,7 +355,7 @@ input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...)
 static void
 set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 {
-	struct loc *l = &P(in)->locs[ci];
+	struct loc_c *l = lc_w(&P(in)->locs[ci]);
 	if (l->cfatal)
 		return;
 	l->cfatal = xstrdup(tp);
@@ -330,7 +380,10 @@ set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 static void
 clear_cfatal(struct tm_input *in, size_t ci)
 {
-	struct loc *l = &P(in)->locs[ci];
+	struct loc *lo = &P(in)->locs[ci];
+	if (!lo->c)
+		return;
+	struct loc_c *l = lo->c;
 	free(l->cfatal);
 	free(l->cwhere);
 	l->cfatal = l->cwhere = NULL;
@@ -412,15 +465,15 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 	case L_ZSTD:
 		/* The first open takes the stream the listing primed.  Both
 		 * decompress on a producer thread beside the reader. */
-		*out = __atomic_exchange_n(&P(in)->locs[i].parked, NULL, __ATOMIC_ACQ_REL);
+		*out = lc_take_parked(&P(in)->locs[i]);
 		if (!*out) {
 			if ((s = open_parent(in, (size_t)m->parent, &ps, err)) != TM_OK)
 				break;
 			*out = l->kind == L_ZSTD ? tm_stream_unzstd(ps, lab)
 						 : tm_stream_inflate(ps, lab, false, true, NULL, 0);
 		}
-		if (l->limit != UINT64_MAX) /* what trace_processor hands over */
-			*out = tm_stream_range(*out, lab, l->limit);
+		if (lc(l)->limit != UINT64_MAX) /* what trace_processor hands over */
+			*out = tm_stream_range(*out, lab, lc(l)->limit);
 		s = TM_OK;
 		break;
 	default:
@@ -451,7 +504,7 @@ open_spec(const struct tm_input *in, size_t member, const struct tm_stream_end *
 {
 	enum tm_status s = tm_stream_open(in, member, out, err);
 	const struct loc *l = s == TM_OK ? &P(in)->locs[member] : NULL;
-	if (l && (l->kind == L_INFLATE || l->kind == L_ZSTD) && l->limit == UINT64_MAX) {
+	if (l && (l->kind == L_INFLATE || l->kind == L_ZSTD) && lc(l)->limit == UINT64_MAX) {
 		if (known)
 			tm_stream_gz_known(*out, known);
 		else
@@ -899,7 +952,7 @@ relist_gz_only(struct tm_input *in, size_t mi, struct tm_error *err)
 	const uint8_t *p;
 	size_t n;
 	bool done;
-	struct loc *l = &P(in)->locs[mi];
+	struct loc_c *l = lc_w(&P(in)->locs[mi]);
 	l->gz_walk = false;
 	__atomic_store_n(&P(in)->work.bytes, l->prov_bytes0, __ATOMIC_RELAXED);
 	enum tm_status s = open_member(in, mi, &st, err);
@@ -933,7 +986,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 {
 	struct priv *pv = P(in);
 	bool spec = (pv->locs[ci].kind == L_INFLATE || pv->locs[ci].kind == L_ZSTD) &&
-		    pv->locs[ci].gz_walk && pv->locs[ci].parked;
+		    lc(&pv->locs[ci])->gz_walk && lc(&pv->locs[ci])->parked;
 	struct tm_stream_end end = {0};
 	for (int pass = 0;; pass++) {
 		struct tm_stream *st;
@@ -1519,11 +1572,11 @@ out:
 				continue;
 			reg++;
 			if (ents[e].err) {
-				P(in)->locs[ci].reg_limit = reg;
+				lc_w(&P(in)->locs[ci])->reg_limit = reg;
 				set_cfatal(in, ci, ents[e].err, "%s: bad compressed data",
 					   disp(&in->members[ents[e].mi]));
 				/* ZipTraceReader decompresses at its end of input */
-				P(in)->locs[ci].fatal_eof = true;
+				lc_w(&P(in)->locs[ci])->fatal_eof = true;
 				break;
 			}
 		}
@@ -1557,7 +1610,7 @@ gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint6
 {
 	struct tm_error e2;
 	if (tm_stream_gz_failure(st, &e2)) {
-		P(in)->locs[ci].fatal_late = true;
+		lc_w(&P(in)->locs[ci])->fatal_late = true;
 		set_cfatal(in, ci, e2.tp,
 			   "after %" PRIu64 " decompressed bytes (%" PRIu64
 			   " handed to the inner parser): %s",
@@ -1565,7 +1618,7 @@ gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint6
 		free(in->members[mi].error); /* (walk's "nested more than 8 deep") */
 		in->members[mi].error = xstrdup(e2.msg);
 		/* The inner parser sees only what was handed over. */
-		P(in)->locs[mi].limit = total;
+		lc_w(&P(in)->locs[mi])->limit = total;
 	}
 	in->members[mi].size = in->members[mi].stored_size = total;
 	publish(in, mi);
@@ -1598,13 +1651,13 @@ gz_drain(struct tm_stream *st, struct tm_error *err)
 static enum tm_status
 gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error *err)
 {
-	struct loc *l = &P(in)->locs[mi];
-	if ((l->kind != L_INFLATE && l->kind != L_ZSTD) || !l->gz_walk)
+	struct loc *lo = &P(in)->locs[mi];
+	if ((lo->kind != L_INFLATE && lo->kind != L_ZSTD) || !lc(lo)->gz_walk)
 		return TM_OK;
-	l->gz_walk = false;
+	lc_w(lo)->gz_walk = false;
 	struct tm_stream *own = NULL;
 	if (!st)
-		st = own = __atomic_exchange_n(&l->parked, NULL, __ATOMIC_ACQ_REL);
+		st = own = lc_take_parked(lo);
 	if (!st)
 		return TM_OK;
 	enum tm_status s = gz_drain(st, err);
@@ -1624,7 +1677,7 @@ static enum tm_status
 gz_prov_drain(struct tm_input *in, size_t mi, struct tm_stream *st, bool *stands,
 	      struct tm_error *err)
 {
-	struct loc *l = &P(in)->locs[mi];
+	struct loc_c *l = lc_w(&P(in)->locs[mi]);
 	enum tm_status s = gz_drain(st, err);
 	uint64_t h;
 	bool clean;
@@ -1647,7 +1700,7 @@ park(struct tm_input *in, size_t mi, struct tm_stream *st)
 	uint64_t held = tm_stream_inflated(st);
 	if (pv->n_parked >= PARK_MAX_STREAMS || pv->parked_bytes + held > PARK_MAX_BYTES)
 		return false;
-	pv->locs[mi].parked = st;
+	lc_w(&pv->locs[mi])->parked = st;
 	pv->n_parked++;
 	pv->parked_bytes += held;
 	return true;
@@ -1709,8 +1762,8 @@ walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 			return walk_gzip_visit(in, ci, mi, st, f, bytes0, err);
 		if (f == TM_FMT_TAR) { /* walk_tar reads it speculatively, checks it */
 			s = walk_gzip_primed(in, ci, mi, st, p, n, done, err);
-			pv->locs[mi].prov = true;
-			pv->locs[mi].prov_bytes0 = bytes0;
+			lc_w(&pv->locs[mi])->prov = true;
+			lc_w(&pv->locs[mi])->prov_bytes0 = bytes0;
 			return s;
 		}
 		/* verified first after all, as always */
@@ -1812,8 +1865,8 @@ walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st
 		in->members[mi].size = in->members[mi].stored_size = UINT64_MAX;
 		publish(in, mi);
 		tm_stream_gz_quiet(st);
-		pv->locs[mi].parked = st;
-		pv->locs[mi].gz_walk = true;
+		lc_w(&pv->locs[mi])->parked = st;
+		lc_w(&pv->locs[mi])->gz_walk = true;
 		return TM_OK;
 	}
 	uint64_t total = UINT64_MAX;
@@ -1863,7 +1916,7 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 	if (!tm_format_is_container(f))
 		return TM_OK;
 	if (depth >= MAX_DEPTH) {
-		struct loc *l = &P(in)->locs[ci];
+		struct loc_c *l = lc_w(&P(in)->locs[ci]);
 		struct tm_stream *st = NULL;
 		if (l->prov) {
 			/* walk_gzip's sniff (a TAR) was provisional: it stands if
@@ -1945,8 +1998,8 @@ fail_at(struct tm_input *in, size_t ci)
 	pv->stop = true;
 	if (in->fatal)
 		return;
-	in->fatal = xstrdup(pv->locs[ci].cfatal);
-	in->fatal_where = xstrdup0(pv->locs[ci].cwhere);
+	in->fatal = xstrdup(lc(&pv->locs[ci])->cfatal);
+	in->fatal_where = xstrdup0(lc(&pv->locs[ci])->cwhere);
 	in->fatal_after = in->n_proc;
 }
 
@@ -1962,7 +2015,7 @@ static void
 process(struct tm_input *in, size_t ci)
 {
 	struct priv *pv = P(in);
-	struct loc *l = &pv->locs[ci];
+	const struct loc *lo = &pv->locs[ci];
 	size_t *kids = NULL, nk = 0, kcap = 0;
 
 	if (!tm_format_is_container(in->members[ci].format))
@@ -1971,7 +2024,7 @@ process(struct tm_input *in, size_t ci)
 		struct tm_member *m = &in->members[i];
 		if (m->parent != (int)ci || m->is_hidden)
 			continue;
-		if (nk >= l->reg_limit)
+		if (nk >= lc(lo)->reg_limit)
 			break;
 		m->trace_file_id = pv->next_id++;
 		XGROW(kids, kcap, nk + 1);
@@ -1981,13 +2034,13 @@ process(struct tm_input *in, size_t ci)
 	 * reaches its end of input: the outer error comes first, and the
 	 * inner one only if raised while parsing (a bad TAR header). */
 	int pa = in->members[ci].parent;
-	if (pa >= 0 && is_compressed(in->members[pa].format) && pv->locs[pa].cfatal &&
-	    (!l->cfatal || l->fatal_eof || l->fatal_late)) {
+	if (pa >= 0 && is_compressed(in->members[pa].format) && lc(&pv->locs[pa])->cfatal &&
+	    (!lc(lo)->cfatal || lc(lo)->fatal_eof || lc(lo)->fatal_late)) {
 		fail_at(in, (size_t)pa);
 		free(kids);
 		return;
 	}
-	if (l->cfatal && !l->fatal_late) {
+	if (lc(lo)->cfatal && !lc(lo)->fatal_late) {
 		fail_at(in, ci);
 		free(kids);
 		return;
@@ -2005,12 +2058,12 @@ process(struct tm_input *in, size_t ci)
 	for (size_t k = 0; k < nk && !pv->stop; k++) {
 		struct tm_member *m = &in->members[kids[k]];
 		if (is_compressed(in->members[ci].format) && m->size == 0 &&
-		    (!m->error || l->cfatal))
+		    (!m->error || lc(lo)->cfatal))
 			continue; /* nothing handed over: the parser never starts */
 		start(in, kids[k]);
 		process(in, kids[k]);
 	}
-	if (l->cfatal && l->fatal_late && !pv->stop)
+	if (lc(lo)->cfatal && lc(lo)->fatal_late && !pv->stop)
 		fail_at(in, ci);
 	free(kids);
 }
@@ -2186,9 +2239,7 @@ tm_input_close(struct tm_input *in)
 		free(in->members[i].name);
 		free(in->members[i].error);
 		if (pv) {
-			free(pv->locs[i].cfatal);
-			free(pv->locs[i].cwhere);
-			tm_stream_close(pv->locs[i].parked);
+			lc_free(&pv->locs[i]);
 		}
 	}
 	free(in->members);
