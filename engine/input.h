@@ -128,6 +128,10 @@ uint64_t tm_stream_offset(const struct tm_stream *st);
 /* Total bytes if known (UINT64_MAX if not, e.g. inflating). */
 uint64_t tm_stream_size(const struct tm_stream *st);
 void tm_stream_close(struct tm_stream *st);
+/* Read buffers malloc'd so far by this process: a closed stream's buffer
+ * is kept for the next stream to open, so this counts only the buffers of
+ * streams open at the same time (a test hook). */
+uint64_t tm_stream_buf_allocs(void);
 
 /* Members of a container whose bytes can only be read front to back (a TAR
  * inside gzip or zstd, anything inside a deflated ZIP member): opening each

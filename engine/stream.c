@@ -605,6 +605,75 @@ stop_chain(struct tm_stream *st)
 	}
 }
 
+/* ---- the read buffer ---- */
+
+/* One spare read buffer for the whole process: a stream's close parks its
+ * buffer here, the next stream to read takes it.  A plain file's check opens
+ * a stream for the sniff and another for the scan, a TAR one per member:
+ * without the spare, each malloc(BLOCK) is a fresh mmap whose 64 pages all
+ * fault again (~10 us each here).  Lock-free: a taker swaps NULL in, a giver
+ * parks its buffer only into an empty slot (else frees it), so two streams
+ * open at once never share one.  Under ASan a parked buffer is poisoned: a
+ * read through a closed stream's last block still trips it. */
+static uint8_t *spare_buf;
+static uint64_t buf_allocs; /* buffers malloc'd (tm_stream_buf_allocs) */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BUF_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUF_ASAN 1
+#endif
+#endif
+#ifdef BUF_ASAN
+#include <sanitizer/asan_interface.h>
+#define BUF_PARK(b) ASAN_POISON_MEMORY_REGION((b), BLOCK)
+#define BUF_TAKE(b) ASAN_UNPOISON_MEMORY_REGION((b), BLOCK)
+#else
+#define BUF_PARK(b) ((void)(b))
+#define BUF_TAKE(b) ((void)(b))
+#endif
+
+static uint8_t *
+buf_take(void)
+{
+	uint8_t *b = __atomic_exchange_n(&spare_buf, NULL, __ATOMIC_ACQUIRE);
+	if (b) {
+		BUF_TAKE(b);
+		return b;
+	}
+	if (__atomic_fetch_add(&buf_allocs, 1, __ATOMIC_RELAXED) == 0) {
+		/* glibc serves BLOCK from a fresh mmap, and the free of an
+		 * mmapped chunk raises its mmap threshold to that chunk's size
+		 * (malloc.c, __libc_free); a buffer kept for good would never be
+		 * freed, leaving the op log's 128-256 KiB blocks in mmaps of their
+		 * own, faulted anew at every realloc (+150 faults on a
+		 * 1000-member TAR).  So free one first, as every stream used to. */
+		free(xmalloc(BLOCK));
+	}
+	return xmalloc(BLOCK);
+}
+
+static void
+buf_give(uint8_t *b)
+{
+	if (!b)
+		return;
+	uint8_t *none = NULL;
+	BUF_PARK(b);
+	if (!__atomic_compare_exchange_n(&spare_buf, &none, b, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED)) {
+		BUF_TAKE(b);
+		free(b);
+	}
+}
+
+uint64_t
+tm_stream_buf_allocs(void)
+{
+	return __atomic_load_n(&buf_allocs, __ATOMIC_RELAXED);
+}
+
 void
 tm_stream_close(struct tm_stream *st)
 {
@@ -638,7 +707,7 @@ tm_stream_close(struct tm_stream *st)
 	free(st->qcur);
 	if (st->pz_init)
 		inflateEnd(&st->pz);
-	free(st->buf);
+	buf_give(st->buf);
 	free(st->pre);
 	free(st->hb);
 	free(st->vs);
@@ -768,7 +837,7 @@ next_file(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		return TM_OK;
 	}
 	if (!st->buf)
-		st->buf = xmalloc(BLOCK);
+		st->buf = buf_take();
 	size_t want = left < BLOCK ? (size_t)left : BLOCK;
 	if (st->far_skip && want > FAR_READ)
 		want = FAR_READ;
@@ -854,7 +923,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 {
 	enum tm_status s;
 	if (!st->buf)
-		st->buf = xmalloc(BLOCK);
+		st->buf = buf_take();
 	*n = 0;
 	if (st->eof && st->zres == 3) { /* bad data after the block delivered */
 		st->zres = 2;

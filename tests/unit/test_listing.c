@@ -442,6 +442,122 @@ t_final_on_failure(void)
 	tm_listing_free(l2);
 }
 
+/* ---- a stream's read buffer (stream.c buf_take / buf_give) ---- */
+
+#define BUF_N ((size_t)300 * 1024 + 123) /* a 256 KiB block and a tail */
+
+static uint8_t
+buf_byte(size_t i)
+{
+	return (uint8_t)(i * 131u + (i >> 13));
+}
+
+static const char *
+buf_file(void)
+{
+	static char path[600];
+	if (!path[0]) {
+		uint8_t *d = malloc(BUF_N);
+		for (size_t i = 0; i < BUF_N; i++)
+			d[i] = buf_byte(i);
+		snprintf(path, sizeof path, "%s", fx_write("buf.bin", d, BUF_N));
+		free(d);
+	}
+	return path;
+}
+
+/* The next block of st, checked byte for byte at its offset; the block's
+ * address in *at (NULL at the end). */
+static bool
+buf_next(struct tm_stream *st, const uint8_t **at)
+{
+	struct tm_error err;
+	uint64_t off = tm_stream_offset(st);
+	const uint8_t *p = NULL;
+	size_t n = 0;
+	if (tm_stream_next(st, &p, &n, &err) != TM_OK)
+		return false;
+	*at = n ? p : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != buf_byte((size_t)off + i))
+			return false;
+	return true;
+}
+
+static struct tm_stream *
+buf_open(void)
+{
+	struct tm_stream *st = NULL;
+	struct tm_error err;
+	if (tm_stream_file(buf_file(), "buf.bin", 0, BUF_N, &st, &err) != TM_OK)
+		return NULL;
+	return st;
+}
+
+/* One stream after another reads into the same buffer (its pages faulted
+ * once per process); two streams open at once each read into their own. */
+static void
+t_stream_buf_reused(void)
+{
+	const uint8_t *a = NULL, *b = NULL, *c = NULL, *q = NULL;
+	struct tm_stream *sa = buf_open();
+	CHECK(sa && buf_next(sa, &a) && a);
+	tm_stream_close(sa); /* the spare slot now holds a buffer */
+	uint64_t n0 = tm_stream_buf_allocs();
+	struct tm_stream *sb = buf_open();
+	CHECK(sb && buf_next(sb, &b) && b);
+	CHECK_INT(tm_stream_buf_allocs(), n0); /* taken, not malloc'd */
+	struct tm_stream *sc = buf_open();
+	CHECK(sc && buf_next(sc, &c) && c);
+	CHECK_INT(tm_stream_buf_allocs(), n0 + 1); /* b's is in use */
+	CHECK(c != b);
+	/* interleaved to the end: neither stream's bytes are the other's */
+	bool ok = true;
+	while (ok && (b || c)) {
+		if (b)
+			ok = buf_next(sb, &b);
+		if (ok && c)
+			ok = buf_next(sc, &c);
+	}
+	CHECK(ok);
+	tm_stream_close(sb);
+	tm_stream_close(sc); /* one parked, the other freed */
+	struct tm_stream *sd = buf_open();
+	CHECK(sd && buf_next(sd, &q) && q);
+	CHECK_INT(tm_stream_buf_allocs(), n0 + 1);
+	tm_stream_close(sd);
+}
+
+static void *
+buf_worker(void *arg)
+{
+	bool *ok = arg;
+	for (int k = 0; k < 40 && *ok; k++) {
+		struct tm_stream *st = buf_open();
+		const uint8_t *p = NULL;
+		*ok = st && buf_next(st, &p) && p;
+		while (*ok && p)
+			*ok = buf_next(st, &p);
+		tm_stream_close(st);
+	}
+	return NULL;
+}
+
+/* Streams opened and closed on three threads at once (under TSan: the spare
+ * slot is handed over without a race) each read their own bytes. */
+static void
+t_stream_buf_threads(void)
+{
+	buf_file();
+	pthread_t thr[3];
+	bool ok[3] = {true, true, true};
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(pthread_create(&thr[i], NULL, buf_worker, &ok[i]), 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(thr[i], NULL);
+	CHECK(ok[0] && ok[1] && ok[2]);
+}
+
 int
 main(void)
 {
@@ -450,6 +566,8 @@ main(void)
 	RUN(t_final_on_failure);
 	RUN(t_every_form);
 	RUN(t_gz_scan_shown);
+	RUN(t_stream_buf_reused);
+	RUN(t_stream_buf_threads);
 	fx_cleanup();
 	return 0;
 }
