@@ -110,7 +110,7 @@ fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 		p->trk_blocks[p->n_trk_blocks++] = xcalloc(TRACKER_BLOCK, sizeof **p->trk_blocks);
 	}
 	struct tm_tracker *c = &p->trk_blocks[p->n_trk_blocks - 1][p->n_ctxs % TRACKER_BLOCK];
-	c->file = file;
+	c->file = (uint32_t)file;
 	c->trace_id = p->src->in->members[file].trace_file_id;
 	c->raw = raw;
 	long mrow = mc_find(p, raw);

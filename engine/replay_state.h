@@ -26,12 +26,12 @@ struct tm_rp_row {
 /* One ClockTracker (file x machine context), with the proto reader's
  * default clock. */
 struct tm_tracker {
-	size_t file;       /* report file index (= member index) */
 	uint64_t raw;
 	uint64_t n_conv;
 	struct tm_clockid default_clock; /* unqualified */
 	struct tm_clockid pending;       /* unqualified */
 	struct tm_clockid bridged_from;  /* k: the format clock on this machine */
+	uint32_t file;     /* report file index (= member index; trace_file ids are u32 too) */
 	uint32_t trace_id; /* the file's trace_file id */
 	uint32_t row;
 	uint32_t tag;
@@ -41,7 +41,9 @@ struct tm_tracker {
 	bool has_default;
 	bool has_pending;
 	bool is_pin;
+	/* (one per trace file forked: 10,000s for an archive's members) */
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 88, "struct tm_tracker grew");
 
 struct tm_entry_state { /* a manifest files[] entry, applied */
 	bool has_machine_id;
