@@ -163,6 +163,9 @@ struct tm_gz_tune {
 	size_t spec_ring; /* its ring (2 MiB; at least step) */
 };
 extern struct tm_gz_tune tm_gz_tune;
+/* How far past a block a file stream reads its remainder in the same pread
+ * (stream.c TAIL; a test sets 0 to compare with whole blocks only). */
+extern size_t tm_stream_tail;
 /* Decompress parent (owned), a zstd stream with any number of frames, through
  * libarchive's zstd filter.  A gzip-like stream: the same hand-over ring,
  * producer thread and tm_stream_gz_* calls (zstd frame ends are not visible

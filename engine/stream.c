@@ -120,6 +120,12 @@ la_load(void)
 #include "archive_priv.h"
 
 #define BLOCK (256u * 1024u)
+/* A file's remainder of at most TAIL bytes past a block is read with it, in
+ * one pread (a TAR's 262 KiB member: one read, not 256 KiB and then 6 KB);
+ * the read buffer has room for it (BUF_N). */
+#define TAIL (16u * 1024u)
+#define BUF_N (BLOCK + TAIL)
+size_t tm_stream_tail = TAIL;
 /* A byte reader (tm_rd) that skipped FAR_SKIP bytes or more of a file past
  * its block (the TAR walk past a member's body) reads FAR_READ bytes next: a
  * header and the next member's sniff, not a block it would mostly skip (the
@@ -627,8 +633,8 @@ static uint64_t buf_allocs; /* buffers malloc'd (tm_stream_buf_allocs) */
 #endif
 #ifdef BUF_ASAN
 #include <sanitizer/asan_interface.h>
-#define BUF_PARK(b) ASAN_POISON_MEMORY_REGION((b), BLOCK)
-#define BUF_TAKE(b) ASAN_UNPOISON_MEMORY_REGION((b), BLOCK)
+#define BUF_PARK(b) ASAN_POISON_MEMORY_REGION((b), BUF_N)
+#define BUF_TAKE(b) ASAN_UNPOISON_MEMORY_REGION((b), BUF_N)
 #else
 #define BUF_PARK(b) ((void)(b))
 #define BUF_TAKE(b) ((void)(b))
@@ -649,9 +655,9 @@ buf_take(void)
 		 * freed, leaving the op log's 128-256 KiB blocks in mmaps of their
 		 * own, faulted anew at every realloc (+150 faults on a
 		 * 1000-member TAR).  So free one first, as every stream used to. */
-		free(xmalloc(BLOCK));
+		free(xmalloc(BUF_N));
 	}
-	return xmalloc(BLOCK);
+	return xmalloc(BUF_N);
 }
 
 static void
@@ -838,7 +844,8 @@ next_file(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	}
 	if (!st->buf)
 		st->buf = buf_take();
-	size_t want = left < BLOCK ? (size_t)left : BLOCK;
+	size_t tail = tm_stream_tail < TAIL ? tm_stream_tail : TAIL;
+	size_t want = left <= BLOCK + tail ? (size_t)left : BLOCK;
 	if (st->far_skip && want > FAR_READ)
 		want = FAR_READ;
 	st->far_skip = false;

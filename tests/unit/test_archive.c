@@ -1697,6 +1697,46 @@ t_spec_session_same(void)
 	free(t.d);
 }
 
+/* A file's short remainder read with its last block (stream.c TAIL) changes
+ * no prediction: plain files and TAR members just past a block, at the
+ * tail's limit, one byte beyond it and cut mid-packet, scanned with the
+ * tail read and with whole blocks only (tm_stream_tail = 0), agree. */
+static void
+t_tail_read_same(void)
+{
+	const size_t blk = 256u * 1024u, tail = 16u * 1024u;
+	const size_t lens[] = {blk + 32, blk + 6016, blk + tail, blk + tail + 32, blk + 6000,
+			       2 * blk + 4096};
+	const size_t NL = sizeof lens / sizeof lens[0];
+	unsigned char *raw = raw_proto((2 * blk + 4096) / 32 + 1);
+	struct fx t = {0};
+	for (size_t k = 0; k < NL; k++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "m%zu.pftrace", k);
+		fx_file(&t, nm, raw, lens[k]);
+	}
+	fx_end(&t);
+	for (size_t k = 0; k <= NL; k++) {
+		char name[32];
+		snprintf(name, sizeof name, k < NL ? "tail%zu.pftrace" : "tail.tar", k);
+		const char *path = k < NL ? fx_write(name, raw, lens[k]) : fx_write(name, t.d, t.n);
+		struct sess_out a, b;
+		sess_out(path, false, &a);
+		tm_stream_tail = 0;
+		sess_out(path, false, &b);
+		tm_stream_tail = tail;
+		if (strcmp(a.text, b.text) != 0 || !a.r || !b.r || !tm_report_same_numbers(a.r, b.r)) {
+			fprintf(stderr, "%s: with the tail\n%s\nwhole blocks\n%s\n", name, a.text,
+				b.text);
+			CHECK(!"tail read differs");
+		}
+		tm_report_free(a.r);
+		tm_report_free(b.r);
+	}
+	free(raw);
+	free(t.d);
+}
+
 /* A .pftrace.gz or .pftrace.zst inside a TAR is sniffed provisionally and
  * scanned while listed, as a whole file is (walk_gzip_visit): the
  * prediction must be that of reading only verified bytes (no_spec) when
@@ -2003,6 +2043,7 @@ main(void)
 	RUN(t_gzip_thread_same);
 	RUN(t_gzip_thread_close);
 	RUN(t_spec_session_same);
+	RUN(t_tail_read_same);
 	RUN(t_spec_nested_same);
 	RUN(t_spec_deep_same);
 	RUN(t_tar_rules);
