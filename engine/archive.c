@@ -56,6 +56,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,7 +172,7 @@ struct priv {
 	 * read (open_parent; -1 until the first), lent to their streams:
 	 * an open and a close per member were ~10% of the CPU a TAR of
 	 * 1,000 members of 256 KiB cost beyond one member.  At most
-	 * LENT_FDS are open (n_fds, atomic): past them (many archives on one
+	 * LENT_FDS are open (n_fds, under fds_mu): past them (many archives on one
 	 * command line) a member opens its archive itself, as it did before,
 	 * so that a descriptor limit is not reached by the inputs' count */
 	int *fds;
@@ -395,6 +396,11 @@ clear_cfatal(struct tm_input *in, size_t ci)
 static enum tm_status open_member(const struct tm_input *in, size_t i, struct tm_stream **out,
 				  struct tm_error *err);
 
+/* The first open of an input's descriptor (open_parent): one thread at a
+ * time, so a thread that comes second uses the first one's descriptor
+ * instead of opening its own (which fails near the descriptor limit). */
+static pthread_mutex_t fds_mu = PTHREAD_MUTEX_INITIALIZER;
+
 /* open_member of member i as the parent of one being opened: a file is
  * read through the input's descriptor of it (struct priv, fds), opened
  * once whichever thread comes first, while fewer than LENT_FDS are. */
@@ -407,23 +413,24 @@ open_parent(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 	int *slot = &P(in)->fds[l->path_idx];
 	int fd = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (fd < 0) {
+		pthread_mutex_lock(&fds_mu);
+		fd = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 		unsigned *n_fds = &P(in)->n_fds;
-		if (__atomic_add_fetch(n_fds, 1, __ATOMIC_RELAXED) > LENT_FDS) {
-			__atomic_sub_fetch(n_fds, 1, __ATOMIC_RELAXED);
+		if (fd < 0 && *n_fds >= LENT_FDS) {
+			pthread_mutex_unlock(&fds_mu);
 			return open_member(in, i, out, err);
 		}
-		const char *path = in->paths[l->path_idx];
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-			__atomic_sub_fetch(n_fds, 1, __ATOMIC_RELAXED);
-			return tm_error_sys(err, errno, "%s", path);
+		if (fd < 0) {
+			const char *path = in->paths[l->path_idx];
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+				int e = errno;
+				pthread_mutex_unlock(&fds_mu);
+				return tm_error_sys(err, e, "%s", path);
+			}
+			(*n_fds)++;
+			__atomic_store_n(slot, fd, __ATOMIC_RELEASE);
 		}
-		int none = -1;
-		if (!__atomic_compare_exchange_n(slot, &none, fd, false, __ATOMIC_ACQ_REL,
-						 __ATOMIC_ACQUIRE)) {
-			close(fd);
-			__atomic_sub_fetch(n_fds, 1, __ATOMIC_RELAXED);
-			fd = none;
-		}
+		pthread_mutex_unlock(&fds_mu);
 	}
 	char *lab = label(in, i);
 	*out = tm_stream_file_lent(fd, lab, in->members[i].stored_size);
