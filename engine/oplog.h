@@ -205,7 +205,7 @@ struct tm_op {
  * read it; everything else is oplog.c's. */
 struct tm_oplog_w {
 	bool has_held;      /* a PACKET n=1 waiting to see its payload (stage->held) */
-	bool run_unsorted;  /* a CONVERT/ARRAY run's staged values need sorting */
+	bool run_unsorted;  /* a CONVERT run's staged values need sorting (ARRAY lanes: ln->unsorted) */
 	uint32_t pkt_lim;   /* see run_p below */
 	/* the open run's key, n = 0 if none: what its TM_OP_RUN head holds
 	 * (oplog.c, run_op), not a whole struct tm_op */

@@ -1367,7 +1367,7 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	uint32_t j = 0;
 	int64_t vj = r0; /* element j's value */
 	const struct tm_piece *p0 = p->pieces;
-	if (!p->n_pieces || p0->a > r0 || !add_fits(r0, p0->off) || r0 + p0->off != v0) {
+	if (!p->n_pieces || p0->a > r0 || p0->b < r0 || !add_fits(r0, p0->off) || r0 + p0->off != v0) {
 		push(p, fs, c, v0, 0, te); /* not the first piece's: cannot happen */
 		j = 1;
 		vj = tm_run_at(r, 1);

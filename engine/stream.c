@@ -616,7 +616,7 @@ stop_chain(struct tm_stream *st)
 /* One spare read buffer for the whole process: a stream's close parks its
  * buffer here, the next stream to read takes it.  A plain file's check opens
  * a stream for the sniff and another for the scan, a TAR one per member:
- * without the spare, each malloc(BLOCK) is a fresh mmap whose 64 pages all
+ * without the spare, each malloc(BUF_N) is a fresh mmap whose 64 pages all
  * fault again (~10 us each here).  Lock-free: a taker swaps NULL in, a giver
  * parks its buffer only into an empty slot (else frees it), so two streams
  * open at once never share one.  Under ASan a parked buffer is poisoned: a
@@ -649,7 +649,7 @@ buf_take(void)
 		return b;
 	}
 	if (__atomic_fetch_add(&buf_allocs, 1, __ATOMIC_RELAXED) == 0) {
-		/* glibc serves BLOCK from a fresh mmap, and the free of an
+		/* glibc serves BUF_N from a fresh mmap, and the free of an
 		 * mmapped chunk raises its mmap threshold to that chunk's size
 		 * (malloc.c, __libc_free); a buffer kept for good would never be
 		 * freed, leaving the op log's 128-256 KiB blocks in mmaps of their

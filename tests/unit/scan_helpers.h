@@ -128,13 +128,13 @@ same_align(const struct tm_align_samples *p, const struct tm_align_samples *q)
 		       p->names[i].n == q->names[i].n && p->names[i].len == q->names[i].len &&
 		       p->names[i].all_instant == q->names[i].all_instant &&
 		       p->names[i].occ_len == q->names[i].occ_len &&
-		       !memcmp(p->names[i].occ, q->names[i].occ, p->names[i].occ_len) &&
+		       (!p->names[i].occ_len || !memcmp(p->names[i].occ, q->names[i].occ, p->names[i].occ_len)) &&
 		       !memcmp(p->names[i].name, q->names[i].name, p->names[i].len) &&
 		       tm_al_find_name(q, p->names[i].name, p->names[i].len) == &q->names[i];
 	for (size_t i = 0; same && i < p->n_ids; i++)
 		same = p->ids[i].key == q->ids[i].key && p->ids[i].have == q->ids[i].have &&
 		       p->ids[i].ident_len == q->ids[i].ident_len &&
-		       !memcmp(p->ids[i].ident, q->ids[i].ident, p->ids[i].ident_len) &&
+		       (!p->ids[i].ident_len || !memcmp(p->ids[i].ident, q->ids[i].ident, p->ids[i].ident_len)) &&
 		       !memcmp(&p->ids[i].out, &q->ids[i].out, sizeof p->ids[i].out) &&
 		       !memcmp(&p->ids[i].in, &q->ids[i].in, sizeof p->ids[i].in) &&
 		       tm_al_find_id(q, &p->ids[i]) == &q->ids[i];
