@@ -98,7 +98,7 @@ sp_io(int fd, bool wr, uint8_t *p, size_t n, uint64_t off)
 	return true;
 }
 
-uint64_t tm_oplog_spill_writes, tm_oplog_spill_reads;
+uint64_t tm_oplog_spill_writes, tm_oplog_spill_reads, tm_oplog_spill_punches;
 
 /* Write p[0..n) to a fresh extent; false (nothing kept) on failure. */
 static bool
@@ -197,9 +197,11 @@ sp_read(uint64_t off, uint8_t *p, size_t n)
 static void
 sp_punch(void)
 {
-	if (sp_hole_len)
+	if (sp_hole_len) {
 		(void)fallocate(sp_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				(off_t)sp_hole_off, (off_t)sp_hole_len);
+		tm_oplog_spill_punches++;
+	}
 	sp_hole_len = 0;
 }
 

@@ -166,8 +166,9 @@ struct tm_run {
 	uint64_t spill_off, spill_len; /* spilled: where the deltas are */
 };
 extern size_t tm_oplog_spill_after;
-/* Test hooks: the writes and reads of spilled deltas so far (all logs). */
-extern uint64_t tm_oplog_spill_writes, tm_oplog_spill_reads;
+/* Test hooks: the writes and reads of spilled deltas so far (all logs), and
+ * the holes punched in the spill file (under its lock). */
+extern uint64_t tm_oplog_spill_writes, tm_oplog_spill_reads, tm_oplog_spill_punches;
 /* Test hook: the values an ARRAY run's lane holds before the run is
  * flushed (oplog.c). */
 extern size_t tm_oplog_lane_max;

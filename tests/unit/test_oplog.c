@@ -461,7 +461,7 @@ spill_small_logs(void)
 static void
 spill_holes(void)
 {
-	enum { L = 40, N = 20000 };
+	enum { L = 40, N = 20000, IN_ORDER = 8 };
 	static struct tm_oplog mem[L], sp[L];
 	size_t keep = tm_oplog_spill_after;
 	for (int k = 0; k < L; k++)
@@ -482,14 +482,18 @@ spill_holes(void)
 		}
 	tm_oplog_spill_after = keep;
 	bool gone[L] = {0};
-	uint64_t x = 42;
+	uint64_t x = 42, extents = 0, punches0 = tm_oplog_spill_punches;
 	for (int step = 0; step < L; step++) {
-		int k;
-		do {
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			k = (int)((x >> 33) % L);
-		} while (gone[k]);
+		int k = step; /* the first IN_ORDER in the file's order */
+		if (step == IN_ORDER) /* neighbours, all of them merged: */
+			CHECK(tm_oplog_spill_punches - punches0 <= 1);
+		if (step >= IN_ORDER)
+			do {
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				k = (int)((x >> 33) % L);
+			} while (gone[k]);
 		CHECK(sp[k].n_spilled > 0);
+		extents += sp[k].n_spilled;
 		tm_oplog_fini(&sp[k]);
 		gone[k] = true;
 		for (int j = 0; j < L; j++) {
@@ -502,6 +506,9 @@ spill_holes(void)
 			tm_buf_fini(&w);
 		}
 	}
+	/* holes were punched, and neighbours together: fewer than one a run */
+	uint64_t punched = tm_oplog_spill_punches - punches0;
+	CHECK(punched >= 1 && punched < extents);
 	for (int k = 0; k < L; k++)
 		tm_oplog_fini(&mem[k]);
 }
