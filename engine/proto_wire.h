@@ -45,8 +45,9 @@ get_varint_slow(const uint8_t *p, const uint8_t *end, uint64_t *v)
 
 /* Whether varint_squeeze gathers the 7-bit groups with one pext (x86-64
  * BMI2, where it is fast: not the microcoded one of AMD before family
- * 0x19); set once at start-up (scan_proto.c), tests may clear it. */
-extern bool tm_wire_pext;
+ * 0x19); set once at start-up (scan_proto.c), tests may clear it, or set
+ * it where the CPU has pext at all (tm_wire_bmi2), fast or not. */
+extern bool tm_wire_pext, tm_wire_bmi2;
 
 /* The 8-byte decoder's end: x holds the 8 bytes at p, stop (not 0) their
  * bytes without the continuation bit: mask the bytes after the first of

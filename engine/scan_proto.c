@@ -45,12 +45,13 @@
 #define MSG_PACKET_CORRUPT                                                                         \
 	"Failed to parse proto packet fully; the trace is probably corrupt. (ERR:tp-corrupt)"
 
-bool tm_wire_pext;
+bool tm_wire_pext, tm_wire_bmi2;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
-/* tm_wire_pext: BMI2 (cpuid 7.0 ebx bit 8), on Intel or on AMD from family
- * 0x19 (Zen 3; before it pext is microcoded, slower than the shifts). */
+/* tm_wire_bmi2: BMI2 (cpuid 7.0 ebx bit 8); tm_wire_pext: BMI2 on Intel or
+ * on AMD from family 0x19 (Zen 3; before it pext is microcoded, slower
+ * than the shifts). */
 __attribute__((constructor)) static void
 wire_pext_init(void)
 {
@@ -63,7 +64,8 @@ wire_pext_init(void)
 	if (family == 0xf)
 		family += (a >> 20) & 0xff;
 	__cpuid_count(7, 0, a, b, c, d);
-	tm_wire_pext = (b >> 8 & 1) && (intel || (amd && family >= 0x19));
+	tm_wire_bmi2 = b >> 8 & 1;
+	tm_wire_pext = tm_wire_bmi2 && (intel || (amd && family >= 0x19));
 }
 #endif
 
