@@ -706,9 +706,7 @@ events_buffer_grown(void)
 }
 
 /* The same with every large run's deltas in the spill file (oplog.c), read
- * back block by block by the fast replay. */
-extern size_t tm_oplog_spill_after;
-extern uint64_t tm_oplog_spill_writes, tm_oplog_spill_reads;
+ * back block by block by the fast replay (oplog.h declares the hooks). */
 
 static void
 fast_equals_reference_spilled(void)
