@@ -161,6 +161,8 @@ xstrdup0(const char *s)
 #endif
 
 #define HUGE_PG ((size_t)2 << 20)
+/* a copy into a fresh mapping of at least this many bytes is prefaulted */
+#define POPULATE_MIN ((size_t)16 << 10)
 
 /* n rounded up to a whole number of pages of size pg (a power of two) */
 static size_t
@@ -285,8 +287,16 @@ tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 			 : mmap(NULL, nl, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (!q || q == MAP_FAILED)
 			oom_n(nb);
+		size_t cp = ob < nb ? ob : nb;
+		/* the pages the copy writes, made present in one call rather
+		 * than a page fault each (a finished op log of 272 KiB copied
+		 * out of its huge page: 68 faults, ~6% of the CPU of a
+		 * 100-member TAR's check).  Advice only: a kernel without it
+		 * (before Linux 5.14) faults them in as before. */
+		if (!huge && cp >= POPULATE_MIN)
+			madvise(q, round_pg(cp, 4096), MADV_POPULATE_WRITE);
 		if (ob)
-			memcpy(q, p, ob < nb ? ob : nb);
+			memcpy(q, p, cp);
 		if (was_map)
 			munmap(p, ol);
 		else
