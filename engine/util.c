@@ -171,6 +171,58 @@ round_pg(size_t n, size_t pg)
 	return (n + pg - 1) & ~(pg - 1);
 }
 
+/* Two parked huge mappings of exactly HUGE_PG bytes for the process.  An
+ * op log that reserves its way past 2 MiB (a run that may spill reserves
+ * 10 bytes a value) and finishes under 1 MiB is copied out of its huge
+ * page (tm_oplog_finish): each member of a TAR of 2-3 MiB members paid a
+ * fresh mapping (mmap, munmap of the unaligned rest, madvise), a huge
+ * page fault clearing 2 MiB and a munmap freeing it again.  A huge
+ * mapping of one huge page let go by tm_big_resize is parked here, the
+ * next big_reserve of that length takes it (its bytes are stale: a
+ * grower's bytes past the copy are unspecified anyway).  Lock-free like
+ * stream.c's spare read buffer: a taker swaps NULL in, a giver parks into
+ * an empty slot only (else unmaps), so a mapping never has two owners. */
+#define N_PARKED 2
+static uint8_t *parked[N_PARKED];
+
+static uint8_t *
+park_take(size_t len)
+{
+	if (len != HUGE_PG)
+		return NULL;
+	for (int i = 0; i < N_PARKED; i++) {
+		uint8_t *p = __atomic_exchange_n(&parked[i], NULL, __ATOMIC_ACQUIRE);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* Let go of the mapping [p, p + len): parked if it is one huge page of
+ * big_reserve's (huge: it was reserved so), else unmapped. */
+static void
+unmap_big(uint8_t *p, size_t len, bool huge)
+{
+	if (huge && len == HUGE_PG && !((uintptr_t)p & (HUGE_PG - 1)))
+		for (int i = 0; i < N_PARKED; i++) {
+			uint8_t *none = NULL;
+			if (__atomic_compare_exchange_n(&parked[i], &none, p, false, __ATOMIC_RELEASE,
+							__ATOMIC_RELAXED))
+				return;
+		}
+	munmap(p, len);
+}
+
+void
+tm_big_drop_parked(void)
+{
+	for (int i = 0; i < N_PARKED; i++) {
+		uint8_t *p = __atomic_exchange_n(&parked[i], NULL, __ATOMIC_ACQUIRE);
+		if (p)
+			munmap(p, HUGE_PG);
+	}
+}
+
 /* A fresh mapping of len (a multiple of HUGE_PG) bytes at a HUGE_PG
  * boundary, with transparent huge pages asked for: one page fault then
  * maps 2 MiB, where 4 KiB pages take 512 (each a trap into the kernel,
@@ -178,6 +230,9 @@ round_pg(size_t n, size_t pg)
 static uint8_t *
 big_reserve(size_t len)
 {
+	uint8_t *r = park_take(len);
+	if (r)
+		return r;
 	size_t span = len + HUGE_PG;
 	uint8_t *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -245,7 +300,8 @@ tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 				q = xmalloc(nb);
 				memcpy(q, p, nb);
 			}
-			munmap(p, round_pg(ob, 4096));
+			size_t ol = round_pg(ob, 4096);
+			unmap_big(p, ol, ol >= huge_min && !((uintptr_t)p & (HUGE_PG - 1)));
 		}
 		*pp = q;
 		*cap = n;
@@ -298,7 +354,7 @@ tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 		if (ob)
 			memcpy(q, p, cp);
 		if (was_map)
-			munmap(p, ol);
+			unmap_big(p, ol, was_huge);
 		else
 			free(p);
 	}

@@ -10,6 +10,8 @@
 #include "t.h"
 
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -143,8 +145,10 @@ family(size_t huge_min, size_t elem)
 			check_freed(old, old_cap, elem); /* the old mapping is gone */
 		if (old_huge && pg(cap * elem) < huge_min) {
 			/* out of huge pages: copied, not cut (a huge page cut
-			 * short stays allocated whole until split) */
+			 * short stays allocated whole until split); one huge
+			 * page may be parked for reuse, gone once dropped */
 			CHECK(p != old);
+			tm_big_drop_parked();
 			check_freed(old, old_cap, elem);
 		}
 	}
@@ -230,6 +234,124 @@ families_mixed(void)
 	}
 }
 
+/* An op log's shape: reserved past 2 MiB (one huge page), finished
+ * smaller (tm_oplog_finish's huge_min).  The huge page let go is parked,
+ * mapped whole, and the next buffer to reserve one huge page takes it,
+ * with its own bytes copied in; dropped, all of it is unmapped. */
+static void
+parked_reused(void)
+{
+	tm_big_drop_parked();
+	uint8_t *a = NULL, *b = NULL;
+	size_t ca = 0, cb = 0;
+	tm_big_resize((void **)&a, &ca, TM_BIG_MIN, 1, TM_BIG_MIN);
+	fill(a, 0, ca, 1, 4);
+	uint8_t *old_a = a;
+	tm_big_resize((void **)&a, &ca, 272 << 10, 1, TM_BIG_MIN / 2);
+	check_buf(a, ca, 1, ca, SIZE_MAX, 4);
+	CHECK(SAN || (a != old_a && all_mapped(old_a, HUGE)));
+	/* b from the heap to one huge page: the parked one */
+	tm_big_resize((void **)&b, &cb, 8000, 1, TM_BIG_MIN);
+	fill(b, 0, cb, 1, 5);
+	tm_big_resize((void **)&b, &cb, TM_BIG_MIN, 1, TM_BIG_MIN);
+	CHECK(SAN || b == old_a);
+	check_buf(b, cb, 1, 8000, TM_BIG_MIN, 5);
+	fill(b, 0, cb, 1, 6);
+	check_buf(a, ca, 1, ca, SIZE_MAX, 4);
+	/* a spilled log's shape: back to the heap, the huge page parked */
+	uint8_t *old_b = b;
+	tm_big_resize((void **)&b, &cb, 8000, 1, TM_BIG_MIN / 2);
+	check_buf(b, cb, 1, 8000, SIZE_MAX, 6);
+	CHECK(SAN || all_mapped(old_b, HUGE));
+	tm_big_drop_parked();
+	check_freed(old_b, HUGE, 1);
+	tm_big_free(a, ca, 1);
+	tm_big_free(b, cb, 1);
+}
+
+/* Three huge pages let go: two parked, the third unmapped; three taken:
+ * the two parked ones to two owners, a fresh one to the third, each
+ * holding its own bytes; freed by the one free, each of its true length. */
+static void
+parked_one_owner(void)
+{
+	tm_big_drop_parked();
+	uint8_t *p[3] = {NULL}, *was[3];
+	size_t c[3] = {0};
+	for (int i = 0; i < 3; i++) {
+		tm_big_resize((void **)&p[i], &c[i], TM_BIG_MIN, 1, TM_BIG_MIN);
+		fill(p[i], 0, c[i], 1, 10 + i);
+	}
+	for (int i = 0; i < 3; i++) {
+		was[i] = p[i];
+		tm_big_resize((void **)&p[i], &c[i], 200 << 10, 1, TM_BIG_MIN / 2);
+		check_buf(p[i], c[i], 1, c[i], SIZE_MAX, 10 + i);
+	}
+	if (!SAN) {
+		CHECK(all_mapped(was[0], HUGE) && all_mapped(was[1], HUGE));
+		check_freed(was[2], HUGE, 1);
+	}
+	uint8_t *q[3] = {NULL};
+	size_t cq[3] = {0};
+	for (int i = 0; i < 3; i++) {
+		tm_big_resize((void **)&q[i], &cq[i], TM_BIG_MIN, 1, TM_BIG_MIN);
+		fill(q[i], 0, cq[i], 1, 20 + i);
+	}
+	CHECK(q[0] != q[1] && q[1] != q[2] && q[0] != q[2]);
+	if (!SAN) {
+		CHECK((q[0] == was[0] || q[0] == was[1]) && (q[1] == was[0] || q[1] == was[1]));
+		CHECK(q[2] != was[0] && q[2] != was[1]);
+	}
+	for (int i = 0; i < 3; i++) {
+		check_buf(q[i], cq[i], 1, cq[i], TM_BIG_MIN, 20 + i);
+		check_buf(p[i], c[i], 1, c[i], SIZE_MAX, 10 + i);
+	}
+	for (int i = 0; i < 3; i++) {
+		tm_big_free(q[i], cq[i], 1);
+		check_freed(q[i], cq[i], 1);
+		tm_big_free(p[i], c[i], 1);
+	}
+}
+
+/* Two threads reserving and letting go of huge pages at once: a mapping
+ * handed to both would show the other's bytes. */
+static void *
+park_worker(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	bool ok = true;
+	for (int it = 0; it < 200 && ok; it++) {
+		uint8_t *p = NULL;
+		size_t cap = 0;
+		unsigned s = seed + 2 * (unsigned)it;
+		tm_big_resize((void **)&p, &cap, TM_BIG_MIN, 1, TM_BIG_MIN);
+		for (size_t i = 0; i < cap; i += 512)
+			p[i] = (uint8_t)(i * 7 + i / 4093 + s);
+		sched_yield();
+		for (size_t i = 0; i < cap; i += 512)
+			ok &= p[i] == (uint8_t)(i * 7 + i / 4093 + s);
+		tm_big_resize((void **)&p, &cap, it % 2 ? 100000 : (size_t)(200 << 10), 1, TM_BIG_MIN / 2);
+		for (size_t i = 0; i < cap; i += 512)
+			ok &= p[i] == (uint8_t)(i * 7 + i / 4093 + s);
+		tm_big_free(p, cap, 1);
+	}
+	return (void *)(uintptr_t)ok;
+}
+
+static void
+parked_two_threads(void)
+{
+	pthread_t t[2];
+	for (uintptr_t i = 0; i < 2; i++)
+		CHECK(pthread_create(&t[i], NULL, park_worker, (void *)(i + 1)) == 0);
+	for (int i = 0; i < 2; i++) {
+		void *ok = NULL;
+		CHECK(pthread_join(t[i], &ok) == 0);
+		CHECK(ok == (void *)1);
+	}
+	tm_big_drop_parked();
+}
+
 /* A malloc block of mapping size handed to a big buffer is stopped (abort)
  * before free or resize treats it as a mapping; under a sanitizer nothing
  * is a mapping, so the same calls are plain heap calls. */
@@ -266,5 +388,8 @@ main(void)
 	RUN(stage_family);
 	RUN(map_family);
 	RUN(families_mixed);
+	RUN(parked_reused);
+	RUN(parked_one_owner);
+	RUN(parked_two_threads);
 	return 0;
 }
