@@ -349,8 +349,10 @@ tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 		 * out of its huge page: 68 faults, ~6% of the CPU of a
 		 * 100-member TAR's check).  Advice only: a kernel without it
 		 * (before Linux 5.14) faults them in as before. */
+#ifdef MADV_POPULATE_WRITE /* headers older than Linux 5.14 lack it */
 		if (!huge && cp >= POPULATE_MIN)
 			madvise(q, round_pg(cp, 4096), MADV_POPULATE_WRITE);
+#endif
 		if (ob)
 			memcpy(q, p, cp);
 		if (was_map)
