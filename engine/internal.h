@@ -41,6 +41,13 @@ extern bool tm_escape_no_fast;
 extern unsigned long tm_zalloc_fail_nth;
 /* Grow *p (array of elem-size items, capacity *cap) to hold at least need items. */
 void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
+/* Parking for a block kept for reuse (a spare buffer or mapping), in one
+ * of n slots shared by all threads, lock-free: a taker swaps NULL in, a
+ * giver fills an empty slot only, so a parked block never has two
+ * owners.  tm_slot_take: a parked block or NULL; tm_slot_give: false if
+ * every slot is full (p is still the caller's). */
+void *tm_slot_take(void **slots, size_t n);
+bool tm_slot_give(void **slots, size_t n, void *p);
 /* Big buffers, for those a big input fills once per file (the op log, its
  * staging): 4 KiB page faults were most of the CPU a 64 MiB check paid
  * beyond a small one's.  One rule says what such a buffer is, whichever

@@ -617,11 +617,10 @@ stop_chain(struct tm_stream *st)
  * buffer here, the next stream to read takes it.  A plain file's check opens
  * a stream for the sniff and another for the scan, a TAR one per member:
  * without the spare, each malloc(BUF_N) is a fresh mmap whose 64 pages all
- * fault again (~10 us each here).  Lock-free: a taker swaps NULL in, a giver
- * parks its buffer only into an empty slot (else frees it), so two streams
- * open at once never share one.  Under ASan a parked buffer is poisoned: a
+ * fault again (~10 us each here).  Parked by tm_slot_give (util.c; else
+ * freed), so two streams open at once never share one.  Under ASan a parked buffer is poisoned: a
  * read through a closed stream's last block still trips it. */
-static uint8_t *spare_buf;
+static void *spare_buf;
 static uint64_t buf_allocs; /* buffers malloc'd (tm_stream_buf_allocs) */
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -643,7 +642,7 @@ static uint64_t buf_allocs; /* buffers malloc'd (tm_stream_buf_allocs) */
 static uint8_t *
 buf_take(void)
 {
-	uint8_t *b = __atomic_exchange_n(&spare_buf, NULL, __ATOMIC_ACQUIRE);
+	uint8_t *b = tm_slot_take(&spare_buf, 1);
 	if (b) {
 		BUF_TAKE(b);
 		return b;
@@ -665,10 +664,8 @@ buf_give(uint8_t *b)
 {
 	if (!b)
 		return;
-	uint8_t *none = NULL;
 	BUF_PARK(b);
-	if (!__atomic_compare_exchange_n(&spare_buf, &none, b, false, __ATOMIC_RELEASE,
-					 __ATOMIC_RELAXED)) {
+	if (!tm_slot_give(&spare_buf, 1, b)) {
 		BUF_TAKE(b);
 		free(b);
 	}

@@ -179,23 +179,38 @@ round_pg(size_t n, size_t pg)
  * page fault clearing 2 MiB and a munmap freeing it again.  A huge
  * mapping of one huge page let go by tm_big_resize is parked here, the
  * next big_reserve of that length takes it (its bytes are stale: a
- * grower's bytes past the copy are unspecified anyway).  Lock-free like
- * stream.c's spare read buffer: a taker swaps NULL in, a giver parks into
- * an empty slot only (else unmaps), so a mapping never has two owners. */
+ * grower's bytes past the copy are unspecified anyway).  Parked by
+ * tm_slot_give (else unmapped), so a mapping never has two owners. */
 #define N_PARKED 2
-static uint8_t *parked[N_PARKED];
+static void *parked[N_PARKED];
 
-static uint8_t *
-park_take(size_t len)
+void *
+tm_slot_take(void **slots, size_t n)
 {
-	if (len != HUGE_PG)
-		return NULL;
-	for (int i = 0; i < N_PARKED; i++) {
-		uint8_t *p = __atomic_exchange_n(&parked[i], NULL, __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < n; i++) {
+		void *p = __atomic_exchange_n(&slots[i], NULL, __ATOMIC_ACQUIRE);
 		if (p)
 			return p;
 	}
 	return NULL;
+}
+
+bool
+tm_slot_give(void **slots, size_t n, void *p)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *none = NULL;
+		if (__atomic_compare_exchange_n(&slots[i], &none, p, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	return false;
+}
+
+static uint8_t *
+park_take(size_t len)
+{
+	return len == HUGE_PG ? tm_slot_take(parked, N_PARKED) : NULL;
 }
 
 /* Let go of the mapping [p, p + len): parked if it is one huge page of
@@ -203,24 +218,18 @@ park_take(size_t len)
 static void
 unmap_big(uint8_t *p, size_t len, bool huge)
 {
-	if (huge && len == HUGE_PG && !((uintptr_t)p & (HUGE_PG - 1)))
-		for (int i = 0; i < N_PARKED; i++) {
-			uint8_t *none = NULL;
-			if (__atomic_compare_exchange_n(&parked[i], &none, p, false, __ATOMIC_RELEASE,
-							__ATOMIC_RELAXED))
-				return;
-		}
+	if (huge && len == HUGE_PG && !((uintptr_t)p & (HUGE_PG - 1)) &&
+	    tm_slot_give(parked, N_PARKED, p))
+		return;
 	munmap(p, len);
 }
 
 void
 tm_big_drop_parked(void)
 {
-	for (int i = 0; i < N_PARKED; i++) {
-		uint8_t *p = __atomic_exchange_n(&parked[i], NULL, __ATOMIC_ACQUIRE);
-		if (p)
-			munmap(p, HUGE_PG);
-	}
+	void *p;
+	while ((p = tm_slot_take(parked, N_PARKED)))
+		munmap(p, HUGE_PG);
 }
 
 /* A fresh mapping of len (a multiple of HUGE_PG) bytes at a HUGE_PG
