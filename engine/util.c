@@ -218,8 +218,7 @@ park_take(size_t len)
 static void
 unmap_big(uint8_t *p, size_t len, bool huge)
 {
-	if (huge && len == HUGE_PG && !((uintptr_t)p & (HUGE_PG - 1)) &&
-	    tm_slot_give(parked, N_PARKED, p))
+	if (huge && len == HUGE_PG && tm_slot_give(parked, N_PARKED, p))
 		return;
 	munmap(p, len);
 }
@@ -298,6 +297,8 @@ tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 	bool was_map = is_mapped(*cap, elem);
 	if (was_map && p)
 		must_be_mapping(p);
+	size_t ol = round_pg(ob, 4096);
+	bool was_huge = was_map && ol >= huge_min && !((uintptr_t)p & (HUGE_PG - 1));
 	if (nb < MAP_MIN) {
 		/* a malloc block (n == 0: none) */
 		uint8_t *q = NULL;
@@ -309,18 +310,15 @@ tm_big_resize(void **pp, size_t *cap, size_t n, size_t elem, size_t huge_min)
 				q = xmalloc(nb);
 				memcpy(q, p, nb);
 			}
-			size_t ol = round_pg(ob, 4096);
-			unmap_big(p, ol, ol >= huge_min && !((uintptr_t)p & (HUGE_PG - 1)));
+			unmap_big(p, ol, was_huge);
 		}
 		*pp = q;
 		*cap = n;
 		return;
 	}
 	/* (huge by whole pages: a capacity is its mapping, see below) */
-	size_t ol = round_pg(ob, 4096);
 	bool huge = round_pg(nb, 4096) >= huge_min;
 	size_t nl = round_pg(nb, huge ? HUGE_PG : 4096);
-	bool was_huge = was_map && ol >= huge_min && !((uintptr_t)p & (HUGE_PG - 1));
 	uint8_t *q = p;
 	if (was_map && nl == ol) {
 		/* same pages */
