@@ -1928,7 +1928,7 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 		if (l->prov) {
 			/* walk_gzip's sniff (a TAR) was provisional: it stands if
 			 * the stream reaches a hand-over past it (as in walk_tar) */
-			st = __atomic_exchange_n(&l->parked, NULL, __ATOMIC_ACQ_REL);
+			st = lc_take_parked(&P(in)->locs[ci]);
 			bool stands = true;
 			if (st && (s = gz_prov_drain(in, ci, st, &stands, err)) != TM_OK) {
 				tm_stream_close(st);
