@@ -48,6 +48,23 @@ void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
  * every slot is full (p is still the caller's). */
 void *tm_slot_take(void **slots, size_t n);
 bool tm_slot_give(void **slots, size_t n, void *p);
+
+/* The build's sanitizers: TM_ASAN (AddressSanitizer), TM_SANITIZER (any of
+ * address, thread, memory). */
+#if defined(__SANITIZE_ADDRESS__)
+#define TM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TM_ASAN 1
+#endif
+#endif
+#if defined(TM_ASAN) || defined(__SANITIZE_THREAD__)
+#define TM_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define TM_SANITIZER 1
+#endif
+#endif
 /* Big buffers, for those a big input fills once per file (the op log, its
  * staging): 4 KiB page faults were most of the CPU a 64 MiB check paid
  * beyond a small one's.  One rule says what such a buffer is, whichever

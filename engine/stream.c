@@ -623,14 +623,7 @@ stop_chain(struct tm_stream *st)
 static void *spare_buf;
 static uint64_t buf_allocs; /* buffers malloc'd (tm_stream_buf_allocs) */
 
-#if defined(__SANITIZE_ADDRESS__)
-#define BUF_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BUF_ASAN 1
-#endif
-#endif
-#ifdef BUF_ASAN
+#ifdef TM_ASAN
 #include <sanitizer/asan_interface.h>
 #define BUF_PARK(b) ASAN_POISON_MEMORY_REGION((b), BUF_N)
 #define BUF_TAKE(b) ASAN_UNPOISON_MEMORY_REGION((b), BUF_N)

@@ -146,15 +146,7 @@ xstrdup0(const char *s)
 
 /* Under a sanitizer every buffer stays a malloc block: redzones and leak
  * checks see it (the code paths around it are the same either way). */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define BIG_OFF 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-	__has_feature(memory_sanitizer)
-#define BIG_OFF 1
-#endif
-#endif
-#ifdef BIG_OFF
+#ifdef TM_SANITIZER
 #define MAP_MIN SIZE_MAX
 #else
 #define MAP_MIN TM_MAP_MIN
