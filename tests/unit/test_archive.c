@@ -513,6 +513,15 @@ gz_bytes(unsigned char *raw, size_t n, size_t *zn)
 	return z;
 }
 
+/* gz_bytes of a copy of raw[0..n): raw stays the caller's. */
+static unsigned char *
+gz_mem(const unsigned char *raw, size_t n, size_t *zn)
+{
+	unsigned char *c = malloc(n);
+	memcpy(c, raw, n);
+	return gz_bytes(c, n, zn);
+}
+
 static uint64_t
 inflated_now(void)
 {
@@ -696,10 +705,8 @@ t_gzip_single_pass(void)
 	free(rp);
 	fx_file(&f, "b.json", J, sizeof J - 1);
 	fx_end(&f);
-	unsigned char *raw = malloc(f.n);
-	memcpy(raw, f.d, f.n);
 	size_t tn = f.n;
-	z = gz_bytes(raw, f.n, &zn);
+	z = gz_mem(f.d, f.n, &zn);
 	i0 = inflated_now();
 	CHECK_INT(open1(fx_write("big.tar.gz", z, zn)), TM_OK);
 	CHECK_INT(inflated_now() - i0, tn);
@@ -883,14 +890,6 @@ gz_same(const char *what, const char *path, uint64_t flen, bool strip, bool nest
 			CHECK(!"unexpected end of the sequential stream");
 		}
 	}
-}
-
-static unsigned char *
-gz_mem(const unsigned char *raw, size_t n, size_t *zn)
-{
-	unsigned char *c = malloc(n);
-	memcpy(c, raw, n);
-	return gz_bytes(c, n, zn);
 }
 
 static void
@@ -1639,9 +1638,7 @@ t_spec_session_same(void)
 		if (kind % 2) {
 			z = zst(src, sn, &zn);
 		} else {
-			unsigned char *c = malloc(sn);
-			memcpy(c, src, sn);
-			z = gz_bytes(c, sn, &zn);
+			z = gz_mem(src, sn, &zn);
 		}
 		/* cut: 0 whole; else the file's length; corrupt: flip bytes there */
 		struct {
@@ -1753,9 +1750,7 @@ t_spec_nested_same(void)
 		size_t zn;
 		unsigned char *z;
 		if (kind == 3) { /* ends cleanly before the first hand-over */
-			unsigned char *c = malloc(5u << 20);
-			memcpy(c, raw, 5u << 20);
-			z = gz_bytes(c, 5u << 20, &zn);
+			z = gz_mem(raw, 5u << 20, &zn);
 		} else if (kind == 4) { /* a tar.gz member: walked, not scanned */
 			struct fx tin = {0};
 			fx_file(&tin, "i.pftrace", raw, NPK * 32);
@@ -1764,16 +1759,11 @@ t_spec_nested_same(void)
 		} else if (kind == 1) {
 			z = zst(raw, NPK * 32, &zn);
 		} else if (kind == 0) {
-			unsigned char *c = malloc(NPK * 32);
-			memcpy(c, raw, NPK * 32);
-			z = gz_bytes(c, NPK * 32, &zn);
+			z = gz_mem(raw, NPK * 32, &zn);
 		} else { /* two gzip members: 512 KiB, then the rest */
 			size_t n1, n2;
-			unsigned char *c1 = malloc(1u << 19), *c2 = malloc(NPK * 32 - (1u << 19));
-			memcpy(c1, raw, 1u << 19);
-			memcpy(c2, raw + (1u << 19), NPK * 32 - (1u << 19));
-			unsigned char *z1 = gz_bytes(c1, 1u << 19, &n1);
-			unsigned char *z2 = gz_bytes(c2, NPK * 32 - (1u << 19), &n2);
+			unsigned char *z1 = gz_mem(raw, 1u << 19, &n1);
+			unsigned char *z2 = gz_mem(raw + (1u << 19), NPK * 32 - (1u << 19), &n2);
 			z = malloc(n1 + n2);
 			memcpy(z, z1, n1);
 			memcpy(z + n1, z2, n2);
@@ -1812,9 +1802,7 @@ t_spec_nested_same(void)
 				const char *path;
 				if (outer) {
 					size_t tn;
-					unsigned char *tc = malloc(t.n);
-					memcpy(tc, t.d, t.n);
-					unsigned char *tz = gz_bytes(tc, t.n, &tn);
+					unsigned char *tz = gz_mem(t.d, t.n, &tn);
 					path = fx_write(name, tz, tn);
 					free(tz);
 				} else {
@@ -1965,10 +1953,8 @@ t_seq_scan(void)
 	fx_file(&f, "app.json", J, sizeof J - 1);
 	fx_end(&f);
 	char *plain = xstrdup(fx_write("seq.tar", f.d, f.n));
-	unsigned char *copy = malloc(f.n);
-	memcpy(copy, f.d, f.n);
 	size_t zn;
-	unsigned char *z = gz_bytes(copy, f.n, &zn);
+	unsigned char *z = gz_mem(f.d, f.n, &zn);
 	char *gz = xstrdup(fx_write("seq.tar.gz", z, zn));
 	size_t tzn;
 	unsigned char *tz = zst(f.d, f.n, &tzn);
