@@ -1611,6 +1611,18 @@ sess_out(const char *path, bool no_spec, struct sess_out *o)
 	tm_session_close(s);
 }
 
+/* Whether two reads of name predicted the same (text and numbers); prints
+ * both on stderr when not.  The reports stay the caller's. */
+static bool
+sess_same(const char *name, const struct sess_out *a, const char *how_a,
+	  const struct sess_out *b, const char *how_b)
+{
+	if (strcmp(a->text, b->text) == 0 && a->r && b->r && tm_report_same_numbers(a->r, b->r))
+		return true;
+	fprintf(stderr, "%s: %s\n%s\n%s\n%s\n", name, how_a, a->text, how_b, b->text);
+	return false;
+}
+
 /* A gzip or zstd member's scan, and the walk of a TAR inside gzip or zstd
  * with the scans of its members, read what the producer decompresses
  * before it is verified (tm_stream_open_scan, walk_tar); the prediction
@@ -1668,12 +1680,7 @@ t_spec_session_same(void)
 			uint64_t refuted = __atomic_load_n(&tm_spec_refuted, __ATOMIC_RELAXED) - r0;
 			sess_out(path, true, &b);
 			CHECK_INT(__atomic_load_n(&tm_spec_refuted, __ATOMIC_RELAXED) - r0, refuted);
-			if (strcmp(a.text, b.text) != 0 || !a.r || !b.r ||
-			    !tm_report_same_numbers(a.r, b.r)) {
-				fprintf(stderr, "%s: speculative\n%s\nverified first\n%s\n", name,
-					a.text, b.text);
-				CHECK(!"speculative scan differs");
-			}
+			CHECK(sess_same(name, &a, "speculative", &b, "verified first"));
 			/* (flipped bytes may even decode: zstd frames without a
 			 * checksum) */
 			bool failed = !strstr(a.text, "error: -");
@@ -1722,11 +1729,7 @@ t_tail_read_same(void)
 		tm_stream_tail = 0;
 		sess_out(path, false, &b);
 		tm_stream_tail = tail;
-		if (strcmp(a.text, b.text) != 0 || !a.r || !b.r || !tm_report_same_numbers(a.r, b.r)) {
-			fprintf(stderr, "%s: with the tail\n%s\nwhole blocks\n%s\n", name, a.text,
-				b.text);
-			CHECK(!"tail read differs");
-		}
+		CHECK(sess_same(name, &a, "with the tail", &b, "whole blocks"));
 		tm_report_free(a.r);
 		tm_report_free(b.r);
 	}
@@ -1811,12 +1814,7 @@ t_spec_nested_same(void)
 				struct sess_out a, b;
 				sess_out(path, false, &a);
 				sess_out(path, true, &b);
-				if (strcmp(a.text, b.text) != 0 || !a.r || !b.r ||
-				    !tm_report_same_numbers(a.r, b.r)) {
-					fprintf(stderr, "%s: speculative\n%s\nverified first\n%s\n",
-						name, a.text, b.text);
-					CHECK(!"provisional sniff of a nested member differs");
-				}
+				CHECK(sess_same(name, &a, "speculative", &b, "verified first"));
 				if (c == 0)
 					CHECK(strstr(a.text, "error: -") != NULL);
 				tm_report_free(a.r);
@@ -1867,11 +1865,7 @@ t_spec_deep_same(void)
 		struct sess_out a, b;
 		sess_out(path, false, &a);
 		sess_out(path, true, &b);
-		if (strcmp(a.text, b.text) != 0) {
-			fprintf(stderr, "deep%d: speculative\n%s\nverified first\n%s\n", c, a.text,
-				b.text);
-			CHECK(!"provisional sniff of a TAR too deep to walk differs");
-		}
+		CHECK(sess_same(fname, &a, "speculative", &b, "verified first"));
 		tm_report_free(a.r);
 		tm_report_free(b.r);
 	}
