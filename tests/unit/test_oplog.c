@@ -351,6 +351,20 @@ put_buf(void *ctx, const void *p, size_t n)
 	tm_buf_add(b, p, n);
 }
 
+/* Whether l written inline (tm_oplog_write_inline) is want[0..n). */
+static bool
+inline_is(const struct tm_oplog *l, const void *want, size_t n)
+{
+	struct tm_buf w;
+	tm_buf_init(&w);
+	tm_oplog_write_inline(l, put_buf, &w);
+	bool same = w.len == n && !memcmp(w.data, want, n);
+	if (!same)
+		fprintf(stderr, "inline_is: %zu bytes written, %zu wanted\n", w.len, n);
+	tm_buf_fini(&w);
+	return same;
+}
+
 /* Runs of every size around the spill thresholds (most = 10 bytes per
  * element >= 1024, deltas >= 1024 bytes): with everything wanted in the
  * spill file, the runs that spill are encoded in the log's own bytes
@@ -386,15 +400,8 @@ spill_thresholds(void)
 	tm_oplog_spill_after = keep;
 	CHECK_INT(a.n_spilled, 0);
 	CHECK(b.n_spilled > 0 && b.len < a.len);
-	struct tm_buf wa, wb;
-	tm_buf_init(&wa);
-	tm_buf_init(&wb);
-	tm_oplog_write_inline(&a, put_buf, &wa);
-	tm_oplog_write_inline(&b, put_buf, &wb);
-	CHECK(wa.len == a.len && !memcmp(wa.data, a.bytes, a.len));
-	CHECK(wb.len == a.len && !memcmp(wb.data, a.bytes, a.len));
-	tm_buf_fini(&wa);
-	tm_buf_fini(&wb);
+	CHECK(inline_is(&a, a.bytes, a.len));
+	CHECK(inline_is(&b, a.bytes, a.len));
 	/* the same ops, expanded, from both */
 	struct tm_opiter ia, ib;
 	struct tm_op oa, ob;
@@ -444,11 +451,7 @@ spill_small_logs(void)
 		tm_oplog_spill_after = keep;
 		CHECK_INT(a.n_spilled, 0);
 		CHECK_INT(b.n_spilled, big ? 0 : 1);
-		struct tm_buf w;
-		tm_buf_init(&w);
-		tm_oplog_write_inline(&b, put_buf, &w);
-		CHECK(w.len == a.len && !memcmp(w.data, a.bytes, a.len));
-		tm_buf_fini(&w);
+		CHECK(inline_is(&b, a.bytes, a.len));
 		tm_oplog_fini(&a);
 		tm_oplog_fini(&b);
 	}
@@ -497,13 +500,8 @@ spill_holes(void)
 		tm_oplog_fini(&sp[k]);
 		gone[k] = true;
 		for (int j = 0; j < L; j++) {
-			if (gone[j])
-				continue;
-			struct tm_buf w;
-			tm_buf_init(&w);
-			tm_oplog_write_inline(&sp[j], put_buf, &w);
-			CHECK(w.len == mem[j].len && !memcmp(w.data, mem[j].bytes, w.len));
-			tm_buf_fini(&w);
+			if (!gone[j])
+				CHECK(inline_is(&sp[j], mem[j].bytes, mem[j].len));
 		}
 	}
 	/* holes were punched, and neighbours together: fewer than one a run */
@@ -549,17 +547,8 @@ spilled_runs(void)
 	CHECK_INT(a.n_spilled, 0);
 	CHECK(b.n_spilled > 0);
 	CHECK(b.len * 4 < a.len);
-	struct tm_buf wa, wb;
-	tm_buf_init(&wa);
-	tm_buf_init(&wb);
-	tm_oplog_write_inline(&a, put_buf, &wa);
-	tm_oplog_write_inline(&b, put_buf, &wb);
-	CHECK_INT(wa.len, a.len);
-	CHECK(wa.len == a.len && !memcmp(wa.data, a.bytes, a.len));
-	CHECK_INT(wb.len, a.len);
-	CHECK(wb.len == a.len && !memcmp(wb.data, a.bytes, a.len));
-	tm_buf_fini(&wa);
-	tm_buf_fini(&wb);
+	CHECK(inline_is(&a, a.bytes, a.len));
+	CHECK(inline_is(&b, a.bytes, a.len));
 	/* a log read back whole (a saved scan) spills the same way */
 	struct tm_oplog c;
 	tm_oplog_init(&c);
@@ -571,11 +560,7 @@ spilled_runs(void)
 	tm_oplog_spill_after = keep;
 	CHECK(c.n_spilled > 0);
 	CHECK(c.len * 4 < a.len);
-	struct tm_buf wc;
-	tm_buf_init(&wc);
-	tm_oplog_write_inline(&c, put_buf, &wc);
-	CHECK(wc.len == a.len && !memcmp(wc.data, a.bytes, a.len));
-	tm_buf_fini(&wc);
+	CHECK(inline_is(&c, a.bytes, a.len));
 	tm_oplog_fini(&c);
 
 	struct tm_opiter ia, ib;
@@ -1024,11 +1009,7 @@ pkt_runs_stored_bytes(void)
 		if (variant != 5) {
 			CHECK(l.len == w.len && !memcmp(l.bytes, w.data, w.len));
 		} else {
-			struct tm_buf wm;
-			tm_buf_init(&wm);
-			tm_oplog_write_inline(&m, put_buf, &wm);
-			CHECK(wm.len == w.len && !memcmp(wm.data, w.data, w.len));
-			tm_buf_fini(&wm);
+			CHECK(inline_is(&m, w.data, w.len));
 			uint64_t n_raw = 0, n_exp = 0;
 			same_ops(&l, &m, true, &n_raw);
 			same_ops(&l, &m, false, &n_exp);
