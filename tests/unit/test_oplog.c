@@ -365,6 +365,17 @@ inline_is(const struct tm_oplog *l, const void *want, size_t n)
 	return same;
 }
 
+/* FNV-1a of p[0..n): the stored logs' bytes in brief. */
+static uint64_t
+fnv1a(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 /* Runs of every size around the spill thresholds (most = 10 bytes per
  * element >= 1024, deltas >= 1024 bytes): with everything wanted in the
  * spill file, the runs that spill are encoded in the log's own bytes
@@ -993,9 +1004,7 @@ pkt_runs_stored_bytes(void)
 		struct tm_buf w;
 		tm_buf_init(&w);
 		tm_oplog_write_inline(&l, put_buf, &w);
-		uint64_t h = 0xcbf29ce484222325ULL;
-		for (size_t i = 0; i < w.len; i++)
-			h = (h ^ (uint8_t)w.data[i]) * 0x100000001b3ULL;
+		uint64_t h = fnv1a(w.data, w.len);
 		if (getenv("TM_TEST_PRINT"))
 			printf("\t\t{0x%016" PRIx64 "ULL, %zu, %" PRIu64 ", %" PRIu64 ", %" PRIu64 "},\n", h,
 			       w.len, l.n_ops, l.n_runs, l.n_run_elems);
@@ -1065,9 +1074,7 @@ run_key_log(int variant, size_t *len, uint64_t *n_ops)
 		}
 	}
 	tm_oplog_finish(&l);
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < l.len; i++)
-		h = (h ^ l.bytes[i]) * 0x100000001b3ULL;
+	uint64_t h = fnv1a(l.bytes, l.len);
 	*len = l.len;
 	*n_ops = l.n_ops;
 	tm_oplog_fini(&l);
