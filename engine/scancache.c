@@ -207,10 +207,10 @@ tm_scancache_hash(const void *p, size_t n)
 
 /* ---- one serializer for both directions ---- */
 
-/* Reading goes through one buffer, hashed as it is taken: no copy of the
- * file is held; a log's out-of-line deltas are checked as they pass and
+/* Reading goes through one buffer, hashed in pieces as it is refilled
+ * (rd_hash): no copy of the file is held; a log's out-of-line deltas are checked as they pass and
  * stay in the file (tm_oplog_use_source). */
-#define RD_BUF (1u << 20)
+size_t tm_scancache_rd_buf = 1u << 20;
 
 /* Where a log's out-of-line deltas are in the file (reading). */
 struct deltas_at {
@@ -228,12 +228,31 @@ struct ser {
 	int fd;
 	uint8_t *buf;
 	size_t cap, pos, end; /* buf[pos..end): read, not yet taken */
+	size_t hpos;          /* buf[hpos..pos): taken, not yet hashed */
 	uint64_t at;          /* the file offset of buf[pos] */
 	bool rerr;            /* a read failed or the file ended early */
 	struct deltas_at *dl; /* the log being read */
 	uint64_t d_done;      /* its deltas checked so far */
 	char why[256];
 };
+
+/* The bytes taken since the last call hashed: in pieces as large as the
+ * buffer allows, not per value taken (h_add's calls cost more than its
+ * rounds for 8-byte values). */
+static void
+rd_hash(struct ser *z)
+{
+	h_add(&z->h, z->buf + z->hpos, z->pos - z->hpos);
+	z->hpos = z->pos;
+}
+
+/* The hash started again: what was taken before is not hashed. */
+static void
+rd_hash_restart(struct ser *z)
+{
+	h_init(&z->h);
+	z->hpos = z->pos;
+}
 
 /* The next n bytes of the file in buf (contiguous), not yet taken; false
  * when the file ends first. */
@@ -243,9 +262,10 @@ rd_fill(struct ser *z, size_t n)
 	if (z->end - z->pos >= n)
 		return true;
 	if (z->pos) {
+		rd_hash(z);
 		memmove(z->buf, z->buf + z->pos, z->end - z->pos);
 		z->end -= z->pos;
-		z->pos = 0;
+		z->pos = z->hpos = 0;
 	}
 	if (n > z->cap) {
 		z->buf = xrealloc(z->buf, n);
@@ -264,7 +284,8 @@ rd_fill(struct ser *z, size_t n)
 	return true;
 }
 
-/* Take n payload bytes: hashed, and NULL past the end of the payload. */
+/* Take n payload bytes (hashed later: rd_hash), NULL past the end of the
+ * payload. */
 static const uint8_t *
 rd_take(struct ser *z, size_t n)
 {
@@ -274,7 +295,6 @@ rd_take(struct ser *z, size_t n)
 	z->pos += n;
 	z->at += n;
 	z->left -= n;
-	h_add(&z->h, p, n);
 	return p;
 }
 
@@ -291,7 +311,7 @@ ser_raw(struct ser *z, void *p, size_t n)
 	uint8_t *o = p;
 	size_t done = 0;
 	while (!z->bad && done < n) {
-		size_t k = n - done < RD_BUF ? n - done : RD_BUF;
+		size_t k = n - done < tm_scancache_rd_buf ? n - done : tm_scancache_rd_buf;
 		const uint8_t *q = rd_take(z, k);
 		if (!q)
 			break;
@@ -321,6 +341,17 @@ rd_deltas(void *ctx, uint64_t off, uint64_t len)
 static void
 ser_u64(struct ser *z, uint64_t *v)
 {
+	/* reading, from the buffer when it holds the value (most do) */
+	if (!z->wr && !z->bad && z->left >= 8 && z->end - z->pos >= 8) {
+		*v = ld64(z->buf + z->pos);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		*v = __builtin_bswap64(*v); /* stored little-endian, as below */
+#endif
+		z->pos += 8;
+		z->at += 8;
+		z->left -= 8;
+		return;
+	}
 	uint8_t b[8];
 	if (z->wr)
 		for (int i = 0; i < 8; i++)
@@ -886,7 +917,8 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 		return false;
 	}
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	struct ser z = {.wr = false, .fd = fd, .buf = xmalloc(RD_BUF), .cap = RD_BUF,
+	size_t rb = tm_scancache_rd_buf;
+	struct ser z = {.wr = false, .fd = fd, .buf = xmalloc(rb), .cap = rb,
 			.left = HEADER_BYTES};
 	h_init(&z.h);
 	uint8_t h[HEADER_BYTES], want[HEADER_BYTES];
@@ -913,7 +945,7 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	if (!bad && !miss) {
 		uint64_t payload = (uint64_t)st.st_size - HEADER_BYTES;
 		z.left = payload;
-		h_init(&z.h);
+		rd_hash_restart(&z); /* the header is not hashed */
 		bool same = false;
 		ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same, &same_path);
 		miss = !z.bad && !same; /* another input under the same name */
@@ -933,8 +965,9 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 			z.bad = "bytes after the end";
 		/* the checksum over what is left, so that damage is called
 		 * damage whatever part of it was found first */
-		while (!miss && z.left && rd_take(&z, z.left < RD_BUF ? (size_t)z.left : RD_BUF))
+		while (!miss && z.left && rd_take(&z, z.left < rb ? (size_t)z.left : rb))
 			;
+		rd_hash(&z);
 		if (!miss && (z.rerr || z.left || h_final(&z.h) != sum))
 			bad = z.rerr || z.left ? "file cut off" : "checksum mismatch";
 		bad = miss ? NULL : bad ? bad : z.bad;

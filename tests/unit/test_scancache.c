@@ -361,6 +361,22 @@ t_damaged(void)
 	free(want);
 }
 
+/* Read through a buffer of a few bytes: every value and blob crosses a
+ * refill, and the checksum (hashed in pieces as the buffer is refilled)
+ * still covers every byte of the payload, once: the scans load, the same,
+ * and damage is still found. */
+static void
+t_small_buffer(void)
+{
+	size_t keep = tm_scancache_rd_buf;
+	tm_scancache_rd_buf = 61;
+	const char *mix[4] = {big_path, json_path, sys_path, tar_path};
+	roundtrip(mix, 4, false);
+	roundtrip((const char *const *)demo, n_demo, true);
+	t_damaged();
+	tm_scancache_rd_buf = keep;
+}
+
 /* A file with a valid checksum but a structure the replay cannot trust
  * (written by the real serializer from a damaged scan): never loaded. */
 static void
@@ -824,6 +840,7 @@ main(void)
 	RUN(t_deltas_stay_in_file);
 	RUN(t_targz_not_scanned_twice);
 	RUN(t_damaged);
+	RUN(t_small_buffer);
 	RUN(t_hostile);
 	RUN(t_oplog_valid);
 	RUN(t_oplog_valid_long_runs);
