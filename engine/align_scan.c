@@ -166,12 +166,20 @@ occ_walk(const struct al_name *e, struct al_occ *out)
 	uint64_t v;
 	struct al_occ cur = {0, 0, 0, UINT64_MAX};
 	for (uint32_t k = 0; k < e->n; k++) {
-		p = occ_get(p, &v);
+		uint8_t b = *p++;
+		v = (uint64_t)(b >> 1 & 0x3f);
+		if (b & 0x80) {
+			uint64_t hi;
+			p = occ_get(p, &hi);
+			v |= hi << 6;
+		}
 		cur.ts = (int64_t)((uint64_t)cur.ts + occ_unzz(v));
-		p = occ_get(p, &v);
-		cur.clock = (uint32_t)v;
-		p = occ_get(p, &v);
-		cur.machine = (uint32_t)v;
+		if (b & 1) {
+			p = occ_get(p, &v);
+			cur.clock = (uint32_t)v;
+			p = occ_get(p, &v);
+			cur.machine = (uint32_t)v;
+		}
 		p = occ_get(p, &v);
 		cur.off += occ_unzz(v); /* stored as off + 1 */
 		if (out)
@@ -202,9 +210,18 @@ occ_append(struct al_name *e, struct al_occ prev, int64_t ts, uint32_t clock, ui
 	   uint64_t off)
 {
 	uint8_t buf[AL_OCC_MAX], *p = buf;
-	p = occ_put(p, occ_zz((uint64_t)ts - (uint64_t)prev.ts));
-	p = occ_put(p, clock);
-	p = occ_put(p, machine);
+	/* the head byte: bit 0 set when clock and machine follow (they are
+	 * not the previous one's), bits 1-6 the low bits of the ts delta,
+	 * bit 7 set when its other bits follow as a varint */
+	uint64_t d = occ_zz((uint64_t)ts - (uint64_t)prev.ts);
+	bool other = clock != prev.clock || machine != prev.machine;
+	*p++ = (uint8_t)((d & 0x3f) << 1 | (d >> 6 ? 0x80u : 0u) | (other ? 1u : 0u));
+	if (d >> 6)
+		p = occ_put(p, d >> 6);
+	if (other) {
+		p = occ_put(p, clock);
+		p = occ_put(p, machine);
+	}
 	p = occ_put(p, occ_zz((off + 1) - (prev.off + 1)));
 	size_t k = (size_t)(p - buf);
 	/* kept per member until the session closes: in blocks of the sizes

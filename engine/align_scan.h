@@ -51,10 +51,12 @@ struct al_name {
 	uint64_t count;
 	/* The kept occurrences (n <= AL_OCC), packed: a session keeps one scan
 	 * per member, and 32 struct al_occ are 768 bytes where their varints
-	 * are ~5 per occurrence (10,000 members of one name each).  Each is
-	 * zigzag(ts - previous ts), clock, machine, zigzag((off + 1) -
-	 * (previous off + 1)), as varints, the previous of the first 0; read
-	 * them with tm_al_occs. */
+	 * are ~3 per occurrence (10,000 members of one name each).  Each is
+	 * zigzag(ts - previous ts) with a flag, then clock and machine only
+	 * when the flag says they differ from the previous one's, then
+	 * zigzag((off + 1) - (previous off + 1)), as varints (occ_append
+	 * writes the flag and the delta's low 6 bits in one head byte), the
+	 * previous of the first 0; read them with tm_al_occs. */
 	uint8_t *occ;
 	uint32_t n;
 	uint16_t occ_len; /* bytes of occ (at most AL_OCC * AL_OCC_MAX) */

@@ -123,6 +123,23 @@ t_occ_packed(void)
 	tm_al_free(a);
 }
 
+/* An occurrence on the previous one's clock and machine, a few us and
+ * bytes after it, packs into 3 bytes (a member keeps AL_OCC of each name:
+ * 5 bytes each with clock and machine written every time). */
+static void
+t_occ_same_clock_small(void)
+{
+	struct tm_align_samples *a = tm_al_new();
+	struct al_name *e = tm_al_name_entry(a, "slice", 5);
+	for (uint32_t k = 0; e && k < AL_OCC; k++)
+		tm_al_name_keep(e, 1769999923 + 2000 * (int64_t)k, 6, 0, 24 + 40 * k);
+	CHECK(e && e->n == AL_OCC && e->occ_len <= 10 + 3 * (AL_OCC - 1));
+	struct al_occ got[AL_OCC];
+	CHECK(e && tm_al_occs(e, got) == AL_OCC && got[AL_OCC - 1].clock == 6 &&
+	      got[AL_OCC - 1].off == 24 + 40 * (AL_OCC - 1));
+	tm_al_free(a);
+}
+
 /* Up to AL_NAMES_LINEAR names are searched in turn, more through the
  * map: every name is found before and after the switch, and only its own. */
 static void
@@ -258,6 +275,7 @@ int
 main(void)
 {
 	RUN(t_occ_packed);
+	RUN(t_occ_same_clock_small);
 	RUN(t_occ_prev_same);
 	RUN(t_names_linear_then_map);
 	RUN(t_async_ids_by_identity);
