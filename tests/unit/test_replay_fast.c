@@ -415,6 +415,20 @@ fast_equals_reference(void)
 	tm_session_close(ref);
 }
 
+/* The evaluations these tests ask for: every event listed, or the dropped
+ * ones only (the workbench's list). */
+static const struct tm_eval_opts EV_FULL = {.events = true};
+static const struct tm_eval_opts EV_DROPPED = {.events = true, .dropped_only = true};
+
+/* tm_session_evaluate_ex with the error left here. */
+static enum tm_status
+eval(struct tm_session *s, const struct tm_manifest *m, const struct tm_eval_opts *o,
+     struct tm_report **r)
+{
+	struct tm_error e;
+	return tm_session_evaluate_ex(s, m, o, r, &e);
+}
+
 /* A session that keeps per-event details answers an edit from the
  * numbers' fast path (its scans folded into runs: tm_eval_opts.events
  * false) and computes the events list on request: both must give the same
@@ -455,9 +469,9 @@ summary_equals_events(void)
 		}
 		const struct tm_manifest *mm = manifests[k] ? &m : NULL;
 		struct tm_report *sum = NULL, *full = NULL, *ref = NULL;
-		struct tm_eval_opts fast = {.events = false}, slow = {.events = true};
-		CHECK(tm_session_evaluate_ex(ev, mm, &fast, &sum, &e) == TM_OK);
-		CHECK(tm_session_evaluate_ex(ev, mm, &slow, &full, &e) == TM_OK);
+		const struct tm_eval_opts fast = {.events = false};
+		CHECK(eval(ev, mm, &fast, &sum) == TM_OK);
+		CHECK(eval(ev, mm, &EV_FULL, &full) == TM_OK);
 		CHECK(tm_session_evaluate(plain, mm, &ref, &e) == TM_OK);
 		if (!t_failed_) {
 			CHECK_INT(sum->n_events, 0);
@@ -494,8 +508,7 @@ summary_equals_events(void)
 		}
 		/* dropped only (the workbench's list): the same dropped events */
 		struct tm_report *dro = NULL;
-		struct tm_eval_opts od = {.events = true, .dropped_only = true};
-		CHECK(tm_session_evaluate_ex(ev, mm, &od, &dro, &e) == TM_OK);
+		CHECK(eval(ev, mm, &EV_DROPPED, &dro) == TM_OK);
 		if (!t_failed_) {
 			CHECK(tm_report_same_numbers(dro, full));
 			size_t j = 0;
@@ -527,7 +540,7 @@ summary_equals_events(void)
 	volatile bool stop = true;
 	struct tm_report *r = NULL;
 	struct tm_eval_opts oc = {.events = true, .cancel = &stop};
-	CHECK(tm_session_evaluate_ex(ev, NULL, &oc, &r, &e) == TM_ERR_CANCELLED && !r);
+	CHECK(eval(ev, NULL, &oc, &r) == TM_ERR_CANCELLED && !r);
 	tm_session_close(ev);
 	tm_session_close(plain);
 }
@@ -560,11 +573,9 @@ static void *
 lister_run(void *arg)
 {
 	struct lister *l = arg;
-	struct tm_eval_opts od = {.events = true, .dropped_only = true};
-	struct tm_error e;
 	for (int i = 0; i < 4; i++) {
 		struct tm_report *r;
-		if (tm_session_evaluate_ex(l->s, l->m, &od, &r, &e) != TM_OK)
+		if (eval(l->s, l->m, &EV_DROPPED, &r) != TM_OK)
 			continue;
 		l->n_ok++;
 		if (!l->first) {
@@ -615,11 +626,9 @@ events_buffer_reused(void)
 	struct tm_session *s = small_session_dropping(&m);
 	if (!s)
 		return;
-	struct tm_error e;
-	struct tm_eval_opts full = {.events = true}, od = {.events = true, .dropped_only = true};
 	struct tm_report *r1 = NULL, *r2 = NULL, *r3 = NULL, *d1 = NULL, *d2 = NULL, *c = NULL;
-	CHECK(tm_session_evaluate_ex(s, &m, &full, &r1, &e) == TM_OK);
-	CHECK(tm_session_evaluate_ex(s, &m, &full, &r2, &e) == TM_OK);
+	CHECK(eval(s, &m, &EV_FULL, &r1) == TM_OK);
+	CHECK(eval(s, &m, &EV_FULL, &r2) == TM_OK);
 	if (t_failed_)
 		return;
 	CHECK(r1->n_events > 1000 && r1->dropped > 0);
@@ -627,14 +636,14 @@ events_buffer_reused(void)
 	CHECK(same_events(r1, r2));
 	const struct tm_report_event *was = r1->events;
 	tm_report_free(r1);
-	CHECK(tm_session_evaluate_ex(s, &m, &full, &r3, &e) == TM_OK);
+	CHECK(eval(s, &m, &EV_FULL, &r3) == TM_OK);
 	if (t_failed_)
 		return;
 	CHECK(r3->events == was); /* the freed list's buffer */
 	CHECK(same_events(r2, r3));
 	tm_report_free(r3);
 	/* the dropped ones only, into the (larger) buffer of a full list */
-	CHECK(tm_session_evaluate_ex(s, &m, &od, &d1, &e) == TM_OK);
+	CHECK(eval(s, &m, &EV_DROPPED, &d1) == TM_OK);
 	if (t_failed_)
 		return;
 	CHECK(d1->events == was);
@@ -646,8 +655,8 @@ events_buffer_reused(void)
 	volatile bool stop = true;
 	struct tm_eval_opts oc = {.events = true, .cancel = &stop};
 	tm_report_free(d1);
-	CHECK(tm_session_evaluate_ex(s, &m, &oc, &c, &e) == TM_ERR_CANCELLED && !c);
-	CHECK(tm_session_evaluate_ex(s, &m, &od, &d2, &e) == TM_OK);
+	CHECK(eval(s, &m, &oc, &c) == TM_ERR_CANCELLED && !c);
+	CHECK(eval(s, &m, &EV_DROPPED, &d2) == TM_OK);
 	if (t_failed_)
 		return;
 	CHECK(d2->events == was);
@@ -658,7 +667,7 @@ events_buffer_reused(void)
 	CHECK(pthread_create(&th, NULL, lister_run, &l) == 0);
 	for (int i = 0; i < 4; i++) {
 		struct tm_report *r;
-		if (tm_session_evaluate_ex(s, &m, &full, &r, &e) == TM_OK) {
+		if (eval(s, &m, &EV_FULL, &r) == TM_OK) {
 			CHECK(same_events(r2, r));
 			tm_report_free(r);
 		}
@@ -670,7 +679,7 @@ events_buffer_reused(void)
 	tm_report_free(l.first);
 	tm_report_free(d2);
 	/* a report freed after its session is closed */
-	CHECK(tm_session_evaluate_ex(s, &m, &full, &r1, &e) == TM_OK);
+	CHECK(eval(s, &m, &EV_FULL, &r1) == TM_OK);
 	tm_session_close(s);
 	tm_report_free(r1);
 	tm_report_free(r2);
@@ -687,15 +696,13 @@ events_buffer_grown(void)
 	struct tm_session *s = small_session_dropping(&m);
 	if (!s)
 		return;
-	struct tm_error e;
-	struct tm_eval_opts full = {.events = true}, od = {.events = true, .dropped_only = true};
 	struct tm_report *ref = NULL, *d = NULL, *r = NULL;
-	CHECK(tm_session_evaluate_ex(s, &m, &full, &ref, &e) == TM_OK);
-	CHECK(tm_session_evaluate_ex(s, &m, &od, &d, &e) == TM_OK);
+	CHECK(eval(s, &m, &EV_FULL, &ref) == TM_OK);
+	CHECK(eval(s, &m, &EV_DROPPED, &d) == TM_OK);
 	if (!t_failed_) {
 		CHECK(d->n_events > 0 && d->n_events * 4 < ref->n_events);
 		tm_report_free(d); /* its buffer to the pool */
-		CHECK(tm_session_evaluate_ex(s, &m, &full, &r, &e) == TM_OK);
+		CHECK(eval(s, &m, &EV_FULL, &r) == TM_OK);
 		if (!t_failed_)
 			CHECK(same_events(ref, r));
 		tm_report_free(r);
