@@ -163,6 +163,18 @@ t_names_linear_then_map(void)
 	tm_al_free(a);
 }
 
+/* New samples kept through c, set up as a scanner's (zeroed, then
+ * tm_al_cache_init); c must outlive them. */
+static struct tm_align_samples *
+al_cached(struct al_name_cache *c, bool no_full)
+{
+	struct tm_align_samples *a = tm_al_new();
+	memset(c, 0, sizeof *c);
+	tm_al_cache_init(c, no_full);
+	a->cache = c;
+	return a;
+}
+
 /* Differential: samples kept through a scanner's cache (its last
  * occurrences, struct al_name_cache) hold the same packed bytes as those
  * kept with the walk (no_full: the oracle), for names that collide in its
@@ -171,13 +183,8 @@ static void
 t_occ_prev_same(void)
 {
 	static const int64_t tss[] = {0, -1, INT64_MAX, INT64_MIN, 5, 5, 1000000007, -42};
-	struct tm_align_samples *m[2] = {tm_al_new(), tm_al_new()};
 	struct al_name_cache c[2];
-	for (int j = 0; j < 2; j++) {
-		memset(&c[j], 0, sizeof c[j]);
-		tm_al_cache_init(&c[j], j == 1);
-		m[j]->cache = &c[j];
-	}
+	struct tm_align_samples *m[2] = {al_cached(&c[0], false), al_cached(&c[1], true)};
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 	char name[8];
 	for (uint32_t k = 0; k < 3000; k++) {
@@ -205,10 +212,8 @@ t_occ_prev_same(void)
 		CHECK(p->n == AL_OCC && q->n == AL_OCC && p->occ_len == q->occ_len &&
 		      memcmp(p->occ, q->occ, p->occ_len) == 0 && p->count == q->count);
 	}
-	for (int j = 0; j < 2; j++) {
-		m[j]->cache = NULL;
+	for (int j = 0; j < 2; j++)
 		tm_al_free(m[j]);
-	}
 }
 
 /* tm_al_name gives the same samples with no cache, through a scanner's
@@ -227,13 +232,9 @@ t_name_cached_same(void)
 	const size_t np = sizeof pool / sizeof *pool;
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 	for (int t = 0; t < 40 && !t_failed_; t++) {
-		struct tm_align_samples *v[3] = {tm_al_new(), tm_al_new(), tm_al_new()};
 		struct al_name_cache c[2];
-		memset(c, 0, sizeof c);
-		tm_al_cache_init(&c[0], false);
-		tm_al_cache_init(&c[1], true);
-		v[1]->cache = &c[0];
-		v[2]->cache = &c[1];
+		struct tm_align_samples *v[3] = {tm_al_new(), al_cached(&c[0], false),
+						 al_cached(&c[1], true)};
 		/* every fourth round also adds more distinct names than fit */
 		int nev = t % 4 == 3 ? (int)AL_NAMES + 600 : 3000;
 		size_t last = 0;
@@ -264,10 +265,8 @@ t_name_cached_same(void)
 		CHECK(c[0].full_len != SIZE_MAX && c[1].full_len == SIZE_MAX);
 		for (int k = 1; k < 3; k++)
 			CHECK(same_align(v[0], v[k]));
-		for (int k = 0; k < 3; k++) {
-			v[k]->cache = NULL;
+		for (int k = 0; k < 3; k++)
 			tm_al_free(v[k]);
-		}
 	}
 }
 
