@@ -38,7 +38,8 @@
  * owner's union small, and move to a heap block past that room.  The
  * capacity alone says where they are: in place while cap <= room (cap 0:
  * no more asked for yet), never a pointer into the owner, which moves with
- * the owner's array. */
+ * the owner's array.  Node groups and series grow one element at a time:
+ * their capacity is small_cap of their count, not stored. */
 union small {
 	void *heap;
 	uint32_t u32[2];
@@ -59,17 +60,20 @@ small_mut(union small *a, uint32_t cap, uint32_t room)
 	return cap <= room ? (void *)a : a->heap;
 }
 
-/* The capacity n + 1 elements need: cap while they fit (in place or in
- * the block), else twice what there is. */
-static uint32_t
-small_cap_for(uint32_t n, uint32_t cap, uint32_t room)
+/* The capacity of a small array of n elements grown one at a time: 0 (in
+ * place) while n <= room, then 2 * room, doubling. */
+static inline uint32_t
+small_cap(uint32_t n, uint32_t room)
 {
-	uint32_t have = cap > room ? cap : room;
-	if (n < have)
-		return cap;
-	if (have > UINT32_MAX / 2)
-		tm_oom(SIZE_MAX);
-	return 2 * have;
+	if (n <= room)
+		return 0;
+	uint32_t c = 2 * room;
+	while (c < n) {
+		if (c > UINT32_MAX / 2)
+			tm_oom(SIZE_MAX);
+		c *= 2;
+	}
+	return c;
 }
 
 /* a's n elements of elem bytes moved from capacity cap to nc (> room). */
@@ -94,9 +98,9 @@ small_free(union small *a, uint32_t cap, uint32_t room)
 
 struct series {
 	uint32_t node, hash;
-	uint32_t n, cap;
+	uint32_t n;
 	/* the snapshots' values (ns) and ids, in snapshot order: small arrays
-	 * of one capacity, SERIES_ROOM in place */
+	 * of capacity small_cap(n, SERIES_ROOM) */
 	union small ts, ids;
 };
 
@@ -105,13 +109,13 @@ struct series {
 static inline const int64_t *
 series_ts(const struct series *s)
 {
-	return small_get(&s->ts, s->cap, SERIES_ROOM);
+	return small_get(&s->ts, small_cap(s->n, SERIES_ROOM), SERIES_ROOM);
 }
 
 static inline const uint32_t *
 series_ids(const struct series *s)
 {
-	return small_get(&s->ids, s->cap, SERIES_ROOM);
+	return small_get(&s->ids, small_cap(s->n, SERIES_ROOM), SERIES_ROOM);
 }
 
 struct group {
@@ -135,7 +139,7 @@ struct node {
 	 * had succeeded (tm_graph_shadow_step) */
 	int64_t shadow_ns;
 	/* group indices, in creation order: a small array (node_groups) of
-	 * capacity groups_cap(n_groups), not stored (a graph holds a few
+	 * capacity small_cap(n_groups, IDX_ROOM), not stored (a graph holds a few
 	 * nodes per member: 64 bytes, not 72) */
 	union small gs;
 	uint32_t n_groups;
@@ -168,24 +172,10 @@ group_members(const struct group *gr)
 	return small_get(&gr->m, gr->n, IDX_ROOM);
 }
 
-/* The capacity of a node's groups array holding n: what small_cap_for
- * grew it to one group at a time (in place up to IDX_ROOM, then 2 *
- * IDX_ROOM, doubling). */
-static inline uint32_t
-groups_cap(uint32_t n)
-{
-	if (n <= IDX_ROOM)
-		return 0;
-	uint32_t c = 2 * IDX_ROOM;
-	while (c < n)
-		c *= 2;
-	return c;
-}
-
 static inline const uint32_t *
 node_groups(const struct node *nd)
 {
-	/* in place while n_groups fits: as with capacity groups_cap(n_groups) */
+	/* in place while n_groups fits: as with capacity small_cap(n_groups) */
 	return small_get(&nd->gs, nd->n_groups, IDX_ROOM);
 }
 
@@ -288,8 +278,9 @@ tm_graph_free(struct tm_graph *g)
 	for (size_t i = 0; i < g->n_groups; i++)
 		small_free(&g->groups[i].m, g->groups[i].n, IDX_ROOM);
 	for (size_t i = 0; i < g->n_series; i++) {
-		small_free(&g->series[i].ts, g->series[i].cap, SERIES_ROOM);
-		small_free(&g->series[i].ids, g->series[i].cap, SERIES_ROOM);
+		uint32_t cap = small_cap(g->series[i].n, SERIES_ROOM);
+		small_free(&g->series[i].ts, cap, SERIES_ROOM);
+		small_free(&g->series[i].ids, cap, SERIES_ROOM);
 	}
 	for (int k = 0; k < 4; k++) {
 		free(g->layer[k]);
@@ -534,8 +525,8 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 	const uint32_t *mem = group_members(gr);
 	for (size_t i = 0; i < n; i++) {
 		struct node *nd = &g->nodes[mem[i]];
-		uint32_t cap = groups_cap(nd->n_groups);
-		uint32_t nc = small_cap_for(nd->n_groups, cap, IDX_ROOM);
+		uint32_t cap = small_cap(nd->n_groups, IDX_ROOM);
+		uint32_t nc = small_cap(nd->n_groups + 1, IDX_ROOM);
 		if (nc != cap)
 			small_grow(&nd->gs, nd->n_groups, cap, nc, IDX_ROOM, sizeof gi);
 		uint32_t at = nd->n_groups++;
@@ -636,14 +627,13 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 				g->epoch++;
 			}
 		}
-		uint32_t nc = small_cap_for(s->n, s->cap, SERIES_ROOM);
-		if (nc != s->cap) {
-			small_grow(&s->ts, s->n, s->cap, nc, SERIES_ROOM, sizeof ts_ns);
-			small_grow(&s->ids, s->n, s->cap, nc, SERIES_ROOM, sizeof snap);
-			s->cap = nc;
+		uint32_t cap = small_cap(s->n, SERIES_ROOM), nc = small_cap(s->n + 1, SERIES_ROOM);
+		if (nc != cap) {
+			small_grow(&s->ts, s->n, cap, nc, SERIES_ROOM, sizeof ts_ns);
+			small_grow(&s->ids, s->n, cap, nc, SERIES_ROOM, sizeof snap);
 		}
-		((int64_t *)small_mut(&s->ts, s->cap, SERIES_ROOM))[s->n] = ts_ns;
-		((uint32_t *)small_mut(&s->ids, s->cap, SERIES_ROOM))[s->n] = snap;
+		((int64_t *)small_mut(&s->ts, nc, SERIES_ROOM))[s->n] = ts_ns;
+		((uint32_t *)small_mut(&s->ids, nc, SERIES_ROOM))[s->n] = snap;
 		s->n++;
 	}
 	if (ok)
