@@ -99,12 +99,18 @@ small_free(union small *a, uint32_t cap, uint32_t room)
 struct series {
 	uint32_t node, hash;
 	uint32_t n;
-	/* the snapshots' values (ns) and ids, in snapshot order: small arrays
-	 * of capacity small_cap(n, SERIES_ROOM) */
-	union small ts, ids;
+	uint32_t id0; /* the snapshot id while in place */
+	/* the snapshots' values (ns) and ids, in snapshot order: a small array
+	 * of capacity small_cap(n, SERIES_ROOM), the first value in place (its
+	 * id in id0), past that one block of the values then the ids
+	 * (series_ids) */
+	union small ts;
 };
 
 #define SERIES_ROOM SMALL_ROOM(int64_t)
+
+/* (LP64) ~4 series per member of an archive: 10,000s */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct series) == 24, "struct series grew");
 
 static inline const int64_t *
 series_ts(const struct series *s)
@@ -115,7 +121,36 @@ series_ts(const struct series *s)
 static inline const uint32_t *
 series_ids(const struct series *s)
 {
-	return small_get(&s->ids, small_cap(s->n, SERIES_ROOM), SERIES_ROOM);
+	uint32_t cap = small_cap(s->n, SERIES_ROOM);
+	return cap ? (const uint32_t *)((const int64_t *)s->ts.heap + cap) : &s->id0;
+}
+
+/* Snapshot snap's value ns appended to se: in place, or in the block,
+ * grown (its ids moved after the values) when full. */
+static void
+series_push(struct series *se, int64_t ns, uint32_t snap)
+{
+	uint32_t n = se->n, cap = small_cap(n, SERIES_ROOM), nc = small_cap(n + 1, SERIES_ROOM);
+	se->n = n + 1;
+	if (!nc) {
+		se->ts.i64[0] = ns;
+		se->id0 = snap;
+		return;
+	}
+	char *b;
+	if (nc == cap) {
+		b = se->ts.heap;
+	} else if (cap) {
+		b = xrealloc(se->ts.heap, (size_t)nc * (sizeof ns + sizeof snap));
+		memmove(b + (size_t)nc * sizeof ns, b + (size_t)cap * sizeof ns, n * sizeof snap);
+	} else {
+		b = xmalloc((size_t)nc * (sizeof ns + sizeof snap));
+		memcpy(b, se->ts.i64, n * sizeof ns);
+		memcpy(b + (size_t)nc * sizeof ns, &se->id0, n * sizeof snap);
+	}
+	se->ts.heap = b;
+	memcpy(b + (size_t)n * sizeof ns, &ns, sizeof ns);
+	memcpy(b + (size_t)nc * sizeof ns + (size_t)n * sizeof snap, &snap, sizeof snap);
 }
 
 struct group {
@@ -277,11 +312,8 @@ tm_graph_free(struct tm_graph *g)
 		small_free(&g->nodes[i].gs, g->nodes[i].n_groups, IDX_ROOM);
 	for (size_t i = 0; i < g->n_groups; i++)
 		small_free(&g->groups[i].m, g->groups[i].n, IDX_ROOM);
-	for (size_t i = 0; i < g->n_series; i++) {
-		uint32_t cap = small_cap(g->series[i].n, SERIES_ROOM);
-		small_free(&g->series[i].ts, cap, SERIES_ROOM);
-		small_free(&g->series[i].ids, cap, SERIES_ROOM);
-	}
+	for (size_t i = 0; i < g->n_series; i++)
+		small_free(&g->series[i].ts, small_cap(g->series[i].n, SERIES_ROOM), SERIES_ROOM);
 	for (int k = 0; k < 4; k++) {
 		free(g->layer[k]);
 		free(g->back[k]);
@@ -627,14 +659,7 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 				g->epoch++;
 			}
 		}
-		uint32_t cap = small_cap(s->n, SERIES_ROOM), nc = small_cap(s->n + 1, SERIES_ROOM);
-		if (nc != cap) {
-			small_grow(&s->ts, s->n, cap, nc, SERIES_ROOM, sizeof ts_ns);
-			small_grow(&s->ids, s->n, cap, nc, SERIES_ROOM, sizeof snap);
-		}
-		((int64_t *)small_mut(&s->ts, nc, SERIES_ROOM))[s->n] = ts_ns;
-		((uint32_t *)small_mut(&s->ids, nc, SERIES_ROOM))[s->n] = snap;
-		s->n++;
+		series_push(s, ts_ns, snap);
 	}
 	if (ok)
 		add_group(g, hash, idx, n);
