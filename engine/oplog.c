@@ -347,6 +347,24 @@ reserve(struct tm_oplog *l, size_t n)
 	}
 }
 
+/* ~32,768 elements of two bytes: where a run's staged values (8 bytes
+ * each, TM_STAGE_MIN) go to a huge mapping */
+#define RUN_HUGE_AT (TM_STAGE_MIN / 4)
+
+/* Room in l's bytes up to byte need, for a run's bytes past l->len: a log
+ * growing past RUN_HUGE_AT goes to a huge mapping at once (growing through
+ * the heap and 4 KiB pages up to 2 MiB touched ~500 pages, each a fault,
+ * ~10 us under a hypervisor). */
+static void
+run_room(struct tm_oplog *l, size_t need)
+{
+	if (need <= l->cap)
+		return;
+	if (need > RUN_HUGE_AT && need < TM_BIG_MIN)
+		need = TM_BIG_MIN;
+	reserve(l, need - l->len);
+}
+
 static inline void
 put_u(struct tm_oplog *l, uint64_t v)
 {
@@ -406,26 +424,33 @@ put_clocks(struct tm_oplog *l, const struct tm_op_clock *c, size_t n)
 	}
 }
 
-/* A run's deltas from *prev on: a skip entry (the value, the offset of its
- * deltas) every TM_RUN_SKIP values, then up to TM_RUN_SKIP zigzag varint
- * deltas (one or two bytes nearly always).  Returns the deltas' end. */
-static uint8_t *
-encode_deltas(const int64_t *v, uint32_t n, int64_t *prev_io, uint8_t *skip, uint8_t *d0)
+/* A run's deltas from *prev on, in l's bytes from skip_at: a skip entry
+ * (the value, the offset of its deltas) every TM_RUN_SKIP values, then up
+ * to TM_RUN_SKIP zigzag varint deltas (one or two bytes nearly always).
+ * The log grows to the byte a value they take at least, then as they are
+ * written, by room for the next TM_RUN_SKIP at 10 bytes each (run_room).
+ * Returns the deltas' length. */
+static size_t
+encode_deltas(struct tm_oplog *l, const int64_t *v, uint32_t n, int64_t *prev_io, size_t skip_at)
 {
-	uint8_t *p = d0;
+	size_t d0 = skip_at + (size_t)((n + TM_RUN_SKIP - 1) / TM_RUN_SKIP) * 16, o = d0;
 	int64_t prev = *prev_io;
+	run_room(l, d0 + n); /* a byte a value at least */
 	for (uint32_t i = 0; i < n; i += TM_RUN_SKIP) {
-		uint64_t o = (uint64_t)(p - d0);
-		memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16, &v[i], 8);
-		memcpy(skip + (size_t)(i / TM_RUN_SKIP) * 16 + 8, &o, 8);
 		uint32_t e = n - i < TM_RUN_SKIP ? n : i + TM_RUN_SKIP;
+		run_room(l, o + (size_t)(e - i) * 10);
+		uint8_t *skip = l->bytes + skip_at + (size_t)(i / TM_RUN_SKIP) * 16, *p = l->bytes + o;
+		uint64_t rel = (uint64_t)(o - d0);
+		memcpy(skip, &v[i], 8);
+		memcpy(skip + 8, &rel, 8);
 		for (uint32_t j = i; j < e; j++) {
 			p = tm_ol_put_varint(p, tm_ol_zz(wrap_sub(v[j], prev)));
 			prev = v[j];
 		}
+		o = (size_t)(p - l->bytes);
 	}
 	*prev_io = prev;
-	return p;
+	return o - d0;
 }
 
 /* A run's head, before its skip table: RUN_HEAD_MAX bytes at most (kind,
@@ -545,26 +570,31 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		put_u(l, op->n);
 		break;
 	case TM_OP_RUN: {
-		/* values staged in l->w->run_ts (a CONVERT run, an ARRAY lane):
-		 * deltas that stay in memory (a run spills only dlen >= 1024
-		 * bytes, and only when sp_wanted(l, dlen), which most bounds) are
-		 * encoded in place behind the head; others past room for it */
+		/* values staged in l->w->run_ts (a CONVERT run, an ARRAY lane),
+		 * encoded behind the head, the log grown as they are written
+		 * (reserving 10 bytes a value first, the most a delta takes, took
+		 * a log with one full run to a 4 MiB mapping, which util.c's
+		 * parked huge pages do not serve, and judged its spill by that
+		 * reservation, sp_wanted).  Deltas that are to leave memory (from
+		 * 1024 bytes, when sp_wanted(l, dlen)) are moved on past room for
+		 * the head, put_run's layout, and the head written anew. */
 		const int64_t *v = l->w->run_ts;
+		size_t h0 = l->len;
+		uint64_t off0 = l->last_off;
 		size_t sk = (size_t)((op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP) * 16;
-		size_t most = (size_t)op->n * 10; /* the deltas' bytes at most */
-		bool in_place = most < 1024 || !sp_wanted(l, most);
-		reserve(l, RUN_HEAD_MAX + sk + most);
-		if (in_place)
-			put_run_head(l, op, false, v[op->n - 1]);
-		size_t at = l->len + (in_place ? 0 : RUN_HEAD_MAX);
+		put_run_head(l, op, false, v[op->n - 1]);
+		size_t at = l->len;
 		int64_t prev = l->last_ts;
-		uint8_t *skip = l->bytes + at, *d0 = skip + sk;
-		size_t dlen = (size_t)(encode_deltas(v, op->n, &prev, skip, d0) - d0);
-		if (!in_place) {
-			put_run(l, op, prev, at, at + sk, dlen);
+		size_t dlen = encode_deltas(l, v, op->n, &prev, at);
+		if (dlen >= 1024 && sp_wanted(l, dlen)) {
+			l->len = h0;
+			l->last_off = off0;
+			run_room(l, h0 + RUN_HEAD_MAX + sk + dlen);
+			memmove(l->bytes + h0 + RUN_HEAD_MAX, l->bytes + at, sk + dlen);
+			put_run(l, op, prev, h0 + RUN_HEAD_MAX, h0 + RUN_HEAD_MAX + sk, dlen);
 			break;
 		}
-		l->len += sk + dlen;
+		l->len = at + sk + dlen;
 		mem_keep(l, dlen);
 		l->last_ts = prev;
 		break;
@@ -782,9 +812,6 @@ run_add_convert(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags
 _Static_assert(RUN_MAX % TM_RUN_SKIP == 0, "a run ends where a skip entry is due");
 #define PKT_SKIP_ROOM ((size_t)(RUN_MAX / TM_RUN_SKIP) * 16)
 #define PKT_D0(l) ((l)->len + RUN_HEAD_MAX + PKT_SKIP_ROOM)
-/* ~32,768 elements of two bytes: where a run's staged values (8 bytes
- * each, TM_STAGE_MIN) went to a huge mapping before */
-#define PKT_HUGE_AT (TM_STAGE_MIN / 4)
 
 static void
 flush_pkt(struct tm_oplog *l)
@@ -822,16 +849,10 @@ pkt_add(struct tm_oplog *l, const struct tm_op *key, uint32_t push_flags, int64_
 		l->w->run_p = l->bytes + PKT_D0(l);
 		prev = l->last_ts;
 	}
-	/* room for this element and the next TM_RUN_SKIP - 1, 10 bytes each; a
-	 * log growing past PKT_HUGE_AT goes to a huge mapping at once:
-	 * growing through the heap and 4 KiB pages up to 2 MiB touched ~500
-	 * pages, each a fault (~10 us under a hypervisor) */
+	/* room for this element and the next TM_RUN_SKIP - 1, 10 bytes each */
 	size_t at = (size_t)(l->w->run_p - l->bytes);
 	if (l->cap - at < TM_RUN_SKIP * 10) {
-		size_t need = at + TM_RUN_SKIP * 10;
-		if (need > PKT_HUGE_AT && need < TM_BIG_MIN)
-			need = TM_BIG_MIN;
-		reserve(l, need - l->len);
+		run_room(l, at + TM_RUN_SKIP * 10);
 		l->w->run_p = l->bytes + at;
 	}
 	uint8_t *p = l->w->run_p;
@@ -1019,8 +1040,8 @@ tm_oplog_finish(struct tm_oplog *l)
 	free_staging(l);
 	/* The log is kept per member until the session closes: drop the
 	 * bytes' growth slack too (archives of 10,000 small members held
-	 * ~12 KiB each this way; a log that reserved its way past 2 MiB, as
-	 * a run that may spill does at 10 bytes a value, but holds less would
+	 * ~12 KiB each this way; a log that went to a huge mapping early, as
+	 * one with runs past RUN_HUGE_AT does (run_room), but holds less would
 	 * keep its huge page resident whole).  From TM_BIG_MIN a log keeps
 	 * whole huge pages, a smaller one is copied to 4 KiB pages or the
 	 * heap; but a log already in huge pages that fills half of one keeps

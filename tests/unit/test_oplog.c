@@ -960,6 +960,86 @@ pkt_log(int variant, struct tm_oplog *g)
 	tm_oplog_finish(g);
 }
 
+/* One full CONVERT run (TM_RUN_MAX values, deltas of 1-2 bytes: ~460 KB)
+ * takes the log to one huge page, TM_BIG_MIN, the length util.c parks for
+ * the next log (reserving 10 bytes a value took it to a 4 MiB mapping).
+ * Its twin whose run spills (moved on past room for the head once its
+ * deltas are written) reads back as the kept one, op by op. */
+static void
+full_run_reserved_exactly(void)
+{
+	size_t keep = tm_oplog_spill_after;
+	struct tm_oplog a, b;
+	for (int pass = 0; pass < 2; pass++) {
+		struct tm_oplog *l = pass ? &b : &a;
+		tm_oplog_spill_after = pass ? 0 : SIZE_MAX;
+		tm_oplog_init(l);
+		l->use_runs = true;
+		int64_t ts = 1000;
+		uint64_t x = 3;
+		for (uint32_t i = 0; i < TM_RUN_MAX; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			ts += (int64_t)(x >> 55); /* 0..511: deltas of 1-2 bytes */
+			tm_oplog_convert(l, 0, 6, 0, ts, TM_CONV_FAIL_DROP, 0, i);
+		}
+		tm_oplog_stat(l, 0, TM_STAT_NEG_DROPPED, 1); /* ends the run */
+		CHECK(l->cap <= TM_BIG_MIN);
+		CHECK_INT(l->n_runs, 1);
+		tm_oplog_finish(l);
+	}
+	tm_oplog_spill_after = keep;
+	CHECK_INT(a.n_spilled, 0);
+	CHECK_INT(b.n_spilled, 1);
+	struct tm_buf w;
+	tm_buf_init(&w);
+	tm_oplog_write_inline(&b, put_buf, &w);
+	CHECK(w.len == a.len && !memcmp(w.data, a.bytes, a.len));
+	tm_buf_fini(&w);
+	uint64_t n = 0;
+	same_ops(&a, &b, false, &n);
+	CHECK_INT(n, TM_RUN_MAX + 1);
+	tm_oplog_fini(&a);
+	tm_oplog_fini(&b);
+}
+
+/* A CONVERT run whose deltas take every varint length, 1 to 10 bytes:
+ * INT64_MIN after 0 (10 bytes), then steps of 2^k (k = 0..62: zigzag
+ * values of 2 to 64 bits), then steps of 1 past a skip entry: the log
+ * grows as they are written (oplog.c encode_deltas), and the run reads
+ * back sorted, appended in order or backwards (sorted at its flush). */
+static void
+convert_deltas_all_sizes(void)
+{
+	enum { N = 64 + TM_RUN_SKIP + 3 };
+	static int64_t want[N];
+	want[0] = INT64_MIN;
+	for (int i = 1; i < N; i++)
+		want[i] = (int64_t)((uint64_t)want[i - 1] + (i < 64 ? 1ULL << (i - 1) : 1));
+	for (int backwards = 0; backwards < 2; backwards++) {
+		struct tm_oplog l;
+		tm_oplog_init(&l);
+		l.use_runs = true;
+		tm_oplog_push(&l, 0, 0, 0, 0, 0);
+		for (int i = 0; i < N; i++)
+			tm_oplog_convert(&l, 0, 6, 0, want[backwards ? N - 1 - i : i], TM_CONV_FAIL_DROP, 0,
+					 (uint64_t)i);
+		tm_oplog_finish(&l);
+		CHECK_INT(l.n_runs, 1);
+		struct tm_opiter it;
+		struct tm_op op;
+		tm_opiter_init(&it, &l);
+		int k = 0;
+		bool ok = true;
+		while (tm_opiter_next(&it, &op))
+			if (op.kind == TM_OP_CONVERT)
+				ok &= k < N && op.ts == want[k++];
+		tm_opiter_fini(&it);
+		CHECK(ok);
+		CHECK_INT(k, N);
+		tm_oplog_fini(&l);
+	}
+}
+
 /* The logs above must be the bytes the encoding before pkt_add wrote
  * (values staged, encoded at the run's end; this test's oracle until it
  * was removed): their inline bytes' FNV-1a hash, length, ops and runs as
@@ -1171,6 +1251,8 @@ main(void)
 	RUN(big_log_mapped);
 	RUN(big_array_lanes);
 	RUN(uneven_lanes);
+	RUN(full_run_reserved_exactly);
+	RUN(convert_deltas_all_sizes);
 	RUN(pkt_runs_stored_bytes);
 	RUN(run_key_same_bytes);
 	RUN(oplog_struct_size);
