@@ -703,6 +703,74 @@ do_interned(struct ps *s, struct seq *q, const struct field *d)
 	}
 }
 
+/* do_interned for fast_packet: the same names put in the same order.  A
+ * field of a one-byte tag is read in place (lim: the end of the readable
+ * buffer, for 8-byte varint loads), any other by next_field as do_interned
+ * reads it; what makes next_field fail ends the walk here too.  As there,
+ * only event_names are read (proto_trace_reader.cc ParseInternedData keeps
+ * every interned message in the sequence's state for the parsers; of them
+ * the scan needs only the event names, for the alignment samples and the
+ * per-event detail); the other fields are skipped by their size. */
+static __attribute__((noinline)) void
+interned_fast(struct ps *s, const struct seq *q, const uint8_t *p, size_t len,
+	      const uint8_t *lim)
+{
+	const uint8_t *end = p + len;
+	while (p < end) {
+		uint8_t t = *p;
+		const uint8_t *b;
+		uint64_t n;
+		if (LIKELY(t >= 8 && t < 0x80 && (t & 7) == WT_LEN)) {
+			b = get_varint_lim(p + 1, end, lim, &n);
+			if (UNLIKELY(!b || n > (uint64_t)(end - b)))
+				return;
+			p = b + n;
+			if (t != TAG(ID_EVENT_NAMES, WT_LEN))
+				continue;
+		} else {
+			struct field f;
+			if (next_field(&p, end, &f) <= 0)
+				return;
+			if (f.id != ID_EVENT_NAMES || f.wt != WT_LEN)
+				continue;
+			b = f.p;
+			n = f.len;
+		}
+		/* one EventName: the last iid and name count */
+		const uint8_t *e = b + n, *str = NULL;
+		uint64_t iid = 0;
+		size_t slen = 0;
+		while (b < e) {
+			uint64_t v;
+			if (*b == TAG(EN_IID, WT_VARINT)) {
+				b = get_varint_lim(b + 1, e, lim, &v);
+				if (UNLIKELY(!b))
+					break;
+				iid = v;
+			} else if (*b == TAG(EN_NAME, WT_LEN)) {
+				const uint8_t *c = get_varint_lim(b + 1, e, lim, &v);
+				if (UNLIKELY(!c || v > (uint64_t)(e - c)))
+					break;
+				str = c;
+				slen = (size_t)v;
+				b = c + v;
+			} else {
+				struct field g;
+				if (next_field(&b, e, &g) <= 0)
+					break;
+				if (g.id == EN_IID && g.wt == WT_VARINT) {
+					iid = g.v;
+				} else if (g.id == EN_NAME && g.wt == WT_LEN) {
+					str = g.p;
+					slen = g.len;
+				}
+			}
+		}
+		if (str)
+			name_put(s, q, iid, str, slen);
+	}
+}
+
 /* The one payload op of a TrackEvent packet (kind 0: none). */
 struct te_op {
 	enum tm_op_kind kind; /* TM_OP_PUSH, TM_OP_CONVERT or TM_OP_STAT */
@@ -1319,41 +1387,45 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 
 /* The fast path for the packets that make up nearly all of a TrackEvent
  * trace: machine 0 (already seen), only timestamp, trusted_packet_sequence_id,
- * sequence_flags and track_event, each with a one-byte tag, and the trusted
- * uid and pid the service adds (ignored, as the general path does).
- * Anything else, and every case that ends in a stat or a fatal, returns
- * false before any
- * state changed (the sequence lookup may insert: the general path finds the
- * same entry), and process_packet takes the general path.  Otherwise the
+ * sequence_flags, interned_data (interned_fast) and track_event, each with a
+ * one-byte tag, and the trusted uid and pid the service adds (ignored, as
+ * the general path does).
+ * Anything else, and every case that ends in a stat or a fatal, returns 0
+ * before any state changed (the sequence lookup may insert: the general
+ * path finds the same entry), and process_packet takes the general path.  Otherwise the
  * same state changes and ops as the general path (test_scan_proto checks
- * both on random packets). */
-AINLINE bool
-fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64_t off)
+ * both on random packets).  Two copies: without interned (-1 at an
+ * interned_data field) and with it, so the packets without interned data
+ * (most of a trace, and the hottest loop) pay nothing for it; a packet with
+ * it is read again by the second copy (fast_packet). */
+AINLINE int
+fast_packet_t(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64_t off,
+	      bool interned)
 {
-	const uint8_t *end = p + n, *te = NULL;
-	uint64_t ts = 0, seq = 0, flags = 0, te_len = 0;
+	const uint8_t *end = p + n, *te = NULL, *idata = NULL;
+	uint64_t ts = 0, seq = 0, flags = 0, te_len = 0, id_len = 0;
 	bool has_ts = false, has_seq = false;
 	if (UNLIKELY(!s->fast))
-		return false;
+		return 0;
 	while (p < end) {
 		uint8_t t = *p++;
 		uint64_t v;
 		if (t == TAG(TP_TIMESTAMP, WT_VARINT)) {
 			p = get_varint_wide(p, end, lim, &ts);
 			if (UNLIKELY(!p))
-				return false;
+				return 0;
 			has_ts = true;
 			continue;
 		}
 		p = get_varint_lim(p, end, lim, &v);
 		if (UNLIKELY(!p))
-			return false;
+			return 0;
 		if (t == TAG(TP_SEQ_ID, WT_VARINT)) {
 			has_seq = true;
 			seq = v;
 		} else if (t == TAG(TP_TRACK_EVENT, WT_LEN)) {
 			if (v > (uint64_t)(end - p))
-				return false;
+				return 0;
 			if (!te) {
 				te = p;
 				te_len = v;
@@ -1369,13 +1441,22 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 			 * value; as trusted_uid */
 			p = skip_varint_lim(p, end, lim);
 			if (UNLIKELY(!p))
-				return false;
+				return 0;
+		} else if (t == TAG(TP_INTERNED_DATA, WT_LEN)) {
+			if (!interned)
+				return -1;
+			/* the last one counts, as in decode_packet */
+			if (v > (uint64_t)(end - p))
+				return 0;
+			idata = p;
+			id_len = v;
+			p += v;
 		} else {
-			return false;
+			return 0;
 		}
 	}
 	if (!te)
-		return false;
+		return 0;
 	uint32_t seq32 = (uint32_t)seq, flags32 = (uint32_t)flags;
 	bool clear = false;
 	struct seq *q;
@@ -1383,17 +1464,17 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		q = get_seq(s, 0, seq32, NULL);
 	} else {
 		if ((flags32 & 2) && !seq32)
-			return false;
+			return 0;
 		q = get_seq(s, 0, seq32, NULL);
 		clear = (flags32 & 1) && has_seq;
 		if ((flags32 & 2) && !clear && !q->valid)
-			return false;
+			return 0;
 	}
 	uint32_t clock = 0;
 	if (has_ts && !clear && q->has_defaults) {
 		clock = q->def_clock;
 		if (tm_clock_is_seq(clock) && !seq32)
-			return false;
+			return 0;
 	}
 
 	/* Committed: as process_packet from here. */
@@ -1406,6 +1487,8 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		q->te_ts_valid = false;
 		q->gen++;
 	}
+	if (interned && idata && has_seq && q->valid)
+		interned_fast(s, q, idata, (size_t)id_len, lim);
 	if (clock)
 		note_clock(s, clock);
 	struct te_op r;
@@ -1422,7 +1505,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 					       TM_PUSH_TRACK_EVENT, off);
 			note_ts(s, (int64_t)ts);
 			s->n_fast_ev++;
-			return true;
+			return 1;
 		}
 		r = rp;
 		sampled = true;
@@ -1437,7 +1520,7 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 		tm_oplog_packet_push_i(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
 		note_ts(s, (int64_t)ts);
 		s->n_fast_ev++;
-		return true;
+		return 1;
 	}
 	if (has_ts) {
 		/* s->pkt_op: a PACKET op kept zero but for these */
@@ -1457,7 +1540,16 @@ fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64
 	}
 	if (r.kind)
 		emit_te(s, 0, off, &r);
-	return true;
+	return 1;
+}
+
+AINLINE bool
+fast_packet(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint64_t off)
+{
+	int r = fast_packet_t(s, p, n, lim, off, false);
+	if (UNLIKELY(r < 0))
+		r = fast_packet_t(s, p, n, lim, off, true);
+	return r > 0;
 }
 
 static void

@@ -1194,6 +1194,188 @@ test_fast_equals_general(void)
 	CHECK(plain > 100); /* names past their samples: the memo's case */
 }
 
+/* Interned names in the packets of their events (fast_packet's interned
+ * copy, interned_fast) against the general path (no_fast), as in
+ * test_fast_equals_general: interned data before or after the TrackEvent,
+ * twice in a packet, with sequence flags of every kind (a cleared state, a
+ * needed one, none), without a sequence id, after a lost packet; entries of
+ * every shape: iid and name in either order or twice, either missing,
+ * categories and other interned fields, tags of two bytes, wrong wire types,
+ * non-minimal varints, long names, malformed entries and fields. */
+static void
+it_entry(struct tb *d)
+{
+	struct tb e = {0};
+	const char *nm = pt_names[fp_rand(PT_NAMES)];
+	uint64_t iid = 1 + fp_rand(6);
+	switch (fp_rand(24)) {
+	case 0: /* name first */
+		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+		fp_varint_field(&e, "\x08", 1, iid);
+		break;
+	case 1: /* iid and name twice */
+		fp_varint_field(&e, "\x08", 1, 1 + fp_rand(6));
+		pt_len_field(&e, "\x12", 1, "first", 5);
+		fp_varint_field(&e, "\x08", 1, iid);
+		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+		break;
+	case 2: /* no name */
+		fp_varint_field(&e, "\x08", 1, iid);
+		break;
+	case 3: /* no iid (0) */
+		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+		break;
+	case 4: /* an iid, a fixed64 iid (ignored), a field of a two-byte tag */
+		fp_varint_field(&e, "\x08", 1, iid);
+		tb_add(&e, "\x09\x01\x02\x03\x04\x05\x06\x07\x08", 9);
+		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+		pt_len_field(&e, "\x8a\x01", 2, "xy", 2);
+		break;
+	case 5: /* a non-minimal iid, a name field of a non-minimal tag */
+		tb_add(&e, "\x08\x83\x00", 3);
+		pt_len_field(&e, "\x92\x00", 2, nm, strlen(nm));
+		break;
+	case 6: { /* a long name */
+		char big[300];
+		size_t n = 100 + fp_rand(200);
+		for (size_t i = 0; i < n; i++)
+			big[i] = (char)('a' + (i * 7 + iid) % 26);
+		fp_varint_field(&e, "\x08", 1, iid);
+		pt_len_field(&e, "\x12", 1, big, n);
+		break;
+	}
+	case 7: /* the name runs past the entry */
+		fp_varint_field(&e, "\x08", 1, iid);
+		tb_add(&e, "\x12\x09" "ab", 4);
+		break;
+	case 8: /* a cut iid, then nothing */
+		tb_add(&e, "\x08\x80", 2);
+		break;
+	case 9: /* field id 0: the entry ends there */
+		fp_varint_field(&e, "\x08", 1, iid);
+		tb_add(&e, "\x02\x01z", 3);
+		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+		break;
+	case 10: /* a name of a wrong wire type, then the real one */
+		fp_varint_field(&e, "\x10", 1, 5);
+		fp_varint_field(&e, "\x08", 1, iid);
+		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+		break;
+	default:
+		fp_varint_field(&e, "\x08", 1, iid);
+		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+		break;
+	}
+	switch (fp_rand(18)) {
+	case 0: pt_len_field(d, "\x0a", 1, e.d, e.n); break;      /* event_categories */
+	case 1: pt_len_field(d, "\x1a", 1, e.d, e.n); break;      /* debug_annotation_names */
+	case 2: pt_len_field(d, "\xa2\x01", 2, e.d, e.n); break; /* field 20 */
+	case 3: pt_len_field(d, "\x92\x00", 2, e.d, e.n); break; /* event_names, long tag */
+	case 4: fp_varint_field(d, "\x10", 1, 7); break;         /* event_names, a varint */
+	case 5: fp_varint_field(d, "\x18", 1, 300); break;
+	case 6: /* event_names, a fixed64 whose bytes would read as an entry */
+		tb_add(d, "\x11\x08\x02\x12\x03" "abc" "\x18", 9);
+		break;
+	case 7: tb_add(d, "\x02\x01z", 3); break; /* field id 0: no more entries */
+	default: pt_len_field(d, "\x12", 1, e.d, e.n); break;     /* event_names */
+	}
+	free(e.d);
+}
+
+static void
+it_trace(struct tb *b)
+{
+	int n = 50 + (int)fp_rand(400);
+	uint64_t ts = 1000000;
+	for (int i = 0; i < n; i++) {
+		struct tb pk = {0}, te = {0}, d = {0};
+		uint32_t seq = 1 + fp_rand(3);
+		uint32_t ne = fp_rand(5) ? 1 + fp_rand(3) : 0;
+		for (uint32_t k = 0; k < ne; k++)
+			it_entry(&d);
+		if (fp_rand(30) == 0) {
+			/* a malformed last field: its size past the end, or a cut tag */
+			if (fp_rand(2))
+				tb_add(&d, "\x12\x7f\x08\x03\x12\x01z", 7);
+			else
+				tb_add(&d, "\x80", 1);
+		}
+		/* the event: mostly of an interned name */
+		uint32_t type = 1 + fp_rand(3);
+		fp_varint_field(&te, "\x48", 1, type);
+		fp_varint_field(&te, "\x58", 1, 100 + fp_rand(3));
+		if (fp_rand(8) == 0)
+			pt_len_field(&te, "\xba\x01", 2, "inl", 3);
+		else if (fp_rand(10))
+			fp_varint_field(&te, "\x50", 1, 1 + fp_rand(7));
+		if (fp_rand(12) == 0)
+			fp_varint_field(&te, "\x08", 1, fp_rand(5000)); /* do_track_event's */
+		ts += fp_rand(3000);
+		uint32_t flags = fp_rand(8);
+		int order = (int)fp_rand(5), twice = fp_rand(20) == 0;
+		for (int k = 0; k < 5; k++) {
+			switch ((k + order) % 5) {
+			case 0:
+				if (fp_rand(25))
+					fp_varint_field(&pk, "\x40", 1, ts);
+				break;
+			case 1:
+				if (fp_rand(25))
+					fp_varint_field(&pk, "\x50", 1, seq);
+				break;
+			case 2:
+				/* none, 1 cleared, 2 needed, 3 both; mostly needed */
+				if (flags < 6)
+					fp_varint_field(&pk, "\x68", 1, flags < 3 ? 2 : flags - 3);
+				if (fp_rand(60) == 0)
+					fp_varint_field(&pk, "\xd0\x02", 2, 1); /* a lost packet */
+				break;
+			case 3:
+				if (twice) {
+					/* the first of two: the last one counts */
+					struct tb d2 = {0};
+					it_entry(&d2);
+					pt_len_field(&pk, "\x62", 1, d2.d, d2.n);
+					free(d2.d);
+				}
+				if (ne || fp_rand(4))
+					pt_len_field(&pk, "\x62", 1, d.d, d.n);
+				break;
+			default:
+				pt_len_field(&pk, "\x5a", 1, te.d, te.n);
+				break;
+			}
+		}
+		pt_packet(b, &pk);
+		free(pk.d);
+		free(te.d);
+		free(d.d);
+	}
+}
+
+static void
+test_interned_fast_equals_general(void)
+{
+	for (int round = 0; round < 300 && !t_failed_; round++) {
+		struct tb b = {0};
+		it_trace(&b);
+		for (int mode = 0; mode < 4; mode++) {
+			bool keep = mode & 1, runs = (mode & 2) && !keep;
+			size_t bs = round % 3 == 0 ? 7 : round % 3 == 1 ? 4096 : 1u << 20;
+			struct tm_scan f, g;
+			enum tm_status rf, rg;
+			scan_log(&b, bs, keep, runs, false, &f, &rf);
+			scan_log(&b, bs, keep, runs, true, &g, &rg);
+			CHECK_INT(rf, rg);
+			CHECK_INT(f.log.len, g.log.len);
+			CHECK(same_scan(&f, &g));
+			tm_scan_fini(&f);
+			tm_scan_fini(&g);
+		}
+		free(b.d);
+	}
+}
+
 /* A long trace for PACKET runs: TrackEvent packets on four sequences,
  * their timestamps going up by deltas of one to nine bytes, now and then
  * down, now and then on another clock (timestamp_clock_id MONOTONIC), a
@@ -1399,6 +1581,7 @@ main(void)
 	RUN(test_fast_path_agrees);
 	RUN(test_align_names_agree);
 	RUN(test_fast_equals_general);
+	RUN(test_interned_fast_equals_general);
 	RUN(test_pkt_runs_stored_bytes);
 	RUN(test_varint_readers);
 	RUN(test_conformance_inputs);
