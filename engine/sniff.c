@@ -557,7 +557,7 @@ sniff_pprof(const uint8_t *d, size_t n)
 		switch (id) {
 		case 2: case 3: case 4: case 5: case 6:
 			core = true;
-			/* fallthrough */
+			__attribute__((fallthrough));
 		case 1: case 11:
 			if (wt != 2)
 				return false;
@@ -568,7 +568,7 @@ sniff_pprof(const uint8_t *d, size_t n)
 			break;
 		case 7: case 8:
 			core = true;
-			/* fallthrough */
+			__attribute__((fallthrough));
 		case 9: case 10: case 12: case 14:
 			if (wt != 0)
 				return false;
