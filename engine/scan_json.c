@@ -1342,7 +1342,7 @@ js_finish(struct js *js)
 	case P_STUCK:
 		if (!js->object_form)
 			break;
-		/* fall through */
+		__attribute__((fallthrough));
 	case P_DICT:
 	case P_SKIP:
 	case P_SYS:
