@@ -844,19 +844,21 @@ view_draw_opening(const struct wb *wb)
 	fill_to(0, cols, attr);
 
 	if (o->help) {
+		/* each paragraph in parentheses: clang's -Wstring-concatenation
+		 * takes a literal split over lines for a missing comma */
 		static const char *const help[] = {
-			"The archive is being read: its members show as the listing finds them, "
-			"in the archive's own order (a compressed TAR or a ZIP is also scanned "
-			"as it passes).",
+			("The archive is being read: its members show as the listing finds them, "
+			 "in the archive's own order (a compressed TAR or a ZIP is also scanned "
+			 "as it passes)."),
 			"",
-			"trace_processor numbers and processes the members of each container by "
-			"priority (the manifest first, then protos) and name: that order (the # "
-			"column), the ids, the verdict, the timeline and every edit come when the "
-			"listing ends.  The rows keep their places; the one selected stays "
-			"selected.",
+			("trace_processor numbers and processes the members of each container by "
+			 "priority (the manifest first, then protos) and name: that order (the # "
+			 "column), the ids, the verdict, the timeline and every edit come when the "
+			 "listing ends.  The rows keep their places; the one selected stays "
+			 "selected."),
 			"",
-			"Meanwhile: q, Q or Ctrl-C stop reading and quit; j/k and the arrows, "
-			"PgDn/PgUp, g/G move; ? closes this help; Ctrl-L redraws.",
+			("Meanwhile: q, Q or Ctrl-C stop reading and quit; j/k and the arrows, "
+			 "PgDn/PgUp, g/G move; ? closes this help; Ctrl-L redraws."),
 		};
 		int y = 1;
 		for (size_t i = 0; i < sizeof help / sizeof help[0] && y < rows - 4; i++)
