@@ -27,3 +27,15 @@ for m in man/*.[15]; do
 		echo "FAIL: man: $m: $(echo "$out" | head -3 | tr '\n' ' ')"
 	fi
 done
+# The tree read by clang with the project's -Werror warnings (make
+# clang-check, syntax only): gcc alone let a comment-annotated fall-through
+# through that clang rejects.
+if command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+	if out=$(make -s --no-print-directory -C "$(dirname "$0")/.." clang-check 2>&1); then
+		echo "PASS: clang: the tree builds warning-free under clang -Werror (syntax)"
+	else
+		echo "FAIL: clang: $(echo "$out" | grep -m3 -E 'error|warning' | tr '\n' ' ')"
+	fi
+else
+	echo "SKIP: clang: no clang"
+fi
