@@ -166,16 +166,23 @@ struct group {
 	bool is_head;        /* first group with its hash (in gslots) */
 };
 
-struct node {
-	struct tm_clockid id;
+/* A clock's unit and last value (ClockDomain::unit_multiplier_ns and
+ * last_timestamp_ns), kept apart for the few clocks that need them: those
+ * with a unit other than 1 or incremental (the last value is read only for
+ * those). */
+struct xclock {
 	uint64_t unit;
 	int64_t last_ns;
 	/* ours: last_ns as if every conversion from this incremental clock
 	 * had succeeded (tm_graph_shadow_step) */
 	int64_t shadow_ns;
+};
+
+struct node {
+	struct tm_clockid id;
 	/* group indices, in creation order: a small array (node_groups) of
 	 * capacity small_cap(n_groups, IDX_ROOM), not stored (a graph holds a few
-	 * nodes per member: 64 bytes, not 72) */
+	 * nodes per member: 48 bytes, not 72) */
 	union small gs;
 	uint32_t n_groups;
 	uint32_t n_series;
@@ -183,13 +190,17 @@ struct node {
 	 * (backward set k) of the search whose gen is mgen; a node of an older
 	 * search is in none (a graph holds a few nodes per member: 10,000s) */
 	uint32_t mgen;
+	/* its struct xclock in the graph's xs + 1; 0: none, then the unit is 1
+	 * when unit_one is set, else 0 (not set yet) and it is not incremental */
+	uint32_t xi;
 	uint8_t fwd, bwd;
 	bool is_incremental;
 	bool is_nonmono;
+	bool unit_one;
 };
 
 /* (LP64) a node per clock of every member: 10,000s in an archive */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct node) == 64, "struct node grew");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct node) == 48, "struct node grew");
 
 struct path {
 	int len;            /* edges */
@@ -248,7 +259,44 @@ struct tm_graph {
 	uint32_t *touched;
 	size_t n_touched, cap_touched;
 	uint64_t work;
+	/* the nodes' struct xclock (node.xi) */
+	struct xclock *xs;
+	size_t n_xs, cap_xs;
 };
+
+static inline uint64_t
+node_unit(const struct tm_graph *g, const struct node *nd)
+{
+	return nd->xi ? g->xs[nd->xi - 1].unit : nd->unit_one;
+}
+
+/* nd's xclock (nd is incremental or has a unit other than 1). */
+static inline struct xclock *
+node_x(struct tm_graph *g, const struct node *nd)
+{
+	return &g->xs[nd->xi - 1];
+}
+
+/* nd's unit and incremental flag set (the first snapshot of the clock);
+ * an xclock is made for it unless the unit is 1 and it is not
+ * incremental. */
+static void
+node_set_unit(struct tm_graph *g, struct node *nd, uint64_t unit, bool incremental)
+{
+	nd->is_incremental = incremental;
+	if (!nd->xi && unit == 1 && !incremental) {
+		nd->unit_one = true;
+		return;
+	}
+	if (!nd->xi) {
+		XGROW(g->xs, g->cap_xs, g->n_xs + 1);
+		g->xs[g->n_xs] = (struct xclock){0, 0, 0};
+		if (g->n_xs >= UINT32_MAX - 1)
+			tm_oom(SIZE_MAX);
+		nd->xi = (uint32_t)++g->n_xs;
+	}
+	node_x(g, nd)->unit = unit;
+}
 
 void
 tm_clockid_str(struct tm_clockid c, char *buf, size_t cap)
@@ -319,6 +367,7 @@ tm_graph_free(struct tm_graph *g)
 		free(g->back[k]);
 	}
 	free(g->touched);
+	free(g->xs);
 	free(g->nodes);
 	free(g->slots);
 	free(g->groups);
@@ -611,19 +660,18 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 				ok = false;
 				break;
 			}
-			nd->unit = c[i].unit;
-			nd->is_incremental = c[i].is_incremental;
-		} else if (nd->unit != c[i].unit || nd->is_incremental != c[i].is_incremental) {
+			node_set_unit(g, nd, c[i].unit, c[i].is_incremental);
+		} else if (node_unit(g, nd) != c[i].unit || nd->is_incremental != c[i].is_incremental) {
 			snprintf(msg, msg_cap,
 				 "Clock sync error: the clock domain with id=%s (unit=%" PRId64
 				 ", incremental=%d), was previously registered with different "
 				 "properties (unit=%" PRId64 ", incremental=%d).",
-				 idb, (int64_t)c[i].unit, c[i].is_incremental, (int64_t)nd->unit,
+				 idb, (int64_t)c[i].unit, c[i].is_incremental, (int64_t)node_unit(g, nd),
 				 nd->is_incremental);
 			ok = false;
 			break;
 		}
-		if (tm_clockid_eq(c[i].id, tt) && nd->unit != 1) {
+		if (tm_clockid_eq(c[i].id, tt) && node_unit(g, nd) != 1) {
 			snprintf(msg, msg_cap,
 				 "Clock sync error: the trace clock (id=%s) must always use "
 				 "nanoseconds as unit multiplier.",
@@ -631,9 +679,9 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 			ok = false;
 			break;
 		}
-		int64_t ts_ns = wrap_mul(c[i].ts, (int64_t)nd->unit);
-		nd->last_ns = ts_ns;
-		nd->shadow_ns = ts_ns;
+		int64_t ts_ns = wrap_mul(c[i].ts, (int64_t)node_unit(g, nd));
+		if (nd->xi) /* (else the clock is not incremental: never read) */
+			node_x(g, nd)->last_ns = node_x(g, nd)->shadow_ns = ts_ns;
 		struct series *s = get_series(g, ni, hash);
 		const int64_t *sts = series_ts(s);
 		if (s->n && series_ids(s)[s->n - 1] == snap) {
@@ -1009,11 +1057,12 @@ convert(struct tm_graph *g, struct tm_clockid src, int64_t ts, struct tm_clockid
 	if (r != TM_CONV_OK)
 		return r;
 	struct node *sn = &g->nodes[si];
-	int64_t ns = wrap_mul(ts, (int64_t)sn->unit);
+	int64_t ns = wrap_mul(ts, (int64_t)node_unit(g, sn));
 	if (sn->is_incremental) {
-		ns = wrap_add(sn->last_ns, ns);
+		struct xclock *x = node_x(g, sn);
+		ns = wrap_add(x->last_ns, ns);
 		if (!probe)
-			sn->last_ns = sn->shadow_ns = ns;
+			x->last_ns = x->shadow_ns = ns;
 	}
 	*out = walk(g, &pa, ns, via, passed, at_via);
 	return TM_CONV_OK;
@@ -1041,8 +1090,9 @@ tm_graph_shadow_step(struct tm_graph *g, struct tm_clockid src, int64_t ts, int6
 	if (i < 0 || !g->nodes[i].is_incremental)
 		return false;
 	struct node *sn = &g->nodes[i];
-	sn->shadow_ns = wrap_add(sn->shadow_ns, wrap_mul(ts, (int64_t)sn->unit));
-	*ns = sn->shadow_ns;
+	struct xclock *x = node_x(g, sn);
+	x->shadow_ns = wrap_add(x->shadow_ns, wrap_mul(ts, (int64_t)x->unit));
+	*ns = x->shadow_ns;
 	return true;
 }
 
@@ -1100,7 +1150,7 @@ tm_graph_pieces(struct tm_graph *g, struct tm_clockid src, struct tm_clockid dst
 	long si = find_node(g, src), di = find_node(g, dst);
 	if (si < 0 || di < 0)
 		return false;
-	if (g->nodes[si].is_incremental || g->nodes[si].unit != 1)
+	if (g->nodes[si].is_incremental || node_unit(g, &g->nodes[si]) != 1)
 		return false;
 	struct path pa;
 	if (!find_path(g, (uint32_t)si, (uint32_t)di, &pa))
