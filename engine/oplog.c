@@ -1858,12 +1858,42 @@ hsum8(uint64_t x)
 	return (x * 0x0001000100010001ull) >> 48;
 }
 
+/* The varint at p, of at most 8 bytes (8 bytes readable at p), and its
+ * length in *len; *len 0 when it is longer.  One load, the last byte found
+ * by its clear top bit, the 7-bit groups packed in three steps: what v_u
+ * does a byte at a time. */
+static inline uint64_t
+v_load8(const uint8_t *p, unsigned *len)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w); /* byte k at bits 8k.. */
+#endif
+	uint64_t t = ~w & 0x8080808080808080ull;
+	if (!t) {
+		*len = 0;
+		return 0;
+	}
+	unsigned n = ((unsigned)__builtin_ctzll(t) >> 3) + 1;
+	uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
+	if (n < 8)
+		x &= (1ull << (8 * n)) - 1;
+	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
+	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
+	x = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
+	*len = n;
+	return x;
+}
+
 /* The n deltas of a run at r->p against its skip table (every block's first
  * value and offset), sorted after the first; returns the last value (v: the
  * value before the first).  This is most of the work of checking a saved
- * scan: what v_u checks, without its per-byte tests where a whole block fits
- * before the end, and eight bytes at a time where the deltas are one or two
- * bytes and not negative (a timestamp's deltas mostly are). */
+ * scan: what v_u checks, without its per-byte tests where eight bytes are
+ * left before the end (one load for a varint of up to 8 bytes, v_load8),
+ * and eight bytes at a time where a whole block fits before the end and the
+ * deltas are one or two bytes and not negative (a timestamp's deltas mostly
+ * are). */
 static int64_t
 v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 {
@@ -1882,12 +1912,14 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 		uint32_t bend = n - i > TM_RUN_SKIP ? i + TM_RUN_SKIP : n;
 		bool fast = (size_t)(end - p) >= BLOCK_MAX; /* no end within the block */
 		for (uint32_t first = i; i < bend; i++) {
-			/* Eight bytes up to their last complete varint: the
-			 * block's rest holds at least 8 varints (so no more
-			 * than it has are taken, and they are all before
-			 * end); two-byte varints at most, first bytes even
-			 * (zigzag: the delta is >= 0), no overflow. */
-			while (i > first && fast && bend - i >= 8 && v <= INT64_MAX - (1 << 20)) {
+			/* Eight bytes (before end: the whole block fits, or
+			 * eight bytes do) up to their last complete varint:
+			 * the block's rest holds at least 8 varints (so no
+			 * more than it has are taken); two-byte varints at
+			 * most, first bytes even (zigzag: the delta is >= 0),
+			 * no overflow. */
+			while (i > first && (fast || end - p >= 8) && bend - i >= 8 &&
+			       v <= INT64_MAX - (1 << 20)) {
 				uint64_t w;
 				memcpy(&w, p, 8);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -1914,11 +1946,16 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 			if (i >= bend)
 				break;
 			uint64_t z;
-			if (fast && *p < 0x80) {
+			unsigned zl = 0;
+			/* one varint, where eight bytes are before end */
+			bool room = fast || end - p >= 8;
+			if (room && *p < 0x80) {
 				z = *p++;
-			} else if (fast && p[1] < 0x80) {
+			} else if (room && p[1] < 0x80) {
 				z = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
 				p += 2;
+			} else if (room && (z = v_load8(p, &zl), zl)) {
+				p += zl; /* 3-8 bytes */
 			} else {
 				r->p = p;
 				z = v_u(r);

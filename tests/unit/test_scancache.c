@@ -624,17 +624,23 @@ runs_sound(const struct tm_oplog *l)
 	return ok;
 }
 
+/* One long log of n packets (deltas of 1-2 bytes, or of 3-8 bytes when
+ * wide), then single-byte damage: what is accepted must be sound. */
 static void
-t_oplog_valid_long_runs(void)
+long_runs(int n, bool wide)
 {
 	struct tm_oplog l;
 	tm_oplog_init(&l);
 	l.use_runs = true;
 	srand(11);
 	int64_t ts = 1000;
-	for (int i = 0; i < 20000; i++) {
-		ts += i % 5000 < 2500 ? rand() % 60 : 64 + rand() % 8000; /* 1 byte, then 2 */
-		if (i % 3001 == 0)
+	for (int i = 0; i < n; i++) {
+		if (wide) /* 3 bytes, 4 now and then, 6 and 8 rarely */
+			ts += (1 << 14) + rand() % (1 << 20) + (i % 7 == 0 ? 1 << 22 : 0) +
+			      (i % 997 == 0 ? (int64_t)1 << 36 : 0) + (i % 4001 == 0 ? (int64_t)1 << 50 : 0);
+		else
+			ts += i % 5000 < 2500 ? rand() % 60 : 64 + rand() % 8000; /* 1 byte, then 2 */
+		if (!wide && i % 3001 == 0)
 			ts += 1 << 20; /* a 3-byte delta now and then */
 		tm_oplog_packet_push(&l, 0, 6, 0, ts, 0, (uint64_t)i * 20);
 	}
@@ -663,6 +669,17 @@ t_oplog_valid_long_runs(void)
 	memcpy(l.bytes, orig, len);
 	free(orig);
 	tm_oplog_fini(&l);
+}
+
+/* Long runs, and short ones (a small member's: its last blocks end near
+ * the log's end), of narrow and wide deltas. */
+static void
+t_oplog_valid_long_runs(void)
+{
+	long_runs(20000, false);
+	long_runs(20000, true);
+	long_runs(700, false);
+	long_runs(700, true);
 }
 
 /* A changed input is scanned again; its new scan replaces the old. */
