@@ -107,6 +107,13 @@ seq_ix_grow(struct ps *s)
 	s->cap_ix = nc;
 }
 
+/* The salt of a sequence's interned names in generation gen (name_key). */
+static uint64_t
+name_salt(uint64_t seqkey, uint32_t gen)
+{
+	return tm_mix64(seqkey ^ tm_mix64((uint64_t)gen ^ 0x9e3779b97f4a7c15ULL));
+}
+
 static struct seq *get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot);
 
 AINLINE struct seq *
@@ -154,6 +161,7 @@ get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot)
 	memset(&s->seqs[i], 0, sizeof s->seqs[i]);
 	s->seqs[i].used = true;
 	s->seqs[i].key = key;
+	s->seqs[i].nsalt = name_salt(key, 0);
 	s->seq_ix[j] = (uint32_t)i + 1;
 out:
 	s->last_seq = i;
@@ -180,12 +188,30 @@ tm_ps_machine(struct ps *s, uint32_t id)
 }
 
 /* Interned names, keyed by the sequence's stable id (machine, seq), its
- * generation and the iid. */
+ * generation and the iid: one mix of the iid with the sequence's salt for
+ * the generation (name_salt; a bijection of the iid, so the names of one
+ * generation never share a key). */
 static uint64_t
-name_key(uint64_t seqkey, uint32_t gen, uint64_t iid)
+name_key(const struct seq *q, uint64_t iid)
 {
-	uint64_t k = tm_mix64(seqkey ^ tm_mix64(((uint64_t)gen << 1) ^ tm_mix64(iid)));
+	uint64_t k = tm_mix64(q->nsalt ^ iid);
 	return k ? k : 1;
+}
+
+/* SEQ_INCREMENTAL_STATE_CLEARED (or incremental_state_cleared) on a packet
+ * with a sequence id: the state valid, the defaults and the descriptor's
+ * reference gone, a new generation of interned names
+ * (proto_trace_reader.cc HandleIncrementalStateCleared). */
+AINLINE void
+seq_clear(struct seq *q)
+{
+	q->valid = true;
+	q->has_defaults = false;
+	q->def_clock = 0;
+	q->def_has_track = false;
+	q->te_ts_valid = false;
+	q->gen++;
+	q->nsalt = name_salt(q->key, q->gen);
 }
 
 static void
@@ -211,7 +237,7 @@ name_put(struct ps *s, const struct seq *q, uint64_t iid, const uint8_t *str, si
 {
 	if ((s->n_names + 1) * 2 > s->cap_names)
 		names_grow(s);
-	uint64_t k = name_key(q->key, q->gen, iid);
+	uint64_t k = name_key(q, iid);
 	size_t j = k & (s->cap_names - 1);
 	while (s->names[j].key && s->names[j].key != k)
 		j = (j + 1) & (s->cap_names - 1);
@@ -239,7 +265,7 @@ name_find(const struct ps *s, const struct seq *q, uint64_t iid)
 {
 	if (!s->cap_names)
 		return NULL;
-	uint64_t k = name_key(q->key, q->gen, iid);
+	uint64_t k = name_key(q, iid);
 	size_t j = k & (s->cap_names - 1);
 	while (s->names[j].key) {
 		if (s->names[j].key == k)
@@ -1479,14 +1505,8 @@ fast_packet_t(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint
 
 	/* Committed: as process_packet from here. */
 	s->n_fast_pk++;
-	if (clear) {
-		q->valid = true;
-		q->has_defaults = false;
-		q->def_clock = 0;
-		q->def_has_track = false;
-		q->te_ts_valid = false;
-		q->gen++;
-	}
+	if (clear)
+		seq_clear(q);
 	if (interned && idata && has_seq && q->valid)
 		interned_fast(s, q, idata, (size_t)id_len, lim);
 	if (clock)
@@ -1595,14 +1615,8 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	uint32_t slot;
 	struct seq *q = get_seq(s, k.machine, k.seq, &slot);
 	if (k.cleared_legacy || (k.flags & 1)) {
-		if (k.has_seq) {
-			q->valid = true;
-			q->has_defaults = false;
-			q->def_clock = 0;
-			q->def_has_track = false;
-			q->te_ts_valid = false;
-			q->gen++;
-		}
+		if (k.has_seq)
+			seq_clear(q);
 	} else if (k.dropped && k.has_seq) {
 		q->valid = false;
 		q->te_ts_valid = false;

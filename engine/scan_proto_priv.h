@@ -24,15 +24,16 @@
 
 struct seq {
 	uint64_t key; /* machine << 32 | seq id; UINT64_MAX = empty slot */
+	uint64_t def_track;
+	int64_t te_ref_ns;
+	uint64_t nsalt;    /* of its interned names' keys in this generation (name_key) */
+	uint32_t def_clock;
+	uint32_t gen;      /* interning generation, bumped on clear */
 	bool used;
 	bool valid;        /* incremental state valid (starts invalid) */
 	bool has_defaults; /* TracePacketDefaults present in this generation */
 	bool def_has_track;
 	bool te_ts_valid;  /* ThreadDescriptor reference timestamps valid */
-	uint32_t def_clock;
-	uint64_t def_track;
-	int64_t te_ref_ns;
-	uint32_t gen;      /* interning generation, bumped on clear */
 };
 
 struct machine {
