@@ -295,7 +295,7 @@ static void
 free_staging(struct tm_oplog *l)
 {
 	struct tm_oplog_w *w = l->w;
-	if (!w || w == w_none())
+	if (w == w_none())
 		return;
 	BIG_FREE(w->run_ts, w->cap_run_ts);
 	struct tm_oplog_stage *g = w->stage;
