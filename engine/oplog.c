@@ -1001,12 +1001,12 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 		encode_op(l, op);
 		return;
 	}
-	(void)own_w(l);
-	if (l->w->has_held) {
-		const struct tm_op *h = &l->w->stage->held;
+	struct tm_oplog_w *w = own_w(l);
+	if (w->has_held) {
+		const struct tm_op *h = &w->stage->held;
 		if (op->kind == TM_OP_PUSH && op->detail == 0 && op->machine == h->machine &&
 		    (op->flags & ~(uint32_t)TM_PUSH_TRACK_EVENT) == 0) {
-			l->w->has_held = false;
+			w->has_held = false;
 			pkt_add(l, h, op->flags, h->ts);
 			return;
 		}
@@ -1014,8 +1014,8 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 	}
 	if (op->kind == TM_OP_PACKET && op->n == 1 && op->flags == 0 && run_clock_ok(op->clock)) {
 		stg(l)->held = *op;
-		l->w->has_held = true;
-		l->w->pkt_lim = 0; /* the run may go on only after the held op */
+		w->has_held = true;
+		w->pkt_lim = 0; /* the run may go on only after the held op */
 		return;
 	}
 	if (op->kind == TM_OP_CONVERT && op->detail == 0 && run_clock_ok(op->clock) &&
