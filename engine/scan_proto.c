@@ -1411,6 +1411,17 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 	return type != TE_COUNTER && type != TE_STATE;
 }
 
+/* fast_packet's usual end: a PACKET op of one plain push (flags), logged as
+ * the op log's PACKET run element, counted in the scan at its end. */
+AINLINE void
+fast_push(struct ps *s, uint32_t clock, uint32_t seq, int64_t ts, uint32_t flags, uint64_t off)
+{
+	flush_nots(s);
+	tm_oplog_packet_push_i(s->log, 0, clock, seq, ts, flags, off);
+	note_ts(s, ts);
+	s->n_fast_ev++;
+}
+
 /* The fast path for the packets that make up nearly all of a TrackEvent
  * trace: machine 0 (already seen), only timestamp, trusted_packet_sequence_id,
  * sequence_flags, interned_data (interned_fast) and track_event, each with a
@@ -1520,11 +1531,7 @@ fast_packet_t(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint
 		struct te_op rp = {.kind = TM_OP_PUSH, .flags = TM_PUSH_TRACK_EVENT};
 		te_al_name(s, q, t.type, t.name, t.name_len, t.has_name_iid, t.name_iid, &rp);
 		if (LIKELY(!al_track_event(s, &rp, 0, clock, (int64_t)ts, off))) {
-			flush_nots(s);
-			tm_oplog_packet_push_i(s->log, 0, clock, seq32, (int64_t)ts,
-					       TM_PUSH_TRACK_EVENT, off);
-			note_ts(s, (int64_t)ts);
-			s->n_fast_ev++;
+			fast_push(s, clock, seq32, (int64_t)ts, TM_PUSH_TRACK_EVENT, off);
 			return 1;
 		}
 		r = rp;
@@ -1536,10 +1543,7 @@ fast_packet_t(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint
 			  al_track_event(s, &r, 0, clock, (int64_t)ts, off);
 	}
 	if (has_ts && r.kind == TM_OP_PUSH && !r.detail && !sampled) {
-		flush_nots(s);
-		tm_oplog_packet_push_i(s->log, 0, clock, seq32, (int64_t)ts, r.flags, off);
-		note_ts(s, (int64_t)ts);
-		s->n_fast_ev++;
+		fast_push(s, clock, seq32, (int64_t)ts, r.flags, off);
 		return 1;
 	}
 	if (has_ts) {
