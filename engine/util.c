@@ -164,9 +164,9 @@ round_pg(size_t n, size_t pg)
 }
 
 /* Two parked huge mappings of exactly HUGE_PG bytes for the process.  An
- * op log that reserves its way past 2 MiB (a run that may spill reserves
- * 10 bytes a value) and finishes under 1 MiB is copied out of its huge
- * page (tm_oplog_finish): each member of a TAR of 2-3 MiB members paid a
+ * op log whose runs take it past 64 KiB goes to a huge page at once
+ * (oplog.c run_room); one that finishes under 1 MiB is copied out of it
+ * (tm_oplog_finish): each member of a TAR of 2-3 MiB members paid a
  * fresh mapping (mmap, munmap of the unaligned rest, madvise), a huge
  * page fault clearing 2 MiB and a munmap freeing it again.  A huge
  * mapping of one huge page let go by tm_big_resize is parked here, the
