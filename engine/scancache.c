@@ -341,20 +341,10 @@ rd_deltas(void *ctx, uint64_t off, uint64_t len)
 	return p;
 }
 
-static void
-ser_u64(struct ser *z, uint64_t *v)
+/* the general way (writing, or a value across a refill) */
+static __attribute__((noinline)) void
+ser_u64_bytes(struct ser *z, uint64_t *v)
 {
-	/* reading, from the buffer when it holds the value (most do) */
-	if (!z->wr && !z->bad && z->left >= 8 && z->end - z->pos >= 8) {
-		*v = ld64(z->buf + z->pos);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		*v = __builtin_bswap64(*v); /* stored little-endian, as below */
-#endif
-		z->pos += 8;
-		z->at += 8;
-		z->left -= 8;
-		return;
-	}
 	uint8_t b[8];
 	if (z->wr)
 		for (int i = 0; i < 8; i++)
@@ -367,7 +357,24 @@ ser_u64(struct ser *z, uint64_t *v)
 	}
 }
 
-static void
+/* reading, from the buffer when it holds the value (most do), inline */
+static inline void
+ser_u64(struct ser *z, uint64_t *v)
+{
+	if (!z->wr && !z->bad && z->left >= 8 && z->end - z->pos >= 8) {
+		*v = ld64(z->buf + z->pos);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		*v = __builtin_bswap64(*v); /* stored little-endian, as ser_u64_bytes */
+#endif
+		z->pos += 8;
+		z->at += 8;
+		z->left -= 8;
+		return;
+	}
+	ser_u64_bytes(z, v);
+}
+
+static inline void
 ser_i64(struct ser *z, int64_t *v)
 {
 	uint64_t u = (uint64_t)*v;
@@ -376,7 +383,7 @@ ser_i64(struct ser *z, int64_t *v)
 }
 
 /* A value that must be at most max on reading. */
-static uint64_t
+static inline uint64_t
 ser_max(struct ser *z, uint64_t v, uint64_t max, const char *what)
 {
 	ser_u64(z, &v);
@@ -388,13 +395,13 @@ ser_max(struct ser *z, uint64_t v, uint64_t max, const char *what)
 	return v;
 }
 
-static void
+static inline void
 ser_u32(struct ser *z, uint32_t *v)
 {
 	*v = (uint32_t)ser_max(z, *v, UINT32_MAX, "value out of range");
 }
 
-static void
+static inline void
 ser_bool(struct ser *z, bool *v)
 {
 	*v = ser_max(z, *v, 1, "flag out of range") != 0;
