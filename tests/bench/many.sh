@@ -2,7 +2,8 @@
 # (10,000) proto traces of BENCH_MANY_KIB (16) KiB against a tenth as many
 # members of the same size (CPU per member: linear means the same) and
 # against one member of the same total bytes (RSS per member beyond it: a few
-# hundred bytes at most); tar -xOf is the baseline.
+# hundred bytes at most); tar -xOf is the baseline.  Then `check` of the
+# smaller TAR from a warm scan cache against --no-cache (lib.sh warm_cache).
 many=${BENCH_MANY:-10000}
 kib=${BENCH_MANY_KIB:-16}
 few=$((many / 10 > 2 ? many / 10 : 2))
@@ -42,4 +43,5 @@ with open(sys.argv[7], "a") as f:
     f.write("%d members: RSS per member over one member of the same bytes\t%.0f B\t<= 500 B\t%s\n"
             % (many, grow, "met" if grow <= 500 else "NOT met"))
 PY
+warm_cache "TAR, $few members of $kib KiB" "$out/many$few/x.tar"
 rm -rf "$out/many$few" "$out/many$many" "$out/many1"
