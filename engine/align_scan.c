@@ -26,8 +26,10 @@ tm_al_free(struct tm_align_samples *a)
 	if (!a)
 		return;
 	for (size_t i = 0; i < a->n_names; i++) {
-		free(a->names[i].name);
-		free(a->names[i].occ);
+		if (!a->names_packed)
+			free(a->names[i].name);
+		if (!a->names[i].occ_in_names)
+			free(a->names[i].occ);
 	}
 	free(a->names);
 	tm_strmap_fini(&a->name_ix);
@@ -98,6 +100,32 @@ tm_al_find_name(const struct tm_align_samples *a, const char *name, size_t n)
 	return i != SIZE_MAX ? &a->names[i] : NULL;
 }
 
+static size_t occ_room(size_t n);
+
+/* The names out of the block tm_al_trim packed them in: the entries in an
+ * array of their own, each string and occurrences in its own block. */
+static void
+unpack_names(struct tm_align_samples *a)
+{
+	if (!a->names_packed)
+		return;
+	struct al_name *v = xmalloc(a->n_names * sizeof *v);
+	memcpy(v, a->names, a->n_names * sizeof *v);
+	for (size_t i = 0; i < a->n_names; i++) {
+		struct al_name *e = &v[i];
+		e->name = xstrndup(e->name, e->len);
+		if (e->occ_in_names) {
+			uint8_t *o = xmalloc(occ_room(e->occ_len));
+			memcpy(o, e->occ, e->occ_len);
+			e->occ = o;
+			e->occ_in_names = false;
+		}
+	}
+	free(a->names);
+	a->names = v;
+	a->names_packed = false;
+}
+
 struct al_name *
 tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n)
 {
@@ -108,6 +136,7 @@ tm_al_name_entry(struct tm_align_samples *a, const char *name, size_t n)
 		a->names_full = true;
 		return NULL;
 	}
+	unpack_names(a); /* (no map is built over packed names: none to fix) */
 	grow_zeroed((void **)&a->names, &a->cap_names, a->n_names + 1, sizeof *a->names);
 	struct al_name *e = &a->names[a->n_names];
 	e->name = xstrndup(name, n);
@@ -226,9 +255,16 @@ occ_append(struct al_name *e, struct al_occ prev, int64_t ts, uint32_t clock, ui
 	size_t k = (size_t)(p - buf);
 	/* kept per member until the session closes: in blocks of the sizes
 	 * malloc hands out anyway (16 n + 8 bytes, glibc), grown only when
-	 * one is full, not for each occurrence (~5 bytes) */
-	if (e->occ_len + k > occ_room(e->occ_len))
+	 * one is full, not for each occurrence (~3 bytes); out of the names
+	 * block (tm_al_trim), where there is no room */
+	if (e->occ_in_names) {
+		uint8_t *o = xmalloc(occ_room(e->occ_len + k));
+		memcpy(o, e->occ, e->occ_len);
+		e->occ = o;
+		e->occ_in_names = false;
+	} else if (e->occ_len + k > occ_room(e->occ_len)) {
 		e->occ = xrealloc(e->occ, occ_room(e->occ_len + k));
+	}
 	memcpy(e->occ + e->occ_len, buf, k);
 	e->occ_len = (uint16_t)(e->occ_len + k);
 	e->n++;
@@ -262,12 +298,46 @@ tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t ts, ui
 	*pv = (struct al_prev){{ts, clock, machine, off}, ix1, e->n};
 }
 
+/* The entries, then their strings (NUL-terminated) and occurrences, in
+ * one block: ~48 bytes less than 3 blocks for a member of one name. */
+static void
+pack_names(struct tm_align_samples *a)
+{
+	size_t n = a->n_names, bytes = n * sizeof *a->names;
+	for (size_t i = 0; i < n; i++)
+		bytes += a->names[i].len + 1 + a->names[i].occ_len;
+	struct al_name *v = xmalloc(bytes);
+	memcpy(v, a->names, n * sizeof *v);
+	char *p = (char *)(v + n);
+	for (size_t i = 0; i < n; i++) {
+		struct al_name *e = &v[i];
+		memcpy(p, e->name, e->len);
+		p[e->len] = '\0';
+		free(e->name);
+		e->name = p;
+		p += e->len + 1;
+		if (e->occ_len)
+			memcpy(p, e->occ, e->occ_len);
+		free(e->occ);
+		e->occ = e->occ_len ? (uint8_t *)p : NULL;
+		e->occ_in_names = e->occ_len != 0;
+		p += e->occ_len;
+	}
+	free(a->names);
+	a->names = v;
+	a->cap_names = n;
+	a->names_packed = true;
+}
+
 void
 tm_al_trim(struct tm_align_samples *a)
 {
 	if (!a)
 		return;
-	if (a->cap_names > a->n_names) {
+	unpack_names(a);
+	if (a->n_names && !a->name_ix.cap) {
+		pack_names(a);
+	} else if (a->cap_names > a->n_names) {
 		a->names = a->n_names ? xrealloc(a->names, a->n_names * sizeof *a->names)
 				      : (free(a->names), NULL);
 		a->cap_names = a->n_names;

@@ -61,6 +61,8 @@ struct al_name {
 	uint32_t n;
 	uint16_t occ_len; /* bytes of occ (at most AL_OCC * AL_OCC_MAX) */
 	bool all_instant;
+	bool occ_in_names; /* occ lies in the names block (tm_al_trim), not in
+			    * a block of its own */
 };
 #define AL_OCC_MAX 30u /* bytes of one packed occurrence at most */
 
@@ -113,6 +115,9 @@ struct tm_align_samples {
 	struct al_name *names;
 	size_t n_names, cap_names;
 	bool names_full;
+	/* the names' strings lie in the names block after the entries, with
+	 * the occurrences of those whose occ_in_names is set (tm_al_trim) */
+	bool names_packed;
 	/* name -> index; empty (not built) while there are at most
 	 * AL_NAMES_LINEAR names, which are then searched in turn (most
 	 * members of an archive have a name or two: the map is 128 bytes) */
@@ -141,8 +146,10 @@ void tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t t
 /* e's kept occurrences into out[0..e->n) (room for AL_OCC); returns e->n. */
 uint32_t tm_al_occs(const struct al_name *e, struct al_occ *out);
 /* The scan is over: the name and id arrays trimmed to what they hold
- * (more may still be added: they grow again); the packed occurrences are
- * kept exact as they are written. */
+ * (more may still be added: they grow again).  A file of at most
+ * AL_NAMES_LINEAR names (no map) gets its entries, their strings and
+ * occurrences in one block (a session keeps one scan per member: 10,000s
+ * of small ones); a name added or kept later moves out of it again. */
 void tm_al_trim(struct tm_align_samples *a);
 /* The outer bytes of a name: for names of up to 16 bytes, all of them. */
 struct al_key {

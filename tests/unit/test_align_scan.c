@@ -140,6 +140,51 @@ t_occ_same_clock_small(void)
 	tm_al_free(a);
 }
 
+/* Differential: tm_al_trim packs a file of few names in one block; keeps
+ * and names added after it (moving them out again), and trims between
+ * them, leave the same names, counts and packed occurrences as a twin
+ * never trimmed, up to and past AL_NAMES_LINEAR names (no packing then). */
+static void
+t_trim_packed_same(void)
+{
+	struct tm_align_samples *m[2] = {tm_al_new(), tm_al_new()};
+	uint64_t x = 0x853c49e6748fea9bULL;
+	char name[12];
+	for (uint32_t k = 0; k < 4000; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		unsigned nn = k < 1500 ? 1 : k < 2500 ? AL_NAMES_LINEAR : 3 * AL_NAMES_LINEAR;
+		int nl = snprintf(name, sizeof name, "name%u", (unsigned)(x % nn));
+		int64_t ts = (int64_t)(x >> 20) + k;
+		uint32_t clock = k % 7 ? 6 : (uint32_t)(x >> 50);
+		uint64_t off = k % 5 ? k * 40 : AL_NO_OFF;
+		for (int j = 0; j < 2; j++) {
+			if (k % 3)
+				(void)tm_al_name_add(m[j], name, (size_t)nl, ts, clock, 0, k % 2 ? AL_INSTANT : 0, off);
+			else if (tm_al_name_entry(m[j], name, (size_t)nl))
+				tm_al_name_keep(tm_al_name_entry(m[j], name, (size_t)nl), ts, clock, 0, off);
+		}
+		if (k % 97 == 5 || x % 13 == 0)
+			tm_al_trim(m[0]);
+		if (k % 500 == 499) {
+			tm_al_trim(m[0]);
+			CHECK_INT(m[0]->names_packed, m[0]->n_names <= AL_NAMES_LINEAR);
+		}
+		if (k % 500 == 499 || k % 500 == 0) {
+			CHECK_INT(m[0]->n_names, m[1]->n_names);
+			for (size_t i = 0; i < m[0]->n_names && i < m[1]->n_names; i++) {
+				const struct al_name *p = &m[0]->names[i], *q = &m[1]->names[i];
+				CHECK(p->len == q->len && memcmp(p->name, q->name, p->len) == 0 &&
+				      p->name[p->len] == '\0' && p->count == q->count && p->n == q->n &&
+				      p->all_instant == q->all_instant && p->occ_len == q->occ_len &&
+				      (!p->occ_len || memcmp(p->occ, q->occ, p->occ_len) == 0));
+				CHECK(tm_al_find_name(m[0], q->name, q->len) == p);
+			}
+		}
+	}
+	tm_al_free(m[0]);
+	tm_al_free(m[1]);
+}
+
 /* Up to AL_NAMES_LINEAR names are searched in turn, more through the
  * map: every name is found before and after the switch, and only its own. */
 static void
@@ -275,6 +320,7 @@ main(void)
 {
 	RUN(t_occ_packed);
 	RUN(t_occ_same_clock_small);
+	RUN(t_trim_packed_same);
 	RUN(t_occ_prev_same);
 	RUN(t_names_linear_then_map);
 	RUN(t_async_ids_by_identity);
