@@ -64,24 +64,28 @@ out_puts(const char *s, FILE *f)
 static void
 say_v(FILE *f, bool nl, const char *fmt, va_list ap)
 {
+	/* One formatting pass for a line that fits the stack buffer (a TAR's
+	 * check prints three or four a member); a longer one is formatted
+	 * again into the heap. */
+	char stack[512], *raw = stack;
 	va_list ap2;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	char *raw = malloc(n > 0 ? (size_t)n + 1 : 1);
-	if (!raw)
-		abort();
-	raw[0] = 0;
-	if (n > 0)
+	int n = vsnprintf(stack, sizeof stack, fmt, ap);
+	if (n >= (int)sizeof stack) {
+		raw = malloc((size_t)n + 1);
+		if (!raw)
+			abort();
 		vsnprintf(raw, (size_t)n + 1, fmt, ap2);
+	}
 	va_end(ap2);
-	struct tm_buf b;
-	tm_buf_init(&b);
+	static struct tm_buf b; /* reused: only the main thread prints */
+	tm_buf_reset(&b);
 	tm_escape_display(raw, n > 0 ? (size_t)n : 0, &b, NULL, 0, NULL);
-	out_puts(b.data, f);
 	if (nl)
-		fputc('\n', f);
-	tm_buf_fini(&b);
-	free(raw);
+		tm_buf_addc(&b, '\n');
+	out_puts(b.data, f);
+	if (raw != stack)
+		free(raw);
 }
 
 /* One line (a newline is appended). */
