@@ -121,11 +121,67 @@ t_tables(void)
 	CHECK(!tm_format_is_predicted(TM_FMT_GECKO));
 }
 
+/* Differential: tm_sniff with its fast substring search and capped
+ * whitespace strip answers as the byte-at-a-time oracle (tm_sniff_no_fast)
+ * on inputs built of whitespace, the needles the sniffers look for (whole,
+ * cut, at the window's edge) and random bytes. */
+static void
+t_fast_same(void)
+{
+	static const char *const frag[] = {
+		"{\"perfetto_manifest\"", "{\"perfetto_manifes", "{\"meta\"", "{\"libs\"", "{\"",
+		"[{\"", "[", "TRACE:\n\x78\x9c", "TRACE:\n\x78", "TRACE:\n", "TRACE:", "# tracer",
+		"# trace", "#", "T", "cpus=", " ", "\t", "\n", "\r\n", "\v\f", "<html>", "x"};
+	const size_t nf = sizeof frag / sizeof frag[0];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	unsigned char b[320];
+	int seen[TM_FMT__COUNT + 1] = {0};
+	for (int t = 0; t < 200000 && !t_failed_; t++) {
+		size_t n = 0, want;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		want = (size_t)(x % 300);
+		if (x >> 60 == 0) { /* pad to just before the window's edge */
+			size_t pad = 100 + (size_t)(x >> 40) % 28;
+			memset(b, (x >> 32) & 1 ? ' ' : 'a', pad);
+			n = pad;
+		}
+		while (n < want) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			if (x % 4 == 0) {
+				b[n++] = (unsigned char)(x >> 24);
+			} else {
+				const char *f = frag[(x >> 8) % nf];
+				size_t l = strlen(f);
+				if (f[0] == '[' && f[1] == 0)
+					l = 1;
+				for (size_t k = 0; k < l && n < sizeof b; k++)
+					b[n++] = (unsigned char)f[k];
+			}
+		}
+		if (n > sizeof b)
+			n = sizeof b;
+		tm_sniff_no_fast = false;
+		enum tm_format fast = tm_sniff(b, n);
+		tm_sniff_no_fast = true;
+		enum tm_format slow = tm_sniff(b, n);
+		tm_sniff_no_fast = false;
+		if (fast != slow)
+			fprintf(stderr, "t_fast_same: input %d (%zu bytes): fast %d, oracle %d\n", t, n,
+				(int)fast, (int)slow);
+		CHECK_INT(fast, slow);
+		seen[(size_t)fast <= TM_FMT__COUNT ? (size_t)fast : TM_FMT__COUNT]++;
+	}
+	/* not vacuous: the sniffers that use the two paths answered */
+	CHECK(seen[TM_FMT_MANIFEST] > 100 && seen[TM_FMT_JSON] > 100 && seen[TM_FMT_GECKO] > 100);
+	CHECK(seen[TM_FMT_CTRACE] > 100 && seen[TM_FMT_SYSTRACE] > 100);
+}
+
 int
 main(void)
 {
 	RUN(t_formats);
 	RUN(t_window);
 	RUN(t_tables);
+	RUN(t_fast_same);
 	return 0;
 }
