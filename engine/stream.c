@@ -193,6 +193,7 @@ struct tm_stream {
 	 * bytes again (P: pz / pio from psrc) into ob, which holds output
 	 * offsets [ob_org, ob_end). */
 	uint8_t *hb;          /* K_AHEAD: its ring */
+	size_t hb_cap;        /* hb is a big buffer of hb_cap bytes (0: malloc) */
 	uint8_t *vs;          /* V's scratch output (r_step bytes) */
 	size_t r_cap, r_block, r_step;
 	uint64_t r_free, r_ready;
@@ -739,7 +740,10 @@ tm_stream_close(struct tm_stream *st)
 	buf_give(st->buf);
 	if (!st->copied)
 		free(st->pre);
-	free(st->hb);
+	if (st->hb_cap)
+		tm_big_free(st->hb, st->hb_cap, 1);
+	else
+		free(st->hb);
 	free(st->vs);
 	free(st->ob);
 	free(st->label);
@@ -1667,7 +1671,9 @@ spec_begin(struct tm_stream *st)
 	st->spec_from = st->s_head = st->r_head;
 	if (!st->vs)
 		st->vs = xmalloc(st->r_step);
-	st->hb = xmalloc(st->s_cap + st->r_step); /* a step may run past the end */
+	/* (a step may run past the end; huge pages: V writes all of it, a
+	 * page fault per 2 MiB instead of per 4 KiB) */
+	tm_big_resize((void **)&st->hb, &st->hb_cap, st->s_cap + st->r_step, 1, TM_STAGE_MIN);
 	if ((st->wk = wk_start(gz_thread, st)) != NULL) {
 		st->thr_on = true;
 	} else {
