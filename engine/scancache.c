@@ -208,12 +208,13 @@ tm_scancache_hash(const void *p, size_t n)
 /* ---- one serializer for both directions ---- */
 
 /* Reading goes through one buffer, hashed in pieces as it is refilled
- * (rd_hash): no copy of the file is held; a log's out-of-line deltas are checked as they pass and
- * stay in the file (tm_oplog_use_source). */
-/* 64 KiB: a fresh 1 MiB buffer faulted in 256 pages on every load, a
- * quarter of a warm load's page faults for a 3 MB file (the kernel's copy
- * costs the same through either). */
-size_t tm_scancache_rd_buf = 64u << 10;
+ * (rd_hash): no copy of the file is held; a log's out-of-line deltas are
+ * checked as they pass and stay in the file (tm_oplog_use_source).
+ * Writing gathers in a buffer too (wr_flush). */
+/* Read and written through 64 KiB: a fresh 1 MiB buffer faulted in 256
+ * pages on every load, a quarter of a warm load's page faults for a 3 MB
+ * file (the kernel's copy costs the same through either). */
+size_t tm_scancache_io_buf = 64u << 10;
 
 /* Where a log's out-of-line deltas are in the file (reading). */
 struct deltas_at {
@@ -222,7 +223,7 @@ struct deltas_at {
 
 struct ser {
 	bool wr;
-	FILE *f;         /* writing */
+	FILE *f;         /* writing, through buf[0..end) (wr_flush) */
 	struct hash h;
 	uint64_t left;   /* reading: payload bytes not yet read */
 	const char *bad; /* reading: the first problem found */
@@ -301,20 +302,41 @@ rd_take(struct ser *z, size_t n)
 	return p;
 }
 
+/* Writing: the bytes gathered in buf hashed and written, in one piece (a
+ * call of each per value cost more than the value). */
+static void
+wr_flush(struct ser *z)
+{
+	h_add(&z->h, z->buf, z->end);
+	if (z->end && fwrite(z->buf, 1, z->end, z->f) != z->end)
+		z->werr = true;
+	z->end = 0;
+}
+
 static void
 ser_raw(struct ser *z, void *p, size_t n)
 {
 	if (z->wr) {
-		if (n && fwrite(p, 1, n, z->f) != n)
-			z->werr = true;
-		h_add(&z->h, p, n);
+		if (!n) /* p may be NULL then */
+			return;
+		if (n > z->cap - z->end) {
+			wr_flush(z);
+			if (n > z->cap) { /* a large blob: as it is */
+				h_add(&z->h, p, n);
+				if (fwrite(p, 1, n, z->f) != n)
+					z->werr = true;
+				return;
+			}
+		}
+		memcpy(z->buf + z->end, p, n);
+		z->end += n;
 		return;
 	}
 	/* large blobs straight into place, through the buffer in pieces */
 	uint8_t *o = p;
 	size_t done = 0;
 	while (!z->bad && done < n) {
-		size_t k = n - done < tm_scancache_rd_buf ? n - done : tm_scancache_rd_buf;
+		size_t k = n - done < tm_scancache_io_buf ? n - done : tm_scancache_io_buf;
 		const uint8_t *q = rd_take(z, k);
 		if (!q)
 			break;
@@ -357,10 +379,20 @@ ser_u64_bytes(struct ser *z, uint64_t *v)
 	}
 }
 
-/* reading, from the buffer when it holds the value (most do), inline */
+/* in place in the buffer when it has the value or room for it (most
+ * values), inline */
 static inline void
 ser_u64(struct ser *z, uint64_t *v)
 {
+	if (z->wr && z->cap - z->end >= 8) {
+		uint64_t x = *v;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		x = __builtin_bswap64(x); /* stored little-endian, as ser_u64_bytes */
+#endif
+		memcpy(z->buf + z->end, &x, 8);
+		z->end += 8;
+		return;
+	}
 	if (!z->wr && !z->bad && z->left >= 8 && z->end - z->pos >= 8) {
 		*v = ld64(z->buf + z->pos);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -935,7 +967,7 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 		return false;
 	}
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	size_t rb = tm_scancache_rd_buf;
+	size_t rb = tm_scancache_io_buf;
 	struct ser z = {.wr = false, .fd = fd, .buf = xmalloc(rb), .cap = rb,
 			.left = HEADER_BYTES};
 	h_init(&z.h);
@@ -1131,7 +1163,8 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 	}
 	uint8_t h[HEADER_BYTES];
 	header(h, 0, 0);
-	struct ser z = {.wr = true, .f = f};
+	struct ser z = {.wr = true, .f = f, .buf = xmalloc(tm_scancache_io_buf),
+			.cap = tm_scancache_io_buf};
 	h_init(&z.h);
 	z.werr = fwrite(h, 1, HEADER_BYTES, f) != HEADER_BYTES;
 	bool same, same_path;
@@ -1146,6 +1179,8 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 				       s->in.members[i].error, s->scans[i], {0, 0, 0}};
 		ser_member(&z, &r);
 	}
+	wr_flush(&z);
+	free(z.buf);
 	long end = ftell(f);
 	uint64_t payload = end > (long)HEADER_BYTES ? (uint64_t)end - HEADER_BYTES : 0;
 	header(h, payload, h_final(&z.h));

@@ -41,9 +41,10 @@ void tm_scancache_fini(struct tm_session *s);
 /* Seconds within which a change makes an input "racy" (not saved); tests
  * set it negative to save files they just wrote. */
 extern int tm_scancache_racy_s;
-/* The bytes of a saved scan read at a time (64 KiB; a longer value grows
- * the buffer); tests set it small to read through every refill of it. */
-extern size_t tm_scancache_rd_buf;
+/* The bytes of a saved scan read or written at a time (64 KiB; a longer
+ * value read grows the buffer); tests set it small to go through every
+ * refill and flush of it. */
+extern size_t tm_scancache_io_buf;
 /* The checksum of a saved scan's payload (its header's bytes 24-31). */
 uint64_t tm_scancache_hash(const void *p, size_t n);
 

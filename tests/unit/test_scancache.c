@@ -361,20 +361,20 @@ t_damaged(void)
 	free(want);
 }
 
-/* Read through a buffer of a few bytes: every value and blob crosses a
- * refill, and the checksum (hashed in pieces as the buffer is refilled)
- * still covers every byte of the payload, once: the scans load, the same,
- * and damage is still found. */
+/* Saved and read through a buffer of a few bytes: every value and blob
+ * crosses a flush or a refill, and the checksum (hashed in pieces as the
+ * buffer is flushed or refilled) still covers every byte of the payload,
+ * once: the scans load, the same, and damage is still found. */
 static void
 t_small_buffer(void)
 {
-	size_t keep = tm_scancache_rd_buf;
-	tm_scancache_rd_buf = 61;
+	size_t keep = tm_scancache_io_buf;
+	tm_scancache_io_buf = 61;
 	const char *mix[4] = {big_path, json_path, sys_path, tar_path};
 	roundtrip(mix, 4, false);
 	roundtrip((const char *const *)demo, n_demo, true);
 	t_damaged();
-	tm_scancache_rd_buf = keep;
+	tm_scancache_io_buf = keep;
 }
 
 /* A file with a valid checksum but a structure the replay cannot trust
