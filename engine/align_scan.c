@@ -44,11 +44,11 @@ tm_al_free(struct tm_align_samples *a)
  * Small at first: most files have few names, and archives of 10,000 small
  * members keep 10,000 of these. */
 static void
-grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem)
+grow_zeroed(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 {
 	if (need <= *cap)
 		return;
-	size_t nc = *cap ? *cap * 2 : 2;
+	uint32_t nc = *cap ? *cap * 2 : 2;
 	while (nc < need)
 		nc *= 2;
 	*arr = xrealloc(*arr, nc * elem);

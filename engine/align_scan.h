@@ -113,21 +113,24 @@ struct tm_align_samples {
 	 * while that scan runs */
 	struct al_name_cache *cache;
 	struct al_name *names;
-	size_t n_names, cap_names;
-	bool names_full;
-	/* the names' strings lie in the names block after the entries, with
-	 * the occurrences of those whose occ_in_names is set (tm_al_trim) */
-	bool names_packed;
 	/* name -> index; empty (not built) while there are at most
 	 * AL_NAMES_LINEAR names, which are then searched in turn (most
 	 * members of an archive have a name or two: the map is 128 bytes) */
 	struct tm_strmap name_ix;
 	struct al_id *ids;
-	size_t n_ids, cap_ids;
 	struct tm_strmap id_ix;   /* identity -> index */
 	uint64_t id_mask; /* keep ids with ((key >> 1) & id_mask) == 0 */
 	uint64_t n_id_events;
+	uint32_t n_names, cap_names; /* at most AL_NAMES */
+	uint32_t n_ids, cap_ids;     /* at most AL_IDS */
+	bool names_full;
+	/* the names' strings lie in the names block after the entries, with
+	 * the occurrences of those whose occ_in_names is set (tm_al_trim) */
+	bool names_packed;
+	/* (a session keeps one per member: 10,000s in an archive) */
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_align_samples) == 112,
+	       "struct tm_align_samples grew");
 
 struct tm_align_samples *tm_al_new(void);
 void tm_al_free(struct tm_align_samples *a);
