@@ -378,12 +378,12 @@ fnv1a(const void *p, size_t n)
 
 static void same_ops(const struct tm_oplog *a, const struct tm_oplog *b, bool raw, uint64_t *n_out);
 
-/* Runs of every size around the spill thresholds (most = 10 bytes per
- * element >= 1024, deltas >= 1024 bytes): with everything wanted in the
- * spill file, the runs that spill are encoded in the log's own bytes
- * before the head is written, and the ones too small to spill are moved
- * back behind it; both logs write the same bytes inline, and each run's
- * values read back as appended. */
+/* Runs of every size around the spill threshold (deltas >= 1024 bytes):
+ * with everything wanted in the spill file, PACKET runs are encoded in the
+ * log's own bytes past room for the head, CONVERT runs behind their head
+ * (one that spills is then moved past room for it and its head written
+ * anew, at its own offset); both logs write the same bytes inline, and
+ * each run's values read back as appended. */
 static void
 spill_thresholds(void)
 {
@@ -407,6 +407,18 @@ spill_thresholds(void)
 				tm_oplog_packet_push(l, 0, 6, 1, ts, TM_PUSH_TRACK_EVENT, (uint64_t)i);
 			}
 			tm_oplog_stat(l, 0, TM_STAT_NEG_DROPPED, 1); /* ends the run */
+		}
+		/* CONVERT runs of 1-byte deltas, and of 3-byte ones from 341 to
+		 * 343 values: 1,023 and 1,026 bytes either side of the line */
+		static const uint32_t conv[] = {1, 2, 341, 342, 343, 1022, 1023, 1024, 1025, 5000};
+		for (int k = 0; k < (int)(sizeof conv / sizeof conv[0]); k++) {
+			int64_t d = conv[k] > 300 && conv[k] < 400 ? 70000 : 1;
+			for (uint32_t i = 0; i < conv[k]; i++) {
+				ts += d;
+				tm_oplog_convert(l, 0, 6, 0, ts, TM_CONV_FAIL_DROP, 0,
+						 (uint64_t)k * 100000 + i);
+			}
+			tm_oplog_stat(l, 0, TM_STAT_NEG_DROPPED, 1);
 		}
 		tm_oplog_finish(l);
 	}
@@ -990,11 +1002,7 @@ full_run_reserved_exactly(void)
 	tm_oplog_spill_after = keep;
 	CHECK_INT(a.n_spilled, 0);
 	CHECK_INT(b.n_spilled, 1);
-	struct tm_buf w;
-	tm_buf_init(&w);
-	tm_oplog_write_inline(&b, put_buf, &w);
-	CHECK(w.len == a.len && !memcmp(w.data, a.bytes, a.len));
-	tm_buf_fini(&w);
+	CHECK(inline_is(&b, a.bytes, a.len));
 	uint64_t n = 0;
 	same_ops(&a, &b, false, &n);
 	CHECK_INT(n, TM_RUN_MAX + 1);
