@@ -37,8 +37,8 @@ void tm_inflate_init(struct z_stream_s *z, int window_bits);
 /* Test hook: tm_escape_display copies printable ASCII a byte at a time
  * (the oracle of its runs). */
 extern bool tm_escape_no_fast;
-/* Test hook: tm_sniff's substring search and whitespace strip take their
- * byte-at-a-time paths (the oracle). */
+/* Test hook: tm_sniff's substring search, whitespace strip and pprof walk
+ * take their general paths (the oracle). */
 extern bool tm_sniff_no_fast;
 /* Test hook: the Nth zlib allocation from now fails (tm_oom); 0 = never. */
 extern unsigned long tm_zalloc_fail_nth;

@@ -545,7 +545,18 @@ sniff_pprof(const uint8_t *d, size_t n)
 	bool core = false;
 	while (p < end) {
 		uint64_t tag, v;
-		const uint8_t *q = get_varint(p, end, &tag);
+		const uint8_t *q;
+		if (*p == 0x0a && !tm_sniff_no_fast) {
+			/* field 1, length-delimited (a proto trace's TracePacket:
+			 * all of the 1 MiB a plain file's sniff is given): what
+			 * the general steps below do for it, without them */
+			if (p + 1 >= end || !(q = get_varint(p + 1, end, &v)) ||
+			    v > (uint64_t)(end - q))
+				break;
+			p = q + v;
+			continue;
+		}
+		q = get_varint(p, end, &tag);
 		if (!q)
 			break;
 		uint64_t id = (uint32_t)(tag >> 3);

@@ -176,6 +176,69 @@ t_fast_same(void)
 	CHECK(seen[TM_FMT_CTRACE] > 100 && seen[TM_FMT_SYSTRACE] > 100);
 }
 
+/* Differential, the pprof walk's TracePacket steps: proto-like inputs
+ * (mostly field 1 length-delimited, lengths of 1-3 byte varints, cut,
+ * overrunning the end or truncated at it, among pprof's own fields and
+ * other wire types) sniff as with tm_sniff_no_fast. */
+static void
+t_pprof_fast_same(void)
+{
+	static const uint8_t tags[] = {0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x12, 0x1a, 0x22,
+				       0x2a, 0x32, 0x3a, 0x42, 0x5a, 0x6a, 0x68, 0x08, 0x09,
+				       0x0d, 0x10, 0x38, 0x0b, 0x00, 0x8a};
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	static unsigned char b[4096];
+	int seen[TM_FMT__COUNT + 1] = {0};
+	for (int t = 0; t < 100000 && !t_failed_; t++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t want = 10 + (size_t)(x % (t % 8 ? 200 : 4000)), n = 0;
+		while (n < want && n + 16 < sizeof b) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			uint8_t tag = tags[(x >> 3) % sizeof tags];
+			b[n++] = tag;
+			if (tag == 0x8a) { /* a two-byte tag: field 17 */
+				b[n++] = 0x01;
+				tag = 0x0a;
+			}
+			if ((tag & 7) == 2) {
+				uint64_t len = x >> 58 == 0 ? (x >> 20) % 20000 : (x >> 20) % 40;
+				if (x % 97 == 0)
+					len = 1ull << 40; /* past any end */
+				do {
+					b[n++] = (uint8_t)((len & 0x7f) | (len >> 7 ? 0x80 : 0));
+					len >>= 7;
+				} while (len && n < sizeof b);
+				for (uint64_t k = 0; k < (x >> 30) % 40 && n < sizeof b - 16; k++)
+					b[n++] = (uint8_t)(x >> (k % 56));
+			} else if ((tag & 7) == 0) {
+				b[n++] = (uint8_t)(x >> 40) | (x % 5 == 0 ? 0x80 : 0);
+				if (b[n - 1] & 0x80)
+					b[n++] = 0x01;
+			} else if ((tag & 7) == 1) {
+				for (int k = 0; k < 8; k++)
+					b[n++] = (uint8_t)(x >> k);
+			} else if ((tag & 7) == 5) {
+				for (int k = 0; k < 4; k++)
+					b[n++] = (uint8_t)(x >> k);
+			}
+		}
+		if (x % 7 == 0 && n > 1)
+			n -= (size_t)(x >> 50) % n; /* cut anywhere */
+		tm_sniff_no_fast = false;
+		enum tm_format fast = tm_sniff(b, n);
+		tm_sniff_no_fast = true;
+		enum tm_format slow = tm_sniff(b, n);
+		tm_sniff_no_fast = false;
+		if (fast != slow)
+			fprintf(stderr, "t_pprof_fast_same: input %d (%zu bytes): fast %d, oracle %d\n",
+				t, n, (int)fast, (int)slow);
+		CHECK_INT(fast, slow);
+		seen[(size_t)fast <= TM_FMT__COUNT ? (size_t)fast : TM_FMT__COUNT]++;
+	}
+	/* not vacuous: pprof found and refused after packets */
+	CHECK(seen[TM_FMT_PPROF] > 100 && seen[TM_FMT_PROTO] > 100);
+}
+
 int
 main(void)
 {
@@ -183,5 +246,6 @@ main(void)
 	RUN(t_window);
 	RUN(t_tables);
 	RUN(t_fast_same);
+	RUN(t_pprof_fast_same);
 	return 0;
 }
