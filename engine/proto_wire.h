@@ -152,6 +152,24 @@ skip_varint_lim(const uint8_t *p, const uint8_t *end, const uint8_t *lim)
 	return get_varint_slow(p, end, &v);
 }
 
+/* get_varint for a varint known to end before end (a byte of [p, end)
+ * without the continuation bit counted for it, as count_packed counts):
+ * one and two bytes are read without a bound check, longer ones by
+ * get_varint (NULL past 10 bytes, as there). */
+AINLINE const uint8_t *
+get_varint_counted(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (LIKELY(p[0] < 0x80)) {
+		*v = p[0];
+		return p + 1;
+	}
+	if (LIKELY(p[1] < 0x80)) {
+		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
+	return get_varint_lim(p, end, end, v);
+}
+
 /* The same where only [p, end) may be read. */
 AINLINE const uint8_t *
 get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)

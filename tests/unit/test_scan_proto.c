@@ -1376,6 +1376,105 @@ test_interned_fast_equals_general(void)
 	}
 }
 
+/* compact_sched bundles: the scanner's event loop (compact_array) against
+ * its general loop (no_fast) on the same bytes, as test_fast_equals_general
+ * (op log, summary, least and most timestamps).  Columns of unequal
+ * lengths, deltas of one to ten bytes (negative ones, sums past 2^62 that
+ * wrap, large ones that leave the first and last times the extremes no
+ * more), varints of eleven bytes, a varint cut at a column's end, comm
+ * indices past the intern table, missing columns. */
+static void
+cs_varint_raw(struct tb *c, uint32_t kind)
+{
+	switch (kind) {
+	case 0: tb_add(c, "\x81\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", 11); break;
+	case 1: tb_varint(c, (uint64_t)-(int64_t)(1 + fp_rand(100000))); break;
+	case 2: tb_varint(c, (uint64_t)1 << 61); break;
+	case 3: tb_varint(c, (uint64_t)fp_rand(1000) << 40); break;
+	case 4: tb_add(c, "\x85\x00", 2); break; /* non-minimal */
+	default: tb_varint(c, (uint64_t)fp_rand(1u << 30) << fp_rand(30)); break;
+	}
+}
+
+/* the kind of a bundle's odd varints: one of cs_varint_raw's (2: deltas
+ * whose sum wraps), or 7: any */
+static uint32_t cs_kind;
+
+static void
+cs_column(struct tb *cs, uint32_t id, uint32_t n, bool times, uint32_t n_intern, uint32_t odd)
+{
+	struct tb c = {0};
+	if (fp_rand(25) == 0)
+		return; /* missing */
+	uint32_t len = fp_rand(6) == 0 ? fp_rand(n + 2) : n;
+	for (uint32_t i = 0; i < len; i++) {
+		if (odd && fp_rand(odd) == 0)
+			cs_varint_raw(&c, cs_kind < 7 ? cs_kind : fp_rand(7));
+		else if (times)
+			tb_varint(&c, fp_rand(8) ? 1000 + fp_rand(2000) : fp_rand(200));
+		else
+			tb_varint(&c, fp_rand(40) ? fp_rand(n_intern ? n_intern : 1) : n_intern);
+	}
+	if (fp_rand(30) == 0)
+		tb_add(&c, "\x80", 1); /* cut at the end */
+	char tag = (char)(id << 3 | 2);
+	pt_len_field(cs, &tag, 1, c.d, c.n);
+	free(c.d);
+}
+
+static void
+cs_trace(struct tb *b)
+{
+	int n_pk = 1 + (int)fp_rand(12);
+	for (int i = 0; i < n_pk; i++) {
+		struct tb cs = {0}, fb = {0}, pk = {0};
+		uint32_t n = fp_rand(5) ? 1 + fp_rand(600) : fp_rand(3);
+		uint32_t n_intern = fp_rand(5);
+		uint32_t odd = fp_rand(3) ? 0 : 1 + fp_rand(50);
+		cs_kind = fp_rand(10);
+		for (uint32_t k = 0; k < n_intern; k++)
+			pt_len_field(&cs, "\x2a", 1, "comm", 4); /* intern_table */
+		for (int part = 0; part < 2; part++) {
+			uint32_t m = part ? n / 3 : n;
+			cs_column(&cs, part ? 7 : 1, m, true, n_intern, odd);
+			for (uint32_t c = 0; c < 3; c++)
+				cs_column(&cs, part ? 8 + c : 2 + c, m, false, 1000, 0);
+			cs_column(&cs, part ? 11 : 6, m, false, n_intern, odd ? 1000 : 0);
+		}
+		fp_varint_field(&fb, "\x08", 1, fp_rand(4)); /* cpu */
+		pt_len_field(&fb, "\x22", 1, cs.d, cs.n);   /* compact_sched */
+		pt_len_field(&pk, "\x0a", 1, fb.d, fb.n);   /* ftrace_events */
+		fp_varint_field(&pk, "\x50", 1, 1 + fp_rand(2));
+		pt_packet(b, &pk);
+		free(cs.d);
+		free(fb.d);
+		free(pk.d);
+	}
+}
+
+static void
+test_compact_fast_equals_general(void)
+{
+	for (int round = 0; round < 400 && !t_failed_; round++) {
+		struct tb b = {0};
+		cs_trace(&b);
+		for (int mode = 0; mode < 2; mode++) {
+			size_t bs = round % 3 == 0 ? 7 : round % 3 == 1 ? 4096 : 1u << 20;
+			struct tm_scan f, g;
+			enum tm_status rf, rg;
+			scan_log(&b, bs, false, mode, false, &f, &rf);
+			scan_log(&b, bs, false, mode, true, &g, &rg);
+			CHECK_INT(rf, rg);
+			CHECK_INT(f.raw_min, g.raw_min);
+			CHECK_INT(f.raw_max, g.raw_max);
+			CHECK(same_scan(&f, &g));
+			tm_scan_fini(&f);
+			tm_scan_fini(&g);
+		}
+		free(b.d);
+	}
+}
+
 /* A long trace for PACKET runs: TrackEvent packets on four sequences,
  * their timestamps going up by deltas of one to nine bytes, now and then
  * down, now and then on another clock (timestamp_clock_id MONOTONIC), a
@@ -1582,6 +1681,7 @@ main(void)
 	RUN(test_align_names_agree);
 	RUN(test_fast_equals_general);
 	RUN(test_interned_fast_equals_general);
+	RUN(test_compact_fast_equals_general);
 	RUN(test_pkt_runs_stored_bytes);
 	RUN(test_varint_readers);
 	RUN(test_conformance_inputs);
