@@ -636,12 +636,22 @@ tm_graph_add_snapshot(struct tm_graph *g, const struct tm_graph_clock *c, size_t
 	return tm_graph_add_snapshot_hashed(g, c, n, snapshot_hash(c, n), tt, msg, msg_cap);
 }
 
+/* c's id in buf (tm_clockid_str), returned: formatted only when an error
+ * text names it (every clock of every snapshot: ~6 k instructions a member
+ * of a TAR, when it was formatted up front). */
+static const char *
+id_text(struct tm_clockid c, char *buf)
+{
+	tm_clockid_str(c, buf, 96);
+	return buf;
+}
+
 bool
 tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c, size_t n,
 			     uint32_t hash, struct tm_clockid tt, char *msg, size_t msg_cap)
 {
 	uint32_t snap = g->next_snapshot++;
-	char idb[96];
+	char idb[96]; /* a clock's id, formatted for an error text only */
 	uint32_t *idx = xmalloc((n ? n : 1) * sizeof *idx);
 	bool ok = true;
 	g->work += n;
@@ -649,14 +659,13 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 		uint32_t ni = get_node(g, c[i].id);
 		idx[i] = ni;
 		struct node *nd = &g->nodes[ni];
-		tm_clockid_str(c[i].id, idb, sizeof idb);
 		if (nd->n_series == 0) {
 			if (c[i].is_incremental && c[i].id.seq == 0) {
 				snprintf(msg, msg_cap,
 					 "Clock sync error: the global clock with id=%s cannot use "
 					 "incremental encoding; this is only supported for "
 					 "sequence-scoped clocks.",
-					 idb);
+					 id_text(c[i].id, idb));
 				ok = false;
 				break;
 			}
@@ -666,8 +675,8 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 				 "Clock sync error: the clock domain with id=%s (unit=%" PRId64
 				 ", incremental=%d), was previously registered with different "
 				 "properties (unit=%" PRId64 ", incremental=%d).",
-				 idb, (int64_t)c[i].unit, c[i].is_incremental, (int64_t)node_unit(g, nd),
-				 nd->is_incremental);
+				 id_text(c[i].id, idb), (int64_t)c[i].unit, c[i].is_incremental,
+				 (int64_t)node_unit(g, nd), nd->is_incremental);
 			ok = false;
 			break;
 		}
@@ -675,7 +684,7 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 			snprintf(msg, msg_cap,
 				 "Clock sync error: the trace clock (id=%s) must always use "
 				 "nanoseconds as unit multiplier.",
-				 idb);
+				 id_text(c[i].id, idb));
 			ok = false;
 			break;
 		}
@@ -688,7 +697,7 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 			snprintf(msg, msg_cap,
 				 "Clock sync error: duplicate clock domain with id=%s at snapshot %" PRIu32
 				 ".",
-				 idb, snap);
+				 id_text(c[i].id, idb), snap);
 			ok = false;
 			break;
 		}
@@ -697,7 +706,7 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 				snprintf(msg, msg_cap,
 					 "Clock sync error: the trace clock (id=%s) is not monotonic at "
 					 "snapshot %" PRIu32 ". %" PRId64 " not >= %" PRId64 ".",
-					 idb, snap, ts_ns, sts[s->n - 1]);
+					 id_text(c[i].id, idb), snap, ts_ns, sts[s->n - 1]);
 				ok = false;
 				break;
 			}
