@@ -1925,6 +1925,17 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 				w = __builtin_bswap64(w); /* byte k at bits 8k.. */
 #endif
+				if ((w & (hi | 0x0001000100010001ull)) == 0x0080008000800080ull) {
+					/* four two-byte deltas, first bytes even:
+					 * their 14-bit values in 16-bit lanes */
+					uint64_t y = (w & 0x007f007f007f007full) |
+						     (w >> 1 & 0x3f803f803f803f80ull);
+					v += (int64_t)(((y * 0x0001000100010001ull) >> 48) / 2);
+					prev = v;
+					i += 4;
+					p += 8;
+					continue;
+				}
 				uint64_t t = ~w & hi; /* varints' last bytes */
 				if (!t)
 					break;
