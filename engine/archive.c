@@ -708,97 +708,13 @@ too_many(struct tm_input *in, struct tm_error *err, enum tm_status *s)
 	return true;
 }
 
-/* Members of a TAR read speculatively from gzip/zstd (walk_tar) are
- * scanned on two threads: the listing's thread alternates between scanning
- * a member itself (through a window over the container, as before) and
- * copying the next one whole (at most ASYNC_MAX bytes) for a scan on a
- * second thread (the visitor's prep/run/commit), which runs beside it and
- * beside the decompression's own thread.  trace_processor parses the
- * members one after another (archive/tar_trace_reader.cc); each member's
- * scan depends only on its bytes, and the copy is read from the container
- * exactly as far as the window would have been (the whole member, or to
- * the container's failure, which the copy then gives where the window
- * would have), so the listing, the refutation of a speculative read and
- * every scan are those of the serial walk.  The job handed over is joined
- * and committed before the next is handed over, before a member is
- * dropped or unlisted, and when the walk ends. */
-#define ASYNC_MAX (4u << 20)
-uint64_t tm_async_scans;            /* test hooks */
-struct tm_async_tune tm_async_tune;
-
-struct tar_async {
-	const struct tm_visit *v;
-	struct worker *wk; /* running the job (NULL: run here or none) */
-	void *job;         /* handed over and not committed (NULL: none) */
-	size_t mi;         /* its member */
-	struct tm_stream *st;
-	uint8_t *buf; /* the copy (reused) */
-	size_t cap;
-	bool mine; /* the walk scanned a member itself since handing one over */
-};
-
-static void *
-async_main(void *p)
-{
-	struct tar_async *a = p;
-	a->v->run(a->job, a->st);
-	return NULL;
-}
-
-/* The job handed over, if any: waited for and committed (its status). */
-static enum tm_status
-async_join(struct tar_async *a, struct tm_error *err)
-{
-	if (!a || !a->job)
-		return TM_OK;
-	if (a->wk)
-		tm_wk_join(a->wk);
-	a->wk = NULL;
-	void *j = a->job;
-	a->job = NULL;
-	return a->v->commit(a->v->ud, a->mi, j, err);
-}
-
-/* Member mi (label lab, size bytes, the first hn in head) copied from rd
- * and handed to the second thread (scanned here if none starts). */
-static enum tm_status
-async_hand(struct tar_async *a, size_t mi, const char *lab, struct tm_rd *rd, const uint8_t *head,
-	   size_t hn, uint64_t size, struct tm_error *err)
-{
-	enum tm_status s = async_join(a, err);
-	if (s != TM_OK)
-		return s;
-	size_t len = (size_t)size;
-	if (a->cap < len) /* (huge pages: a page fault per 2 MiB, not 4 KiB) */
-		tm_big_resize((void **)&a->buf, &a->cap, len, 1, TM_STAGE_MIN);
-	memcpy(a->buf, head, hn);
-	struct tm_error e;
-	tm_error_clear(&e);
-	size_t got;
-	uint64_t off0 = rd->off;
-	enum tm_status rs = tm_rd_read(rd, a->buf + hn, len - hn, &got, &e);
-	got = (size_t)(rd->off - off0); /* (not set on a failure) */
-	a->st = tm_stream_copied(lab, a->buf, hn + got, size, rs, &e);
-	a->mi = mi;
-	a->job = a->v->prep(a->v->ud, mi);
-	a->mine = false;
-	if (rs == TM_OK && hn + got == len && !tm_gz_tune.no_thread &&
-	    (a->wk = tm_wk_start(async_main, a)) != NULL) {
-		__atomic_fetch_add(&tm_async_scans, 1, __ATOMIC_RELAXED);
-		return TM_OK;
-	}
-	async_main(a); /* (the container failed or ended in it: scanned here) */
-	return async_join(a, err);
-}
-
 /* TAR member mi of ci (SIZE_MAX: a metadata entry), whose first hn bytes
  * were read into head: hand it to the visitor (tm_input_open_visit) when ci
  * is read front to back, through a window over rd that the visitor reads
- * as far as it likes, or (a: see tar_async) copied for the second thread
- * (*visited: either). */
+ * as far as it likes (*visited: it did). */
 static enum tm_status
 visit_member(struct tm_input *in, size_t ci, size_t mi, struct tm_rd *rd, const uint8_t *head,
-	     size_t hn, uint64_t size, struct tar_async *a, bool *visited, struct tm_error *err)
+	     size_t hn, uint64_t size, bool *visited, struct tm_error *err)
 {
 	const struct tm_visit *v = P(in)->visit;
 	*visited = false;
@@ -806,31 +722,19 @@ visit_member(struct tm_input *in, size_t ci, size_t mi, struct tm_rd *rd, const 
 	    !tm_format_is_predicted(in->members[mi].format) || direct(in, ci))
 		return TM_OK;
 	char *lab = label(in, mi);
-	*visited = true;
-	size_t amax = tm_async_tune.max ? tm_async_tune.max : ASYNC_MAX;
-	if (a && size <= amax && (!a->job || a->mine)) {
-		enum tm_status s = async_hand(a, mi, lab, rd, head, hn, size, err);
-		free(lab);
-		return s;
-	}
-	if (a && a->job)
-		a->mine = true;
 	struct tm_stream *w = tm_stream_borrow_after(rd, lab, head, hn, size);
 	free(lab);
+	*visited = true;
 	return v->member(v->ud, mi, w, err);
 }
 
 /* The entries of TAR ci read from st (walk_tar); *vis_end: past the last
  * member handed to the visitor. */
 static enum tm_status
-tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, bool two, size_t *vis_end,
+tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_end,
 	    struct tm_error *err)
 {
 	enum tm_status s;
-	const struct tm_visit *v = P(in)->visit;
-	struct tar_async as = {.v = v}, *a = NULL;
-	if (two && v && v->prep && !tm_async_tune.off)
-		a = &as;
 	struct tm_rd rd = {.st = st};
 	uint8_t h[512];
 	int zeros = 0;
@@ -992,7 +896,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, bool two, size
 		}
 		free(name);
 		bool visited = false;
-		if ((s = visit_member(in, ci, mi, &rd, head, hn, size, a, &visited, err)) != TM_OK)
+		if ((s = visit_member(in, ci, mi, &rd, head, hn, size, &visited, err)) != TM_OK)
 			goto out;
 		if (visited) {
 			seen = rd.off - doff - hn;
@@ -1006,8 +910,6 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, bool two, size
 			/* The entry was never complete: trace_processor waits for
 			 * the rest and never registers it. */
 			if (mi != SIZE_MAX) {
-				if ((s = async_join(a, err)) != TM_OK)
-					goto out;
 				if (visited)
 					P(in)->visit->drop(P(in)->visit->ud, mi);
 				unlist_from(in, mi);
@@ -1022,18 +924,6 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, bool two, size
 	}
 out:
 	free(long_name);
-	if (a) {
-		struct tm_error e2;
-		tm_error_clear(&e2);
-		/* (a cancelled scan of an earlier member comes first, as it
-		 * would have stopped the serial walk there) */
-		enum tm_status js = async_join(a, &e2);
-		if (js != TM_OK) {
-			*err = e2;
-			s = js;
-		}
-		tm_big_free(as.buf, as.cap, 1);
-	}
 	return s;
 }
 
@@ -1118,7 +1008,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 			tm_stream_gz_known(st, &end);
 		size_t first = in->n_members, vis_end = 0;
 		uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
-		s = tar_entries(in, ci, st, spec, &vis_end, err);
+		s = tar_entries(in, ci, st, &vis_end, err);
 		if (spec && pass == 0 && s != TM_ERR_CANCELLED) {
 			/* read on to the end (gz_settle would; our own error
 			 * is gz_settle's to report): did the walk read past a

@@ -61,18 +61,6 @@ struct tm_stream *tm_stream_borrow_rest(struct tm_rd *rd, const char *label);
  * rd (copied here): the window delivers them first, then the rest. */
 struct tm_stream *tm_stream_borrow_after(struct tm_rd *rd, const char *label, const void *head,
 					 size_t head_n, uint64_t len);
-/* A member's bytes read from its container (tm_rd_read) into buf: the
- * window tm_stream_borrow_after would have been (len bytes, label), over
- * the copy.  buf holds the first n and stays the caller's (it must outlive
- * the stream); if n < len the read ended there with s, err (TM_OK: the
- * container's end), which the stream gives as the window would have. */
-struct tm_stream *tm_stream_copied(const char *label, const uint8_t *buf, size_t n, uint64_t len,
-				   enum tm_status s, const struct tm_error *err);
-/* stream.c's pool of threads (idle ones kept): run fn(arg) on one (NULL if
- * none can start); wait for it to return. */
-struct worker;
-struct worker *tm_wk_start(void *(*fn)(void *), void *arg);
-void tm_wk_join(struct worker *w);
 /* Inflate parent (owned): raw deflate (ZIP) or gzip/zlib with concatenated
  * members; strip_trace cuts through "TRACE:\n" in the first raw block. */
 struct tm_stream *tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw,
@@ -174,13 +162,6 @@ struct tm_gz_tune {
 	bool no_spec;   /* tm_stream_gz_speculate does nothing */
 	size_t spec_ring; /* its ring (2 MiB; at least step) */
 };
-/* archive.c, test hooks: members scanned on a second thread while listing
- * (tar_async); none (off); the largest member copied for it (0: 4 MiB). */
-extern uint64_t tm_async_scans;
-extern struct tm_async_tune {
-	bool off;
-	size_t max;
-} tm_async_tune;
 extern struct tm_gz_tune tm_gz_tune;
 /* How far past a block a file stream reads its remainder in the same pread
  * (stream.c TAIL; a test sets 0 to compare with whole blocks only). */

@@ -67,15 +67,6 @@ struct tm_visit {
 	enum tm_status (*member)(void *ud, size_t member, struct tm_stream *st, struct tm_error *err);
 	void (*drop)(void *ud, size_t member);
 	void *ud;
-	/* Optional (NULL: member only): member in three steps, so that the
-	 * scan may run on another thread while the walk reads on.  prep (the
-	 * listing's thread) returns a job; run (any thread, once) reads st and
-	 * closes it, touching nothing but the job; commit (the listing's
-	 * thread, once, after run) records it and frees the job: member's
-	 * status. */
-	void *(*prep)(void *ud, size_t member);
-	void (*run)(void *job, struct tm_stream *st);
-	enum tm_status (*commit)(void *ud, size_t member, void *job, struct tm_error *err);
 };
 enum tm_status tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_paths,
 				   volatile bool *cancel, uint64_t budget,

@@ -94,20 +94,6 @@ visit_scan(void *ud, size_t i, struct tm_stream *st, struct tm_error *err)
 	return scan_stream(s, i, st, s->opts.cancel, NULL, err);
 }
 
-/* visit_scan in three steps, the scan itself on another thread
- * (tm_visit.prep/run/commit, archive.c tar_entries). */
-struct scan_out;
-static void scan_run(const struct tm_session *s, enum tm_format f, struct tm_stream *stm,
-		     volatile bool *cancel, _Atomic uint64_t *progress, struct scan_out *o);
-static void scan_finish(const struct tm_session *s, struct scan_out *o);
-static enum tm_status scan_commit(struct tm_session *s, size_t i, struct scan_out *o,
-				  bool *rerr, struct tm_error *err);
-
-struct visit_job;
-static void *visit_prep(void *ud, size_t i);
-static void visit_run(void *job, struct tm_stream *st);
-static enum tm_status visit_commit(void *ud, size_t i, void *job, struct tm_error *err);
-
 static void
 visit_drop(void *ud, size_t i)
 {
@@ -136,7 +122,7 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 	if (opts)
 		s->opts = *opts;
 	/* no scanning while listing what a saved scan will replace */
-	struct tm_visit v = {visit_scan, visit_drop, s, visit_prep, visit_run, visit_commit};
+	struct tm_visit v = {visit_scan, visit_drop, s};
 	enum tm_status st = tm_input_open_visit(&s->in, paths, n_paths, s->opts.cancel,
 						s->opts.list_budget,
 						tm_scancache_expected(s, paths, n_paths) ? NULL : &v,
@@ -298,88 +284,86 @@ tm_session_fold_scan(const struct tm_session *s, struct tm_scan *sc)
 		tm_scan_fold(sc);
 }
 
-/* What one scan of a member gave, kept until scan_commit records it. */
-struct scan_out {
-	struct tm_scan *sc;
-	struct tm_error e;
-	enum tm_status st; /* the stream's open or the scanner's status */
-	uint64_t delivered;
-	bool tp; /* trace_processor fails there too: e.msg is the member's error */
-};
-
-/* The scan's own part, of format f from stm (not closed; not read when
- * its open failed: o->st): touches o, *progress and what every scanner
- * shares (thread-safe: the pool runs several at once), never s's arrays
- * or members. */
-static void
-scan_run(const struct tm_session *s, enum tm_format f, struct tm_stream *stm,
-	 volatile bool *cancel, _Atomic uint64_t *progress, struct scan_out *o)
-{
-	struct tm_scan_ctl ctl = {
-		.keep_events = s->opts.keep_events, .cancel = cancel, .progress = progress};
-	o->sc = xcalloc(1, sizeof *o->sc);
-	tm_scan_init(o->sc, f);
-	o->sc->log.use_runs = wants_runs(s) && !s->opts.keep_events;
-	o->tp = false;
-	if (o->st == TM_OK) {
-		switch (f) {
-		case TM_FMT_PROTO:
-			o->st = tm_scan_proto(stm, o->sc, &ctl, &o->e);
-			break;
-		case TM_FMT_JSON:
-			o->st = tm_scan_json(stm, o->sc, &ctl, &o->e);
-			break;
-		case TM_FMT_SYSTRACE:
-			o->st = tm_scan_systrace(stm, o->sc, &ctl, &o->e);
-			break;
-		default:
-			break;
-		}
-	}
-	o->delivered = stm ? tm_stream_offset(stm) : 0;
-}
-
-/* The last pass's scan finished (the same threads as scan_run). */
-static void
-scan_finish(const struct tm_session *s, struct scan_out *o)
-{
-	if (o->st != TM_OK && o->st != TM_ERR_CANCELLED && o->e.tp[0]) {
-		/* trace_processor fails here too: after this member's events, with
-		 * its own text (our context stays in the member's error). */
-		tm_oplog_fatal(&o->sc->log, 0, o->e.tp, o->delivered);
-		o->tp = true;
-		o->st = TM_OK;
-	}
-	tm_oplog_finish(&o->sc->log);
-	tm_al_trim(o->sc->align);
-	if (o->st == TM_OK)
-		tm_session_fold_scan(s, o->sc);
-}
-
-/* Member i's finished scan o recorded in the session (its error, its size
- * if it was unknown, the scan): the caller's thread owns s. */
+/* Scan member i from stm (opened here when NULL; closed here).  *rerr:
+ * whether the member's stream failed with our own (read) error. */
 static enum tm_status
-scan_commit(struct tm_session *s, size_t i, struct scan_out *o, bool *rerr, struct tm_error *err)
+scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool *cancel,
+	    bool *rerr, struct tm_error *err)
 {
 	struct tm_member *mb = &s->in.members[i];
-	struct tm_scan *sc = o->sc;
-	if (o->tp) {
-		free(mb->error);
-		mb->error = xstrdup(o->e.msg);
+	struct tm_scan *sc;
+	struct tm_scan_ctl ctl = {.keep_events = s->opts.keep_events, .cancel = cancel,
+				   .progress = &s->progress[i]};
+	struct tm_error e;
+	enum tm_status st;
+	uint64_t delivered;
+	bool own = !stm;
+	struct tm_stream_end end = {0};
+	for (int pass = 0;; pass++) {
+		sc = xcalloc(1, sizeof *sc);
+		tm_scan_init(sc, mb->format);
+		sc->log.use_runs = wants_runs(s) && !s->opts.keep_events;
+		tm_error_clear(&e);
+		/* the first pass reads a gzip/zstd member as it is decompressed,
+		 * before it is known to be handed over (tm_stream_open_scan) */
+		st = !own ? TM_OK
+		     : pass == 0 ? tm_stream_open_scan(&s->in, i, &stm, &e)
+		     : end.known ? tm_stream_open_known(&s->in, i, &end, &stm, &e)
+				 : tm_stream_open(&s->in, i, &stm, &e);
+		if (st == TM_OK) {
+			switch (mb->format) {
+			case TM_FMT_PROTO:
+				st = tm_scan_proto(stm, sc, &ctl, &e);
+				break;
+			case TM_FMT_JSON:
+				st = tm_scan_json(stm, sc, &ctl, &e);
+				break;
+			case TM_FMT_SYSTRACE:
+				st = tm_scan_systrace(stm, sc, &ctl, &e);
+				break;
+			default:
+				break;
+			}
+		}
+		delivered = stm ? tm_stream_offset(stm) : 0;
+		bool again = own && pass == 0 && stm && st != TM_ERR_CANCELLED &&
+			     tm_stream_refuted(stm, &end);
+		tm_stream_close(stm);
+		stm = NULL;
+		if (!again)
+			break;
+		/* The stream failed before the end of what was scanned: bytes
+		 * trace_processor never parses were read.  Again, up to the
+		 * failure's last hand-over (or verified first). */
+		tm_scan_fini(sc);
+		free(sc);
+		atomic_store(&s->progress[i], 0);
 	}
-	if (mb->size == UINT64_MAX && o->st == TM_OK)
-		mb->size = o->delivered; /* learned by streaming it */
-	if (o->st == TM_ERR_CANCELLED) {
+	if (st != TM_OK && st != TM_ERR_CANCELLED && e.tp[0]) {
+		/* trace_processor fails here too: after this member's events, with
+		 * its own text (our context stays in the member's error). */
+		tm_oplog_fatal(&sc->log, 0, e.tp, delivered);
+		free(mb->error);
+		mb->error = xstrdup(e.msg);
+		st = TM_OK;
+	}
+	tm_oplog_finish(&sc->log);
+	tm_al_trim(sc->align);
+	if (st == TM_OK)
+		tm_session_fold_scan(s, sc);
+	if (mb->size == UINT64_MAX && st == TM_OK)
+		mb->size = delivered; /* learned by streaming it */
+	if (st == TM_ERR_CANCELLED) {
 		tm_scan_fini(sc);
 		free(sc);
 		return tm_error_set(err, TM_ERR_CANCELLED, "scan cancelled");
 	}
 	if (rerr)
-		*rerr = o->st != TM_OK;
-	if (o->st != TM_OK) {
+		*rerr = st != TM_OK;
+	if (st != TM_OK) {
 		/* A read error: the member ends here; record ours. */
 		sc->failed = true;
-		*tm_scan_err(sc) = o->e;
+		*tm_scan_err(sc) = e;
 	}
 	if (sc->failed) {
 		/* Scanners' own limits say only "byte 0x...": name the file and
@@ -395,85 +379,6 @@ scan_commit(struct tm_session *s, size_t i, struct scan_out *o, bool *rerr, stru
 	s->scans[i] = sc;
 	atomic_store(&s->is_scanned[i], true);
 	return TM_OK;
-}
-
-/* Scan member i from stm (opened here when NULL; closed here).  *rerr:
- * whether the member's stream failed with our own (read) error. */
-static enum tm_status
-scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool *cancel,
-	    bool *rerr, struct tm_error *err)
-{
-	struct tm_member *mb = &s->in.members[i];
-	struct scan_out o;
-	bool own = !stm;
-	struct tm_stream_end end = {0};
-	for (int pass = 0;; pass++) {
-		tm_error_clear(&o.e);
-		/* the first pass reads a gzip/zstd member as it is decompressed,
-		 * before it is known to be handed over (tm_stream_open_scan) */
-		o.st = !own ? TM_OK
-		       : pass == 0 ? tm_stream_open_scan(&s->in, i, &stm, &o.e)
-		       : end.known ? tm_stream_open_known(&s->in, i, &end, &stm, &o.e)
-				   : tm_stream_open(&s->in, i, &stm, &o.e);
-		scan_run(s, mb->format, stm, cancel, &s->progress[i], &o);
-		bool again = own && pass == 0 && stm && o.st != TM_ERR_CANCELLED &&
-			     tm_stream_refuted(stm, &end);
-		tm_stream_close(stm);
-		stm = NULL;
-		if (!again)
-			break;
-		/* The stream failed before the end of what was scanned: bytes
-		 * trace_processor never parses were read.  Again, up to the
-		 * failure's last hand-over (or verified first). */
-		tm_scan_fini(o.sc);
-		free(o.sc);
-		atomic_store(&s->progress[i], 0);
-	}
-	scan_finish(s, &o);
-	return scan_commit(s, i, &o, rerr, err);
-}
-
-/* A member's scan while listing, run on another thread (visit_run): what
- * it needs from the session copied (prep), its result kept (commit). */
-struct visit_job {
-	const struct tm_session *s; /* read there: only s->opts, fixed */
-	enum tm_format f;
-	_Atomic uint64_t progress;
-	struct scan_out o;
-};
-
-static void *
-visit_prep(void *ud, size_t i)
-{
-	struct tm_session *s = ud;
-	s->visit_scans++;
-	scans_grow(s, i + 1);
-	struct visit_job *j = xcalloc(1, sizeof *j);
-	j->s = s;
-	j->f = s->in.members[i].format;
-	return j;
-}
-
-static void
-visit_run(void *job, struct tm_stream *st)
-{
-	struct visit_job *j = job;
-	tm_error_clear(&j->o.e);
-	j->o.st = TM_OK;
-	scan_run(j->s, j->f, st, j->s->opts.cancel, &j->progress, &j->o);
-	tm_stream_close(st);
-	scan_finish(j->s, &j->o);
-}
-
-static enum tm_status
-visit_commit(void *ud, size_t i, void *job, struct tm_error *err)
-{
-	struct tm_session *s = ud;
-	struct visit_job *j = job;
-	atomic_store(&s->progress[i], atomic_load(&j->progress));
-	enum tm_status st = scan_commit(s, i, &j->o, NULL, err);
-	free(j);
-	return st;
 }
 
 static enum tm_status

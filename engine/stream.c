@@ -178,8 +178,6 @@ struct tm_stream {
 	bool to_end;          /* K_RANGE: ends where its parent does (tm_stream_borrow_rest) */
 	uint8_t *pre;         /* K_RANGE: its first pre_n bytes, already read */
 	size_t pre_n;
-	bool copied;          /* K_RANGE: pre is the caller's, then ends as c_end says */
-	enum tm_status c_end; /* (tm_stream_copied; its error in ferr) */
 	/* K_INFLATE */
 	z_stream z;
 	bool z_init, raw, strip, first, boundary, eof;
@@ -357,18 +355,6 @@ wk_join(struct worker *w)
 	pthread_mutex_unlock(&wk_mu);
 }
 
-struct worker *
-tm_wk_start(void *(*fn)(void *), void *arg)
-{
-	return wk_start(fn, arg);
-}
-
-void
-tm_wk_join(struct worker *w)
-{
-	wk_join(w);
-}
-
 void
 tm_stream_set_work(struct tm_stream *st, struct tm_work *w)
 {
@@ -500,21 +486,6 @@ tm_stream_borrow_after(struct tm_rd *rd, const char *label, const void *head, si
 	st->pre = xmalloc(head_n ? head_n : 1);
 	memcpy(st->pre, head, head_n);
 	st->pre_n = head_n;
-	return st;
-}
-
-struct tm_stream *
-tm_stream_copied(const char *label, const uint8_t *buf, size_t n, uint64_t len, enum tm_status s,
-		 const struct tm_error *err)
-{
-	struct tm_stream *st = new_stream(K_RANGE, label);
-	st->size = len;
-	st->pre = (uint8_t *)(uintptr_t)buf;
-	st->pre_n = n < len ? n : (size_t)len;
-	st->copied = true;
-	st->c_end = s;
-	if (s != TM_OK)
-		st->ferr = err_copy(err);
 	return st;
 }
 
@@ -738,8 +709,7 @@ tm_stream_close(struct tm_stream *st)
 	if (st->pz_init)
 		inflateEnd(&st->pz);
 	buf_give(st->buf);
-	if (!st->copied)
-		free(st->pre);
+	free(st->pre);
 	if (st->hb_cap)
 		tm_big_free(st->hb, st->hb_cap, 1);
 	else
@@ -920,18 +890,8 @@ next_range(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *
 	if (st->pos < st->pre_n) { /* the head read before the window */
 		*p = st->pre + st->pos;
 		*n = st->pre_n - (size_t)st->pos;
-		if (st->copied && *n > BLOCK) /* (blocks as the container's) */
-			*n = BLOCK;
-		st->pos += *n;
+		st->pos = st->pre_n;
 		return TM_OK;
-	}
-	if (st->copied) { /* where the read of the copy ended */
-		if (st->c_end == TM_OK)
-			return fail(st, err, TM_ERR_FORMAT, st->pos,
-				    "unexpected end of data (member runs past the end of its "
-				    "container)");
-		*err = *st->ferr;
-		return st->c_end;
 	}
 	struct tm_rd *rd = win_rd(st);
 	if ((s = tm_rd_fill(rd, err)) != TM_OK)

@@ -1701,92 +1701,6 @@ t_spec_session_same(void)
 	free(t.d);
 }
 
-/* Members of a tar.gz / tar.zst read speculatively are scanned on a second
- * thread from a copy (archive.c tar_async): the prediction must be that of
- * the serial walk (no_async), and of reading verified bytes only (no_spec),
- * for members above and below the copy's limit, one shorter than the sniff,
- * one cut mid-packet, and archives cut or corrupted in the first chunk, the
- * second, the trailer and inside a member (the copy then ends with the
- * container's failure, scanned on the walk's thread). */
-static void
-t_async_same(void)
-{
-	const size_t NPK = (1u << 20) + (1u << 18); /* 40 MiB */
-	unsigned char *raw = raw_proto(NPK);
-	const size_t lens[] = {3u << 20, 700u << 10, 5u << 20, (1u << 20) + 17, 300,
-			       (2u << 20) - 32, 96u << 10, 4u << 20, 1u << 20};
-	struct fx t = {0};
-	size_t off = 0;
-	for (int k = 0; off < NPK * 32; k++) {
-		size_t n = lens[k % 9]; /* (raw_proto's packets are 32 bytes) */
-		if (n > NPK * 32 - off)
-			n = NPK * 32 - off;
-		char nm[32];
-		snprintf(nm, sizeof nm, "m%02d.pftrace", k);
-		fx_file(&t, nm, raw + off, n);
-		off += (n + 31) / 32 * 32; /* (the next member starts with a packet) */
-	}
-	fx_end(&t);
-	for (int kind = 0; kind < 2; kind++) {
-		size_t zn;
-		unsigned char *z;
-		if (kind) {
-			z = zst(t.d, t.n, &zn);
-		} else {
-			unsigned char *c = malloc(t.n);
-			memcpy(c, t.d, t.n);
-			z = gz_bytes(c, t.n, &zn);
-		}
-		struct {
-			size_t len, flip;
-		} cases[] = {
-			{zn, 0},		 {zn / 3, 0},		  {zn / 2 + 777, 0},
-			{zn - zn / 20, 0},	 {zn - 2, 0},		  {zn, zn - zn / 40},
-			{zn, zn / 2},		 {zn - zn / 7, 0},
-		};
-		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-			unsigned char *d = malloc(zn);
-			memcpy(d, z, zn);
-			if (cases[c].flip)
-				for (size_t k = 0; k < 64; k++)
-					d[cases[c].flip + k] ^= 0x5a;
-			char name[64];
-			snprintf(name, sizeof name, "async%zu.%s", c, kind ? "tar.zst" : "tar.gz");
-			const char *path = fx_write(name, d, cases[c].len);
-			free(d);
-			struct sess_out a, b, v;
-			uint64_t n0 = __atomic_load_n(&tm_async_scans, __ATOMIC_RELAXED);
-			tm_async_tune.max = 2u << 20;
-			sess_out(path, false, &a);
-			uint64_t handed = __atomic_load_n(&tm_async_scans, __ATOMIC_RELAXED) - n0;
-			tm_async_tune = (struct tm_async_tune){.off = true};
-			sess_out(path, false, &b);
-			tm_async_tune = (struct tm_async_tune){0};
-			CHECK_INT(__atomic_load_n(&tm_async_scans, __ATOMIC_RELAXED) - n0, handed);
-			sess_out(path, true, &v);
-			if (strcmp(a.text, b.text) != 0 || !a.r || !b.r ||
-			    !tm_report_same_numbers(a.r, b.r)) {
-				fprintf(stderr, "%s: two threads\n%s\none\n%s\n", name, a.text,
-					b.text);
-				CHECK(!"scans on two threads differ");
-			}
-			if (strcmp(a.text, v.text) != 0 || !v.r || !tm_report_same_numbers(a.r, v.r)) {
-				fprintf(stderr, "%s: two threads\n%s\nverified first\n%s\n", name,
-					a.text, v.text);
-				CHECK(!"scans on two threads differ from verified first");
-			}
-			if (c == 0)
-				CHECK(handed >= 4);
-			tm_report_free(a.r);
-			tm_report_free(b.r);
-			tm_report_free(v.r);
-		}
-		free(z);
-	}
-	free(raw);
-	free(t.d);
-}
-
 /* A file's short remainder read with its last block (stream.c TAIL) changes
  * no prediction: plain files and TAR members just past a block, at the
  * tail's limit, one byte beyond it and cut mid-packet, scanned with the
@@ -2109,7 +2023,6 @@ main(void)
 	RUN(t_gzip_thread_same);
 	RUN(t_gzip_thread_close);
 	RUN(t_spec_session_same);
-	RUN(t_async_same);
 	RUN(t_tail_read_same);
 	RUN(t_spec_nested_same);
 	RUN(t_spec_deep_same);
