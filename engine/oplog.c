@@ -939,9 +939,7 @@ again:
 	}
 	size_t m = op->n;
 	const int64_t *a = op->tss;
-	bool sorted = true;
-	for (size_t i = 1; i < m && sorted; i++)
-		sorted = a[i - 1] <= a[i];
+	bool sorted = tm_ol_sorted(a, m);
 	/* the lane this array extends with the highest last value, else a new
 	 * one, else the one with the lowest last value */
 	int best = -1, low = -1;

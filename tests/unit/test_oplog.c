@@ -1048,6 +1048,41 @@ convert_deltas_all_sizes(void)
 	}
 }
 
+/* tm_ol_sorted against the loop it replaced (stopping at the first
+ * descent): arrays of 0 to 40 values, in order with ties and extremes,
+ * then with one descent at each place, the unrolled steps' and the
+ * tail's. */
+static bool
+sorted_ref(const int64_t *v, size_t n)
+{
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = v[i - 1] <= v[i];
+	return sorted;
+}
+
+static void
+sorted_check_same(void)
+{
+	int64_t v[40];
+	uint64_t cases = 0, agree = 0;
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = i == 0 ? INT64_MIN + 1 : i + 1 == n ? INT64_MAX : (int64_t)(i / 3) - 5;
+		cases++;
+		agree += tm_ol_sorted(v, n) == sorted_ref(v, n) && tm_ol_sorted(v, n);
+		for (size_t k = 1; k < n; k++) {
+			int64_t keep = v[k];
+			v[k] = v[k - 1] - 1; /* the one descent, at k */
+			cases++;
+			agree += tm_ol_sorted(v, n) == sorted_ref(v, n) && !tm_ol_sorted(v, n);
+			v[k] = keep;
+		}
+	}
+	CHECK_INT(agree, cases);
+	CHECK(cases > 800);
+}
+
 /* The logs above must be the bytes the encoding before pkt_add wrote
  * (values staged, encoded at the run's end; this test's oracle until it
  * was removed): their inline bytes' FNV-1a hash, length, ops and runs as
@@ -1261,6 +1296,7 @@ main(void)
 	RUN(uneven_lanes);
 	RUN(full_run_reserved_exactly);
 	RUN(convert_deltas_all_sizes);
+	RUN(sorted_check_same);
 	RUN(pkt_runs_stored_bytes);
 	RUN(run_key_same_bytes);
 	RUN(oplog_struct_size);
