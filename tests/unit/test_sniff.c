@@ -121,6 +121,25 @@ t_tables(void)
 	CHECK(!tm_format_is_predicted(TM_FMT_GECKO));
 }
 
+/* Whether tm_sniff of b[0..n) answers as its oracle (tm_sniff_no_fast);
+ * a difference is printed with the test's name and input number t.  The
+ * answer counted in seen[TM_FMT__COUNT + 1]. */
+static bool
+sniff_same(const unsigned char *b, size_t n, const char *test, int t, int *seen)
+{
+	tm_sniff_no_fast = false;
+	enum tm_format fast = tm_sniff(b, n);
+	tm_sniff_no_fast = true;
+	enum tm_format slow = tm_sniff(b, n);
+	tm_sniff_no_fast = false;
+	seen[(size_t)fast <= TM_FMT__COUNT ? (size_t)fast : TM_FMT__COUNT]++;
+	if (fast == slow)
+		return true;
+	fprintf(stderr, "%s: input %d (%zu bytes): fast %d, oracle %d\n", test, t, n, (int)fast,
+		(int)slow);
+	return false;
+}
+
 /* Differential: tm_sniff with its fast substring search and capped
  * whitespace strip answers as the byte-at-a-time oracle (tm_sniff_no_fast)
  * on inputs built of whitespace, the needles the sniffers look for (whole,
@@ -160,16 +179,7 @@ t_fast_same(void)
 		}
 		if (n > sizeof b)
 			n = sizeof b;
-		tm_sniff_no_fast = false;
-		enum tm_format fast = tm_sniff(b, n);
-		tm_sniff_no_fast = true;
-		enum tm_format slow = tm_sniff(b, n);
-		tm_sniff_no_fast = false;
-		if (fast != slow)
-			fprintf(stderr, "t_fast_same: input %d (%zu bytes): fast %d, oracle %d\n", t, n,
-				(int)fast, (int)slow);
-		CHECK_INT(fast, slow);
-		seen[(size_t)fast <= TM_FMT__COUNT ? (size_t)fast : TM_FMT__COUNT]++;
+		CHECK(sniff_same(b, n, "t_fast_same", t, seen));
 	}
 	/* not vacuous: the sniffers that use the two paths answered */
 	CHECK(seen[TM_FMT_MANIFEST] > 100 && seen[TM_FMT_JSON] > 100 && seen[TM_FMT_GECKO] > 100);
@@ -224,16 +234,7 @@ t_pprof_fast_same(void)
 		}
 		if (x % 7 == 0 && n > 1)
 			n -= (size_t)(x >> 50) % n; /* cut anywhere */
-		tm_sniff_no_fast = false;
-		enum tm_format fast = tm_sniff(b, n);
-		tm_sniff_no_fast = true;
-		enum tm_format slow = tm_sniff(b, n);
-		tm_sniff_no_fast = false;
-		if (fast != slow)
-			fprintf(stderr, "t_pprof_fast_same: input %d (%zu bytes): fast %d, oracle %d\n",
-				t, n, (int)fast, (int)slow);
-		CHECK_INT(fast, slow);
-		seen[(size_t)fast <= TM_FMT__COUNT ? (size_t)fast : TM_FMT__COUNT]++;
+		CHECK(sniff_same(b, n, "t_pprof_fast_same", t, seen));
 	}
 	/* not vacuous: pprof found and refused after packets */
 	CHECK(seen[TM_FMT_PPROF] > 100 && seen[TM_FMT_PROTO] > 100);
