@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 /* ------------------------------------------------------------------ */
 /* varints                                                             */
@@ -330,8 +333,27 @@ count_packed(const struct field *f)
 	if (!f->p)
 		return 0;
 	/* a varint ends at each byte without the continuation bit: count
-	 * them 8 bytes at a time (the high bits summed by one multiply) */
+	 * them 16 bytes at a time where SSE2 is, then 8 (the high bits
+	 * summed by one multiply), then one */
 	size_t c = 0, i = 0, n = f->len;
+#if defined(__SSE2__) && defined(__x86_64__)
+	/* 16 bytes at a time: each lane counts its bytes with the bit (a
+	 * compare with zero is -1 for them), psadbw sums the lanes every
+	 * 255 blocks (before a lane can wrap) */
+	while (n - i >= 16) {
+		size_t blocks = (n - i) / 16;
+		if (blocks > 255)
+			blocks = 255;
+		__m128i acc = _mm_setzero_si128();
+		for (size_t b = 0; b < blocks; b++, i += 16) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(f->p + i));
+			acc = _mm_sub_epi8(acc, _mm_cmplt_epi8(x, _mm_setzero_si128()));
+		}
+		__m128i sum = _mm_sad_epu8(acc, _mm_setzero_si128());
+		size_t more = (size_t)_mm_cvtsi128_si64(sum) + (size_t)_mm_extract_epi16(sum, 4);
+		c += blocks * 16 - more;
+	}
+#endif
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x;
 		memcpy(&x, f->p + i, 8);

@@ -1576,6 +1576,39 @@ test_pkt_runs_stored_bytes(void)
 	CHECK_INT(n_elems, want[4]);
 }
 
+/* count_packed (16, 8 and 1 byte at a time) counts the bytes without the
+ * continuation bit, as the plain loop: every length to past two of its
+ * 255-block sums, every alignment, bytes of the bit never, always, or at
+ * random. */
+static void
+test_count_packed(void)
+{
+	static uint8_t buf[16 * 255 * 2 + 64];
+	size_t lens[] = {16 * 255 - 1, 16 * 255, 16 * 255 + 1, 16 * 255 * 2 + 15,
+			 16 * 255 * 2 + 33};
+	for (int mode = 0; mode < 4; mode++) {
+		for (size_t i = 0; i < sizeof buf; i++) {
+			uint8_t b = (uint8_t)fp_rand(128);
+			buf[i] = mode == 0 ? b : mode == 1 ? (uint8_t)(b | 0x80)
+				 : mode == 2 && fp_rand(2) ? (uint8_t)(b | 0x80) : b;
+			if (mode == 3 && fp_rand(50) == 0)
+				buf[i] |= 0x80;
+		}
+		for (size_t k = 0; k < 700 + sizeof lens / sizeof lens[0]; k++) {
+			size_t len = k < 700 ? k : lens[k - 700];
+			for (size_t at = 0; at < 16 && !t_failed_; at += k < 700 ? 1 : 5) {
+				struct field f = {.id = 1, .wt = WT_LEN, .p = buf + at, .len = len};
+				size_t want = 0;
+				for (size_t i = 0; i < len; i++)
+					want += !(buf[at + i] & 0x80);
+				CHECK_INT(count_packed(&f), want);
+			}
+		}
+	}
+	struct field none = {.id = 1, .wt = WT_LEN};
+	CHECK_INT(count_packed(&none), 0);
+}
+
 /* The varint readers of proto_wire.h agree with the plain loop: the 8-byte
  * decoders (get_varint_lim, get_varint_wide) on value and end,
  * skip_varint_lim on the end, for every length of varint, every cut (end)
@@ -1684,6 +1717,7 @@ main(void)
 	RUN(test_compact_fast_equals_general);
 	RUN(test_pkt_runs_stored_bytes);
 	RUN(test_varint_readers);
+	RUN(test_count_packed);
 	RUN(test_conformance_inputs);
 	RUN(test_demo);
 	return 0;
