@@ -121,13 +121,24 @@ plain_packet(struct w *out, int64_t ts, uint32_t seq)
 	free(pk.p);
 }
 
+/* dir/name created (truncated) for writing; its path in path[512] when
+ * path is not NULL. */
+static FILE *
+create_in_dir(const char *name, char *path)
+{
+	char own[512], *p = path ? path : own;
+	snprintf(p, 512, "%s/%s", dir, name);
+	FILE *f = fopen(p, "wb");
+	if (!f)
+		abort();
+	return f;
+}
+
 static void
 save(const char *name, const struct w *w)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(w->p, 1, w->n, f) != w->n)
+	FILE *f = create_in_dir(name, NULL);
+	if (fwrite(w->p, 1, w->n, f) != w->n)
 		abort();
 	fclose(f);
 }
@@ -264,11 +275,7 @@ gen_sched(int n_bundles)
 static void
 gen_json(int n)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/app.json", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		abort();
+	FILE *f = create_in_dir("app.json", NULL);
 	fputs("{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1}", f);
 	for (int i = 0; i < n; i++)
 		fprintf(f, ",{\"ph\":\"X\",\"name\":\"w\",\"ts\":%d.%03d,\"dur\":1,\"pid\":1,\"tid\":1}",
@@ -280,11 +287,7 @@ gen_json(int n)
 static void
 gen_systrace(int n)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/sys.systrace", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		abort();
+	FILE *f = create_in_dir("sys.systrace", NULL);
 	fputs("# tracer: nop\n", f);
 	for (int i = 0; i < n; i++)
 		fprintf(f, "  app-100 (  100) [001] ...1  %d.%06d: tracing_mark_write: %s|100%s\n",
@@ -865,10 +868,7 @@ static void
 unmatched_e_pairing(void)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/be.systrace", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		abort();
+	FILE *f = create_in_dir("be.systrace", path);
 	fputs("# tracer: nop\n", f);
 	int stack[2][BE_N], depth[2] = {0, 0};
 	unsigned rnd = 12345;
