@@ -354,26 +354,28 @@ bool tm_format_is_predicted(enum tm_format f);
  * a TAR member's first min(512,size) bytes, a whole ZIP member). */
 enum tm_format tm_sniff(const void *data, size_t len);
 
-/* One row of trace_processor's trace_file table, plus what we know. */
+/* One row of trace_processor's trace_file table, plus what we know.
+ * (Fields ordered without padding: an archive lists 10,000s of members.) */
 struct tm_member {
 	char *name;       /* member path (NUL-terminated); NULL for the top-level input */
 	size_t name_len;  /* bytes in name; may include a GNU long-name trailing NUL */
 	uint64_t size;    /* size as trace_file.size shows it after a successful import;
 			   * UINT64_MAX while unknown (an inflated stream not yet scanned) */
 	uint64_t stored_size; /* bytes in the archive (compressed size for ZIP deflate) */
+	const char *source_path; /* the file on disk holding it (archive or loose file) */
+	uint64_t index;   /* position in the archive (entry index), for the sort key */
+	char *error;      /* set when this member cannot be read: "where: what" */
 	enum tm_format format;
 	int priority;     /* tm_format_priority(format) */
+	int parent;       /* index of the containing member, -1 for top level */
+	uint32_t trace_file_id; /* trace_file.id (0 = the top-level input); UINT32_MAX if hidden */
+	uint32_t order;   /* trace_file.processing_order; UINT32_MAX if never processed */
 	bool is_hidden;   /* a path component starts with '.' (never registered) */
 	bool is_unexpanded; /* a container nested deeper than tracemerge expands
 			     * (trace_processor has no limit): its members are
 			     * not listed, the report is incomplete */
-	int parent;       /* index of the containing member, -1 for top level */
-	uint32_t trace_file_id; /* trace_file.id (0 = the top-level input); UINT32_MAX if hidden */
-	uint32_t order;   /* trace_file.processing_order; UINT32_MAX if never processed */
-	const char *source_path; /* the file on disk holding it (archive or loose file) */
-	uint64_t index;   /* position in the archive (entry index), for the sort key */
-	char *error;      /* set when this member cannot be read: "where: what" */
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_member) == 80, "struct tm_member grew");
 
 /* ------------------------------------------------------------------ */
 /* Session                                                             */
