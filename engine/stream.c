@@ -1140,6 +1140,22 @@ ring_room(struct tm_stream *st)
 	return st->r_cap - (size_t)(st->r_head - st->r_free);
 }
 
+/* Ring mode, mu held: the bytes V holds in the ring (produced, not given
+ * back by the reader).  The reader and V wake each other only once half
+ * the ring is free (next_gzip) or filled (v_wrote), or V is a step from
+ * full, not at every block: on two cores shared with a second scan thread
+ * each wake-up was a context switch.  No deadlock: V waits for room only
+ * when the ring holds more than s_cap - r_step, having woken the reader
+ * (it signals then); the reader waits for bytes only while it has less
+ * than a block, i.e. less than s_cap - r_step (ring_init): V is not
+ * waiting then, and V wakes it before it could wait. */
+static size_t
+spec_fill(const struct tm_stream *st)
+{
+	uint64_t base = st->r_free > st->spec_from ? st->r_free : st->spec_from;
+	return (size_t)(st->r_head - base);
+}
+
 /* Producer in ring mode, mu held: wait until the ring has room for o
  * bytes (always whole steps: V asks the decompressor for the same amounts
  * as without speculation, so its failure is met at the same byte); where to
@@ -1355,8 +1371,11 @@ v_wrote(struct tm_stream *st, const uint8_t *dst, size_t got)
 		memcpy(st->hb, st->hb + st->s_cap, i + got - st->s_cap);
 	pthread_mutex_lock(&st->mu);
 	st->s_head = st->r_head;
-	if (st->c_wait)
-		pthread_cond_signal(&st->cv_c);
+	if (st->c_wait) {
+		size_t fill = spec_fill(st);
+		if (fill >= st->s_cap / 2 || st->s_cap - fill < st->r_step)
+			pthread_cond_signal(&st->cv_c);
+	}
 	pthread_mutex_unlock(&st->mu);
 }
 
@@ -1720,7 +1739,7 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	*n = 0;
 	pthread_mutex_lock(&st->mu);
 	st->r_free = st->pos; /* the block handed out last is given back */
-	if (st->p_wait)
+	if (st->p_wait && (!st->spec_on || spec_fill(st) <= st->s_cap / 2))
 		pthread_cond_signal(&st->cv_p);
 	if (st->spec && !st->spec_on)
 		spec_begin(st);
