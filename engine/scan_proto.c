@@ -762,7 +762,13 @@ interned_fast(struct ps *s, const struct seq *q, const uint8_t *p, size_t len,
 			b = f.p;
 			n = f.len;
 		}
-		/* one EventName: the last iid and name count */
+		/* one EventName: the last iid and name count; the usual one
+		 * is an iid and a name of one-byte sizes, nothing else */
+		if (n >= 4 && b[0] == TAG(EN_IID, WT_VARINT) && b[1] < 0x80 &&
+		    b[2] == TAG(EN_NAME, WT_LEN) && b[3] < 0x80 && b[3] == n - 4) {
+			name_put(s, q, b[1], b + 4, b[3]);
+			continue;
+		}
 		const uint8_t *e = b + n, *str = NULL;
 		uint64_t iid = 0;
 		size_t slen = 0;

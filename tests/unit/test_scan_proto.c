@@ -1256,6 +1256,10 @@ it_entry(struct tb *d)
 		tb_add(&e, "\x02\x01z", 3);
 		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
 		break;
+	case 11: /* an iid of two bytes, the second the name's tag */
+		fp_varint_field(&e, "\x08", 1, 2304 + fp_rand(3));
+		pt_len_field(&e, "\x12", 1, nm, strlen(nm));
+		break;
 	case 10: /* a name of a wrong wire type, then the real one */
 		fp_varint_field(&e, "\x10", 1, 5);
 		fp_varint_field(&e, "\x08", 1, iid);
@@ -1307,7 +1311,7 @@ it_trace(struct tb *b)
 		if (fp_rand(8) == 0)
 			pt_len_field(&te, "\xba\x01", 2, "inl", 3);
 		else if (fp_rand(10))
-			fp_varint_field(&te, "\x50", 1, 1 + fp_rand(7));
+			fp_varint_field(&te, "\x50", 1, fp_rand(12) ? 1 + fp_rand(7) : 2304 + fp_rand(3));
 		if (fp_rand(12) == 0)
 			fp_varint_field(&te, "\x08", 1, fp_rand(5000)); /* do_track_event's */
 		ts += fp_rand(3000);
