@@ -113,3 +113,17 @@ echo "$o" | grep -qi "offset.*xyz" && ! echo "$o" | grep -q "no other file" && o
 printf '{"traceEvents":[]}' >"$t/$(printf 'bad\377\376.json')"
 o=$("$TM" ls --json "$t"/bad*.json "$t/x/phone.pb")
 echo "$o" | python3 -c 'import json,sys; json.loads(sys.stdin.buffer.read().decode("utf-8"))' && ok "JSON output is valid UTF-8" || no "JSON output is valid UTF-8" "invalid"
+
+# a line longer than say()'s stack buffer (512 bytes) prints whole and escaped
+python3 - "$t/long.zip" <<'P'
+import json, sys, zipfile
+d = json.dumps({"traceEvents": [{"name": "e", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]})
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("b" * 700 + ".json", d)
+    z.writestr("p/" * 300 + "\u202e\x01\\.json", d)
+P
+o=$("$TM" check --no-cache "$t/long.zip" 2>&1)
+long_b=$(printf 'b%.0s' $(seq 700)) long_p=$(printf 'p/%.0s' $(seq 300))
+echo "$o" | grep -qF "  json       $long_b.json: 1 event, 0 dropped" &&
+	echo "$o" | grep -qF "  json       $long_p\\u202e\\x01\\\\.json: 1 event, 0 dropped" &&
+	ok "lines past 512 bytes print whole, escaped" || no "lines past 512 bytes print whole, escaped" "$o"
