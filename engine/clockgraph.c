@@ -159,12 +159,14 @@ struct group {
 	/* node indices, sorted by ClockId: a small array of capacity n (most
 	 * snapshots relate two clocks: in place) */
 	union small m;
-	uint32_t next_same;  /* next group with the same hash + 1, 0 none */
 	uint32_t stamp;      /* search scratch: layer stamp */
-	uint32_t first;      /* first marked member seen at that stamp */
-	bool multi;          /* more than one */
-	bool is_head;        /* first group with its hash (in gslots) */
+	uint32_t first;      /* the marked member seen at that stamp, GROUP_MULTI
+			      * when more than one */
 };
+#define GROUP_MULTI UINT32_MAX /* (no node has that index) */
+
+/* (LP64) ~2 groups per member of an archive: 10,000s */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct group) == 24, "struct group grew");
 
 /* A clock's unit and last value (ClockDomain::unit_multiplier_ns and
  * last_timestamp_ns), kept apart for the few clocks that need them: those
@@ -234,9 +236,9 @@ struct tm_graph {
 	uint32_t next_snapshot;
 	struct group *groups;
 	size_t n_groups, cap_groups;
-	/* hash -> first group with it + 1 */
+	/* hash -> group + 1, every group (those of one hash found in turn) */
 	uint32_t *gslots;
-	size_t n_gslots, n_gheads;
+	size_t n_gslots;
 	struct series *series;
 	size_t n_series, cap_series;
 	/* (node, hash) -> series index + 1 */
@@ -560,21 +562,17 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 		m[i] = k[i].node;
 	free(k);
 	g->work += n;
-	/* the table holds the first group of each hash; later ones chain */
-	uint32_t head = UINT32_MAX, last = UINT32_MAX;
-	for (size_t s = gslot_of(hash, g->n_gslots); g->gslots[s]; s = (s + 1) & (g->n_gslots - 1))
-		if (g->groups[g->gslots[s] - 1].hash == hash) {
-			head = g->gslots[s] - 1;
-			break;
-		}
-	for (uint32_t gi = head; gi != UINT32_MAX; gi = g->groups[gi].next_same - 1) {
-		const struct group *gr = &g->groups[gi];
+	/* the groups of this hash (a clock list's hash meets another's
+	 * rarely: most have one) */
+	for (size_t s = gslot_of(hash, g->n_gslots); g->gslots[s]; s = (s + 1) & (g->n_gslots - 1)) {
+		const struct group *gr = &g->groups[g->gslots[s] - 1];
+		if (gr->hash != hash)
+			continue;
 		g->work++;
 		if (gr->n == n && memcmp(group_members(gr), m, n * sizeof *m) == 0) {
 			free(m);
 			return;
 		}
-		last = gi;
 	}
 	XGROW(g->groups, g->cap_groups, g->n_groups + 1);
 	uint32_t gi = (uint32_t)g->n_groups++;
@@ -589,19 +587,14 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 		free(m);
 	}
 	m = NULL;
-	if (last != UINT32_MAX) {
-		g->groups[last].next_same = gi + 1;
-	} else if (over_load(++g->n_gheads, g->n_gslots)) {
+	if (over_load(g->n_groups, g->n_gslots)) {
 		free(g->gslots);
 		g->n_gslots *= 2;
 		g->gslots = xcalloc(g->n_gslots, sizeof *g->gslots);
 		for (uint32_t i = 0; i <= gi; i++)
-			if (g->groups[i].is_head || i == gi)
-				gtable_put(g, i);
-		gr->is_head = true;
+			gtable_put(g, i);
 	} else {
 		gtable_put(g, gi);
-		gr->is_head = true;
 	}
 	const uint32_t *mem = group_members(gr);
 	for (size_t i = 0; i < n; i++) {
@@ -745,11 +738,10 @@ mark_group(struct group *gr, uint32_t st, uint32_t who, struct tm_graph *g)
 	if (gr->stamp != st) {
 		gr->stamp = st;
 		gr->first = who;
-		gr->multi = false;
 		XGROW(g->touched, g->cap_touched, g->n_touched + 1);
 		g->touched[g->n_touched++] = (uint32_t)(gr - g->groups);
 	} else {
-		gr->multi = true; /* who differs: a node is in a group once */
+		gr->first = GROUP_MULTI; /* who differs: a node is in a group once */
 	}
 }
 
@@ -837,7 +829,7 @@ expand(struct tm_graph *g, int d)
 		for (size_t j = 0; j < gr->n; j++) {
 			uint32_t y = group_members(gr)[j];
 			g->work++;
-			if ((!gr->multi && y == gr->first) || in_fwd(g, &g->nodes[y], d + 1))
+			if (y == gr->first || in_fwd(g, &g->nodes[y], d + 1))
 				continue;
 			mark_fwd(g, &g->nodes[y], d + 1);
 			push_u32(&g->layer[d + 1], &g->n_layer[d + 1], &g->cap_layer[d + 1], y);
@@ -868,7 +860,7 @@ narrow(struct tm_graph *g, int k)
 		for (size_t j = 0; j < nd->n_groups; j++) {
 			const struct group *gr = &g->groups[node_groups(nd)[j]];
 			g->work++;
-			if (gr->stamp == st && (gr->multi || gr->first != a)) {
+			if (gr->stamp == st && gr->first != a) {
 				mark_bwd(g, nd, k);
 				push_u32(&g->back[k], &g->n_back[k], &g->cap_back[k], a);
 				break;
