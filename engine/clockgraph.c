@@ -184,10 +184,9 @@ struct node {
 	struct tm_clockid id;
 	/* group indices, in creation order: a small array (node_groups) of
 	 * capacity small_cap(n_groups, IDX_ROOM), not stored (a graph holds a few
-	 * nodes per member: 48 bytes, not 72) */
+	 * nodes per member: 40 bytes, not 72) */
 	union small gs;
 	uint32_t n_groups;
-	uint32_t n_series;
 	/* search scratch: bit k of fwd (bwd) set when in forward layer k
 	 * (backward set k) of the search whose gen is mgen; a node of an older
 	 * search is in none (a graph holds a few nodes per member: 10,000s) */
@@ -196,13 +195,14 @@ struct node {
 	 * when unit_one is set, else 0 (not set yet) and it is not incremental */
 	uint32_t xi;
 	uint8_t fwd, bwd;
-	bool is_incremental;
-	bool is_nonmono;
-	bool unit_one;
+	bool is_incremental : 1;
+	bool is_nonmono : 1;
+	bool unit_one : 1;
+	bool has_series : 1; /* a series of it was made (its first snapshot) */
 };
 
 /* (LP64) a node per clock of every member: 10,000s in an archive */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct node) == 48, "struct node grew");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct node) == 40, "struct node grew");
 
 struct path {
 	int len;            /* edges */
@@ -494,7 +494,7 @@ get_series(struct tm_graph *g, uint32_t node, uint32_t hash)
 		s = (s + 1) & (g->n_sslots - 1);
 	g->sslots[s] = (uint32_t)g->n_series + 1;
 	g->n_series++;
-	g->nodes[node].n_series++;
+	g->nodes[node].has_series = true;
 	return se;
 }
 
@@ -652,7 +652,7 @@ tm_graph_add_snapshot_hashed(struct tm_graph *g, const struct tm_graph_clock *c,
 		uint32_t ni = get_node(g, c[i].id);
 		idx[i] = ni;
 		struct node *nd = &g->nodes[ni];
-		if (nd->n_series == 0) {
+		if (!nd->has_series) {
 			if (c[i].is_incremental && c[i].id.seq == 0) {
 				snprintf(msg, msg_cap,
 					 "Clock sync error: the global clock with id=%s cannot use "
