@@ -237,6 +237,14 @@ sp_free(uint64_t off, uint64_t n)
 }
 
 const struct tm_oplog_w tm_oplog_w_none;
+const struct tm_oplog_x tm_oplog_x_none;
+
+/* tm_oplog_x_none, as the pointer a log holds (never written through). */
+static struct tm_oplog_x *
+x_none(void)
+{
+	return (struct tm_oplog_x *)(uintptr_t)&tm_oplog_x_none;
+}
 
 /* tm_oplog_w_none, as the pointer a log holds (never written through). */
 static struct tm_oplog_w *
@@ -249,8 +257,18 @@ void
 tm_oplog_init(struct tm_oplog *l)
 {
 	memset(l, 0, sizeof *l);
-	tm_buf_init(&l->pool);
 	l->w = w_none();
+	l->x = x_none();
+}
+
+struct tm_oplog_x *
+tm_oplog_x_own(struct tm_oplog *l)
+{
+	if (l->x == x_none()) {
+		l->x = xcalloc(1, sizeof *l->x);
+		tm_buf_init(&l->x->pool);
+	}
+	return l->x;
 }
 
 /* The log's appending state, its own from the first append on. */
@@ -313,27 +331,33 @@ void
 tm_oplog_fini(struct tm_oplog *l)
 {
 	BIG_FREE(l->bytes, l->cap);
-	free(l->details);
 	free_staging(l);
-	tm_buf_fini(&l->pool);
-	for (size_t i = 0; i < l->n_spilled; i++)
-		sp_free(l->spilled[i].off, l->spilled[i].len);
-	free(l->spilled);
+	struct tm_oplog_x *x = l->x;
+	if (x != x_none()) {
+		free(x->details);
+		tm_buf_fini(&x->pool);
+		for (size_t i = 0; i < x->n_spilled; i++)
+			sp_free(x->spilled[i].off, x->spilled[i].len);
+		free(x->spilled);
+		free(x);
+	}
 	if (l->mem_run_bytes)
 		sp_mem_add(-(int64_t)l->mem_run_bytes);
 	memset(l, 0, sizeof *l);
 	l->w = w_none();
+	l->x = x_none();
 }
 
 static void
 note_spilled(struct tm_oplog *l, uint64_t off, uint64_t len)
 {
-	if (l->n_spilled && l->spilled[l->n_spilled - 1].off + l->spilled[l->n_spilled - 1].len == off) {
-		l->spilled[l->n_spilled - 1].len += len;
+	struct tm_oplog_x *x = tm_oplog_x_own(l);
+	if (x->n_spilled && x->spilled[x->n_spilled - 1].off + x->spilled[x->n_spilled - 1].len == off) {
+		x->spilled[x->n_spilled - 1].len += len;
 		return;
 	}
-	XGROW(l->spilled, l->cap_spilled, l->n_spilled + 1);
-	l->spilled[l->n_spilled++] = (struct tm_spilled){off, len};
+	XGROW(x->spilled, x->cap_spilled, x->n_spilled + 1);
+	x->spilled[x->n_spilled++] = (struct tm_spilled){off, len};
 }
 
 static inline void
@@ -1052,16 +1076,17 @@ tm_oplog_finish(struct tm_oplog *l)
 	size_t huge_min = l->cap >= TM_BIG_MIN ? TM_BIG_MIN / 2 : TM_BIG_MIN;
 	if (l->cap > l->len)
 		tm_big_resize((void **)&l->bytes, &l->cap, l->len, 1, huge_min);
-	if (l->cap_details > l->n_details) {
-		l->details = l->n_details ? xrealloc(l->details, l->n_details * sizeof *l->details)
-					  : (free(l->details), NULL);
-		l->cap_details = l->n_details;
+	struct tm_oplog_x *x = l->x; /* x_none: both caps 0 */
+	if (x->cap_details > x->n_details) {
+		x->details = x->n_details ? xrealloc(x->details, x->n_details * sizeof *x->details)
+					  : (free(x->details), NULL);
+		x->cap_details = x->n_details;
 	}
-	if (l->cap_spilled > l->n_spilled) {
+	if (x->cap_spilled > x->n_spilled) {
 		/* most logs that spill have one extent (XGROW makes room for 8) */
-		l->spilled = l->n_spilled ? xrealloc(l->spilled, l->n_spilled * sizeof *l->spilled)
-					  : (free(l->spilled), NULL);
-		l->cap_spilled = l->n_spilled;
+		x->spilled = x->n_spilled ? xrealloc(x->spilled, x->n_spilled * sizeof *x->spilled)
+					  : (free(x->spilled), NULL);
+		x->cap_spilled = x->n_spilled;
 	}
 }
 
@@ -1116,24 +1141,25 @@ uint32_t
 tm_oplog_detail(struct tm_oplog *l, const char *name, size_t name_len, char phase, uint64_t track,
 		int64_t dur)
 {
-	XGROW(l->details, l->cap_details, l->n_details + 1);
-	struct tm_detail *d = &l->details[l->n_details++];
+	struct tm_oplog_x *x = tm_oplog_x_own(l);
+	XGROW(x->details, x->cap_details, x->n_details + 1);
+	struct tm_detail *d = &x->details[x->n_details++];
 	d->name = 0;
 	if (name) {
-		d->name = (uint32_t)l->pool.len + 1;
-		tm_buf_add(&l->pool, name, name_len);
-		tm_buf_addc(&l->pool, 0);
+		d->name = (uint32_t)x->pool.len + 1;
+		tm_buf_add(&x->pool, name, name_len);
+		tm_buf_addc(&x->pool, 0);
 	}
 	d->phase = phase;
 	d->track = track;
 	d->dur = dur;
-	return (uint32_t)l->n_details;
+	return (uint32_t)x->n_details;
 }
 
 const char *
 tm_oplog_detail_name(const struct tm_oplog *l, const struct tm_detail *d)
 {
-	return d->name ? l->pool.data + d->name - 1 : NULL;
+	return d->name ? l->x->pool.data + d->name - 1 : NULL;
 }
 
 /* ---- decoding ---- */
@@ -1373,7 +1399,7 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 		op->run.last = last;
 		if (spilled) {
 			op->run.deltas = NULL;
-			op->run.spill_off = get_u(it) + it->log->spill_base;
+			op->run.spill_off = get_u(it) + it->log->x->spill_base;
 			op->run.spill_len = get_u(it);
 		} else {
 			op->run.deltas = it->log->bytes + it->pos;
@@ -1759,7 +1785,8 @@ void
 tm_oplog_use_source(struct tm_oplog *l, uint64_t base, uint64_t off, uint64_t len,
 		    uint64_t mem_bytes)
 {
-	l->spill_base = base + off;
+	if (l->x->spill_base != base + off)
+		tm_oplog_x_own(l)->spill_base = base + off;
 	if (len) {
 		pthread_mutex_lock(&sp_mu);
 		sp_srcs[(size_t)(base >> SRC_SHIFT) - 1].refs++;
@@ -2080,7 +2107,7 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 		case TM_OP_CONVERT:
 			(void)v_u32(&r);
 			last_ts = wrap_add(last_ts, unzz(v_u(&r)));
-			if (v_u32(&r) > l->n_details && !r.bad)
+			if (v_u32(&r) > l->x->n_details && !r.bad)
 				r.bad = "detail reference out of range";
 			break;
 		case TM_OP_PUSH_NOTS:
@@ -2137,8 +2164,9 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 		}
 		}
 	}
-	for (size_t i = 0; !r.bad && i < l->n_details; i++)
-		if (l->details[i].name && (l->details[i].name - 1 >= l->pool.len || !l->pool.data))
+	const struct tm_oplog_x *x = l->x;
+	for (size_t i = 0; !r.bad && i < x->n_details; i++)
+		if (x->details[i].name && (x->details[i].name - 1 >= x->pool.len || !x->pool.data))
 			r.bad = "detail name out of range";
 	if (r.bad && why)
 		snprintf(why, cap, "op log byte %zu: %s", (size_t)(r.p - r.base), r.bad);

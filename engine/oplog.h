@@ -236,15 +236,31 @@ struct tm_oplog_w {
  * only: an appender that wrote it would fault). */
 extern const struct tm_oplog_w tm_oplog_w_none;
 
+/* What few logs use (struct tm_oplog.x): per-event details (keep_events)
+ * and the extents of spilled runs.  Its own block from the first such use;
+ * every other log points at tm_oplog_x_none (all zero, never written), so
+ * readers need no test.  (A session keeps one log per member, 10,000s in an
+ * archive: these fields inline were 72 of a member's bytes.) */
+struct tm_oplog_x {
+	struct tm_detail *details;
+	size_t n_details, cap_details;
+	struct tm_buf pool; /* NUL-separated strings for details */
+	struct tm_spilled {
+		uint64_t off, len;
+	} *spilled;             /* this log's extents of the spill file */
+	size_t n_spilled, cap_spilled;
+	/* added to every spilled run's offset: 0, or where a saved scan's
+	 * deltas are (tm_oplog_use_source) */
+	uint64_t spill_base;
+};
+extern const struct tm_oplog_x tm_oplog_x_none;
+
 struct tm_oplog {
 	uint8_t *bytes;
 	size_t len, cap;
 	int64_t last_ts;  /* delta base while appending */
 	uint64_t last_off;
 	uint64_t n_ops;
-	struct tm_detail *details;
-	size_t n_details, cap_details;
-	struct tm_buf pool; /* NUL-separated strings for details */
 	/* Runs (see TM_OP_RUN): off unless use_runs; call tm_oplog_finish
 	 * after the last append. */
 	bool use_runs;
@@ -255,14 +271,13 @@ struct tm_oplog {
 	struct tm_oplog_w *w;
 	uint64_t n_runs, n_run_elems;
 	uint64_t mem_run_bytes; /* delta bytes of this log's runs held in memory */
-	struct tm_spilled {
-		uint64_t off, len;
-	} *spilled;             /* this log's extents of the spill file */
-	size_t n_spilled, cap_spilled;
-	/* added to every spilled run's offset: 0, or where a saved scan's
-	 * deltas are (tm_oplog_use_source) */
-	uint64_t spill_base;
+	struct tm_oplog_x *x;   /* details and spilled extents (above) */
 };
+/* (10,000s of logs in a session: keep it at this size or below) */
+_Static_assert(sizeof(struct tm_oplog) <= 96, "struct tm_oplog grew");
+
+/* l->x, its own block (created on first use; for writers). */
+struct tm_oplog_x *tm_oplog_x_own(struct tm_oplog *l);
 
 void tm_oplog_init(struct tm_oplog *l);
 void tm_oplog_fini(struct tm_oplog *l);

@@ -328,7 +328,7 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	if (p->n_evs == p->cap_evs) /* the call only to grow: once per event it showed */
 		BIG_XGROW(p->evs, p->cap_evs, p->n_evs + 1);
 	const struct tm_oplog *log = &p->src->scans[file]->log;
-	const struct tm_detail *d = &log->details[detail - 1];
+	const struct tm_detail *d = &log->x->details[detail - 1];
 	size_t i = p->n_evs++;
 	struct tm_report_event *o = &p->evs[i];
 	*o = (struct tm_report_event){.file = (uint32_t)file,
@@ -1557,7 +1557,7 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 		size_t n = 1;
 		for (size_t i = 0; i < nm; i++)
 			if (src->scans[i])
-				n += src->scans[i]->log.n_details;
+				n += src->scans[i]->log.x->n_details;
 		if (p.cap_evs < n) /* a pooled mapping grows where it is, its pages kept */
 			tm_big_resize((void **)&p.evs, &p.cap_evs, n, sizeof *p.evs, TM_STAGE_MIN);
 	}

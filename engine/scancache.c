@@ -538,19 +538,22 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 	ser_u64(z, &l->n_runs);
 	ser_u64(z, &l->n_run_elems);
 	/* details, each field by field (min 28 bytes on disk) */
-	size_t nd = (size_t)ser_max(z, l->n_details, z->wr ? UINT64_MAX : z->left / 28,
+	const struct tm_oplog_x *lx = l->x;
+	size_t nd = (size_t)ser_max(z, lx->n_details, z->wr ? UINT64_MAX : z->left / 28,
 				    "count larger than the file");
-	if (!z->wr) {
-		l->details = nd ? xcalloc(nd, sizeof *l->details) : NULL;
-		l->n_details = l->cap_details = nd;
-	}
+	struct tm_detail *det = z->wr ? lx->details : nd ? xcalloc(nd, sizeof *det) : NULL;
 	for (size_t i = 0; i < nd && !z->bad; i++)
-		ser_detail(z, &l->details[i]);
-	void *pool = l->pool.data;
-	ser_blob(z, &pool, &l->pool.len, 1);
-	if (!z->wr) {
-		l->pool.data = pool;
-		l->pool.cap = pool ? l->pool.len + 1 : 0;
+		ser_detail(z, &det[i]);
+	void *pool = lx->pool.data;
+	size_t pool_len = lx->pool.len;
+	ser_blob(z, &pool, &pool_len, 1);
+	if (!z->wr && (det || pool)) { /* the side block only when used (oplog.h) */
+		struct tm_oplog_x *x = tm_oplog_x_own(l);
+		x->details = det;
+		x->n_details = x->cap_details = nd;
+		x->pool.data = pool;
+		x->pool.len = pool_len;
+		x->pool.cap = pool ? pool_len + 1 : 0;
 	}
 	if (z->wr) {
 		size_t hl = 0;

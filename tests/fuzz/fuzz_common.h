@@ -37,12 +37,12 @@ scans_must_match(const struct tm_scan *a, enum tm_status ra, const struct tm_err
 		what = "ops";
 	else if (a->log.n_ops != b->log.n_ops)
 		what = "n_ops";
-	else if (a->log.n_details != b->log.n_details ||
-		 (a->log.n_details && memcmp(a->log.details, b->log.details,
-					     a->log.n_details * sizeof *a->log.details)))
+	else if (a->log.x->n_details != b->log.x->n_details ||
+		 (a->log.x->n_details && memcmp(a->log.x->details, b->log.x->details,
+					     a->log.x->n_details * sizeof *a->log.x->details)))
 		what = "details";
-	else if (a->log.pool.len != b->log.pool.len ||
-		 (a->log.pool.len && memcmp(a->log.pool.data, b->log.pool.data, a->log.pool.len)))
+	else if (a->log.x->pool.len != b->log.x->pool.len ||
+		 (a->log.x->pool.len && memcmp(a->log.x->pool.data, b->log.x->pool.data, a->log.x->pool.len)))
 		what = "detail strings";
 	else if (a->n_packets != b->n_packets || a->n_events != b->n_events)
 		what = "packet/event counts";

@@ -31,7 +31,7 @@ render_ops(const struct tm_scan *sc, struct tm_buf *out, int with_details)
 		case TM_OP_CONVERT:
 			tm_buf_addf(out, "C%lld", (long long)op.ts);
 			if (with_details && op.detail) {
-				const struct tm_detail *d = &sc->log.details[op.detail - 1];
+				const struct tm_detail *d = &sc->log.x->details[op.detail - 1];
 				const char *nm = tm_oplog_detail_name(&sc->log, d);
 				tm_buf_addf(out, "[%c,%s,%lld]", d->phase ? d->phase : '-',
 					    nm ? nm : "", (long long)d->dur);
@@ -158,15 +158,15 @@ same_scan(const struct tm_scan *a, const struct tm_scan *b)
 		    !a->err == !b->err &&
 		    (!a->err || (!strcmp(a->err->msg, b->err->msg) && !strcmp(a->err->tp, b->err->tp))) &&
 		    same_log_bytes(x, y) &&
-		    x->n_ops == y->n_ops && x->n_details == y->n_details &&
-		    x->pool.len == y->pool.len &&
-		    (!x->pool.len || !memcmp(x->pool.data, y->pool.data, x->pool.len)) &&
+		    x->n_ops == y->n_ops && x->x->n_details == y->x->n_details &&
+		    x->x->pool.len == y->x->pool.len &&
+		    (!x->x->pool.len || !memcmp(x->x->pool.data, y->x->pool.data, x->x->pool.len)) &&
 		    !a->align == !b->align;
-	for (size_t i = 0; same && i < x->n_details; i++)
-		same = x->details[i].name == y->details[i].name &&
-		       x->details[i].phase == y->details[i].phase &&
-		       x->details[i].track == y->details[i].track &&
-		       x->details[i].dur == y->details[i].dur;
+	for (size_t i = 0; same && i < x->x->n_details; i++)
+		same = x->x->details[i].name == y->x->details[i].name &&
+		       x->x->details[i].phase == y->x->details[i].phase &&
+		       x->x->details[i].track == y->x->details[i].track &&
+		       x->x->details[i].dur == y->x->details[i].dur;
 	return same && (!a->align || same_align(a->align, b->align));
 }
 #endif

@@ -105,8 +105,8 @@ details_keep_names(void)
 	uint32_t b = tm_oplog_detail(&l, NULL, 0, 'E', 7, -1);
 	CHECK_INT(a, 1);
 	CHECK_INT(b, 2);
-	CHECK_STR(tm_oplog_detail_name(&l, &l.details[0]), "alpha");
-	CHECK(tm_oplog_detail_name(&l, &l.details[1]) == NULL);
+	CHECK_STR(tm_oplog_detail_name(&l, &l.x->details[0]), "alpha");
+	CHECK(tm_oplog_detail_name(&l, &l.x->details[1]) == NULL);
 	tm_oplog_fini(&l);
 }
 
@@ -423,8 +423,8 @@ spill_thresholds(void)
 		tm_oplog_finish(l);
 	}
 	tm_oplog_spill_after = keep;
-	CHECK_INT(a.n_spilled, 0);
-	CHECK(b.n_spilled > 0 && b.len < a.len);
+	CHECK_INT(a.x->n_spilled, 0);
+	CHECK(b.x->n_spilled > 0 && b.len < a.len);
 	CHECK(inline_is(&a, a.bytes, a.len));
 	CHECK(inline_is(&b, a.bytes, a.len));
 	/* the same ops, expanded, from both */
@@ -461,8 +461,8 @@ spill_small_logs(void)
 			tm_oplog_finish(l);
 		}
 		tm_oplog_spill_after = keep;
-		CHECK_INT(a.n_spilled, 0);
-		CHECK_INT(b.n_spilled, big ? 0 : 1);
+		CHECK_INT(a.x->n_spilled, 0);
+		CHECK_INT(b.x->n_spilled, big ? 0 : 1);
 		CHECK(inline_is(&b, a.bytes, a.len));
 		tm_oplog_fini(&a);
 		tm_oplog_fini(&b);
@@ -507,8 +507,8 @@ spill_holes(void)
 				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 				k = (int)((x >> 33) % L);
 			} while (gone[k]);
-		CHECK(sp[k].n_spilled > 0);
-		extents += sp[k].n_spilled;
+		CHECK(sp[k].x->n_spilled > 0);
+		extents += sp[k].x->n_spilled;
 		tm_oplog_fini(&sp[k]);
 		gone[k] = true;
 		for (int j = 0; j < L; j++) {
@@ -556,8 +556,8 @@ spilled_runs(void)
 		tm_oplog_finish(l);
 	}
 	tm_oplog_spill_after = keep;
-	CHECK_INT(a.n_spilled, 0);
-	CHECK(b.n_spilled > 0);
+	CHECK_INT(a.x->n_spilled, 0);
+	CHECK(b.x->n_spilled > 0);
 	CHECK(b.len * 4 < a.len);
 	CHECK(inline_is(&a, a.bytes, a.len));
 	CHECK(inline_is(&b, a.bytes, a.len));
@@ -570,7 +570,7 @@ spilled_runs(void)
 	tm_oplog_spill_after = 0;
 	tm_oplog_spill_runs(&c);
 	tm_oplog_spill_after = keep;
-	CHECK(c.n_spilled > 0);
+	CHECK(c.x->n_spilled > 0);
 	CHECK(c.len * 4 < a.len);
 	CHECK(inline_is(&c, a.bytes, a.len));
 	tm_oplog_fini(&c);
@@ -839,7 +839,7 @@ big_log_mapped(void)
 	tm_oplog_spill_after = 0;
 	tm_oplog_spill_runs(&l);
 	tm_oplog_spill_after = keep;
-	CHECK(l.n_spilled > 0);
+	CHECK(l.x->n_spilled > 0);
 	struct tm_buf w1;
 	tm_buf_init(&w1);
 	tm_oplog_write_inline(&l, put_buf, &w1);
@@ -1000,8 +1000,8 @@ full_run_reserved_exactly(void)
 		tm_oplog_finish(l);
 	}
 	tm_oplog_spill_after = keep;
-	CHECK_INT(a.n_spilled, 0);
-	CHECK_INT(b.n_spilled, 1);
+	CHECK_INT(a.x->n_spilled, 0);
+	CHECK_INT(b.x->n_spilled, 1);
 	CHECK(inline_is(&b, a.bytes, a.len));
 	uint64_t n = 0;
 	same_ops(&a, &b, false, &n);
@@ -1125,7 +1125,7 @@ pkt_runs_stored_bytes(void)
 		CHECK_INT(l.n_ops, want[variant].n_ops);
 		CHECK_INT(l.n_runs, want[variant].n_runs);
 		CHECK_INT(l.n_run_elems, want[variant].n_run_elems);
-		CHECK(variant != 5 || l.n_spilled > 0);
+		CHECK(variant != 5 || l.x->n_spilled > 0);
 		CHECK(variant < 3 || l.n_runs >= 3);
 		if (variant != 5) {
 			CHECK(l.len == w.len && !memcmp(l.bytes, w.data, w.len));
@@ -1223,18 +1223,37 @@ run_key_same_bytes(void)
 }
 
 /* struct tm_oplog is kept per member for the session (inside struct
- * tm_scan: an archive of 10,000s of members holds as many): 168 bytes on
+ * tm_scan: an archive of 10,000s of members holds as many): 96 bytes on
  * LP64 since what only appending uses is a block of its own (struct
- * tm_oplog_w, freed by tm_oplog_finish); new fields go in its holes. */
+ * tm_oplog_w, freed by tm_oplog_finish) and what few logs use another
+ * (struct tm_oplog_x: details, spilled extents); new fields go in its
+ * holes.  A log without details or spilled runs has no side block. */
 static void
 oplog_struct_size(void)
 {
 #if UINTPTR_MAX == UINT64_MAX
-	if (sizeof(struct tm_oplog) > 168)
-		CHECK_INT(sizeof(struct tm_oplog), 168);
-	if (sizeof(struct tm_scan) > 272)
-		CHECK_INT(sizeof(struct tm_scan), 272);
+	if (sizeof(struct tm_oplog) > 96)
+		CHECK_INT(sizeof(struct tm_oplog), 96);
+	if (sizeof(struct tm_scan) > 200)
+		CHECK_INT(sizeof(struct tm_scan), 200);
 #endif
+	struct tm_oplog l;
+	tm_oplog_init(&l);
+	l.use_runs = true;
+	for (int i = 0; i < 1000; i++)
+		tm_oplog_packet_push(&l, 0, 6, 1, 1000 + i, 0, (uint64_t)i * 10);
+	tm_oplog_stat(&l, 0, 0, 1);
+	tm_oplog_finish(&l);
+	CHECK(l.x == &tm_oplog_x_none);
+	CHECK_INT(l.x->n_details, 0);
+	tm_oplog_fini(&l);
+	tm_oplog_init(&l);
+	CHECK_INT(tm_oplog_detail(&l, "a", 1, 'B', 1, -1), 1);
+	CHECK(l.x != &tm_oplog_x_none);
+	CHECK_STR(tm_oplog_detail_name(&l, &l.x->details[0]), "a");
+	tm_oplog_finish(&l);
+	tm_oplog_fini(&l);
+	CHECK(l.x == &tm_oplog_x_none);
 }
 
 /* A finished log holds no appending state (tm_oplog_w_none, read only),

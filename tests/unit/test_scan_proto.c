@@ -128,7 +128,7 @@ scan_ops(const void *d, size_t n, size_t bs, bool keep, struct tm_scan *out)
 		case TM_OP_PUSH:
 			k = snprintf(o, r, "PUSH%s", op.flags & TM_PUSH_TRACK_EVENT ? " te" : "");
 			if (op.detail) {
-				const struct tm_detail *dt = &sc.log.details[op.detail - 1];
+				const struct tm_detail *dt = &sc.log.x->details[op.detail - 1];
 				const char *nm = tm_oplog_detail_name(&sc.log, dt);
 				k += snprintf(o + k, r - (size_t)k, " '%s' %c %llu", nm ? nm : "",
 					      dt->phase ? dt->phase : '-',
@@ -882,7 +882,7 @@ test_fast_path_agrees(void)
 				CHECK_INT(sa.clocks_seen[0], sb.clocks_seen[0]);
 				CHECK_INT(sa.clocks_seen[1], sb.clocks_seen[1]);
 				CHECK_INT(sa.failed, sb.failed);
-				CHECK_INT(sa.log.n_details, sb.log.n_details);
+				CHECK_INT(sa.log.x->n_details, sb.log.x->n_details);
 				tm_scan_fini(&sa);
 				tm_scan_fini(&sb);
 			}

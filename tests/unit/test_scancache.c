@@ -169,7 +169,7 @@ t_roundtrip_spilled(void)
 	struct tm_error e;
 	CHECK_INT(tm_session_open(&s, mix, 1, NULL, &e), TM_OK);
 	CHECK_INT(tm_session_scan(s, SIZE_MAX, NULL, &e), TM_OK);
-	CHECK(s->scans[0] && s->scans[0]->log.n_spilled > 0);
+	CHECK(s->scans[0] && s->scans[0]->log.x->n_spilled > 0);
 	tm_session_close(s);
 	roundtrip(mix, 3, false);
 	tm_oplog_spill_after = keep;
@@ -193,11 +193,11 @@ t_deltas_stay_in_file(void)
 	struct tm_buf in;
 	tm_buf_init(&in);
 	tm_oplog_write_inline(l, scan_buf_put, &in);
-	if (l->len >= in.len || l->n_spilled != 1)
+	if (l->len >= in.len || l->x->n_spilled != 1)
 		fprintf(stderr, "log %zu bytes in memory of %zu, %zu extents\n", l->len, in.len,
-			l->n_spilled);
+			l->x->n_spilled);
 	CHECK(l->len + 2048 < in.len);
-	CHECK_INT(l->n_spilled, 1);
+	CHECK_INT(l->x->n_spilled, 1);
 	tm_buf_fini(&in);
 	tm_session_close(b);
 }
