@@ -232,27 +232,32 @@ occ_room(size_t n)
 	return n == 0 ? 0 : n <= 24 ? 24 : ((n + 8 + 15) & ~(size_t)15) - 8;
 }
 
-/* Occurrence {ts, clock, machine, off} appended to e's, written against
- * prev, e's last one (occ_walk's). */
-static void
-occ_append(struct al_name *e, struct al_occ prev, int64_t ts, uint32_t clock, uint32_t machine,
-	   uint64_t off)
+/* Occurrence o packed at p (at most AL_OCC_MAX bytes), written against
+ * prev, the one before it; returns the bytes written. */
+static size_t
+occ_encode(uint8_t *p, struct al_occ prev, struct al_occ o)
 {
-	uint8_t buf[AL_OCC_MAX], *p = buf;
+	uint8_t *p0 = p;
 	/* the head byte: bit 0 set when clock and machine follow (they are
 	 * not the previous one's), bits 1-6 the low bits of the ts delta,
 	 * bit 7 set when its other bits follow as a varint */
-	uint64_t d = occ_zz((uint64_t)ts - (uint64_t)prev.ts);
-	bool other = clock != prev.clock || machine != prev.machine;
+	uint64_t d = occ_zz((uint64_t)o.ts - (uint64_t)prev.ts);
+	bool other = o.clock != prev.clock || o.machine != prev.machine;
 	*p++ = (uint8_t)((d & 0x3f) << 1 | (d >> 6 ? 0x80u : 0u) | (other ? 1u : 0u));
 	if (d >> 6)
 		p = occ_put(p, d >> 6);
 	if (other) {
-		p = occ_put(p, clock);
-		p = occ_put(p, machine);
+		p = occ_put(p, o.clock);
+		p = occ_put(p, o.machine);
 	}
-	p = occ_put(p, occ_zz((off + 1) - (prev.off + 1)));
-	size_t k = (size_t)(p - buf);
+	p = occ_put(p, occ_zz((o.off + 1) - (prev.off + 1)));
+	return (size_t)(p - p0);
+}
+
+/* count occurrences, packed in buf[0..k), appended to e's. */
+static void
+occ_store(struct al_name *e, const uint8_t *buf, size_t k, uint32_t count)
+{
 	/* kept per member until the session closes: in blocks of the sizes
 	 * malloc hands out anyway (16 n + 8 bytes, glibc), grown only when
 	 * one is full, not for each occurrence (~3 bytes); out of the names
@@ -267,7 +272,32 @@ occ_append(struct al_name *e, struct al_occ prev, int64_t ts, uint32_t clock, ui
 	}
 	memcpy(e->occ + e->occ_len, buf, k);
 	e->occ_len = (uint16_t)(e->occ_len + k);
-	e->n++;
+	e->n += count;
+}
+
+/* Occurrence {ts, clock, machine, off} appended to e's, written against
+ * prev, e's last one (occ_walk's). */
+static void
+occ_append(struct al_name *e, struct al_occ prev, int64_t ts, uint32_t clock, uint32_t machine,
+	   uint64_t off)
+{
+	uint8_t buf[AL_OCC_MAX];
+	occ_store(e, buf, occ_encode(buf, prev, (struct al_occ){ts, clock, machine, off}), 1);
+}
+
+void
+tm_al_name_keep_all(struct al_name *e, const struct al_occ *o, uint32_t n)
+{
+	uint8_t buf[AL_OCC * AL_OCC_MAX];
+	struct al_occ prev = occ_walk(e, NULL);
+	size_t k = 0;
+	uint32_t m = 0;
+	for (; m < n && e->n + m < AL_OCC; m++) {
+		k += occ_encode(buf + k, prev, o[m]);
+		prev = o[m];
+	}
+	if (m)
+		occ_store(e, buf, k, m); /* one block for them all */
 }
 
 void

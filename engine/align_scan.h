@@ -146,6 +146,9 @@ void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t mac
  * occurrences when there is one (struct al_name_cache). */
 void tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t ts, uint32_t clock,
 			uint32_t machine, uint64_t off);
+/* tm_al_name_keep of o[0..n) in turn (a saved scan's, scancache.c), the
+ * packed bytes stored at once. */
+void tm_al_name_keep_all(struct al_name *e, const struct al_occ *o, uint32_t n);
 /* e's kept occurrences into out[0..e->n) (room for AL_OCC); returns e->n. */
 uint32_t tm_al_occs(const struct al_name *e, struct al_occ *out);
 /* The scan is over: the name and id arrays trimmed to what they hold

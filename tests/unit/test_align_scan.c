@@ -185,6 +185,44 @@ t_trim_packed_same(void)
 	tm_al_free(m[1]);
 }
 
+/* Differential: tm_al_name_keep_all stores the same packed bytes as
+ * tm_al_name_keep of each occurrence in turn, into an empty entry, one
+ * holding some, one packed by tm_al_trim, and past AL_OCC. */
+static void
+t_keep_all_same(void)
+{
+	static const int64_t tss[] = {0, -1, INT64_MAX, INT64_MIN, 5, 5, 1000000007, -42};
+	uint64_t x = 0x9fb21c651e98df25ULL;
+	for (int round = 0; round < 40; round++) {
+		struct tm_align_samples *m[2] = {tm_al_new(), tm_al_new()};
+		uint32_t before = (uint32_t)round % 7, n = (uint32_t)(round * 5) % (AL_OCC + 9);
+		struct al_occ o[AL_OCC + 16]; /* before + n <= 6 + AL_OCC + 8 */
+		for (uint32_t k = 0; k < before + n; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			o[k] = (struct al_occ){k % 4 == 1 ? tss[x % 8] : (int64_t)(x >> 30),
+							   k % 3 ? 6 : (uint32_t)(x >> 40),
+							   k % 5 ? 0 : (uint32_t)x,
+							   k % 6 ? x >> (k % 64) : AL_NO_OFF};
+			if (k < before)
+				for (int j = 0; j < 2; j++)
+					tm_al_name_keep(tm_al_name_entry(m[j], "n", 1), o[k].ts, o[k].clock,
+							o[k].machine, o[k].off);
+		}
+		if (round % 2)
+			for (int j = 0; j < 2; j++)
+				tm_al_trim(m[j]);
+		struct al_name *p = tm_al_name_entry(m[0], "n", 1), *q = tm_al_name_entry(m[1], "n", 1);
+		tm_al_name_keep_all(p, o + before, n);
+		for (uint32_t k = 0; k < n; k++)
+			tm_al_name_keep(q, o[before + k].ts, o[before + k].clock, o[before + k].machine,
+					o[before + k].off);
+		CHECK(p->n == q->n && p->n <= AL_OCC && p->occ_len == q->occ_len &&
+		      (!p->occ_len || memcmp(p->occ, q->occ, p->occ_len) == 0));
+		tm_al_free(m[0]);
+		tm_al_free(m[1]);
+	}
+}
+
 /* Up to AL_NAMES_LINEAR names are searched in turn, more through the
  * map: every name is found before and after the switch, and only its own. */
 static void
@@ -321,6 +359,7 @@ main(void)
 	RUN(t_occ_packed);
 	RUN(t_occ_same_clock_small);
 	RUN(t_trim_packed_same);
+	RUN(t_keep_all_same);
 	RUN(t_occ_prev_same);
 	RUN(t_names_linear_then_map);
 	RUN(t_async_ids_by_identity);
