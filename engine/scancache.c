@@ -609,13 +609,7 @@ ser_align(struct ser *z, struct tm_align_samples **ap)
 	a->n_ids = (size_t)ser_max(z, a->n_ids, AL_IDS, "too many alignment ids");
 	ser_u64(z, &a->id_mask);
 	ser_u64(z, &a->n_id_events);
-	/* reading: each occurrence kept against the one before it, not
-	 * after a walk of all the name's earlier ones (tm_al_name_keep_in's
-	 * memo of a name's last occurrence; they come name by name) */
-	struct al_name_cache memo = {0};
-	tm_al_cache_init(&memo, false);
 	if (!z->wr) {
-		a->cache = &memo;
 		if (z->bad)
 			a->n_names = a->n_ids = 0;
 		a->names = a->n_names ? xcalloc(a->n_names, sizeof *a->names) : NULL;
@@ -635,19 +629,19 @@ ser_align(struct ser *z, struct tm_align_samples **ap)
 		struct al_occ occ[AL_OCC];
 		uint32_t n = z->wr ? tm_al_occs(e, occ) : 0;
 		n = (uint32_t)ser_max(z, n, AL_OCC, "alignment occurrences");
+		uint32_t kept = 0; /* (reading: those read before anything went bad) */
 		for (uint32_t k = 0; k < n; k++) {
 			ser_occ(z, &occ[k]);
-			if (!z->wr && !z->bad)
-				tm_al_name_keep_in(a, e, occ[k].ts, occ[k].clock, occ[k].machine,
-						   occ[k].off);
+			kept += !z->bad;
 		}
 		if (z->wr)
 			continue;
+		/* each written against the one before it, the bytes stored at once */
+		tm_al_name_keep_all(e, occ, kept);
 		bool added = e->name && e->h && !z->bad && tm_al_name_index(a, i);
 		if (!added && !z->bad)
 			z->bad = "alignment name empty or twice";
 	}
-	a->cache = NULL; /* the memo lives here */
 	for (size_t i = 0; i < a->n_ids; i++) {
 		struct al_id *e = &a->ids[i];
 		void *id = e->ident;
