@@ -89,13 +89,17 @@ note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 		a->n_rows = 1;
 		return;
 	}
-	size_t cap = a->cap_rows;
-	if (!cap) {
-		XGROW(a->rows, cap, 2);
+	/* rows' capacity: 2, then doubled whenever n_rows reaches a power of
+	 * two (no field for it: one per member) */
+	uint32_t n = a->n_rows;
+	if (!a->rows) {
+		a->rows = xmalloc(2 * sizeof *a->rows);
 		a->rows[0] = a->row1;
-	} else
-		XGROW(a->rows, cap, (size_t)a->n_rows + 1);
-	a->cap_rows = (uint32_t)cap;
+	} else if (n >= 2 && (n & (n - 1)) == 0) {
+		if (n > UINT32_MAX / 2)
+			abort();
+		a->rows = xrealloc(a->rows, (size_t)n * 2 * sizeof *a->rows);
+	}
 	a->rows[a->n_rows++] = row;
 }
 

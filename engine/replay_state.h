@@ -66,18 +66,21 @@ struct tm_file_acc {
 	bool has_all;
 	bool is_predicted;
 	bool is_trace;
-	/* the machine rows its events land on: in row1 while cap_rows is 0
-	 * (one row: nearly every file), else rows (tm_acc_rows) */
+	/* the machine rows its events land on: in row1 while rows is NULL
+	 * (one row: nearly every file), else rows (tm_acc_rows), whose
+	 * capacity is implied by n_rows (replay.c note_file_row) */
 	uint32_t *rows;
-	uint32_t n_rows, cap_rows;
+	uint32_t n_rows;
 	uint32_t row1;
+	/* (one per member, 10,000s for an archive) */
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_file_acc) == 72, "struct tm_file_acc grew");
 _Static_assert(TM_STAT__COUNT <= 32, "tm_file_acc.stat_mask holds every stat");
 
 static inline const uint32_t *
 tm_acc_rows(const struct tm_file_acc *a)
 {
-	return a->cap_rows ? a->rows : &a->row1;
+	return a->rows ? a->rows : &a->row1;
 }
 
 /* The file's count of stat st. */

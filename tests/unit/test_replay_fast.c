@@ -922,6 +922,54 @@ unmatched_e_pairing(void)
 	tm_session_close(s);
 }
 
+/* A file whose events land on many machine rows: the file's row list
+ * (replay.c note_file_row: one row inline, then a block whose capacity
+ * doubles at each power of two) must hold every row once, in first-seen
+ * order, past each growth (2, 4, 8, 16). */
+static void
+file_rows_grow(void)
+{
+	struct w out = {0};
+	for (int k = 0; k < 3; k++)
+		for (uint32_t m = 1; m <= 17; m++) {
+			struct w pt = {0}, pk = {0};
+			wfv(&pt, 3, 1);
+			wfv(&pk, 8, (uint64_t)(1000 + 100 * k + m));
+			wfv(&pk, 10, 1);
+			wfl(&pk, 2, &pt);
+			wfv(&pk, 98, m); /* TracePacket.machine_id */
+			packet(&out, &pk);
+			free(pt.p);
+			free(pk.p);
+		}
+	save("machines.pftrace", &out);
+	free(out.p);
+	char path[512];
+	snprintf(path, sizeof path, "%s/machines.pftrace", dir);
+	const char *paths[1] = {path};
+	struct tm_session *s;
+	struct tm_error e;
+	CHECK(tm_session_open(&s, paths, 1, NULL, &e) == TM_OK);
+	if (t_failed_)
+		return;
+	struct tm_report *r;
+	CHECK(tm_session_evaluate(s, NULL, &r, &e) == TM_OK);
+	if (!t_failed_) {
+		CHECK_INT(r->n_files, 1);
+		if (r->n_files == 1) {
+			const struct tm_report_file *f = &r->files[0];
+			CHECK_INT(f->n_machines, 17);
+			for (size_t i = 0; i < f->n_machines; i++)
+				for (size_t j = 0; j < i; j++)
+					CHECK(f->machines[i] != f->machines[j]);
+			for (size_t i = 1; i < f->n_machines; i++)
+				CHECK(f->machines[i] > f->machines[i - 1]); /* first seen */
+		}
+		tm_report_free(r);
+	}
+	tm_session_close(s);
+}
+
 int
 main(void)
 {
@@ -959,6 +1007,7 @@ main(void)
 	RUN(spilled_runs_not_read);
 	RUN(drops_happen);
 	RUN(unmatched_e_pairing);
+	RUN(file_rows_grow);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (getenv("TM_TEST_KEEP"))
