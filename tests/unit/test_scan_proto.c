@@ -1155,6 +1155,22 @@ scan_log(const struct tb *b, size_t bs, bool keep, bool runs, bool no_fast, stru
 	tm_oplog_finish(&sc->log);
 }
 
+/* f: the fast path's scan of b (the caller finishes it), checked against
+ * the general path (no_fast) on the same blocks; returns f's status. */
+static enum tm_status
+fast_same(const struct tb *b, size_t bs, bool keep, bool runs, struct tm_scan *f)
+{
+	struct tm_scan g;
+	enum tm_status rf, rg;
+	scan_log(b, bs, keep, runs, false, f, &rf);
+	scan_log(b, bs, keep, runs, true, &g, &rg);
+	CHECK_INT(rf, rg);
+	CHECK_INT(f->log.len, g.log.len);
+	CHECK(same_scan(f, &g));
+	tm_scan_fini(&g);
+	return rf;
+}
+
 static void
 test_fast_equals_general(void)
 {
@@ -1165,13 +1181,8 @@ test_fast_equals_general(void)
 		for (int mode = 0; mode < 4; mode++) {
 			bool keep = mode & 1, runs = (mode & 2) && !keep;
 			size_t bs = round % 3 == 0 ? 7 : round % 3 == 1 ? 4096 : 1u << 20;
-			struct tm_scan f, g;
-			enum tm_status rf, rg;
-			scan_log(&b, bs, keep, runs, false, &f, &rf);
-			scan_log(&b, bs, keep, runs, true, &g, &rg);
-			CHECK_INT(rf, rg);
-			CHECK_INT(f.log.len, g.log.len);
-			CHECK(same_scan(&f, &g));
+			struct tm_scan f;
+			enum tm_status rf = fast_same(&b, bs, keep, runs, &f);
 			if (bs > 7) {
 				/* blocks of 1 byte: every packet framed by
 				 * frame_one from the carry, none by the fast
@@ -1187,7 +1198,6 @@ test_fast_equals_general(void)
 				for (size_t i = 0; i < f.align->n_names; i++)
 					plain += f.align->names[i].count > AL_OCC;
 			tm_scan_fini(&f);
-			tm_scan_fini(&g);
 		}
 		free(b.d);
 	}
@@ -1366,15 +1376,9 @@ test_interned_fast_equals_general(void)
 		for (int mode = 0; mode < 4; mode++) {
 			bool keep = mode & 1, runs = (mode & 2) && !keep;
 			size_t bs = round % 3 == 0 ? 7 : round % 3 == 1 ? 4096 : 1u << 20;
-			struct tm_scan f, g;
-			enum tm_status rf, rg;
-			scan_log(&b, bs, keep, runs, false, &f, &rf);
-			scan_log(&b, bs, keep, runs, true, &g, &rg);
-			CHECK_INT(rf, rg);
-			CHECK_INT(f.log.len, g.log.len);
-			CHECK(same_scan(&f, &g));
+			struct tm_scan f;
+			fast_same(&b, bs, keep, runs, &f);
 			tm_scan_fini(&f);
-			tm_scan_fini(&g);
 		}
 		free(b.d);
 	}
@@ -1464,16 +1468,9 @@ test_compact_fast_equals_general(void)
 		cs_trace(&b);
 		for (int mode = 0; mode < 2; mode++) {
 			size_t bs = round % 3 == 0 ? 7 : round % 3 == 1 ? 4096 : 1u << 20;
-			struct tm_scan f, g;
-			enum tm_status rf, rg;
-			scan_log(&b, bs, false, mode, false, &f, &rf);
-			scan_log(&b, bs, false, mode, true, &g, &rg);
-			CHECK_INT(rf, rg);
-			CHECK_INT(f.raw_min, g.raw_min);
-			CHECK_INT(f.raw_max, g.raw_max);
-			CHECK(same_scan(&f, &g));
+			struct tm_scan f;
+			fast_same(&b, bs, false, mode, &f);
 			tm_scan_fini(&f);
-			tm_scan_fini(&g);
 		}
 		free(b.d);
 	}
