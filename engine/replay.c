@@ -387,7 +387,7 @@ try_set_clock(struct tm_replay *p, struct tm_clockid c, int64_t owner)
 static void
 ctx_set_global_clock(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk)
 {
-	if (c->n_conv > 0)
+	if (c->converted)
 		return;
 	try_set_clock(p, tm_clockid_qualify(clk, c->row, 0), c->trace_id);
 }
@@ -456,7 +456,7 @@ to_trace_time_via(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid c
 		  bool suppress, int64_t *out, enum tm_conv_result *why, struct via *v)
 {
 	flush_pending(p, c);
-	c->n_conv++;
+	c->converted = true;
 	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
 	enum tm_conv_result res =
 		v ? tm_graph_convert_via(p->g, q, ts, p->tt, v->id, false, out, &v->passed, &v->val)
@@ -487,7 +487,7 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 		return false;
 	if (!c->is_primary && c->tag == 0) {
 		c->tag = c->trace_id;
-		if (c->n_conv > 0)
+		if (c->converted)
 			stat_add(p, c, TM_STAT_MIXED_SOURCES, 1);
 	}
 	struct tm_graph_clock *gc = xmalloc((2 * n + 1) * sizeof *gc);
@@ -1337,7 +1337,6 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	int64_t r0 = tm_run_at(r, 0), v0;
 	enum tm_conv_result why;
 	if (!to_trace_time(p, c, clk, r0, is_packet && !final, &v0, &why)) {
-		c->n_conv += n_fail - 1;
 		if (is_packet && !final) {
 			/* a global clock: never incremental (clockgraph.c refuses
 			 * it), so no shadow to step */
@@ -1354,7 +1353,6 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		push(p, fs, c, v0, 0, te);
 		return;
 	}
-	c->n_conv += n - 1;
 	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
 	if (!tm_graph_pieces(p->g, q, p->tt, r0, r->last, &p->pieces, &p->n_pieces, &p->cap_pieces)) {
 		push(p, fs, c, v0, 0, te);

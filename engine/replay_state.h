@@ -23,11 +23,13 @@ struct tm_rp_row {
 	char *name;
 };
 
+/* how a tracker's deferred bridge ended (ours, for the placement sentence) */
+enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED };
+
 /* One ClockTracker (file x machine context), with the proto reader's
  * default clock. */
 struct tm_tracker {
 	uint64_t raw;
-	uint64_t n_conv;
 	struct tm_clockid default_clock; /* unqualified */
 	struct tm_clockid pending;       /* unqualified */
 	struct tm_clockid bridged_from;  /* k: the format clock on this machine */
@@ -35,15 +37,18 @@ struct tm_tracker {
 	uint32_t trace_id; /* the file's trace_file id */
 	uint32_t row;
 	uint32_t tag;
-	/* how the deferred bridge ended (ours, for the placement sentence) */
-	enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED } bridge;
+	uint8_t bridge; /* enum tm_bridge */
+	/* a timestamp was converted through it: all the replay asks of
+	 * ClockTracker's count of conversions (clock_tracker.h) is whether
+	 * it is past 0 */
+	bool converted;
 	bool is_primary;
 	bool has_default;
 	bool has_pending;
 	bool is_pin;
 	/* (one per trace file forked: 10,000s for an archive's members) */
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 88, "struct tm_tracker grew");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 80, "struct tm_tracker grew");
 
 struct tm_entry_state { /* a manifest files[] entry, applied */
 	bool has_machine_id;

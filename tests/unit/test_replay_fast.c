@@ -970,6 +970,53 @@ file_rows_grow(void)
 	tm_session_close(s);
 }
 
+/* clock_sync_mixed_clock_sources: a second file on the host machine
+ * (its tracker not primary) that converted a timestamp before its first
+ * ClockSnapshot counts it once, at that snapshot; one whose snapshot comes
+ * first does not (replay.c ctx_add_snapshot, tm_tracker.converted). */
+static uint64_t
+mixed_sources(bool event_first)
+{
+	uint32_t ids[2] = {6, 3}; /* BOOTTIME, MONOTONIC */
+	int64_t ts[2] = {1000000, 2000000};
+	struct w a = {0}, b = {0};
+	snapshot(&a, ids, ts, 2);
+	te(&a, 1000100, 1, 0);
+	if (event_first)
+		te(&b, 1000200, 2, 3); /* MONOTONIC: converted (the default clock is not: raw) */
+	snapshot(&b, ids, ts, 2);
+	te(&b, 1000300, 2, 0);
+	save("mixed_a.pftrace", &a);
+	save("mixed_b.pftrace", &b);
+	free(a.p);
+	free(b.p);
+	char pa[512], pb[512];
+	snprintf(pa, sizeof pa, "%s/mixed_a.pftrace", dir);
+	snprintf(pb, sizeof pb, "%s/mixed_b.pftrace", dir);
+	const char *paths[2] = {pa, pb};
+	struct tm_session *s;
+	struct tm_error e;
+	uint64_t v = UINT64_MAX;
+	CHECK(tm_session_open(&s, paths, 2, NULL, &e) == TM_OK);
+	if (t_failed_)
+		return v;
+	struct tm_report *r;
+	CHECK(tm_session_evaluate(s, NULL, &r, &e) == TM_OK);
+	if (!t_failed_) {
+		v = tm_stat_value(r->stats, r->n_stats, TM_STAT_MIXED_SOURCES);
+		tm_report_free(r);
+	}
+	tm_session_close(s);
+	return v;
+}
+
+static void
+mixed_sources_after_conversion(void)
+{
+	CHECK_INT(mixed_sources(true), 1);
+	CHECK_INT(mixed_sources(false), 0);
+}
+
 int
 main(void)
 {
@@ -1008,6 +1055,7 @@ main(void)
 	RUN(drops_happen);
 	RUN(unmatched_e_pairing);
 	RUN(file_rows_grow);
+	RUN(mixed_sources_after_conversion);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (getenv("TM_TEST_KEEP"))
