@@ -59,7 +59,10 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # every run must load it: the saved file keeps its inode (a load only touches
 # it; a save renames a new file over it), else the row says "not loaded".
 warm_cache() {
-	local label=$1 f=$2 c="$out/scancache" age ino0 ino1 cw cn ww wn r
+	# absolute: a relative XDG_CACHE_HOME is ignored (scancache.c, as the
+	# XDG base directory spec says), and BENCH_DIR defaults to a relative one
+	local label=$1 f=$2 c age ino0 ino1 cw cn ww wn r
+	c=$(realpath -m "$out")/scancache
 	rm -rf "$c"
 	# an input changed within 2 s is not saved (scancache.c, racy)
 	age=$(($(date +%s) - $(stat -c %Z "$f")))
