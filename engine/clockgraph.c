@@ -48,16 +48,18 @@ union small {
 
 #define SMALL_ROOM(type) ((uint32_t)(sizeof(union small) / sizeof(type)))
 
+/* A small array of n elements: in place while n <= room (its small_cap is
+ * 0 then), else on the heap. */
 static inline const void *
-small_get(const union small *a, uint32_t cap, uint32_t room)
+small_get(const union small *a, uint32_t n, uint32_t room)
 {
-	return cap <= room ? (const void *)a : a->heap;
+	return n <= room ? (const void *)a : a->heap;
 }
 
 static inline void *
-small_mut(union small *a, uint32_t cap, uint32_t room)
+small_mut(union small *a, uint32_t n, uint32_t room)
 {
-	return cap <= room ? (void *)a : a->heap;
+	return n <= room ? (void *)a : a->heap;
 }
 
 /* The capacity of a small array of n elements grown one at a time: 0 (in
@@ -90,9 +92,9 @@ small_grow(union small *a, uint32_t n, uint32_t cap, uint32_t nc, uint32_t room,
 }
 
 static void
-small_free(union small *a, uint32_t cap, uint32_t room)
+small_free(union small *a, uint32_t n, uint32_t room)
 {
-	if (cap > room)
+	if (n > room)
 		free(a->heap);
 }
 
@@ -115,7 +117,7 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct series) == 24, "struct serie
 static inline const int64_t *
 series_ts(const struct series *s)
 {
-	return small_get(&s->ts, small_cap(s->n, SERIES_ROOM), SERIES_ROOM);
+	return small_get(&s->ts, s->n, SERIES_ROOM);
 }
 
 static inline const uint32_t *
@@ -223,7 +225,6 @@ group_members(const struct group *gr)
 static inline const uint32_t *
 node_groups(const struct node *nd)
 {
-	/* in place while n_groups fits: as with capacity small_cap(n_groups) */
 	return small_get(&nd->gs, nd->n_groups, IDX_ROOM);
 }
 
@@ -363,7 +364,7 @@ tm_graph_free(struct tm_graph *g)
 	for (size_t i = 0; i < g->n_groups; i++)
 		small_free(&g->groups[i].m, g->groups[i].n, IDX_ROOM);
 	for (size_t i = 0; i < g->n_series; i++)
-		small_free(&g->series[i].ts, small_cap(g->series[i].n, SERIES_ROOM), SERIES_ROOM);
+		small_free(&g->series[i].ts, g->series[i].n, SERIES_ROOM);
 	for (int k = 0; k < 4; k++) {
 		free(g->layer[k]);
 		free(g->back[k]);
