@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE /* O_TMPFILE, fallocate */
 #include "oplog.h"
+#include "proto_wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1883,39 +1884,11 @@ hsum8(uint64_t x)
 	return (x * 0x0001000100010001ull) >> 48;
 }
 
-/* The varint at p, of at most 8 bytes (8 bytes readable at p), and its
- * length in *len; *len 0 when it is longer.  One load, the last byte found
- * by its clear top bit, the 7-bit groups packed in three steps: what v_u
- * does a byte at a time. */
-static inline uint64_t
-v_load8(const uint8_t *p, unsigned *len)
-{
-	uint64_t w;
-	memcpy(&w, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w); /* byte k at bits 8k.. */
-#endif
-	uint64_t t = ~w & 0x8080808080808080ull;
-	if (!t) {
-		*len = 0;
-		return 0;
-	}
-	unsigned n = ((unsigned)__builtin_ctzll(t) >> 3) + 1;
-	uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
-	if (n < 8)
-		x &= (1ull << (8 * n)) - 1;
-	x = (x & 0x007f007f007f007full) | (x & 0x7f007f007f007f00ull) >> 1;
-	x = (x & 0x00003fff00003fffull) | (x & 0x3fff00003fff0000ull) >> 2;
-	x = (x & 0x000000000fffffffull) | (x & 0x0fffffff00000000ull) >> 4;
-	*len = n;
-	return x;
-}
-
 /* The n deltas of a run at r->p against its skip table (every block's first
  * value and offset), sorted after the first; returns the last value (v: the
  * value before the first).  This is most of the work of checking a saved
  * scan: what v_u checks, without its per-byte tests where eight bytes are
- * left before the end (one load for a varint of up to 8 bytes, v_load8),
+ * left before the end (one load for a varint of up to 8 bytes, varint_load8),
  * and eight bytes at a time where a whole block fits before the end and the
  * deltas are one or two bytes and not negative (a timestamp's deltas mostly
  * are). */
@@ -1981,8 +1954,8 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 			}
 			if (i >= bend)
 				break;
-			uint64_t z;
-			unsigned zl = 0;
+			uint64_t z, w8, stop;
+			const uint8_t *q;
 			/* one varint, where eight bytes are before end */
 			bool room = fast || end - p >= 8;
 			if (room && *p < 0x80) {
@@ -1990,8 +1963,9 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 			} else if (room && p[1] < 0x80) {
 				z = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
 				p += 2;
-			} else if (room && (z = v_load8(p, &zl), zl)) {
-				p += zl; /* 3-8 bytes */
+			} else if (room && (stop = varint_load8(p, &w8)) != 0 &&
+				   (q = varint_squeeze(p, end, w8, stop, &z)) != NULL) {
+				p = q; /* 3-8 bytes, by proto_wire.h's one-load decoder */
 			} else {
 				r->p = p;
 				z = v_u(r);
