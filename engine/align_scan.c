@@ -102,6 +102,17 @@ tm_al_find_name(const struct tm_align_samples *a, const char *name, size_t n)
 
 static size_t occ_room(size_t n);
 
+/* e's occurrences out of the names block (tm_al_trim) into a block of
+ * their own with room for need bytes. */
+static void
+occ_own(struct al_name *e, size_t need)
+{
+	uint8_t *o = xmalloc(occ_room(need));
+	memcpy(o, e->occ, e->occ_len);
+	e->occ = o;
+	e->occ_in_names = false;
+}
+
 /* The names out of the block tm_al_trim packed them in: the entries in an
  * array of their own, each string and occurrences in its own block. */
 static void
@@ -114,12 +125,8 @@ unpack_names(struct tm_align_samples *a)
 	for (size_t i = 0; i < a->n_names; i++) {
 		struct al_name *e = &v[i];
 		e->name = xstrndup(e->name, e->len);
-		if (e->occ_in_names) {
-			uint8_t *o = xmalloc(occ_room(e->occ_len));
-			memcpy(o, e->occ, e->occ_len);
-			e->occ = o;
-			e->occ_in_names = false;
-		}
+		if (e->occ_in_names)
+			occ_own(e, e->occ_len);
 	}
 	free(a->names);
 	a->names = v;
@@ -262,12 +269,9 @@ occ_store(struct al_name *e, const uint8_t *buf, size_t k, uint32_t count)
 	 * malloc hands out anyway (16 n + 8 bytes, glibc), grown only when
 	 * one is full, not for each occurrence (~3 bytes); out of the names
 	 * block (tm_al_trim), where there is no room */
-	if (e->occ_in_names) {
-		uint8_t *o = xmalloc(occ_room(e->occ_len + k));
-		memcpy(o, e->occ, e->occ_len);
-		e->occ = o;
-		e->occ_in_names = false;
-	} else if (e->occ_len + k > occ_room(e->occ_len)) {
+	if (e->occ_in_names)
+		occ_own(e, e->occ_len + k);
+	else if (e->occ_len + k > occ_room(e->occ_len)) {
 		e->occ = xrealloc(e->occ, occ_room(e->occ_len + k));
 	}
 	memcpy(e->occ + e->occ_len, buf, k);
