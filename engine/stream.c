@@ -710,10 +710,7 @@ tm_stream_close(struct tm_stream *st)
 		inflateEnd(&st->pz);
 	buf_give(st->buf);
 	free(st->pre);
-	if (st->hb_cap)
-		tm_big_free(st->hb, st->hb_cap, 1);
-	else
-		free(st->hb);
+	tm_big_free(st->hb, st->hb_cap, 1); /* (a cap of 0: free) */
 	free(st->vs);
 	free(st->ob);
 	free(st->label);
