@@ -646,12 +646,12 @@ buf_take(void)
 		 * mmapped chunk raises its mmap threshold to that chunk's size
 		 * (malloc.c, __libc_free).  With the spare kept for good none
 		 * would be freed, and every BUF_N after it, the buffer of a
-		 * stream open beside another (8-40 in a TAR's check; no other
-		 * block of 128-272 KiB is malloc'd there), would be a fresh
-		 * mmap faulted anew; from the heap it lands on pages already
-		 * faulted.  Without this: +40-70 faults on a 100-member TAR,
-		 * +75-150 on 1,000 (two spare slots instead: the same).  So
-		 * free one first, as every stream used to. */
+		 * stream open beside another (a member's beside its archive's;
+		 * no other block of 128-272 KiB is malloc'd there), would be a
+		 * fresh mmap faulted anew; from the heap it lands on pages
+		 * already faulted.  Without this: 361 -> 390 trapped faults on
+		 * a 256 MiB TAR of 100 members (perf stat -r 5).  So free one
+		 * first, as every stream used to. */
 		free(xmalloc(BUF_N));
 	}
 	return xmalloc(BUF_N);
@@ -1140,8 +1140,8 @@ ring_room(struct tm_stream *st)
 /* Ring mode, mu held: the bytes V holds in the ring (produced, not given
  * back by the reader).  The reader and V wake each other only once half
  * the ring is free (next_gzip) or filled (v_wrote), or V is a step from
- * full, not at every block: on two cores shared with a second scan thread
- * each wake-up was a context switch.  No deadlock: V waits for room only
+ * full, not at every block: on two cores each wake-up was a context
+ * switch.  No deadlock: V waits for room only
  * when the ring holds more than s_cap - r_step, having woken the reader
  * (it signals then); the reader waits for bytes only while it has less
  * than a block, i.e. less than s_cap - r_step (ring_init): V is not
