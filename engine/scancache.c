@@ -302,14 +302,21 @@ rd_take(struct ser *z, size_t n)
 	return p;
 }
 
-/* Writing: the bytes gathered in buf hashed and written, in one piece (a
- * call of each per value cost more than the value). */
+/* Writing: p[0..n) hashed and written, a failure kept for the end. */
+static void
+wr_out(struct ser *z, const void *p, size_t n)
+{
+	h_add(&z->h, p, n);
+	if (n && fwrite(p, 1, n, z->f) != n)
+		z->werr = true;
+}
+
+/* The bytes gathered in buf, in one piece (a call of each per value cost
+ * more than the value). */
 static void
 wr_flush(struct ser *z)
 {
-	h_add(&z->h, z->buf, z->end);
-	if (z->end && fwrite(z->buf, 1, z->end, z->f) != z->end)
-		z->werr = true;
+	wr_out(z, z->buf, z->end);
 	z->end = 0;
 }
 
@@ -322,9 +329,7 @@ ser_raw(struct ser *z, void *p, size_t n)
 		if (n > z->cap - z->end) {
 			wr_flush(z);
 			if (n > z->cap) { /* a large blob: as it is */
-				h_add(&z->h, p, n);
-				if (fwrite(p, 1, n, z->f) != n)
-					z->werr = true;
+				wr_out(z, p, n);
 				return;
 			}
 		}
