@@ -169,9 +169,10 @@ round_pg(size_t n, size_t pg)
  * (tm_oplog_finish): each member of a TAR of 2-3 MiB members paid a
  * fresh mapping (mmap, munmap of the unaligned rest, madvise), a huge
  * page fault clearing 2 MiB and a munmap freeing it again.  A huge
- * mapping of one huge page let go by tm_big_resize is parked here, the
- * next big_reserve of that length takes it (its bytes are stale: a
- * grower's bytes past the copy are unspecified anyway).  Parked by
+ * mapping of one huge page let go by tm_big_resize or tm_big_free is
+ * parked here, the next big_reserve of that length takes it (its bytes
+ * are stale: a grower's bytes past the copy are unspecified anyway).
+ * Parked by
  * tm_slot_give (else unmapped), so a mapping never has two owners. */
 #define N_PARKED 2
 static void *parked[N_PARKED];
@@ -273,7 +274,13 @@ tm_big_free(void *p, size_t cap, size_t elem)
 {
 	if (is_mapped(cap, elem) && p) {
 		must_be_mapping(p);
-		munmap(p, round_pg(cap * elem, 4096));
+		/* one huge page is parked like tm_big_resize's (a plain file's
+		 * 1 MiB sniff buffer, then its op log: two fresh huge pages
+		 * cleared where one will do).  Every engine grower asks for huge
+		 * pages from 2 MiB at most, so a mapping of one huge page at a
+		 * huge page boundary is big_reserve's. */
+		size_t len = round_pg(cap * elem, 4096);
+		unmap_big(p, len, !((uintptr_t)p & (HUGE_PG - 1)));
 	} else
 		free(p);
 }

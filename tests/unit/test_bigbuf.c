@@ -306,11 +306,51 @@ parked_one_owner(void)
 		check_buf(q[i], cq[i], 1, cq[i], TM_BIG_MIN, 20 + i);
 		check_buf(p[i], c[i], 1, c[i], SIZE_MAX, 10 + i);
 	}
+	/* freed: the first two parked again, the third unmapped */
 	for (int i = 0; i < 3; i++) {
 		tm_big_free(q[i], cq[i], 1);
-		check_freed(q[i], cq[i], 1);
 		tm_big_free(p[i], c[i], 1);
 	}
+	if (!SAN) {
+		CHECK(all_mapped(q[0], HUGE) && all_mapped(q[1], HUGE));
+		check_freed(q[2], HUGE, 1);
+	}
+	tm_big_drop_parked();
+	for (int i = 0; i < 3; i++)
+		check_freed(q[i], cq[i], 1);
+}
+
+/* A staging array of one huge page (BIG_XGROW), freed: parked, and the
+ * next buffer to reserve one huge page (an op log's bytes) takes it with
+ * its own bytes; a buffer of two huge pages, freed, is unmapped. */
+static void
+freed_parked(void)
+{
+	tm_big_drop_parked();
+	int64_t *v = NULL;
+	size_t cv = 0;
+	BIG_XGROW(v, cv, TM_STAGE_MIN / 8 + 1);
+	CHECK(SAN || cv * 8 == HUGE);
+	fill((uint8_t *)v, 0, cv * 8, 1, 30);
+	uint8_t *was = (uint8_t *)v;
+	BIG_FREE(v, cv);
+	CHECK(SAN || all_mapped(was, HUGE));
+	uint8_t *b = NULL;
+	size_t cb = 0;
+	tm_big_resize((void **)&b, &cb, 5000, 1, TM_BIG_MIN);
+	fill(b, 0, cb, 1, 31);
+	tm_big_resize((void **)&b, &cb, TM_BIG_MIN, 1, TM_BIG_MIN);
+	CHECK(SAN || b == was);
+	check_buf(b, cb, 1, 5000, TM_BIG_MIN, 31);
+	uint8_t *c = NULL;
+	size_t cc = 0;
+	tm_big_resize((void **)&c, &cc, 2 * TM_BIG_MIN, 1, TM_BIG_MIN);
+	fill(c, 0, cc, 1, 32);
+	tm_big_free(c, cc, 1);
+	check_freed(c, cc, 1);
+	tm_big_free(b, cb, 1);
+	tm_big_drop_parked();
+	check_freed(b, cb, 1);
 }
 
 /* Two threads reserving and letting go of huge pages at once: a mapping
@@ -390,6 +430,7 @@ main(void)
 	RUN(families_mixed);
 	RUN(parked_reused);
 	RUN(parked_one_owner);
+	RUN(freed_parked);
 	RUN(parked_two_threads);
 	return 0;
 }
