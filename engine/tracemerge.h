@@ -596,7 +596,8 @@ struct tm_report_file {
 					    * negative (where they would have landed) */
 	size_t n_stats;
 	struct tm_stat *stats; /* non-zero stats attributed to this file */
-	char *placement;   /* ours: how it is placed and why, one sentence */
+	char *placement;   /* ours: how it is placed and why, one sentence (its
+			    * block holds machines and clocks too) */
 };
 
 struct tm_report_event { /* only with keep_events (40 bytes: the list of a
