@@ -16,7 +16,11 @@
  *                                 bundles), compact (ftrace compact_sched),
  *                                 unmatched (TrackEvent slices on 8 tracks,
  *                                 one E in three without its B, as a ring
- *                                 buffer that lost the opening Bs leaves them)
+ *                                 buffer that lost the opening Bs leaves them),
+ *                                 clears (not one of the table's: 4 sequences,
+ *                                 each cleared every 1000 of its packets and
+ *                                 the same 500 names interned again, as
+ *                                 Chrome's periodic incremental-state clears do)
  *   bench_tm walk FILE            the baseline: a plain varint walker over the
  *                                 top-level packets and their fields (mmap)
  *   bench_tm gen-members DIR N MB N proto traces of MB/N each (DIR/m00000.pftrace...);
@@ -373,15 +377,37 @@ gen_shape(const char *shape, const char *out, uint64_t mb)
 	int te20 = !strcmp(shape, "te20"), te37 = !strcmp(shape, "te37");
 	int interned = !strcmp(shape, "interned"), seqs = !strcmp(shape, "seqs");
 	int ftrace = !strcmp(shape, "ftrace"), compact = !strcmp(shape, "compact");
-	int unmatched = !strcmp(shape, "unmatched");
-	if (!te20 && !te37 && !interned && !seqs && !ftrace && !compact && !unmatched) {
+	int unmatched = !strcmp(shape, "unmatched"), clears = !strcmp(shape, "clears");
+	if (!te20 && !te37 && !interned && !seqs && !ftrace && !compact && !unmatched && !clears) {
 		fprintf(stderr, "bench_tm: unknown shape %s\n", shape);
 		fclose(f);
 		return 64;
 	}
 	static uint8_t seen[10000];
 	while (written < limit) {
-		if (unmatched) {
+		if (clears) {
+			/* per sequence: a clear with 500 names, then 999 slices */
+			uint32_t seq = 1 + (uint32_t)(i % 4), c = (uint32_t)((i / 4) % 1000);
+			w_fv(&te, 9, (i / 4) % 2 ? 2 : 1);
+			w_fv(&te, 11, 100 + seq);
+			w_fv(&te, 10, 1 + (i / 4) % 500);
+			w_fv(&pk, 8, ts);
+			w_fv(&pk, 10, seq);
+			w_fv(&pk, 13, c ? 2 : 1 | 2);
+			if (!c) {
+				for (unsigned k = 0; k < 500; k++) {
+					char nm[32];
+					int n = snprintf(nm, sizeof nm, "clears_event_name_%03u", k);
+					w_fv(&sub, 1, 1 + k);
+					w_fl(&sub, 2, nm, (size_t)n);
+					w_sub(&sub2, 2, &sub);
+				}
+				w_sub(&pk, 12, &sub2);
+			}
+			w_sub(&pk, 11, &te);
+			w_sub(&o, 1, &pk);
+			ts += 1000 + rnd(100);
+		} else if (unmatched) {
 			/* per track: B, E, E (the second E has no B) */
 			uint32_t trk = (uint32_t)(i % 8), c = (uint32_t)((i / 8) % 3);
 			w_fv(&te, 9, c == 0 ? 1 : 2);
