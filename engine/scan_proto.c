@@ -107,13 +107,6 @@ seq_ix_grow(struct ps *s)
 	s->cap_ix = nc;
 }
 
-/* The salt of a sequence's interned names in generation gen (name_key). */
-static uint64_t
-name_salt(uint64_t seqkey, uint32_t gen)
-{
-	return tm_mix64(seqkey ^ tm_mix64((uint64_t)gen ^ 0x9e3779b97f4a7c15ULL));
-}
-
 static struct seq *get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot);
 
 AINLINE struct seq *
@@ -159,9 +152,9 @@ get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot)
 		s->seq_mask = nc - 1;
 	}
 	memset(&s->seqs[i], 0, sizeof s->seqs[i]);
-	s->seqs[i].used = true;
 	s->seqs[i].key = key;
-	s->seqs[i].nsalt = name_salt(key, 0);
+	s->seqs[i].gen = tm_mix64(++s->n_gens);
+	s->seqs[i].id = (uint32_t)i;
 	s->seq_ix[j] = (uint32_t)i + 1;
 out:
 	s->last_seq = i;
@@ -187,15 +180,18 @@ tm_ps_machine(struct ps *s, uint32_t id)
 	return m;
 }
 
-/* Interned names, keyed by the sequence's stable id (machine, seq), its
- * generation and the iid: one mix of the iid with the sequence's salt for
- * the generation (name_salt; a bijection of the iid, so the names of one
- * generation never share a key). */
-static uint64_t
-name_key(const struct seq *q, uint64_t iid)
+/* Interned names (struct iname): an open-addressing table over (sequence,
+ * iid), the names in a pool.  Of a sequence's names only its generation's
+ * are valid (proto_trace_reader.cc HandleIncrementalStateCleared: a cleared
+ * sequence starts an empty IncrementalState, incremental_state.cc).  A
+ * clear leaves the others in place, stale: the same iid interned again
+ * takes its stale entry over, and names_grow drops the rest once they are
+ * half the entries.  So the table and the pool hold about the names of the
+ * current generations, however often the sequences clear. */
+AINLINE uint64_t
+name_hash(const struct seq *q, uint64_t iid)
 {
-	uint64_t k = tm_mix64(q->nsalt ^ iid);
-	return k ? k : 1;
+	return tm_mix64(iid ^ q->key * 0x9e3779b97f4a7c15ULL);
 }
 
 /* SEQ_INCREMENTAL_STATE_CLEARED (or incremental_state_cleared) on a packet
@@ -203,61 +199,98 @@ name_key(const struct seq *q, uint64_t iid)
  * reference gone, a new generation of interned names
  * (proto_trace_reader.cc HandleIncrementalStateCleared). */
 AINLINE void
-seq_clear(struct seq *q)
+seq_clear(struct ps *s, struct seq *q)
 {
 	q->valid = true;
 	q->has_defaults = false;
 	q->def_clock = 0;
 	q->def_has_track = false;
 	q->te_ts_valid = false;
-	q->gen++;
-	q->nsalt = name_salt(q->key, q->gen);
+	q->gen = tm_mix64(++s->n_gens);
+	s->n_stale += q->n_names;
+	q->n_names = 0;
 }
 
+/* Room for one more name: the table without its stale entries when they
+ * are half of it or more (and the pool with the valid names alone), else
+ * twice the size. */
 static void
 names_grow(struct ps *s)
 {
-	size_t nc = s->cap_names ? s->cap_names * 2 : 256;
+	bool drop = s->n_stale && s->n_stale * 2 >= s->n_names;
+	size_t nc = drop ? s->cap_names : s->cap_names ? s->cap_names * 2 : 256;
 	struct iname *nn = xcalloc(nc, sizeof *nn);
+	struct tm_buf pool;
+	if (drop)
+		tm_buf_init(&pool);
 	for (size_t i = 0; i < s->cap_names; i++) {
-		if (!s->names[i].key)
+		struct iname e = s->names[i];
+		if (!e.gen)
 			continue;
-		size_t j = s->names[i].key & (nc - 1);
-		while (nn[j].key)
+		const struct seq *q = &s->seqs[e.seq];
+		if (drop) {
+			if (e.gen != q->gen)
+				continue;
+			uint32_t off = (uint32_t)pool.len;
+			tm_buf_add(&pool, s->npool.data + e.off, e.len);
+			e.off = off;
+		}
+		size_t j = name_hash(q, e.iid) & (nc - 1);
+		while (nn[j].gen)
 			j = (j + 1) & (nc - 1);
-		nn[j] = s->names[i];
+		nn[j] = e;
+	}
+	if (drop) {
+		tm_buf_fini(&s->npool);
+		s->npool = pool;
+		s->n_names -= s->n_stale;
+		s->n_stale = 0;
 	}
 	free(s->names);
 	s->names = nn;
 	s->cap_names = nc;
 }
 
+/* Intern a name (do_interned, interned_fast): a name given again for its
+ * iid in the same generation replaces the earlier one. */
 static void
-name_put(struct ps *s, const struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
+name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
 {
 	if ((s->n_names + 1) * 2 > s->cap_names)
 		names_grow(s);
-	uint64_t k = name_key(q, iid);
-	size_t j = k & (s->cap_names - 1);
-	while (s->names[j].key && s->names[j].key != k)
-		j = (j + 1) & (s->cap_names - 1);
-	if (!s->names[j].key)
+	size_t m = s->cap_names - 1, j = name_hash(q, iid) & m;
+	struct iname *e;
+	while ((e = &s->names[j])->gen && (e->iid != iid || e->seq != q->id))
+		j = (j + 1) & m;
+	if (!e->gen) {
+		/* (the pool's buffer allocated by now, for memcmp and memcpy) */
 		s->n_names++;
-	else if (s->names[j].len == len && !memcmp(s->npool.data + s->names[j].off, str, len))
-		return; /* the same name again (interned data in every packet) */
-	else if (s->names[j].len > len) {
-		/* in place, so the pool stays the size of the distinct names */
-		memcpy(s->npool.data + s->names[j].off, str, len);
-		s->names[j].len = (uint32_t)len;
-		s->names[j].al = 0;
+		q->n_names++;
+		*e = (struct iname){.iid = iid, .gen = q->gen, .seq = q->id,
+				    .off = (uint32_t)s->npool.len, .len = (uint32_t)len};
+		tm_buf_add(&s->npool, str, len);
 		return;
 	}
-	s->names[j].al = 0;
-	s->names[j].key = k;
-	s->names[j].iid = iid;
-	s->names[j].off = (uint32_t)s->npool.len;
-	s->names[j].len = (uint32_t)len;
-	tm_buf_add(&s->npool, str, len);
+	bool same = e->len == len && !memcmp(s->npool.data + e->off, str, len);
+	if (e->gen != q->gen) {
+		/* the sequence's stale name of this iid: this generation's now */
+		s->n_stale--;
+		q->n_names++;
+		e->gen = q->gen;
+		if (same)
+			return; /* its sample's index too (it depends on the name alone) */
+	} else if (same) {
+		return; /* the same name again (interned data in every packet) */
+	}
+	e->al = 0;
+	if (e->len >= len) {
+		/* in place, so the pool stays the size of the distinct names */
+		memcpy(s->npool.data + e->off, str, len);
+	} else {
+		e->off = (uint32_t)s->npool.len;
+		tm_buf_add(&s->npool, str, len);
+	}
+	e->len = (uint32_t)len;
 }
 
 static struct iname *
@@ -265,13 +298,11 @@ name_find(const struct ps *s, const struct seq *q, uint64_t iid)
 {
 	if (!s->cap_names)
 		return NULL;
-	uint64_t k = name_key(q, iid);
-	size_t j = k & (s->cap_names - 1);
-	while (s->names[j].key) {
-		if (s->names[j].key == k)
-			return &s->names[j];
-		j = (j + 1) & (s->cap_names - 1);
-	}
+	uint64_t g = q->gen;
+	size_t m = s->cap_names - 1, j = name_hash(q, iid) & m;
+	for (struct iname *e; (e = &s->names[j])->gen; j = (j + 1) & m)
+		if (e->gen == g && e->iid == iid)
+			return e;
 	return NULL;
 }
 
@@ -738,7 +769,7 @@ do_interned(struct ps *s, struct seq *q, const struct field *d)
  * the scan needs only the event names, for the alignment samples and the
  * per-event detail); the other fields are skipped by their size. */
 static __attribute__((noinline)) void
-interned_fast(struct ps *s, const struct seq *q, const uint8_t *p, size_t len,
+interned_fast(struct ps *s, struct seq *q, const uint8_t *p, size_t len,
 	      const uint8_t *lim)
 {
 	const uint8_t *end = p + len;
@@ -1523,7 +1554,7 @@ fast_packet_t(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint
 	/* Committed: as process_packet from here. */
 	s->n_fast_pk++;
 	if (clear)
-		seq_clear(q);
+		seq_clear(s, q);
 	if (interned && idata && has_seq && q->valid)
 		interned_fast(s, q, idata, (size_t)id_len, lim);
 	if (clock)
@@ -1626,7 +1657,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	struct seq *q = get_seq(s, k.machine, k.seq, &slot);
 	if (k.cleared_legacy || (k.flags & 1)) {
 		if (k.has_seq)
-			seq_clear(q);
+			seq_clear(s, q);
 	} else if (k.dropped && k.has_seq) {
 		q->valid = false;
 		q->te_ts_valid = false;

@@ -26,10 +26,12 @@ struct seq {
 	uint64_t key; /* machine << 32 | seq id; UINT64_MAX = empty slot */
 	uint64_t def_track;
 	int64_t te_ref_ns;
-	uint64_t nsalt;    /* of its interned names' keys in this generation (name_key) */
+	/* its interning generation's stamp: one of ps.n_gens, mixed (unique and
+	 * never 0), new on a clear */
+	uint64_t gen;
 	uint32_t def_clock;
-	uint32_t gen;      /* interning generation, bumped on clear */
-	bool used;
+	uint32_t id;       /* its index in ps.seqs (struct iname seq) */
+	uint32_t n_names;  /* its interned names of this generation (ps.n_stale) */
 	bool valid;        /* incremental state valid (starts invalid) */
 	bool has_defaults; /* TracePacketDefaults present in this generation */
 	bool def_has_track;
@@ -44,11 +46,14 @@ struct machine {
 	uint8_t first_bundle[MAX_CPU / 8];
 };
 
+/* An interned event name, found by its generation's stamp and its iid, both
+ * compared (name_hash only places it): once its sequence is cleared it is
+ * stale, found again only to be reused for the same iid. */
 struct iname {
-	uint64_t key; /* hash of (seq slot, gen, iid); 0 = empty */
-	uint32_t al; /* its alignment sample's index + 1 (align_scan.h; 0: not looked up) */
-	uint32_t spare;
 	uint64_t iid;
+	uint64_t gen; /* its sequence's gen when interned; 0 = empty */
+	uint32_t seq; /* that sequence's id */
+	uint32_t al; /* its alignment sample's index + 1 (align_scan.h; 0: not looked up) */
 	uint32_t off, len; /* into names pool */
 };
 
@@ -78,7 +83,9 @@ struct ps {
 	size_t n_machines, cap_machines;
 
 	struct iname *names;
-	size_t cap_names, n_names;
+	size_t cap_names, n_names; /* n_names: the entries in use, n_stale of them stale */
+	size_t n_stale;
+	uint64_t n_gens; /* generations started (struct seq gen) */
 	struct tm_buf npool;
 
 	/* payload ops of the current packet */

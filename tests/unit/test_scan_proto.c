@@ -1384,6 +1384,175 @@ test_interned_fast_equals_general(void)
 	}
 }
 
+/* Two sequences' names whose keys were one 64-bit hash in 273fdb8's table
+ * (tm_mix64(salt ^ iid), the salt a mix of the sequence and generation):
+ * sequence 2's iid chosen so, its name replaced sequence 1's and the event
+ * of sequence 1 took it.  Names are found by (generation, iid) now. */
+static uint64_t
+old_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t
+old_salt(uint64_t seqkey, uint32_t gen)
+{
+	return old_mix64(seqkey ^ old_mix64((uint64_t)gen ^ 0x9e3779b97f4a7c15ULL));
+}
+
+static void
+test_interned_names_exact(void)
+{
+	uint64_t other = 1 ^ old_salt(1, 1) ^ old_salt(2, 1);
+	struct tb b = {0};
+	add_interned(&b, 1, 1, 1, "alpha");
+	add_interned(&b, 2, 1, other, "beta");
+	add_te(&b, 1, 2, 100, 3, NULL, 1, 42);
+	add_te(&b, 2, 2, 200, 3, NULL, other, 42);
+	CHECK_STR(scan_all(&b, true), "MACHINE 0|NOTS 2|PKT m0 c0 s1 100 n1|PUSH te 'alpha' I 42|"
+				      "PKT m0 c0 s2 200 n1|PUSH te 'beta' I 42");
+	struct tm_scan sc;
+	scan_ops(b.d, b.n, 1 << 20, false, &sc);
+	CHECK(sc.align && sc.align->n_names == 2);
+	for (size_t i = 0; sc.align && i < sc.align->n_names; i++)
+		CHECK_INT(sc.align->names[i].count, 1);
+	tm_scan_fini(&sc);
+	free(b.d);
+}
+
+/* The names of many generations against a model of their meaning
+ * (incremental_state.cc: a sequence's names are its current generation's;
+ * a clear starts an empty one, a lost packet keeps them but interns no
+ * more until the next clear; within a generation the last name given for
+ * an iid counts, as do_interned reads it): sequences that clear often,
+ * interning the same iids again (names_put's reuse of a stale entry) or
+ * new ones (names_grow's dropping of stale ones), names of every length
+ * (in place or not), events of names of this generation, an earlier one,
+ * none.  Each event's name (keep: its detail) and every name's count of
+ * alignment samples must be the model's, on the fast and general paths. */
+#define NG_SEQS 4
+#define NG_IIDS 12
+static const char *const ng_names[] = {"", "a", "bb", "draw", "layout_tree", "paint",
+				       "v8.compile_and_run_long_name", "x", "commit",
+				       "raster_task", "gc"};
+#define NG_NAMES (sizeof ng_names / sizeof ng_names[0])
+
+struct ng_seq {
+	bool valid;
+	uint64_t base; /* the generation's iids: base + 1..NG_IIDS */
+	int name[NG_IIDS]; /* index into ng_names, -1: none */
+};
+
+static void
+test_interned_generations(void)
+{
+	for (int round = 0; round < 60 && !t_failed_; round++) {
+		struct tb b = {0};
+		struct ng_seq sq[NG_SEQS];
+		memset(sq, 0, sizeof sq);
+		char want[65536];
+		size_t w = 0;
+		uint64_t count[NG_NAMES] = {0};
+		uint64_t ts = 1000;
+		int n_pk = 100 + (int)fp_rand(600);
+		for (int i = 0; i < n_pk; i++) {
+			uint32_t k = fp_rand(NG_SEQS);
+			struct ng_seq *q = &sq[k];
+			struct tb pk = {0}, d = {0}, te = {0};
+			bool clear = fp_rand(6) == 0, lost = !clear && fp_rand(40) == 0;
+			if (clear) {
+				q->valid = true;
+				/* the same iids again, or new ones */
+				q->base = fp_rand(2) ? 0 : fp_rand(3) ? 1000 + fp_rand(1u << 30)
+								 : (uint64_t)-(int64_t)(100 + fp_rand(1000));
+				for (int j = 0; j < NG_IIDS; j++)
+					q->name[j] = -1;
+			} else if (lost) {
+				q->valid = false;
+			}
+			uint32_t ne = fp_rand(3) ? fp_rand(4) : 0;
+			for (uint32_t e = 0; e < ne; e++) {
+				struct tb en = {0};
+				uint32_t j = fp_rand(NG_IIDS), nm = fp_rand(NG_NAMES);
+				fp_varint_field(&en, "\x08", 1, q->base + 1 + j);
+				pt_len_field(&en, "\x12", 1, ng_names[nm], strlen(ng_names[nm]));
+				pt_len_field(&d, "\x12", 1, en.d, en.n);
+				free(en.d);
+				if (q->valid)
+					q->name[j] = (int)nm;
+			}
+			/* an instant of an iid of this generation, mostly */
+			uint32_t j = fp_rand(NG_IIDS);
+			bool none = fp_rand(8) == 0;
+			uint64_t iid = none ? 5000000000ULL + fp_rand(5) : q->base + 1 + j;
+			int nm = none ? -1 : q->name[j];
+			fp_varint_field(&te, "\x48", 1, 3);
+			fp_varint_field(&te, "\x58", 1, 42);
+			fp_varint_field(&te, "\x50", 1, iid);
+			ts += 1 + fp_rand(1000);
+			fp_varint_field(&pk, "\x40", 1, ts);
+			fp_varint_field(&pk, "\x50", 1, 1 + k);
+			if (clear)
+				fp_varint_field(&pk, "\x68", 1, 1);
+			if (lost)
+				fp_varint_field(&pk, "\xd0\x02", 2, 1);
+			if (ne)
+				pt_len_field(&pk, "\x62", 1, d.d, d.n);
+			pt_len_field(&pk, "\x5a", 1, te.d, te.n);
+			pt_packet(&b, &pk);
+			free(pk.d);
+			free(d.d);
+			free(te.d);
+			w += (size_t)snprintf(want + w, sizeof want - w, "'%s'|",
+					      nm >= 0 ? ng_names[nm] : "");
+			if (nm > 0)
+				count[nm]++;
+		}
+		/* each event's name, from its detail */
+		char got[65536];
+		size_t g = 0;
+		const char *ops = scan_ops(b.d, b.n, round % 2 ? 7 : 1u << 20, true, NULL);
+		for (const char *p = ops; (p = strstr(p, "PUSH te '"));) {
+			p += 8;
+			const char *e = strchr(p + 1, '\'');
+			if (!e)
+				break;
+			g += (size_t)snprintf(got + g, sizeof got - g, "%.*s|", (int)(e - p + 1), p);
+			p = e + 1;
+		}
+		CHECK_STR(got, want);
+		/* the alignment samples' counts */
+		struct tm_scan sc;
+		scan_ops(b.d, b.n, 4096, false, &sc);
+		size_t n_named = 0;
+		for (size_t i = 1; i < NG_NAMES; i++)
+			n_named += count[i] > 0;
+		CHECK_INT(sc.align ? sc.align->n_names : 0, n_named);
+		for (size_t i = 0; sc.align && i < sc.align->n_names; i++) {
+			const struct al_name *a = &sc.align->names[i];
+			size_t x = 1;
+			while (x < NG_NAMES && (strlen(ng_names[x]) != a->len ||
+						memcmp(ng_names[x], a->name, a->len)))
+				x++;
+			CHECK(x < NG_NAMES);
+			if (x < NG_NAMES)
+				CHECK_INT(a->count, count[x]);
+		}
+		tm_scan_fini(&sc);
+		for (int mode = 0; mode < 2; mode++) {
+			struct tm_scan f;
+			fast_same(&b, 4096, mode, false, &f);
+			tm_scan_fini(&f);
+		}
+		free(b.d);
+	}
+}
+
 /* compact_sched bundles: the scanner's event loop (compact_array) against
  * its general loop (no_fast) on the same bytes, as test_fast_equals_general
  * (op log, summary, least and most timestamps).  Columns of unequal
@@ -1715,6 +1884,8 @@ main(void)
 	RUN(test_align_names_agree);
 	RUN(test_fast_equals_general);
 	RUN(test_interned_fast_equals_general);
+	RUN(test_interned_names_exact);
+	RUN(test_interned_generations);
 	RUN(test_compact_fast_equals_general);
 	RUN(test_pkt_runs_stored_bytes);
 	RUN(test_varint_readers);
