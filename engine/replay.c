@@ -408,10 +408,9 @@ flush_pending(struct tm_replay *p, struct tm_tracker *c)
 	c->has_pending = false;
 	struct tm_clockid gt = p->tt;
 	struct tm_clockid q = tm_clockid_qualify(c->pending, c->row, c->tag);
-	struct tm_clockid k = tm_clockid_qualify(c->pending, c->row, 0);
+	struct tm_clockid k = tm_tracker_bridged_from(c);
 	if (!tm_clockid_eq(q, k) && !tm_graph_reaches(p->g, q, k))
 		zero_edge(p, q, k);
-	c->bridged_from = k;
 	c->bridge = BR_PATH;
 	if (tm_clockid_eq(k, gt) || tm_graph_reaches(p->g, k, gt))
 		return;

@@ -32,7 +32,6 @@ struct tm_tracker {
 	uint64_t raw;
 	struct tm_clockid default_clock; /* unqualified */
 	struct tm_clockid pending;       /* unqualified */
-	struct tm_clockid bridged_from;  /* k: the format clock on this machine */
 	uint32_t file;     /* report file index (= member index; trace_file ids are u32 too) */
 	uint32_t trace_id; /* the file's trace_file id */
 	uint32_t row;
@@ -48,7 +47,17 @@ struct tm_tracker {
 	bool is_pin;
 	/* (one per trace file forked: 10,000s for an archive's members) */
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 80, "struct tm_tracker grew");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 64, "struct tm_tracker grew");
+
+/* The clock flush_pending bridged from (k there: the format clock on the
+ * tracker's machine), read once bridge is set.  Not a field: pending and
+ * row are set when the tracker is forked and never change, and
+ * flush_pending runs once (it clears has_pending). */
+static inline struct tm_clockid
+tm_tracker_bridged_from(const struct tm_tracker *c)
+{
+	return tm_clockid_qualify(c->pending, c->row, 0);
+}
 
 struct tm_entry_state { /* a manifest files[] entry, applied */
 	bool has_machine_id;
