@@ -1008,6 +1008,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 			tm_stream_gz_known(st, &end);
 		size_t first = in->n_members, vis_end = 0;
 		uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
+		tm_stream_short_read(st); /* a header first, not a block */
 		s = tar_entries(in, ci, st, &vis_end, err);
 		if (spec && pass == 0 && s != TM_ERR_CANCELLED) {
 			/* read on to the end (gz_settle would; our own error

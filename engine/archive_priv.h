@@ -42,6 +42,13 @@ enum tm_status tm_rd_read(struct tm_rd *rd, void *dst, size_t want, size_t *got,
 enum tm_status tm_rd_skip(struct tm_rd *rd, uint64_t want, uint64_t *got,
 			  struct tm_error *err) TM_WUR;
 
+/* The next read of a file stream (and only that one) is a short one of
+ * a header's size (stream.c FAR_READ), as after a far skip: a walk that
+ * reads a header and skips what follows. */
+void tm_stream_short_read(struct tm_stream *st);
+/* The skip after which a file stream's next read is short (stream.c
+ * FAR_SKIP; a test sets SIZE_MAX: whole blocks only, no short reads). */
+extern size_t tm_stream_far_skip;
 /* [off, off+len) of a file. */
 enum tm_status tm_stream_file(const char *path, const char *label, uint64_t off, uint64_t len,
 			      struct tm_stream **out, struct tm_error *err) TM_WUR;

@@ -1737,6 +1737,114 @@ t_tail_read_same(void)
 	free(t.d);
 }
 
+/* sess_out's text and every member's name: what the listing found. */
+static void
+sess_list(const char *path, struct sess_out *o)
+{
+	sess_out(path, false, o);
+	const char *pp[1] = {path};
+	struct tm_session *s = NULL;
+	struct tm_error e = {0};
+	CHECK_INT(tm_session_open(&s, pp, 1, NULL, &e), TM_OK);
+	if (!s)
+		return;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_buf_adds(&b, o->text);
+	for (size_t i = 0; i < tm_session_n_members(s); i++) {
+		const struct tm_member *m = tm_session_member(s, i);
+		tm_buf_adds(&b, "\nname ");
+		if (m->name)
+			tm_buf_add(&b, m->name, m->name_len);
+	}
+	const char *where = NULL, *fatal = tm_session_fatal(s, &where);
+	tm_buf_adds(&b, "\nfatal ");
+	tm_buf_adds(&b, fatal ? fatal : "-");
+	tm_buf_addc(&b, 0);
+	snprintf(o->text, sizeof o->text, "%s", b.data);
+	tm_buf_fini(&b);
+	tm_session_close(s);
+}
+
+/* The TAR walk reads a header and the member's sniff bytes, then skips:
+ * after a skip of 8 KiB or more, and at its start, the next read of the
+ * file is short (stream.c FAR_SKIP, tm_stream_short_read).  The listing
+ * and the prediction must be those of reading whole blocks only
+ * (tm_stream_far_skip = SIZE_MAX): members on both sides of every
+ * threshold (the short read, the sniff, the far skip, a block), hidden,
+ * long-named, PAX, a directory and a nested TAR; the archive cut in a
+ * member's body after a far skip, in a header, in the sniff bytes, and a
+ * bad header after a far skip. */
+static void
+t_short_read_same(void)
+{
+	const size_t sizes[] = {0,	   100,		511,	    512,	3584, 4095,
+				4096,	   7680,	7681,	    8192,	8800, 16384,
+				65536 + 7, 300 * 1024u, 256 * 1024u - 512, 33000};
+	const size_t NS = sizeof sizes / sizeof sizes[0];
+	unsigned char *raw = raw_proto(300 * 1024u / 32 + 1);
+	struct fx inner = {0}; /* a TAR to nest */
+	fx_file(&inner, "i1.pftrace", raw, 20000);
+	fx_file(&inner, "i2.pftrace", raw, 700);
+	fx_end(&inner);
+	struct fx t = {0};
+	size_t cuts[8], nc = 0;
+	for (size_t k = 0; k < NS; k++) {
+		char nm[48];
+		snprintf(nm, sizeof nm, "m%02zu.pftrace", k);
+		if (k == 3) {
+			fx_hdr(&t, "d/", NULL, 0, '5', 0);
+			fx_hdr(&t, "pax", NULL, 30, 'x', 0);
+			fx_add(&t, "30 path=ignored/by/the/reader\n", 30);
+			fx_zero(&t, 512 - 30);
+		}
+		if (k == 5) {
+			const char *ln = "a/very/long/name/that/goes/past/the/hundred/bytes/"
+					 "of/a/ustar/header/field/member05_long.pftrace";
+			fx_hdr(&t, "././@LongLink", NULL, strlen(ln), 'L', 1);
+			fx_add(&t, ln, strlen(ln));
+			fx_zero(&t, (512 - strlen(ln) % 512) % 512);
+			snprintf(nm, sizeof nm, "x");
+		}
+		if (k == 8)
+			fx_file(&t, ".hidden.pftrace", raw, 40000);
+		if (k == 10)
+			fx_file(&t, "nested.tar", inner.d, inner.n);
+		if (k == 12 && nc < 8)
+			cuts[nc++] = t.n + 512 + 9000; /* in a body, after a far skip */
+		if (k == 13 && nc < 8)
+			cuts[nc++] = t.n + 200; /* in a header */
+		if (k == 14 && nc < 8)
+			cuts[nc++] = t.n + 512 + 100; /* in the sniff bytes */
+		fx_file(&t, nm, raw, sizes[k]);
+	}
+	size_t bad_at = t.n;
+	fx_end(&t);
+	cuts[nc++] = t.n - 700; /* in the end blocks */
+	for (size_t v = 0; v <= nc + 1; v++) {
+		char name[32];
+		snprintf(name, sizeof name, "short%zu.tar", v);
+		unsigned char *d = malloc(t.n);
+		memcpy(d, t.d, t.n);
+		size_t n = v < nc ? cuts[v] : t.n;
+		if (v == nc + 1) /* not a header and not zeros, after a far skip */
+			memset(d + bad_at, 'z', 512);
+		const char *path = fx_write(name, d, n);
+		struct sess_out a, b;
+		sess_list(path, &a);
+		tm_stream_far_skip = SIZE_MAX;
+		sess_list(path, &b);
+		tm_stream_far_skip = 8u * 1024u;
+		CHECK(sess_same(name, &a, "short reads", &b, "whole blocks"));
+		tm_report_free(a.r);
+		tm_report_free(b.r);
+		free(d);
+	}
+	free(raw);
+	free(t.d);
+	free(inner.d);
+}
+
 /* A .pftrace.gz or .pftrace.zst inside a TAR is sniffed provisionally and
  * scanned while listed, as a whole file is (walk_gzip_visit): the
  * prediction must be that of reading only verified bytes (no_spec) when
@@ -2024,6 +2132,7 @@ main(void)
 	RUN(t_gzip_thread_close);
 	RUN(t_spec_session_same);
 	RUN(t_tail_read_same);
+	RUN(t_short_read_same);
 	RUN(t_spec_nested_same);
 	RUN(t_spec_deep_same);
 	RUN(t_tar_rules);
