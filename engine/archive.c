@@ -650,6 +650,48 @@ read_head(const struct tm_input *in, size_t i, size_t cap, uint8_t *buf, size_t 
 	return s;
 }
 
+/* The formats tm_sniff (sniff.c, after trace_processor's
+ * util/trace_type.cc GuessTraceType) decides from the first PREFIX bytes,
+ * whatever follows them: their tests, and every test before theirs, look
+ * at the first 265 bytes only (the TAR magic ends at 265). */
+#define PREFIX 4096u
+static bool
+prefix_decides(enum tm_format f)
+{
+	return f == TM_FMT_TAR || f == TM_FMT_ZIP || f == TM_FMT_GZIP || f == TM_FMT_ZSTD;
+}
+
+/* *f: tm_sniff of the input's first SNIFF_CAP bytes.  From the first
+ * PREFIX bytes alone when they decide it (a container: one short read,
+ * where reading 1 MiB through a stream's block buffer and copying it
+ * faulted the buffer's pages for nothing); else from SNIFF_CAP bytes in
+ * *buf, a staging array of *bcap. */
+static enum tm_status
+sniff_top(struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm_format *f,
+	  struct tm_error *err)
+{
+	struct tm_stream *st;
+	size_t got = 0, more = 0;
+	enum tm_status s = open_member(in, 0, &st, err);
+	if (s != TM_OK)
+		return s;
+	tm_stream_short_read(st);
+	struct tm_rd rd = {.st = st};
+	BIG_XGROW(*buf, *bcap, PREFIX);
+	if ((s = tm_rd_read(&rd, *buf, PREFIX, &got, err)) == TM_OK) {
+		*f = tm_sniff(*buf, got);
+		if (got == PREFIX && !prefix_decides(*f)) {
+			/* a staging array (internal.h): 1 MiB of fresh 4 KiB
+			 * pages faulted one by one was ~2 ms of every check */
+			BIG_XGROW(*buf, *bcap, SNIFF_CAP);
+			s = tm_rd_read(&rd, *buf + got, SNIFF_CAP - got, &more, err);
+			*f = tm_sniff(*buf, got + more);
+		}
+	}
+	tm_stream_close(st);
+	return s;
+}
+
 /* ---- TAR ---- */
 
 /* ExtractUint64 of the 12-byte size field; NULL or the error text. */
@@ -2165,12 +2207,10 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 		size_t mi = add_member(in, -1, NULL, 0, L_FILE);
 		in->members[mi].source_path = in->paths[0];
 		in->members[mi].size = in->members[mi].stored_size = size;
-		/* a staging array (internal.h): 1 MiB of fresh 4 KiB pages
-		 * faulted one by one was ~2 ms of every check */
-		BIG_XGROW(buf, bcap, SNIFF_CAP);
-		if ((s = read_head(in, 0, SNIFF_CAP, buf, &got, err)) != TM_OK)
+		enum tm_format f = TM_FMT_UNKNOWN;
+		if ((s = sniff_top(in, &buf, &bcap, &f, err)) != TM_OK)
 			goto fail;
-		set_format(&in->members[0], tm_sniff(buf, got));
+		set_format(&in->members[0], f);
 		publish(in, 0);
 	} else {
 		in->is_loose = true;

@@ -1845,6 +1845,68 @@ t_short_read_same(void)
 	free(inner.d);
 }
 
+/* An input's format is tm_sniff of its first MiB (as trace_processor
+ * guesses it from the first chunk it is given), though a container's is
+ * taken from its first 4 KiB (archive.c sniff_top): every case agrees with
+ * tm_sniff of all of the first MiB, among them a pprof shape whose first
+ * 4 KiB alone say pprof and the rest does not, and containers whose later
+ * bytes look like other formats. */
+static void
+t_top_sniff_same(void)
+{
+	const size_t N = (1u << 20) + 5000;
+	unsigned char *b = calloc(1, N);
+	struct fx t = {0};
+	fx_file(&t, "j.json", J, sizeof J - 1);
+	fx_end(&t);
+	for (int c = 0; c < 9; c++) {
+		size_t n = 8192;
+		memset(b, 0, N);
+		if (c <= 2) { /* field 2 (pprof's sample), 2 bytes each ... */
+			for (size_t i = 0; i + 2 <= 4096; i += 2)
+				b[i] = 0x12;
+			if (c == 0) /* ... then field 15: not pprof */
+				b[4096] = 0x78;
+			else if (c == 1) /* ... exactly 4 KiB of it */
+				n = 4096;
+			else /* ... all of the first MiB of it */
+				for (size_t i = 4096; i + 2 <= N; i += 2)
+					b[i] = 0x12;
+			if (c == 2)
+				n = N;
+		} else if (c == 3) { /* a TAR, JSON and pprof-like bytes after it */
+			memcpy(b, t.d, t.n);
+			memcpy(b + 4096, J, sizeof J - 1);
+		} else if (c == 4 || c == 5 || c == 6) { /* gzip, ZIP, zstd */
+			static const unsigned char mg[3][4] = {
+				{0x1f, 0x8b, 8, 0}, {'P', 'K', 3, 4}, {0x28, 0xb5, 0x2f, 0xfd}};
+			memcpy(b, mg[c - 4], 4);
+			for (size_t i = 4096; i + 2 <= n; i += 2)
+				b[i] = 0x12;
+		} else if (c == 7) { /* JSON, shorter than the prefix */
+			memcpy(b, J, sizeof J - 1);
+			n = sizeof J - 1;
+		} else { /* a proto trace longer than the first MiB */
+			unsigned char *raw = raw_proto(N / 32);
+			memcpy(b, raw, N / 32 * 32);
+			free(raw);
+			n = N / 32 * 32;
+		}
+		char name[32];
+		snprintf(name, sizeof name, "top%d.bin", c);
+		const char *path = fx_write(name, b, n);
+		enum tm_format want = tm_sniff(b, n < (1u << 20) ? n : (1u << 20));
+		CHECK_INT(open1(path), TM_OK);
+		if (in.n_members)
+			CHECK_INT(in.members[0].format, want);
+		tm_input_close(&in);
+		if (c == 0)
+			CHECK_INT(tm_sniff(b, 4096), TM_FMT_PPROF); /* the case is what it says */
+	}
+	free(b);
+	free(t.d);
+}
+
 /* A .pftrace.gz or .pftrace.zst inside a TAR is sniffed provisionally and
  * scanned while listed, as a whole file is (walk_gzip_visit): the
  * prediction must be that of reading only verified bytes (no_spec) when
@@ -2133,6 +2195,7 @@ main(void)
 	RUN(t_spec_session_same);
 	RUN(t_tail_read_same);
 	RUN(t_short_read_same);
+	RUN(t_top_sniff_same);
 	RUN(t_spec_nested_same);
 	RUN(t_spec_deep_same);
 	RUN(t_tar_rules);
