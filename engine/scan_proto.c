@@ -251,10 +251,9 @@ names_grow(struct ps *s)
 	s->cap_names = nc;
 }
 
-/* Intern a name (do_interned, interned_fast): a name given again for its
- * iid in the same generation replaces the earlier one. */
-static void
-name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
+/* name_put past its first case: a new or stale entry, or another name. */
+static __attribute__((noinline)) void
+name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
 {
 	if ((s->n_names + 1) * 2 > s->cap_names)
 		names_grow(s);
@@ -293,7 +292,7 @@ name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t l
 	e->len = (uint32_t)len;
 }
 
-static struct iname *
+AINLINE struct iname *
 name_find(const struct ps *s, const struct seq *q, uint64_t iid)
 {
 	if (!s->cap_names)
@@ -304,6 +303,18 @@ name_find(const struct ps *s, const struct seq *q, uint64_t iid)
 		if (e->gen == g && e->iid == iid)
 			return e;
 	return NULL;
+}
+
+/* Intern a name (do_interned, interned_fast): a name given again for its
+ * iid in the same generation replaces the earlier one.  The usual case, the
+ * same name again (interned data in every packet), without a call. */
+AINLINE void
+name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
+{
+	struct iname *e = name_find(s, q, iid);
+	if (LIKELY(e && e->len == len && !memcmp(s->npool.data + e->off, str, len)))
+		return;
+	name_put_slow(s, q, iid, str, len);
 }
 
 static bool
