@@ -107,26 +107,23 @@ seq_ix_grow(struct ps *s)
 	s->cap_ix = nc;
 }
 
-static struct seq *get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot);
+static struct seq *get_seq_slow(struct ps *s, uint64_t key);
 
 AINLINE struct seq *
-get_seq(struct ps *s, uint32_t machine, uint32_t seq, uint32_t *slot)
+get_seq(struct ps *s, uint32_t machine, uint32_t seq)
 {
 	uint64_t key = (uint64_t)machine << 32 | seq;
 	uint32_t c = s->seq_cache[(seq ^ machine * 0x9e3779b9u) & s->seq_mask];
 	if (LIKELY(c < s->n_seqs)) {
 		struct seq *q = &s->seqs[c];
-		if (LIKELY(q->key == key)) {
-			if (slot)
-				*slot = c;
+		if (LIKELY(q->key == key))
 			return q;
-		}
 	}
-	return get_seq_slow(s, key, slot);
+	return get_seq_slow(s, key);
 }
 
 static struct seq *
-get_seq_slow(struct ps *s, uint64_t key, uint32_t *slot)
+get_seq_slow(struct ps *s, uint64_t key)
 {
 	size_t i;
 	if (s->n_seqs && s->seqs[s->last_seq].key == key) {
@@ -160,8 +157,6 @@ out:
 	s->last_seq = i;
 	s->seq_cache[((uint32_t)key ^ (uint32_t)(key >> 32) * 0x9e3779b9u) & s->seq_mask] =
 		(uint32_t)i;
-	if (slot)
-		*slot = (uint32_t)i;
 	return &s->seqs[i];
 }
 
@@ -1546,11 +1541,11 @@ fast_packet_t(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint
 	bool clear = false;
 	struct seq *q;
 	if (LIKELY(!(flags32 & 3))) {
-		q = get_seq(s, 0, seq32, NULL);
+		q = get_seq(s, 0, seq32);
 	} else {
 		if ((flags32 & 2) && !seq32)
 			return 0;
-		q = get_seq(s, 0, seq32, NULL);
+		q = get_seq(s, 0, seq32);
 		clear = (flags32 & 1) && has_seq;
 		if ((flags32 & 2) && !clear && !q->valid)
 			return 0;
@@ -1664,8 +1659,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 			tm_scan_note_machine(s->sc, k.machine);
 	}
 
-	uint32_t slot;
-	struct seq *q = get_seq(s, k.machine, k.seq, &slot);
+	struct seq *q = get_seq(s, k.machine, k.seq);
 	if (k.cleared_legacy || (k.flags & 1)) {
 		if (k.has_seq)
 			seq_clear(s, q);
