@@ -524,7 +524,16 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
  * stats table, src/trace_processor/storage/stats.h) and whether it is one of
  * the three summed into the dropped count (the UI's import dialog and
  * `trace_processor util merge` report that sum).  Front ends look stats up by
- * id, never by comparing names. */
+ * id, never by comparing names.
+ *
+ * Not predicted: interned_data_tokenizer_errors.  trace_processor counts it
+ * for an interned message without an iid and for every interned lookup that
+ * misses, of any kind (incremental_state.cc InternMessage and
+ * GetInternedMessageView: categories, debug annotation names, source
+ * locations, frames... in every parser); the scan reads event names alone.
+ * Nor are interned_data_missing_sequence_id and
+ * interned_data_skipped_incremental_state_invalid (proto_trace_reader.cc
+ * ParseInternedData), which the scan could count. */
 #define TM_STAT_LIST(X)                                                                            \
 	X(TM_STAT_UNRELATABLE, "clock_sync_unrelatable_clock_domains", true)                       \
 	X(TM_STAT_NO_PATH, "clock_sync_failure_no_path", true)                                     \
@@ -542,7 +551,6 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
 	X(TM_STAT_SEQ_NEEDS_INCR_INVALID, "packet_skipped_seq_needs_incremental_state_invalid", false) \
 	X(TM_STAT_FTRACE_BUNDLE_ERRORS, "ftrace_bundle_tokenizer_errors", false)                   \
 	X(TM_STAT_TE_TOKENIZER_ERRORS, "track_event_tokenizer_errors", false)                      \
-	X(TM_STAT_INTERNED_DATA_TOKENIZER_ERRORS, "interned_data_tokenizer_errors", false)         \
 	X(TM_STAT_PROTO_TOKENIZER_ERRORS, "proto_tokenizer_errors", false)                         \
 	X(TM_STAT_FTRACE_CPU_ENTRIES_BEGIN, "ftrace_cpu_entries_begin", false)
 
