@@ -89,7 +89,7 @@ void tm_big_resize(void **p, size_t *cap, size_t n, size_t elem, size_t huge_min
 void tm_big_grow(void **p, size_t *cap, size_t need, size_t elem, size_t huge_min);
 void tm_big_free(void *p, size_t cap, size_t elem);
 /* Unmaps the huge mappings tm_big_resize and tm_big_free parked for reuse
- * (tests). */
+ * (tests; tm_replay, once the scans are done). */
 void tm_big_drop_parked(void);
 #define BIG_FREE(arr, cap) tm_big_free((arr), (cap), sizeof(*(arr)))
 /* The op log's bytes: huge pages from TM_BIG_MIN (a log is kept per member

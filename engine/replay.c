@@ -1562,6 +1562,11 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 		if (p.cap_evs < n) /* a pooled mapping grows where it is, its pages kept */
 			tm_big_resize((void **)&p.evs, &p.cap_evs, n, sizeof *p.evs, TM_STAGE_MIN);
 	}
+	/* The scans are done (and the events list above could take one): the
+	 * huge pages parked for their buffers (util.c big_reserve) would stay
+	 * resident through the replay's peak, 2 MiB each (the 10,000-member
+	 * TAR's peak is in the clock graph here and in tm_report_build). */
+	tm_big_drop_parked();
 	const struct tm_manifest *override = m;
 	bool virtual_manifest = override && src->first_manifest == SIZE_MAX;
 	if (virtual_manifest) {
