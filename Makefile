@@ -27,7 +27,10 @@ else ifeq ($(SAN),1)
   LDSAN := -fsanitize=address,undefined
 else
   O := $(B)/rel
-  OPTFLAGS := -O2 -g
+  # Functions at 64-byte boundaries: where a hot function (scan_proto.c's
+  # compact_array) falls in its cache line moved check's CPU by 6-8%, so an
+  # edit anywhere in the engine showed up as a speed change on the bench.
+  OPTFLAGS := -O2 -g -falign-functions=64
   LDSAN :=
 endif
 
