@@ -855,19 +855,20 @@ struct te_op {
 };
 
 /* The name of a TrackEvent's alignment sample (al_track_event), as
- * track_event_parser.cc names its slice: none for a slice's end (it has no
- * name of its own); the inline name (NULL: none) before the interned one
- * (name_iid; real traces intern nearly every name).  Both paths of a
- * TrackEvent (do_track_event, fast_packet's plain_te) take it from here. */
+ * track_event_event_importer.h ParseTrackEventName names its slice: none
+ * for a slice's end (it has no name of its own); the interned one when
+ * name_iid (else the legacy event's) is not 0, none if that iid is not
+ * interned; else the inline name (NULL: none).  Both paths of a TrackEvent
+ * (do_track_event, fast_packet's plain_te) take it from here. */
 AINLINE void
 te_al_name(struct ps *s, struct seq *q, uint64_t type, const uint8_t *name, size_t name_len,
-	   bool has_name_iid, uint64_t name_iid, struct te_op *out)
+	   uint64_t name_iid, struct te_op *out)
 {
 	if (type == TE_SLICE_END)
 		return;
-	out->al_name = name;
-	out->al_name_len = name ? name_len : 0;
-	out->al_iname = !name && has_name_iid ? name_find(s, q, name_iid) : NULL;
+	out->al_name = name_iid ? NULL : name;
+	out->al_name_len = name_iid || !name ? 0 : name_len;
+	out->al_iname = name_iid ? name_find(s, q, name_iid) : NULL;
 	out->al_type = type;
 }
 
@@ -881,10 +882,10 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 		return; /* track_event_missing_sequence_id */
 	const uint8_t *end = p + len;
 	bool has_delta = false, has_tt_delta = false, has_track = false;
-	bool has_counter = false, has_name = false, has_name_iid = false;
+	bool has_counter = false, has_name = false;
 	bool has_ic_delta = false;
 	int64_t delta = 0, absolute = 0;
-	uint64_t type = 0, track = 0, name_iid = 0;
+	uint64_t type = 0, track = 0, name_iid = 0, legacy_name_iid = 0;
 	int64_t legacy_phase = 0;
 	const uint8_t *name = NULL;
 	size_t name_len = 0;
@@ -910,7 +911,6 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 				continue;
 			}
 			if (id == TE_NAME_IID) {
-				has_name_iid = true;
 				name_iid = v;
 				continue;
 			}
@@ -967,12 +967,15 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			has_ic_delta = false;
 			break;
 		case TE_LEGACY_EVENT:
-			if (wt == WT_LEN && s->keep) {
+			if (wt == WT_LEN) {
 				const uint8_t *r = fp, *re = fp + fl;
 				struct field g;
-				while (next_field(&r, re, &g) > 0)
+				while (next_field(&r, re, &g) > 0) {
 					if (g.id == TE_LEGACY_PHASE && g.wt == WT_VARINT)
 						legacy_phase = (int64_t)g.v;
+					else if (g.id == TE_LEGACY_NAME_IID && g.wt == WT_VARINT)
+						legacy_name_iid = g.v;
+				}
 			}
 			break;
 		default:
@@ -1000,6 +1003,9 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 		return;
 	}
 
+	if (!name_iid)
+		name_iid = legacy_name_iid; /* ParseTrackEventName */
+
 	/* Validation after the legacy conversion. */
 	bool ok = true;
 	if ((has_tt_delta || has_ic_delta) && !q->te_ts_valid)
@@ -1011,14 +1017,13 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 
 	uint32_t detail = 0;
 	if (ok && s->keep) {
-		const char *nm = (const char *)name;
-		size_t nl = name_len;
-		if (!has_name && has_name_iid && !name_get(s, q, name_iid, &nm, &nl)) {
+		/* as te_al_name */
+		const char *nm = has_name ? (const char *)name : NULL;
+		size_t nl = has_name ? name_len : 0;
+		if (name_iid && !name_get(s, q, name_iid, &nm, &nl)) {
 			nm = NULL;
 			nl = 0;
 		}
-		if (!has_name && !has_name_iid)
-			nm = NULL;
 		char ph = 0;
 		switch (type) {
 		case TE_SLICE_BEGIN: ph = 'B'; break;
@@ -1037,7 +1042,7 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 	}
 
 	if (ok)
-		te_al_name(s, q, type, has_name ? name : NULL, name_len, has_name_iid, name_iid, out);
+		te_al_name(s, q, type, has_name ? name : NULL, name_len, name_iid, out);
 	if (conv) {
 		/* clock 3 = MONOTONIC */
 		out->kind = TM_OP_CONVERT;
@@ -1386,7 +1391,6 @@ struct te_plain {
 	uint64_t type, name_iid;
 	const uint8_t *name; /* NULL: no name field */
 	size_t name_len;
-	bool has_name_iid;
 };
 
 AINLINE bool
@@ -1396,7 +1400,6 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 	const uint8_t *end = p + len, *name = NULL;
 	uint64_t type = 0, name_iid = 0;
 	size_t name_len = 0;
-	bool has_name_iid = false;
 	while (p < end) {
 		uint8_t tag = *p++;
 		uint64_t v;
@@ -1415,7 +1418,6 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 		}
 		switch (tag) {
 		case TAG(TE_NAME_IID, WT_VARINT):
-			has_name_iid = true;
 			p = get_varint_lim(p, end, lim, &name_iid);
 			break;
 		case TAG(TE_CATEGORY_IIDS, WT_VARINT):
@@ -1450,7 +1452,6 @@ plain_te(const uint8_t *p, size_t len, const uint8_t *lim, struct te_plain *t)
 	t->name_iid = name_iid;
 	t->name = name;
 	t->name_len = name_len;
-	t->has_name_iid = has_name_iid;
 	return type != TE_COUNTER && type != TE_STATE;
 }
 
@@ -1572,7 +1573,7 @@ fast_packet_t(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint
 		/* do_track_event's result for this kind: a te_op of its own
 		 * (do_track_event takes r's address) */
 		struct te_op rp = {.kind = TM_OP_PUSH, .flags = TM_PUSH_TRACK_EVENT};
-		te_al_name(s, q, t.type, t.name, t.name_len, t.has_name_iid, t.name_iid, &rp);
+		te_al_name(s, q, t.type, t.name, t.name_len, t.name_iid, &rp);
 		if (LIKELY(!al_track_event(s, &rp, 0, clock, (int64_t)ts, off))) {
 			fast_push(s, clock, seq32, (int64_t)ts, TM_PUSH_TRACK_EVENT, off);
 			return 1;
