@@ -103,8 +103,6 @@ note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 	a->rows[a->n_rows++] = row;
 }
 
-#define TRACKER_BLOCK 64u
-
 /* ForkContextForTrace(file, raw) (trace_processor_context.cc). */
 static struct tm_tracker *
 fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
@@ -128,8 +126,7 @@ fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 		c->is_primary = true;
 		mc_add(p, raw, c->row);
 	}
-	XGROW(p->ctxs, p->cap_ctxs, p->n_ctxs + 1);
-	p->ctxs[p->n_ctxs++] = c;
+	p->n_ctxs++;
 	p->any_forked = true;
 	note_file_row(p, file, c->row);
 	return c;
@@ -1648,7 +1645,6 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	for (size_t i = 0; i < p.n_trk_blocks; i++)
 		free(p.trk_blocks[i]);
 	free(p.trk_blocks);
-	free(p.ctxs);
 	for (size_t i = 0; i < p.n_rows; i++)
 		free(p.rows[i].name);
 	free(p.rows);

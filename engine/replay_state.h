@@ -134,10 +134,10 @@ struct tm_replay {
 	uint64_t *mc_raw;
 	uint32_t *mc_row;
 	size_t n_mc, cap_mc;
-	struct tm_tracker **ctxs;
-	size_t n_ctxs, cap_ctxs;
-	/* the trackers themselves, TRACKER_BLOCK to a block (one per member
-	 * of an archive or more: not one allocation each) */
+	/* the trackers in fork order, TRACKER_BLOCK to a block (one per
+	 * member of an archive or more: not one allocation each, and no
+	 * pointer array: tm_ctx finds the i-th) */
+	size_t n_ctxs;
 	struct tm_tracker **trk_blocks;
 	size_t n_trk_blocks, cap_trk_blocks;
 	bool any_forked;
@@ -163,6 +163,15 @@ struct tm_replay {
 	uint64_t *row_drops; /* dropped-count units per machine row */
 	size_t cap_row_drops;
 };
+
+#define TRACKER_BLOCK 64u
+
+/* The i-th tracker forked (i < n_ctxs). */
+static inline struct tm_tracker *
+tm_ctx(const struct tm_replay *p, size_t i)
+{
+	return &p->trk_blocks[i / TRACKER_BLOCK][i % TRACKER_BLOCK];
+}
 
 /* report.c: fill p->r from the finished replay. */
 void tm_report_build(struct tm_replay *p);

@@ -159,7 +159,7 @@ row_label(struct tm_replay *p, uint32_t row, char *buf, size_t cap)
  * took, its manifest entry and the stats it got.  Drop reasons first: they
  * matter most when the line is cut. */
 /* The trackers of each file, in creation order: the trackers of file f are
- * p->ctxs[by[start[f]]] .. p->ctxs[by[start[f + 1] - 1]] (a counting sort,
+ * tm_ctx(p, by[start[f]]) .. tm_ctx(p, by[start[f + 1] - 1]) (a counting sort,
  * so a report over many files does not scan every tracker per file). */
 struct by_file {
 	size_t *start, *by;
@@ -171,13 +171,13 @@ index_trackers(const struct tm_replay *p, size_t nm, struct by_file *ix)
 	ix->start = xcalloc(nm + 2, sizeof *ix->start);
 	ix->by = xcalloc(p->n_ctxs + 1, sizeof *ix->by);
 	for (size_t i = 0; i < p->n_ctxs; i++)
-		if (p->ctxs[i]->file < nm)
-			ix->start[p->ctxs[i]->file + 2]++;
+		if (tm_ctx(p, i)->file < nm)
+			ix->start[tm_ctx(p, i)->file + 2]++;
 	for (size_t f = 2; f < nm + 2; f++)
 		ix->start[f] += ix->start[f - 1];
 	for (size_t i = 0; i < p->n_ctxs; i++)
-		if (p->ctxs[i]->file < nm)
-			ix->by[ix->start[p->ctxs[i]->file + 1]++] = i;
+		if (tm_ctx(p, i)->file < nm)
+			ix->by[ix->start[tm_ctx(p, i)->file + 1]++] = i;
 }
 
 static void
@@ -194,7 +194,7 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 			    tm_acc_stat(a, TM_STAT_NEG_DROPPED));
 	}
 	for (size_t k = ix->start[file]; k < ix->start[file + 1]; k++) {
-		const struct tm_tracker *c = p->ctxs[ix->by[k]];
+		const struct tm_tracker *c = tm_ctx(p, ix->by[k]);
 		if (c->bridge != BR_DECLINED)
 			continue;
 		SEP();
@@ -215,7 +215,7 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 		e = tm_manifest_entry_by_path(p->m, mb->name, NULL);
 	bool shown = false;
 	for (size_t k = ix->start[file]; k < ix->start[file + 1]; k++) {
-		const struct tm_tracker *c = p->ctxs[ix->by[k]];
+		const struct tm_tracker *c = tm_ctx(p, ix->by[k]);
 		if (c->bridge == BR_DECLINED)
 			continue;
 		const char *how = NULL;
