@@ -82,8 +82,9 @@ mem_keep(struct tm_oplog *l, uint64_t n)
 	sp_mem_add((int64_t)n);
 }
 
-/* A write to the spill file ends at a multiple of SP_PIECE in the file.
- * The page cache gives a buffered write folios as large as the write and
+/* A write to the spill file of more than SP_PIECE bytes ends at a
+ * multiple of SP_PIECE in the file (one of SP_PIECE or less cannot make a
+ * folio larger than itself: written whole).  The page cache gives a buffered write folios as large as the write and
  * its offset allow; here (a guest whose free memory goes back to its
  * host) folios of 256 KiB and up were fresh memory each time: te20 1 GiB
  * wrote 97 MB of runs in 512 KiB writes at ~670 us each, a fifth of the
@@ -99,7 +100,7 @@ sp_io(int fd, bool wr, uint8_t *p, size_t n, uint64_t off)
 	while (done < n) {
 		uint64_t at = off + done;
 		size_t w = n - done, piece = (size_t)(SP_PIECE - (at & (SP_PIECE - 1)));
-		if (wr && w > piece)
+		if (wr && w > SP_PIECE)
 			w = piece;
 		ssize_t k = wr ? pwrite(fd, p + done, w, (off_t)at) : pread(fd, p + done, w, (off_t)at);
 		if (k < 0 && errno == EINTR)
