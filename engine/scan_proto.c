@@ -246,7 +246,7 @@ names_grow(struct ps *s)
 	s->cap_names = nc;
 }
 
-/* name_put past its first case: a new or stale entry, or another name. */
+/* name_put past its first case: a new or a stale entry. */
 static __attribute__((noinline)) void
 name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
 {
@@ -265,17 +265,14 @@ name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, siz
 		tm_buf_add(&s->npool, str, len);
 		return;
 	}
-	bool same = e->len == len && !memcmp(s->npool.data + e->off, str, len);
-	if (e->gen != q->gen) {
-		/* the sequence's stale name of this iid: this generation's now */
-		s->n_stale--;
-		q->n_names++;
-		e->gen = q->gen;
-		if (same)
-			return; /* its sample's index too (it depends on the name alone) */
-	} else if (same) {
-		return; /* the same name again (interned data in every packet) */
-	}
+	if (e->gen == q->gen)
+		return; /* this generation's: the first name stays */
+	/* the sequence's stale name of this iid: this generation's now */
+	s->n_stale--;
+	q->n_names++;
+	e->gen = q->gen;
+	if (e->len == len && !memcmp(s->npool.data + e->off, str, len))
+		return; /* its sample's index too (it depends on the name alone) */
 	e->al = 0;
 	if (e->len >= len) {
 		/* in place, so the pool stays the size of the distinct names */
@@ -300,14 +297,14 @@ name_find(const struct ps *s, const struct seq *q, uint64_t iid)
 	return NULL;
 }
 
-/* Intern a name (do_interned, interned_fast): a name given again for its
- * iid in the same generation replaces the earlier one.  The usual case, the
- * same name again (interned data in every packet), without a call. */
+/* Intern a name (event_name_put, interned_fast).  An iid interned again in
+ * its generation keeps its first name (incremental_state.cc InternMessage:
+ * emplace, which keeps what it finds); that is the usual case (interned
+ * data in every packet), without a call. */
 AINLINE void
 name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
 {
-	struct iname *e = name_find(s, q, iid);
-	if (LIKELY(e && e->len == len && !memcmp(s->npool.data + e->off, str, len)))
+	if (LIKELY(name_find(s, q, iid) != NULL))
 		return;
 	name_put_slow(s, q, iid, str, len);
 }
@@ -740,40 +737,83 @@ do_defaults(struct seq *q, const struct field *d)
 	}
 }
 
+/* One EventName (InternedData.event_names), interned under its first iid
+ * field with its first name field, as trace_processor finds them
+ * (incremental_state.cc InternMessage, packet_sequence_state_generation.cc
+ * DecodeInternedStringValue: FindField, the first of an id; a name that is
+ * not a string is empty); none without an iid (interned_data_tokenizer_errors
+ * there).  An iid of a length-delimited field is the field's address there,
+ * never a name_iid: not interned here.  Fields of a one-byte tag are read in
+ * place (lim: the end of the readable buffer, for 8-byte varint loads), any
+ * other by next_field; what makes next_field fail ends the walk, as a field
+ * that does not parse ends FindField's. */
+AINLINE void
+event_name_put(struct ps *s, struct seq *q, const uint8_t *b, const uint8_t *e,
+	       const uint8_t *lim)
+{
+	const uint8_t *str = (const uint8_t *)"";
+	uint64_t iid = 0;
+	size_t len = 0;
+	bool has_iid = false, iid_ok = false, has_name = false;
+	while (b < e && !(has_iid && has_name)) {
+		uint64_t v;
+		if (*b == TAG(EN_IID, WT_VARINT)) {
+			b = get_varint_lim(b + 1, e, lim, &v);
+			if (UNLIKELY(!b))
+				break;
+			if (!has_iid) {
+				has_iid = iid_ok = true;
+				iid = v;
+			}
+		} else if (*b == TAG(EN_NAME, WT_LEN)) {
+			const uint8_t *c = get_varint_lim(b + 1, e, lim, &v);
+			if (UNLIKELY(!c || v > (uint64_t)(e - c)))
+				break;
+			if (!has_name) {
+				has_name = true;
+				str = c;
+				len = (size_t)v;
+			}
+			b = c + v;
+		} else {
+			struct field g;
+			if (next_field(&b, e, &g) <= 0)
+				break;
+			if (g.id == EN_IID && !has_iid) {
+				has_iid = true;
+				iid_ok = g.wt != WT_LEN;
+				iid = g.v;
+			} else if (g.id == EN_NAME && !has_name) {
+				has_name = true;
+				if (g.wt == WT_LEN) {
+					str = g.p;
+					len = g.len;
+				}
+			}
+		}
+	}
+	if (iid_ok)
+		name_put(s, q, iid, str, len);
+}
+
 static void
-do_interned(struct ps *s, struct seq *q, const struct field *d)
+do_interned(struct ps *s, struct seq *q, const struct field *d, const uint8_t *lim)
 {
 	const uint8_t *p = d->p, *end = p + d->len;
 	struct field f;
-	while (next_field(&p, end, &f) > 0) {
-		if (f.id != ID_EVENT_NAMES || f.wt != WT_LEN)
-			continue;
-		const uint8_t *r = f.p, *re = f.p + f.len;
-		struct field g;
-		uint64_t iid = 0;
-		const uint8_t *str = NULL;
-		size_t len = 0;
-		while (next_field(&r, re, &g) > 0) {
-			if (g.id == EN_IID && g.wt == WT_VARINT)
-				iid = g.v;
-			else if (g.id == EN_NAME && g.wt == WT_LEN) {
-				str = g.p;
-				len = g.len;
-			}
-		}
-		if (str)
-			name_put(s, q, iid, str, len);
-	}
+	while (next_field(&p, end, &f) > 0)
+		if (f.id == ID_EVENT_NAMES && f.wt == WT_LEN)
+			event_name_put(s, q, f.p, f.p + f.len, lim);
 }
 
 /* do_interned for fast_packet: the same names put in the same order.  A
- * field of a one-byte tag is read in place (lim: the end of the readable
- * buffer, for 8-byte varint loads), any other by next_field as do_interned
- * reads it; what makes next_field fail ends the walk here too.  As there,
- * only event_names are read (proto_trace_reader.cc ParseInternedData keeps
- * every interned message in the sequence's state for the parsers; of them
- * the scan needs only the event names, for the alignment samples and the
- * per-event detail); the other fields are skipped by their size. */
+ * field of a one-byte tag is read in place, any other by next_field as
+ * do_interned reads it; what makes next_field fail ends the walk here too.
+ * As there, only event_names are read (proto_trace_reader.cc
+ * ParseInternedData keeps every interned message in the sequence's state
+ * for the parsers; of them the scan needs only the event names, for the
+ * alignment samples and the per-event detail); the other fields are
+ * skipped by their size. */
 static __attribute__((noinline)) void
 interned_fast(struct ps *s, struct seq *q, const uint8_t *p, size_t len,
 	      const uint8_t *lim)
@@ -799,44 +839,13 @@ interned_fast(struct ps *s, struct seq *q, const uint8_t *p, size_t len,
 			b = f.p;
 			n = f.len;
 		}
-		/* one EventName: the last iid and name count; the usual one
-		 * is an iid and a name of one-byte sizes, nothing else */
+		/* the usual EventName: an iid and a name of one-byte sizes,
+		 * nothing else */
 		if (n >= 4 && b[0] == TAG(EN_IID, WT_VARINT) && b[1] < 0x80 &&
-		    b[2] == TAG(EN_NAME, WT_LEN) && b[3] < 0x80 && b[3] == n - 4) {
+		    b[2] == TAG(EN_NAME, WT_LEN) && b[3] < 0x80 && b[3] == n - 4)
 			name_put(s, q, b[1], b + 4, b[3]);
-			continue;
-		}
-		const uint8_t *e = b + n, *str = NULL;
-		uint64_t iid = 0;
-		size_t slen = 0;
-		while (b < e) {
-			uint64_t v;
-			if (*b == TAG(EN_IID, WT_VARINT)) {
-				b = get_varint_lim(b + 1, e, lim, &v);
-				if (UNLIKELY(!b))
-					break;
-				iid = v;
-			} else if (*b == TAG(EN_NAME, WT_LEN)) {
-				const uint8_t *c = get_varint_lim(b + 1, e, lim, &v);
-				if (UNLIKELY(!c || v > (uint64_t)(e - c)))
-					break;
-				str = c;
-				slen = (size_t)v;
-				b = c + v;
-			} else {
-				struct field g;
-				if (next_field(&b, e, &g) <= 0)
-					break;
-				if (g.id == EN_IID && g.wt == WT_VARINT) {
-					iid = g.v;
-				} else if (g.id == EN_NAME && g.wt == WT_LEN) {
-					str = g.p;
-					slen = g.len;
-				}
-			}
-		}
-		if (str)
-			name_put(s, q, iid, str, slen);
+		else
+			event_name_put(s, q, b, b + n, lim);
 	}
 }
 
@@ -1671,7 +1680,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	if (k.has_defaults && k.has_seq)
 		do_defaults(q, &k.defaults);
 	if (k.has_interned && k.has_seq && q->valid)
-		do_interned(s, q, &k.interned);
+		do_interned(s, q, &k.interned, k.lim);
 
 	if (k.has_snapshot) {
 		do_snapshot(s, &k);
