@@ -589,13 +589,39 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 		z->bad = "deltas no run refers to";
 }
 
-static void
-ser_occ(struct ser *z, struct al_occ *o)
+/* an occurrence the general way (writing, across a refill, damage) */
+static __attribute__((noinline)) void
+ser_occ_slow(struct ser *z, struct al_occ *o)
 {
 	ser_i64(z, &o->ts);
 	ser_u32(z, &o->clock);
 	ser_u32(z, &o->machine);
 	ser_u64(z, &o->off);
+}
+
+/* Reading, with the four values in the buffer (most occurrences): taken at
+ * once, not four times through ser_u64's tests (a third of a warm load's
+ * own instructions for 1,000 members); a clock or machine out of range
+ * goes the general way, which says so. */
+static inline void
+ser_occ(struct ser *z, struct al_occ *o)
+{
+	if (!z->wr && !z->bad && z->left >= 32 && z->end - z->pos >= 32) {
+		uint64_t v[4];
+		memcpy(v, z->buf + z->pos, 32);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		for (int i = 0; i < 4; i++)
+			v[i] = __builtin_bswap64(v[i]); /* stored little-endian */
+#endif
+		if (v[1] <= UINT32_MAX && v[2] <= UINT32_MAX) {
+			*o = (struct al_occ){(int64_t)v[0], (uint32_t)v[1], (uint32_t)v[2], v[3]};
+			z->pos += 32;
+			z->at += 32;
+			z->left -= 32;
+			return;
+		}
+	}
+	ser_occ_slow(z, o);
 }
 
 static void

@@ -483,6 +483,56 @@ bad_format(struct tm_scan *sc)
 	sc->format = TM_FMT_SYSTRACE;
 }
 
+/* A saved occurrence's clock beyond 32 bits (the file patched, its
+ * checksum made right): refused as out of range (ser_occ's one-step read
+ * leaves it to the general one, which says so). */
+static void
+hostile_occ(const char *path)
+{
+	const char *one[1] = {path};
+	empty_cache();
+	struct tm_session *s = open_s(one, 1, false, 0);
+	char *want = render(s);
+	unsigned char pat[32] = {0};
+	bool have = false;
+	for (size_t k = 0; k < tm_session_n_members(s) && !have; k++) {
+		const struct tm_align_samples *a = s->scans[k] ? s->scans[k]->align : NULL;
+		struct al_occ occ[AL_OCC];
+		if (!a || !a->n_names || !tm_al_occs(&a->names[0], occ))
+			continue;
+		uint64_t v[4] = {(uint64_t)occ[0].ts, occ[0].clock, occ[0].machine, occ[0].off};
+		for (int i = 0; i < 32; i++)
+			pat[i] = (unsigned char)(v[i / 8] >> (8 * (i % 8)));
+		have = true;
+	}
+	tm_session_close(s);
+	CHECK(have);
+	char *file = only_file();
+	size_t n = 0;
+	unsigned char *f = (unsigned char *)slurp(file, &n);
+	unsigned char *at = f && have ? memmem(f, n, pat, 32) : NULL;
+	CHECK(at != NULL);
+	if (at) {
+		at[12] = 1; /* the clock's fifth byte */
+		uint64_t sum = tm_scancache_hash(f + 32, n - 32);
+		for (int j = 0; j < 8; j++)
+			f[24 + j] = (unsigned char)(sum >> (8 * j));
+		write_file(file, (char *)f, n);
+		s = open_s(one, 1, false, 0);
+		struct tm_cache_info ci;
+		tm_session_cache_info(s, &ci);
+		CHECK_INT(ci.loaded, 0);
+		CHECK(ci.note && strstr(ci.note, "value out of range"));
+		char *got = render(s);
+		CHECK_STR(got, want);
+		free(got);
+		tm_session_close(s);
+	}
+	free(f);
+	free(file);
+	free(want);
+}
+
 static void
 t_hostile(void)
 {
@@ -492,6 +542,7 @@ t_hostile(void)
 	hostile(bad_detail, "detail reference");
 	hostile(bad_align, "alignment");
 	hostile(bad_format, "another format");
+	hostile_occ(json_path);
 }
 
 /* A log with every op kind, runs beyond one skip block included. */
