@@ -246,7 +246,8 @@ names_grow(struct ps *s)
 	s->cap_names = nc;
 }
 
-/* name_put past its first case: a new or a stale entry. */
+/* name_put past its first case (no name of the iid in this generation): a
+ * new entry, or the sequence's stale one of the iid. */
 static __attribute__((noinline)) void
 name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
 {
@@ -265,8 +266,6 @@ name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, siz
 		tm_buf_add(&s->npool, str, len);
 		return;
 	}
-	if (e->gen == q->gen)
-		return; /* this generation's: the first name stays */
 	/* the sequence's stale name of this iid: this generation's now */
 	s->n_stale--;
 	q->n_names++;
