@@ -207,13 +207,16 @@ seq_clear(struct ps *s, struct seq *q)
 }
 
 /* Room for one more name: the table without its stale entries when they
- * are half of it or more (and the pool with the valid names alone), else
- * twice the size. */
+ * are half of it or more, or when compact (and the pool then with the valid
+ * names alone), of the size that leaves it at most half full. */
 static void
-names_grow(struct ps *s)
+names_grow(struct ps *s, bool compact)
 {
-	bool drop = s->n_stale && s->n_stale * 2 >= s->n_names;
-	size_t nc = drop ? s->cap_names : s->cap_names ? s->cap_names * 2 : 256;
+	bool drop = compact || (s->n_stale && s->n_stale * 2 >= s->n_names);
+	size_t live = s->n_names - (drop ? s->n_stale : 0);
+	size_t nc = s->cap_names ? s->cap_names : 256;
+	while ((live + 1) * 2 > nc)
+		nc *= 2;
 	struct iname *nn = xcalloc(nc, sizeof *nn);
 	struct tm_buf pool;
 	if (drop)
@@ -240,6 +243,7 @@ names_grow(struct ps *s)
 		s->npool = pool;
 		s->n_names -= s->n_stale;
 		s->n_stale = 0;
+		s->pool_dead = 0;
 	}
 	free(s->names);
 	s->names = nn;
@@ -251,8 +255,11 @@ names_grow(struct ps *s)
 static __attribute__((noinline)) void
 name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
 {
-	if ((s->n_names + 1) * 2 > s->cap_names)
-		names_grow(s);
+	/* a pool mostly of replaced names is compacted (at most once in 8
+	 * bytes replaced a slot: the table is walked) */
+	bool dead = s->pool_dead * 2 > s->npool.len;
+	if ((s->n_names + 1) * 2 > s->cap_names || (dead && s->pool_dead >= s->cap_names * 8))
+		names_grow(s, dead);
 	size_t m = s->cap_names - 1, j = name_hash(q, iid) & m;
 	struct iname *e;
 	while ((e = &s->names[j])->gen && (e->iid != iid || e->seq != q->id))
@@ -276,7 +283,9 @@ name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, siz
 	if (e->len >= len) {
 		/* in place, so the pool stays the size of the distinct names */
 		memcpy(s->npool.data + e->off, str, len);
+		s->pool_dead += e->len - len;
 	} else {
+		s->pool_dead += e->len;
 		e->off = (uint32_t)s->npool.len;
 		tm_buf_add(&s->npool, str, len);
 	}

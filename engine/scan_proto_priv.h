@@ -85,6 +85,7 @@ struct ps {
 	struct iname *names;
 	size_t cap_names, n_names; /* n_names: the entries in use, n_stale of them stale */
 	size_t n_stale;
+	size_t pool_dead; /* bytes of npool no entry holds (name_put_slow) */
 	uint64_t n_gens; /* generations started (struct seq gen) */
 	struct tm_buf npool;
 

@@ -1551,6 +1551,50 @@ test_event_name_fields(void)
 	free(b.d);
 }
 
+/* A sequence that clears before every packet and interns its iid again
+ * with a longer name each time (up to 100 bytes, then from 1 again):
+ * name_put_slow's replaced names fill the pool, names_grow compacts it.
+ * Each event's name, and another sequence's name kept through it all. */
+static void
+test_interned_pool_compacted(void)
+{
+	struct tb b = {0};
+	char want[65536], nm[128];
+	size_t w = 0;
+	add_interned(&b, 2, 1, 1, "other");
+	for (int i = 0; i < 400; i++) {
+		size_t k = 1 + (size_t)i % 100;
+		for (size_t j = 0; j < k; j++)
+			nm[j] = (char)('a' + (i + (int)j) % 26);
+		nm[k] = 0;
+		add_interned(&b, 1, 1, 1, nm);
+		np_te(&b, 100 + (uint64_t)i, NULL, true, 1, 0);
+		w += (size_t)snprintf(want + w, sizeof want - w, "'%s'|", nm);
+		if (i % 50 == 0) {
+			add_te(&b, 2, 0, 100 + (uint64_t)i, 3, NULL, 1, 42);
+			w += (size_t)snprintf(want + w, sizeof want - w, "'other'|");
+		}
+	}
+	const char *ops = scan_ops(b.d, b.n, 4096, true, NULL);
+	static char got[65536];
+	size_t g = 0;
+	for (const char *p = ops; (p = strstr(p, "PUSH te '"));) {
+		p += 8;
+		const char *e = strchr(p + 1, '\'');
+		if (!e)
+			break;
+		g += (size_t)snprintf(got + g, sizeof got - g, "%.*s|", (int)(e - p + 1), p);
+		p = e + 1;
+	}
+	CHECK_STR(got, want);
+	for (int keep = 0; keep < 2; keep++) {
+		struct tm_scan f;
+		fast_same(&b, 4096, keep, false, &f);
+		tm_scan_fini(&f);
+	}
+	free(b.d);
+}
+
 /* The names of many generations against a model of their meaning
  * (incremental_state.cc: a sequence's names are its current generation's;
  * a clear starts an empty one, a lost packet keeps them but interns no
@@ -2013,6 +2057,7 @@ main(void)
 	RUN(test_interned_names_exact);
 	RUN(test_te_name_priority);
 	RUN(test_event_name_fields);
+	RUN(test_interned_pool_compacted);
 	RUN(test_interned_generations);
 	RUN(test_compact_fast_equals_general);
 	RUN(test_pkt_runs_stored_bytes);
