@@ -113,8 +113,6 @@ fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 	}
 	struct tm_tracker *c = &p->trk_blocks[p->n_trk_blocks - 1][p->n_ctxs % TRACKER_BLOCK];
 	c->file = (uint32_t)file;
-	c->trace_id = p->src->in->members[file].trace_file_id;
-	c->raw = raw;
 	long mrow = mc_find(p, raw);
 	if (mrow >= 0) {
 		c->row = (uint32_t)mrow;
@@ -386,7 +384,7 @@ ctx_set_global_clock(struct tm_replay *p, struct tm_tracker *c, struct tm_clocki
 {
 	if (c->converted)
 		return;
-	try_set_clock(p, tm_clockid_qualify(clk, c->row, 0), c->trace_id);
+	try_set_clock(p, tm_clockid_qualify(clk, c->row, 0), tm_ctx_trace_id(p, c));
 }
 
 static void
@@ -404,7 +402,7 @@ flush_pending(struct tm_replay *p, struct tm_tracker *c)
 		return;
 	c->has_pending = false;
 	struct tm_clockid gt = p->tt;
-	struct tm_clockid q = tm_clockid_qualify(c->pending, c->row, c->tag);
+	struct tm_clockid q = tm_clockid_qualify(c->pending, c->row, tm_ctx_tag(p, c));
 	struct tm_clockid k = tm_tracker_bridged_from(c);
 	if (!tm_clockid_eq(q, k) && !tm_graph_reaches(p->g, q, k))
 		zero_edge(p, q, k);
@@ -453,7 +451,7 @@ to_trace_time_via(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid c
 {
 	flush_pending(p, c);
 	c->converted = true;
-	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
+	struct tm_clockid q = tm_clockid_qualify(clk, c->row, tm_ctx_tag(p, c));
 	enum tm_conv_result res =
 		v ? tm_graph_convert_via(p->g, q, ts, p->tt, v->id, false, out, &v->passed, &v->val)
 		  : tm_graph_convert(p->g, q, ts, p->tt, false, out);
@@ -481,8 +479,8 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 {
 	if (c->is_pin)
 		return false;
-	if (!c->is_primary && c->tag == 0) {
-		c->tag = c->trace_id;
+	if (!c->is_primary && tm_ctx_tag(p, c) == 0) {
+		c->tagged = true;
 		if (c->converted)
 			stat_add(p, c, TM_STAT_MIXED_SOURCES, 1);
 	}
@@ -492,10 +490,11 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 		struct tm_clockid id = {clk[i].id, 0, 0, 0};
 		if (tm_clock_is_seq(clk[i].id)) {
 			id.seq = seq;
-			id.tf = c->trace_id;
+			id.tf = tm_ctx_trace_id(p, c);
 		}
-		gc[k++] = (struct tm_graph_clock){tm_clockid_qualify(id, c->row, c->tag), clk[i].ts,
-						  clk[i].unit ? clk[i].unit : 1, clk[i].is_incremental};
+		gc[k++] = (struct tm_graph_clock){tm_clockid_qualify(id, c->row, tm_ctx_tag(p, c)),
+						  clk[i].ts, clk[i].unit ? clk[i].unit : 1,
+						  clk[i].is_incremental};
 	}
 	if (!c->is_primary && c->row != p->tt.machine) {
 		size_t base = k;
@@ -1123,7 +1122,8 @@ defer_packet(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c,
 	     int64_t ts, const struct tm_oppos *pos, int64_t *shadow)
 {
 	defer_at(fs, pos);
-	return tm_graph_shadow_step(p->g, tm_clockid_qualify(clk, c->row, c->tag), ts, shadow);
+	return tm_graph_shadow_step(p->g, tm_clockid_qualify(clk, c->row, tm_ctx_tag(p, c)), ts,
+				    shadow);
 }
 
 /* A flagged packet's timestamp for an estimate: the value its conversion
@@ -1145,7 +1145,7 @@ probe_note(struct tm_replay *p, struct fstate *fs, size_t slot, const struct tm_
 		pr->val[slot] = v->val;
 		return;
 	}
-	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
+	struct tm_clockid q = tm_clockid_qualify(clk, c->row, tm_ctx_tag(p, c));
 	int64_t x;
 	if (pr->st[slot] == TM_PROBE_PENDING) {
 		bool ok = tm_graph_convert_ns(p->g, q, pr->val[slot], v->id, &x) == TM_CONV_OK;
@@ -1179,7 +1179,7 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 	struct via via = {{0, 0, 0, 0}, false, 0};
 	if (slot != SIZE_MAX) {
 		via.id = tm_clockid_qualify((struct tm_clockid){fs->probe->clock, 0, 0, 0}, fs->host->row,
-					    fs->host->tag);
+					    tm_ctx_tag(p, fs->host));
 		if (!have) {
 			fs->probe->st[slot] = TM_PROBE_RAW;
 			fs->probe->val[slot] = ts;
@@ -1349,7 +1349,7 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		push(p, fs, c, v0, 0, te);
 		return;
 	}
-	struct tm_clockid q = tm_clockid_qualify(clk, c->row, c->tag);
+	struct tm_clockid q = tm_clockid_qualify(clk, c->row, tm_ctx_tag(p, c));
 	if (!tm_graph_pieces(p->g, q, p->tt, r0, r->last, &p->pieces, &p->n_pieces, &p->cap_pieces)) {
 		push(p, fs, c, v0, 0, te);
 		const int64_t *v = run_values(p, r);

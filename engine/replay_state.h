@@ -27,15 +27,14 @@ struct tm_rp_row {
 enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED };
 
 /* One ClockTracker (file x machine context), with the proto reader's
- * default clock. */
+ * default clock.  (The machine's raw id it was forked for is not kept:
+ * fork_ctx reads it to find the row, nothing after.) */
 struct tm_tracker {
-	uint64_t raw;
 	struct tm_clockid default_clock; /* unqualified */
 	struct tm_clockid pending;       /* unqualified */
-	uint32_t file;     /* report file index (= member index; trace_file ids are u32 too) */
-	uint32_t trace_id; /* the file's trace_file id */
+	uint32_t file; /* report file index (= member index; trace_file ids are u32 too);
+			* its trace_file id is tm_ctx_trace_id */
 	uint32_t row;
-	uint32_t tag;
 	uint8_t bridge; /* enum tm_bridge */
 	/* a timestamp was converted through it: all the replay asks of
 	 * ClockTracker's count of conversions (clock_tracker.h) is whether
@@ -45,9 +44,12 @@ struct tm_tracker {
 	bool has_default;
 	bool has_pending;
 	bool is_pin;
+	/* its clocks are qualified by its file's trace_file id (tm_ctx_tag;
+	 * ctx_add_snapshot of a non-primary tracker sets it) */
+	bool tagged;
 	/* (one per trace file forked: 10,000s for an archive's members) */
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 64, "struct tm_tracker grew");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 48, "struct tm_tracker grew");
 
 /* The clock flush_pending bridged from (k there: the format clock on the
  * tracker's machine), read once bridge is set.  Not a field: pending and
@@ -165,6 +167,21 @@ struct tm_replay {
 };
 
 #define TRACKER_BLOCK 64u
+
+/* c's file's trace_file id (members are not renumbered during a replay). */
+static inline uint32_t
+tm_ctx_trace_id(const struct tm_replay *p, const struct tm_tracker *c)
+{
+	return p->src->in->members[c->file].trace_file_id;
+}
+
+/* The tag c qualifies its clocks with (tm_clockid_qualify): 0 until
+ * tagged, then its trace_file id. */
+static inline uint32_t
+tm_ctx_tag(const struct tm_replay *p, const struct tm_tracker *c)
+{
+	return c->tagged ? tm_ctx_trace_id(p, c) : 0;
+}
 
 /* The i-th tracker forked (i < n_ctxs). */
 static inline struct tm_tracker *

@@ -224,7 +224,7 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 		case BR_DECLINED:
 			break;
 		case BR_PATH:
-			if (p->tt_owner != NO_OWNER && c->trace_id == (uint32_t)p->tt_owner &&
+			if (p->tt_owner != NO_OWNER && tm_ctx_trace_id(p, c) == (uint32_t)p->tt_owner &&
 			    c->row == p->tt.machine)
 				how = tm_clockid_eq(tm_tracker_bridged_from(c), p->tt)
 					      ? "owns the timeline: its events keep their own timestamps"
