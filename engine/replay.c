@@ -402,8 +402,8 @@ flush_pending(struct tm_replay *p, struct tm_tracker *c)
 		return;
 	c->has_pending = false;
 	struct tm_clockid gt = p->tt;
-	struct tm_clockid q = tm_clockid_qualify(c->pending, c->row, tm_ctx_tag(p, c));
-	struct tm_clockid k = tm_tracker_bridged_from(c);
+	struct tm_clockid q = tm_clockid_qualify(tm_ctx_pending(p, c), c->row, tm_ctx_tag(p, c));
+	struct tm_clockid k = tm_tracker_bridged_from(p, c);
 	if (!tm_clockid_eq(q, k) && !tm_graph_reaches(p->g, q, k))
 		zero_edge(p, q, k);
 	c->bridge = BR_PATH;
@@ -772,7 +772,7 @@ fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 	c->has_default = h->has_default;
 	c->default_clock = h->default_clock;
 	c->has_pending = true;
-	c->pending = (struct tm_clockid){TM_CLOCK_BOOTTIME, 0, 0, 0};
+	c->pending_clock = TM_CLOCK_BOOTTIME;
 	XGROW(fs->readers, fs->cap_readers, fs->n_readers + 1);
 	fs->readers[fs->n_readers++] = (struct reader){machine, c};
 }
@@ -1482,7 +1482,9 @@ process_trace(struct tm_replay *p, size_t mi)
 			ctx_set_global_clock(p, fs.host, tc);
 		}
 		fs.host->has_pending = true;
-		fs.host->pending = tc;
+		/* tc is a global clock, TRACE_FILE's tf the host's trace_file id */
+		fs.host->pending_clock = tc.clock;
+		fs.host->pending_tf = tc.tf != 0;
 	}
 	p->acc[mi].is_predicted = tm_format_is_predicted(mb->format) && fs.sc;
 	if (fs.sc)

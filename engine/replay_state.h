@@ -31,10 +31,13 @@ enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED };
  * fork_ctx reads it to find the row, nothing after.) */
 struct tm_tracker {
 	struct tm_clockid default_clock; /* unqualified */
-	struct tm_clockid pending;       /* unqualified */
 	uint32_t file; /* report file index (= member index; trace_file ids are u32 too);
 			* its trace_file id is tm_ctx_trace_id */
 	uint32_t row;
+	/* the clock flush_pending bridges from, unqualified (tm_ctx_pending):
+	 * a global clock, with the file's trace_file id as tf when
+	 * pending_tf (process_trace's TRACE_FILE) */
+	uint32_t pending_clock;
 	uint8_t bridge; /* enum tm_bridge */
 	/* a timestamp was converted through it: all the replay asks of
 	 * ClockTracker's count of conversions (clock_tracker.h) is whether
@@ -47,19 +50,10 @@ struct tm_tracker {
 	/* its clocks are qualified by its file's trace_file id (tm_ctx_tag;
 	 * ctx_add_snapshot of a non-primary tracker sets it) */
 	bool tagged;
+	bool pending_tf;
 	/* (one per trace file forked: 10,000s for an archive's members) */
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 48, "struct tm_tracker grew");
-
-/* The clock flush_pending bridged from (k there: the format clock on the
- * tracker's machine), read once bridge is set.  Not a field: pending and
- * row are set when the tracker is forked and never change, and
- * flush_pending runs once (it clears has_pending). */
-static inline struct tm_clockid
-tm_tracker_bridged_from(const struct tm_tracker *c)
-{
-	return tm_clockid_qualify(c->pending, c->row, 0);
-}
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 36, "struct tm_tracker grew");
 
 struct tm_entry_state { /* a manifest files[] entry, applied */
 	bool has_machine_id;
@@ -173,6 +167,23 @@ static inline uint32_t
 tm_ctx_trace_id(const struct tm_replay *p, const struct tm_tracker *c)
 {
 	return p->src->in->members[c->file].trace_file_id;
+}
+
+/* c's pending clock (struct tm_tracker pending_clock), unqualified. */
+static inline struct tm_clockid
+tm_ctx_pending(const struct tm_replay *p, const struct tm_tracker *c)
+{
+	return (struct tm_clockid){c->pending_clock, 0, c->pending_tf ? tm_ctx_trace_id(p, c) : 0, 0};
+}
+
+/* The clock flush_pending bridged from (k there: the format clock on the
+ * tracker's machine), read once bridge is set.  Not a field: the pending
+ * clock and row are set when the tracker is forked and never change, and
+ * flush_pending runs once (it clears has_pending). */
+static inline struct tm_clockid
+tm_tracker_bridged_from(const struct tm_replay *p, const struct tm_tracker *c)
+{
+	return tm_clockid_qualify(tm_ctx_pending(p, c), c->row, 0);
 }
 
 /* The tag c qualifies its clocks with (tm_clockid_qualify): 0 until

@@ -201,7 +201,7 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 		tm_buf_addf(b, "%s on %s cannot be related to the timeline (%s on %s): no snapshot "
 			       "path, no REALTIME on both machines, another clock domain; relate it "
 			       "with a clocks entry",
-			    tm_clock_name(tm_tracker_bridged_from(c).clock),
+			    tm_clock_name(tm_tracker_bridged_from(p, c).clock),
 			    row_label(p, c->row, m1, sizeof m1),
 			    tm_clock_name(p->tt.clock), row_label(p, p->tt.machine, m2, sizeof m2));
 	}
@@ -226,7 +226,7 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 		case BR_PATH:
 			if (p->tt_owner != NO_OWNER && tm_ctx_trace_id(p, c) == (uint32_t)p->tt_owner &&
 			    c->row == p->tt.machine)
-				how = tm_clockid_eq(tm_tracker_bridged_from(c), p->tt)
+				how = tm_clockid_eq(tm_tracker_bridged_from(p, c), p->tt)
 					      ? "owns the timeline: its events keep their own timestamps"
 					      : "owns the timeline (its clock snapshots chose the clock)";
 			else if (e && e->has_clocks)
@@ -245,10 +245,10 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 			 * entry relating another clock (an SDK's MONOTONIC) is what
 			 * places the events on it */
 			if (e && e->has_clocks && e->clocks.clock &&
-			    e->clocks.clock != tm_tracker_bridged_from(c).clock)
+			    e->clocks.clock != tm_tracker_bridged_from(p, c).clock)
 				how = "placed by its clocks entry (relates its clock to the reference)";
 			else
-				how = tm_tracker_bridged_from(c).clock == TM_CLOCK_TRACE_FILE
+				how = tm_tracker_bridged_from(p, c).clock == TM_CLOCK_TRACE_FILE
 					      ? "clockless: assumed to start with the timeline (offset 0)"
 					      : "assumed aligned: same clock domain as the timeline, offset 0";
 			break;
