@@ -229,9 +229,11 @@ names_grow(struct ps *s, bool compact)
 		if (drop) {
 			if (e.gen != q->gen)
 				continue;
-			uint32_t off = (uint32_t)pool.len;
-			tm_buf_add(&pool, s->npool.data + e.off, e.len);
-			e.off = off;
+			if (e.off != NAME_NULL) {
+				uint32_t off = (uint32_t)pool.len;
+				tm_buf_add(&pool, s->npool.data + e.off, e.len);
+				e.off = off;
+			}
 		}
 		size_t j = name_hash(q, e.iid) & (nc - 1);
 		while (nn[j].gen)
@@ -251,7 +253,8 @@ names_grow(struct ps *s, bool compact)
 }
 
 /* name_put past its first case (no name of the iid in this generation): a
- * new entry, or the sequence's stale one of the iid. */
+ * new entry, or the sequence's stale one of the iid.  str NULL: a null
+ * name (NAME_NULL), nothing in the pool. */
 static __attribute__((noinline)) void
 name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
 {
@@ -269,23 +272,32 @@ name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, siz
 		s->n_names++;
 		q->n_names++;
 		*e = (struct iname){.iid = iid, .gen = q->gen, .seq = q->id,
-				    .off = (uint32_t)s->npool.len, .len = (uint32_t)len};
-		tm_buf_add(&s->npool, str, len);
+				    .off = str ? (uint32_t)s->npool.len : NAME_NULL,
+				    .len = (uint32_t)len};
+		if (str)
+			tm_buf_add(&s->npool, str, len);
 		return;
 	}
 	/* the sequence's stale name of this iid: this generation's now */
 	s->n_stale--;
 	q->n_names++;
 	e->gen = q->gen;
-	if (e->len == len && !memcmp(s->npool.data + e->off, str, len))
+	bool was_null = e->off == NAME_NULL;
+	if (was_null ? !str : str && e->len == len && !memcmp(s->npool.data + e->off, str, len))
 		return; /* its sample's index too (it depends on the name alone) */
 	e->al = 0;
-	if (e->len >= len) {
+	if (!str) {
+		s->pool_dead += e->len;
+		e->off = NAME_NULL;
+		e->len = 0;
+		return;
+	}
+	if (!was_null && e->len >= len) {
 		/* in place, so the pool stays the size of the distinct names */
 		memcpy(s->npool.data + e->off, str, len);
 		s->pool_dead += e->len - len;
 	} else {
-		s->pool_dead += e->len;
+		s->pool_dead += e->len; /* 0 if null */
 		e->off = (uint32_t)s->npool.len;
 		tm_buf_add(&s->npool, str, len);
 	}
@@ -317,13 +329,14 @@ name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t l
 	name_put_slow(s, q, iid, str, len);
 }
 
+/* The name of an interned iid (*str NULL: a null name). */
 static bool
 name_get(const struct ps *s, const struct seq *q, uint64_t iid, const char **str, size_t *len)
 {
 	const struct iname *e = name_find(s, q, iid);
 	if (!e)
 		return false;
-	*str = s->npool.data + e->off;
+	*str = e->off != NAME_NULL ? s->npool.data + e->off : NULL;
 	*len = e->len;
 	return true;
 }
@@ -748,9 +761,11 @@ do_defaults(struct seq *q, const struct field *d)
 /* One EventName (InternedData.event_names), interned under its first iid
  * field with its first name field, as trace_processor finds them
  * (incremental_state.cc InternMessage, packet_sequence_state_generation.cc
- * DecodeInternedStringValue: FindField, the first of an id; a name that is
- * not a string is empty); none without an iid (interned_data_tokenizer_errors
- * there).  An iid of a length-delimited field is the field's address there,
+ * DecodeInternedStringValue: FindField, the first of an id); none without
+ * an iid (interned_data_tokenizer_errors there).  Without a name field the
+ * name is null: the StringView's data() is nullptr and string_pool.h
+ * InternString gives Id::Null().  A name that is not a string has its value
+ * as data() and size 0 (protozero field.h): null when 0, else empty.  An iid of a length-delimited field is the field's address there,
  * never a name_iid: not interned here.  Fields of a one-byte tag are read in
  * place (lim: the end of the readable buffer, for 8-byte varint loads), any
  * other by next_field; what makes next_field fail ends the walk, as a field
@@ -759,7 +774,7 @@ AINLINE void
 event_name_put(struct ps *s, struct seq *q, const uint8_t *b, const uint8_t *e,
 	       const uint8_t *lim)
 {
-	const uint8_t *str = (const uint8_t *)"";
+	const uint8_t *str = NULL;
 	uint64_t iid = 0;
 	size_t len = 0;
 	bool has_iid = false, iid_ok = false, has_name = false;
@@ -796,6 +811,8 @@ event_name_put(struct ps *s, struct seq *q, const uint8_t *b, const uint8_t *e,
 				if (g.wt == WT_LEN) {
 					str = g.p;
 					len = g.len;
+				} else if (g.v) {
+					str = (const uint8_t *)"";
 				}
 			}
 		}

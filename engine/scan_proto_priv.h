@@ -54,8 +54,9 @@ struct iname {
 	uint64_t gen; /* its sequence's gen when interned; 0 = empty */
 	uint32_t seq; /* that sequence's id */
 	uint32_t al; /* its alignment sample's index + 1 (align_scan.h; 0: not looked up) */
-	uint32_t off, len; /* into names pool */
+	uint32_t off, len; /* into names pool; off NAME_NULL (len 0): a null name */
 };
+#define NAME_NULL UINT32_MAX
 
 /* A pending op: the tm_op fields the scanner sets (tm_op itself is large). */
 struct pend {

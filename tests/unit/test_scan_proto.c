@@ -130,7 +130,9 @@ scan_ops(const void *d, size_t n, size_t bs, bool keep, struct tm_scan *out)
 			if (op.detail) {
 				const struct tm_detail *dt = &sc.log.x->details[op.detail - 1];
 				const char *nm = tm_oplog_detail_name(&sc.log, dt);
-				k += snprintf(o + k, r - (size_t)k, " '%s' %c %llu", nm ? nm : "",
+				/* a null name as ~, an empty one as '' */
+				k += snprintf(o + k, r - (size_t)k, " %s%s%s %c %llu", nm ? "'" : "",
+					      nm ? nm : "~", nm ? "'" : "",
 					      dt->phase ? dt->phase : '-',
 					      (unsigned long long)dt->track);
 			}
@@ -407,9 +409,9 @@ test_interned_names(void)
 	add_te(&b, 1, 1, 400, 3, NULL, 7, 0); /* cleared: iid 7 gone */
 	CHECK_STR(scan_all(&b, true),
 		  "MACHINE 0|NOTS 1|PKT m0 c0 s1 100 n1|PUSH te 'draw' B 42|"
-		  "PKT m0 c0 s1 200 n1|PUSH te '' E 42|"
+		  "PKT m0 c0 s1 200 n1|PUSH te ~ E 42|"
 		  "PKT m0 c0 s1 300 n1|PUSH te 'inline' I 9223372036854775809|"
-		  "PKT m0 c0 s1 400 n1|PUSH te '' I 9223372036854775809");
+		  "PKT m0 c0 s1 400 n1|PUSH te ~ I 9223372036854775809");
 	free(b.d);
 }
 
@@ -1425,6 +1427,30 @@ test_interned_names_exact(void)
 	free(b.d);
 }
 
+/* The names of the op dump's TrackEvent pushes with a detail, in order, as
+ * "'name'|" or "~|" (a null name) each. */
+static void
+te_names(const char *ops, char *got, size_t cap)
+{
+	size_t g = 0;
+	got[0] = 0;
+	for (const char *p = ops; (p = strstr(p, "PUSH te ")) && g < cap;) {
+		p += 8;
+		if (*p == '~') {
+			g += (size_t)snprintf(got + g, cap - g, "~|");
+			p++;
+			continue;
+		}
+		if (*p != '\'')
+			continue;
+		const char *e = strchr(p + 1, '\'');
+		if (!e)
+			break;
+		g += (size_t)snprintf(got + g, cap - g, "%.*s|", (int)(e - p + 1), p);
+		p = e + 1;
+	}
+}
+
 /* A TrackEvent's name as track_event_event_importer.h ParseTrackEventName
  * gives it: its name_iid, else its legacy event's, when not 0 (none if not
  * interned, whatever inline name it has); else its inline name.  Each
@@ -1467,16 +1493,8 @@ test_te_name_priority(void)
 	np_te(&b, 800, "inline", true, 0, 7);   /* draw: iid 0 is none */
 	const char *ops = scan_all(&b, true);
 	char got[512];
-	size_t g = 0;
-	for (const char *p = ops; (p = strstr(p, "PUSH te '"));) {
-		p += 8;
-		const char *e = strchr(p + 1, '\'');
-		if (!e)
-			break;
-		g += (size_t)snprintf(got + g, sizeof got - g, "%.*s|", (int)(e - p + 1), p);
-		p = e + 1;
-	}
-	CHECK_STR(got, "'draw'|''|'inline'|''|'draw'|'draw'|''|'draw'|");
+	te_names(ops, got, sizeof got);
+	CHECK_STR(got, "'draw'|~|'inline'|~|'draw'|'draw'|~|'draw'|");
 	struct tm_scan sc;
 	scan_ops(b.d, b.n, 1 << 20, false, &sc);
 	CHECK(sc.align && sc.align->n_names == 2);
@@ -1520,29 +1538,34 @@ test_event_name_fields(void)
 	en_packet(&b, false, "\x08\x03\x12\x06" "second", 10);       /* iid 3 kept */
 	en_packet(&b, false, "\x08\x05\x08\x06\x12\x03" "two", 9);   /* iid 5, not 6 */
 	en_packet(&b, false, "\x08\x08\x12\x01" "a\x12\x01" "b", 9); /* 'a' */
-	en_packet(&b, false, "\x08\x04", 2);                          /* iid 4, no name */
-	en_packet(&b, false, "\x08\x04\x12\x04" "late", 8);          /* iid 4 kept */
+	en_packet(&b, false, "\x08\x04", 2);                          /* iid 4, null */
+	en_packet(&b, false, "\x08\x04\x12\x04" "late", 8);          /* iid 4 kept: null */
 	en_packet(&b, false, "\x09\x0a\0\0\0\0\0\0\0\x12\x05" "fixed", 16); /* iid 10 */
 	en_packet(&b, false, "\x10\x05\x08\x0c\x12\x04" "real", 10); /* iid 12, empty */
 	en_packet(&b, false, "\x12\x05" "noiid", 7);                 /* none */
 	en_packet(&b, false, "\x0a\x01z\x08\x0e\x12\x03" "str", 10); /* none: iid a string */
-	uint64_t iids[] = {3, 5, 6, 8, 4, 10, 12, 14};
-	for (size_t i = 0; i < 8; i++)
+	/* a name that is not a string: its value as data(), size 0
+	 * (protozero field.h), so null when 0 (string_pool.h InternString) */
+	en_packet(&b, false, "\x08\x10\x10\x00\x12\x01" "n", 7);   /* iid 16, null */
+	en_packet(&b, false, "\x08\x11\x15\0\0\0\0", 7);          /* iid 17, null */
+	en_packet(&b, false, "\x08\x12\x11\x01\0\0\0\0\0\0\0", 11); /* iid 18, empty */
+	en_packet(&b, false, "\x08\x13\x12\x00", 4);                 /* iid 19, empty */
+	uint64_t iids[] = {3, 5, 6, 8, 4, 10, 12, 14, 16, 17, 18, 19};
+	for (size_t i = 0; i < 12; i++)
 		np_te(&b, 100 + i, NULL, true, iids[i], 0);
-	en_packet(&b, true, "\x08\x03\x12\x05" "third", 9); /* cleared: iid 3 again */
+	/* cleared: a stale name becomes null, a null one a name, again */
+	en_packet(&b, true, "\x08\x03", 2);
+	en_packet(&b, false, "\x08\x04\x12\x03" "now", 7);
 	np_te(&b, 200, NULL, true, 3, 0);
+	np_te(&b, 201, NULL, true, 4, 0);
+	en_packet(&b, true, "\x08\x03\x12\x05" "third", 9);
+	en_packet(&b, false, "\x08\x04\x10\x00", 4);
+	np_te(&b, 300, NULL, true, 3, 0);
+	np_te(&b, 301, NULL, true, 4, 0);
 	const char *ops = scan_all(&b, true);
 	char got[512];
-	size_t g = 0;
-	for (const char *p = ops; (p = strstr(p, "PUSH te '"));) {
-		p += 8;
-		const char *e = strchr(p + 1, '\'');
-		if (!e)
-			break;
-		g += (size_t)snprintf(got + g, sizeof got - g, "%.*s|", (int)(e - p + 1), p);
-		p = e + 1;
-	}
-	CHECK_STR(got, "'first'|'two'|''|'a'|''|'fixed'|''|''|'third'|");
+	te_names(ops, got, sizeof got);
+	CHECK_STR(got, "'first'|'two'|~|'a'|~|'fixed'|''|~|~|~|''|''|~|'now'|'third'|~|");
 	for (int keep = 0; keep < 2; keep++) {
 		struct tm_scan f;
 		fast_same(&b, 7, keep, false, &f);
@@ -1567,9 +1590,13 @@ test_interned_pool_compacted(void)
 		for (size_t j = 0; j < k; j++)
 			nm[j] = (char)('a' + (i + (int)j) % 26);
 		nm[k] = 0;
-		add_interned(&b, 1, 1, 1, nm);
+		bool null = i % 9 == 4; /* now and then a null name (no name field) */
+		add_interned(&b, 1, 1, 1, null ? NULL : nm);
 		np_te(&b, 100 + (uint64_t)i, NULL, true, 1, 0);
-		w += (size_t)snprintf(want + w, sizeof want - w, "'%s'|", nm);
+		if (null)
+			w += (size_t)snprintf(want + w, sizeof want - w, "~|");
+		else
+			w += (size_t)snprintf(want + w, sizeof want - w, "'%s'|", nm);
 		if (i % 50 == 0) {
 			add_te(&b, 2, 0, 100 + (uint64_t)i, 3, NULL, 1, 42);
 			w += (size_t)snprintf(want + w, sizeof want - w, "'other'|");
@@ -1577,15 +1604,7 @@ test_interned_pool_compacted(void)
 	}
 	const char *ops = scan_ops(b.d, b.n, 4096, true, NULL);
 	static char got[65536];
-	size_t g = 0;
-	for (const char *p = ops; (p = strstr(p, "PUSH te '"));) {
-		p += 8;
-		const char *e = strchr(p + 1, '\'');
-		if (!e)
-			break;
-		g += (size_t)snprintf(got + g, sizeof got - g, "%.*s|", (int)(e - p + 1), p);
-		p = e + 1;
-	}
+	te_names(ops, got, sizeof got);
 	CHECK_STR(got, want);
 	for (int keep = 0; keep < 2; keep++) {
 		struct tm_scan f;
@@ -1625,6 +1644,9 @@ test_interned_generations(void)
 		struct tb b = {0};
 		struct ng_seq sq[NG_SEQS];
 		memset(sq, 0, sizeof sq);
+		for (size_t k = 0; k < NG_SEQS; k++)
+			for (int j = 0; j < NG_IIDS; j++)
+				sq[k].name[j] = -1;
 		char want[65536];
 		size_t w = 0;
 		uint64_t count[NG_NAMES] = {0};
@@ -1648,9 +1670,15 @@ test_interned_generations(void)
 			uint32_t ne = fp_rand(3) ? fp_rand(4) : 0;
 			for (uint32_t e = 0; e < ne; e++) {
 				struct tb en = {0};
-				uint32_t j = fp_rand(NG_IIDS), nm = fp_rand(NG_NAMES);
+				/* nm NG_NAMES: a null name, without a name
+				 * field or of a name 0 not a string */
+				uint32_t j = fp_rand(NG_IIDS), nm = fp_rand(NG_NAMES + 1);
 				fp_varint_field(&en, "\x08", 1, q->base + 1 + j);
-				pt_len_field(&en, "\x12", 1, ng_names[nm], strlen(ng_names[nm]));
+				if (nm < NG_NAMES)
+					pt_len_field(&en, "\x12", 1, ng_names[nm],
+						     strlen(ng_names[nm]));
+				else if (fp_rand(2))
+					fp_varint_field(&en, "\x10", 1, 0);
 				pt_len_field(&d, "\x12", 1, en.d, en.n);
 				free(en.d);
 				if (q->valid && q->name[j] < 0)
@@ -1678,23 +1706,18 @@ test_interned_generations(void)
 			free(pk.d);
 			free(d.d);
 			free(te.d);
-			w += (size_t)snprintf(want + w, sizeof want - w, "'%s'|",
-					      nm >= 0 ? ng_names[nm] : "");
-			if (nm > 0)
+			if (nm >= 0 && nm < (int)NG_NAMES)
+				w += (size_t)snprintf(want + w, sizeof want - w, "'%s'|",
+						      ng_names[nm]);
+			else
+				w += (size_t)snprintf(want + w, sizeof want - w, "~|");
+			if (nm > 0 && nm < (int)NG_NAMES)
 				count[nm]++;
 		}
 		/* each event's name, from its detail */
 		char got[65536];
-		size_t g = 0;
 		const char *ops = scan_ops(b.d, b.n, round % 2 ? 7 : 1u << 20, true, NULL);
-		for (const char *p = ops; (p = strstr(p, "PUSH te '"));) {
-			p += 8;
-			const char *e = strchr(p + 1, '\'');
-			if (!e)
-				break;
-			g += (size_t)snprintf(got + g, sizeof got - g, "%.*s|", (int)(e - p + 1), p);
-			p = e + 1;
-		}
+		te_names(ops, got, sizeof got);
 		CHECK_STR(got, want);
 		/* the alignment samples' counts */
 		struct tm_scan sc;
