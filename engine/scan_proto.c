@@ -965,6 +965,10 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			case TE_THREAD_INSTRUCTION_COUNT_DELTA:
 				has_ic_delta = true;
 				break;
+			case TE_LEGACY_EVENT: /* the last one, empty (as below) */
+				legacy_phase = 0;
+				legacy_name_iid = 0;
+				break;
 			default:
 				break;
 			}
@@ -1001,6 +1005,13 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			has_ic_delta = false;
 			break;
 		case TE_LEGACY_EVENT:
+			/* the legacy event is the last field 6
+			 * (track_event_event_importer.h takes
+			 * event_.legacy_event(): a typed decoder's field
+			 * holds its last value); one not a message is an
+			 * empty one (data() its value, size 0) */
+			legacy_phase = 0;
+			legacy_name_iid = 0;
 			if (wt == WT_LEN) {
 				const uint8_t *r = fp, *re = fp + fl;
 				struct field g;

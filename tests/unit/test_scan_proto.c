@@ -1478,6 +1478,23 @@ np_te(struct tb *b, uint64_t ts, const char *name, bool has_iid, uint64_t iid, u
 	free(le.d);
 }
 
+/* An instant named "inline" with the bytes x (legacy_event fields) after. */
+static void
+np_te_raw(struct tb *b, uint64_t ts, const char *x, size_t n)
+{
+	struct tb pk = {0}, te = {0};
+	fp_varint_field(&te, "\x48", 1, 3);
+	fp_varint_field(&te, "\x58", 1, 42);
+	pt_len_field(&te, "\xba\x01", 2, "inline", 6);
+	tb_add(&te, x, n);
+	fp_varint_field(&pk, "\x40", 1, ts);
+	fp_varint_field(&pk, "\x50", 1, 1);
+	pt_len_field(&pk, "\x5a", 1, te.d, te.n);
+	pt_packet(b, &pk);
+	free(pk.d);
+	free(te.d);
+}
+
 static void
 test_te_name_priority(void)
 {
@@ -1491,15 +1508,24 @@ test_te_name_priority(void)
 	np_te(&b, 600, "inline", false, 0, 7);  /* draw */
 	np_te(&b, 700, NULL, true, 9, 7);       /* none: the event's iid */
 	np_te(&b, 800, "inline", true, 0, 7);   /* draw: iid 0 is none */
+	/* the legacy event is the last legacy_event field (a typed decoder's
+	 * field holds its last value); one not a message is an empty one */
+	np_te_raw(&b, 900, "\x32\x02\x08\x07" "\x32\x02\x10\x49", 8); /* inline */
+	np_te_raw(&b, 901, "\x32\x02\x08\x07" "\x30\x01", 6);         /* inline */
+	np_te_raw(&b, 902, "\x32\x02\x08\x07" "\x35\0\0\0\0", 9);      /* inline */
+	np_te_raw(&b, 903, "\x32\x02\x08\x09" "\x32\x02\x08\x07", 8); /* draw */
+	np_te_raw(&b, 904, "\x32\x02\x08\x07" "\x32\x00", 6);         /* inline */
+	np_te_raw(&b, 905, "\x32\x00" "\x32\x02\x08\x07", 6);         /* draw */
 	const char *ops = scan_all(&b, true);
 	char got[512];
 	te_names(ops, got, sizeof got);
-	CHECK_STR(got, "'draw'|~|'inline'|~|'draw'|'draw'|~|'draw'|");
+	CHECK_STR(got, "'draw'|~|'inline'|~|'draw'|'draw'|~|'draw'|"
+		       "'inline'|'inline'|'inline'|'draw'|'inline'|'draw'|");
 	struct tm_scan sc;
 	scan_ops(b.d, b.n, 1 << 20, false, &sc);
 	CHECK(sc.align && sc.align->n_names == 2);
 	for (size_t i = 0; sc.align && i < sc.align->n_names; i++)
-		CHECK_INT(sc.align->names[i].count, sc.align->names[i].len == 4 ? 4 : 1);
+		CHECK_INT(sc.align->names[i].count, sc.align->names[i].len == 4 ? 6 : 5);
 	tm_scan_fini(&sc);
 	for (int keep = 0; keep < 2; keep++) {
 		struct tm_scan f;
