@@ -920,7 +920,7 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 	bool has_ic_delta = false;
 	int64_t delta = 0, absolute = 0;
 	uint64_t type = 0, track = 0, name_iid = 0, legacy_name_iid = 0;
-	int64_t legacy_phase = 0;
+	int64_t legacy_phase = -1; /* -1: none */
 	const uint8_t *name = NULL;
 	size_t name_len = 0;
 	while (p < end) {
@@ -966,7 +966,7 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 				has_ic_delta = true;
 				break;
 			case TE_LEGACY_EVENT: /* the last one, empty (as below) */
-				legacy_phase = 0;
+				legacy_phase = -1;
 				legacy_name_iid = 0;
 				break;
 			default:
@@ -1010,14 +1010,14 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			 * event_.legacy_event(): a typed decoder's field
 			 * holds its last value); one not a message is an
 			 * empty one (data() its value, size 0) */
-			legacy_phase = 0;
+			legacy_phase = -1;
 			legacy_name_iid = 0;
 			if (wt == WT_LEN) {
 				const uint8_t *r = fp, *re = fp + fl;
 				struct field g;
 				while (next_field(&r, re, &g) > 0) {
 					if (g.id == TE_LEGACY_PHASE && g.wt == WT_VARINT)
-						legacy_phase = (int64_t)g.v;
+						legacy_phase = (uint8_t)g.v; /* a char */
 					else if (g.id == TE_LEGACY_NAME_IID && g.wt == WT_VARINT)
 						legacy_name_iid = g.v;
 				}
@@ -1069,17 +1069,24 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			nm = NULL;
 			nl = 0;
 		}
+		/* track_event_event_importer.h Import: a counter and a
+		 * state by their type; any other by ParsePhaseOrType, the
+		 * legacy event's phase first (any, as a char: 0 or not
+		 * ASCII is no slice here, a raw event there), then the
+		 * type's */
 		char ph = 0;
-		switch (type) {
-		case TE_SLICE_BEGIN: ph = 'B'; break;
-		case TE_SLICE_END: ph = 'E'; break;
-		case TE_INSTANT: ph = 'I'; break;
-		case TE_COUNTER: ph = 'C'; break;
-		default:
-			if (legacy_phase > 0 && legacy_phase < 128)
-				ph = (char)legacy_phase;
-			break;
-		}
+		if (type == TE_COUNTER)
+			ph = 'C';
+		else if (type == TE_STATE)
+			ph = 0;
+		else if (legacy_phase >= 0)
+			ph = legacy_phase < 128 ? (char)legacy_phase : 0;
+		else if (type == TE_SLICE_BEGIN)
+			ph = 'B';
+		else if (type == TE_SLICE_END)
+			ph = 'E';
+		else if (type == TE_INSTANT)
+			ph = 'I';
 		uint64_t key = has_track ? track
 			       : q->def_has_track ? q->def_track
 						  : (1ULL << 63) | q->key;

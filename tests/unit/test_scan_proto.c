@@ -1478,12 +1478,13 @@ np_te(struct tb *b, uint64_t ts, const char *name, bool has_iid, uint64_t iid, u
 	free(le.d);
 }
 
-/* An instant named "inline" with the bytes x (legacy_event fields) after. */
+/* An event of the type named "inline" with the bytes x (legacy_event
+ * fields) after. */
 static void
-np_te_raw(struct tb *b, uint64_t ts, const char *x, size_t n)
+np_te_typed(struct tb *b, uint64_t ts, uint64_t type, const char *x, size_t n)
 {
 	struct tb pk = {0}, te = {0};
-	fp_varint_field(&te, "\x48", 1, 3);
+	fp_varint_field(&te, "\x48", 1, type);
 	fp_varint_field(&te, "\x58", 1, 42);
 	pt_len_field(&te, "\xba\x01", 2, "inline", 6);
 	tb_add(&te, x, n);
@@ -1494,6 +1495,8 @@ np_te_raw(struct tb *b, uint64_t ts, const char *x, size_t n)
 	free(pk.d);
 	free(te.d);
 }
+
+#define np_te_raw(b, ts, x, n) np_te_typed(b, ts, 3, x, n)
 
 static void
 test_te_name_priority(void)
@@ -1527,6 +1530,39 @@ test_te_name_priority(void)
 	for (size_t i = 0; sc.align && i < sc.align->n_names; i++)
 		CHECK_INT(sc.align->names[i].count, sc.align->names[i].len == 4 ? 6 : 5);
 	tm_scan_fini(&sc);
+	for (int keep = 0; keep < 2; keep++) {
+		struct tm_scan f;
+		fast_same(&b, 7, keep, false, &f);
+		tm_scan_fini(&f);
+	}
+	free(b.d);
+}
+
+/* A TrackEvent's phase in its detail as track_event_event_importer.h
+ * Import takes it: a counter's or a state's by its type, any other's by
+ * ParsePhaseOrType, its legacy event's phase when it has one (even 0: no
+ * slice), as a char (its low byte), else its type's. */
+static void
+test_te_phase(void)
+{
+	struct tb b = {0};
+	np_te_typed(&b, 100, 1, "\x32\x02\x10\x49", 4);     /* begin, legacy I */
+	np_te_typed(&b, 200, 1, "\x32\x02\x10\x00", 4);     /* begin, legacy 0 */
+	np_te_typed(&b, 300, 2, "\x32\x03\x10\xc5\x02", 5); /* end, legacy 0x145 */
+	np_te_typed(&b, 400, 3, "\x32\x02\x10\x42", 4);     /* instant, legacy B */
+	np_te_typed(&b, 500, 0, "\x32\x02\x10\x58", 4);     /* legacy X */
+	np_te_typed(&b, 600, 1, "\x32\x00", 2);               /* begin */
+	np_te_typed(&b, 700, 1, "\x32\x02\x10\x49\x30\x00", 6); /* begin: empty last */
+	np_te_typed(&b, 800, 4, "\x32\x02\x10\x42\xf0\x01\x05", 7); /* counter */
+	np_te_typed(&b, 900, 5, "\x32\x02\x10\x42", 4);     /* state */
+	const char *ops = scan_all(&b, true);
+	char got[1024];
+	size_t g = 0;
+	for (const char *p = ops; (p = strstr(p, "PUSH te '"));) {
+		p = strchr(p + 9, '\'') + 2;
+		g += (size_t)snprintf(got + g, sizeof got - g, "%c", *p);
+	}
+	CHECK_STR(got, "I-EBXBBC-");
 	for (int keep = 0; keep < 2; keep++) {
 		struct tm_scan f;
 		fast_same(&b, 7, keep, false, &f);
@@ -2105,6 +2141,7 @@ main(void)
 	RUN(test_interned_fast_equals_general);
 	RUN(test_interned_names_exact);
 	RUN(test_te_name_priority);
+	RUN(test_te_phase);
 	RUN(test_event_name_fields);
 	RUN(test_interned_pool_compacted);
 	RUN(test_interned_generations);
