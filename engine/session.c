@@ -65,9 +65,12 @@ scans_grow(struct tm_session *s, size_t n)
 {
 	if (n <= s->cap_scans)
 		return;
-	size_t nc = s->cap_scans ? s->cap_scans : 16;
-	while (nc < n)
-		nc *= 2;
+	/* doubled while members come one at a time (visit_scan), else
+	 * exactly n: a listed archive asks once for all its members, and
+	 * the new entries are zeroed (touched) up to the capacity */
+	size_t nc = s->cap_scans ? s->cap_scans * 2 : 16;
+	if (nc < n)
+		nc = n;
 	s->scans = xrealloc(s->scans, nc * sizeof *s->scans);
 	s->progress = xrealloc((void *)(uintptr_t)s->progress, nc * sizeof *s->progress);
 	s->is_scanned = xrealloc((void *)(uintptr_t)s->is_scanned, nc * sizeof *s->is_scanned);
