@@ -703,36 +703,23 @@ sniff_top_direct(const struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm
 	return ok;
 }
 
-/* *f: tm_sniff of the input's first SNIFF_CAP bytes.  From the first
- * PREFIX bytes alone when they decide it (a container: one short read,
- * where reading 1 MiB through a stream's block buffer and copying it
- * faulted the buffer's pages for nothing); else from SNIFF_CAP bytes in
- * *buf, a staging array of *bcap. */
+/* *f: tm_sniff of the input's first SNIFF_CAP bytes, read straight from
+ * the file (sniff_top_direct); on anything unusual the stream reads them
+ * again and says what went wrong, all SNIFF_CAP at once (what
+ * prefix_decides decides is the same format from them). */
 static enum tm_status
 sniff_top(struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm_format *f,
 	  struct tm_error *err)
 {
 	if (sniff_top_direct(in, buf, bcap, f))
 		return TM_OK;
-	struct tm_stream *st;
-	size_t got = 0, more = 0;
-	enum tm_status s = open_member(in, 0, &st, err);
-	if (s != TM_OK)
-		return s;
-	tm_stream_short_read(st);
-	struct tm_rd rd = {.st = st};
-	BIG_XGROW(*buf, *bcap, PREFIX);
-	if ((s = tm_rd_read(&rd, *buf, PREFIX, &got, err)) == TM_OK) {
+	size_t got = 0;
+	/* a staging array (internal.h): 1 MiB of fresh 4 KiB pages faulted
+	 * one by one was ~2 ms of every check */
+	BIG_XGROW(*buf, *bcap, SNIFF_CAP);
+	enum tm_status s = read_head(in, 0, SNIFF_CAP, *buf, &got, err);
+	if (s == TM_OK)
 		*f = tm_sniff(*buf, got);
-		if (got == PREFIX && !prefix_decides(*f)) {
-			/* a staging array (internal.h): 1 MiB of fresh 4 KiB
-			 * pages faulted one by one was ~2 ms of every check */
-			BIG_XGROW(*buf, *bcap, SNIFF_CAP);
-			s = tm_rd_read(&rd, *buf + got, SNIFF_CAP - got, &more, err);
-			*f = tm_sniff(*buf, got + more);
-		}
-	}
-	tm_stream_close(st);
 	return s;
 }
 

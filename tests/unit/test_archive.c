@@ -8,6 +8,9 @@
 #include <archive_entry.h>
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <zlib.h>
 
@@ -1903,6 +1906,24 @@ t_top_sniff_same(void)
 		if (c == 0)
 			CHECK_INT(tm_sniff(b, 4096), TM_FMT_PPROF); /* the case is what it says */
 	}
+	/* the file not opened for the sniff (no descriptor left): the
+	 * stream's read (sniff_top's fallback) fails and says why */
+	const char *path = fx_write("top_nofd.bin", b, 8192);
+	struct rlimit rl;
+	CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	struct rlimit low = {64, rl.rlim_max};
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	int fds[64], nf = 0;
+	while (nf < 64 && (fds[nf] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		nf++;
+	enum tm_status st = open1(path);
+	int en = err.sys_errno;
+	tm_input_close(&in);
+	while (nf > 0)
+		close(fds[--nf]);
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	CHECK(st != TM_OK);
+	CHECK_INT(en, EMFILE);
 	free(b);
 	free(t.d);
 }
