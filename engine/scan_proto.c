@@ -329,18 +329,6 @@ name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t l
 	name_put_slow(s, q, iid, str, len);
 }
 
-/* The name of an interned iid (*str NULL: a null name). */
-static bool
-name_get(const struct ps *s, const struct seq *q, uint64_t iid, const char **str, size_t *len)
-{
-	const struct iname *e = name_find(s, q, iid);
-	if (!e)
-		return false;
-	*str = e->off != NAME_NULL ? s->npool.data + e->off : NULL;
-	*len = e->len;
-	return true;
-}
-
 /* ------------------------------------------------------------------ */
 /* emitting                                                            */
 /* ------------------------------------------------------------------ */
@@ -906,6 +894,42 @@ te_al_name(struct ps *s, struct seq *q, uint64_t type, const uint8_t *name, size
 	out->al_type = type;
 }
 
+/* A TrackEvent's detail (keep): its name as te_al_name gives it, whose
+ * lookup of the iid (al_in) serves here but for a slice's end (a null
+ * interned name: off NAME_NULL); its phase as track_event_event_importer.h
+ * Import takes it: a counter and a state by their type, any other by
+ * ParsePhaseOrType, the legacy event's phase first (any, as a char: 0 or
+ * not ASCII is no slice here, a raw event there), then the type's.  Out of
+ * line: the fast path's code stays as it was without keep. */
+static __attribute__((noinline)) uint32_t
+te_detail(struct ps *s, const struct seq *q, uint64_t type, const uint8_t *name, size_t name_len,
+	  uint64_t name_iid, const struct iname *al_in, int64_t legacy_phase, bool has_track,
+	  uint64_t track)
+{
+	const char *nm = (const char *)name;
+	size_t nl = name ? name_len : 0;
+	if (name_iid) {
+		const struct iname *in = type != TE_SLICE_END ? al_in : name_find(s, q, name_iid);
+		nm = in && in->off != NAME_NULL ? s->npool.data + in->off : NULL;
+		nl = in ? in->len : 0;
+	}
+	char ph = 0;
+	if (type == TE_COUNTER)
+		ph = 'C';
+	else if (type == TE_STATE)
+		ph = 0;
+	else if (legacy_phase >= 0)
+		ph = legacy_phase < 128 ? (char)legacy_phase : 0;
+	else if (type == TE_SLICE_BEGIN)
+		ph = 'B';
+	else if (type == TE_SLICE_END)
+		ph = 'E';
+	else if (type == TE_INSTANT)
+		ph = 'I';
+	uint64_t key = has_track ? track : q->def_has_track ? q->def_track : (1ULL << 63) | q->key;
+	return tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
+}
+
 /* TrackEvent tokenization (track_event_tokenizer.cc TokenizeTrackEventPacket). */
 AINLINE void
 do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uint8_t *p,
@@ -1060,41 +1084,13 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 	if (type == TE_STATE && !has_track && !q->def_has_track)
 		ok = false;
 
-	uint32_t detail = 0;
-	if (ok && s->keep) {
-		/* as te_al_name */
-		const char *nm = has_name ? (const char *)name : NULL;
-		size_t nl = has_name ? name_len : 0;
-		if (name_iid && !name_get(s, q, name_iid, &nm, &nl)) {
-			nm = NULL;
-			nl = 0;
-		}
-		/* track_event_event_importer.h Import: a counter and a
-		 * state by their type; any other by ParsePhaseOrType, the
-		 * legacy event's phase first (any, as a char: 0 or not
-		 * ASCII is no slice here, a raw event there), then the
-		 * type's */
-		char ph = 0;
-		if (type == TE_COUNTER)
-			ph = 'C';
-		else if (type == TE_STATE)
-			ph = 0;
-		else if (legacy_phase >= 0)
-			ph = legacy_phase < 128 ? (char)legacy_phase : 0;
-		else if (type == TE_SLICE_BEGIN)
-			ph = 'B';
-		else if (type == TE_SLICE_END)
-			ph = 'E';
-		else if (type == TE_INSTANT)
-			ph = 'I';
-		uint64_t key = has_track ? track
-			       : q->def_has_track ? q->def_track
-						  : (1ULL << 63) | q->key;
-		detail = tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
-	}
-
 	if (ok)
 		te_al_name(s, q, type, has_name ? name : NULL, name_len, name_iid, out);
+	uint32_t detail = 0;
+	if (ok && s->keep)
+		detail = te_detail(s, q, type, has_name ? name : NULL, name_len, name_iid,
+				   out->al_iname, legacy_phase, has_track, track);
+
 	if (conv) {
 		/* clock 3 = MONOTONIC */
 		out->kind = TM_OP_CONVERT;
