@@ -204,9 +204,12 @@ next_field(const uint8_t **pp, const uint8_t *end, struct field *f)
 	p = get_varint(p, end, &tag);
 	if (!p)
 		return -1;
+	/* the id cast to 32 bits, as protozero proto_decoder.cc
+	 * ParseOneField takes it (an id above kMaxId is a field skipped
+	 * there, unknown to every caller here) */
 	f->id = (uint32_t)(tag >> 3);
 	f->wt = (uint32_t)(tag & 7);
-	if (f->id == 0 || (tag >> 3) > UINT32_MAX)
+	if (f->id == 0)
 		return -1;
 	switch (f->wt) {
 	case 0:
@@ -255,7 +258,9 @@ next_field(const uint8_t **pp, const uint8_t *end, struct field *f)
  * two instead of next_field: the same acceptance rules, but no struct and
  * the tag kept whole (id << 3 | wire type) for one switch.  lim >= end: the
  * end of the readable buffer (varints may load 8 bytes at once up to it).
- * Tag at p < end: NULL when malformed (bad varint, id 0 or > UINT32_MAX). */
+ * Tag at p < end: NULL when malformed (bad varint, id 0 in its low 32
+ * bits); an id of more is cast to 32 bits, as next_field takes it (the
+ * tag's low 35 bits). */
 AINLINE const uint8_t *
 rd_tag(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *tag)
 {
@@ -268,8 +273,9 @@ rd_tag(const uint8_t *p, const uint8_t *end, const uint8_t *lim, uint64_t *tag)
 		return p + 2;
 	}
 	p = get_varint_lim(p, end, lim, tag);
-	if (!p || (*tag >> 3) == 0 || (*tag >> 3) > UINT32_MAX)
+	if (!p || !(*tag & 0x7fffffff8ULL))
 		return NULL;
+	*tag &= 0x7ffffffffULL;
 	return p;
 }
 

@@ -2074,6 +2074,42 @@ test_varint_readers(void)
 	tm_wire_pext = hw_pext;
 }
 
+/* A tag's id is its varint >> 3 cast to 32 bits (protozero
+ * proto_decoder.cc ParseOneField): an id of 2^32 + 8 is field 8 (the
+ * packet's timestamp), one whose low 32 bits are above kMaxId (2^24 - 1)
+ * a field skipped, the walk going on; only low bits of 0 end it. */
+static void
+test_tag_id_truncated(void)
+{
+	struct tb b = {0};
+	for (int k = 0; k < 3; k++) {
+		struct tb pk = {0}, te = {0};
+		fp_varint_field(&te, "\x48", 1, 3);
+		fp_varint_field(&te, "\x58", 1, 42);
+		if (k == 2) /* id 2^32 + 23: the name */
+			pt_len_field(&te, "\xba\x81\x80\x80\x80\x01", 6, "x", 1);
+		fp_varint_field(&pk, "\x40", 1, 100);
+		if (k == 0) /* id 2^32 + 8: the timestamp */
+			fp_varint_field(&pk, "\xc0\x80\x80\x80\x80\x01", 6, 500);
+		else if (k == 1) /* id 2^32 + 2^25: skipped */
+			fp_varint_field(&pk, "\x80\x80\x80\x80\x81\x01", 6, 7);
+		fp_varint_field(&pk, "\x50", 1, 1);
+		pt_len_field(&pk, "\x5a", 1, te.d, te.n);
+		pt_packet(&b, &pk);
+		free(pk.d);
+		free(te.d);
+	}
+	CHECK_STR(scan_all(&b, true), "MACHINE 0|PKT m0 c0 s1 500 n1|PUSH te ~ I 42|"
+				      "PKT m0 c0 s1 100 n1|PUSH te ~ I 42|"
+				      "PKT m0 c0 s1 100 n1|PUSH te 'x' I 42");
+	for (int keep = 0; keep < 2; keep++) {
+		struct tm_scan f;
+		fast_same(&b, 7, keep, false, &f);
+		tm_scan_fini(&f);
+	}
+	free(b.d);
+}
+
 static void
 slurp(const char *path, struct tb *b)
 {
@@ -2147,6 +2183,7 @@ main(void)
 	RUN(test_interned_names_exact);
 	RUN(test_te_name_priority);
 	RUN(test_te_phase);
+	RUN(test_tag_id_truncated);
 	RUN(test_event_name_fields);
 	RUN(test_interned_pool_compacted);
 	RUN(test_interned_generations);
