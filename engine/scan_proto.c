@@ -989,6 +989,11 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			case TE_THREAD_INSTRUCTION_COUNT_DELTA:
 				has_ic_delta = true;
 				break;
+			case TE_NAME: /* as below */
+				has_name = true;
+				name = v ? (const uint8_t *)"" : NULL;
+				name_len = 0;
+				break;
 			case TE_LEGACY_EVENT: /* the last one, empty (as below) */
 				legacy_phase = -1;
 				legacy_name_iid = 0;
@@ -1005,11 +1010,12 @@ do_track_event(struct ps *s, bool has_seq, bool has_ts, struct seq *q, const uin
 			break;
 		switch (tag >> 3) {
 		case TE_NAME:
-			if (wt == WT_LEN) {
-				has_name = true;
-				name = fp;
-				name_len = fl;
-			}
+			/* the last field 23 (a typed decoder's); one not a
+			 * string has its value as data(), size 0: null when
+			 * 0 (string_pool.h InternString), else empty */
+			has_name = true;
+			name = wt == WT_LEN ? fp : v ? (const uint8_t *)"" : NULL;
+			name_len = wt == WT_LEN ? fl : 0;
 			break;
 		case TE_DOUBLE_COUNTER_VALUE:
 			if (wt == WT_FIXED64)

@@ -1576,6 +1576,32 @@ test_te_phase(void)
 	free(b.d);
 }
 
+/* A TrackEvent's inline name is its last field 23 of any wire type
+ * (TypedProtoDecoder keeps the last; track_event_event_importer.h
+ * ParseTrackEventName interns event_.name() when has_name()): one not a
+ * string has its value as data(), size 0, so null when 0 (string_pool.h
+ * InternString), else empty. */
+static void
+test_te_inline_name_fields(void)
+{
+	struct tb b = {0};
+	np_te_typed(&b, 100, 3, "\xb8\x01\x00", 3);                 /* null */
+	np_te_typed(&b, 200, 3, "\xb8\x01\x05", 3);                 /* empty */
+	np_te_typed(&b, 300, 3, "\xbd\x01\0\0\0\0", 6);           /* null */
+	np_te_typed(&b, 400, 3, "\xb9\x01\x01\0\0\0\0\0\0\0", 10); /* empty */
+	np_te_typed(&b, 500, 3, "\xb8\x01\x00\xba\x01\x01y", 7);   /* y */
+	const char *ops = scan_all(&b, true);
+	char got[512];
+	te_names(ops, got, sizeof got);
+	CHECK_STR(got, "~|''|~|''|'y'|");
+	for (int keep = 0; keep < 2; keep++) {
+		struct tm_scan f;
+		fast_same(&b, 7, keep, false, &f);
+		tm_scan_fini(&f);
+	}
+	free(b.d);
+}
+
 /* EventNames as trace_processor interns them (incremental_state.cc
  * InternMessage, packet_sequence_state_generation.cc
  * DecodeInternedStringValue): under the first iid field, of any wire type
@@ -2183,6 +2209,7 @@ main(void)
 	RUN(test_interned_names_exact);
 	RUN(test_te_name_priority);
 	RUN(test_te_phase);
+	RUN(test_te_inline_name_fields);
 	RUN(test_tag_id_truncated);
 	RUN(test_event_name_fields);
 	RUN(test_interned_pool_compacted);
