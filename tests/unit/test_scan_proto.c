@@ -1173,6 +1173,17 @@ fast_same(const struct tb *b, size_t bs, bool keep, bool runs, struct tm_scan *f
 	return rf;
 }
 
+/* fast_same without and with the events kept, the scans let go. */
+static void
+fast_same_both(const struct tb *b, size_t bs)
+{
+	for (int keep = 0; keep < 2; keep++) {
+		struct tm_scan f;
+		fast_same(b, bs, keep, false, &f);
+		tm_scan_fini(&f);
+	}
+}
+
 static void
 test_fast_equals_general(void)
 {
@@ -1391,20 +1402,9 @@ test_interned_fast_equals_general(void)
  * sequence 2's iid chosen so, its name replaced sequence 1's and the event
  * of sequence 1 took it.  Names are found by (generation, iid) now. */
 static uint64_t
-old_mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t
 old_salt(uint64_t seqkey, uint32_t gen)
 {
-	return old_mix64(seqkey ^ old_mix64((uint64_t)gen ^ 0x9e3779b97f4a7c15ULL));
+	return tm_mix64(seqkey ^ tm_mix64((uint64_t)gen ^ 0x9e3779b97f4a7c15ULL));
 }
 
 static void
@@ -1535,11 +1535,7 @@ test_te_name_priority(void)
 				  sc.align->names[i].len == 4 ? 6 : 5);
 		tm_scan_fini(&sc);
 	}
-	for (int keep = 0; keep < 2; keep++) {
-		struct tm_scan f;
-		fast_same(&b, 7, keep, false, &f);
-		tm_scan_fini(&f);
-	}
+	fast_same_both(&b, 7);
 	free(b.d);
 }
 
@@ -1568,11 +1564,7 @@ test_te_phase(void)
 		g += (size_t)snprintf(got + g, sizeof got - g, "%c", *p);
 	}
 	CHECK_STR(got, "I-EBXBBC-");
-	for (int keep = 0; keep < 2; keep++) {
-		struct tm_scan f;
-		fast_same(&b, 7, keep, false, &f);
-		tm_scan_fini(&f);
-	}
+	fast_same_both(&b, 7);
 	free(b.d);
 }
 
@@ -1594,11 +1586,7 @@ test_te_inline_name_fields(void)
 	char got[512];
 	te_names(ops, got, sizeof got);
 	CHECK_STR(got, "~|''|~|''|'y'|");
-	for (int keep = 0; keep < 2; keep++) {
-		struct tm_scan f;
-		fast_same(&b, 7, keep, false, &f);
-		tm_scan_fini(&f);
-	}
+	fast_same_both(&b, 7);
 	free(b.d);
 }
 
@@ -1659,11 +1647,7 @@ test_event_name_fields(void)
 	char got[512];
 	te_names(ops, got, sizeof got);
 	CHECK_STR(got, "'first'|'two'|~|'a'|~|'fixed'|''|~|~|~|''|''|~|'now'|'third'|~|");
-	for (int keep = 0; keep < 2; keep++) {
-		struct tm_scan f;
-		fast_same(&b, 7, keep, false, &f);
-		tm_scan_fini(&f);
-	}
+	fast_same_both(&b, 7);
 	free(b.d);
 }
 
@@ -1699,11 +1683,7 @@ test_interned_pool_compacted(void)
 	static char got[65536];
 	te_names(ops, got, sizeof got);
 	CHECK_STR(got, want);
-	for (int keep = 0; keep < 2; keep++) {
-		struct tm_scan f;
-		fast_same(&b, 4096, keep, false, &f);
-		tm_scan_fini(&f);
-	}
+	fast_same_both(&b, 4096);
 	free(b.d);
 }
 
@@ -2128,11 +2108,7 @@ test_tag_id_truncated(void)
 	CHECK_STR(scan_all(&b, true), "MACHINE 0|PKT m0 c0 s1 500 n1|PUSH te ~ I 42|"
 				      "PKT m0 c0 s1 100 n1|PUSH te ~ I 42|"
 				      "PKT m0 c0 s1 100 n1|PUSH te 'x' I 42");
-	for (int keep = 0; keep < 2; keep++) {
-		struct tm_scan f;
-		fast_same(&b, 7, keep, false, &f);
-		tm_scan_fini(&f);
-	}
+	fast_same_both(&b, 7);
 	free(b.d);
 }
 
