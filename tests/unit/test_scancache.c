@@ -89,6 +89,27 @@ render(struct tm_session *s)
 	return tm_buf_steal(&b);
 }
 
+/* paths' saved scan is not loaded, and the scan's report is a session's
+ * without a cache. */
+static void
+not_loaded_as_fresh(const char *const *one)
+{
+	struct tm_session *s = open_s(one, 1, false, 0);
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.loaded, 0);
+	char *got = render(s);
+	tm_session_close(s);
+	struct tm_session_opts o = {0};
+	struct tm_error e;
+	CHECK_INT(tm_session_open(&s, one, 1, &o, &e), TM_OK);
+	char *want = render(s);
+	tm_session_close(s);
+	CHECK_STR(got, want);
+	free(got);
+	free(want);
+}
+
 /* Open twice: the second loads every input, and scans, members and report
  * are the same as the first (fresh) one's. */
 static void
@@ -750,20 +771,9 @@ t_changed(void)
 	 * (what the racy rule below is for): a distinct mtime */
 	struct timespec ts[2] = {{1000000000, 0}, {1000000000, 0}};
 	utimensat(AT_FDCWD, p, ts, 0);
-	s = open_s(one, 1, false, 0);
+	not_loaded_as_fresh(one);
 	struct tm_cache_info ci;
-	tm_session_cache_info(s, &ci);
-	CHECK_INT(ci.loaded, 0);
-	char *got = render(s);
-	tm_session_close(s);
-	struct tm_session_opts o = {0};
 	struct tm_error e;
-	CHECK_INT(tm_session_open(&s, one, 1, &o, &e), TM_OK);
-	char *want = render(s);
-	tm_session_close(s);
-	CHECK_STR(got, want);
-	free(got);
-	free(want);
 	/* a file changed just now is not saved (its timestamps may not show
 	 * the next change) */
 	int racy = tm_scancache_racy_s;
@@ -839,19 +849,7 @@ t_changed_tar_member(void)
 		close(fd);
 		struct timespec tv[2] = {st0.st_atim, st0.st_mtim};
 		utimensat(AT_FDCWD, p, tv, 0);
-		s = open_s(one, 1, false, 0);
-		tm_session_cache_info(s, &ci);
-		CHECK_INT(ci.loaded, 0);
-		char *got = render(s);
-		tm_session_close(s);
-		struct tm_session_opts o = {0};
-		struct tm_error e;
-		CHECK_INT(tm_session_open(&s, one, 1, &o, &e), TM_OK);
-		char *want = render(s);
-		tm_session_close(s);
-		CHECK_STR(got, want);
-		free(got);
-		free(want);
+		not_loaded_as_fresh(one);
 	}
 	free(t.d);
 	tm_buf_fini(&j);
