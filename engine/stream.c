@@ -793,8 +793,8 @@ tm_rd_skip(struct tm_rd *rd, uint64_t want, uint64_t *got, struct tm_error *err)
 			uint64_t k;
 			if ((s = stream_skip(rd->st, want - done, &k, err)) != TM_OK)
 				return s;
-			if (want >= tm_stream_far_skip && rd->st->kind == K_FILE)
-				rd->st->far_skip = true;
+			if (want >= tm_stream_far_skip)
+				tm_stream_short_read(rd->st);
 			rd->off += k;
 			done += k;
 			break;
