@@ -650,17 +650,6 @@ read_head(const struct tm_input *in, size_t i, size_t cap, uint8_t *buf, size_t 
 	return s;
 }
 
-/* The formats tm_sniff (sniff.c, after trace_processor's
- * util/trace_type.cc GuessTraceType) decides from the first PREFIX bytes,
- * whatever follows them: their tests, and every test before theirs, look
- * at the first 265 bytes only (the TAR magic ends at 265). */
-#define PREFIX 4096u
-static bool
-prefix_decides(enum tm_format f)
-{
-	return f == TM_FMT_TAR || f == TM_FMT_ZIP || f == TM_FMT_GZIP || f == TM_FMT_ZSTD;
-}
-
 /* n bytes at off of fd into p; false on an error or an early end. */
 static bool
 pread_all(int fd, uint8_t *p, size_t n, uint64_t off)
@@ -685,15 +674,15 @@ sniff_top_direct(const struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm
 {
 	uint64_t size = in->members[0].stored_size;
 	size_t want = size < SNIFF_CAP ? (size_t)size : SNIFF_CAP;
-	size_t pre = want < PREFIX ? want : PREFIX;
+	size_t pre = want < TM_SNIFF_PREFIX ? want : TM_SNIFF_PREFIX;
 	int fd = open(in->paths[0], O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	BIG_XGROW(*buf, *bcap, PREFIX);
+	BIG_XGROW(*buf, *bcap, TM_SNIFF_PREFIX);
 	bool ok = pread_all(fd, *buf, pre, 0);
 	if (ok) {
 		*f = tm_sniff(*buf, pre);
-		if (pre < want && !prefix_decides(*f)) {
+		if (pre < want && !tm_sniff_prefix_decides(*f)) {
 			BIG_XGROW(*buf, *bcap, SNIFF_CAP);
 			ok = pread_all(fd, *buf + pre, want - pre, pre);
 			*f = tm_sniff(*buf, want);
@@ -706,7 +695,7 @@ sniff_top_direct(const struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm
 /* *f: tm_sniff of the input's first SNIFF_CAP bytes, read straight from
  * the file (sniff_top_direct); on anything unusual the stream reads them
  * again and says what went wrong, all SNIFF_CAP at once (what
- * prefix_decides decides is the same format from them). */
+ * tm_sniff_prefix_decides decides is the same format from them). */
 static enum tm_status
 sniff_top(struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm_format *f,
 	  struct tm_error *err)

@@ -57,6 +57,16 @@ tm_format_is_container(enum tm_format f)
 	       f == TM_FMT_CTRACE;
 }
 
+/* TAR, ZIP, gzip and zstd: tm_sniff tests them before anything that reads
+ * past byte 265 (the TAR magic's end), so a longer read cannot change them.
+ * Keep it so when tm_sniff's order changes (archive.c sniffs an input's
+ * first TM_SNIFF_PREFIX bytes and stops when this holds). */
+bool
+tm_sniff_prefix_decides(enum tm_format f)
+{
+	return f == TM_FMT_TAR || f == TM_FMT_ZIP || f == TM_FMT_GZIP || f == TM_FMT_ZSTD;
+}
+
 bool
 tm_format_is_predicted(enum tm_format f)
 {
