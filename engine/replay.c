@@ -1482,9 +1482,9 @@ process_trace(struct tm_replay *p, size_t mi)
 			ctx_set_global_clock(p, fs.host, tc);
 		}
 		fs.host->has_pending = true;
-		/* tc is a global clock, TRACE_FILE's tf the host's trace_file id */
+		/* tc is a global clock, TRACE_FILE's tf the host's trace_file id
+		 * (tm_ctx_pending derives it) */
 		fs.host->pending_clock = tc.clock;
-		fs.host->pending_tf = tc.tf != 0;
 	}
 	p->acc[mi].is_predicted = tm_format_is_predicted(mb->format) && fs.sc;
 	if (fs.sc)

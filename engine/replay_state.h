@@ -35,8 +35,8 @@ struct tm_tracker {
 			* its trace_file id is tm_ctx_trace_id */
 	uint32_t row;
 	/* the clock flush_pending bridges from, unqualified (tm_ctx_pending):
-	 * a global clock, with the file's trace_file id as tf when
-	 * pending_tf (process_trace's TRACE_FILE) */
+	 * a global clock, with the file's trace_file id as tf when it is
+	 * TRACE_FILE (process_trace's) */
 	uint32_t pending_clock;
 	uint8_t bridge; /* enum tm_bridge */
 	/* a timestamp was converted through it: all the replay asks of
@@ -50,7 +50,6 @@ struct tm_tracker {
 	/* its clocks are qualified by its file's trace_file id (tm_ctx_tag;
 	 * ctx_add_snapshot of a non-primary tracker sets it) */
 	bool tagged;
-	bool pending_tf;
 	/* (one per trace file forked: 10,000s for an archive's members) */
 };
 _Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 36, "struct tm_tracker grew");
@@ -173,7 +172,8 @@ tm_ctx_trace_id(const struct tm_replay *p, const struct tm_tracker *c)
 static inline struct tm_clockid
 tm_ctx_pending(const struct tm_replay *p, const struct tm_tracker *c)
 {
-	return (struct tm_clockid){c->pending_clock, 0, c->pending_tf ? tm_ctx_trace_id(p, c) : 0, 0};
+	uint32_t tf = c->pending_clock == TM_CLOCK_TRACE_FILE ? tm_ctx_trace_id(p, c) : 0;
+	return (struct tm_clockid){c->pending_clock, 0, tf, 0};
 }
 
 /* The clock flush_pending bridged from (k there: the format clock on the
