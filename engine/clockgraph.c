@@ -39,7 +39,7 @@
  * capacity alone says where they are: in place while cap <= room (cap 0:
  * no more asked for yet), never a pointer into the owner, which moves with
  * the owner's array.  Node groups and series grow one element at a time:
- * their capacity is small_cap of their count, not stored. */
+ * their capacity is tm_small_cap of their count, not stored. */
 union small {
 	void *heap;
 	uint32_t u32[2];
@@ -48,7 +48,7 @@ union small {
 
 #define SMALL_ROOM(type) ((uint32_t)(sizeof(union small) / sizeof(type)))
 
-/* A small array of n elements: in place while n <= room (its small_cap is
+/* A small array of n elements: in place while n <= room (its tm_small_cap is
  * 0 then), else on the heap. */
 static inline const void *
 small_get(const union small *a, uint32_t n, uint32_t room)
@@ -60,22 +60,6 @@ static inline void *
 small_mut(union small *a, uint32_t n, uint32_t room)
 {
 	return n <= room ? (void *)a : a->heap;
-}
-
-/* The capacity of a small array of n elements grown one at a time: 0 (in
- * place) while n <= room, then 2 * room, doubling. */
-static inline uint32_t
-small_cap(uint32_t n, uint32_t room)
-{
-	if (n <= room)
-		return 0;
-	uint32_t c = 2 * room;
-	while (c < n) {
-		if (c > UINT32_MAX / 2)
-			tm_oom(SIZE_MAX);
-		c *= 2;
-	}
-	return c;
 }
 
 /* a's n elements of elem bytes moved from capacity cap to nc (> room). */
@@ -103,7 +87,7 @@ struct series {
 	uint32_t n;
 	uint32_t id0; /* the snapshot id while in place */
 	/* the snapshots' values (ns) and ids, in snapshot order: a small array
-	 * of capacity small_cap(n, SERIES_ROOM), the first value in place (its
+	 * of capacity tm_small_cap(n, SERIES_ROOM), the first value in place (its
 	 * id in id0), past that one block of the values then the ids
 	 * (series_ids) */
 	union small ts;
@@ -123,7 +107,7 @@ series_ts(const struct series *s)
 static inline const uint32_t *
 series_ids(const struct series *s)
 {
-	uint32_t cap = small_cap(s->n, SERIES_ROOM);
+	uint32_t cap = tm_small_cap(s->n, SERIES_ROOM);
 	return cap ? (const uint32_t *)((const int64_t *)s->ts.heap + cap) : &s->id0;
 }
 
@@ -132,7 +116,7 @@ series_ids(const struct series *s)
 static void
 series_push(struct series *se, int64_t ns, uint32_t snap)
 {
-	uint32_t n = se->n, cap = small_cap(n, SERIES_ROOM), nc = small_cap(n + 1, SERIES_ROOM);
+	uint32_t n = se->n, cap = tm_small_cap(n, SERIES_ROOM), nc = tm_small_cap(n + 1, SERIES_ROOM);
 	se->n = n + 1;
 	if (!nc) {
 		se->ts.i64[0] = ns;
@@ -185,7 +169,7 @@ struct xclock {
 struct node {
 	struct tm_clockid id;
 	/* group indices, in creation order: a small array (node_groups) of
-	 * capacity small_cap(n_groups, IDX_ROOM), not stored (a graph holds a few
+	 * capacity tm_small_cap(n_groups, IDX_ROOM), not stored (a graph holds a few
 	 * nodes per member: 40 bytes, not 72) */
 	union small gs;
 	uint32_t n_groups;
@@ -600,8 +584,8 @@ add_group(struct tm_graph *g, uint32_t hash, const uint32_t *idx, size_t n)
 	const uint32_t *mem = group_members(gr);
 	for (size_t i = 0; i < n; i++) {
 		struct node *nd = &g->nodes[mem[i]];
-		uint32_t cap = small_cap(nd->n_groups, IDX_ROOM);
-		uint32_t nc = small_cap(nd->n_groups + 1, IDX_ROOM);
+		uint32_t cap = tm_small_cap(nd->n_groups, IDX_ROOM);
+		uint32_t nc = tm_small_cap(nd->n_groups + 1, IDX_ROOM);
 		if (nc != cap)
 			small_grow(&nd->gs, nd->n_groups, cap, nc, IDX_ROOM, sizeof gi);
 		uint32_t at = nd->n_groups++;

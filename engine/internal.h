@@ -47,6 +47,24 @@ bool tm_sniff_prefix_decides(enum tm_format f);
 extern bool tm_sniff_no_fast;
 /* Test hook: the Nth zlib allocation from now fails (tm_oom); 0 = never. */
 extern unsigned long tm_zalloc_fail_nth;
+/* The capacity of a small array of n elements grown one at a time: 0 (in
+ * place, or none) while n <= room, then 2 * room, doubling.  Not stored
+ * by its users (clockgraph.c's nodes, series and groups, replay.c's rows
+ * of a file): a size of n becoming n + 1 reallocates when the two
+ * capacities differ. */
+static inline uint32_t
+tm_small_cap(uint32_t n, uint32_t room)
+{
+	if (n <= room)
+		return 0;
+	uint32_t c = 2 * room;
+	while (c < n) {
+		if (c > UINT32_MAX / 2)
+			tm_oom(SIZE_MAX);
+		c *= 2;
+	}
+	return c;
+}
 /* Grow *p (array of elem-size items, capacity *cap) to hold at least need items. */
 void tm_xgrow(void **p, size_t *cap, size_t need, size_t elem);
 /* Parking for a block kept for reuse (a spare buffer or mapping), in one

@@ -89,16 +89,13 @@ note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 		a->n_rows = 1;
 		return;
 	}
-	/* rows' capacity: 2, then doubled whenever n_rows reaches a power of
-	 * two (no field for it: one per member) */
-	uint32_t n = a->n_rows;
-	if (!a->rows) {
-		a->rows = xmalloc(2 * sizeof *a->rows);
-		a->rows[0] = a->row1;
-	} else if (n >= 2 && (n & (n - 1)) == 0) {
-		if (n > UINT32_MAX / 2)
-			abort();
-		a->rows = xrealloc(a->rows, (size_t)n * 2 * sizeof *a->rows);
+	/* rows' capacity tm_small_cap(n_rows, 1): the first row in row1, then
+	 * 2, doubling (no field for it: one per member) */
+	uint32_t n = a->n_rows, cap = tm_small_cap(n, 1), nc = tm_small_cap(n + 1, 1);
+	if (nc != cap) {
+		a->rows = xrealloc(a->rows, (size_t)nc * sizeof *a->rows);
+		if (!cap)
+			a->rows[0] = a->row1;
 	}
 	a->rows[a->n_rows++] = row;
 }
