@@ -150,7 +150,7 @@ get_seq_slow(struct ps *s, uint64_t key)
 	}
 	memset(&s->seqs[i], 0, sizeof s->seqs[i]);
 	s->seqs[i].key = key;
-	s->seqs[i].gen = tm_mix64(++s->n_gens);
+	s->seqs[i].gen = ++s->n_gens;
 	s->seqs[i].id = (uint32_t)i;
 	s->seq_ix[j] = (uint32_t)i + 1;
 out:
@@ -201,7 +201,7 @@ seq_clear(struct ps *s, struct seq *q)
 	q->def_clock = 0;
 	q->def_has_track = false;
 	q->te_ts_valid = false;
-	q->gen = tm_mix64(++s->n_gens);
+	q->gen = ++s->n_gens;
 	s->n_stale += q->n_names;
 	q->n_names = 0;
 }

@@ -26,8 +26,8 @@ struct seq {
 	uint64_t key; /* machine << 32 | seq id; UINT64_MAX = empty slot */
 	uint64_t def_track;
 	int64_t te_ref_ns;
-	/* its interning generation's stamp: one of ps.n_gens, mixed (unique and
-	 * never 0), new on a clear */
+	/* its interning generation's stamp: the count ps.n_gens (unique and
+	 * never 0; only compared), new on a clear */
 	uint64_t gen;
 	uint32_t def_clock;
 	uint32_t id;       /* its index in ps.seqs (struct iname seq) */
