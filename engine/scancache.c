@@ -288,6 +288,15 @@ rd_fill(struct ser *z, size_t n)
 	return true;
 }
 
+/* Past n payload bytes in the buffer (hashed later: rd_hash). */
+static inline void
+rd_adv(struct ser *z, size_t n)
+{
+	z->pos += n;
+	z->at += n;
+	z->left -= n;
+}
+
 /* Take n payload bytes (hashed later: rd_hash), NULL past the end of the
  * payload. */
 static const uint8_t *
@@ -296,10 +305,28 @@ rd_take(struct ser *z, size_t n)
 	if (n > z->left || !rd_fill(z, n))
 		return NULL;
 	const uint8_t *p = z->buf + z->pos;
-	z->pos += n;
-	z->at += n;
-	z->left -= n;
+	rd_adv(z, n);
 	return p;
+}
+
+/* Reading, the next n payload bytes when they are in the buffer already
+ * (the fast paths: no refill, no error to set), else NULL; rd_adv takes
+ * them. */
+static inline const uint8_t *
+rd_here(const struct ser *z, size_t n)
+{
+	return !z->wr && !z->bad && z->left >= n && z->end - z->pos >= n ? z->buf + z->pos : NULL;
+}
+
+/* A u64 as saved: little-endian (ser_u64_bytes). */
+static inline uint64_t
+rd_le64(const uint8_t *p)
+{
+	uint64_t v = ld64(p);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
 }
 
 /* Writing: p[0..n) hashed and written, a failure kept for the end. */
@@ -398,14 +425,10 @@ ser_u64(struct ser *z, uint64_t *v)
 		z->end += 8;
 		return;
 	}
-	if (!z->wr && !z->bad && z->left >= 8 && z->end - z->pos >= 8) {
-		*v = ld64(z->buf + z->pos);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		*v = __builtin_bswap64(*v); /* stored little-endian, as ser_u64_bytes */
-#endif
-		z->pos += 8;
-		z->at += 8;
-		z->left -= 8;
+	const uint8_t *p = rd_here(z, 8);
+	if (p) {
+		*v = rd_le64(p);
+		rd_adv(z, 8);
 		return;
 	}
 	ser_u64_bytes(z, v);
@@ -606,18 +629,13 @@ ser_occ_slow(struct ser *z, struct al_occ *o)
 static inline void
 ser_occ(struct ser *z, struct al_occ *o)
 {
-	if (!z->wr && !z->bad && z->left >= 32 && z->end - z->pos >= 32) {
-		uint64_t v[4];
-		memcpy(v, z->buf + z->pos, 32);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		for (int i = 0; i < 4; i++)
-			v[i] = __builtin_bswap64(v[i]); /* stored little-endian */
-#endif
-		if (v[1] <= UINT32_MAX && v[2] <= UINT32_MAX) {
-			*o = (struct al_occ){(int64_t)v[0], (uint32_t)v[1], (uint32_t)v[2], v[3]};
-			z->pos += 32;
-			z->at += 32;
-			z->left -= 32;
+	const uint8_t *p = rd_here(z, 32);
+	if (p) {
+		uint64_t clock = rd_le64(p + 8), machine = rd_le64(p + 16);
+		if (clock <= UINT32_MAX && machine <= UINT32_MAX) {
+			*o = (struct al_occ){(int64_t)rd_le64(p), (uint32_t)clock, (uint32_t)machine,
+					     rd_le64(p + 24)};
+			rd_adv(z, 32);
 			return;
 		}
 	}
@@ -726,11 +744,9 @@ ser_scan(struct ser *z, struct tm_scan *sc)
 	 * have none, saved as ser_error's five zeros: read past them without
 	 * clearing a struct tm_error (2.5 KB) twice over */
 	static const uint8_t no_error[40];
-	if (!z->wr && !z->bad && z->left >= 40 && z->end - z->pos >= 40 &&
-	    !memcmp(z->buf + z->pos, no_error, 40)) {
-		z->pos += 40;
-		z->at += 40;
-		z->left -= 40;
+	const uint8_t *p = rd_here(z, 40);
+	if (p && !memcmp(p, no_error, 40)) {
+		rd_adv(z, 40);
 	} else {
 		struct tm_error e0 = {0}, *se = sc->err ? sc->err : &e0;
 		ser_error(z, se);
