@@ -715,6 +715,7 @@ tm_format_fixed_clock(enum tm_format f)
 
 struct reader { /* one embedded machine of a file */
 	uint32_t embedded;
+	uint64_t raw; /* the raw machine id its context was forked for */
 	struct tm_tracker *c;
 };
 
@@ -723,6 +724,7 @@ struct fstate {
 	uint32_t tid;
 	const struct tm_scan *sc;
 	struct tm_tracker *host;
+	uint64_t host_raw; /* the raw machine id the host context was forked for */
 	struct reader *readers;
 	size_t n_readers, cap_readers;
 	bool host_used;
@@ -764,14 +766,30 @@ fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 			return;
 		}
 	}
-	struct tm_tracker *h = fs->host;
-	struct tm_tracker *c = fork_ctx(p, fs->file, raw);
-	c->has_default = h->has_default;
-	c->default_clock = h->default_clock;
+	/* ForkContextForMachineInCurrentTrace -> ForkContextForTrace
+	 * (trace_processor_context.cc): contexts are keyed by (trace, raw
+	 * machine id), so an embedded id the manifest's `machines` list maps
+	 * onto the raw id of the file's base machine (the same name as id 0),
+	 * or onto another embedded id's, gets that context back: its clock
+	 * tracker (primary or not, its tag, its conversions), not a new one. */
+	struct tm_tracker *h = fs->host, *c = raw == fs->host_raw ? h : NULL;
+	for (size_t i = 0; !c && i < fs->n_readers; i++)
+		if (fs->readers[i].raw == raw)
+			c = fs->readers[i].c;
+	if (!c)
+		c = fork_ctx(p, fs->file, raw);
+	/* ProtoTraceReader::CreateRemoteMachineReader, on the context it got,
+	 * new or shared: the parent's default clock if it has one, and a
+	 * deferred BOOTTIME sync (replacing one still pending, flushed again
+	 * at its next conversion) */
+	if (h->has_default) {
+		c->has_default = true;
+		c->default_clock = h->default_clock;
+	}
 	c->has_pending = true;
 	c->pending_clock = TM_CLOCK_BOOTTIME;
 	XGROW(fs->readers, fs->cap_readers, fs->n_readers + 1);
-	fs->readers[fs->n_readers++] = (struct reader){machine, c};
+	fs->readers[fs->n_readers++] = (struct reader){machine, raw, c};
 }
 
 static bool
@@ -1449,6 +1467,7 @@ process_trace(struct tm_replay *p, size_t mi)
 	fs.es = e ? &p->entries[ei] : NULL;
 	uint64_t base_raw = fs.es && fs.es->has_machine_id ? fs.es->machine_id : 0;
 	fs.host = fork_ctx(p, mi, base_raw);
+	fs.host_raw = base_raw;
 	fs.has_clock_override = e && e->has_clocks && !e->clocks.clock;
 	fs.has_machine_override = fs.es && fs.es->has_machine_id && !e->has_machines;
 	fs.host->is_pin = fs.has_clock_override;

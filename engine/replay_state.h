@@ -178,8 +178,9 @@ tm_ctx_pending(const struct tm_replay *p, const struct tm_tracker *c)
 
 /* The clock flush_pending bridged from (k there: the format clock on the
  * tracker's machine), read once bridge is set.  Not a field: the pending
- * clock and row are set when the tracker is forked and never change, and
- * flush_pending runs once (it clears has_pending). */
+ * clock and row are set when the tracker is forked and never change (a
+ * proto's host context that an embedded machine shares is pending again,
+ * from BOOTTIME, its clock already: fork_reader). */
 static inline struct tm_clockid
 tm_tracker_bridged_from(const struct tm_replay *p, const struct tm_tracker *c)
 {

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Protos checked against trace_processor v58.2 (the figures below are what
+# it printed for the same bytes): machines that share a context, ftrace
+# before tracing started, and the minimal disagreements tools/difftest.py
+# found.  Each builds the archive with Python, runs `tracemerge check
+# --json --events` and compares the stats, machines and surviving slices.
+set -u
+TM=${TM_BIN:-build/asan/tracemerge}
+t=$(mktemp -d)
+# KEEP=1 keeps the archives (to show them to trace_processor)
+if [ -n "${KEEP:-}" ]; then echo "archives kept in $t" >&2; else trap 'rm -rf "$t"' EXIT; fi
+python3 - "$TM" "$t" <<'PY'
+import io, json, os, subprocess, sys, tarfile
+
+tm, tmp = sys.argv[1], sys.argv[2]
+
+def vint(v):
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b, v = v & 0x7f, v >> 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+def fv(n, v): return vint(n << 3) + vint(v)
+def fl(n, data):
+    data = data.encode() if isinstance(data, str) else data
+    return vint(n << 3 | 2) + vint(len(data)) + data
+def packet(*fields): return fl(1, b"".join(fields))
+def snap(clocks): return fl(6, b"".join(fl(1, fv(1, c) + fv(2, ts)) for c, ts in clocks))
+def te(ts, name, seq=1, machine=None, clock=None):
+    f = fv(8, ts) + fv(10, seq) + fl(11, fv(9, 3) + fl(23, name))
+    if clock is not None: f += fv(58, clock)
+    if machine is not None: f += fv(98, machine)
+    return packet(f)
+def msnap(clocks, seq, machine=None):
+    return packet(fv(10, seq), snap(clocks), fv(98, machine) if machine is not None else b"")
+def started(ts, seq=1, machine=None):
+    return packet(fv(8, ts), fv(10, seq), fl(69, fv(2, 1)), fv(98, machine) if machine is not None else b"")
+def ftrace(cpu, events, seq=1, machine=None, compact=()):
+    """events: (ts, text) print events; compact: sched_switch timestamps (absolute)"""
+    body = fv(1, cpu)
+    for ts, text in events:
+        body += fl(2, fv(1, ts) + fv(2, 10) + fl(3, fl(2, text)))
+    if compact:
+        deltas, prev = [], 0
+        for ts in compact:
+            deltas.append(ts - prev)
+            prev = ts
+        n = len(compact)
+        body += fl(4, fl(1, b"".join(vint(d) for d in deltas)) + fl(2, vint(0) * n) + fl(3, vint(1) * n)
+                   + fl(4, vint(120) * n) + fl(5, "comm") + fl(6, vint(0) * n))
+    return packet(fl(1, body), fv(10, seq), fv(98, machine) if machine is not None else b"")
+
+def tar(name, members):
+    path = os.path.join(tmp, name)
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as tf:
+        for n, data in members:
+            b = data.encode() if isinstance(data, str) else data
+            ti = tarfile.TarInfo(n)
+            ti.size, ti.mode, ti.mtime = len(b), 0o644, 0
+            tf.addfile(ti, io.BytesIO(b))
+    return path
+
+def man(files):
+    return json.dumps({"perfetto_manifest": {"version": 1, "files": files}})
+
+def check(path):
+    p = subprocess.run([tm, "check", "--no-cache", "--json", "--events", path], capture_output=True)
+    return json.loads(p.stdout)
+
+def result(name, ok, why=""):
+    print(("PASS: " if ok else "FAIL: ") + name + ("" if ok else ": " + why))
+
+def agrees(name, r, stats, machines, slices, missing=None):
+    """stats: trace_processor's non-zero error/data-loss stats; machines:
+    [(raw_id, name)]; slices: sorted [(ts, name)] it kept; missing:
+    {name: stat} of the events it did not keep, as --events marks them"""
+    got_stats = {k: v for k, v in r["stats"].items() if v}
+    got_m = [(m["raw_id"], m["name"]) for m in r["machines"]]
+    got_s = sorted((e["ts"], e["name"]) for e in r.get("events", []) if e["slice"] and not e["dropped"])
+    got_miss = {e["name"]: e["dropped"] for e in r.get("events", []) if e["dropped"]}
+    ok = (r["error"] is None and got_stats == stats and got_m == machines and got_s == slices
+          and (missing is None or got_miss == missing))
+    result(name, ok, json.dumps({"stats": got_stats, "machines": got_m, "slices": got_s, "missing": got_miss}))
+
+# Rule: contexts are keyed by (trace, raw machine id); an embedded machine
+# the manifest names like id 0 shares the host's context and clock tracker.
+def shared(name7, name8=None):
+    d = msnap([(6, 1000), (3, 500)], 1) + te(2000, "host_a")
+    d += msnap([(6, 1100), (1, 70)], 2, 7) + te(3000, "m7_a", 2, 7)
+    d += te(900, "m7_mono", 2, 7, clock=3) + te(90, "m7_real", 2, 7, clock=1)
+    ms = [{"id": 0, "name": "phone"}, {"id": 7, "name": name7}]
+    if name8:
+        d += te(900, "m8_mono", 3, 8, clock=3) + te(90, "m8_real", 3, 8, clock=1)
+        ms.append({"id": 8, "name": name8})
+    d += te(4000, "host_b")
+    return tar("shared_%s_%s.tar" % (name7, name8), [("perfetto_manifest.json", man([{"path": "a.pb", "machines": ms}])), ("a.pb", d)])
+
+agrees("machines: id 7 named like id 0 shares the host's clocks", check(shared("phone")),
+       {}, [(4294967296, "phone")],
+       [(1120, "m7_real"), (1400, "m7_mono"), (2000, "host_a"), (3000, "m7_a"), (4000, "host_b")])
+agrees("machines: id 7 named apart forks its own context", check(shared("vm")),
+       {"clock_sync_failure_no_path": 1, "clock_sync_failure_undeferrable_packet_loss": 2,
+        "clock_sync_failure_unknown_source_clock": 1},
+       [(4294967296, "phone"), (4294967297, "vm")],
+       [(1120, "m7_real"), (2000, "host_a"), (3000, "m7_a")],
+       {"m7_mono": "clock_sync_failure_unknown_source_clock", "host_b": "clock_sync_failure_no_path"})
+agrees("machines: ids 7 and 8 named alike share one context", check(shared("vm", "vm")),
+       {"clock_sync_failure_no_path": 1, "clock_sync_failure_undeferrable_packet_loss": 3,
+        "clock_sync_failure_unknown_source_clock": 2},
+       [(4294967296, "phone"), (4294967297, "vm")],
+       [(1120, "m7_real"), (1120, "m8_real"), (2000, "host_a"), (3000, "m7_a")],
+       {"m7_mono": "clock_sync_failure_unknown_source_clock", "m8_mono": "clock_sync_failure_unknown_source_clock",
+        "host_b": "clock_sync_failure_no_path"})
+PY
