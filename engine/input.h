@@ -21,6 +21,8 @@
 #error "engine-internal header"
 #endif
 
+#include <sys/types.h>
+
 #include "internal.h"
 
 struct tm_input {
@@ -157,18 +159,35 @@ void tm_seq_close(struct tm_seq *q);
 enum tm_status tm_stream_open_raw(const struct tm_input *in, size_t member, struct tm_stream **out,
 				  struct tm_error *err) TM_WUR;
 
-/* ustar writer (tar_write.c). */
+/* An output file being written (output.c): tm_out_open checks path under
+ * o's rules (tm_output_check), removes stale temp files beside it and opens
+ * the locked temp file (fd); tm_out_commit gives it the replaced file's
+ * mode, fsyncs and renames it over path; tm_out_abort removes it. */
+struct tm_out_file {
+	int fd;
+	char *tmp, *path; /* path: a symlink's target when out_path is one */
+	bool replaces;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+};
+enum tm_status tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o,
+			   struct tm_error *err) TM_WUR;
+enum tm_status tm_out_commit(struct tm_out_file *f, struct tm_error *err) TM_WUR;
+void tm_out_abort(struct tm_out_file *f);
+
+/* ustar writer (tar_write.c), out_path under o's rules (tm_output). */
 struct tm_tar_writer;
 enum tm_status tm_tar_begin(struct tm_tar_writer **out, const char *out_path,
-			    const char *const *inputs, size_t n_inputs, bool reproducible,
-			    int64_t mtime, struct tm_error *err) TM_WUR;
+			    struct tm_output *o, bool reproducible, int64_t mtime,
+			    struct tm_error *err) TM_WUR;
 /* Add one member of exactly size bytes; data supplied by successive
  * tm_tar_write calls. */
 enum tm_status tm_tar_add(struct tm_tar_writer *w, const char *name, uint64_t size,
 			  struct tm_error *err) TM_WUR;
 enum tm_status tm_tar_write(struct tm_tar_writer *w, const void *p, size_t n,
 			    struct tm_error *err) TM_WUR;
-/* Finish: end blocks, fsync, rename over out_path.  On error or abort the
+/* Finish: end blocks, then tm_out_commit.  On error or abort the
  * temp file is removed and out_path untouched. */
 enum tm_status tm_tar_commit(struct tm_tar_writer *w, struct tm_error *err) TM_WUR;
 void tm_tar_abort(struct tm_tar_writer *w);

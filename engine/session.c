@@ -713,8 +713,12 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 	if (opts)
 		o = *opts;
 	struct tm_tar_writer *w = NULL;
-	enum tm_status st = tm_tar_begin(&w, out_path, (const char *const *)s->in.paths,
-					 s->in.n_paths, o.reproducible, o.mtime, err);
+	struct tm_output out = {.inputs = (const char *const *)s->in.paths,
+				.n_inputs = s->in.n_paths,
+				.replace = o.replace};
+	enum tm_status st = tm_tar_begin(&w, out_path, &out, o.reproducible, o.mtime, err);
+	if (o.n_stale)
+		*o.n_stale = out.n_stale;
 	if (st != TM_OK)
 		return st;
 	struct tm_buf js;

@@ -5,12 +5,9 @@
  * name/prefix fields is an error rather than a PAX record.  Sizes of 8 GiB
  * and more use the base-256 size encoding trace_processor reads.
  *
- * Atomicity: the archive is written to a temp file in the target directory
- * (mkstemp), fsync'd, renamed over out_path, and the directory fsync'd; on
- * any error or abort the temp file is removed and out_path is untouched.
- * An existing out_path that is not a regular file (a device, a FIFO, a link
- * to /proc/self/fd/1) is refused rather than replaced: the same rule
- * (tm_output_check) for every file the front ends write (tm_write_atomic).
+ * The file itself is written under the one rule for every output
+ * (output.c: never an input or a special file, atomic, the user's
+ * permissions); on any error or abort out_path is untouched.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +27,9 @@
 #define NAME_IN_MSG 200
 
 struct tm_tar_writer {
-	int fd;
-	char *tmp, *out;
+	struct tm_out_file f;
+	int fd; /* f.fd */
+	char *out;
 	bool reproducible;
 	int64_t mtime;
 	uint64_t left;    /* bytes still owed to the current member */
@@ -110,7 +108,7 @@ put(struct tm_tar_writer *w, const void *p, size_t n, struct tm_error *err)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return tm_error_sys(err, errno, "%s: byte 0x%" PRIx64, w->tmp, w->total);
+			return tm_error_sys(err, errno, "%s: writing byte 0x%" PRIx64, w->out, w->total);
 		}
 		b += r;
 		n -= (size_t)r;
@@ -130,107 +128,6 @@ zeros(struct tm_tar_writer *w, uint64_t n, struct tm_error *err)
 			return s;
 		n -= k;
 	}
-	return TM_OK;
-}
-
-enum tm_status
-tm_output_check(const char *path, struct tm_error *err)
-{
-	struct stat st;
-	if (!path || !*path)
-		return tm_error_set(err, TM_ERR_INVALID, "no output path");
-	if (stat(path, &st) != 0)
-		return TM_OK; /* absent; creating it beside will say why if it cannot */
-	if (S_ISREG(st.st_mode))
-		return TM_OK;
-	const char *kind = S_ISDIR(st.st_mode)    ? "a directory"
-			   : S_ISCHR(st.st_mode)  ? "a character device"
-			   : S_ISBLK(st.st_mode)  ? "a block device"
-			   : S_ISFIFO(st.st_mode) ? "a FIFO"
-			   : S_ISSOCK(st.st_mode) ? "a socket"
-						  : "not a regular file";
-	return tm_error_set(err, TM_ERR_INVALID,
-			    "%s is %s: refusing to replace it (write to a regular file)", path, kind);
-}
-
-/* A hidden temp file beside path: "dir/.base.tmp-XXXXXX", open. */
-static int
-temp_beside(const char *path, char **tmp_out)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
-	struct tm_buf b;
-	tm_buf_init(&b);
-	tm_buf_add(&b, path, dl);
-	tm_buf_adds(&b, ".");
-	tm_buf_adds(&b, path + dl);
-	tm_buf_adds(&b, ".tmp-XXXXXX");
-	char *tmp = tm_buf_steal(&b);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		errno = e;
-		return -1;
-	}
-	*tmp_out = tmp;
-	return fd;
-}
-
-/* fsync the directory holding path, so a rename into it is durable. */
-static void
-sync_dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, (size_t)(slash - path) + 1) : xstrdup(".");
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
-}
-
-enum tm_status
-tm_write_atomic(const char *path, const void *data, size_t len, unsigned mode,
-		struct tm_error *err)
-{
-	enum tm_status s = tm_output_check(path, err);
-	if (s != TM_OK)
-		return s;
-	char *tmp;
-	int fd = temp_beside(path, &tmp);
-	if (fd < 0)
-		return tm_error_sys(err, errno, "%s: cannot create a temp file beside it", path);
-	const uint8_t *p = data;
-	size_t left = len;
-	int e = 0;
-	while (left && !e) {
-		ssize_t r = write(fd, p, left);
-		if (r < 0 && errno != EINTR)
-			e = errno;
-		else if (r == 0)
-			e = EIO;
-		else if (r > 0) {
-			p += r;
-			left -= (size_t)r;
-		}
-	}
-	if (!e && fchmod(fd, (mode_t)mode) != 0)
-		e = errno;
-	if (!e && fsync(fd) != 0)
-		e = errno;
-	if (close(fd) != 0 && !e)
-		e = errno;
-	if (!e && rename(tmp, path) != 0)
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		free(tmp);
-		return tm_error_sys(err, e, "%s: cannot write it", path);
-	}
-	free(tmp);
-	sync_dir_of(path);
 	return TM_OK;
 }
 
@@ -276,32 +173,17 @@ tm_read_file(const char *path, size_t max, bool head, size_t *len, struct tm_err
 }
 
 enum tm_status
-tm_tar_begin(struct tm_tar_writer **out, const char *out_path, const char *const *inputs,
-	     size_t n_inputs, bool reproducible, int64_t mtime, struct tm_error *err)
+tm_tar_begin(struct tm_tar_writer **out, const char *out_path, struct tm_output *o,
+	     bool reproducible, int64_t mtime, struct tm_error *err)
 {
-	struct stat os, is;
 	*out = NULL;
-	if (!out_path || !*out_path)
-		return tm_error_set(err, TM_ERR_INVALID, "no output path");
-	bool exists = stat(out_path, &os) == 0;
-	for (size_t i = 0; i < n_inputs; i++) {
-		if (strcmp(inputs[i], out_path) == 0 ||
-		    (exists && stat(inputs[i], &is) == 0 && is.st_dev == os.st_dev &&
-		     is.st_ino == os.st_ino))
-			return tm_error_set(err, TM_ERR_INVALID,
-					    "%s: refusing to write over an input", out_path);
-	}
-	enum tm_status s = tm_output_check(out_path, err);
-	if (s != TM_OK)
-		return s;
-	char *tmp;
-	int fd = temp_beside(out_path, &tmp);
-	if (fd < 0)
-		return tm_error_sys(err, errno, "%s: cannot create a temp file beside it", out_path);
-	(void)fchmod(fd, 0644);
 	struct tm_tar_writer *w = xcalloc(1, sizeof *w);
-	w->fd = fd;
-	w->tmp = tmp;
+	enum tm_status s = tm_out_open(&w->f, out_path, o, err);
+	if (s != TM_OK) {
+		free(w);
+		return s;
+	}
+	w->fd = w->f.fd;
 	w->out = xstrdup(out_path);
 	w->reproducible = reproducible;
 	w->mtime = reproducible ? 0 : mtime ? mtime : (int64_t)time(NULL);
@@ -355,9 +237,6 @@ tm_tar_write(struct tm_tar_writer *w, const void *p, size_t n, struct tm_error *
 static void
 writer_free(struct tm_tar_writer *w)
 {
-	if (w->fd >= 0)
-		close(w->fd);
-	free(w->tmp);
 	free(w->out);
 	free(w->cur);
 	free(w);
@@ -367,31 +246,11 @@ enum tm_status
 tm_tar_commit(struct tm_tar_writer *w, struct tm_error *err)
 {
 	enum tm_status s;
-	if ((s = finish_member(w, err)) != TM_OK)
-		goto fail;
-	if ((s = zeros(w, 1024, err)) != TM_OK)
-		goto fail;
-	if ((s = zeros(w, (RECORD - w->total % RECORD) % RECORD, err)) != TM_OK)
-		goto fail;
-	if (fsync(w->fd) != 0) {
-		s = tm_error_sys(err, errno, "%s: fsync", w->tmp);
-		goto fail;
-	}
-	if (close(w->fd) != 0) {
-		w->fd = -1;
-		s = tm_error_sys(err, errno, "%s: close", w->tmp);
-		goto fail;
-	}
-	w->fd = -1;
-	if (rename(w->tmp, w->out) != 0) {
-		s = tm_error_sys(err, errno, "%s: rename to %s", w->tmp, w->out);
-		goto fail;
-	}
-	sync_dir_of(w->out); /* make the rename durable */
-	writer_free(w);
-	return TM_OK;
-fail:
-	unlink(w->tmp);
+	if ((s = finish_member(w, err)) == TM_OK && (s = zeros(w, 1024, err)) == TM_OK &&
+	    (s = zeros(w, (RECORD - w->total % RECORD) % RECORD, err)) == TM_OK)
+		s = tm_out_commit(&w->f, err);
+	else
+		tm_out_abort(&w->f);
 	writer_free(w);
 	return s;
 }
@@ -401,6 +260,6 @@ tm_tar_abort(struct tm_tar_writer *w)
 {
 	if (!w)
 		return;
-	unlink(w->tmp);
+	tm_out_abort(&w->f);
 	writer_free(w);
 }

@@ -55,7 +55,8 @@ extern "C" {
 	X(TM_ERR_UNSUPPORTED, "unsupported input")                                                 \
 	X(TM_ERR_INVALID, "invalid argument")                                                      \
 	X(TM_ERR_MANIFEST, "manifest error")                                                       \
-	X(TM_ERR_CANCELLED, "cancelled")
+	X(TM_ERR_CANCELLED, "cancelled")                                                           \
+	X(TM_ERR_EXISTS, "file exists")
 
 enum tm_status {
 #define TM_X_(id, s) id,
@@ -963,6 +964,8 @@ void tm_line_diff(const char *a, const char *b, struct tm_buf *out);
 
 struct tm_write_opts {
 	bool reproducible; /* mtime 0, uid/gid 0, owner names empty */
+	bool replace;      /* out_path may be replaced (tm_output: asked, or --force) */
+	unsigned *n_stale; /* out, when set: stale temp files removed (tm_output) */
 	int64_t mtime;     /* used when not reproducible; 0 = now */
 	volatile bool *cancel;
 	void (*progress)(void *ud, uint64_t done, uint64_t total);
@@ -1007,22 +1010,43 @@ const struct tm_pack_issue *tm_pack_issue_of(const struct tm_pack_check *c, size
 /* Write out_path as a ustar TAR: the manifest first as perfetto_manifest.json
  * (omitted when m is NULL or trivial), then every trace file streamed from its
  * source (loose files by base name; an archive's non-hidden regular members by
- * their names).  Temp file in the target directory, fsync, rename; refuses to
- * write over any input.  Errors name the file and the offset. */
+ * their names).  out_path under tm_output's rules, the session's inputs
+ * never written over.  Errors name the file and the offset. */
 enum tm_status tm_merge_write(struct tm_session *s, const struct tm_manifest *m,
 			      const char *out_path, const struct tm_write_opts *opts,
 			      struct tm_error *err) TM_WUR;
 
-/* Every output file: absent or a regular file.  An existing device, FIFO,
- * socket or directory (also through a symlink, e.g. to /proc/self/fd/1) is
- * refused with TM_ERR_INVALID instead of being replaced by a new file. */
-enum tm_status tm_output_check(const char *path, struct tm_error *err) TM_WUR;
-/* Write data to path atomically (a hidden temp file beside it, fsync,
- * rename, directory fsync) with permissions mode (e.g. 0644, 0600 for
- * private state); tm_output_check first.  On failure path is untouched and
- * err says why (errno in sys_errno). */
-enum tm_status tm_write_atomic(const char *path, const void *data, size_t len, unsigned mode,
+/* The one rule for every file tracemerge writes (engine/output.c): the
+ * merged TAR, a saved or solved manifest, a recovery file.
+ *  - Never one of inputs (the same device and inode: also through symlinks,
+ *    "../" paths and hard links), never a directory, device, FIFO or socket
+ *    (e.g. a link to /proc/self/fd/1): TM_ERR_INVALID, whatever replace says.
+ *  - An existing regular file only with replace set (the user was asked, or
+ *    gave --force): TM_ERR_EXISTS otherwise.  A symlink to a regular file is
+ *    written through (the link stays).
+ *  - Atomic: a hidden temp file beside it (".NAME.tmp-XXXXXX", locked while
+ *    it is written), fsync, rename, directory fsync; on failure the path is
+ *    untouched and err says why (errno in sys_errno).
+ *  - A new file gets 0666 less the umask (0600 with private_file); a
+ *    replaced file keeps its mode, and its owner where allowed.
+ *  - Temp files of that naming beside it that no writer holds (a write
+ *    killed by SIGKILL or a file size limit) are removed; n_stale counts
+ *    them, for the front end to say so. */
+struct tm_output {
+	const char *const *inputs; /* the session's trace inputs */
+	size_t n_inputs;
+	bool replace;      /* an existing regular file may be replaced */
+	bool private_file; /* 0600 whatever the umask (recovery files) */
+	unsigned n_stale;  /* out: stale temp files removed (added to) */
+};
+/* TM_OK when path may be written under o's rules (NULL: no inputs, no
+ * replacing); the refusal otherwise.  The front ends ask with this first
+ * (TM_ERR_EXISTS: "replace it?"), then write with replace set. */
+enum tm_status tm_output_check(const char *path, const struct tm_output *o,
 			       struct tm_error *err) TM_WUR;
+/* Write data to path under o's rules (tm_output_check first). */
+enum tm_status tm_write_atomic(const char *path, const void *data, size_t len,
+			       struct tm_output *o, struct tm_error *err) TM_WUR;
 /* The one whole-file reader (manifests, recovery files, the editor's
  * result): path's bytes, NUL-terminated, *len set; the caller frees.  A file
  * longer than max fails with TM_ERR_LIMIT naming the path, unless head is

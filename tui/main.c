@@ -29,10 +29,10 @@ static const char usage_text[] =
 	"       tracemerge ls [--json] INPUT...\n"
 	"       tracemerge check [--json] [--events] [--manifest FILE] [--strict] [--no-cache] [CONFIG] INPUT...\n"
 	"       tracemerge manifest [--manifest FILE] [CONFIG] INPUT...\n"
-	"       tracemerge merge -o OUT.tar [--manifest FILE] [--strict] [--no-validate]\n"
+	"       tracemerge merge -o OUT.tar [--force] [--manifest FILE] [--strict] [--no-validate]\n"
 	"                        [--reproducible] [CONFIG] INPUT...\n"
 	"       tracemerge align [--json] [--pair FILE:NAME[#N]=REF:NAME[#N][+D]] [--msg SEND=RECV]\n"
-	"                        [--apply|--solve [-o MANIFEST]] [--manifest FILE] [CONFIG] INPUT...\n"
+	"                        [--apply|--solve [-o MANIFEST [--force]]] [--manifest FILE] [CONFIG] INPUT...\n"
 	"CONFIG: --machine PATH=NAME  --offset PATH[:CLOCK][[MACHINE]]=OFFSET[@REF[:CLOCK][[MACHINE]]]\n"
 	"        --trace-time CLOCK[@FILE]\n";
 
@@ -181,6 +181,7 @@ kv_u64(struct tm_buf *o, bool *first, const char *k, bool has, uint64_t v)
 
 struct opts {
 	bool json, events, strict, no_validate, reproducible;
+	bool force; /* -o may replace an existing regular file (never an input) */
 	const char *manifest_path;
 	const char *out;
 	bool no_cache; /* --no-cache: scan the inputs, neither load nor save a saved scan */
@@ -234,6 +235,8 @@ parse_opts(int argc, char **argv, struct opts *o, bool allow_out)
 		} else if (allow_out && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
 			NEEDVAL();
 			o->out = val;
+		} else if (allow_out && !strcmp(a, "--force")) {
+			o->force = true;
 		} else if (!strcmp(a, "--machine") || !strcmp(a, "--offset") ||
 			   !strcmp(a, "--trace-time")) {
 			char k = a[2] == 'm' ? 'm' : a[3] == 'f' ? 'o' : 't';
@@ -263,6 +266,45 @@ print_manifest_error(const struct tm_error *e)
 	say(stderr, "%s", e->msg);
 	if (e->hint[0])
 		say(stderr, "hint (tracemerge, not trace_processor): %s", e->hint);
+}
+
+/* The one rule for output files (tm_output): the inputs never written
+ * over, nor a special file; an existing file only with --force.  Asked
+ * before any work, so that a refusal costs nothing; 0 or the exit status. */
+static int
+out_refused(const struct opts *o, const char *path, bool force)
+{
+	struct tm_output out = {.inputs = o->inputs, .n_inputs = o->n_inputs, .replace = force};
+	struct tm_error e;
+	tm_error_clear(&e);
+	if (tm_output_check(path, &out, &e) == TM_OK)
+		return 0;
+	say(stderr, "tracemerge: %s%s", e.msg,
+	    e.code == TM_ERR_EXISTS ? " (--force replaces it; never an input)" : "");
+	return e.code == TM_ERR_EXISTS ? EXIT_USAGE : EXIT_BROKEN;
+}
+
+static void
+say_stale(const char *path, unsigned n)
+{
+	if (n)
+		say(stderr, "tracemerge: removed %u stale temp file%s beside %s (left by an "
+			    "interrupted write)", n, n == 1 ? "" : "s", path);
+}
+
+/* Write a manifest (align -o) under the rule; 0 or the exit status. */
+static int
+write_out(const struct opts *o, const char *path, bool force, const struct tm_buf *b)
+{
+	struct tm_output out = {.inputs = o->inputs, .n_inputs = o->n_inputs, .replace = force};
+	struct tm_error e;
+	tm_error_clear(&e);
+	enum tm_status st = tm_write_atomic(path, b->data ? b->data : "", b->len, &out, &e);
+	say_stale(path, out.n_stale);
+	if (st == TM_OK)
+		return 0;
+	say(stderr, "tracemerge: %s", e.msg);
+	return st == TM_ERR_EXISTS ? EXIT_USAGE : EXIT_BROKEN;
 }
 
 /* --offset: the engine's offset grammar and defaults (RELATE for files with
@@ -1044,6 +1086,11 @@ cmd_merge(int argc, char **argv)
 		say(stderr, "merge: an output path is required (-o FILE).");
 		return EXIT_USAGE;
 	}
+	rc = out_refused(&o, o.out, o.force);
+	if (rc) {
+		free_opts(&o);
+		return rc;
+	}
 	struct tm_session *s = NULL;
 	struct tm_manifest m;
 	bool have_m;
@@ -1051,12 +1098,17 @@ cmd_merge(int argc, char **argv)
 	if (!rc)
 		rc = check_pack("merge", s, have_m ? &m : NULL);
 	if (!rc) {
-		struct tm_write_opts wo = {.reproducible = o.reproducible, .cancel = &merge_cancel};
+		unsigned n_stale = 0;
+		struct tm_write_opts wo = {.reproducible = o.reproducible,
+					   .cancel = &merge_cancel,
+					   .replace = o.force,
+					   .n_stale = &n_stale};
 		struct tm_error e;
 		struct sigaction old_sa[3];
 		catch_merge_signals(old_sa);
 		enum tm_status st = tm_merge_write(s, have_m ? &m : NULL, o.out, &wo, &e);
 		restore_signals(old_sa);
+		say_stale(o.out, n_stale);
 		if (merge_signal) {
 			/* the temp file is gone (tm_merge_write aborted on the
 			 * cancel), or the archive was complete and renamed */
@@ -1272,7 +1324,8 @@ align_apply(struct tm_session *s, struct tm_manifest *m, const struct tm_align_r
 
 /* --solve: the engine's whole configuration, as a manifest diff. */
 static int
-align_solve(struct tm_session *s, struct tm_manifest *m, const char *out_path)
+align_solve(struct tm_session *s, struct tm_manifest *m, const struct opts *o,
+	    const char *out_path, bool force)
 {
 	struct tm_solution so;
 	struct tm_error e;
@@ -1305,13 +1358,8 @@ align_solve(struct tm_session *s, struct tm_manifest *m, const char *out_path)
 	}
 	int rc = so.ok ? 0 : EXIT_DROPS;
 	if (out_path) {
-		/* the one rule for output files: regular or absent, atomic */
-		struct tm_error we;
-		tm_error_clear(&we);
-		if (tm_write_atomic(out_path, b.data ? b.data : "", b.len, 0644, &we) != TM_OK) {
-			say(stderr, "tracemerge: %s", we.msg);
-			rc = EXIT_BROKEN;
-		}
+		int wrc = write_out(o, out_path, force, &b);
+		rc = wrc ? wrc : rc;
 	}
 	tm_buf_fini(&a);
 	tm_buf_fini(&b);
@@ -1327,7 +1375,7 @@ cmd_align(int argc, char **argv)
 	char **rest = calloc((size_t)argc + 1, sizeof *rest);
 	size_t n_pairs = 0, n_msgs = 0;
 	int n_rest = 0, rc = 0;
-	bool apply = false, solve = false;
+	bool apply = false, solve = false, force = false;
 	const char *out_path = NULL;
 	if (!pairs || !msgs || !rest)
 		abort();
@@ -1358,6 +1406,8 @@ cmd_align(int argc, char **argv)
 			apply = true;
 		} else if (!strcmp(argv[i], "--solve")) {
 			solve = true;
+		} else if (!strcmp(argv[i], "--force")) {
+			force = true;
 		} else {
 			rest[n_rest++] = argv[i];
 		}
@@ -1370,6 +1420,8 @@ cmd_align(int argc, char **argv)
 	struct tm_session *s = NULL;
 	struct tm_manifest m;
 	bool have_m = false, m_init = false;
+	if (!rc && out_path && (apply || solve))
+		rc = out_refused(&o, out_path, force);
 	if (!rc) {
 		rc = open_all(&o, &s, &m, &have_m, false, NULL);
 		m_init = s != NULL;
@@ -1391,7 +1443,7 @@ cmd_align(int argc, char **argv)
 		}
 	}
 	if (!rc && solve) {
-		rc = align_solve(s, &m, out_path);
+		rc = align_solve(s, &m, &o, out_path, force);
 		tm_align_result_fini(&res);
 		goto done;
 	}
@@ -1418,13 +1470,9 @@ cmd_align(int argc, char **argv)
 		struct tm_buf b;
 		tm_buf_init(&b);
 		tm_manifest_emit(&m, &b);
-		struct tm_error we;
 		if (out_path) {
-			/* the one rule for output files: regular or absent, atomic */
-			if (tm_write_atomic(out_path, b.data ? b.data : "", b.len, 0644, &we) != TM_OK) {
-				say(stderr, "tracemerge: %s", we.msg);
-				rc = EXIT_BROKEN;
-			}
+			int wrc = write_out(&o, out_path, force, &b);
+			rc = wrc ? wrc : rc;
 		} else if (!o.json) {
 			struct tm_buf safe;
 			tm_buf_init(&safe);

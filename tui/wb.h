@@ -478,6 +478,7 @@ struct wb_ui {
 	enum wb_request prompt_req;
 	enum wb_confirm confirm;
 	char *pending_write; /* path awaiting overwrite confirmation */
+	enum wb_request pending_req; /* what writes it: REQ_WRITE or REQ_SAVE_MANIFEST */
 	bool solve_view;     /* the help screen shows the solution */
 	struct wb_picker picker;
 	/* The opening screen (drawn while model_open lists): its selection
@@ -604,7 +605,6 @@ const char *model_key(const struct wb_model *m, enum wb_request r);
 void model_add_paths(struct wb_model *m, char **paths, size_t n);
 void model_fini_links(struct wb_model *m);
 /* Is path one of the inputs (the same name or the same file)? */
-bool model_is_input(const struct wb_model *m, const char *path);
 /* Note a written output (TAR or manifest): inside the demo dir it is kept. */
 void model_note_output(struct wb_model *m, const char *path);
 /* Edits: each builds the next manifest and commits it (undo, evaluate,
@@ -765,8 +765,12 @@ const char *prompt_line(int *cursor_cols);
  * (the terminal, tmux's set-clipboard and passthrough, GNU screen) allows. */
 enum out_copy { COPY_ARRIVED, COPY_SENT, COPY_FAILED };
 enum out_copy out_copy_manifest(struct wb *wb);
-bool out_save_manifest(struct wb *wb, const char *path);
-void out_write_tar(struct wb *wb, const char *path, bool overwrite);
+/* May path be written (tm_output_check: never an input or a special file)?
+ * TM_OK, TM_ERR_EXISTS (ask, then write with replace), or a refusal, said
+ * on the message line. */
+enum tm_status out_may_write(struct wb *wb, const char *path);
+bool out_save_manifest(struct wb *wb, const char *path, bool replace);
+void out_write_tar(struct wb *wb, const char *path, bool replace);
 char *out_recovery_path(const struct wb *wb);
 bool out_save_recovery(struct wb *wb);
 void out_exit_message(struct wb *wb);

@@ -1273,6 +1273,25 @@ act_copy(struct wb *wb, const char *arg)
 			"Not copied (why: :messages). Print the manifest when you quit? (y/n) ");
 }
 
+/* Write path now, or ask first when it would replace a file (the one
+ * rule, tm_output: inputs and special files are refused outright). */
+static void
+write_or_ask(struct wb *wb, enum wb_request req, const char *path)
+{
+	enum tm_status st = out_may_write(wb, path);
+
+	if (st == TM_ERR_EXISTS) {
+		free(wb->ui.pending_write);
+		wb->ui.pending_write = strdup(path);
+		wb->ui.pending_req = req;
+		confirm(wb, CONFIRM_OVERWRITE, "File exists. Overwrite? (y/n) ");
+	} else if (st == TM_OK && req == REQ_WRITE) {
+		out_write_tar(wb, path, false);
+	} else if (st == TM_OK) {
+		out_save_manifest(wb, path, false);
+	}
+}
+
 static void
 act_save_manifest(struct wb *wb, const char *arg)
 {
@@ -1280,35 +1299,19 @@ act_save_manifest(struct wb *wb, const char *arg)
 		ask(wb, REQ_SAVE_MANIFEST, COMPLETE_FILES, "Save manifest to: ",
 		    "perfetto_manifest.json");
 	else
-		out_save_manifest(wb, *arg ? arg : "perfetto_manifest.json");
+		write_or_ask(wb, REQ_SAVE_MANIFEST, *arg ? arg : "perfetto_manifest.json");
 }
 
 static void
 act_write(struct wb *wb, const char *arg)
 {
-	struct stat st;
-
 	if (!wb->m.s)
 		return;
 	if (wants_prompt(wb, arg)) {
 		ask(wb, REQ_WRITE, COMPLETE_FILES, "Write merged TAR to: ", "merged.tar");
 		return;
 	}
-	if (!*arg)
-		arg = "merged.tar";
-	/* Refused before any question: the write would fail anyway. */
-	if (model_is_input(&wb->m, arg)) {
-		model_set_msg(&wb->m, ROLE_ERROR, "%s is one of the inputs: write the TAR elsewhere",
-			      arg);
-		return;
-	}
-	if (stat(arg, &st) == 0) {
-		free(wb->ui.pending_write);
-		wb->ui.pending_write = strdup(arg);
-		confirm(wb, CONFIRM_OVERWRITE, "File exists. Overwrite? (y/n) ");
-		return;
-	}
-	out_write_tar(wb, arg, false);
+	write_or_ask(wb, REQ_WRITE, *arg ? arg : "merged.tar");
 }
 
 static void
@@ -1682,7 +1685,10 @@ answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *line)
 		if (c == CONFIRM_QUIT && yes) {
 			wb->run.quit = true;
 		} else if (c == CONFIRM_OVERWRITE && yes && wb->ui.pending_write) {
-			out_write_tar(wb, wb->ui.pending_write, true);
+			if (wb->ui.pending_req == REQ_WRITE)
+				out_write_tar(wb, wb->ui.pending_write, true);
+			else
+				out_save_manifest(wb, wb->ui.pending_write, true);
 		} else if (c == CONFIRM_PRINT_ON_EXIT) {
 			if (yes)
 				act_print_on_exit(wb, NULL);

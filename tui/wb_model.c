@@ -975,20 +975,6 @@ model_n_problems(const struct wb_model *m)
 	return n;
 }
 
-bool
-model_is_input(const struct wb_model *m, const char *path)
-{
-	struct stat os, is;
-	bool exists = stat(path, &os) == 0;
-
-	for (size_t i = 0; i < m->n_paths; i++)
-		if (strcmp(m->paths[i], path) == 0 ||
-		    (exists && stat(m->paths[i], &is) == 0 && is.st_dev == os.st_dev &&
-		     is.st_ino == os.st_ino))
-			return true;
-	return false;
-}
-
 /* ---- files managed: add, remove, rename, rescan ---- */
 
 static void

@@ -156,41 +156,63 @@ out_copy_manifest(struct wb *wb)
 	return res;
 }
 
-/* One rule for every file the workbench writes: tm_write_atomic (refuses
- * devices, FIFOs and links to them; temp file, fsync, rename). */
-static bool
-write_atomic(const char *path, const void *data, size_t len, unsigned mode, char *err,
-	     size_t err_len)
+/* One rule for every file the workbench writes (tm_output): the session's
+ * inputs and special files refused, anything else replaced only after the
+ * question (replace), atomic, the user's permissions kept. */
+static struct tm_output
+out_rule(const struct wb *wb, bool replace)
 {
+	return (struct tm_output){.inputs = (const char *const *)wb->m.paths,
+				  .n_inputs = wb->m.n_paths,
+				  .replace = replace};
+}
+
+enum tm_status
+out_may_write(struct wb *wb, const char *path)
+{
+	struct tm_output o = out_rule(wb, false);
 	struct tm_error e;
 
 	tm_error_clear(&e);
-	if (tm_write_atomic(path, data, len, mode, &e) == TM_OK)
-		return true;
-	char *m = tm_escape_str(e.msg);
-	snprintf(err, err_len, "%s", m);
-	free(m);
-	return false;
+	enum tm_status st = tm_output_check(path, &o, &e);
+	if (st != TM_OK && st != TM_ERR_EXISTS)
+		model_set_msg(&wb->m, ROLE_ERROR, "Not written: %s", e.msg);
+	return st;
+}
+
+/* "; removed N stale temp files ..." when the write cleaned some up. */
+static void
+stale_note(char *buf, size_t len, unsigned n)
+{
+	if (n)
+		snprintf(buf, len, "; removed %u stale temp file%s of an interrupted write", n,
+			 n == 1 ? "" : "s");
+	else
+		buf[0] = 0;
 }
 
 bool
-out_save_manifest(struct wb *wb, const char *path)
+out_save_manifest(struct wb *wb, const char *path, bool replace)
 {
 	struct tm_buf json;
-	char err[PATH_MAX + 128];
-	bool ok;
+	struct tm_output o = out_rule(wb, replace);
+	struct tm_error e;
+	char note[96];
 
 	tm_buf_init(&json);
 	emit(wb, &json);
-	ok = write_atomic(path, json.data, json.len, 0644, err, sizeof err);
+	tm_error_clear(&e);
+	bool ok = tm_write_atomic(path, json.data, json.len, &o, &e) == TM_OK;
+	stale_note(note, sizeof note, o.n_stale);
 	if (ok) {
 		tm_manifest_fini(&wb->m.saved);
 		tm_manifest_copy(&wb->m.saved, &wb->m.man);
 		wb->m.man_text_edited = false;
 		model_note_output(&wb->m, path);
-		model_set_msg(&wb->m, ROLE_OK, "Wrote the manifest (%zu bytes) to %s", json.len, path);
+		model_set_msg(&wb->m, ROLE_OK, "Wrote the manifest (%zu bytes) to %s%s", json.len,
+			      path, note);
 	} else {
-		model_set_msg(&wb->m, ROLE_ERROR, "%s", err);
+		model_set_msg(&wb->m, ROLE_ERROR, "Not written: %s%s", e.msg, note);
 	}
 	tm_buf_fini(&json);
 	return ok;
@@ -208,13 +230,16 @@ on_progress(void *ud, uint64_t done, uint64_t total)
 }
 
 void
-out_write_tar(struct wb *wb, const char *path, bool overwrite)
+out_write_tar(struct wb *wb, const char *path, bool replace)
 {
 	struct tm_write_opts opts;
 	struct tm_error err;
+	unsigned n_stale = 0;
+	char note[96];
 
-	(void)overwrite; /* the prompt already asked; tm_merge_write renames over */
 	memset(&opts, 0, sizeof opts);
+	opts.replace = replace; /* the question was asked */
+	opts.n_stale = &n_stale;
 	opts.progress = on_progress;
 	opts.progress_ud = wb;
 	opts.reproducible = wb->run.headless; /* byte-stable output in tests */
@@ -238,9 +263,11 @@ out_write_tar(struct wb *wb, const char *path, bool overwrite)
 		return;
 	}
 	/* A broken manifest is written as it is (the archive's own member). */
-	if (tm_merge_write(wb->m.s, wb->m.man_broken ? NULL : &wb->m.man, path, &opts, &err) !=
-	    TM_OK) {
-		model_set_msg(&wb->m, ROLE_ERROR, "Write failed: %s", err.msg);
+	enum tm_status st =
+		tm_merge_write(wb->m.s, wb->m.man_broken ? NULL : &wb->m.man, path, &opts, &err);
+	stale_note(note, sizeof note, n_stale);
+	if (st != TM_OK) {
+		model_set_msg(&wb->m, ROLE_ERROR, "Write failed: %s%s", err.msg, note);
 		return;
 	}
 	free(wb->m.written);
@@ -249,10 +276,11 @@ out_write_tar(struct wb *wb, const char *path, bool overwrite)
 	tm_manifest_fini(&wb->m.saved);
 	tm_manifest_copy(&wb->m.saved, &wb->m.man);
 	wb->m.man_text_edited = false;
-	model_set_msg(&wb->m, ROLE_OK, "Wrote %s%s", path,
+	model_set_msg(&wb->m, ROLE_OK, "Wrote %s%s%s", path,
 		      wb->m.man_broken ? " with the archive's manifest as it is (it does not parse)"
 		      : tm_manifest_is_trivial(&wb->m.man) ? " (no manifest needed)"
-							   : " with its manifest");
+							   : " with its manifest",
+		      note);
 }
 
 /* ---- recovery ---- */
@@ -277,6 +305,25 @@ out_recovery_path(const struct wb *wb)
 	}
 	snprintf(path, sizeof path, "%s/recovery-%016llx.json", dir, (unsigned long long)h);
 	return strdup(path);
+}
+
+/* A recovery file: private (0600), never an input, replacing only this
+ * session's own. */
+static bool
+write_recovery(struct wb *wb, const char *path, const struct tm_buf *json, char *err,
+	       size_t err_len)
+{
+	struct tm_output o = out_rule(wb, true);
+	struct tm_error e;
+
+	o.private_file = true;
+	tm_error_clear(&e);
+	if (tm_write_atomic(path, json->data, json->len, &o, &e) == TM_OK)
+		return true;
+	char *m = tm_escape_str(e.msg);
+	snprintf(err, err_len, "%s", m);
+	free(m);
+	return false;
 }
 
 static void
@@ -318,7 +365,7 @@ out_save_recovery(struct wb *wb)
 		if (strrchr(dir, '/'))
 			*strrchr(dir, '/') = 0;
 		mkdir_p(dir);
-		ok = write_atomic(wb->run.recovery_path, json.data, json.len, 0600, err, sizeof err);
+		ok = write_recovery(wb, wb->run.recovery_path, &json, err, sizeof err);
 		if (ok)
 			wb->run.recovery_saved = strdup(wb->run.recovery_path);
 	} else {
@@ -329,7 +376,7 @@ out_save_recovery(struct wb *wb)
 		char here[PATH_MAX], e2[PATH_MAX + 128];
 		snprintf(here, sizeof here, "tracemerge-%s",
 			 base ? base + 1 : "recovery.json");
-		if (write_atomic(here, json.data, json.len, 0600, e2, sizeof e2)) {
+		if (write_recovery(wb, here, &json, e2, sizeof e2)) {
 			wb->run.recovery_saved = strdup(here);
 			ok = true;
 		}

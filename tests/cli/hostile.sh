@@ -36,7 +36,7 @@ PY
 for f in json_number_quote.json json_key_quote.json zip_crc_escname.zip manifest_badref.tar longname_esc.tar; do
 	for cmd in ls check manifest merge; do
 		if [ $cmd = merge ]; then
-			"$TM" merge -o "$t/out.tar" "$H/$f" >"$t/o" 2>&1
+			"$TM" merge --force -o "$t/out.tar" "$H/$f" >"$t/o" 2>&1
 		else
 			"$TM" $cmd "$H/$f" >"$t/o" 2>&1
 		fi

@@ -104,7 +104,7 @@ fi
 # 3. the manifest save (e) onto a full disk: an error on the screen, the old
 #    file as it was, no "Wrote".
 fill_up
-printf 'e\n<C-u>%s/old.json<Enter>\n:dump-screen %s/e.screen\n:quit-now\n' "$full" "$t" >"$t/s3"
+printf 'e\n<C-u>%s/old.json<Enter>\ny\n:dump-screen %s/e.screen\n:quit-now\n' "$full" "$t" >"$t/s3"
 # shellcheck disable=SC2086
 (cd "$t/cwd" && XDG_STATE_HOME="$t/state" "$TM" --script "$t/s3" $files >/dev/null 2>"$t/err3"); rc=$?
 if [ "$(cat "$full/old.json")" = old ] && grep -q 'No space left on device' "$t/e.screen" 2>/dev/null &&
@@ -119,7 +119,7 @@ fi
 #    the old file as it was.
 fill_up
 # shellcheck disable=SC2086
-"$TM" merge -o "$full/old.json" $files >"$t/o4" 2>&1; rc=$?
+"$TM" merge --force -o "$full/old.json" $files >"$t/o4" 2>&1; rc=$?
 if [ $rc != 0 ] && grep -q 'No space left on device' "$t/o4" && [ "$(cat "$full/old.json")" = old ] &&
 	no_temp_left "$full"; then
 	ok "merge -o on a full disk fails, nothing left"

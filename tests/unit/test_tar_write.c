@@ -3,6 +3,7 @@
  * identical extraction, 255-byte names via the prefix field, base-256 sizes
  * (header encoder only), atomic behaviour. */
 #include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "input.h"
@@ -43,7 +44,7 @@ t_roundtrip(void)
 		big[i] = (char)('a' + i % 26);
 	struct tm_tar_writer *w;
 	const char *ins[1] = {in0};
-	CHECK_INT(tm_tar_begin(&w, out, ins, 1, true, 0, &err), TM_OK);
+	CHECK_INT(tm_tar_begin(&w, out, &(struct tm_output){ins, 1, false, false, 0}, true, 0, &err), TM_OK);
 	CHECK_INT(tm_tar_add(w, "perfetto_manifest.json", 26, &err), TM_OK);
 	CHECK_INT(tm_tar_write(w, "{\"perfetto_manifest\":{}}\n\n", 26, &err), TM_OK);
 	CHECK_INT(tm_tar_add(w, long_name, sizeof big, &err), TM_OK);
@@ -156,15 +157,15 @@ t_atomic(void)
 	snprintf(ap, sizeof ap, "%s", a);
 	struct tm_tar_writer *w;
 	const char *ins[1] = {ap};
-	CHECK_INT(tm_tar_begin(&w, ap, ins, 1, true, 0, &err), TM_ERR_INVALID);
+	CHECK_INT(tm_tar_begin(&w, ap, &(struct tm_output){ins, 1, false, false, 0}, true, 0, &err), TM_ERR_INVALID);
 	/* same inode under another name */
 	snprintf(lnk, sizeof lnk, "%s", fx_path("hardlink.tar"));
 	CHECK(link(ap, lnk) == 0);
-	CHECK_INT(tm_tar_begin(&w, lnk, ins, 1, true, 0, &err), TM_ERR_INVALID);
+	CHECK_INT(tm_tar_begin(&w, lnk, &(struct tm_output){ins, 1, false, false, 0}, true, 0, &err), TM_ERR_INVALID);
 	/* abort leaves nothing */
 	char out[600];
 	snprintf(out, sizeof out, "%s", fx_path("aborted.tar"));
-	CHECK_INT(tm_tar_begin(&w, out, ins, 1, false, 12345, &err), TM_OK);
+	CHECK_INT(tm_tar_begin(&w, out, &(struct tm_output){ins, 1, false, false, 0}, false, 12345, &err), TM_OK);
 	CHECK_INT(tm_tar_add(w, "x", 10, &err), TM_OK);
 	CHECK_INT(count_tmp(), 1);
 	tm_tar_abort(w);
@@ -172,7 +173,7 @@ t_atomic(void)
 	struct stat sb;
 	CHECK(stat(out, &sb) != 0);
 	/* a short member fails the commit and removes the temp file */
-	CHECK_INT(tm_tar_begin(&w, out, ins, 1, false, 12345, &err), TM_OK);
+	CHECK_INT(tm_tar_begin(&w, out, &(struct tm_output){ins, 1, false, false, 0}, false, 12345, &err), TM_OK);
 	CHECK_INT(tm_tar_add(w, "x", 10, &err), TM_OK);
 	CHECK_INT(tm_tar_write(w, "abc", 3, &err), TM_OK);
 	CHECK(tm_tar_write(w, "0123456789", 10, &err) != TM_OK);
@@ -183,7 +184,7 @@ t_atomic(void)
 	char nm[300];
 	memset(nm, 'q', 200);
 	nm[200] = 0;
-	CHECK_INT(tm_tar_begin(&w, out, ins, 1, false, 0, &err), TM_OK);
+	CHECK_INT(tm_tar_begin(&w, out, &(struct tm_output){ins, 1, false, false, 0}, false, 0, &err), TM_OK);
 	CHECK_INT(tm_tar_add(w, nm, 1, &err), TM_ERR_INVALID);
 	tm_tar_abort(w);
 	CHECK_INT(count_tmp(), 0);
@@ -205,27 +206,32 @@ t_special_outputs(void)
 	const char *ins[1] = {"/nonexistent-input"};
 	struct tm_tar_writer *w = NULL;
 	struct stat sb;
-	CHECK_INT(tm_tar_begin(&w, fifo, ins, 1, true, 0, &err), TM_ERR_INVALID);
+	CHECK_INT(tm_tar_begin(&w, fifo, &(struct tm_output){ins, 1, false, false, 0}, true, 0, &err), TM_ERR_INVALID);
 	CHECK(strstr(err.msg, "is a FIFO: refusing to replace it") != NULL);
 	CHECK(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode));
-	CHECK_INT(tm_tar_begin(&w, lnk, ins, 1, true, 0, &err), TM_ERR_INVALID);
+	CHECK_INT(tm_tar_begin(&w, lnk, &(struct tm_output){ins, 1, false, false, 0}, true, 0, &err), TM_ERR_INVALID);
 	CHECK(strstr(err.msg, "character device") != NULL);
 	CHECK(lstat(lnk, &sb) == 0 && S_ISLNK(sb.st_mode));
-	CHECK_INT(tm_write_atomic(fifo, "{}", 2, 0644, &err), TM_ERR_INVALID);
-	CHECK_INT(tm_write_atomic(lnk, "{}", 2, 0644, &err), TM_ERR_INVALID);
-	CHECK_INT(tm_write_atomic(dir, "{}", 2, 0644, &err), TM_ERR_INVALID);
+	struct tm_output any = {.replace = true};
+	CHECK_INT(tm_write_atomic(fifo, "{}", 2, &any, &err), TM_ERR_INVALID);
+	CHECK_INT(tm_write_atomic(lnk, "{}", 2, &any, &err), TM_ERR_INVALID);
+	CHECK_INT(tm_write_atomic(dir, "{}", 2, &any, &err), TM_ERR_INVALID);
 	CHECK(strstr(err.msg, "is a directory") != NULL);
 	CHECK_INT(count_tmp(), 0);
-	/* absent and regular: written with the mode asked for */
-	CHECK_INT(tm_write_atomic(reg, "{}", 2, 0600, &err), TM_OK);
+	/* absent: private state 0600; an existing file only when replacing */
+	struct tm_output priv = {.private_file = true};
+	CHECK_INT(tm_write_atomic(reg, "{}", 2, &priv, &err), TM_OK);
 	CHECK(stat(reg, &sb) == 0 && (sb.st_mode & 0777) == 0600 && sb.st_size == 2);
-	CHECK_INT(tm_write_atomic(reg, "{\"a\":1}", 7, 0644, &err), TM_OK);
-	CHECK(stat(reg, &sb) == 0 && (sb.st_mode & 0777) == 0644 && sb.st_size == 7);
-	CHECK_INT(tm_output_check(reg, &err), TM_OK);
+	CHECK_INT(tm_write_atomic(reg, "{\"a\":1}", 7, NULL, &err), TM_ERR_EXISTS);
+	CHECK(stat(reg, &sb) == 0 && sb.st_size == 2);
+	CHECK_INT(tm_write_atomic(reg, "{\"a\":1}", 7, &any, &err), TM_OK);
+	CHECK(stat(reg, &sb) == 0 && (sb.st_mode & 0777) == 0600 && sb.st_size == 7);
+	CHECK_INT(tm_output_check(reg, &any, &err), TM_OK);
+	CHECK_INT(tm_output_check(reg, NULL, &err), TM_ERR_EXISTS);
 	/* cannot create: the error says so, nothing left behind */
 	char nodir[700];
 	snprintf(nodir, sizeof nodir, "%s/x.json", reg);
-	CHECK_INT(tm_write_atomic(nodir, "{}", 2, 0644, &err), TM_ERR_IO);
+	CHECK_INT(tm_write_atomic(nodir, "{}", 2, NULL, &err), TM_ERR_IO);
 	CHECK(strstr(err.msg, "Not a directory") != NULL);
 	CHECK_INT(count_tmp(), 0);
 	/* a 1 MiB name: shortened in the error, the reason kept */
@@ -268,6 +274,78 @@ t_read_file(void)
 	CHECK(strstr(e.msg, "missing.txt: No such file or directory") != NULL);
 }
 
+/* The one rule for every output (tm_output): an input is never written
+ * over, by any name; permissions follow the umask for a new file and the
+ * old file for a replaced one; a symlink is written through; stale temp
+ * files of ours are removed, a locked one (a write under way) is not. */
+static void
+t_output_rule(void)
+{
+	char in[600], up[700], lnk[600], out[600], tgt[600], stale[700], busy[700], other[700];
+	snprintf(in, sizeof in, "%s", fx_write("trace.json", "{\"traceEvents\":[]}", 17));
+	snprintf(up, sizeof up, "%s/../%s/trace.json", fx_dir, strrchr(fx_dir, '/') + 1);
+	snprintf(lnk, sizeof lnk, "%s", fx_path("via-link.json"));
+	CHECK(symlink(in, lnk) == 0);
+	const char *ins[1] = {in};
+	struct tm_output o = {.inputs = ins, .n_inputs = 1, .replace = true};
+	struct stat sb;
+	CHECK_INT(tm_write_atomic(up, "{}", 2, &o, &err), TM_ERR_INVALID);
+	CHECK(strstr(err.msg, "input is never written over") != NULL);
+	CHECK_INT(tm_write_atomic(lnk, "{}", 2, &o, &err), TM_ERR_INVALID);
+	CHECK(stat(in, &sb) == 0 && sb.st_size == 17);
+	CHECK_INT(count_tmp(), 0);
+
+	/* new files: 0666 less the umask */
+	mode_t old = umask(077);
+	snprintf(out, sizeof out, "%s", fx_path("new077.json"));
+	CHECK_INT(tm_write_atomic(out, "{}", 2, &o, &err), TM_OK);
+	CHECK(stat(out, &sb) == 0 && (sb.st_mode & 0777) == 0600);
+	umask(022);
+	snprintf(out, sizeof out, "%s", fx_path("new022.json"));
+	CHECK_INT(tm_write_atomic(out, "{}", 2, &o, &err), TM_OK);
+	CHECK(stat(out, &sb) == 0 && (sb.st_mode & 0777) == 0644);
+	/* replaced files keep their mode, whatever the umask */
+	CHECK(chmod(out, 0640) == 0);
+	CHECK_INT(tm_write_atomic(out, "{\"x\":1}", 7, &o, &err), TM_OK);
+	CHECK(stat(out, &sb) == 0 && (sb.st_mode & 0777) == 0640 && sb.st_size == 7);
+	struct tm_tar_writer *w;
+	CHECK(chmod(out, 0600) == 0);
+	CHECK_INT(tm_tar_begin(&w, out, &o, true, 0, &err), TM_OK);
+	CHECK_INT(tm_tar_commit(w, &err), TM_OK);
+	CHECK(stat(out, &sb) == 0 && (sb.st_mode & 0777) == 0600 && sb.st_size == 10240);
+	umask(old);
+
+	/* a symlink to a file that is not an input: the file is written */
+	snprintf(tgt, sizeof tgt, "%s", fx_write("target.json", "old", 3));
+	snprintf(lnk, sizeof lnk, "%s", fx_path("to-target.json"));
+	CHECK(symlink(tgt, lnk) == 0);
+	CHECK_INT(tm_write_atomic(lnk, "{}", 2, &o, &err), TM_OK);
+	CHECK(lstat(lnk, &sb) == 0 && S_ISLNK(sb.st_mode));
+	CHECK(stat(tgt, &sb) == 0 && sb.st_size == 2);
+
+	/* stale temp files: ours and unlocked removed, counted */
+	snprintf(out, sizeof out, "%s", fx_path("m.tar"));
+	snprintf(stale, sizeof stale, "%s/.m.tar.tmp-Ab12cD", fx_dir);
+	snprintf(busy, sizeof busy, "%s/.m.tar.tmp-zzzzzz", fx_dir);
+	snprintf(other, sizeof other, "%s/.m.tar.tmp-short", fx_dir);
+	int fs = open(stale, O_WRONLY | O_CREAT, 0600), fb = open(busy, O_WRONLY | O_CREAT, 0600),
+	    fo = open(other, O_WRONLY | O_CREAT, 0600);
+	CHECK(fs >= 0 && fb >= 0 && fo >= 0);
+	close(fs);
+	close(fo);
+	CHECK(flock(fb, LOCK_EX) == 0); /* a writer at work */
+	o.n_stale = 0;
+	CHECK_INT(tm_write_atomic(out, "{}", 2, &o, &err), TM_OK);
+	CHECK_INT((int)o.n_stale, 1);
+	CHECK(stat(stale, &sb) != 0);
+	CHECK(stat(busy, &sb) == 0);
+	CHECK(stat(other, &sb) == 0);
+	close(fb);
+	unlink(busy);
+	unlink(other);
+	CHECK_INT(count_tmp(), 0);
+}
+
 int
 main(void)
 {
@@ -276,6 +354,7 @@ main(void)
 	RUN(t_header);
 	RUN(t_atomic);
 	RUN(t_special_outputs);
+	RUN(t_output_rule);
 	fx_cleanup();
 	return 0;
 }

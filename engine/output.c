@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one rule for every file tracemerge writes (the merged TAR, a saved or
+ * solved manifest, a recovery file): tm_output_check says whether a path
+ * may be written, tm_out_open / tm_out_commit write it.
+ *
+ *  - never one of the session's inputs (same device and inode: through
+ *    symlinks, "../" paths and hard links), never a directory, device, FIFO
+ *    or socket, whatever the caller allows;
+ *  - an existing regular file only when the caller says the user agreed
+ *    (TM_ERR_EXISTS otherwise: the workbench asks, batch wants --force); a
+ *    symlink to one is written through, the link stays;
+ *  - atomic: a hidden temp file beside it (".NAME.tmp-XXXXXX", locked with
+ *    flock while it is written), fsync, rename, directory fsync; on any
+ *    failure the path is untouched and the temp file removed;
+ *  - permissions: a new file gets 0666 less the umask (0600 for private
+ *    state), a replaced file keeps its mode (and its owner where allowed);
+ *  - temp files of the same naming that no writer holds any more (a write
+ *    killed by SIGKILL or a file size limit) are removed on the next write
+ *    to that path, and counted for the front end to say so.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "input.h"
+
+#define TMP_TAG ".tmp-"
+#define TMP_RAND 6
+
+static const char *
+kind_of(mode_t m)
+{
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "not a regular file";
+}
+
+/* stat of path, and whether it exists; the file a symlink names is the
+ * one compared and (tm_out_open) written. */
+enum tm_status
+tm_output_check(const char *path, const struct tm_output *o, struct tm_error *err)
+{
+	struct stat st, is;
+	if (!path || !*path)
+		return tm_error_set(err, TM_ERR_INVALID, "no output path");
+	if (stat(path, &st) != 0)
+		return TM_OK; /* absent; creating it beside will say why if it cannot */
+	if (!S_ISREG(st.st_mode))
+		return tm_error_set(err, TM_ERR_INVALID,
+				    "%s is %s: refusing to replace it (write to a regular file)", path,
+				    kind_of(st.st_mode));
+	for (size_t i = 0; o && i < o->n_inputs; i++)
+		if (o->inputs[i] && stat(o->inputs[i], &is) == 0 && is.st_dev == st.st_dev &&
+		    is.st_ino == st.st_ino)
+			return tm_error_set(err, TM_ERR_INVALID,
+					    "an input is never written over: %s%s%s", path,
+					    strcmp(path, o->inputs[i]) ? " is " : "",
+					    strcmp(path, o->inputs[i]) ? o->inputs[i] : "");
+	if (!o || !o->replace)
+		return tm_error_set(err, TM_ERR_EXISTS, "%s exists", path);
+	return TM_OK;
+}
+
+/* "dir/" of path (with its slash), or "" for the current directory. */
+static size_t
+dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+static bool
+is_tmp_name(const char *name, const char *base)
+{
+	size_t bl = strlen(base), tl = strlen(TMP_TAG);
+	if (name[0] != '.' || strncmp(name + 1, base, bl) != 0 ||
+	    strncmp(name + 1 + bl, TMP_TAG, tl) != 0)
+		return false;
+	const char *r = name + 1 + bl + tl;
+	for (size_t i = 0; i < TMP_RAND; i++)
+		if (!((r[i] >= 'a' && r[i] <= 'z') || (r[i] >= 'A' && r[i] <= 'Z') ||
+		      (r[i] >= '0' && r[i] <= '9')))
+			return false;
+	return r[TMP_RAND] == 0;
+}
+
+/* Remove ".BASE.tmp-XXXXXX" files beside path that are ours (regular,
+ * owned by us) and that no writer holds locked: what a write killed
+ * before its cleanup left.  Returns how many. */
+static unsigned
+clean_stale(const char *path)
+{
+	size_t dl = dir_len(path);
+	char *dir = dl ? xstrndup(path, dl) : xstrdup(".");
+	const char *base = path + dl;
+	unsigned n = 0;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		free(dir);
+		return 0;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (!is_tmp_name(e->d_name, base))
+			continue;
+		int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat st, now;
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    fstatat(dfd, e->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_ino == st.st_ino && now.st_dev == st.st_dev &&
+		    unlinkat(dfd, e->d_name, 0) == 0)
+			n++;
+		close(fd);
+	}
+	closedir(d);
+	free(dir);
+	return n;
+}
+
+/* A hidden temp file beside path, created with mode (less the umask) and
+ * locked; *tmp_out its name. */
+static int
+temp_beside(const char *path, mode_t mode, char **tmp_out)
+{
+	static const char al[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned counter;
+	size_t dl = dir_len(path);
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char r[TMP_RAND];
+		if (getentropy(r, sizeof r) != 0) {
+			uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^
+				     (uint64_t)time(NULL) ^
+				     ((uint64_t)__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) << 20);
+			for (size_t i = 0; i < sizeof r; i++, x >>= 8)
+				r[i] = (unsigned char)x;
+		}
+		struct tm_buf b;
+		tm_buf_init(&b);
+		tm_buf_add(&b, path, dl);
+		tm_buf_adds(&b, ".");
+		tm_buf_adds(&b, path + dl);
+		tm_buf_adds(&b, TMP_TAG);
+		for (size_t i = 0; i < TMP_RAND; i++)
+			tm_buf_add(&b, &al[r[i] % (sizeof al - 1)], 1);
+		char *tmp = tm_buf_steal(&b);
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0) {
+			int e = errno;
+			free(tmp);
+			if (e == EEXIST)
+				continue;
+			errno = e;
+			return -1;
+		}
+		/* Locked from here on: a stale-temp cleaner leaves it alone.  One
+		 * that unlinked it before the lock was taken: start again. */
+		struct stat a, c;
+		if (flock(fd, LOCK_EX) != 0 || fstat(fd, &a) != 0 || lstat(tmp, &c) != 0 ||
+		    a.st_ino != c.st_ino || a.st_dev != c.st_dev) {
+			close(fd);
+			free(tmp);
+			continue;
+		}
+		*tmp_out = tmp;
+		return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+enum tm_status
+tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct tm_error *err)
+{
+	memset(f, 0, sizeof *f);
+	f->fd = -1;
+	enum tm_status s = tm_output_check(path, o, err);
+	if (s != TM_OK)
+		return s;
+	struct stat ls, st;
+	char real[PATH_MAX];
+	/* A symlink to a regular file: the file is written, the link kept. */
+	if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) && stat(path, &st) == 0 &&
+	    realpath(path, real))
+		f->path = xstrdup(real);
+	else
+		f->path = xstrdup(path);
+	f->replaces = stat(f->path, &st) == 0;
+	if (f->replaces) {
+		f->mode = st.st_mode & 07777;
+		f->uid = st.st_uid;
+		f->gid = st.st_gid;
+	}
+	if (o)
+		o->n_stale += clean_stale(f->path);
+	/* private state and a file being replaced start 0600 (the replaced
+	 * file's own mode comes at the end); a new file 0666 less the umask */
+	bool private_file = o && o->private_file;
+	f->fd = temp_beside(f->path, private_file || f->replaces ? 0600 : 0666, &f->tmp);
+	if (f->fd < 0) {
+		s = tm_error_sys(err, errno, "%s: cannot create a temp file beside it", path);
+		free(f->path);
+		f->path = NULL;
+		return s;
+	}
+	return TM_OK;
+}
+
+/* fsync the directory holding path, so a rename into it is durable. */
+static void
+sync_dir_of(const char *path)
+{
+	size_t dl = dir_len(path);
+	char *dir = dl ? xstrndup(path, dl) : xstrdup(".");
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+}
+
+static void
+out_free(struct tm_out_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+}
+
+enum tm_status
+tm_out_commit(struct tm_out_file *f, struct tm_error *err)
+{
+	int e = 0;
+	const char *what = "fsync";
+	if (f->replaces) {
+		/* the replaced file's mode and, where allowed, its owner */
+		struct stat st;
+		if (fstat(f->fd, &st) == 0 && (st.st_uid != f->uid || st.st_gid != f->gid) &&
+		    fchown(f->fd, f->uid, f->gid) != 0) {
+			/* not allowed (another user's file): ours, with its mode */
+		}
+		if (fchmod(f->fd, f->mode) != 0) {
+			e = errno;
+			what = "chmod";
+		}
+	}
+	if (!e && fsync(f->fd) != 0)
+		e = errno;
+	if (close(f->fd) != 0 && !e) {
+		e = errno;
+		what = "close";
+	}
+	f->fd = -1;
+	if (!e && rename(f->tmp, f->path) != 0) {
+		e = errno;
+		what = "rename";
+	}
+	if (e) {
+		enum tm_status s = tm_error_sys(err, e, "%s: %s of %s", f->path, what, f->tmp);
+		tm_out_abort(f);
+		return s;
+	}
+	sync_dir_of(f->path);
+	out_free(f);
+	return TM_OK;
+}
+
+void
+tm_out_abort(struct tm_out_file *f)
+{
+	if (f->tmp)
+		unlink(f->tmp);
+	out_free(f);
+}
+
+enum tm_status
+tm_write_atomic(const char *path, const void *data, size_t len, struct tm_output *o,
+		struct tm_error *err)
+{
+	struct tm_out_file f;
+	enum tm_status s = tm_out_open(&f, path, o, err);
+	if (s != TM_OK)
+		return s;
+	const uint8_t *p = data;
+	while (len) {
+		ssize_t r = write(f.fd, p, len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			s = tm_error_sys(err, r < 0 ? errno : EIO, "%s: cannot write it", path);
+			tm_out_abort(&f);
+			return s;
+		}
+		p += r;
+		len -= (size_t)r;
+	}
+	return tm_out_commit(&f, err);
+}
