@@ -1559,6 +1559,10 @@ int
 main(int argc, char **argv)
 {
 	tm_set_oom_hook(say_oom);
+	/* A file size limit (ulimit -f) makes write() fail with EFBIG: the
+	 * writer removes its temp file and says so, instead of a silent
+	 * death by SIGXFSZ that leaves the temp file behind. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc >= 2) {
 		const char *c = argv[1];
 		if (!strcmp(c, "ls"))

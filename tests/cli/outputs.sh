@@ -3,7 +3,8 @@
 # --apply/--solve -o; engine/output.c): never an input (by any name: "../",
 # a symlink, a hard link), never replaced without --force, the umask for new
 # files and the old mode for replaced ones, stale temp files of a killed
-# write removed (and said).
+# write removed (and said), a file size limit a message rather than a silent
+# SIGXFSZ death.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -109,4 +110,12 @@ fi
 [ -e "$t/k/.other.tar.tmp-abcdef" ] && [ -e "$t/k/.m.tar.tmp-x" ] && ok "only our own stale temp files are removed" ||
 	no "only our own stale temp files are removed" "$(ls -A "$t/k")"
 
+# 5. a file size limit: a message and exit 2, no temp file, no SIGXFSZ.
+mkdir -p "$t/f"
+o=$( (ulimit -f 200; "$TM" merge --no-validate -o "$t/f/m.tar" "$t/big.bin" app.json) 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$o" | grep -q 'f/m.tar: writing byte .*File too large' && [ -z "$(ls -A "$t/f")" ]; then
+	ok "merge under ulimit -f: a message, no temp file"
+else
+	no "merge under ulimit -f: a message, no temp file" "rc=$rc [$(ls -A "$t/f")] $o"
+fi
 rm -f "$t/big.bin"
