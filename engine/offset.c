@@ -285,6 +285,19 @@ report_file(const struct tm_report *r, size_t member)
 	return -1;
 }
 
+/* Whether report file fi (-1: unknown) has clock among its clocks (UNSET,
+ * a PIN: true). */
+static bool
+file_has_clock(const struct tm_report *r, int fi, uint32_t clock)
+{
+	if (fi < 0 || !clock)
+		return true;
+	for (size_t i = 0; i < r->files[fi].n_clocks; i++)
+		if (r->files[fi].clocks[i] == clock)
+			return true;
+	return false;
+}
+
 void
 tm_offset_result_fini(struct tm_offset_result *r)
 {
@@ -296,6 +309,7 @@ tm_offset_result_fini(struct tm_offset_result *r)
 	free(r->ref);
 	free(r->how);
 	free(r->inert);
+	free(r->idle);
 	free(r->own_machine);
 	free(r->own_why);
 	free(r->verdict);
@@ -421,6 +435,12 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 		return tm_error_set(err, TM_ERR_INVALID, "%s cannot be related to itself", path);
 	}
 	ssize_t ri = tm_session_member_by_name(s, ref);
+	if (ri < 0) {
+		/* ours: a reference outside the input relates the file to no
+		 * events at all (a typo, in practice) */
+		tm_report_free(own_before);
+		return tm_error_set(err, TM_ERR_INVALID, "'%s' is not a file of the input", ref);
+	}
 
 	/* the file's clock: named, else kept, else the one its timestamps are in */
 	uint32_t own = tm_session_trace_clock(s, (size_t)mi);
@@ -477,8 +497,43 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 
 	struct tm_report *after = NULL;
 	st = tm_session_eval_numbers(s, &out->m, &after, err);
+	/* from_here: where the file lands is linear in the entry's offset (its
+	 * edge adds offset_ns on the way to trace time: clock_tracker.cc,
+	 * ClockTracker::AddSnapshot's edge, ClockSynchronizer::Convert), so
+	 * one probe at the offset asked for gives the entry's offset that
+	 * moves it from where it is by that much; a second evaluation checks
+	 * it and one more corrects a path that is not a plain shift. */
+	int fb = report_file(before, (size_t)mi);
+	if (st == TM_OK && sp->from_here && sp->has_offset && !old && fb >= 0 &&
+	    before->files[fb].has_all_ts && before->tt_file != fb) {
+		int64_t want, b0 = before->files[fb].all_first_ts;
+		bool ovf = __builtin_add_overflow(b0, sp->offset_ns, &want);
+		for (int round = 0; round < 2 && st == TM_OK && !ovf; round++) {
+			int fa = report_file(after, (size_t)mi);
+			if (fa < 0 || !after->files[fa].has_all_ts ||
+			    after->files[fa].all_first_ts == want)
+				break;
+			int64_t next;
+			if (__builtin_sub_overflow(want, after->files[fa].all_first_ts, &next) ||
+			    __builtin_add_overflow(offset, next, &next))
+				break;
+			offset = next;
+			nf = tm_manifest_file_get(&out->m, path, false);
+			nf->clocks.offset_ns = offset;
+			tm_report_free(after);
+			after = NULL;
+			st = tm_session_eval_numbers(s, &out->m, &after, err);
+		}
+		int fa = st == TM_OK ? report_file(after, (size_t)mi) : -1;
+		if (fa >= 0 && after->files[fa].has_all_ts &&
+		    !__builtin_sub_overflow(after->files[fa].all_first_ts, b0, &out->moved_ns)) {
+			out->from_here = true;
+			out->offset_ns = offset;
+		}
+	}
 	if (st != TM_OK) {
 		tm_report_free(own_before);
+		tm_report_free(after);
 		tm_offset_result_fini(out);
 		return st;
 	}
@@ -527,12 +582,8 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 	if (tm_report_same_numbers(before, after)) {
 		int fi = report_file(after, (size_t)mi);
 		int ri2 = ri >= 0 ? report_file(after, (size_t)ri) : -1;
-		bool ref_has_clock = true;
-		if (ri2 >= 0 && ref_clock) {
-			ref_has_clock = false;
-			for (size_t i = 0; i < after->files[ri2].n_clocks; i++)
-				ref_has_clock |= after->files[ri2].clocks[i] == ref_clock;
-		}
+		bool has_clock = file_has_clock(after, fi, clock);
+		bool ref_has_clock = file_has_clock(after, ri2, ref_clock);
 		if (after->error)
 			/* the same failure with and without the relation: no other
 			 * reason below would be true */
@@ -545,6 +596,12 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 			out->inert = xfmt("a PIN moves only clockless files (JSON); %s stays on its "
 					  "own clock",
 					  path);
+		else if (out->from_here && out->moved_ns == 0 && sp->offset_ns == 0)
+			out->inert = xfmt("a move of 0 leaves %s where it is", path);
+		else if (!has_clock)
+			out->inert = xfmt("%s has no %s clock: the relation hangs off a clock its "
+					  "events never use",
+					  path, tm_clock_name(clock));
 		else if (fi >= 0 && after->tt_file == fi)
 			out->inert = xfmt("%s owns the timeline: the relation can only move %s, and "
 					  "nothing reaches %s through it",
@@ -560,6 +617,30 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 					  "reaches %s through a shorter clock path first "
 					  "(trace_processor takes the first path it finds)",
 					  path);
+	}
+	/* An entry that was in effect, edited into one that does nothing: the
+	 * numbers changed, but only back to the file's placement without it. */
+	if (!out->inert && old && !after->error) {
+		struct tm_manifest none;
+		struct tm_report *bare = NULL;
+		struct tm_error e2;
+		tm_error_clear(&e2);
+		tm_manifest_copy(&none, &out->m);
+		tm_manifest_clear_clocks(&none, path);
+		if (tm_session_eval_numbers(s, &none, &bare, &e2) == TM_OK &&
+		    tm_report_same_numbers(bare, after)) {
+			if (!file_has_clock(after, report_file(after, (size_t)mi), clock))
+				out->idle = xfmt("%s has no %s clock: the relation hangs off a clock its "
+						 "events never use, and %s is placed as with no clocks "
+						 "entry",
+						 path, tm_clock_name(clock), path);
+			else
+				out->idle = xfmt("%s is placed as with no clocks entry: the timeline "
+						 "reaches it through another clock path first",
+						 path);
+		}
+		tm_report_free(bare);
+		tm_manifest_fini(&none);
 	}
 	tm_report_free(own_before);
 	out->report = after;

@@ -736,6 +736,11 @@ struct tm_offset_spec {
 	struct tm_offset_side src, ref;
 	bool has_offset;
 	int64_t offset_ns;
+	/* ours (the workbench's o and nudges): on a file with no clocks entry
+	 * that is placed now (and does not own the timeline), offset_ns is a
+	 * move from where it is placed: the entry's offset is the one that
+	 * lands its events offset_ns later than now (tm_offset_result.moved). */
+	bool from_here;
 };
 enum tm_status tm_offset_parse(const char *text, struct tm_offset_spec *out,
 			       struct tm_error *err) TM_WUR;
@@ -762,9 +767,15 @@ struct tm_offset_result {
 	uint32_t clock, ref_clock; /* clocks.clock (UNSET = PIN), sync_to.clock */
 	bool is_pin;
 	int64_t offset_ns;
+	/* from_here taken: the file's first event moved by moved_ns (what was
+	 * asked, unless the clock path is not a plain shift) */
+	bool from_here;
+	int64_t moved_ns;
 	char *how;     /* ours: the mode chosen and why, one sentence */
 	char *verdict; /* the predicted verdict with m */
 	char *inert;   /* ours: non-NULL when m changes no predicted number: why */
+	char *idle;    /* ours: when not inert but the file's entry in m does
+			* nothing (m's numbers equal those without the entry): why */
 	/* The offer when the relation joins two files on one machine: put the
 	 * file on a machine of its own (own_machine), own_m with it applied,
 	 * own_verdict its predicted verdict, own_helps whether it is better

@@ -65,7 +65,7 @@ struct wb;
 	X(REQ_MERGE_MACHINE, "merge-machine", 'J', 0, act_merge_machine, "Merge the file's machine into another (:merge-machine FROM INTO)") \
 	X(REQ_NAME_IDS, "name-id", 'i', 0, act_name_id, "Name an embedded machine id (id=name)") \
 	X(REQ_AUTO, "auto", 'a', 0, act_auto, "Align the file automatically (remove its clocks entry)") \
-	X(REQ_OFFSET, "offset", 'o', 0, act_offset, "Set a fixed offset (units: ns us ms s)")     \
+	X(REQ_OFFSET, "offset", 'o', 0, act_offset, "Set a fixed offset (ns us ms s; on a file placed automatically: a move from where it is)") \
 	X(REQ_REF, "ref", 'r', 0, act_ref, "Reference for the offset: FILE[:CLOCK][@MACHINE]")    \
 	X(REQ_CLOCK, "clock", 'K', 0, act_clock, "The file's own clock for the offset (empty: PIN)") \
 	X(REQ_NUDGE_MS_DOWN, "nudge-ms-down", '[', 0, act_nudge_ms_down, "Offset -1 ms")          \

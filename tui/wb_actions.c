@@ -808,13 +808,23 @@ act_offset(struct wb *wb, const char *arg)
 	if (!path)
 		return;
 	if (wants_prompt(wb, arg)) {
-		struct tm_buf init;
+		/* the prompt says what the offset is relative to: the entry's
+		 * reference, or (placed automatically) where the file is now */
+		struct tm_buf init, q;
 		tm_buf_init(&init);
-		if (f && f->has_clocks)
+		tm_buf_init(&q);
+		if (f && f->has_clocks) {
 			tm_offset_format_ns(f->clocks.offset_ns, &init);
-		ask(wb, REQ_OFFSET, COMPLETE_WORDS, "Offset (ns us ms s; + moves later): ",
-		    init.data ? init.data : "");
+			tm_buf_addf(&q, "Offset vs %s (ns us ms s; + moves later): ",
+				    f->clocks.sync_file ? f->clocks.sync_file : "its reference");
+		} else if (!model_owns_timeline(&wb->m, path)) {
+			tm_buf_addf(&q, "Move %s from where it is now (ns us ms s; + later): ", path);
+		} else {
+			tm_buf_adds(&q, "Offset (ns us ms s; + moves later): ");
+		}
+		ask(wb, REQ_OFFSET, COMPLETE_WORDS, q.data, init.data ? init.data : "");
 		tm_buf_fini(&init);
+		tm_buf_fini(&q);
 		return;
 	}
 	tm_error_clear(&err);

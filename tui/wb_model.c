@@ -1753,12 +1753,6 @@ model_undo(struct wb_model *m, bool undo)
 
 /* ---- edits ---- */
 
-static bool
-is_builtin_clock(uint32_t c)
-{
-	return c >= TM_CLOCK_REALTIME && c <= TM_CLOCK_BOOTTIME;
-}
-
 static const struct tm_report_file *
 path_file(const struct wb_model *m, const char *path)
 {
@@ -1767,40 +1761,27 @@ path_file(const struct wb_model *m, const char *path)
 	return row == SIZE_MAX ? NULL : model_row_file(m, row);
 }
 
-/* The file's sole builtin clock (what the dialog writes), else UNSET (PIN). */
-static uint32_t
-sole_clock(const struct wb_model *m, const char *path)
+/* Offsets, references and clocks go through the engine's one rule
+ * (tm_offset_apply): the reference and clocks an existing entry names are
+ * kept; otherwise a file with clocks of its own RELATEs its trace clock and
+ * only a clockless file is PINned, so the edit is valid by construction.
+ * The engine also says when the edit changes no predicted number (or
+ * leaves an entry that does nothing), and offers a machine of its own when
+ * the relation joins two files on one machine.  asked: the edit in words
+ * ("offset +5 ms", "clock MONOTONIC"). */
+static void
+offset_edit(struct wb_model *m, const char *path, const struct tm_offset_spec *spec,
+	    const char *what, const char *asked)
 {
-	const struct tm_report_file *rf = path_file(m, path);
-
-	if (rf && rf->n_clocks == 1 && is_builtin_clock(rf->clocks[0]))
-		return rf->clocks[0];
-	return TM_CLOCK_UNSET;
-}
-
-/* Offsets go through the engine's one rule (tm_offset_apply): the
- * reference and clocks an existing entry names are kept; otherwise a file
- * with clocks of its own RELATEs its trace clock and only a clockless file
- * is PINned, so the edit is valid by construction.  The engine also says
- * when the edit changes no predicted number, and offers a machine of its
- * own when the relation joins two files on one machine. */
-void
-model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *what)
-{
-	struct tm_offset_spec spec;
 	struct tm_offset_result r;
 	struct tm_error err;
 	char msg[512];
-	struct tm_buf d;
 
 	if (!m->s || !path)
 		return;
-	memset(&spec, 0, sizeof spec);
-	spec.has_offset = true;
-	spec.offset_ns = off;
 	memset(&r, 0, sizeof r);
 	tm_error_clear(&err);
-	if (tm_offset_apply(m->s, &m->man, path, &spec, &r, &err) != TM_OK || !r.has_m) {
+	if (tm_offset_apply(m->s, &m->man, path, spec, &r, &err) != TM_OK || !r.has_m) {
 		model_set_msg(m, ROLE_WARNING, "%s: %s", what,
 			      err.msg[0] ? err.msg : "An offset needs a reference file");
 		tm_offset_result_fini(&r);
@@ -1812,12 +1793,27 @@ model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *
 	/* (t for the offer and the inert note; the manifest taken is r.m) */
 	struct tm_offset_take t = tm_offset_take(&r, false);
 	struct tm_manifest next = r.m;
+	int64_t off = r.from_here ? r.moved_ns : r.offset_ns;
 
 	r.has_m = false; /* moved into next; model_commit owns it */
-	tm_buf_init(&d);
-	tm_format_duration_ns(off, &d);
-	snprintf(msg, sizeof msg, "%s: %s offset %s vs %s", what, path, d.data ? d.data : "",
-		 ref_copy);
+	if (r.from_here) {
+		/* the entry's offset the move needs, said beside it */
+		struct tm_buf d, e;
+		tm_buf_init(&d);
+		tm_buf_init(&e);
+		tm_format_duration_ns(r.moved_ns, &d);
+		tm_format_duration_ns(r.offset_ns, &e);
+		snprintf(msg, sizeof msg, "%s: %s %s%s%s; its clocks entry: "
+					  "%s vs %s%s%s",
+			 what, path, r.moved_ns ? "moved " : "stays where it was", r.moved_ns ? d.data : "",
+			 r.moved_ns < 0 ? " earlier" : r.moved_ns ? " later" : "",
+			 e.data ? e.data : "", ref_copy, r.ref_clock ? ":" : "",
+			 r.ref_clock ? tm_clock_name(r.ref_clock) : "");
+		tm_buf_fini(&d);
+		tm_buf_fini(&e);
+	} else {
+		snprintf(msg, sizeof msg, "%s: %s %s vs %s", what, path, asked, ref_copy);
+	}
 	model_commit(m, &next, msg);
 	/* The effect comes from the new report: an offset on the file that owns
 	 * the timeline moves the reference instead. */
@@ -1833,17 +1829,42 @@ model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *
 		if (t.inert)
 			model_set_msg(m, ROLE_WARNING, "%s: changes no predicted number (ours): %s%s",
 				      msg, t.inert, fix);
+		else if (r.idle)
+			model_set_msg(m, ROLE_WARNING, "%s: %s %s leaves a clocks entry that does "
+						       "nothing (ours): %s%s",
+				      what, path_copy, asked, r.idle, fix);
 		else if (off != 0 && model_owns_timeline(m, path_copy))
 			model_set_msg(m, ROLE_WARNING, "%s: %s", what, effect);
 		else if (t.offer)
 			model_set_msg(m, ROLE_WARNING, "%s (%s)%s", msg, effect, fix);
+		else if (r.from_here) /* the move says its direction */
+			model_set_msg(m, ROLE_INFO, "%s", msg);
 		else
 			model_set_msg(m, ROLE_INFO, "%s (%s)", msg, effect);
 	}
-	tm_buf_fini(&d);
 	tm_offset_result_fini(&r);
 	free(ref_copy);
 	free(path_copy);
+}
+
+/* An offset typed (or nudged to) on a file: on one placed automatically it
+ * is a move from where the file is shown now (tm_offset_spec.from_here). */
+void
+model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *what)
+{
+	struct tm_offset_spec spec;
+	struct tm_buf d;
+	char asked[128];
+
+	memset(&spec, 0, sizeof spec);
+	spec.has_offset = true;
+	spec.offset_ns = off;
+	spec.from_here = true;
+	tm_buf_init(&d);
+	tm_format_duration_ns(off, &d);
+	snprintf(asked, sizeof asked, "offset %s", d.data ? d.data : "");
+	tm_buf_fini(&d);
+	offset_edit(m, path, &spec, what, asked);
 }
 
 void
@@ -2165,30 +2186,31 @@ model_set_ref(struct wb_model *m, const char *path, const char *spec)
 {
 	const struct tm_manifest_file *f = model_manifest_file(m, path);
 	char *s = strdup(spec), *at, *colon;
-	uint32_t ref_clock = TM_CLOCK_UNSET;
-	struct tm_manifest next;
-	char msg[512];
+	struct tm_offset_spec sp;
+	char asked[300];
 
+	memset(&sp, 0, sizeof sp);
 	at = strrchr(s, '@');
 	if (at)
 		*at++ = 0;
 	colon = strrchr(s, ':');
 	if (colon)
 		*colon++ = 0;
-	if (colon && !parse_clock(colon, &ref_clock)) {
+	if (colon && !parse_clock(colon, &sp.ref.clock)) {
 		model_set_msg(m, ROLE_ERROR, "Unknown clock %s (REALTIME ... BOOTTIME)", colon);
 		free(s);
 		return;
 	}
-	if (!colon)
-		ref_clock = sole_clock(m, s);
-	tm_manifest_copy(&next, &m->man);
-	tm_manifest_set_clocks(&next, path,
-			       f && f->has_clocks ? f->clocks.clock : sole_clock(m, path), s,
-			       ref_clock, at && *at ? at : NULL,
-			       f && f->has_clocks ? f->clocks.offset_ns : 0);
-	snprintf(msg, sizeof msg, "%s: reference %s", path, spec);
-	model_commit(m, &next, msg);
+	sp.ref.has_clock = colon != NULL;
+	sp.ref.file = s;
+	sp.ref.machine = at && *at ? at : NULL;
+	if (f && f->has_clocks) { /* the file's own clock stays */
+		sp.src.has_clock = true;
+		sp.src.clock = f->clocks.clock;
+		sp.src.is_pin = !f->clocks.clock;
+	}
+	snprintf(asked, sizeof asked, "related");
+	offset_edit(m, path, &sp, "Reference", asked);
 	free(s);
 }
 
@@ -2196,11 +2218,11 @@ void
 model_set_own_clock(struct wb_model *m, const char *path, const char *name)
 {
 	const struct tm_manifest_file *f = model_manifest_file(m, path);
-	uint32_t c;
-	struct tm_manifest next;
-	char msg[256];
+	struct tm_offset_spec sp;
+	char asked[128];
 
-	if (!parse_clock(name, &c)) {
+	memset(&sp, 0, sizeof sp);
+	if (!parse_clock(name, &sp.src.clock)) {
 		model_set_msg(m, ROLE_ERROR,
 			      "Unknown clock %s (REALTIME ... BOOTTIME, empty = PIN)", name);
 		return;
@@ -2209,11 +2231,11 @@ model_set_own_clock(struct wb_model *m, const char *path, const char *name)
 		model_set_msg(m, ROLE_WARNING, "Set an offset first (%s)", model_key(m, REQ_OFFSET));
 		return;
 	}
-	tm_manifest_copy(&next, &m->man);
-	tm_manifest_set_clocks(&next, path, c, f->clocks.sync_file, f->clocks.sync_clock,
-			       f->clocks.sync_machine, f->clocks.offset_ns);
-	snprintf(msg, sizeof msg, "%s: clock %s", path, c ? tm_clock_name(c) : "PIN");
-	model_commit(m, &next, msg);
+	sp.src.has_clock = true;
+	sp.src.is_pin = !sp.src.clock;
+	snprintf(asked, sizeof asked, "clock %s",
+		 sp.src.clock ? tm_clock_name(sp.src.clock) : "PIN");
+	offset_edit(m, path, &sp, "Clock", asked);
 }
 
 void

@@ -270,6 +270,16 @@ assert e["messages_to_ref"] == 1 and e["same_moment"] == 1, e'; then
 else
 	no "demo: align finds app.json's offset" "$o"
 fi
+# an offset on a clock the file does not have: inert, and the note names
+# the clock (not "a shorter clock path"); a reference outside the input is
+# refused
+o=$("$TM" check --manifest "$demo/perfetto_manifest.json" --offset watch.pftrace:MONOTONIC=5ms \
+	$(ls "$demo"/* | grep -v perfetto_manifest) 2>&1)
+echo "$o" | grep -q 'changes no predicted number: watch.pftrace has no MONOTONIC clock' &&
+	ok "--offset on a clock the file lacks says so" || no "inert: missing clock" "$o"
+o=$("$TM" check --offset watch.pftrace=5ms@nosuch.json "$demo"/* 2>&1)
+echo "$o" | grep -q "'nosuch.json' is not a file of the input" &&
+	ok "--offset @REF outside the input is refused" || no "unknown reference" "$o"
 # check --json lists the proven fixes; each fix's manifest, checked, is
 # what the fix predicts (drops and ok), and the first is the estimate
 "$TM" check --json "$demo"/* >"$t/demo-check.json" 2>/dev/null
