@@ -1858,6 +1858,20 @@ actions_key(struct wb *wb, int key)
 		return;
 	if (key == KEY_ENTER) /* the keypad's Enter is Enter */
 		key = '\r';
+	if (key == 3) {
+		/* Ctrl-C (a key in raw mode): stops what runs, else quits as q
+		 * does (asking when edits are unsaved).  A scan is cancelled
+		 * first; the picker and the help close. */
+		if (wb->ui.picker.on)
+			picker_close(wb);
+		else if (wb->ui.help)
+			wb->ui.help = wb->ui.solve_view = false;
+		else if (wb->m.worker_running)
+			run(wb, REQ_CANCEL_SCAN, NULL);
+		else
+			run(wb, REQ_QUIT, NULL);
+		return;
+	}
 	if (wb->ui.picker.on) {
 		picker_key(wb, key);
 		return;

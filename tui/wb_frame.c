@@ -231,6 +231,8 @@ help_lines(struct wb_frame *fr)
 		"",
 		"Offsets accept units: 250ms, -1.5s, 20us, 7ns (plain numbers are ns).",
 		"A positive offset moves the file later on the shared timeline.",
+		"Ctrl-C cancels a running scan, else quits as q does (asking when edits are",
+		"unsaved); in a prompt it cancels the prompt.",
 		"Commands (:) take the names above, e.g. :offset 250ms  :machine phone",
 		"  :ref FILE[:CLOCK][@MACHINE]  :trace-time CLOCK [FILE [MACHINE]]",
 		"  :write PATH  :save-manifest PATH  :select N|NAME  :attr key=value",

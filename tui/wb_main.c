@@ -199,8 +199,13 @@ install_signals(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	/* Before the terminal is set up: ncurses installs its own SIGINT
+	 * handler (exit, nothing saved) only where the disposition is still
+	 * the default.  Each of these saves the unsaved edits on the way out. */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }
@@ -228,7 +233,7 @@ keyq_pop(void)
 }
 
 /* Test-harness commands (not actions: they work even while a prompt is
- * open): :dump-screen [--roles] FILE, :resize ROWSxCOLS, :raise [HUP],
+ * open): :dump-screen [--roles] FILE, :resize ROWSxCOLS, :raise [HUP|INT|QUIT],
  * :click ROW COL, :wheel up|down ROW COL, :unlink FILE, :details hold|stall|go,
  * :details count FILE, :wait.
  * Returns false for any other line. */
@@ -255,8 +260,13 @@ harness_command(struct wb *wb, const char *line)
 		return true;
 	}
 	if (strncmp(line, ":raise", 6) == 0) {
-		/* Deliver SIGTERM/SIGHUP to ourselves (the recovery path). */
-		raise(strcmp(line + 6 + strspn(line + 6, " "), "HUP") == 0 ? SIGHUP : SIGTERM);
+		/* Deliver SIGTERM (default), SIGHUP, SIGINT or SIGQUIT to
+		 * ourselves (the recovery path). */
+		const char *n = line + 6 + strspn(line + 6, " ");
+		raise(!strcmp(n, "HUP")	   ? SIGHUP
+		      : !strcmp(n, "INT")  ? SIGINT
+		      : !strcmp(n, "QUIT") ? SIGQUIT
+					   : SIGTERM);
 		return true;
 	}
 	if (strncmp(line, ":click ", 7) == 0 || strncmp(line, ":wheel ", 7) == 0) {

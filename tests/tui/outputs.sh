@@ -65,3 +65,37 @@ if grep -q '"offset_ns": -50000000' "$work/m.json" && [ "$(stat -c %a "$work/m.j
 else
 	echo "FAIL: save-manifest-replaces-after-yes: $(stat -c %a "$work/m.json") $(head -c 100 "$work/m.json")"
 fi
+
+# 3. SIGINT and SIGQUIT save the unsaved edits like SIGTERM and SIGHUP (an
+#    external signal: ncurses' own SIGINT handler exited 1, nothing saved).
+#    The script is a FIFO held open, so the session waits for its next line.
+for sig in INT QUIT; do
+	st="$work/state-$sig"
+	rm -f "$work/fifo"; mkfifo "$work/fifo"
+	(cd "$work/cwd" && XDG_STATE_HOME="$st" timeout 60 "$BIN" --script "$work/fifo" $files \
+		>/dev/null 2>"$work/sig-$sig.err"; echo $? >"$work/sig-$sig.rc") &
+	exec 7>"$work/fifo"
+	printf ':select app.json\n:offset -50ms\n:dump-screen %s/sig-%s.screen\n' "$work" "$sig" >&7
+	for _ in $(seq 200); do [ -s "$work/sig-$sig.screen" ] && break; sleep 0.05; done
+	pid=$(pgrep -n -f -- "--script $work/fifo")
+	kill -s "$sig" "$pid"
+	wait $! 2>/dev/null
+	exec 7>&-
+	rc=$(cat "$work/sig-$sig.rc")
+	rec=$(ls "$st"/tracemerge/recovery-*.json 2>/dev/null | head -1)
+	want=$((128 + $(kill -l "$sig")))
+	if [ "$rc" = "$want" ] && [ -n "$rec" ] && grep -q '"offset_ns": -50000000' "$rec" &&
+		grep -q 'edits saved to' "$work/sig-$sig.err"; then echo "PASS: sig$sig-saves-recovery"
+	else echo "FAIL: sig$sig-saves-recovery: rc=$rc (want $want) rec=[$rec] $(head -c 200 "$work/sig-$sig.err")"; fi
+done
+
+# 4. Ctrl-C in the main view quits as q does: at once when nothing is
+#    unsaved, after the question otherwise.
+run ctrlc-clean '<C-c>' ":dump-screen $work/ctrlc-not-reached.screen"
+rc=$?
+[ $rc = 0 ] && [ ! -e "$work/ctrlc-not-reached.screen" ] && echo "PASS: ctrl-c-quits" ||
+	echo "FAIL: ctrl-c-quits: rc=$rc"
+run ctrlc-dirty ':select app.json' ':offset -50ms' '<C-c>' ":dump-screen $work/ctrlc.screen" y
+rc=$?
+grep -q 'Edits are not written. Quit anyway? (y/n)' "$work/ctrlc.screen" && [ $rc = 0 ] &&
+	echo "PASS: ctrl-c-asks-when-unsaved" || echo "FAIL: ctrl-c-asks-when-unsaved: rc=$rc $(tail -2 "$work/ctrlc.screen")"
