@@ -584,6 +584,7 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		break;
 	case TM_OP_SERVICE:
 		put_head(l, op, true);
+		put_u(l, op->flags);
 		put_ts(l, op->ts);
 		break;
 	case TM_OP_REMOTE_SYNC: {
@@ -1055,7 +1056,7 @@ tm_oplog_add(struct tm_oplog *l, const struct tm_op *op)
 		return;
 	}
 	if (op->kind == TM_OP_CONVERT && op->detail == 0 && run_clock_ok(op->clock) &&
-	    (op->flags == TM_CONV_FAIL_DROP)) {
+	    (op->flags & ~(uint32_t)TM_CONV_FTRACE) == TM_CONV_FAIL_DROP) {
 		run_add_convert(l, op, op->flags, op->ts);
 		return;
 	}
@@ -1373,6 +1374,7 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 		op->tss = it->tss;
 		break;
 	case TM_OP_SERVICE:
+		op->flags = (uint32_t)get_u(it);
 		op->ts = get_ts(it);
 		break;
 	case TM_OP_REMOTE_SYNC: {
@@ -2109,6 +2111,7 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 			break;
 		}
 		case TM_OP_SERVICE:
+			(void)v_u32(&r);
 			last_ts = wrap_add(last_ts, unzz(v_u(&r)));
 			break;
 		case TM_OP_REMOTE_SYNC: {

@@ -72,7 +72,8 @@ enum tm_op_kind {
 	 * abandons the rest of the array. */
 	TM_OP_CONVERT_ARRAY,
 	/* service_event: suppressed conversion of (clock, ts), not pushed; counts
-	 * as a conversion (flushes the deferred bridge, blocks later claims). */
+	 * as a conversion (flushes the deferred bridge, blocks later claims).
+	 * flags: TM_SVC_TRACING_STARTED. */
 	TM_OP_SERVICE,
 	/* remote_clock_sync on `machine`: n rounds; counts[2*i], counts[2*i+1] =
 	 * number of client / host clocks of round i, laid out in clocks[]. */
@@ -127,6 +128,15 @@ enum {
 	 * (struct tm_replay_probe); never folded into a run, so the op keeps
 	 * its offset.  No effect on the import. */
 	TM_PKT_SAMPLE = 1u << 15,
+	/* CONVERT: an ftrace event (FtraceParser::ParseFtraceEvent): once
+	 * sorted, dropped below its context's tracing_started_ns, counting
+	 * ftrace_packet_before_tracing_start.  (Every CONVERT_ARRAY is
+	 * compact_sched, ParseInlineSchedSwitch/Waking: the same rule.) */
+	TM_CONV_FTRACE = 1u << 16,
+	/* SERVICE: its TracingServiceEvent has tracing_started set
+	 * (ProtoTraceReader::ParseServiceEvent: tracing_started_ns = its
+	 * converted timestamp, or the raw one when it does not convert) */
+	TM_SVC_TRACING_STARTED = 1u << 17,
 };
 
 
@@ -483,7 +493,7 @@ void tm_oplog_use_source(struct tm_oplog *l, uint64_t base, uint64_t off, uint64
 			 uint64_t mem_bytes);
 /* The byte encoding's version: saved scans (scancache.c) written with
  * another are not read.  Bump it with every change of encode_op. */
-#define TM_OPLOG_ENCODING 1
+#define TM_OPLOG_ENCODING 2
 /* Whether a finished log's bytes and details are what encode_op could have
  * written: every op decodes within len, kinds, stats and detail references
  * are in range, each run's skip table and last value match its deltas and

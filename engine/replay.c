@@ -881,6 +881,68 @@ push(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, u
 	keep(p, fs, c, ts, detail);
 }
 
+/* tracing_started_ns is kept per (trace file, machine row), the scope of
+ * that metadata key (storage/metadata.h: kMachineAndTrace; a context's
+ * MetadataTracker::SetMetadata and GetMetadata): one per context. */
+static uint64_t
+started_key(const struct tm_tracker *c)
+{
+	return (uint64_t)c->file << 32 | c->row;
+}
+
+/* ProtoTraceReader::ParseServiceEvent: tracing_started sets the context's
+ * tracing_started_ns to ts (the last one set wins). */
+static void
+set_started(struct tm_replay *p, const struct tm_tracker *c, int64_t ts)
+{
+	if (p->started_preset)
+		return;
+	size_t i;
+	if (!tm_u64map_get(&p->started_map, started_key(c), &i)) {
+		XGROW(p->started, p->cap_started, p->n_started + 1);
+		i = p->n_started++;
+		p->started[i] = (struct tm_started){c->file, c->row, 0};
+		tm_u64map_set(&p->started_map, started_key(c), i);
+	}
+	if (p->started[i].ns != ts && c->ftrace_seen)
+		p->started_again = true;
+	p->started[i].ns = ts;
+}
+
+/* The trace time below which the context's ftrace events are dropped:
+ * FtraceParser::MaybeOnFirstFtraceEvent reads tracing_started_ns (0 when
+ * unset; Config::drop_ftrace_data_before defaults to kTracingStarted) when
+ * the sorter hands it the context's first ftrace event, so after every
+ * file was tokenized: the last value the context set, wherever it is in
+ * the file (tm_replay runs again when one is set after ftrace events of
+ * its context were placed). */
+static int64_t
+started_ns(struct tm_replay *p, struct tm_tracker *c)
+{
+	size_t i;
+	c->ftrace_seen = true;
+	return p->n_started && tm_u64map_get(&p->started_map, started_key(c), &i) ? p->started[i].ns : 0;
+}
+
+/* An event at trace time ts whose context drops ftrace events below thr
+ * (0: none): FtraceParser::ParseFtraceEvent and ParseInlineSchedSwitch /
+ * ParseInlineSchedWaking skip it and count
+ * ftrace_packet_before_tracing_start (after the sorter, which drops a
+ * negative ts first). */
+static void
+place(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, uint32_t detail, bool te,
+      int64_t thr)
+{
+	if (ts >= 0 && ts < thr) {
+		note_all(&p->acc[fs->file], ts, ts);
+		p->acc[fs->file].events++;
+		stat_add(p, c, TM_STAT_FTRACE_BEFORE_START, 1);
+		record_event(p, fs->file, detail, ts, c->row, (int)TM_STAT_FTRACE_BEFORE_START);
+		return;
+	}
+	push(p, fs, c, ts, detail, te);
+}
+
 static void
 drop(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, enum tm_stat_id st, int64_t raw, uint32_t detail)
 {
@@ -930,6 +992,13 @@ run_convert(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 			return;
 		}
 		v = op->ts;
+	}
+	if (op->flags & TM_CONV_FTRACE) {
+		int64_t thr = started_ns(p, c);
+		if (v >= 0 && v < thr) { /* not parsed: no systrace_parse_failure either */
+			place(p, fs, c, v, op->detail, false, thr);
+			return;
+		}
 	}
 	if (!(op->flags & TM_CONV_NO_PUSH))
 		push(p, fs, c, v, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
@@ -1071,6 +1140,7 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 		run_convert(p, fs, op);
 		break;
 	case TM_OP_CONVERT_ARRAY: {
+		/* compact_sched: ftrace events (ParseInlineSchedSwitch/Waking) */
 		c = reader_ctx(p, fs, op->machine);
 		struct tm_clockid clk;
 		bool have = resolve_clock(fs, c, op->clock, op->seq, &clk);
@@ -1080,16 +1150,19 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 				p->acc[fs->file].events += op->n - i;
 				break;
 			}
-			push(p, fs, c, v, 0, false);
+			place(p, fs, c, v, 0, false, started_ns(p, c));
 		}
 		break;
 	}
 	case TM_OP_SERVICE: {
 		c = reader_ctx(p, fs, op->machine);
 		struct tm_clockid clk;
-		int64_t v;
-		if (resolve_clock(fs, c, op->clock ? op->clock : TM_CLOCK_BOOTTIME, op->seq, &clk))
-			(void)to_trace_time(p, c, clk, op->ts, true, &v, NULL);
+		int64_t v, ts = op->ts; /* not converted: the raw value */
+		if (resolve_clock(fs, c, op->clock ? op->clock : TM_CLOCK_BOOTTIME, op->seq, &clk) &&
+		    to_trace_time(p, c, clk, op->ts, true, &v, NULL))
+			ts = v;
+		if (op->flags & TM_SVC_TRACING_STARTED)
+			set_started(p, c, ts);
 		break;
 	}
 	case TM_OP_REMOTE_SYNC:
@@ -1252,7 +1325,7 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
  * the values of elements j and e - 1. */
 static void
 bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, const struct tm_run *r, uint32_t j,
-	  uint32_t e, int64_t vj, int64_t ve, int64_t off, bool te)
+	  uint32_t e, int64_t vj, int64_t ve, int64_t off, bool te, int64_t thr)
 {
 	if (j >= e)
 		return;
@@ -1264,8 +1337,20 @@ bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, co
 	uint32_t k = off == INT64_MIN ? e : vj + off >= 0 ? j : tm_run_lower_bound(r, j, e, -off, false, nb);
 	if (k > j)
 		stat_add(p, c, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
+	int64_t vk = k == j ? vj : nb[1]; /* element k's value, when k < e */
+	if (k < e && vk + off < thr) {
+		/* then up to the first with v + off >= thr (place): below
+		 * tracing_started_ns; none when thr - off is past every value */
+		int64_t x, nb2[2];
+		uint32_t k2 = __builtin_sub_overflow(thr, off, &x) ? e
+			      : tm_run_lower_bound(r, k, e, x, false, nb2);
+		stat_add(p, c, TM_STAT_FTRACE_BEFORE_START, k2 - k);
+		k = k2;
+		if (k < e)
+			vk = nb2[1]; /* k2 > k: element k is below thr */
+	}
 	if (k < e) {
-		int64_t first = (k == j ? vj : nb[1]) + off, last = ve + off;
+		int64_t first = vk + off, last = ve + off;
 		if (!a->has_ts || first < a->first_ts)
 			a->first_ts = first;
 		if (!a->has_ts || last > a->last_ts)
@@ -1277,12 +1362,12 @@ bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, co
 /* One element of a run, converted on its own (fallback). */
 static void
 run_elem_plain(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, struct tm_clockid clk, int64_t ts,
-	       bool is_packet, bool te, bool final, const struct tm_oppos *pos)
+	       bool is_packet, bool te, int64_t thr, bool final, const struct tm_oppos *pos)
 {
 	int64_t v;
 	enum tm_conv_result why;
 	if (to_trace_time(p, c, clk, ts, is_packet && !final, &v, &why)) {
-		push(p, fs, c, v, 0, te);
+		place(p, fs, c, v, 0, te, thr);
 		return;
 	}
 	if (is_packet && !final) {
@@ -1331,9 +1416,13 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	uint32_t n_fail = op->flags & TM_RUN_ARRAY ? op->n_arrays : op->run.n;
 	const struct tm_run *r = &op->run;
 	uint32_t n = r->n;
+	/* ftrace events (an ARRAY run is compact_sched): dropped below thr */
+	bool ft = (op->flags & TM_RUN_ARRAY) || (!is_packet && (op->push_flags & TM_CONV_FTRACE));
+	int64_t thr = ft ? started_ns(p, c) : 0;
 	struct tm_clockid clk;
 	if (!resolve_clock(fs, c, op->clock, 0, &clk)) {
-		bulk_push(p, fs, c, r, 0, n, tm_run_at(r, 0), r->last, 0, te); /* no clock: raw values */
+		/* no clock: raw values */
+		bulk_push(p, fs, c, r, 0, n, tm_run_at(r, 0), r->last, 0, te, thr);
 		return;
 	}
 	if (tm_clock_is_seq(clk.clock)) {
@@ -1341,7 +1430,7 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		for (uint32_t i = 0; i < n; i++) {
 			struct tm_oppos ep = *pos;
 			ep.run_i = i;
-			run_elem_plain(p, fs, c, clk, v[i], is_packet, te, final, &ep);
+			run_elem_plain(p, fs, c, clk, v[i], is_packet, te, thr, final, &ep);
 		}
 		return;
 	}
@@ -1361,17 +1450,17 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		return;
 	}
 	if (n == 1) {
-		push(p, fs, c, v0, 0, te);
+		place(p, fs, c, v0, 0, te, thr);
 		return;
 	}
 	struct tm_clockid q = tm_clockid_qualify(clk, c->row, tm_ctx_tag(p, c));
 	if (!tm_graph_pieces(p->g, q, p->tt, r0, r->last, &p->pieces, &p->n_pieces, &p->cap_pieces)) {
-		push(p, fs, c, v0, 0, te);
+		place(p, fs, c, v0, 0, te, thr);
 		const int64_t *v = run_values(p, r);
 		for (uint32_t i = 1; i < n; i++) {
 			int64_t x;
 			if (tm_graph_convert(p->g, q, v[i], p->tt, false, &x) == TM_CONV_OK)
-				push(p, fs, c, x, 0, te);
+				place(p, fs, c, x, 0, te, thr);
 			else
 				p->acc[fs->file].events++; /* cannot happen: the path exists */
 		}
@@ -1381,7 +1470,7 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	int64_t vj = r0; /* element j's value */
 	const struct tm_piece *p0 = p->pieces;
 	if (!p->n_pieces || p0->a > r0 || p0->b < r0 || !add_fits(r0, p0->off) || r0 + p0->off != v0) {
-		push(p, fs, c, v0, 0, te); /* not the first piece's: cannot happen */
+		place(p, fs, c, v0, 0, te, thr); /* not the first piece's: cannot happen */
 		j = 1;
 		vj = tm_run_at(r, 1);
 	}
@@ -1395,10 +1484,10 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 			continue;
 		int64_t ve = e == n ? r->last : nb[0];
 		if (add_fits(vj, pc->off) && add_fits(ve, pc->off)) {
-			bulk_push(p, fs, c, r, j, e, vj, ve, pc->off, te);
+			bulk_push(p, fs, c, r, j, e, vj, ve, pc->off, te, thr);
 		} else {
 			for (uint32_t i = j; i < e; i++)
-				push(p, fs, c, wrap_add(tm_run_at(r, i), pc->off), 0, te);
+				place(p, fs, c, wrap_add(tm_run_at(r, i), pc->off), 0, te, thr);
 		}
 		j = e;
 		if (e < n)
@@ -1552,8 +1641,15 @@ check_container_override(struct tm_replay *p, const struct tm_member *mb)
 		     mb->name);
 }
 
-void
-tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct tm_report *r)
+/* One pass of the import.  preset (n_preset): tracing_started_ns of each
+ * context, final, from an earlier pass; NULL: as the service events set
+ * them.  Without preset, when one was set after ftrace events of its
+ * context were placed (a service event after the ftrace data of its
+ * context in the file), nothing is reported: *again gets the final values
+ * and the pass returns false (tm_replay runs again with them). */
+static bool
+replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct tm_report *r,
+	    const struct tm_started *preset, size_t n_preset, struct tm_started **again, size_t *n_again)
 {
 	struct tm_replay p;
 	memset(&p, 0, sizeof p);
@@ -1562,6 +1658,15 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	p.g = tm_graph_new();
 	p.tt = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, 0, 0};
 	p.tt_owner = NO_OWNER;
+	if (preset) {
+		p.started_preset = true;
+		p.started = xmalloc((n_preset + 1) * sizeof *p.started);
+		p.cap_started = n_preset + 1;
+		for (size_t i = 0; i < n_preset; i++) {
+			p.started[p.n_started] = preset[i];
+			tm_u64map_set(&p.started_map, (uint64_t)preset[i].file << 32 | preset[i].row, p.n_started++);
+		}
+	}
 	size_t nm = src->in->n_members;
 	p.acc = xcalloc(nm + 1, sizeof *p.acc);
 	if (src->keep_events && src->pool)
@@ -1644,6 +1749,18 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 			p.error_where = xstrdup(in->fatal_where);
 		fail(&p, "%s", in->fatal);
 	}
+	bool rerun = !preset && p.started_again && !(src->cancelled && *src->cancelled);
+	if (rerun) {
+		tm_graph_free(p.g);
+		p.g = NULL;
+		free(p.error);
+		free(p.error_where);
+		free(p.hint);
+		*again = p.started;
+		*n_again = p.n_started;
+		p.started = NULL;
+		goto cleanup;
+	}
 	/* owner file */
 	r->tt_file = -1;
 	if (p.tt_owner != NO_OWNER)
@@ -1659,7 +1776,7 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	tm_graph_free(p.g);
 	p.g = NULL;
 	tm_report_build(&p);
-	/* cleanup */
+cleanup:
 	for (size_t i = 0; i < p.n_trk_blocks; i++)
 		free(p.trk_blocks[i]);
 	free(p.trk_blocks);
@@ -1688,4 +1805,23 @@ tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct t
 	free(p.pieces);
 	free(p.row_drops);
 	free(p.vals);
+	free(p.started);
+	tm_u64map_fini(&p.started_map);
+	return !rerun;
+}
+
+void
+tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct tm_report *r)
+{
+	struct tm_started *fin = NULL;
+	size_t n_fin = 0;
+	if (replay_pass(src, m, r, NULL, 0, &fin, &n_fin))
+		return;
+	/* a second pass places every ftrace event against the final values;
+	 * an estimate's probes are read again from the start */
+	for (size_t i = 0; src->probes && i < src->in->n_members; i++)
+		if (src->probes[i])
+			memset(src->probes[i]->st, TM_PROBE_UNSEEN, src->probes[i]->n);
+	(void)replay_pass(src, m, r, fin, n_fin, NULL, NULL);
+	free(fin);
 }

@@ -50,9 +50,16 @@ struct tm_tracker {
 	/* its clocks are qualified by its file's trace_file id (tm_ctx_tag;
 	 * ctx_add_snapshot of a non-primary tracker sets it) */
 	bool tagged;
+	/* an ftrace event of its context was placed (replay.c, started_ns) */
+	bool ftrace_seen;
 	/* (one per trace file forked: 10,000s for an archive's members) */
 };
 _Static_assert(sizeof(void *) != 8 || sizeof(struct tm_tracker) == 36, "struct tm_tracker grew");
+
+struct tm_started {
+	uint32_t file, row;
+	int64_t ns;
+};
 
 struct tm_entry_state { /* a manifest files[] entry, applied */
 	bool has_machine_id;
@@ -157,6 +164,15 @@ struct tm_replay {
 	size_t cap_vals;
 	uint64_t *row_drops; /* dropped-count units per machine row */
 	size_t cap_row_drops;
+	/* tracing_started_ns per (trace file, machine row), the scope of that
+	 * metadata key (storage/metadata.h: kMachineAndTrace); started_map:
+	 * file << 32 | row -> index.  preset: the values are the final ones,
+	 * given by an earlier pass (replay.c, tm_replay); again: one changed
+	 * after ftrace events of its context were placed with the old one. */
+	struct tm_started *started;
+	size_t n_started, cap_started;
+	struct tm_u64map started_map;
+	bool started_preset, started_again;
 };
 
 #define TRACKER_BLOCK 64u

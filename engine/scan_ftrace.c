@@ -376,7 +376,7 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 		 * sorted. */
 		struct tm_atrace_point pt;
 		int res = atrace_of(event_id, payload, payload_len, &clean, &pt);
-		uint32_t flags = TM_CONV_FAIL_DROP;
+		uint32_t flags = TM_CONV_FAIL_DROP | TM_CONV_FTRACE;
 		if (res == TM_ATRACE_FAILURE)
 			flags |= TM_CONV_ATRACE_FAIL;
 		uint32_t detail = 0;

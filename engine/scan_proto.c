@@ -559,6 +559,7 @@ decode_packet(const uint8_t *p, size_t n, struct pkt *k)
 			break;
 		case TP_SERVICE_EVENT:
 			k->has_service = true;
+			k->service = (struct field){id, wt, v, fp, wt == WT_LEN ? fl : 0};
 			break;
 		case TP_EXTENSION_DESCRIPTOR:
 			k->has_ext = true;
@@ -683,6 +684,21 @@ snap_clocks(struct ps *s, const uint8_t *p, size_t n, uint32_t *count)
 		s->pclocks[s->n_pclocks++] = c;
 		(*count)++;
 	}
+}
+
+/* TracingServiceEvent.tracing_started (ProtoTraceReader::ParseServiceEvent:
+ * a true value sets the tracing_started_ns metadata; the last field of a
+ * number wins, as the decoder reads it; a malformed field ends the walk). */
+static bool
+service_started(const struct field *svc)
+{
+	const uint8_t *p = svc->p, *end = p + svc->len;
+	struct field f;
+	bool started = false;
+	while (p && next_field(&p, end, &f) > 0)
+		if (f.id == 2 && f.wt == WT_VARINT)
+			started = f.v != 0;
+	return started;
 }
 
 static void
@@ -1739,7 +1755,8 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		uint32_t c = k.has_clock ? k.clock : 6;
 		note_clock(s, c);
 		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_SERVICE, .machine = k.machine, .clock = c,
-					.ts = (int64_t)k.ts, .offset = off});
+					.ts = (int64_t)k.ts, .offset = off,
+					.flags = service_started(&k.service) ? TM_SVC_TRACING_STARTED : 0});
 		return;
 	}
 	if (k.has_ext)

@@ -145,7 +145,7 @@ struct pkt {
 	uint32_t handler; /* first module-handled field */
 	/* Below: valid only when the matching has_ / handler is set (not
 	 * cleared per packet). */
-	struct field snapshot, defaults, interned, remote, compressed, zstd;
+	struct field snapshot, defaults, interned, remote, compressed, zstd, service;
 	struct field hfield, td;
 };
 

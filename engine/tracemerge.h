@@ -534,7 +534,11 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
  * locations, frames... in every parser); the scan reads event names alone.
  * Nor are interned_data_missing_sequence_id and
  * interned_data_skipped_incremental_state_invalid (proto_trace_reader.cc
- * ParseInternedData), which the scan could count. */
+ * ParseInternedData), which the scan could count.
+ *
+ * ftrace_packet_before_tracing_start is counted by the parser, after the
+ * sorter (ftrace_parser.cc): a full import counts it, a tokenize-only dry
+ * run does not; its events are missing from the merged trace. */
 #define TM_STAT_LIST(X)                                                                            \
 	X(TM_STAT_UNRELATABLE, "clock_sync_unrelatable_clock_domains", true)                       \
 	X(TM_STAT_NO_PATH, "clock_sync_failure_no_path", true)                                     \
@@ -553,7 +557,8 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
 	X(TM_STAT_FTRACE_BUNDLE_ERRORS, "ftrace_bundle_tokenizer_errors", false)                   \
 	X(TM_STAT_TE_TOKENIZER_ERRORS, "track_event_tokenizer_errors", false)                      \
 	X(TM_STAT_PROTO_TOKENIZER_ERRORS, "proto_tokenizer_errors", false)                         \
-	X(TM_STAT_FTRACE_CPU_ENTRIES_BEGIN, "ftrace_cpu_entries_begin", false)
+	X(TM_STAT_FTRACE_CPU_ENTRIES_BEGIN, "ftrace_cpu_entries_begin", false)                     \
+	X(TM_STAT_FTRACE_BEFORE_START, "ftrace_packet_before_tracing_start", false)
 
 enum tm_stat_id {
 #define TM_X_(id, name, is_drop) id,

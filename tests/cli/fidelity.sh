@@ -114,4 +114,53 @@ agrees("machines: ids 7 and 8 named alike share one context", check(shared("vm",
        [(1120, "m7_real"), (1120, "m8_real"), (2000, "host_a"), (3000, "m7_a")],
        {"m7_mono": "clock_sync_failure_unknown_source_clock", "m8_mono": "clock_sync_failure_unknown_source_clock",
         "host_b": "clock_sync_failure_no_path"})
+# Rule: ftrace data before tracing started is dropped in the full import
+# (FtraceParser, ftrace_packet_before_tracing_start), per context: per file
+# and per machine, the last tracing_started of the context wins wherever it
+# is in the file.  Each is checked with and without --events (the replay
+# over folded runs and the one event by event).
+def stats_only(path, events):
+    args = [tm, "check", "--no-cache", "--json"] + (["--events"] if events else []) + [path]
+    return json.loads(subprocess.run(args, capture_output=True).stdout)
+
+def ftrace_case(name, members, stats, slices, missing=None):
+    path = tar(name + ".tar", members)
+    agrees("ftrace: " + name, check(path), stats, [(0, None)] if "m7" not in name else [(0, None), (7, None)],
+           slices, missing)
+    r = stats_only(path, False)
+    got = {k: v for k, v in r["stats"].items() if v}
+    result("ftrace: " + name + " (folded runs)", got == stats, json.dumps(got))
+
+early = [(4000, "B|10|early"), (4100, "E|10"), (6000, "B|10|late"), (6100, "E|10")]
+ftrace_case("started first", [("a.pb", msnap([(6, 1000), (3, 500)], 1) + started(5000)
+                               + ftrace(0, early, compact=[4500, 10000]) + te(3000, "te_early"))],
+            {"ftrace_packet_before_tracing_start": 3}, [(3000, "te_early"), (6000, "late")],
+            {"early": "ftrace_packet_before_tracing_start", None: "ftrace_packet_before_tracing_start"})
+ftrace_case("started after the data", [("a.pb", ftrace(0, [(4000, "I|10|p1")], compact=[4000]) + started(5000))],
+            {"ftrace_packet_before_tracing_start": 2}, [])
+pa, pb = ftrace(0, [(4000, "I|10|pa")]), ftrace(0, [(4000, "I|10|pb")])
+ftrace_case("each file its own", [("a.pb", pa + started(5000)), ("b.pb", pb + started(5000))],
+            {"ftrace_packet_before_tracing_start": 2}, [])
+ftrace_case("not another file's (b)", [("a.pb", pa), ("b.pb", started(5000) + pb)],
+            {"ftrace_packet_before_tracing_start": 1}, [(4000, "pa")])
+ftrace_case("not another file's (a)", [("a.pb", started(5000) + pa), ("b.pb", pb)],
+            {"ftrace_packet_before_tracing_start": 1}, [(4000, "pb")])
+ftrace_case("a text that does not parse, below and above",
+            [("a.pb", started(5000) + ftrace(0, [(4000, "bogus"), (6000, "bogus2")]))],
+            {"ftrace_packet_before_tracing_start": 1, "systrace_parse_failure": 1}, [])
+ftrace_case("compact_sched across the threshold",
+            [("a.pb", msnap([(6, 1000), (3, 500)], 1) + ftrace(0, [], compact=[1000 + 37 * i for i in range(300)])
+              + ftrace(1, [(ts, "I|10|x%d" % ts) for ts in range(1000, 12000, 500)]) + started(6000))],
+            {"ftrace_packet_before_tracing_start": 146}, [(ts, "x%d" % ts) for ts in range(6000, 12000, 500)])
+ftrace_case("m7 has its own context",
+            [("a.pb", started(5000) + ftrace(0, [(4000, "I|10|h4000")]) + started(3000, 2, 7)
+              + ftrace(0, [(2000, "I|10|m2000"), (4000, "I|10|m4000")], 3, 7))],
+            {"ftrace_packet_before_tracing_start": 2}, [(4000, "m4000")])
+ftrace_case("the last tracing_started wins",
+            [("a.pb", started(5000) + ftrace(0, [(4000, "I|10|p4000"), (2500, "I|10|p2500")]) + started(3000))],
+            {"ftrace_packet_before_tracing_start": 1}, [(4000, "p4000")])
+ftrace_case("a service event that does not convert keeps its raw value",
+            [("a.pb", msnap([(6, 1000), (1, 100000)], 1) + packet(fv(8, 5000), fv(58, 3), fv(10, 1), fl(69, fv(2, 1)))
+              + ftrace(0, [(4000, "I|10|p4000"), (6000, "I|10|p6000")]))],
+            {"ftrace_packet_before_tracing_start": 1}, [(6000, "p6000")])
 PY
