@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -177,7 +178,15 @@ struct priv {
 	 * so that a descriptor limit is not reached by the inputs' count */
 	int *fds;
 	unsigned n_fds;
+	/* per input path: its identity, from the descriptor the open took
+	 * before any byte of it was read (open_input), when it was taken, and
+	 * whether an open since found another file or another version there
+	 * (open_path; set by any thread) */
+	struct tm_file_id *ids;
+	int64_t *id_taken_s;
+	unsigned char *id_state; /* ID_* */
 };
+enum { ID_NONE, ID_TAKEN, ID_MOVED };
 #define LENT_FDS 16u
 
 /* Parked streams hold their primed bytes (up to 1 MiB), two decoders and a
@@ -396,6 +405,36 @@ clear_cfatal(struct tm_input *in, size_t ci)
 static enum tm_status open_member(const struct tm_input *in, size_t i, struct tm_stream **out,
 				  struct tm_error *err);
 
+/* fd's file as it is now. */
+static bool
+id_of(int fd, struct tm_file_id *id)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	*id = (struct tm_file_id){(uint64_t)st.st_dev,		(uint64_t)st.st_ino,
+				  (uint64_t)st.st_size,		(int64_t)st.st_mtim.tv_sec,
+				  (int64_t)st.st_mtim.tv_nsec, (int64_t)st.st_ctim.tv_sec,
+				  (int64_t)st.st_ctim.tv_nsec};
+	return true;
+}
+
+/* Input path i opened again to read it (a member, a window, the sniff):
+ * the file there now must be the one open_input found, unchanged, or the
+ * input is marked moved (what was read is not what its identity names: a
+ * saved scan of it is neither used nor written, scancache.c). */
+static enum tm_status
+open_path(const struct tm_input *in, size_t i, int *fd, struct tm_error *err)
+{
+	*fd = open(in->paths[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (*fd < 0)
+		return tm_error_sys(err, errno, "%s", in->paths[i]);
+	struct tm_file_id now;
+	if (!id_of(*fd, &now) || memcmp(&now, &P(in)->ids[i], sizeof now))
+		__atomic_store_n(&P(in)->id_state[i], ID_MOVED, __ATOMIC_RELAXED);
+	return TM_OK;
+}
+
 /* The first open of an input's descriptor (open_parent): one thread at a
  * time, so a thread that comes second uses the first one's descriptor
  * instead of opening its own (which fails near the descriptor limit). */
@@ -421,11 +460,10 @@ open_parent(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 			return open_member(in, i, out, err);
 		}
 		if (fd < 0) {
-			const char *path = in->paths[l->path_idx];
-			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-				int e = errno;
+			enum tm_status st = open_path(in, l->path_idx, &fd, err);
+			if (st != TM_OK) {
 				pthread_mutex_unlock(&fds_mu);
-				return tm_error_sys(err, e, "%s", path);
+				return st;
 			}
 			(*n_fds)++;
 			__atomic_store_n(slot, fd, __ATOMIC_RELEASE);
@@ -449,9 +487,12 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 	char *lab = label(in, i);
 
 	switch (l->kind) {
-	case L_FILE:
-		s = tm_stream_file(in->paths[l->path_idx], lab, 0, m->stored_size, out, err);
+	case L_FILE: {
+		int fd;
+		if ((s = open_path(in, l->path_idx, &fd, err)) == TM_OK)
+			*out = tm_stream_file_fd(fd, lab, m->stored_size);
 		break;
+	}
 	case L_VIRTUAL:
 		s = tm_error_set(err, TM_ERR_UNSUPPORTED,
 				 "%s: the loose files' archive is virtual; open its members", lab);
@@ -675,8 +716,8 @@ sniff_top_direct(const struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm
 	uint64_t size = in->members[0].stored_size;
 	size_t want = size < SNIFF_CAP ? (size_t)size : SNIFF_CAP;
 	size_t pre = want < TM_SNIFF_PREFIX ? want : TM_SNIFF_PREFIX;
-	int fd = open(in->paths[0], O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int fd;
+	if (open_path(in, 0, &fd, NULL) != TM_OK)
 		return false;
 	BIG_XGROW(*buf, *bcap, TM_SNIFF_PREFIX);
 	bool ok = pread_all(fd, *buf, pre, 0);
@@ -2140,16 +2181,70 @@ process(struct tm_input *in, size_t ci)
 
 /* ---- open / close ---- */
 
+/* Input path i opened before any of its bytes are read: its identity
+ * (device, inode, size, mtime, ctime) from that descriptor, and the time
+ * just before, which is what a saved scan of it is keyed on (scancache.c:
+ * a tar.gz's members are scanned while it is listed, so a key taken after
+ * the listing could name a newer file than the one read).  Not blocking
+ * (a FIFO given as input is refused, not waited on).  The descriptor is
+ * kept as the path's lent one while fewer than LENT_FDS are (open_parent). */
 static enum tm_status
-stat_file(const char *path, uint64_t *size, struct tm_error *err)
+open_input(struct tm_input *in, size_t i, uint64_t *size, struct tm_error *err)
 {
-	struct stat sb;
-	if (stat(path, &sb) != 0)
+	const char *path = in->paths[i];
+	struct timespec t0;
+	clock_gettime(CLOCK_REALTIME, &t0);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
 		return tm_error_sys(err, errno, "%s", path);
-	if (!S_ISREG(sb.st_mode))
+	struct priv *pv = P(in);
+	if (!id_of(fd, &pv->ids[i])) {
+		close(fd);
 		return tm_error_set(err, TM_ERR_INVALID, "%s: not a regular file", path);
-	*size = (uint64_t)sb.st_size;
+	}
+	pv->id_taken_s[i] = (int64_t)t0.tv_sec;
+	pv->id_state[i] = ID_TAKEN;
+	*size = pv->ids[i].size;
+	pthread_mutex_lock(&fds_mu);
+	if (pv->n_fds < LENT_FDS) {
+		pv->fds[i] = fd;
+		pv->n_fds++;
+		fd = -1;
+	}
+	pthread_mutex_unlock(&fds_mu);
+	if (fd >= 0)
+		close(fd);
 	return TM_OK;
+}
+
+bool
+tm_input_file_id(const struct tm_input *in, size_t i, struct tm_file_id *id, int64_t *taken_s)
+{
+	if (i >= in->n_paths || !P(in)->id_state[i])
+		return false;
+	*id = P(in)->ids[i];
+	*taken_s = P(in)->id_taken_s[i];
+	return true;
+}
+
+bool
+tm_input_unchanged(const struct tm_input *in, size_t i)
+{
+	const struct priv *pv = P(in);
+	struct tm_file_id now;
+	if (i >= in->n_paths ||
+	    __atomic_load_n(&pv->id_state[i], __ATOMIC_RELAXED) != ID_TAKEN)
+		return false;
+	int fd = __atomic_load_n(&pv->fds[i], __ATOMIC_ACQUIRE);
+	if (fd >= 0 && (!id_of(fd, &now) || memcmp(&now, &pv->ids[i], sizeof now)))
+		return false;
+	/* the path too: a file read by path later must be this one */
+	int pfd = open(in->paths[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (pfd < 0)
+		return false;
+	bool same = id_of(pfd, &now) && !memcmp(&now, &pv->ids[i], sizeof now);
+	close(pfd);
+	return same;
 }
 
 enum tm_status
@@ -2213,6 +2308,9 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 	}
 	in->paths = xcalloc(n_paths, sizeof *in->paths);
 	P(in)->fds = xmalloc(n_paths * sizeof *P(in)->fds);
+	P(in)->ids = xcalloc(n_paths, sizeof *P(in)->ids);
+	P(in)->id_taken_s = xcalloc(n_paths, sizeof *P(in)->id_taken_s);
+	P(in)->id_state = xcalloc(n_paths, 1);
 	for (size_t i = 0; i < n_paths; i++) {
 		in->paths[i] = xstrdup(paths[i]);
 		P(in)->fds[i] = -1;
@@ -2222,7 +2320,7 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 
 	if (n_paths == 1) {
 		uint64_t size;
-		if ((s = stat_file(paths[0], &size, err)) != TM_OK)
+		if ((s = open_input(in, 0, &size, err)) != TM_OK)
 			goto fail;
 		size_t mi = add_member(in, -1, NULL, 0, L_FILE);
 		in->members[mi].source_path = in->paths[0];
@@ -2240,7 +2338,7 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 		BIG_XGROW(buf, bcap, TAR_SNIFF);
 		for (size_t i = 0; i < n_paths; i++) {
 			uint64_t size;
-			if ((s = stat_file(paths[i], &size, err)) != TM_OK)
+			if ((s = open_input(in, i, &size, err)) != TM_OK)
 				goto fail;
 			const char *bn = tm_path_base(paths[i]);
 			size_t k = add_member(in, 0, bn, strlen(bn), L_FILE);
@@ -2324,6 +2422,9 @@ tm_input_close(struct tm_input *in)
 	if (pv) {
 		free(pv->locs);
 		free(pv->fds);
+		free(pv->ids);
+		free(pv->id_taken_s);
+		free(pv->id_state);
 	}
 	free(pv);
 	memset(in, 0, sizeof *in);

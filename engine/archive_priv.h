@@ -52,6 +52,8 @@ extern size_t tm_stream_far_skip;
 /* [off, off+len) of a file. */
 enum tm_status tm_stream_file(const char *path, const char *label, uint64_t off, uint64_t len,
 			      struct tm_stream **out, struct tm_error *err) TM_WUR;
+/* [0, len) of the file open on fd, which the stream owns (closed with it). */
+struct tm_stream *tm_stream_file_fd(int fd, const char *label, uint64_t len);
 /* [0, len) of the file open on fd, which stays the caller's (lent: not
  * closed with the stream or its windows; it must outlive them). */
 struct tm_stream *tm_stream_file_lent(int fd, const char *label, uint64_t len);

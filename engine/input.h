@@ -76,6 +76,22 @@ enum tm_status tm_input_open_visit(struct tm_input *in, const char *const *paths
 				   struct tm_error *err) TM_WUR;
 void tm_input_close(struct tm_input *in);
 
+/* A file's identity: what a saved scan of it is keyed on (scancache.c). */
+struct tm_file_id {
+	uint64_t dev, ino, size;
+	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+};
+/* Input path i's identity, taken from the descriptor the open read it
+ * through before reading any of it, and the time (seconds) just before
+ * that; false when it has none (the open failed). */
+bool tm_input_file_id(const struct tm_input *in, size_t i, struct tm_file_id *id,
+		      int64_t *taken_s);
+/* Whether every byte read of input path i so far was of the file its
+ * identity names, unchanged: each open of the path since found that file
+ * (dev, inode, size, mtime, ctime), and the path and its descriptor still
+ * do now.  A change after it was read changes its ctime. */
+bool tm_input_unchanged(const struct tm_input *in, size_t i);
+
 /* The producer's side of a tm_listing (listing.c): archive.c begins it
  * with the inputs' size and its two byte counters (atomics, read until
  * tm_listing_end copies them), puts member i (i <= the members put so far:

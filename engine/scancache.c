@@ -9,7 +9,11 @@
  * One file per input file: NAME.tmscan, NAME a hash of the key.  The key is
  * the file's device, inode, size, mtime and ctime (of the file a link leads
  * to: not the path as given, so that the workbench's renamed inputs, links
- * in a new folder, load their scans), the session options that change what
+ * in a new folder, load their scans), taken from the descriptor the input
+ * was opened with before any of it was read (tm_input_file_id: a tar.gz's
+ * members are scanned while it is listed), and a scan is saved or loaded
+ * only while every read of the input was of that file, unchanged
+ * (tm_input_unchanged), the session options that change what
  * a scan keeps, and this build (version, cache format, op log encoding, the
  * executable's identity).  The whole key is stored and compared again on
  * load, with the path as given: a scan saved under another path is used
@@ -66,13 +70,14 @@ int tm_scancache_racy_s = 2;
 
 
 
+/* A guess before the listing (tm_scancache_expected): the path's file now. */
 static bool
-key_of(const char *path, struct tm_cache_key *k)
+key_of(const char *path, struct tm_file_id *k)
 {
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
-	*k = (struct tm_cache_key){(uint64_t)st.st_dev,	   (uint64_t)st.st_ino,
+	*k = (struct tm_file_id){(uint64_t)st.st_dev,	   (uint64_t)st.st_ino,
 				(uint64_t)st.st_size,	   (int64_t)st.st_mtim.tv_sec,
 				(int64_t)st.st_mtim.tv_nsec, (int64_t)st.st_ctim.tv_sec,
 				(int64_t)st.st_ctim.tv_nsec};
@@ -827,7 +832,7 @@ ser_member(struct ser *z, struct member_rec *r)
  * the path match, *same_path when the path does too. */
 static void
 ser_key(struct ser *z, const struct tm_session *s, const char *path_c, bool loose,
-	const struct tm_cache_key *key, bool *same, bool *same_path)
+	const struct tm_file_id *key, bool *same, bool *same_path)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
@@ -890,7 +895,7 @@ input_of(const struct tm_session *s, size_t i)
 }
 
 static void
-file_name(const char *dir, const struct tm_session *s, bool loose, const struct tm_cache_key *k,
+file_name(const char *dir, const struct tm_session *s, bool loose, const struct tm_file_id *k,
 	  struct tm_buf *out)
 {
 	struct tm_buf b;
@@ -935,14 +940,15 @@ groups_make(struct tm_session *s)
 		g->members[g->n++] = i;
 	}
 	free(in_of);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
 	for (size_t k = 0; k < np; k++) {
 		struct tm_cache_group *g = &s->cache[k];
 		g->path = k;
-		g->have_key = g->n && key_of(s->in.paths[k], &g->key);
-		g->racy = g->key.mtime_s >= (int64_t)now.tv_sec - tm_scancache_racy_s ||
-			  g->key.ctime_s >= (int64_t)now.tv_sec - tm_scancache_racy_s;
+		int64_t taken = 0;
+		g->have_key = g->n && tm_input_file_id(&s->in, k, &g->key, &taken);
+		/* against the time the key was taken: a change after it within
+		 * the same tick would not show */
+		g->racy = g->key.mtime_s >= taken - tm_scancache_racy_s ||
+			  g->key.ctime_s >= taken - tm_scancache_racy_s;
 		if (g->have_key) {
 			struct tm_buf b;
 			tm_buf_init(&b);
@@ -1246,9 +1252,9 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 	int werr = errno;
 	if (fclose(f) != 0)
 		ok = false;
-	/* the input must not have changed while it was scanned */
-	struct tm_cache_key now;
-	bool same_input = key_of(s->in.paths[g->path], &now) && !memcmp(&now, &g->key, sizeof now);
+	/* every read of the input was of the file the key names, unchanged
+	 * (whatever was scanned while listing, and since) */
+	bool same_input = tm_input_unchanged(&s->in, g->path);
 	if (ok && same_input && rename(tmp, g->file) == 0) {
 		g->saved = true;
 		s->cache_saved++;
@@ -1270,7 +1276,7 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
  * key only: what load_group checks first). */
 static bool
 peek(const struct tm_session *s, const char *file, const char *path, bool loose,
-     const struct tm_cache_key *key)
+     const struct tm_file_id *key)
 {
 	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct stat st;
@@ -1303,7 +1309,7 @@ tm_scancache_expected(const struct tm_session *s, const char *const *paths, size
 	if (!s->opts.cache_dir || !*s->opts.cache_dir || s->opts.cache_refresh || !n)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		struct tm_cache_key k;
+		struct tm_file_id k;
 		if (!key_of(paths[i], &k))
 			return false;
 		struct tm_buf b;
@@ -1317,9 +1323,13 @@ tm_scancache_expected(const struct tm_session *s, const char *const *paths, size
 	return true;
 }
 
+void (*tm_scancache_test_hook)(int stage);
+
 void
 tm_scancache_open(struct tm_session *s)
 {
+	if (tm_scancache_test_hook)
+		tm_scancache_test_hook(0);
 	if (!s->opts.cache_dir || !*s->opts.cache_dir) {
 		s->opts.cache_dir = NULL;
 		return;
@@ -1328,7 +1338,10 @@ tm_scancache_open(struct tm_session *s)
 	groups_make(s);
 	for (size_t k = 0; k < s->n_cache; k++) {
 		struct tm_cache_group *g = &s->cache[k];
-		if (g->have_key && !s->opts.cache_refresh && load_group(s, g)) {
+		/* the listing read the file the key names, unchanged: else a
+		 * saved scan of it could stand for other bytes */
+		if (g->have_key && !s->opts.cache_refresh && tm_input_unchanged(&s->in, k) &&
+		    load_group(s, g)) {
 			g->loaded = true;
 			s->cache_loaded++;
 		}
@@ -1339,6 +1352,8 @@ void
 tm_scancache_save(struct tm_session *s)
 {
 	uint64_t cap = s->opts.cache_max_bytes ? s->opts.cache_max_bytes : TM_CACHE_MAX_DEFAULT;
+	if (tm_scancache_test_hook)
+		tm_scancache_test_hook(1);
 	for (size_t k = 0; k < s->n_cache; k++) {
 		struct tm_cache_group *g = &s->cache[k];
 		if (!g->have_key || g->loaded || g->saved || g->racy)

@@ -6,15 +6,10 @@
 #error "engine-internal header"
 #endif
 
+#include "input.h"
 #include "internal.h"
 
 struct tm_session;
-
-/* An input's identity (stat of its path). */
-struct tm_cache_key {
-	uint64_t dev, ino, size;
-	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
-};
 
 /* One input: its members and what happened to its saved scan. */
 struct tm_cache_group {
@@ -23,7 +18,7 @@ struct tm_cache_group {
 	size_t n;
 	uint64_t *list_size; /* each member's size as listed (before its scan) */
 	bool have_key, loaded, saved;
-	struct tm_cache_key key;
+	struct tm_file_id key; /* tm_input_file_id: taken before reading */
 	bool racy; /* changed within tm_scancache_racy_s of the opening: not saved */
 	char *file;       /* the cache file's path */
 };
@@ -45,6 +40,11 @@ extern int tm_scancache_racy_s;
  * value read grows the buffer); tests set it small to go through every
  * refill and flush of it. */
 extern size_t tm_scancache_io_buf;
+/* A test's hook (NULL but in tests): called with 0 once the inputs are
+ * listed (a tar.gz's members scanned while listing), before any saved
+ * scan is loaded, and with 1 before the session's scans are saved, so that
+ * a test can change an input at either point. */
+extern void (*tm_scancache_test_hook)(int stage);
 /* The checksum of a saved scan's payload (its header's bytes 24-31). */
 uint64_t tm_scancache_hash(const void *p, size_t n);
 

@@ -431,6 +431,15 @@ tm_stream_file(const char *path, const char *label, uint64_t off, uint64_t len,
 }
 
 struct tm_stream *
+tm_stream_file_fd(int fd, const char *label, uint64_t len)
+{
+	struct tm_stream *st = new_stream(K_FILE, label);
+	st->fd = fd;
+	st->size = len;
+	return st;
+}
+
+struct tm_stream *
 tm_stream_file_lent(int fd, const char *label, uint64_t len)
 {
 	struct tm_stream *st = new_stream(K_FILE, label);

@@ -855,6 +855,164 @@ t_changed_tar_member(void)
 	tm_buf_fini(&j);
 }
 
+/* What the test hook does (tm_scancache_test_hook): at a stage, put
+ * bytes at a path (in place, or a new file renamed over it), or point a
+ * link elsewhere. */
+static struct {
+	int stage;
+	const char *path;
+	const char *data;
+	size_t n;
+	bool by_rename;
+	const char *link_to;
+	int done;
+} change;
+
+static void
+change_hook(int stage)
+{
+	if (stage != change.stage || !change.path)
+		return;
+	change.done++;
+	usleep(20000); /* a later timestamp tick for ctime */
+	if (change.link_to) {
+		char tmp[200];
+		snprintf(tmp, sizeof tmp, "%s.new", change.path);
+		CHECK(symlink(change.link_to, tmp) == 0 && rename(tmp, change.path) == 0);
+	} else if (change.by_rename) {
+		char tmp[200];
+		snprintf(tmp, sizeof tmp, "%s.new", change.path);
+		write_file(tmp, change.data, change.n);
+		CHECK(rename(tmp, change.path) == 0);
+	} else {
+		write_file(change.path, change.data, change.n);
+	}
+	/* the old times put back: only ctime (or the inode) tells */
+	struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+	utimensat(AT_FDCWD, change.path, old, 0);
+}
+
+/* A tar.gz of one JSON member whose one event is at ts (6 digits), stored
+ * (deflate level 0): the same size and listing whatever ts is. */
+static char *
+targz_bytes(int ts, size_t *n)
+{
+	char j[128];
+	int jl = snprintf(j, sizeof j,
+			  "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":%06d,"
+			  "\"dur\":1,\"pid\":1,\"tid\":1}]}",
+			  ts);
+	struct fx t = {0};
+	fx_file(&t, "a.json", j, (size_t)jl);
+	fx_end(&t);
+	char p[160];
+	snprintf(p, sizeof p, "%s/gz.tmp", dir);
+	gzFile f = gzopen(p, "wb0");
+	CHECK(f && gzwrite(f, t.d, (unsigned)t.n) == (int)t.n);
+	if (f)
+		gzclose(f);
+	free(t.d);
+	char *d = slurp(p, n);
+	unlink(p);
+	return d;
+}
+
+/* Input one changed as change says: its report is a fresh session's of
+ * the new bytes (no saved scan of the old ones stands for them), nothing
+ * is saved under a key that could name them, and the next session (no
+ * change) gives the fresh report too. */
+static size_t
+changed_midway(const char *const *one, const char *before, size_t nb)
+{
+	write_file(change.path, before, nb);
+	struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+	utimensat(AT_FDCWD, change.path, old, 0);
+	empty_cache();
+	change.done = 0;
+	tm_scancache_test_hook = change_hook;
+	struct tm_session *s = open_s(one, 1, false, 0);
+	tm_scancache_test_hook = NULL;
+	CHECK_INT(change.done, 1);
+	CHECK(s != NULL);
+	if (!s)
+		return 0;
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	CHECK_INT(ci.saved, 0);
+	size_t visited = s->visit_scans;
+	tm_session_close(s);
+	not_loaded_as_fresh(one);
+	return visited;
+}
+
+/* Issue 26: the key is taken from the descriptor before the input is read,
+ * and a scan is saved only when every read was of that file unchanged.
+ * A tar.gz's member is scanned while it is listed; the file rewritten (in
+ * place, or renamed over) after the listing, before the key used to be
+ * taken, had the old bytes' scan saved under the new file's key: every
+ * later session loaded the old first_ts. */
+static void
+t_changed_while_listed(void)
+{
+	char p[160];
+	snprintf(p, sizeof p, "%s/race.tar.gz", dir);
+	const char *one[1] = {p};
+	size_t na = 0, nb = 0;
+	char *a = targz_bytes(111111, &na), *b = targz_bytes(999999, &nb);
+	CHECK(a && b && na == nb);
+	for (int by_rename = 0; by_rename < 2 && a && b; by_rename++) {
+		change = (__typeof__(change)){0, p, b, nb, by_rename, NULL, 0};
+		/* the member was scanned while listing */
+		CHECK(changed_midway(one, a, na) > 0);
+	}
+	/* changed after the scan, before the save */
+	change = (__typeof__(change)){1, p, b, nb, false, NULL, 0};
+	changed_midway(one, a, na);
+	free(a);
+	free(b);
+	memset(&change, 0, sizeof change);
+}
+
+/* A link that leads elsewhere while the input is scanned, and back before
+ * the save: what was scanned was not the file the key names. */
+static void
+t_link_moved_while_scanned(void)
+{
+	char p[160], ta[160], tb[160];
+	snprintf(p, sizeof p, "%s/link.json", dir);
+	snprintf(ta, sizeof ta, "%s/link_a.json", dir);
+	snprintf(tb, sizeof tb, "%s/link_b.json", dir);
+	const char *j1 = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1}]}";
+	const char *j2 = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":7,\"dur\":1}]}";
+	write_file(ta, j1, strlen(j1));
+	write_file(tb, j2, strlen(j2));
+	struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+	utimensat(AT_FDCWD, ta, old, 0);
+	utimensat(AT_FDCWD, tb, old, 0);
+	unlink(p);
+	CHECK(symlink(ta, p) == 0);
+	const char *one[1] = {p};
+	empty_cache();
+	/* to b after the listing, back to a before the save (two hooks) */
+	change = (__typeof__(change)){0, p, NULL, 0, false, tb, 0};
+	tm_scancache_test_hook = change_hook;
+	struct tm_session *s = open_s(one, 1, false, 0);
+	CHECK_INT(change.done, 1);
+	tm_scancache_test_hook = NULL;
+	if (s) {
+		change.stage = 1;
+		change.link_to = ta;
+		s->cache[0].saved = false;
+		tm_scancache_test_hook = change_hook;
+		tm_scancache_save(s);
+		tm_scancache_test_hook = NULL;
+		CHECK_INT(change.done, 2);
+		tm_session_close(s);
+	}
+	memset(&change, 0, sizeof change);
+	not_loaded_as_fresh(one);
+}
+
 static uint64_t
 dir_bytes(size_t *files)
 {
@@ -982,6 +1140,8 @@ main(void)
 	RUN(t_oplog_valid_long_runs);
 	RUN(t_changed);
 	RUN(t_changed_tar_member);
+	RUN(t_changed_while_listed);
+	RUN(t_link_moved_while_scanned);
 	RUN(t_evict);
 	for (size_t i = 0; i < n_demo; i++)
 		free(demo[i]);
