@@ -34,7 +34,12 @@
  * keeps the file open and the replay reads them from it as it reads a
  * fresh scan's spilled runs, so a reopen holds no copy of them in memory
  * and writes nothing.  Files not owned by the user or writable by
- * others are not read.  Writing goes to a temp file in the directory, renamed
+ * others are not read, nor anything that is not a regular file (opened
+ * without blocking: a FIFO planted there must not hang the session).  The
+ * directory is opened once and refused, with a note, when it is not the
+ * user's or others can write to it (names are predictable: another local
+ * user could plant or swap files in it); every file is then opened
+ * relative to it.  Writing goes to a temp file in the directory, renamed
  * over the name when complete (no fsync: see save_group); afterwards the
  * least recently used files are removed until the directory is within its
  * cap.
@@ -48,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -965,6 +971,25 @@ trusted(const struct stat *st)
 	return S_ISREG(st->st_mode) && st->st_uid == geteuid() && !(st->st_mode & 022);
 }
 
+/* The name of a cache file (a path in the directory) within it. */
+static const char *
+base_of(const char *file)
+{
+	const char *b = strrchr(file, '/');
+	return b ? b + 1 : file;
+}
+
+/* A cache file opened to read it, relative to the checked directory, not
+ * through a link and without blocking (a FIFO opens at once and fails
+ * trusted()); -1 when there is none. */
+static int
+open_entry(int dfd, const char *file)
+{
+	if (dfd < 0)
+		return -1;
+	return openat(dfd, base_of(file), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+}
+
 static void
 header(uint8_t h[HEADER_BYTES], uint64_t payload, uint64_t sum)
 {
@@ -1017,7 +1042,7 @@ use_records(struct tm_session *s, struct tm_cache_group *g, struct member_rec *r
 static bool
 load_group(struct tm_session *s, struct tm_cache_group *g)
 {
-	int fd = open(g->file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open_entry(s->cache_dfd, g->file);
 	if (fd < 0)
 		return false; /* nothing saved: a plain miss */
 	struct stat st;
@@ -1098,10 +1123,10 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	}
 	free(z.buf);
 	if (!bad && !miss) {
+		/* used: the newest file for eviction */
+		(void)futimens(fd, NULL);
 		use_records(s, g, rec, fd); /* fd is theirs */
 		free(rec);
-		/* used: the newest file for eviction */
-		(void)utimensat(AT_FDCWD, g->file, NULL, 0);
 		return true;
 	}
 	close(fd);
@@ -1116,6 +1141,64 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	if (bad)
 		note(s, "scan cache: %s: %s: ignored, the input is scanned again", g->file, bad);
 	return false;
+}
+
+static enum tm_status make_dir(const char *dir, struct tm_error *err);
+
+/* No cache for the rest of the session (the directory was refused). */
+static void
+cache_off(struct tm_session *s)
+{
+	free((void *)(uintptr_t)s->opts.cache_dir);
+	s->opts.cache_dir = NULL;
+}
+
+/* The cache directory open (made first when create) as s->cache_dfd, -1
+ * when there is none.  Refused with a note when it is not the user's or
+ * others may write to it: they could plant a file under a name we will
+ * open (names are a hash of what they can know) or a FIFO, or swap our
+ * files; a file's own owner and mode (trusted) are checked again. */
+static int
+dir_fd(struct tm_session *s, bool create)
+{
+	if (s->cache_dfd >= 0 || !s->opts.cache_dir)
+		return s->cache_dfd;
+	const char *dir = s->opts.cache_dir;
+	if (create) {
+		struct tm_error e;
+		tm_error_clear(&e);
+		if (make_dir(dir, &e) != TM_OK) {
+			note(s, "scan cache: cannot create %s", e.msg);
+			cache_off(s);
+			return -1;
+		}
+	}
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		if (errno != ENOENT || create)
+			note(s, "scan cache: cannot open %s: %s", dir, strerror(errno));
+		if (errno != ENOENT)
+			cache_off(s);
+		return -1;
+	}
+	struct stat st;
+	const char *why = NULL;
+	if (fstat(fd, &st) != 0)
+		why = "cannot be examined";
+	else if (st.st_uid != geteuid())
+		why = "belongs to another user";
+	else if (st.st_mode & 022)
+		why = "can be written by others";
+	if (why) {
+		note(s, "scan cache: %s %s (owner %ju, mode %03o): not used, inputs are read as if "
+			"--no-cache were given",
+		     dir, why, (uintmax_t)st.st_uid, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		cache_off(s);
+		return -1;
+	}
+	s->cache_dfd = fd;
+	return fd;
 }
 
 static enum tm_status
@@ -1135,7 +1218,7 @@ make_dir(const char *dir, struct tm_error *err)
 }
 
 struct entry {
-	char *path;
+	char *name;
 	int64_t t;
 	uint64_t size;
 };
@@ -1150,11 +1233,16 @@ cmp_entry(const void *a, const void *b)
 /* Remove the least recently used entries until the directory holds at most
  * cap bytes of them; temp files left by a crash go after a day. */
 static void
-evict(const char *dir, uint64_t cap)
+evict(int dfd, uint64_t cap)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	/* its own open of the directory: a dup would share the offset */
+	int rfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = rfd >= 0 ? fdopendir(rfd) : NULL;
+	if (!d) {
+		if (rfd >= 0)
+			close(rfd);
 		return;
+	}
 	struct entry *v = NULL;
 	size_t n = 0, vcap = 0;
 	uint64_t total = 0;
@@ -1166,23 +1254,17 @@ evict(const char *dir, uint64_t cap)
 		bool tmp = !strncmp(de->d_name, ".tmp-", 5);
 		if (!ours && !tmp)
 			continue;
-		struct tm_buf b;
-		tm_buf_init(&b);
-		tm_buf_addf(&b, "%s/%s", dir, de->d_name);
 		struct stat st;
-		if (lstat(b.data, &st) != 0 || !S_ISREG(st.st_mode)) {
-			tm_buf_fini(&b);
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 			continue;
-		}
 		if (tmp) {
 			if (now - (int64_t)st.st_mtime > 86400)
-				(void)unlink(b.data);
-			tm_buf_fini(&b);
+				(void)unlinkat(dfd, de->d_name, 0);
 			continue;
 		}
 		XGROW(v, vcap, n + 1);
-		v[n++] = (struct entry){tm_buf_steal(&b), (int64_t)st.st_mtim.tv_sec * 1000000000 +
-							    st.st_mtim.tv_nsec,
+		v[n++] = (struct entry){xstrdup(de->d_name), (int64_t)st.st_mtim.tv_sec * 1000000000 +
+								 st.st_mtim.tv_nsec,
 					(uint64_t)st.st_size};
 		total += (uint64_t)st.st_size;
 	}
@@ -1190,35 +1272,45 @@ evict(const char *dir, uint64_t cap)
 	if (n)
 		qsort(v, n, sizeof *v, cmp_entry);
 	for (size_t i = 0; i < n; i++) {
-		if (total > cap && unlink(v[i].path) == 0)
+		if (total > cap && unlinkat(dfd, v[i].name, 0) == 0)
 			total -= v[i].size;
-		free(v[i].path);
+		free(v[i].name);
 	}
 	free(v);
+}
+
+/* A new temp file in the directory (its name in tmp), -1 on failure. */
+static int
+make_temp(int dfd, char tmp[32])
+{
+	for (int tries = 0; tries < 100; tries++) {
+		uint64_t r = 0;
+		if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+			r = tm_mix64((uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^
+				     (uint64_t)(uintptr_t)&r ^ (uint64_t)tries << 56);
+		snprintf(tmp, 32, ".tmp-%012" PRIx64, (uint64_t)(r & 0xffffffffffffull));
+		int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
 }
 
 static void
 save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 {
-	struct tm_error e;
-	tm_error_clear(&e);
-	if (make_dir(s->opts.cache_dir, &e) != TM_OK) {
-		note(s, "scan cache: cannot create %s", e.msg);
-		return;
-	}
-	struct tm_buf tb;
-	tm_buf_init(&tb);
-	tm_buf_addf(&tb, "%s/.tmp-XXXXXX", s->opts.cache_dir);
-	char *tmp = tm_buf_steal(&tb);
-	int fd = mkstemp(tmp);
+	int dfd = dir_fd(s, true);
+	if (dfd < 0)
+		return; /* (said) */
+	char tmp[32];
+	int fd = make_temp(dfd, tmp);
 	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!f) {
 		note(s, "scan cache: cannot write in %s: %s", s->opts.cache_dir, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		if (fd >= 0)
-			unlink(tmp);
-		free(tmp);
+			unlinkat(dfd, tmp, 0);
 		return;
 	}
 	uint8_t h[HEADER_BYTES];
@@ -1255,19 +1347,18 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 	/* every read of the input was of the file the key names, unchanged
 	 * (whatever was scanned while listing, and since) */
 	bool same_input = tm_input_unchanged(&s->in, g->path);
-	if (ok && same_input && rename(tmp, g->file) == 0) {
+	if (ok && same_input && renameat(dfd, tmp, dfd, base_of(g->file)) == 0) {
 		g->saved = true;
 		s->cache_saved++;
 	} else {
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 		if (same_input && end >= 0 && (uint64_t)end > cap)
 			note(s, "scan cache: the scan of %s (%jd bytes) is larger than the cache's cap",
 			     s->in.paths[g->path], (intmax_t)end);
 		else if (same_input && !ok)
 			note(s, "scan cache: cannot write %s: %s", g->file, strerror(werr));
 	}
-	free(tmp);
-	evict(s->opts.cache_dir, cap);
+	evict(dfd, cap);
 }
 
 /* ---- the session's entry points ---- */
@@ -1278,7 +1369,7 @@ static bool
 peek(const struct tm_session *s, const char *file, const char *path, bool loose,
      const struct tm_file_id *key)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open_entry(s->cache_dfd, file);
 	struct stat st;
 	if (fd < 0)
 		return false;
@@ -1306,7 +1397,7 @@ peek(const struct tm_session *s, const char *file, const char *path, bool loose,
 bool
 tm_scancache_expected(const struct tm_session *s, const char *const *paths, size_t n)
 {
-	if (!s->opts.cache_dir || !*s->opts.cache_dir || s->opts.cache_refresh || !n)
+	if (!s->opts.cache_dir || s->cache_dfd < 0 || s->opts.cache_refresh || !n)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		struct tm_file_id k;
@@ -1323,6 +1414,18 @@ tm_scancache_expected(const struct tm_session *s, const char *const *paths, size
 	return true;
 }
 
+void
+tm_scancache_begin(struct tm_session *s)
+{
+	s->cache_dfd = -1;
+	if (!s->opts.cache_dir || !*s->opts.cache_dir) {
+		s->opts.cache_dir = NULL;
+		return;
+	}
+	s->opts.cache_dir = xstrdup(s->opts.cache_dir); /* the caller's may go */
+	(void)dir_fd(s, false);
+}
+
 void (*tm_scancache_test_hook)(int stage);
 
 void
@@ -1330,11 +1433,8 @@ tm_scancache_open(struct tm_session *s)
 {
 	if (tm_scancache_test_hook)
 		tm_scancache_test_hook(0);
-	if (!s->opts.cache_dir || !*s->opts.cache_dir) {
-		s->opts.cache_dir = NULL;
+	if (!s->opts.cache_dir)
 		return;
-	}
-	s->opts.cache_dir = xstrdup(s->opts.cache_dir); /* the caller's may go */
 	groups_make(s);
 	for (size_t k = 0; k < s->n_cache; k++) {
 		struct tm_cache_group *g = &s->cache[k];
@@ -1384,6 +1484,10 @@ tm_scancache_fini(struct tm_session *s)
 	free(s->cache);
 	free(s->cache_note);
 	free((void *)(uintptr_t)s->opts.cache_dir);
+	s->opts.cache_dir = NULL;
+	if (s->cache_dfd >= 0)
+		close(s->cache_dfd);
+	s->cache_dfd = -1;
 }
 
 void

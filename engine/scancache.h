@@ -23,8 +23,12 @@ struct tm_cache_group {
 	char *file;       /* the cache file's path */
 };
 
+/* First of all (before listing): the cache directory opened and checked
+ * (ours, not writable by others; else refused with a note); does nothing
+ * without opts.cache_dir. */
+void tm_scancache_begin(struct tm_session *s);
 /* After listing: load the saved scan of every unchanged input (its members
- * are then scanned); does nothing without opts.cache_dir. */
+ * are then scanned); does nothing without a cache directory. */
 void tm_scancache_open(struct tm_session *s);
 /* Before listing: whether every input has a saved scan under its current
  * key (a load is then likely; scanning members while listing would be

@@ -124,6 +124,7 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 	struct tm_session *s = xcalloc(1, sizeof *s);
 	if (opts)
 		s->opts = *opts;
+	tm_scancache_begin(s);
 	/* no scanning while listing what a saved scan will replace */
 	struct tm_visit v = {visit_scan, visit_drop, s};
 	enum tm_status st = tm_input_open_visit(&s->in, paths, n_paths, s->opts.cancel,
@@ -140,6 +141,7 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 		free(s->scans);
 		free((void *)(uintptr_t)s->progress);
 		free((void *)(uintptr_t)s->is_scanned);
+		tm_scancache_fini(s);
 		free(s);
 		return st;
 	}

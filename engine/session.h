@@ -29,6 +29,7 @@ struct tm_session {
 	size_t cache_loaded, cache_saved;
 	size_t visit_scans; /* members scanned while listing (visit_scan) */
 	char *cache_note;
+	int cache_dfd; /* the cache directory, checked (scancache.c); -1: not open */
 	/* the spare buffer of events lists (only with keep_events) */
 	struct tm_evpool *evpool;
 };

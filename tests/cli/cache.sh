@@ -158,3 +158,62 @@ if ! grep -q "scan cache" "$t/wb1.screen" 2>/dev/null && grep -q "loaded from th
 else
 	no "the workbench says a scan came from the cache" "$(cat "$t/wb2.screen" 2>/dev/null | tail -3)"
 fi
+
+# Issue 26: a FIFO under a saved scan's name hung check and the workbench
+# (opened blocking); a directory others can write to, or another user's,
+# is refused with a note (names are predictable: a planted file or FIFO).
+rm -rf "$C"
+"$TM" check --json "$t/gen.json" >"$t/a.json" 2>/dev/null
+f=$(ls "$C"/*.tmscan)
+rm -f "$f" && mkfifo "$f"
+timeout -k 5 60 "$TM" check --json "$t/gen.json" >"$t/b.json" 2>"$t/b.err"
+rc=$?
+[ "$rc" -lt 124 ] && cmp -s "$t/a.json" "$t/b.json" && grep -q "not a private regular file" "$t/b.err" &&
+	ok "a FIFO in the cache: check does not hang, says so" ||
+	no "a FIFO in the cache: check does not hang, says so" "rc=$rc $(head -c 300 "$t/b.err")"
+# (the workbench keeps events: a saved scan of its own)
+rm -rf "$C"
+(cd "$t" && TM_HEADLESS=1 LINES=24 COLUMNS=160 timeout -k 5 60 "$TM" --script "$t/wb.script" "$t/gen.json" >/dev/null 2>&1)
+f=$(ls "$C"/*.tmscan)
+rm -f "$f" && mkfifo "$f"
+(cd "$t" && TM_HEADLESS=1 LINES=24 COLUMNS=160 timeout -k 5 60 "$TM" --script "$t/wb.script" "$t/gen.json" >/dev/null 2>&1)
+rc=$?
+[ "$rc" -lt 124 ] && grep -q "not a private regular file" "$t/wb1.screen" 2>/dev/null &&
+	ok "a FIFO in the cache: the workbench does not hang, says so" ||
+	no "a FIFO in the cache: the workbench does not hang, says so" "rc=$rc $(tail -3 "$t/wb1.screen" 2>/dev/null)"
+rm -rf "$C"
+"$TM" check --json "$t/gen.json" >"$t/a.json" 2>/dev/null
+f=$(ls "$C"/*.tmscan)
+s1=$(stamp)
+chmod 0777 "$C"
+sleep 0.05
+"$TM" check --json "$t/gen.json" >"$t/b.json" 2>"$t/b.err"
+"$TM" check --json "$t/gen.pftrace" >/dev/null 2>&1
+s2=$(stamp)
+n=$(ls "$C" | wc -l)
+[ "$s1" = "$s2" ] && [ "$n" = 1 ] && cmp -s "$t/a.json" "$t/b.json" &&
+	grep -q "can be written by others (owner [0-9]*, mode 777): not used" "$t/b.err" &&
+	ok "a cache directory others can write to: refused, said" ||
+	no "a cache directory others can write to: refused, said" "files=$n $(head -c 300 "$t/b.err")"
+rm -f "$f" && mkfifo "$f"
+timeout -k 5 60 "$TM" check --json "$t/gen.json" >"$t/b.json" 2>"$t/b.err"
+rc=$?
+[ "$rc" -lt 124 ] && cmp -s "$t/a.json" "$t/b.json" && [ -p "$f" ] &&
+	ok "a FIFO planted in a cache directory others can write to: not opened" ||
+	no "a FIFO planted in a cache directory others can write to: not opened" "rc=$rc $(head -c 300 "$t/b.err")"
+(cd "$t" && TM_HEADLESS=1 LINES=24 COLUMNS=160 timeout -k 5 60 "$TM" --script "$t/wb.script" "$t/gen.json" >/dev/null 2>&1)
+rc=$?
+[ "$rc" -lt 124 ] && grep -q "can be written by others" "$t/wb1.screen" 2>/dev/null &&
+	ok "the workbench says the cache directory is refused" ||
+	no "the workbench says the cache directory is refused" "rc=$rc $(tail -3 "$t/wb1.screen" 2>/dev/null)"
+rm -rf "$C"
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p "$C" && chmod 0700 "$C" && chown nobody "$C"
+	"$TM" check --json "$t/gen.json" >"$t/b.json" 2>"$t/b.err"
+	n=$(ls "$C" | wc -l)
+	[ "$n" = 0 ] && cmp -s "$t/a.json" "$t/b.json" && grep -q "belongs to another user" "$t/b.err" &&
+		ok "another user's cache directory: refused, said" ||
+		no "another user's cache directory: refused, said" "files=$n $(head -c 300 "$t/b.err")"
+else
+	echo "SKIP: another user's cache directory: needs root (chown)"
+fi

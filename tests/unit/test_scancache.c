@@ -1069,6 +1069,107 @@ t_evict(void)
 	tm_session_close(s);
 }
 
+/* A session on one that must not load (or hang on) what is in the cache
+ * directory: it says why (note has want), loads and saves nothing, and
+ * gives a fresh session's report.  An alarm ends a session that hangs. */
+static void
+refused(const char *const *one, const char *want, size_t saved)
+{
+	alarm(60);
+	struct tm_session *s = open_s(one, 1, false, 0);
+	alarm(0);
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	if (!ci.note || !strstr(ci.note, want))
+		fprintf(stderr, "refused: note %s\n", ci.note ? ci.note : "(none)");
+	CHECK(ci.note && strstr(ci.note, want));
+	CHECK_INT(ci.loaded, 0);
+	CHECK_INT(ci.saved, saved);
+	char *got = render(s);
+	tm_session_close(s);
+	struct tm_session_opts o = {0};
+	struct tm_error e;
+	CHECK_INT(tm_session_open(&s, one, 1, &o, &e), TM_OK);
+	char *fresh = render(s);
+	tm_session_close(s);
+	CHECK_STR(got, fresh);
+	free(got);
+	free(fresh);
+}
+
+/* Issue 26: a FIFO under a saved scan's name (planted while the directory
+ * was open to others) hung the session: the cache file was opened
+ * blocking, before its type was looked at. */
+static void
+t_fifo_planted(void)
+{
+	const char *one[1] = {json_path};
+	empty_cache();
+	tm_session_close(open_s(one, 1, false, 0));
+	char *file = only_file();
+	CHECK(file != NULL);
+	if (!file)
+		return;
+	CHECK(unlink(file) == 0 && mkfifo(file, 0600) == 0);
+	/* the FIFO is replaced by the new scan */
+	refused(one, "not a private regular file", 1);
+	struct stat st;
+	CHECK(lstat(file, &st) == 0 && S_ISREG(st.st_mode));
+	free(file);
+}
+
+/* Issue 26: the directory is refused when others may write to it or it
+ * is not the user's (they could plant a file under a predictable name):
+ * nothing read or written there, a note says so. */
+static void
+t_dir_refused(void)
+{
+	const char *one[1] = {json_path};
+	empty_cache();
+	tm_session_close(open_s(one, 1, false, 0));
+	char *file = only_file();
+	struct stat st0, st;
+	CHECK(file && stat(file, &st0) == 0);
+	usleep(20000);
+	CHECK(chmod(cdir, 0777) == 0);
+	refused(one, "can be written by others", 0);
+	CHECK(chmod(cdir, 0770) == 0);
+	refused(one, "can be written by others", 0);
+	/* nothing read (a load touches the file) nor written */
+	size_t files = 0;
+	(void)dir_bytes(&files);
+	CHECK_INT(files, 1);
+	CHECK(file && stat(file, &st) == 0 &&
+	      st.st_mtim.tv_nsec == st0.st_mtim.tv_nsec && st.st_mtim.tv_sec == st0.st_mtim.tv_sec);
+	/* a FIFO there is not opened at all */
+	if (file) {
+		CHECK(unlink(file) == 0 && mkfifo(file, 0600) == 0);
+		refused(one, "can be written by others", 0);
+	}
+	CHECK(chmod(cdir, 0700) == 0);
+	/* another user's (testable as root): refused even at 0700 */
+	if (geteuid() == 0) {
+		CHECK(chown(cdir, 65534, 65534) == 0);
+		refused(one, "belongs to another user", 0);
+		CHECK(chown(cdir, 0, 0) == 0);
+	} else {
+		printf("SKIP: t_dir_refused: another user's directory: not root\n");
+	}
+	/* the sticky /tmp itself, as a cache directory */
+	struct tm_session_opts o = {.cache_dir = "/tmp"};
+	struct tm_session *s = NULL;
+	struct tm_error e;
+	CHECK_INT(tm_session_open(&s, one, 1, &o, &e), TM_OK);
+	struct tm_cache_info ci;
+	tm_session_cache_info(s, &ci);
+	CHECK(ci.note && strstr(ci.note, "/tmp ") && strstr(ci.note, "not used"));
+	tm_session_close(s);
+	free(file);
+}
+
 int
 main(void)
 {
@@ -1142,6 +1243,8 @@ main(void)
 	RUN(t_changed_tar_member);
 	RUN(t_changed_while_listed);
 	RUN(t_link_moved_while_scanned);
+	RUN(t_fifo_planted);
+	RUN(t_dir_refused);
 	RUN(t_evict);
 	for (size_t i = 0; i < n_demo; i++)
 		free(demo[i]);
