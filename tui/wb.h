@@ -205,6 +205,8 @@ struct wb_model {
 	/* manifest and history */
 	struct tm_manifest man;
 	struct tm_manifest saved; /* last written/saved; for "unsaved edits" */
+	char **saved_paths;       /* the set of inputs then (model_mark_saved) */
+	size_t n_saved_paths;
 	struct wb_stack undo, redo;
 	unsigned next_machine_n; /* "Machine N": counts up, never reused */
 	char **extra_machines;   /* registry names not (yet) used by any file */
@@ -502,7 +504,17 @@ struct wb_run {
 	int exit_status;
 	FILE *tty_out; /* where OSC 52 goes (NULL in headless mode) */
 	FILE *null_in, *null_out;
-	char *recovery_path;
+	/* recovery (wb_out.c): the key of the inputs the session started
+	 * with, those inputs, when it started; the files offered at the
+	 * start (newest first) and the next one to offer; the file whose
+	 * edits it restored (removed once they are saved or superseded) */
+	char *recovery_key;
+	char **rec_start;
+	size_t n_rec_start;
+	long long rec_t0;
+	char **rec_offers;
+	size_t n_rec_offers, rec_offer;
+	char *recovery_restored;
 	char *recovery_saved; /* where the recovery manifest was written, or NULL */
 	char *recovery_err;   /* why it could not be written anywhere */
 	const char *theme_name;
@@ -611,6 +623,9 @@ void model_note_output(struct wb_model *m, const char *path);
  * message). */
 void model_commit(struct wb_model *m, struct tm_manifest *next, const char *what);
 bool model_is_dirty(const struct wb_model *m);
+/* What is now is saved (opened, or e / w wrote it): the manifest and the
+ * set of inputs. */
+void model_mark_saved(struct wb_model *m);
 void model_undo(struct wb_model *m, bool undo);
 void model_set_offset(struct wb_model *m, const char *path, int64_t off, const char *what);
 void model_nudge(struct wb_model *m, const char *path, int64_t delta);
@@ -628,6 +643,10 @@ void model_set_own_clock(struct wb_model *m, const char *path, const char *name)
 void model_set_trace_time(struct wb_model *m, const char *spec);
 void model_set_attr(struct wb_model *m, const char *spec);
 bool model_restore(struct wb_model *m, const char *path);
+/* What the recovery file at path changes against now, in a few words (the
+ * files whose entries differ, trace time, the set of files); NULL when it
+ * cannot be read.  Caller frees. */
+char *model_recovery_summary(const struct wb_model *m, const char *path);
 /* New manifest text (edited or converted): parsed, it replaces the manifest
  * (and a broken one); not parsed, it is kept as the broken text. */
 bool model_set_manifest_text(struct wb_model *m, const char *text, size_t len, const char *what);
@@ -771,7 +790,12 @@ enum out_copy out_copy_manifest(struct wb *wb);
 enum tm_status out_may_write(struct wb *wb, const char *path);
 bool out_save_manifest(struct wb *wb, const char *path, bool replace);
 void out_write_tar(struct wb *wb, const char *path, bool replace);
-char *out_recovery_path(const struct wb *wb);
+/* Recovery files: the key of the inputs (once, at the start); the files
+ * of earlier sessions on them, newest first (run.rec_offers); one removed
+ * with its inputs file; this session's edits saved to its own. */
+void out_recovery_init(struct wb *wb);
+void out_recovery_list(struct wb *wb);
+void out_recovery_remove(const char *path);
 bool out_save_recovery(struct wb *wb);
 void out_exit_message(struct wb *wb);
 /* Run $VISUAL / $EDITOR (else vi) on path with the terminal handed over. */

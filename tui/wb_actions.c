@@ -1687,6 +1687,8 @@ act_config(struct wb *wb, const char *arg)
 
 /* ---- dispatch ---- */
 
+static void answer_recovery(struct wb *wb, int answer);
+
 static void
 answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *line)
 {
@@ -1711,10 +1713,7 @@ answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *line)
 			if (!yes)
 				msg(wb, ROLE_DIM, "Solve: declined; the manifest is as it was");
 		} else if (c == CONFIRM_RESTORE) {
-			if (yes && wb->run.recovery_path)
-				model_restore(&wb->m, wb->run.recovery_path);
-			if (wb->run.recovery_path)
-				remove(wb->run.recovery_path);
+			answer_recovery(wb, yes ? 'y' : line[0] == 'n' ? 'n' : 0);
 		} else {
 			msg(wb, ROLE_DIM, "Cancelled");
 		}
@@ -1845,6 +1844,8 @@ actions_key(struct wb *wb, int key)
 			if (req == REQ_OPEN && !wb->m.s)
 				wb->run.quit = true;
 			msg(wb, ROLE_DIM, "Cancelled");
+			if (c == CONFIRM_RESTORE)
+				answer_recovery(wb, 0);
 			break;
 		case PROMPT_ACCEPTED:
 			wb->ui.confirm = CONFIRM_NONE;
@@ -1963,16 +1964,68 @@ actions_command(struct wb *wb, const char *line)
 	}
 }
 
+/* Offer the next recovery file of an earlier session on these inputs
+ * (newest first): its time and what it changes in the question; y
+ * restores it, n discards it, Esc (any other key) keeps it for the next
+ * start. */
+static void
+offer_next_recovery(struct wb *wb)
+{
+	while (wb->run.rec_offer < wb->run.n_rec_offers) {
+		const char *path = wb->run.rec_offers[wb->run.rec_offer];
+		char q[512], when[64] = "?", *what = model_recovery_summary(&wb->m, path);
+		struct stat st;
+		if (!what) { /* unreadable: offered no more */
+			wb->run.rec_offer++;
+			continue;
+		}
+		if (stat(path, &st) == 0) {
+			struct tm tmv;
+			time_t t = st.st_mtime;
+			localtime_r(&t, &tmv);
+			strftime(when, sizeof when, "%m-%d %H:%M:%S", &tmv);
+		}
+		snprintf(q, sizeof q, "Restore edits of %s (%zu/%zu: %s)? y/n/Esc ",
+			 when, wb->run.rec_offer + 1, wb->run.n_rec_offers, what);
+		free(what);
+		confirm(wb, CONFIRM_RESTORE, q);
+		return;
+	}
+}
+
 void
 actions_offer_recovery(struct wb *wb)
 {
-	struct stat st;
+	out_recovery_list(wb);
+	offer_next_recovery(wb);
+}
 
-	wb->run.recovery_path = out_recovery_path(wb);
-	if (!wb->run.recovery_path || stat(wb->run.recovery_path, &st) != 0)
+/* The answer to a recovery offer: y restores it (the session removes it
+ * once the edits are saved or superseded), n discards it, Esc keeps it for
+ * the next start; the next one is offered until one is restored. */
+static void
+answer_recovery(struct wb *wb, int answer)
+{
+	if (wb->run.rec_offer >= wb->run.n_rec_offers)
 		return;
-	confirm(wb, CONFIRM_RESTORE,
-		"Unsaved edits from a previous session were recovered. Restore them? (y/n) ");
+	const char *path = wb->run.rec_offers[wb->run.rec_offer++];
+	char *e = tm_escape_str(path);
+	if (answer == 'y') {
+		if (model_restore(&wb->m, path)) {
+			free(wb->run.recovery_restored);
+			wb->run.recovery_restored = strdup(path);
+		}
+		free(e);
+		return;
+	}
+	if (answer == 'n') {
+		out_recovery_remove(path);
+		model_set_msg(&wb->m, ROLE_DIM, "Discarded the recovered edits (%s)", e);
+	} else {
+		model_set_msg(&wb->m, ROLE_DIM, "Kept %s: offered again at the next start", e);
+	}
+	free(e);
+	offer_next_recovery(wb);
 }
 
 void

@@ -528,7 +528,14 @@ wb_fini(struct wb *wb)
 	free(wb->ui.filter);
 	free(wb->ui.shown);
 	free(wb->ui.search);
-	free(wb->run.recovery_path);
+	free(wb->run.recovery_key);
+	for (size_t i = 0; i < wb->run.n_rec_start; i++)
+		free(wb->run.rec_start[i]);
+	free(wb->run.rec_start);
+	for (size_t i = 0; i < wb->run.n_rec_offers; i++)
+		free(wb->run.rec_offers[i]);
+	free(wb->run.rec_offers);
+	free(wb->run.recovery_restored);
 	free(wb->run.recovery_saved);
 	free(wb->run.recovery_err);
 	if (wb->run.script)
@@ -647,11 +654,13 @@ workbench_main(int argc, char **argv)
 	}
 	run_loop(&wb);
 
+	/* A session removes only the recovery file it restored: once its
+	 * edits are saved, written into this session's own recovery file, or
+	 * given up by quitting.  Other sessions' files stay. */
 	if (wb_got_signal && model_is_dirty(&wb.m))
-		out_save_recovery(&wb);
-	else if (!wb_got_signal && wb.run.recovery_path && !model_is_dirty(&wb.m) &&
-		 wb.ui.confirm != CONFIRM_RESTORE)
-		unlink(wb.run.recovery_path);
+		out_save_recovery(&wb); /* removes the restored one when saved */
+	else if (wb.run.recovery_restored)
+		out_recovery_remove(wb.run.recovery_restored);
 	prompt_fini();
 	endwin();
 	if (wb.run.null_in)

@@ -39,6 +39,9 @@ static void free_paths(char **paths, size_t n);
 static void close_session(struct wb_model *m);
 static void scan_start(struct wb_model *m);
 static char *offered_name(struct wb_model *m);
+static void free_paths(char **paths, size_t n);
+static char **dup_paths(char *const *paths, size_t n);
+static bool same_paths(char *const *a, size_t na, char *const *b, size_t nb);
 
 void
 model_fini(struct wb_model *m)
@@ -54,6 +57,7 @@ model_fini(struct wb_model *m)
 	free(m->extra_machines);
 	tm_manifest_fini(&m->man);
 	tm_manifest_fini(&m->saved);
+	free_paths(m->saved_paths, m->n_saved_paths);
 	tm_listing_snap_fini(&m->open_snap);
 	stack_fini(&m->undo);
 	stack_fini(&m->redo);
@@ -866,8 +870,10 @@ model_open(struct wb_model *m, char **paths, size_t n)
 			continue;
 		m->paths[m->n_paths++] = strdup(paths[i]);
 	}
-	if (!open_session(m))
+	if (!open_session(m)) {
+		model_mark_saved(m);
 		return;
+	}
 	sm = tm_session_manifest(m->s, &merr);
 	if (sm) {
 		tm_manifest_fini(&m->man);
@@ -882,8 +888,7 @@ model_open(struct wb_model *m, char **paths, size_t n)
 			m->man_text = strdup(text);
 		}
 	}
-	tm_manifest_fini(&m->saved);
-	tm_manifest_copy(&m->saved, &m->man);
+	model_mark_saved(m);
 }
 
 /* The row's issue: a hidden name first (the old order of the sentences);
@@ -1191,15 +1196,15 @@ link_folder(struct wb_model *m, char *dir, size_t len)
 	return true;
 }
 
-/* The member name is the input's base name: the input becomes a link named
- * name (in dir) to the same file; *out is its path (caller frees). */
+/* A link named name (in dir) to the file src names; *out is its path
+ * (caller frees). */
 static bool
-link_as(struct wb_model *m, const char *dir, size_t idx, const char *name, char **out)
+link_path(struct wb_model *m, const char *dir, const char *src, const char *name, char **out)
 {
 	char link[PATH_MAX], real[PATH_MAX];
 
-	if (!realpath(m->paths[idx], real)) {
-		model_set_msg(m, ROLE_ERROR, "%s: %s", m->paths[idx], strerror(errno));
+	if (!realpath(src, real)) {
+		model_set_msg(m, ROLE_ERROR, "%s: %s", src, strerror(errno));
 		return false;
 	}
 	snprintf(link, sizeof link, "%s/%s", dir, name);
@@ -1209,6 +1214,14 @@ link_as(struct wb_model *m, const char *dir, size_t idx, const char *name, char 
 	}
 	*out = strdup(link);
 	return *out != NULL;
+}
+
+/* The member name is the input's base name: the input becomes a link named
+ * name (in dir) to the same file; *out is its path (caller frees). */
+static bool
+link_as(struct wb_model *m, const char *dir, size_t idx, const char *name, char **out)
+{
+	return link_path(m, dir, m->paths[idx], name, out);
 }
 
 /* Loose inputs are members 1..n in argument order (a single input: 0). */
@@ -1650,7 +1663,21 @@ model_commit(struct wb_model *m, struct tm_manifest *next, const char *what)
 bool
 model_is_dirty(const struct wb_model *m)
 {
-	return m->man_text_edited || !tm_manifest_equal(&m->man, &m->saved);
+	/* the manifest, and the set of inputs: added, removed, renamed and
+	 * moved files (undoable edits too, lost on quitting unless written) */
+	return m->man_text_edited || !tm_manifest_equal(&m->man, &m->saved) ||
+	       !same_paths(m->paths, m->n_paths, m->saved_paths, m->n_saved_paths);
+}
+
+void
+model_mark_saved(struct wb_model *m)
+{
+	tm_manifest_fini(&m->saved);
+	tm_manifest_copy(&m->saved, &m->man);
+	free_paths(m->saved_paths, m->n_saved_paths);
+	m->saved_paths = dup_paths(m->paths, m->n_paths);
+	m->n_saved_paths = m->n_paths;
+	m->man_text_edited = false;
 }
 
 void
@@ -2292,12 +2319,159 @@ model_set_attr(struct wb_model *m, const char *spec)
 	model_commit(m, &next, eq[1] ? "Attribute set" : "Attribute removed");
 }
 
+/* The set of inputs a recovery file's inputs file names (NUL-terminated
+ * file, member name pairs), as paths: a file under another member name
+ * becomes a link of that name.  NULL when there is none or it is the set
+ * open now (*n set otherwise). */
+static char **
+restore_set(struct wb_model *m, const char *side, size_t *n)
+{
+	size_t len = 0;
+	struct tm_error err;
+	char *buf = tm_read_file(side, 16u << 20, false, &len, &err);
+	char **next = NULL, dir[PATH_MAX] = "";
+	bool same = true, bad = false;
+
+	*n = 0;
+	if (!buf)
+		return NULL;
+	for (size_t o = 0; o < len;) {
+		const char *real = buf + o;
+		size_t rl = strnlen(real, len - o);
+		if (o + rl + 1 >= len) {
+			bad = true;
+			break;
+		}
+		const char *name = real + rl + 1;
+		size_t nl = strnlen(name, len - o - rl - 1);
+		o += rl + 1 + nl + 1;
+		char *p = NULL;
+		if (!strcmp(tm_path_base(real), name))
+			p = strdup(real);
+		else if ((!*dir && !link_folder(m, dir, sizeof dir)) ||
+			 !link_path(m, dir, real, name, &p)) {
+			bad = true;
+			break;
+		}
+		next = realloc(next, (*n + 2) * sizeof *next);
+		if (!next || !p)
+			abort();
+		next[(*n)++] = p;
+		next[*n] = NULL;
+		char a[PATH_MAX], b[PATH_MAX];
+		same = same && *n <= m->n_paths && !strcmp(tm_path_base(m->paths[*n - 1]), name) &&
+		       realpath(m->paths[*n - 1], a) && realpath(real, b) && !strcmp(a, b);
+	}
+	free(buf);
+	if (bad || (same && *n == m->n_paths)) {
+		free_paths(next, *n);
+		*n = 0;
+		return NULL;
+	}
+	return next;
+}
+
+/* One manifest's files entry against another's (NULL: none). */
+static bool
+file_same(const struct tm_manifest_file *a, const struct tm_manifest_file *b)
+{
+	struct tm_manifest x, y;
+
+	if (!a || !b)
+		return a == b;
+	tm_manifest_init(&x);
+	tm_manifest_init(&y);
+	x.has_files = y.has_files = true;
+	x.n_files = y.n_files = 1;
+	x.files = (struct tm_manifest_file *)(uintptr_t)a;
+	y.files = (struct tm_manifest_file *)(uintptr_t)b;
+	bool eq = tm_manifest_equal(&x, &y);
+	x.files = y.files = NULL;
+	x.n_files = y.n_files = 0;
+	tm_manifest_fini(&x);
+	tm_manifest_fini(&y);
+	return eq;
+}
+
+static const struct tm_manifest_file *
+file_entry(const struct tm_manifest *m, const char *path)
+{
+	for (size_t i = 0; i < m->n_files; i++)
+		if (m->files[i].path && !strcmp(m->files[i].path, path))
+			return &m->files[i];
+	return NULL;
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static void
+summary_add(struct tm_buf *b, size_t *n, const char *what)
+{
+	if (*n < 2) {
+		char *e = tm_escape_str(what);
+		tm_buf_addf(b, "%s%s", b->len ? ", " : "", e);
+		free(e);
+	}
+	(*n)++;
+}
+
+char *
+model_recovery_summary(const struct wb_model *m, const char *path)
+{
+	size_t len = 0, n = 0;
+	struct tm_manifest man;
+	struct tm_error err;
+	char *buf = tm_read_file(path, 64u << 20, false, &len, &err);
+	struct tm_buf b;
+
+	if (!buf)
+		return NULL;
+	tm_error_clear(&err);
+	enum tm_status st = tm_manifest_parse(buf, len, &man, &err);
+	free(buf);
+	if (st != TM_OK) {
+		tm_manifest_fini(&man);
+		return NULL;
+	}
+	tm_buf_init(&b);
+	for (size_t i = 0; i < man.n_files; i++)
+		if (man.files[i].path && !file_same(&man.files[i], file_entry(&m->man, man.files[i].path)))
+			summary_add(&b, &n, man.files[i].path);
+	for (size_t i = 0; i < m->man.n_files; i++)
+		if (m->man.files[i].path && !file_entry(&man, m->man.files[i].path))
+			summary_add(&b, &n, m->man.files[i].path);
+	if (man.has_trace_time != m->man.has_trace_time || man.tt_clock != m->man.tt_clock ||
+	    !same_str(man.tt_file, m->man.tt_file) || !same_str(man.tt_machine, m->man.tt_machine))
+		summary_add(&b, &n, "trace time");
+	if (n > 2)
+		tm_buf_addf(&b, " +%zu more", n - 2);
+	char side[PATH_MAX + 16];
+	size_t n_set = 0, n_in = 0;
+	snprintf(side, sizeof side, "%.*s.inputs",
+		 (int)(strlen(path) > 5 ? strlen(path) - 5 : strlen(path)), path);
+	char *set = tm_read_file(side, 16u << 20, false, &n_set, &err);
+	for (size_t o = 0; set && o < n_set; o += strlen(set + o) + 1)
+		n_in++;
+	if (set)
+		tm_buf_addf(&b, "%s%zu files (%zu now)", b.len ? "; " : "", n_in / 2, m->n_paths);
+	free(set);
+	if (!b.len)
+		tm_buf_adds(&b, tm_manifest_equal(&man, &m->man) ? "no change from now" : "attributes");
+	tm_manifest_fini(&man);
+	return tm_buf_steal(&b);
+}
+
 bool
 model_restore(struct wb_model *m, const char *path)
 {
-	size_t n = 0;
+	size_t n = 0, n_set = 0;
 	struct tm_manifest man;
 	struct tm_error err;
+	char side[PATH_MAX + 16];
 	/* all of it: a 64 KiB buffer cut big manifests short */
 	char *buf = tm_read_file(path, 64u << 20, false, &n, &err);
 
@@ -2313,6 +2487,19 @@ model_restore(struct wb_model *m, const char *path)
 		model_set_msg(m, ROLE_ERROR, "recovery: %s", err.msg);
 		return false;
 	}
-	model_commit(m, &man, "Restored the recovered edits");
+	/* the files added, renamed and moved too: that set opened again (one
+	 * undo step), then its manifest */
+	snprintf(side, sizeof side, "%.*s.inputs",
+		 (int)(strlen(path) > 5 ? strlen(path) - 5 : strlen(path)), path);
+	char **set = restore_set(m, side, &n_set);
+	const char *what = "Restored the recovered edits (the files added, renamed and moved too)";
+	if (set && reopen_step(m, set, n_set, what, true)) {
+		tm_manifest_fini(&m->man);
+		m->man = man;
+		reopened(m, what);
+		return true;
+	}
+	model_commit(m, &man, set ? "Restored the recovered manifest; its set of files did not open"
+				  : "Restored the recovered edits");
 	return true;
 }

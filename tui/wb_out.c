@@ -2,10 +2,12 @@
 /*
  * Output: copy the manifest with OSC 52 (wrapped for tmux and GNU screen),
  * the file fallback, writing the merged TAR through tm_merge_write with a
- * progress line, the recovery manifest written on SIGHUP/SIGTERM, and the
+ * progress line, the recovery files (one per session, written on SIGHUP,
+ * SIGTERM, SIGINT, SIGQUIT or a lost terminal, offered at the next start), and the
  * commands printed on exit that open the result.
  */
 #include <curses.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wb.h"
@@ -205,9 +208,7 @@ out_save_manifest(struct wb *wb, const char *path, bool replace)
 	bool ok = tm_write_atomic(path, json.data, json.len, &o, &e) == TM_OK;
 	stale_note(note, sizeof note, o.n_stale);
 	if (ok) {
-		tm_manifest_fini(&wb->m.saved);
-		tm_manifest_copy(&wb->m.saved, &wb->m.man);
-		wb->m.man_text_edited = false;
+		model_mark_saved(&wb->m);
 		model_note_output(&wb->m, path);
 		model_set_msg(&wb->m, ROLE_OK, "Wrote the manifest (%zu bytes) to %s%s", json.len,
 			      path, note);
@@ -273,9 +274,7 @@ out_write_tar(struct wb *wb, const char *path, bool replace)
 	free(wb->m.written);
 	wb->m.written = strdup(path);
 	model_note_output(&wb->m, path);
-	tm_manifest_fini(&wb->m.saved);
-	tm_manifest_copy(&wb->m.saved, &wb->m.man);
-	wb->m.man_text_edited = false;
+	model_mark_saved(&wb->m);
 	model_set_msg(&wb->m, ROLE_OK, "Wrote %s%s%s", path,
 		      wb->m.man_broken ? " with the archive's manifest as it is (it does not parse)"
 		      : tm_manifest_is_trivial(&wb->m.man) ? " (no manifest needed)"
@@ -285,12 +284,19 @@ out_write_tar(struct wb *wb, const char *path, bool replace)
 
 /* ---- recovery ---- */
 
-char *
-out_recovery_path(const struct wb *wb)
+/* One recovery file per session: recovery-<inputs>-<pid>-<start>.json in
+ * the state directory (tracemerge-recovery-... in the current directory
+ * when that cannot take it), <inputs> a hash of the inputs the session
+ * started with, so that the next start on them finds every one.  Beside
+ * it, <name>.inputs when the set of inputs changed (files added, renamed,
+ * moved): each input's file and its member name, NUL-terminated.  A
+ * session removes only the file it wrote and the one it restored. */
+
+static char *
+recovery_dir(void)
 {
 	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char dir[PATH_MAX], path[PATH_MAX + 64];
-	uint64_t h = TM_HASH_INIT; /* over the absolute input paths, each with its NUL */
+	char dir[PATH_MAX];
 
 	if (x && *x)
 		snprintf(dir, sizeof dir, "%s/tracemerge", x);
@@ -298,17 +304,161 @@ out_recovery_path(const struct wb *wb)
 		snprintf(dir, sizeof dir, "%s/.local/state/tracemerge", home);
 	else
 		return NULL;
+	return strdup(dir);
+}
+
+void
+out_recovery_init(struct wb *wb)
+{
+	uint64_t h = TM_HASH_INIT; /* over the absolute input paths, each with its NUL */
+
+	if (wb->run.recovery_key)
+		return;
 	for (size_t i = 0; i < wb->m.n_paths; i++) {
 		char abs[PATH_MAX];
 		const char *p = realpath(wb->m.paths[i], abs) ? abs : wb->m.paths[i];
 		h = tm_hash_bytes(h, p, strlen(p) + 1);
 	}
-	snprintf(path, sizeof path, "%s/recovery-%016llx.json", dir, (unsigned long long)h);
-	return strdup(path);
+	char key[32];
+	snprintf(key, sizeof key, "%016llx", (unsigned long long)h);
+	wb->run.recovery_key = strdup(key);
+	wb->run.rec_start = calloc(wb->m.n_paths + 1, sizeof *wb->run.rec_start);
+	if (!wb->run.recovery_key || !wb->run.rec_start)
+		abort();
+	for (size_t i = 0; i < wb->m.n_paths; i++)
+		if (!(wb->run.rec_start[i] = strdup(wb->m.paths[i])))
+			abort();
+	wb->run.n_rec_start = wb->m.n_paths;
+	wb->run.rec_t0 = (long long)time(NULL);
 }
 
-/* A recovery file: private (0600), never an input, replacing only this
- * session's own. */
+/* "<dir>/<name>.inputs" of a recovery file. */
+static void
+sidecar_of(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+	if (n > 5 && !strcmp(path + n - 5, ".json"))
+		n -= 5;
+	snprintf(out, len, "%.*s.inputs", (int)n, path);
+}
+
+void
+out_recovery_remove(const char *path)
+{
+	char side[PATH_MAX + 16];
+
+	sidecar_of(path, side, sizeof side);
+	unlink(side);
+	unlink(path);
+}
+
+struct rec_found {
+	char *path;
+	long long mtime;
+};
+
+static int
+newest_first(const void *a, const void *b)
+{
+	const struct rec_found *x = a, *y = b;
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? 1 : -1;
+	return strcmp(x->path, y->path);
+}
+
+/* Files in dir whose names are prefix + ".json" (an older version's one
+ * file per inputs) or prefix + "-...json". */
+static void
+find_in(const char *dir, const char *prefix, struct rec_found **v, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t pl = strlen(prefix);
+
+	while (d && (e = readdir(d))) {
+		size_t nl = strlen(e->d_name);
+		if (strncmp(e->d_name, prefix, pl) != 0 || nl < pl + 5 ||
+		    strcmp(e->d_name + nl - 5, ".json") != 0 ||
+		    (e->d_name[pl] != '-' && e->d_name[pl] != '.'))
+			continue;
+		char path[PATH_MAX + 256];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		*v = realloc(*v, (*n + 1) * sizeof **v);
+		if (!*v)
+			abort();
+		(*v)[*n].path = strdup(strcmp(dir, ".") ? path : e->d_name);
+		(*v)[(*n)++].mtime = (long long)st.st_mtime;
+	}
+	if (d)
+		closedir(d);
+}
+
+void
+out_recovery_list(struct wb *wb)
+{
+	struct rec_found *v = NULL;
+	size_t n = 0;
+	char prefix[64], *dir = recovery_dir();
+
+	out_recovery_init(wb);
+	snprintf(prefix, sizeof prefix, "recovery-%s", wb->run.recovery_key);
+	if (dir)
+		find_in(dir, prefix, &v, &n);
+	snprintf(prefix, sizeof prefix, "tracemerge-recovery-%s", wb->run.recovery_key);
+	find_in(".", prefix, &v, &n);
+	free(dir);
+	if (n)
+		qsort(v, n, sizeof *v, newest_first);
+	wb->run.rec_offers = calloc(n + 1, sizeof *wb->run.rec_offers);
+	if (!wb->run.rec_offers)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		wb->run.rec_offers[i] = v[i].path;
+	wb->run.n_rec_offers = n;
+	wb->run.rec_offer = 0;
+	free(v);
+}
+
+/* The inputs beside a recovery file, when the set changed: each file's
+ * real path and its member name. */
+static bool
+write_sidecar(struct wb *wb, const char *path, char *err, size_t err_len)
+{
+	char side[PATH_MAX + 16];
+	bool same = wb->m.n_paths == wb->run.n_rec_start;
+
+	for (size_t i = 0; same && i < wb->m.n_paths; i++)
+		same = !strcmp(wb->m.paths[i], wb->run.rec_start[i]);
+	sidecar_of(path, side, sizeof side);
+	if (same)
+		return true;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	for (size_t i = 0; i < wb->m.n_paths; i++) {
+		char abs[PATH_MAX];
+		const char *p = realpath(wb->m.paths[i], abs) ? abs : wb->m.paths[i];
+		tm_buf_add(&b, p, strlen(p) + 1);
+		const char *name = tm_path_base(wb->m.paths[i]);
+		tm_buf_add(&b, name, strlen(name) + 1);
+	}
+	struct tm_output o = out_rule(wb, true);
+	struct tm_error e;
+	o.private_file = true;
+	tm_error_clear(&e);
+	bool ok = tm_write_atomic(side, b.data ? b.data : "", b.len, &o, &e) == TM_OK;
+	if (!ok) {
+		char *m = tm_escape_str(e.msg);
+		snprintf(err, err_len, "%s", m);
+		free(m);
+	}
+	tm_buf_fini(&b);
+	return ok;
+}
+
+/* A recovery file: private (0600), never an input; its inputs first. */
 static bool
 write_recovery(struct wb *wb, const char *path, const struct tm_buf *json, char *err,
 	       size_t err_len)
@@ -316,10 +466,13 @@ write_recovery(struct wb *wb, const char *path, const struct tm_buf *json, char 
 	struct tm_output o = out_rule(wb, true);
 	struct tm_error e;
 
+	if (!write_sidecar(wb, path, err, err_len))
+		return false;
 	o.private_file = true;
 	tm_error_clear(&e);
 	if (tm_write_atomic(path, json->data, json->len, &o, &e) == TM_OK)
 		return true;
+	out_recovery_remove(path);
 	char *m = tm_escape_str(e.msg);
 	snprintf(err, err_len, "%s", m);
 	free(m);
@@ -344,38 +497,39 @@ mkdir_p(const char *path)
 
 /* Save the edits where the next start finds them; if that directory cannot
  * take them (read-only, a file in its place, full, no HOME), the current
- * directory; the exit message says which, or prints the manifest itself. */
+ * directory; the exit message says which, or prints the manifest itself.
+ * Saved, the file this session restored is superseded and removed. */
 bool
 out_save_recovery(struct wb *wb)
 {
 	struct tm_buf json;
-	char err[PATH_MAX + 128] = "", dir[PATH_MAX];
+	char err[PATH_MAX + 128] = "", name[128], path[PATH_MAX + 160];
+	char *dir;
 	bool ok = false;
 
 	free(wb->run.recovery_saved);
 	wb->run.recovery_saved = NULL;
 	free(wb->run.recovery_err);
 	wb->run.recovery_err = NULL;
-	if (!wb->run.recovery_path)
-		wb->run.recovery_path = out_recovery_path(wb);
+	out_recovery_init(wb);
+	snprintf(name, sizeof name, "recovery-%s-%ld-%lld.json", wb->run.recovery_key,
+		 (long)getpid(), wb->run.rec_t0);
 	tm_buf_init(&json);
 	emit(wb, &json);
-	if (wb->run.recovery_path) {
-		snprintf(dir, sizeof dir, "%s", wb->run.recovery_path);
-		if (strrchr(dir, '/'))
-			*strrchr(dir, '/') = 0;
+	dir = recovery_dir();
+	if (dir) {
 		mkdir_p(dir);
-		ok = write_recovery(wb, wb->run.recovery_path, &json, err, sizeof err);
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+		ok = write_recovery(wb, path, &json, err, sizeof err);
 		if (ok)
-			wb->run.recovery_saved = strdup(wb->run.recovery_path);
+			wb->run.recovery_saved = strdup(path);
 	} else {
 		snprintf(err, sizeof err, "neither XDG_STATE_HOME nor HOME is set");
 	}
+	free(dir);
 	if (!ok) {
-		const char *base = wb->run.recovery_path ? strrchr(wb->run.recovery_path, '/') : NULL;
 		char here[PATH_MAX], e2[PATH_MAX + 128];
-		snprintf(here, sizeof here, "tracemerge-%s",
-			 base ? base + 1 : "recovery.json");
+		snprintf(here, sizeof here, "tracemerge-%s", name);
 		if (write_recovery(wb, here, &json, e2, sizeof e2)) {
 			wb->run.recovery_saved = strdup(here);
 			ok = true;
@@ -383,6 +537,8 @@ out_save_recovery(struct wb *wb)
 	}
 	if (!ok)
 		wb->run.recovery_err = strdup(err);
+	else if (wb->run.recovery_restored)
+		out_recovery_remove(wb->run.recovery_restored);
 	tm_buf_fini(&json);
 	return ok;
 }

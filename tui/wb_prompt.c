@@ -294,7 +294,12 @@ prompt_feed(struct wb *wb, int key, bool yes_no, char **answer)
 	if (yes_no) {
 		/* One key answers a y/n question. */
 		prompt_close(wb);
-		*answer = strdup(key == 'y' || key == 'Y' ? "y" : "n");
+		/* "y", "n", or "?" for any other key (a no, except where a
+		 * question tells n from other keys: a recovery file is
+		 * discarded only by n) */
+		*answer = strdup(key == 'y' || key == 'Y'   ? "y"
+				 : key == 'n' || key == 'N' ? "n"
+							    : "?");
 		return PROMPT_ACCEPTED;
 	}
 	switch (key) {

@@ -104,7 +104,8 @@ fi
 # 3. the manifest save (e) onto a full disk: an error on the screen, the old
 #    file as it was, no "Wrote".
 fill_up
-printf 'e\n<C-u>%s/old.json<Enter>\ny\n:dump-screen %s/e.screen\n:quit-now\n' "$full" "$t" >"$t/s3"
+# (Esc first: the recovery file 1. left in the current directory is offered)
+printf '<Esc>\ne\n<C-u>%s/old.json<Enter>\ny\n:dump-screen %s/e.screen\n:quit-now\n' "$full" "$t" >"$t/s3"
 # shellcheck disable=SC2086
 (cd "$t/cwd" && XDG_STATE_HOME="$t/state" "$TM" --script "$t/s3" $files >/dev/null 2>"$t/err3"); rc=$?
 if [ "$(cat "$full/old.json")" = old ] && grep -q 'No space left on device' "$t/e.screen" 2>/dev/null &&

@@ -99,3 +99,94 @@ run ctrlc-dirty ':select app.json' ':offset -50ms' '<C-c>' ":dump-screen $work/c
 rc=$?
 grep -q 'Edits are not written. Quit anyway? (y/n)' "$work/ctrlc.screen" && [ $rc = 0 ] &&
 	echo "PASS: ctrl-c-asks-when-unsaved" || echo "FAIL: ctrl-c-asks-when-unsaved: rc=$rc $(tail -2 "$work/ctrlc.screen")"
+
+# 5. adding (O), renaming (F2) and moving files are unsaved edits: the
+#    title says [modified] and q asks; undone, the session is clean again.
+printf '{"traceEvents":[{"name":"x","ph":"i","ts":5,"pid":1,"tid":1,"s":"t"}]}' >"$work/extra.json"
+for edit in "O|O|<C-u>$work/extra.json<Enter>" "F2|:select relay.pftrace|:rename-file zz.pftrace" \
+	"move|:select watch.pftrace|:move-earlier"; do
+	name=${edit%%|*}
+	keys=${edit#*|}
+	first=${keys%%|*}
+	keys=${keys#*|}
+	run "dirty-$name" "$first" "$keys" ":dump-screen $work/dirty-$name.screen" q \
+		":dump-screen $work/dirty-$name-q.screen" n u ":dump-screen $work/dirty-$name-u.screen" ':quit-now'
+	if head -1 "$work/dirty-$name.screen" | grep -q '\[modified\]' &&
+		grep -q 'Edits are not written. Quit anyway? (y/n)' "$work/dirty-$name-q.screen" &&
+		! head -1 "$work/dirty-$name-u.screen" | grep -q '\[modified\]'; then
+		echo "PASS: $name-marks-modified"
+	else
+		echo "FAIL: $name-marks-modified: [$(head -1 "$work/dirty-$name.screen")] [$(tail -3 "$work/dirty-$name-q.screen" | head -1)] [$(head -1 "$work/dirty-$name-u.screen")]"
+	fi
+done
+
+# 6. One recovery file per session.  A is hung up while B, on the same
+#    inputs, is open and clean; B quits: A's file stays (B removed it).
+#    Then C, also hung up: two files, each with its own edits.
+st="$work/state-rec"
+export XDG_STATE_HOME="$st"
+rm -f "$work/fifo"; mkfifo "$work/fifo"
+(cd "$work/cwd" && timeout 60 "$BIN" --script "$work/fifo" $files >/dev/null 2>&1) &
+exec 7>"$work/fifo"
+printf ':dump-screen %s/b-open.screen\n' "$work" >&7
+for _ in $(seq 200); do [ -s "$work/b-open.screen" ] && break; sleep 0.05; done
+run rec-a ':select app.json' ':offset -50ms' ':raise HUP'
+printf ':quit-now\n' >&7
+exec 7>&-
+wait $!
+n=$(ls "$st"/tracemerge/recovery-*.json 2>/dev/null | wc -l)
+[ "$n" = 1 ] && grep -q '"offset_ns": -50000000' "$st"/tracemerge/recovery-*.json &&
+	echo "PASS: recovery-not-removed-by-another-session" ||
+	echo "FAIL: recovery-not-removed-by-another-session: $n files: $(ls "$st/tracemerge" 2>&1)"
+sleep 1 # a newer file by its time
+run rec-c '<Esc>' ':select app.json' ':offset -70ms' ':raise HUP'
+n=$(ls "$st"/tracemerge/recovery-*.json 2>/dev/null | wc -l)
+if [ "$n" = 2 ] && grep -l '"offset_ns": -50000000' "$st"/tracemerge/recovery-*.json >/dev/null &&
+	grep -l '"offset_ns": -70000000' "$st"/tracemerge/recovery-*.json >/dev/null; then
+	echo "PASS: recovery-one-file-per-session"
+else
+	echo "FAIL: recovery-one-file-per-session: $n files $(cat "$work/rec-c.err" | head -c 200)"
+fi
+
+# 7. The next start offers them all, newest first, with their time and
+#    what they change; Esc keeps one for later, y restores the next; at
+#    exit only the restored file is removed.
+run rec-d ":dump-screen $work/offer-1.screen" '<Esc>' ":dump-screen $work/offer-2.screen" y \
+	":dump-screen $work/offer-3.screen" ':quit-now'
+if grep -q 'Restore edits of [0-9-]* [0-9:]* (1/2: phone.pftrace, app.json)? y/n/Esc' "$work/offer-1.screen" &&
+	grep -q '(2/2: phone.pftrace, app.json)' "$work/offer-2.screen" && grep -q -- '-50 ms' "$work/offer-3.screen" &&
+	[ "$(ls "$st"/tracemerge/recovery-*.json | wc -l)" = 1 ] &&
+	grep -q '"offset_ns": -70000000' "$st"/tracemerge/recovery-*.json; then
+	echo "PASS: recovery-all-offered-newest-first"
+else
+	echo "FAIL: recovery-all-offered-newest-first: [$(grep -m1 Restore "$work/offer-1.screen")] [$(grep -m1 Restore "$work/offer-2.screen")] $(ls "$st/tracemerge")"
+fi
+# n discards it
+run rec-e n ':quit-now'
+[ -z "$(ls -A "$st/tracemerge")" ] && echo "PASS: recovery-n-discards" ||
+	echo "FAIL: recovery-n-discards: $(ls "$st/tracemerge")"
+
+# 8. Files added, renamed and moved are recovered too.
+run rec-f O "<C-u>$work/extra.json<Enter>" ':select relay.pftrace' ':rename-file zz.pftrace' ':raise HUP'
+run rec-g ":dump-screen $work/offer-g.screen" y ":dump-screen $work/rec-g.screen" ':quit-now'
+if grep -q 'zz.pftrace' "$work/rec-g.screen" && grep -q 'extra.json' "$work/rec-g.screen" &&
+	grep -q '5 files (4 now)' "$work/offer-g.screen" &&
+	[ -z "$(ls -A "$st/tracemerge")" ]; then
+	echo "PASS: recovery-restores-file-set"
+else
+	echo "FAIL: recovery-restores-file-set: [$(grep -m1 Restore "$work/offer-g.screen")] $(head -8 "$work/rec-g.screen" | tail -5 | tr '\n' ' ') [$(ls -A "$st/tracemerge")]"
+fi
+
+# 9. No HOME and no XDG_STATE_HOME: each session's own file in the current
+#    directory, never one shared ./tracemerge-recovery.json.
+mkdir -p "$work/nohome"
+for off in -50ms -70ms; do
+	# (the second is offered the first's file: Esc keeps it)
+	printf '<Esc>\n:select app.json\n:offset %s\n:raise HUP\n' "$off" >"$work/nohome.s"
+	# shellcheck disable=SC2086
+	(cd "$work/nohome" && env -u HOME -u XDG_STATE_HOME timeout 60 "$BIN" --script "$work/nohome.s" $files \
+		>/dev/null 2>"$work/nohome.err")
+done
+n=$(ls "$work/nohome"/tracemerge-recovery-*.json 2>/dev/null | wc -l)
+[ "$n" = 2 ] && [ ! -e "$work/nohome/tracemerge-recovery.json" ] && echo "PASS: recovery-no-home-own-file" ||
+	echo "FAIL: recovery-no-home-own-file: $(ls -A "$work/nohome") $(head -c 200 "$work/nohome.err")"
