@@ -276,28 +276,59 @@ be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
 		p->cap_be_keys = nc;
 		k = be_slot(p, file, row, track);
 	}
-	*k = (struct tm_be_key){file, row, track, 0, true};
+	*k = (struct tm_be_key){file, row, track, 0, true, false, 0, 0};
 	p->n_be_keys++;
 	return k;
 }
 
 /* Pair B/E per (file, machine, track) in trace-time order of arrival, as
  * the list is written: each E closes the latest still-open B of its key
- * (its dur).  An open B's dur holds the index + 1 of the B below it on its
- * stack (0: none) until an E closes it; be_finish sets the B left open to
- * -1 (unfinished). */
+ * whose name matches (its dur): SliceTracker::End ->
+ * MatchingIncompleteSliceIndex (slice_tracker.cc) takes the topmost
+ * incomplete slice unless both names are set and differ (JSON 'E' and
+ * TrackEvent SLICE_END pass the event's name; categories are not kept
+ * here); none matching, the E closes nothing.  The open slices above one
+ * closed below the top end where it ended at the next B or E after that
+ * (SliceTracker::MaybeCloseStack: incomplete descendants truncated,
+ * misplaced_end_event).  An open B's dur holds the index + 1 of the B below
+ * it on its stack (0: none) until an E closes it; be_finish sets the B
+ * left open to -1 (unfinished). */
 static void
 pair_slice(struct tm_replay *p, size_t i, uint64_t track)
 {
 	struct tm_report_event *o = &p->evs[i];
 	struct tm_be_key *k = be_key(p, o->file, o->machine, track);
+	if (k->has_cut && o->ts > k->cut_ts) {
+		k->has_cut = false;
+		while (k->top && k->top != k->cut_below) {
+			struct tm_report_event *b = &p->evs[k->top - 1];
+			k->top = (size_t)b->dur;
+			b->dur = k->cut_ts - b->ts;
+		}
+	}
 	if (o->phase == 'B') {
 		o->dur = (int64_t)k->top;
 		k->top = i + 1;
-	} else if (k->top) {
-		struct tm_report_event *b = &p->evs[k->top - 1];
-		k->top = (size_t)b->dur;
-		b->dur = o->ts - b->ts;
+		return;
+	}
+	size_t above = 0; /* the open B above the one looked at (index + 1), 0: none */
+	for (size_t at = k->top; at;) {
+		struct tm_report_event *b = &p->evs[at - 1];
+		size_t below = (size_t)b->dur;
+		if (!o->name || !b->name || !strcmp(o->name, b->name)) {
+			if (above) {
+				p->evs[above - 1].dur = (int64_t)below;
+				k->has_cut = true;
+				k->cut_below = below;
+				k->cut_ts = o->ts;
+			} else {
+				k->top = below;
+			}
+			b->dur = o->ts - b->ts;
+			return;
+		}
+		above = at;
+		at = below;
 	}
 }
 

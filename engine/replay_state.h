@@ -114,6 +114,12 @@ struct tm_be_key {
 	uint64_t track;
 	size_t top; /* index + 1 of the open B on top, 0 = empty */
 	bool used;
+	/* an E closed a B below the top at cut_ts: the Bs above it, still
+	 * open (down to cut_below, the one that was under it), end there at
+	 * the next B or E after cut_ts (replay.c, pair_slice) */
+	bool has_cut;
+	size_t cut_below;
+	int64_t cut_ts;
 };
 
 struct tm_replay {

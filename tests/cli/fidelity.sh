@@ -163,4 +163,30 @@ ftrace_case("a service event that does not convert keeps its raw value",
             [("a.pb", msnap([(6, 1000), (1, 100000)], 1) + packet(fv(8, 5000), fv(58, 3), fv(10, 1), fl(69, fv(2, 1)))
               + ftrace(0, [(4000, "I|10|p4000"), (6000, "I|10|p6000")]))],
             {"ftrace_packet_before_tracing_start": 1}, [(6000, "p6000")])
+# Rule: an E closes the topmost open B unless both have names that differ
+# (SliceTracker::End, MatchingIncompleteSliceIndex); the open slices above
+# one closed below the top end with it at the next event after
+# (MaybeCloseStack).  Durations as trace_processor's slice table has them.
+def durs(name, path, want):
+    r = check(path)
+    got = sorted((e["ts"], e["dur"], e["name"]) for e in r.get("events", []) if e["slice"] and not e["dropped"])
+    result("slices: " + name, got == want, json.dumps(got))
+
+def jev(ph, ts, name=None):
+    e = {"ph": ph, "ts": ts, "pid": 1, "tid": 1}
+    if name is not None:
+        e["name"] = name
+    return e
+
+durs("a JSON E named apart closes nothing",
+     tar("jname.tar", [("b1.json", json.dumps({"traceEvents": [jev("B", 2018, "b1._j5"), jev("E", 3018, "b1._j6")]}))]),
+     [(2018000, -1, "b1._j5")])
+durs("a TrackEvent end named apart closes nothing",
+     tar("tename.tar", [("b1.pb", packet(fv(8, 200230), fv(10, 1), fl(11, fv(9, 1) + fl(23, "b1._m0_8")))
+                         + packet(fv(8, 305540), fv(10, 1), fl(11, fv(9, 2) + fl(23, "b1._m0_19"))))]),
+     [(200230, -1, "b1._m0_8")])
+durs("an E closes the B of its name below the top; the one above ends with it",
+     tar("jcut.tar", [("a.json", json.dumps({"traceEvents": [
+         jev("B", 1, "a"), jev("B", 2, "b"), jev("E", 3, "a"), jev("E", 4), jev("B", 5, "c"), jev("E", 6, "zz")]}))]),
+     [(1000, 2000, "a"), (2000, 1000, "b"), (5000, -1, "c")])
 PY
