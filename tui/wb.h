@@ -647,6 +647,8 @@ bool model_restore(struct wb_model *m, const char *path);
  * files whose entries differ, trace time, the set of files); NULL when it
  * cannot be read.  Caller frees. */
 char *model_recovery_summary(const struct wb_model *m, const char *path);
+/* The inputs file beside a recovery file ("x.json" -> "x.inputs"). */
+void model_recovery_inputs_path(const char *path, char *out, size_t len);
 /* New manifest text (edited or converted): parsed, it replaces the manifest
  * (and a broken one); not parsed, it is kept as the broken text. */
 bool model_set_manifest_text(struct wb_model *m, const char *text, size_t len, const char *what);

@@ -2371,6 +2371,33 @@ restore_set(struct wb_model *m, const char *side, size_t *n)
 	return next;
 }
 
+void
+model_recovery_inputs_path(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+	if (n > 5 && !strcmp(path + n - 5, ".json"))
+		n -= 5;
+	snprintf(out, len, "%.*s.inputs", (int)n, path);
+}
+
+/* A recovery file's manifest, read whole (a 64 KiB buffer once cut big
+ * manifests short) and parsed. */
+static bool
+read_recovery(const char *path, struct tm_manifest *man, struct tm_error *err)
+{
+	size_t n = 0;
+	char *buf = tm_read_file(path, 64u << 20, false, &n, err);
+
+	if (!buf) {
+		tm_manifest_init(man);
+		return false;
+	}
+	tm_error_clear(err);
+	enum tm_status st = tm_manifest_parse(buf, n, man, err);
+	free(buf);
+	return st == TM_OK;
+}
+
 /* One manifest's files entry against another's (NULL: none). */
 static bool
 file_same(const struct tm_manifest_file *a, const struct tm_manifest_file *b)
@@ -2422,18 +2449,12 @@ summary_add(struct tm_buf *b, size_t *n, const char *what)
 char *
 model_recovery_summary(const struct wb_model *m, const char *path)
 {
-	size_t len = 0, n = 0;
+	size_t n = 0;
 	struct tm_manifest man;
 	struct tm_error err;
-	char *buf = tm_read_file(path, 64u << 20, false, &len, &err);
 	struct tm_buf b;
 
-	if (!buf)
-		return NULL;
-	tm_error_clear(&err);
-	enum tm_status st = tm_manifest_parse(buf, len, &man, &err);
-	free(buf);
-	if (st != TM_OK) {
+	if (!read_recovery(path, &man, &err)) {
 		tm_manifest_fini(&man);
 		return NULL;
 	}
@@ -2451,8 +2472,7 @@ model_recovery_summary(const struct wb_model *m, const char *path)
 		tm_buf_addf(&b, " +%zu more", n - 2);
 	char side[PATH_MAX + 16];
 	size_t n_set = 0, n_in = 0;
-	snprintf(side, sizeof side, "%.*s.inputs",
-		 (int)(strlen(path) > 5 ? strlen(path) - 5 : strlen(path)), path);
+	model_recovery_inputs_path(path, side, sizeof side);
 	char *set = tm_read_file(side, 16u << 20, false, &n_set, &err);
 	for (size_t o = 0; set && o < n_set; o += strlen(set + o) + 1)
 		n_in++;
@@ -2468,29 +2488,19 @@ model_recovery_summary(const struct wb_model *m, const char *path)
 bool
 model_restore(struct wb_model *m, const char *path)
 {
-	size_t n = 0, n_set = 0;
+	size_t n_set = 0;
 	struct tm_manifest man;
 	struct tm_error err;
 	char side[PATH_MAX + 16];
-	/* all of it: a 64 KiB buffer cut big manifests short */
-	char *buf = tm_read_file(path, 64u << 20, false, &n, &err);
 
-	if (!buf) {
-		model_set_msg(m, ROLE_ERROR, "recovery: %s", err.msg);
-		return false;
-	}
-	tm_error_clear(&err);
-	enum tm_status st = tm_manifest_parse(buf, n, &man, &err);
-	free(buf);
-	if (st != TM_OK) {
+	if (!read_recovery(path, &man, &err)) {
 		tm_manifest_fini(&man);
 		model_set_msg(m, ROLE_ERROR, "recovery: %s", err.msg);
 		return false;
 	}
 	/* the files added, renamed and moved too: that set opened again (one
 	 * undo step), then its manifest */
-	snprintf(side, sizeof side, "%.*s.inputs",
-		 (int)(strlen(path) > 5 ? strlen(path) - 5 : strlen(path)), path);
+	model_recovery_inputs_path(path, side, sizeof side);
 	char **set = restore_set(m, side, &n_set);
 	const char *what = "Restored the recovered edits (the files added, renamed and moved too)";
 	if (set && reopen_step(m, set, n_set, what, true)) {

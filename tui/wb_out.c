@@ -332,22 +332,12 @@ out_recovery_init(struct wb *wb)
 	wb->run.rec_t0 = (long long)time(NULL);
 }
 
-/* "<dir>/<name>.inputs" of a recovery file. */
-static void
-sidecar_of(const char *path, char *out, size_t len)
-{
-	size_t n = strlen(path);
-	if (n > 5 && !strcmp(path + n - 5, ".json"))
-		n -= 5;
-	snprintf(out, len, "%.*s.inputs", (int)n, path);
-}
-
 void
 out_recovery_remove(const char *path)
 {
 	char side[PATH_MAX + 16];
 
-	sidecar_of(path, side, sizeof side);
+	model_recovery_inputs_path(path, side, sizeof side);
 	unlink(side);
 	unlink(path);
 }
@@ -432,7 +422,7 @@ write_sidecar(struct wb *wb, const char *path, char *err, size_t err_len)
 
 	for (size_t i = 0; same && i < wb->m.n_paths; i++)
 		same = !strcmp(wb->m.paths[i], wb->run.rec_start[i]);
-	sidecar_of(path, side, sizeof side);
+	model_recovery_inputs_path(path, side, sizeof side);
 	if (same)
 		return true;
 	struct tm_buf b;
