@@ -65,7 +65,9 @@ json_str(struct tm_buf *b, const char *s)
 }
 
 /* manifest_hints.c: appends the outdated-syntax hint for meta (the
- * perfetto_manifest object) to err, if any applies. */
-void tm_mf_old_syntax_hint(const cJSON *meta, struct tm_error *err);
+ * perfetto_manifest object) to err, if any applies; ctx (may be NULL):
+ * what the input's files are, so the hint names only clocks they have. */
+void tm_mf_old_syntax_hint(const cJSON *meta, const struct tm_convert_ctx *ctx,
+			   struct tm_error *err);
 
 #endif

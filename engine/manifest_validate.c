@@ -331,7 +331,7 @@ tm_manifest_parse_named(const char *text, size_t len, const char *name, struct t
 	}
 	if (s != TM_OK) {
 		if (err)
-			tm_mf_old_syntax_hint(tm_mj_member(root, "perfetto_manifest"), err);
+			tm_mf_old_syntax_hint(tm_mj_member(root, "perfetto_manifest"), NULL, err);
 		tm_manifest_fini(out);
 	}
 	cJSON_Delete(root);

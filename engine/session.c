@@ -672,6 +672,18 @@ evaluate(struct tm_session *s, const struct tm_manifest *m, const struct tm_eval
 		tm_report_free(r);
 		return tm_error_set(err, TM_ERR_CANCELLED, "evaluation cancelled");
 	}
+	/* The input's own manifest in the outdated syntax: its hint names only
+	 * what the files have (their clocks, who owns trace time). */
+	if (!m && r->hint && s->first_manifest != SIZE_MAX &&
+	    !s->manifests[s->first_manifest]->is_ok) {
+		const struct tm_manifest_slot *sl = s->manifests[s->first_manifest];
+		struct tm_error e = sl->err;
+		tm_session_outdated_hint(s, sl->text ? sl->text : "", sl->text_len, &e);
+		if (e.hint[0]) {
+			free(r->hint);
+			r->hint = xstrdup(e.hint);
+		}
+	}
 	/* A read error of ours (not trace_processor's) in a member that the
 	 * replay reached is reported too. */
 	for (size_t i = 0; i < s->in.n_members && !r->error; i++)
@@ -785,4 +797,88 @@ tm_merge_write(struct tm_session *s, const struct tm_manifest *m, const char *ou
 		return st;
 	}
 	return tm_tar_commit(w, err);
+}
+
+/* ---- the outdated manifest syntax, with what the scans say ---- */
+
+/* ctx from a replay of no manifest at all (what the old syntax's "trace
+ * time" was without a trace_time block: the first file that claims it). */
+struct convert_ctx {
+	struct tm_convert_ctx ctx;
+	struct tm_convert_file *files;
+	uint32_t *trace_clocks;
+	struct tm_report *r;
+};
+
+static void
+convert_ctx_init(struct tm_session *s, struct convert_ctx *c)
+{
+	struct tm_manifest none;
+	struct tm_error e;
+
+	memset(c, 0, sizeof *c);
+	tm_manifest_init(&none);
+	tm_error_clear(&e);
+	if (tm_session_eval_numbers(s, &none, &c->r, &e) != TM_OK)
+		c->r = NULL;
+	tm_manifest_fini(&none);
+	if (!c->r)
+		return;
+	c->files = xcalloc(c->r->n_files ? c->r->n_files : 1, sizeof *c->files);
+	for (size_t i = 0; i < c->r->n_files; i++) {
+		const struct tm_report_file *rf = &c->r->files[i];
+		if (!rf->is_trace || !rf->path)
+			continue;
+		struct tm_convert_file *f = &c->files[c->ctx.n_files++];
+		f->path = rf->path;
+		f->trace_clock = tm_session_trace_clock(s, rf->member);
+		f->clockless = f->trace_clock == TM_CLOCK_UNSET;
+		f->n_clocks = rf->n_clocks;
+		f->clocks = rf->clocks;
+	}
+	c->ctx.files = c->files;
+	if (c->r->tt_file >= 0) {
+		c->ctx.tt_file = c->r->files[c->r->tt_file].path;
+		c->ctx.tt_clock = c->r->tt_clock;
+	}
+}
+
+static void
+convert_ctx_fini(struct convert_ctx *c)
+{
+	free(c->files);
+	tm_report_free(c->r);
+}
+
+enum tm_status
+tm_session_convert_outdated(struct tm_session *s, const char *text, size_t len,
+			    struct tm_buf *out, struct tm_buf *notes, struct tm_error *err)
+{
+	struct convert_ctx c;
+	convert_ctx_init(s, &c);
+	enum tm_status st = tm_manifest_convert_outdated(text, len, c.r ? &c.ctx : NULL, out, notes,
+							 err);
+	convert_ctx_fini(&c);
+	if (st != TM_OK)
+		return st;
+	/* the result must parse and open: said here, not found later */
+	struct tm_manifest m;
+	struct tm_report *r = NULL;
+	st = tm_manifest_parse(out->data ? out->data : "", out->len, &m, err);
+	if (st == TM_OK && tm_session_eval_numbers(s, &m, &r, err) == TM_OK && r->error &&
+	    r->error_in_manifest)
+		st = tm_error_set(err, TM_ERR_MANIFEST, "%s", r->error);
+	tm_report_free(r);
+	tm_manifest_fini(&m);
+	return st;
+}
+
+void
+tm_session_outdated_hint(struct tm_session *s, const char *text, size_t len, struct tm_error *err)
+{
+	struct convert_ctx c;
+	convert_ctx_init(s, &c);
+	if (c.r)
+		tm_manifest_outdated_hint(text, len, &c.ctx, err);
+	convert_ctx_fini(&c);
 }

@@ -248,14 +248,48 @@ bool tm_manifest_equal(const struct tm_manifest *a, const struct tm_manifest *b)
 enum tm_status tm_manifest_parse(const char *text, size_t len, struct tm_manifest *out,
 				 struct tm_error *err) TM_WUR;
 
+struct tm_session;
+/* What the input says of its files, for the outdated syntax's conversion
+ * and hints (tm_session_convert_outdated fills it from the scans). */
+struct tm_convert_file {
+	const char *path;
+	bool clockless;       /* no clock of its own (JSON...): related, it is pinned */
+	uint32_t trace_clock; /* the clock its timestamps are in */
+	size_t n_clocks;
+	const uint32_t *clocks;
+};
+struct tm_convert_ctx {
+	size_t n_files;
+	const struct tm_convert_file *files;
+	const char *tt_file; /* the file owning trace time without a trace_time block */
+	uint32_t tt_clock;
+};
 /* Rewrite the outdated syntax of older docs (a clocks map of clock names
  * with trace_time_offset_ns, a machines map keyed by id, trace_time.machine
- * without trace_time.file) into the valid form, as the parse error's hint
- * describes it; other parts are kept.  The result is JSON text in out (to
- * be parsed with tm_manifest_parse); TM_ERR_INVALID when nothing applies or
- * no file can be named. */
-enum tm_status tm_manifest_convert_outdated(const char *text, size_t len, struct tm_buf *out,
-					    struct tm_error *err) TM_WUR;
+ * without trace_time.file) into the valid form, meaning what it meant: the
+ * clocks relate the file to whatever owns trace time (trace_time's file
+ * and machine, else ctx's owner), through the clock its timestamps are in
+ * (a PIN for a clockless file); other parts are kept.  What cannot be
+ * expressed is left out and said in notes (may be NULL), one sentence
+ * each.  ctx may be NULL (nothing known of the files).  The result is
+ * JSON text in out, indented by two spaces; TM_ERR_INVALID when nothing
+ * applies. */
+enum tm_status tm_manifest_convert_outdated(const char *text, size_t len,
+					    const struct tm_convert_ctx *ctx, struct tm_buf *out,
+					    struct tm_buf *notes, struct tm_error *err) TM_WUR;
+/* err's hint for the outdated syntax in text again, naming only what ctx
+ * says the files have (nothing changes when text does not parse as JSON). */
+void tm_manifest_outdated_hint(const char *text, size_t len, const struct tm_convert_ctx *ctx,
+			       struct tm_error *err);
+/* The two above with what the session's scans say of its files (their
+ * clocks, which are clockless, who owns trace time without a trace_time
+ * block).  The conversion also parses and evaluates its result: an error
+ * (TM_ERR_MANIFEST) when trace_processor would still reject it, out kept. */
+enum tm_status tm_session_convert_outdated(struct tm_session *s, const char *text, size_t len,
+					   struct tm_buf *out, struct tm_buf *notes,
+					   struct tm_error *err) TM_WUR;
+void tm_session_outdated_hint(struct tm_session *s, const char *text, size_t len,
+			      struct tm_error *err);
 
 /* Canonical JSON: 2-space indentation, the key order of Perfetto's dialog
  * (version, trace_time, files, attributes; path, machine/machines, clocks;

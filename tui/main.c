@@ -432,6 +432,8 @@ open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, boo
 		}
 		tm_manifest_fini(m);
 		enum tm_status st = tm_manifest_parse(txt, len, m, &e);
+		if (st != TM_OK && *s) /* the hint names only what the files have */
+			tm_session_outdated_hint(*s, txt, len, &e);
 		free(txt);
 		if (st != TM_OK) {
 			if (merr)

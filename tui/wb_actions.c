@@ -1466,13 +1466,22 @@ act_convert_manifest(struct wb *wb, const char *arg)
 		msg(wb, ROLE_DIM, "The manifest parses: nothing to convert");
 		return;
 	}
+	struct tm_buf notes;
 	tm_buf_init(&out);
+	tm_buf_init(&notes);
 	tm_error_clear(&err);
-	if (tm_manifest_convert_outdated(text, strlen(text), &out, &err) != TM_OK)
-		model_set_msg(&wb->m, ROLE_ERROR, "Not converted: %s", err.msg);
-	else
-		model_set_manifest_text(&wb->m, out.data, out.len, "Converted the outdated syntax");
+	if (!wb->m.s || tm_session_convert_outdated(wb->m.s, text, strlen(text), &out, &notes,
+						    &err) != TM_OK) {
+		model_set_msg(&wb->m, ROLE_ERROR, "Not converted: %s%s%s", err.msg,
+			      notes.len ? " " : "", notes.len ? notes.data : "");
+	} else if (model_set_manifest_text(&wb->m, out.data, out.len,
+					   "Converted the outdated syntax") && notes.len) {
+		/* what could not be said in the valid form, after the news */
+		model_set_msg(&wb->m, ROLE_WARNING, "Converted the outdated syntax, except: %s",
+			      notes.data);
+	}
 	tm_buf_fini(&out);
+	tm_buf_fini(&notes);
 }
 
 static void

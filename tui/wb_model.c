@@ -703,8 +703,14 @@ take_loose_manifest(struct wb_model *m, const char *path)
 			tm_manifest_fini(&m->man);
 			m->man = man;
 		} else {
+			/* kept as text, as an archive's: E edits it, C converts
+			 * the outdated syntax */
 			tm_manifest_fini(&man);
 			model_set_msg(m, ROLE_ERROR, "%s: %s", path, err.msg);
+			free(m->man_text);
+			m->man_text = strndup(buf, len);
+			m->man_broken = true;
+			m->man_err = err;
 		}
 		ok = true;
 	}
@@ -874,6 +880,8 @@ model_open(struct wb_model *m, char **paths, size_t n)
 		model_mark_saved(m);
 		return;
 	}
+	if (m->man_broken && m->man_text) /* a loose manifest's */
+		tm_session_outdated_hint(m->s, m->man_text, strlen(m->man_text), &m->man_err);
 	sm = tm_session_manifest(m->s, &merr);
 	if (sm) {
 		tm_manifest_fini(&m->man);
@@ -886,6 +894,8 @@ model_open(struct wb_model *m, char **paths, size_t n)
 			m->man_broken = true;
 			m->man_err = *merr;
 			m->man_text = strdup(text);
+			/* the hint names only clocks the files have */
+			tm_session_outdated_hint(m->s, text, len, &m->man_err);
 		}
 	}
 	model_mark_saved(m);
@@ -1703,6 +1713,8 @@ model_set_manifest_text(struct wb_model *m, const char *text, size_t len, const 
 		m->man_broken = true;
 		m->man_text_edited = true;
 		m->man_err = err;
+		if (m->s)
+			tm_session_outdated_hint(m->s, text, len, &m->man_err);
 		model_set_msg(m, ROLE_ERROR, "%s: still does not parse: %s", what, err.msg);
 		return false;
 	}

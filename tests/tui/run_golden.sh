@@ -144,6 +144,10 @@ for name, man in (("ok.tar", ok), ("old.tar", old)):
         for n, body in (("a.json", ev(100)), ("b.json", ev(200)), ("perfetto_manifest.json", man)):
             ti = tarfile.TarInfo(n); ti.size = len(body); ti.mtime = 0
             t.addfile(ti, io.BytesIO(body))
+# the same outdated manifest loose beside its traces
+os.makedirs(d + "/loose", exist_ok=True)
+for n, body in (("a.json", ev(100)), ("b.json", ev(200)), ("old.json", old)):
+    open(d + "/loose/" + n, "wb").write(body)
 open(d + "/dup/x/phone.json", "wb").write(ev(100))
 open(d + "/dup/y/phone.json", "wb").write(ev(300))
 open(d + "/dup/.hidden.json", "wb").write(ev(400))

@@ -1180,6 +1180,90 @@ test_truncated(void)
 	}
 }
 
+/* Issue 25 item 8: the outdated syntax converted with what the input's
+ * files are means what it meant (the clock the file's timestamps are in,
+ * a PIN for a clockless file, trace time's owner as the reference, listed
+ * in files[], a multi-machine reference's machine), says what cannot be
+ * expressed, and prints without tabs. */
+static void
+test_convert_outdated(void)
+{
+	static const uint32_t phone_c[] = {TM_CLOCK_REALTIME, TM_CLOCK_MONOTONIC, TM_CLOCK_BOOTTIME};
+	static const uint32_t watch_c[] = {TM_CLOCK_REALTIME, TM_CLOCK_BOOTTIME};
+	const struct tm_convert_file files[] = {
+		{"phone.pftrace", false, TM_CLOCK_BOOTTIME, 3, phone_c},
+		{"watch.pftrace", false, TM_CLOCK_BOOTTIME, 2, watch_c},
+		{"relay.pftrace", false, TM_CLOCK_BOOTTIME, 2, watch_c},
+		{"app.json", true, TM_CLOCK_UNSET, 0, NULL},
+	};
+	const struct tm_convert_ctx ctx = {4, files, "phone.pftrace", TM_CLOCK_BOOTTIME};
+	const char *old =
+		"{\"perfetto_manifest\": {\"version\": 1, \"files\": ["
+		"{\"path\": \"watch.pftrace\", \"clocks\": {\"MONOTONIC\": {\"trace_time_offset_ns\": 5000000},"
+		" \"BOOTTIME\": {\"trace_time_offset_ns\": 7}}},"
+		"{\"path\": \"app.json\", \"clocks\": {\"BOOTTIME\": {\"trace_time_offset_ns\": -10000000}}},"
+		"{\"path\": \"relay.pftrace\", \"machines\": {\"0\": {\"name\": \"relay\"}, \"7\": {\"name\": \"sensor-a\"}}}"
+		"]}}";
+	struct tm_buf out, notes;
+	struct tm_error err;
+	struct tm_manifest m;
+
+	tm_buf_init(&out);
+	tm_buf_init(&notes);
+	tm_error_clear(&err);
+	CHECK_INT(tm_manifest_convert_outdated(old, strlen(old), &ctx, &out, &notes, &err), TM_OK);
+	CHECK(out.data && !strchr(out.data, '\t'));
+	CHECK(notes.data && strstr(notes.data, "MONOTONIC (5000000) cannot be expressed"));
+	CHECK_INT(tm_manifest_parse(out.data, out.len, &m, &err), TM_OK);
+	const struct tm_manifest_file *w = tm_manifest_file_find(&m, "watch.pftrace");
+	const struct tm_manifest_file *a = tm_manifest_file_find(&m, "app.json");
+	CHECK(w && w->has_clocks && a && a->has_clocks);
+	if (w && a && w->has_clocks && a->has_clocks) {
+		CHECK_INT(w->clocks.clock, TM_CLOCK_BOOTTIME);
+		CHECK_INT(w->clocks.offset_ns, 7);
+		CHECK_STR(w->clocks.sync_file, "phone.pftrace");
+		CHECK_INT(w->clocks.sync_clock, TM_CLOCK_BOOTTIME);
+		CHECK_INT(a->clocks.clock, TM_CLOCK_UNSET); /* a PIN */
+		CHECK_INT(a->clocks.offset_ns, -10000000);
+	}
+	CHECK(tm_manifest_file_find(&m, "phone.pftrace") != NULL); /* listed for sync_to */
+	tm_manifest_fini(&m);
+
+	/* trace time on a machine of a multi-machine file: sync_to names it */
+	const char *old2 =
+		"{\"perfetto_manifest\": {\"version\": 1, \"trace_time\": {\"machine\": \"sensor-a\", \"clock\": \"BOOTTIME\"},"
+		" \"files\": [{\"path\": \"watch.pftrace\", \"clocks\": {\"BOOTTIME\": {\"trace_time_offset_ns\": 5}}},"
+		"{\"path\": \"relay.pftrace\", \"machines\": {\"0\": {\"name\": \"relay\"}, \"7\": {\"name\": \"sensor-a\"}}}"
+		"]}}";
+	tm_buf_fini(&out);
+	tm_buf_init(&out);
+	CHECK_INT(tm_manifest_convert_outdated(old2, strlen(old2), &ctx, &out, NULL, &err), TM_OK);
+	CHECK_INT(tm_manifest_parse(out.data ? out.data : "", out.len, &m, &err), TM_OK);
+	w = tm_manifest_file_find(&m, "watch.pftrace");
+	CHECK(w && w->has_clocks && w->clocks.sync_machine &&
+	      strcmp(w->clocks.sync_machine, "sensor-a") == 0 &&
+	      strcmp(w->clocks.sync_file, "relay.pftrace") == 0);
+	CHECK_STR(m.tt_file, "relay.pftrace");
+	tm_manifest_fini(&m);
+
+	/* a clockless owner: the reference is its private timeline (no clock) */
+	const struct tm_convert_file js[] = {{"a.json", true, TM_CLOCK_UNSET, 0, NULL},
+					     {"b.json", true, TM_CLOCK_UNSET, 0, NULL}};
+	const struct tm_convert_ctx jctx = {2, js, "a.json", 0};
+	const char *old3 = "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": \"a.json\"},"
+			   " {\"path\": \"b.json\", \"clocks\": {\"BOOTTIME\": {\"trace_time_offset_ns\": 5000000}}}]}}";
+	tm_buf_fini(&out);
+	tm_buf_init(&out);
+	CHECK_INT(tm_manifest_convert_outdated(old3, strlen(old3), &jctx, &out, NULL, &err), TM_OK);
+	CHECK_INT(tm_manifest_parse(out.data ? out.data : "", out.len, &m, &err), TM_OK);
+	const struct tm_manifest_file *b = tm_manifest_file_find(&m, "b.json");
+	CHECK(b && b->has_clocks && b->clocks.clock == TM_CLOCK_UNSET &&
+	      b->clocks.sync_clock == TM_CLOCK_UNSET && b->clocks.offset_ns == 5000000);
+	tm_manifest_fini(&m);
+	tm_buf_fini(&out);
+	tm_buf_fini(&notes);
+}
+
 int
 main(void)
 {
@@ -1191,6 +1275,7 @@ main(void)
 	RUN(test_dialog_shapes);
 	RUN(test_escapes_emit);
 	RUN(test_old_syntax);
+	RUN(test_convert_outdated);
 	RUN(test_apply);
 	RUN(test_clock_names);
 	RUN(test_durations);
