@@ -37,6 +37,30 @@ static char t_why_[2048];
 				 __FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)");  \
 		}                                                                                  \
 	} while (0)
+/* FAILF("fmt", ...): fail with a message of one's own. */
+#define FAILF(...)                                                                                 \
+	do {                                                                                       \
+		if (!t_failed_) {                                                                  \
+			int o_ = snprintf(t_why_, sizeof t_why_, "%s:%d: ", __FILE__, __LINE__);   \
+			t_failed_ = 1;                                                             \
+			snprintf(t_why_ + o_, sizeof t_why_ - (size_t)o_, __VA_ARGS__);            \
+		}                                                                                  \
+	} while (0)
+/* A path in the source tree: under $TM_TOP (tests/run.sh sets it), else
+ * under the current directory (the top, where make runs the tests). */
+static inline const char *
+t_src(const char *rel)
+{
+	static char buf[4][4096];
+	static unsigned k;
+	const char *top = getenv("TM_TOP");
+	char *b = buf[k++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s", top && *top ? top : ".", rel);
+	return b;
+}
+/* The conformance corpus (tests/conformance/cases): a test reading it fails
+ * when it is missing, never passes on nothing. */
+#define T_CORPUS t_src("tests/conformance/cases")
 /* T_ONLY=name runs only that test (while developing). */
 #define RUN(fn)                                                                                    \
 	do {                                                                                       \

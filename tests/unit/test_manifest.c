@@ -3,7 +3,7 @@
  * trace_processor's manifest reader that a parse can reach, JSON number and
  * syntax edge cases, outdated-syntax hints, canonical emission and round
  * trips, the apply plan, clock names and durations, and every manifest of
- * the conformance corpus (/work/shared/conformance, embedded below). */
+ * the conformance corpus (tests/conformance/cases, embedded below). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -919,7 +919,7 @@ test_durations(void)
 	tm_buf_fini(&b);
 }
 
-/* Generated from /work/shared/conformance/<case>/input.zip or input.tar (the
+/* Generated from tests/conformance/cases/<case>/input.zip or input.tar (the
  * members starting with {"perfetto_manifest") and case.json "expected". */
 static const struct conf_case {
 	const char *name;

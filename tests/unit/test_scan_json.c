@@ -289,10 +289,12 @@ conf_one(const char *name, const char *data, size_t n)
 static void
 test_conformance(void)
 {
-	const char *root = "/work/shared/conformance";
+	const char *root = T_CORPUS;
 	DIR *d = opendir(root);
-	if (!d)
+	if (!d) {
+		FAILF("cannot open the conformance corpus %s", root);
 		return;
+	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')

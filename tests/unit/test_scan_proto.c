@@ -690,10 +690,12 @@ test_corrupt(void)
 static void
 test_conformance_inputs(void)
 {
-	const char *root = "/work/shared/conformance";
+	const char *root = T_CORPUS;
 	DIR *d = opendir(root);
-	if (!d)
+	if (!d) {
+		FAILF("cannot open the conformance corpus %s", root);
 		return;
+	}
 	struct dirent *e;
 	int n = 0;
 	while ((e = readdir(d))) {
