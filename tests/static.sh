@@ -27,6 +27,20 @@ for m in man/*.[15]; do
 		echo "FAIL: man: $m: $(echo "$out" | head -3 | tr '\n' ' ')"
 	fi
 done
+# The pages as man-db shows them on an 80-column terminal (groff): a line
+# groff cannot break is a warning on the reader's screen.
+if command -v groff >/dev/null 2>&1; then
+	for m in man/*.[15]; do
+		[ -f "$m" ] || continue
+		if out=$(groff -Tutf8 -mdoc -ww -z -rLL=78n "$m" 2>&1) && [ -z "$out" ]; then
+			echo "PASS: man: $m renders without a groff warning at 80 columns"
+		else
+			echo "FAIL: man: $m: $(echo "$out" | head -3 | tr '\n' ' ')"
+		fi
+	done
+else
+	echo "SKIP: man: groff: no groff (apt-get install groff-base)"
+fi
 # The tree read by clang with the project's -Werror warnings (make
 # clang-check, syntax only): gcc alone let a comment-annotated fall-through
 # through that clang rejects.
