@@ -17,7 +17,15 @@ bad=$(nm -g --defined-only "$SAN/libtmengine.a" 2>/dev/null | awk 'NF == 3 {prin
 if [ -n "$bad" ]; then echo "FAIL: symbols: unprefixed exports: $bad"; else echo "PASS: symbols: the engine exports only tm_ names"; fi
 # References resolve inside the repository: comments cite trace_processor's
 # sources or docs/semantics.md, never a document outside it.
-cites=$(git -C "$(dirname "$0")/.." grep -lE 'engine-semantics|§|ui-features|design\.md|style\.md|perf-anchors|shared/hostile|hostile/D[0-9]' -- engine tui tests tools man README.md docs Makefile ':!tests/static.sh' 2>/dev/null | tr '\n' ' ')
+# (git grep in a checkout; the files on disk, build/ aside, in a copy of the
+# tree without .git, so a copy never passes on nothing)
+cite_re='engine-semantics|§|ui-features|design\.md|style\.md|perf-anchors|shared/hostile|hostile/D[0-9]'
+src_top=$(cd "$(dirname "$0")/.." && pwd)
+if git -C "$src_top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	cites=$(git -C "$src_top" grep -lE "$cite_re" -- engine tui tests tools man README.md docs Makefile ':!tests/static.sh' | tr '\n' ' ')
+else
+	cites=$(cd "$src_top" && grep -rlE "$cite_re" --exclude=static.sh --exclude-dir=out engine tui tests tools man README.md docs Makefile | tr '\n' ' ')
+fi
 if [ -n "$cites" ]; then echo "FAIL: references: outside documents cited in $cites"; else echo "PASS: references: no source cites a document outside the repository"; fi
 for m in man/*.[15]; do
 	[ -f "$m" ] || continue
