@@ -1,7 +1,8 @@
 # tracemerge: one non-recursive Makefile, out-of-tree build/.
 #   make            build build/tracemerge (release flags)
-#   make test       install missing deps, build with ASan+UBSan, run every test
-#   make demo       install missing deps, build, open the workbench on the demo
+#   make test       install what the build and the tests need, build with ASan+UBSan,
+#                   run every test
+#   make demo       install what the build needs, build, open the workbench on the demo
 #   make deps       install the Debian packages the build and tests need
 #   make bench      issue 10's speed figures as ratios to baselines, a met/not met table
 #                   (make bench BENCH_MB=32: a short run; see tests/bench/bench.sh)
@@ -76,7 +77,7 @@ LIBENGINE  := $(O)/libtmengine.a
 .SECONDARY: $(PROTO_C) $(PROTO_H)
 BIN        := $(O)/tracemerge
 
-.PHONY: all test check demo deps deps-check bench clean lint-man install uninstall unit tools
+.PHONY: all test check demo deps deps-build deps-check bench clean lint-man install uninstall unit tools
 all: $(BIN) $(TOOL_BIN)
 	$(Q)ln -sf $(patsubst $(B)/%,%,$(BIN)) $(B)/tracemerge
 
@@ -137,11 +138,13 @@ clang-check: $(PROTO_H)
 	$(Q)$(CLANG) $(CLANG_CFLAGS) $(CPPFLAGS_ENG) -Itests/unit $(ENG_PC_CFLAGS) $(UNIT_SRC)
 
 # ---------- setup ----------
-deps:
-	$(Q)tools/deps.sh install
+# tools/deps.sh: the build's packages (deps-build) or the build's and the
+# tests' (deps, deps-check); it checks first and installs only what is missing.
+deps deps-check:
+	$(Q)tools/deps.sh install test
 
-deps-check:
-	$(Q)tools/deps.sh check || tools/deps.sh install
+deps-build:
+	$(Q)tools/deps.sh install build
 
 # ---------- tests: sanitizer build, then everything ----------
 # The three variants and the clang fuzz targets (make fuzz-build: their
@@ -163,7 +166,7 @@ test check: deps-check
 lint-man:
 	$(Q)mandoc -Tlint -Wwarning man/*.[15]
 
-demo: deps-check all
+demo: deps-build all
 	$(Q)$(BIN) demo
 
 bench: deps-check
@@ -176,6 +179,7 @@ install: all
 	install -m 0644 man/tracemerge.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 man/tracemerge-manifest.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 themes/*.theme $(DESTDIR)$(PREFIX)/share/tracemerge/themes/ 2>/dev/null || true
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/tracemerge; its manual: man tracemerge (man-db) or mman tracemerge (mandoc)"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tracemerge $(DESTDIR)$(MANDIR)/man1/tracemerge.1 $(DESTDIR)$(MANDIR)/man5/tracemerge-manifest.5
