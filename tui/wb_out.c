@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,7 +276,18 @@ out_write_tar(struct wb *wb, const char *path, bool replace)
 	wb->m.written = strdup(path);
 	model_note_output(&wb->m, path);
 	model_mark_saved(&wb->m);
-	model_set_msg(&wb->m, ROLE_OK, "Wrote %s%s%s", path,
+	/* as batch merge warns: what opening the TAR will do, said first */
+	const struct tm_report *r = wb->m.rep;
+	char warn[600] = "";
+	if (r && r->error)
+		snprintf(warn, sizeof warn, "Warning: %s will fail to open (%s). ", path, r->error);
+	else if (r && r->dropped)
+		snprintf(warn, sizeof warn,
+			 "Warning: %" PRIu64 " event%s will be dropped when %s is opened (the "
+			 "verdict says why). ",
+			 r->dropped, r->dropped == 1 ? "" : "s", path);
+	model_set_msg(&wb->m, warn[0] ? ROLE_WARNING : ROLE_OK, "%sWrote %s%s%s", warn,
+		      warn[0] ? "it" : path,
 		      wb->m.man_broken ? " with the archive's manifest as it is (it does not parse)"
 		      : tm_manifest_is_trivial(&wb->m.man) ? " (no manifest needed)"
 							   : " with its manifest",
