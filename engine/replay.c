@@ -276,71 +276,158 @@ be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
 		p->cap_be_keys = nc;
 		k = be_slot(p, file, row, track);
 	}
-	*k = (struct tm_be_key){file, row, track, 0, true, false, 0, 0};
+	*k = (struct tm_be_key){file, row, track, (uint32_t)p->n_be_keys, true};
 	p->n_be_keys++;
 	return k;
 }
 
-/* Pair B/E per (file, machine, track) in trace-time order of arrival, as
- * the list is written: each E closes the latest still-open B of its key
- * whose name matches (its dur): SliceTracker::End ->
- * MatchingIncompleteSliceIndex (slice_tracker.cc) takes the topmost
- * incomplete slice unless both names are set and differ (JSON 'E' and
- * TrackEvent SLICE_END pass the event's name; categories are not kept
- * here); none matching, the E closes nothing.  The open slices above one
- * closed below the top end where it ended at the next B or E after that
- * (SliceTracker::MaybeCloseStack: incomplete descendants truncated,
- * misplaced_end_event).  An open B's dur holds the index + 1 of the B below
- * it on its stack (0: none) until an E closes it; be_finish sets the B
- * left open to -1 (unfinished). */
-static void
-pair_slice(struct tm_replay *p, size_t i, uint64_t track)
+#define PENDING INT64_MIN /* an open slice's dur while slice_tracks runs */
+
+/* The stack of one slice track while slice_tracks runs: event indices. */
+struct sstack {
+	size_t *v;
+	size_t n, cap;
+};
+
+/* SliceTracker::MaybeCloseStack (slice_tracker.cc) before a slice starts
+ * or ends at ts (new_dur: its duration, PENDING for a B or an E): slices
+ * that ended before ts leave the stack; an ended slice with open ones above
+ * it, once ts is past its end, ends them there (misplaced_end_event).
+ * False: a complete slice that starts inside one on the stack and ends
+ * after it: JSON's parser puts it on an overflow track of its own
+ * (json_trace_parser.cc, slice_spill_overlapping_complete_event); other
+ * callers drop it (slice_drop_overlapping_complete_event), which the list
+ * does not model: it stays a slice there. */
+static bool
+close_stack(struct tm_replay *p, struct sstack *st, int64_t ts, int64_t new_dur)
 {
-	struct tm_report_event *o = &p->evs[i];
-	struct tm_be_key *k = be_key(p, o->file, o->machine, track);
-	if (k->has_cut && o->ts > k->cut_ts) {
-		k->has_cut = false;
-		while (k->top && k->top != k->cut_below) {
-			struct tm_report_event *b = &p->evs[k->top - 1];
-			k->top = (size_t)b->dur;
-			b->dur = k->cut_ts - b->ts;
+	bool open_above = false;
+	for (size_t i = st->n; i-- > 0;) {
+		struct tm_report_event *e = &p->evs[st->v[i]];
+		if (e->dur == PENDING) {
+			open_above = true;
+			continue;
 		}
-	}
-	if (o->phase == 'B') {
-		o->dur = (int64_t)k->top;
-		k->top = i + 1;
-		return;
-	}
-	size_t above = 0; /* the open B above the one looked at (index + 1), 0: none */
-	for (size_t at = k->top; at;) {
-		struct tm_report_event *b = &p->evs[at - 1];
-		size_t below = (size_t)b->dur;
-		if (!o->name || !b->name || !strcmp(o->name, b->name)) {
-			if (above) {
-				p->evs[above - 1].dur = (int64_t)below;
-				k->has_cut = true;
-				k->cut_below = below;
-				k->cut_ts = o->ts;
-			} else {
-				k->top = below;
-			}
-			b->dur = o->ts - b->ts;
-			return;
+		int64_t end = e->ts + e->dur;
+		if (open_above) {
+			if (ts <= end)
+				continue;
+			for (size_t j = st->n; j-- > i + 1;)
+				p->evs[st->v[j]].dur = end - p->evs[st->v[j]].ts;
+			st->n = i;
+			open_above = false;
+			continue;
 		}
-		above = at;
-		at = below;
+		if (end < ts || (end == ts && !(e->dur == 0 && new_dur == 0))) {
+			st->n = i; /* the top: everything above it left already */
+			continue;
+		}
+		if (new_dur == PENDING)
+			continue;
+		if (ts < end && ts + new_dur > end)
+			return false;
 	}
+	return true;
 }
 
+/* One slice track's events (indices into p->evs, in trace-time order) as
+ * SliceTracker builds its slices: B begins an open slice, X and instants
+ * complete ones (StartSlice), E ends the topmost open slice unless both
+ * names are set and differ (End -> CompleteSliceBegin,
+ * MatchingIncompleteSliceIndex; categories are not kept here), popping it
+ * when it is the top (CompleteSliceFinalize). */
 static void
-be_finish(struct tm_replay *p)
+track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 {
-	for (size_t k = 0; k < p->cap_be_keys; k++)
-		for (size_t i = p->be_keys[k].top; i;) {
-			struct tm_report_event *b = &p->evs[i - 1];
-			i = (size_t)b->dur;
-			b->dur = -1;
+	st->n = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct tm_report_event *o = &p->evs[ix[k]];
+		if (o->phase == 'E') {
+			if (!close_stack(p, st, o->ts, PENDING))
+				continue;
+			for (size_t i = st->n; i-- > 0;) {
+				struct tm_report_event *b = &p->evs[st->v[i]];
+				if (b->dur != PENDING || (o->name && b->name && strcmp(o->name, b->name)))
+					continue;
+				b->dur = o->ts - b->ts;
+				if (i == st->n - 1)
+					st->n--;
+				break;
+			}
+			continue;
 		}
+		if (o->phase == 'B')
+			o->dur = PENDING;
+		if (!close_stack(p, st, o->ts, o->dur))
+			continue; /* a slice of its own track (close_stack) */
+		XGROW(st->v, st->cap, st->n + 1);
+		st->v[st->n++] = ix[k];
+	}
+	for (size_t i = 0; i < st->n; i++)
+		if (p->evs[st->v[i]].dur == PENDING)
+			p->evs[st->v[i]].dur = -1; /* unfinished */
+}
+
+struct ts_ix {
+	int64_t ts;
+	size_t i;
+};
+
+static int
+cmp_ts_ix(const void *a, const void *b)
+{
+	const struct ts_ix *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+/* a[n] (event indices) in trace-time order, ties in index order. */
+static void
+sort_by_ts(const struct tm_replay *p, size_t *a, size_t n)
+{
+	struct ts_ix *t = xmalloc(n * sizeof *t);
+	for (size_t k = 0; k < n; k++)
+		t[k] = (struct ts_ix){p->evs[a[k]].ts, a[k]};
+	qsort(t, n, sizeof *t, cmp_ts_ix);
+	for (size_t k = 0; k < n; k++)
+		a[k] = t[k].i;
+	free(t);
+}
+
+/* The slices of the events list, per track, in trace-time order (the
+ * sorter's; ties in the order they were pushed), through SliceTracker's
+ * rules: the durations of B/E pairs, which E closes which B, slices ended
+ * by their parent. */
+static void
+slice_tracks(struct tm_replay *p)
+{
+	size_t nt = p->n_be_keys;
+	if (!nt)
+		return;
+	size_t *start = xcalloc(nt + 1, sizeof *start);
+	for (size_t i = 0; i < p->n_evs; i++)
+		if (p->ev_track[i] != UINT32_MAX)
+			start[p->ev_track[i] + 1]++;
+	for (size_t t = 0; t < nt; t++)
+		start[t + 1] += start[t];
+	size_t *ix = xmalloc((start[nt] + 1) * sizeof *ix), *fill = xmalloc((nt + 1) * sizeof *fill);
+	memcpy(fill, start, nt * sizeof *fill);
+	for (size_t i = 0; i < p->n_evs; i++)
+		if (p->ev_track[i] != UINT32_MAX)
+			ix[fill[p->ev_track[i]]++] = i;
+	struct sstack st = {0};
+	for (size_t t = 0; t < nt; t++) {
+		size_t *a = ix + start[t], n = start[t + 1] - start[t];
+		for (size_t k = 1; k < n; k++)
+			if (p->evs[a[k]].ts < p->evs[a[k - 1]].ts) {
+				sort_by_ts(p, a, n);
+				break;
+			}
+		track_slices(p, &st, a, n);
+	}
+	free(st.v);
+	free(start);
+	free(ix);
+	free(fill);
 }
 
 _Static_assert(TM_STAT__COUNT < 255, "struct tm_report_event's drop holds a stat id + 1");
@@ -357,6 +444,11 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	const struct tm_oplog *log = &p->src->scans[file]->log;
 	const struct tm_detail *d = &log->x->details[detail - 1];
 	size_t i = p->n_evs++;
+	if (p->cap_ev_track < p->cap_evs) { /* its slice track (slice_tracks) */
+		p->ev_track = xrealloc(p->ev_track, p->cap_evs * sizeof *p->ev_track);
+		p->cap_ev_track = p->cap_evs;
+	}
+	p->ev_track[i] = UINT32_MAX;
 	struct tm_report_event *o = &p->evs[i];
 	*o = (struct tm_report_event){.file = (uint32_t)file,
 				      .name = tm_oplog_detail_name(log, d),
@@ -381,14 +473,13 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 		break;
 	case 'B':
 		o->is_slice = true;
-		pair_slice(p, i, d->track);
 		break;
 	case 'E':
-		pair_slice(p, i, d->track);
 		break;
 	default:
-		break;
+		return;
 	}
+	p->ev_track[i] = be_key(p, o->file, o->machine, d->track)->id;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1801,7 +1892,7 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 				r->tt_file = (int)i;
 				break;
 			}
-	be_finish(&p);
+	slice_tracks(&p);
 	/* the report reads no clock: the graph (a few nodes and series per
 	 * member) goes before the report's rows are made */
 	tm_graph_free(p.g);
@@ -1833,6 +1924,7 @@ cleanup:
 	else
 		tm_events_free(p.evs, p.cap_evs);
 	free(p.be_keys);
+	free(p.ev_track);
 	free(p.pieces);
 	free(p.row_drops);
 	free(p.vals);

@@ -107,19 +107,13 @@ tm_acc_stat(const struct tm_file_acc *a, int st)
 	return a->stat_mask & b ? a->stat_v[__builtin_popcount(a->stat_mask & (b - 1))] : 0;
 }
 
-/* A stack of open B events (replay.c pair_slice): one per (file, machine
- * row, track) key. */
+/* A slice track of the events list (replay.c, slice_tracks): one per
+ * (file, machine row, track key), numbered in order of first use. */
 struct tm_be_key {
 	uint32_t file, row;
 	uint64_t track;
-	size_t top; /* index + 1 of the open B on top, 0 = empty */
+	uint32_t id;
 	bool used;
-	/* an E closed a B below the top at cut_ts: the Bs above it, still
-	 * open (down to cut_below, the one that was under it), end there at
-	 * the next B or E after cut_ts (replay.c, pair_slice) */
-	bool has_cut;
-	size_t cut_below;
-	int64_t cut_ts;
 };
 
 struct tm_replay {
@@ -158,8 +152,10 @@ struct tm_replay {
 	 * keep_events; report.c hands it to the report) */
 	struct tm_report_event *evs;
 	size_t n_evs, cap_evs;
-	struct tm_be_key *be_keys; /* hash of the open-B stacks */
+	struct tm_be_key *be_keys; /* hash of the slice tracks */
 	size_t n_be_keys, cap_be_keys;
+	uint32_t *ev_track; /* per listed event: its slice track's id, UINT32_MAX none */
+	size_t cap_ev_track;
 	char *error;
 	bool error_in_manifest; /* error set by mfail (replay.c) */
 	char *error_where;

@@ -189,4 +189,14 @@ durs("an E closes the B of its name below the top; the one above ends with it",
      tar("jcut.tar", [("a.json", json.dumps({"traceEvents": [
          jev("B", 1, "a"), jev("B", 2, "b"), jev("E", 3, "a"), jev("E", 4), jev("B", 5, "c"), jev("E", 6, "zz")]}))]),
      [(1000, 2000, "a"), (2000, 1000, "b"), (5000, -1, "c")])
+durs("a B inside a complete slice ends with it at the next event after",
+     tar("xparent.tar", [("a.json", json.dumps({"traceEvents": [
+         jev("X", 10, "x0") | {"dur": 5}, jev("B", 11, "b1"), jev("X", 1026, "x8") | {"dur": 5}]}))]),
+     [(10000, 5000, "x0"), (11000, 4000, "b1"), (1026000, 5000, "x8")])
+durs("nesting, a partial overlap (JSON spills it), instants at one ts, a B before an X",
+     tar("xnest.tar", [("a.json", json.dumps({"traceEvents": [
+         jev("X", 10, "p") | {"dur": 10}, jev("X", 15, "over") | {"dur": 10}, jev("X", 12, "in") | {"dur": 2},
+         jev("i", 20, "inst"), jev("i", 20, "inst2"), jev("X", 30, "late") | {"dur": 1}, jev("B", 29, "early_b")]}))]),
+     [(10000, 10000, "p"), (12000, 2000, "in"), (15000, 10000, "over"), (20000, 0, "inst"), (20000, 0, "inst2"),
+      (29000, -1, "early_b"), (30000, 1000, "late")])
 PY
