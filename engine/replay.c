@@ -1855,6 +1855,13 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 			continue;
 		}
 		if (mb->format == TM_FMT_UNKNOWN) {
+			/* ours: which member, and its first bytes are where the
+			 * sniffers gave up (trace_processor names none) */
+			struct tm_buf w;
+			tm_buf_init(&w);
+			tm_member_label(in, mi, &w);
+			tm_buf_adds(&w, ", byte 0 (no format recognised)");
+			p.error_where = tm_buf_steal(&w);
 			fail(&p, "Unknown trace type provided (ERR:fmt)");
 			break;
 		}

@@ -418,6 +418,8 @@ open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, boo
 	free(cache_dir);
 	if (ost != TM_OK) {
 		say(stderr, "tracemerge: %s", e.msg);
+		if (merr)
+			*merr = e;
 		return EXIT_BROKEN;
 	}
 	say_cache_note(*s);
@@ -540,10 +542,20 @@ cmd_ls(int argc, char **argv)
 	}
 	/* the listing itself fails in trace_processor: say so, exit 2 */
 	const char *where, *fatal = tm_session_fatal(s, &where);
+	size_t n_err = 0;
+	for (size_t i = 0; i < n; i++)
+		n_err += tm_session_member(s, i)->error != NULL;
 	if (fatal) {
 		say(stderr, "tracemerge: the archive would fail to open: %s", fatal);
 		if (where)
 			say(stderr, "where (tracemerge): %s", where);
+		rc = EXIT_BROKEN;
+	} else if (n_err) {
+		/* a member that cannot be read is not a clean listing: exit 2
+		 * as check does, which says what it means for the import */
+		say(stderr, "tracemerge: %zu member%s cannot be read as listed ([error: ...]); "
+			    "`tracemerge check` says what it means for the import",
+		    n_err, n_err == 1 ? "" : "s");
 		rc = EXIT_BROKEN;
 	}
 	tm_session_close(s);
@@ -893,21 +905,27 @@ cmd_check(int argc, char **argv)
 	struct tm_error merr;
 	tm_error_clear(&merr);
 	rc = open_all(&o, &s, &m, &have_m, o.events, &merr);
-	if (rc && merr.code == TM_ERR_MANIFEST) {
+	bool in_manifest = merr.code == TM_ERR_MANIFEST;
+	if (rc && merr.code != TM_OK && (in_manifest || o.json)) {
 		/* The archive we would write fails to open: as trace_processor
-		 * reports it, in the one JSON object or the text verdict. */
+		 * reports it, in the one JSON object or the text verdict; an
+		 * input that cannot be read (ours: said on stderr too) is one
+		 * JSON object as well. */
 		if (o.json) {
 			struct tm_buf b, w;
 			tm_buf_init(&b);
 			tm_buf_init(&w);
-			tm_buf_addf(&w, "Trace parse failure: %s (ERR:tp-parse)", merr.msg);
+			if (in_manifest)
+				tm_buf_addf(&w, "Trace parse failure: %s (ERR:tp-parse)", merr.msg);
+			else
+				tm_buf_adds(&w, merr.msg);
 			bool first = true;
 			tm_buf_addc(&b, '{');
 			kv_bool(&b, &first, "ok", false);
 			kv_str(&b, &first, "error", w.data);
-			kv_bool(&b, &first, "error_is_ours", false);
-			kv_bool(&b, &first, "error_in_manifest", true);
-			kv_str(&b, &first, "error_where", o.manifest_path);
+			kv_bool(&b, &first, "error_is_ours", !in_manifest);
+			kv_bool(&b, &first, "error_in_manifest", in_manifest);
+			kv_str(&b, &first, "error_where", in_manifest ? o.manifest_path : NULL);
 			kv_str(&b, &first, "hint", merr.hint[0] ? merr.hint : NULL);
 			kv_u64(&b, &first, "dropped", true, 0);
 			kv_bool(&b, &first, "complete", false);

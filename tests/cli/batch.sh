@@ -127,3 +127,28 @@ long_b=$(printf 'b%.0s' $(seq 700)) long_p=$(printf 'p/%.0s' $(seq 300))
 echo "$o" | grep -qF "  json       $long_b.json: 1 event, 0 dropped" &&
 	echo "$o" | grep -qF "  json       $long_p\\u202e\\x01\\\\.json: 1 event, 0 dropped" &&
 	ok "lines past 512 bytes print whole, escaped" || no "lines past 512 bytes print whole, escaped" "$o"
+
+# Issue 25, smaller: an unknown member is named (error_where); check --json
+# of an input that cannot be read is still one JSON object; ls of a member
+# that cannot be read exits 2, as check does.
+head -c 3000 /dev/urandom >"$t/junk.bin"
+o=$("$TM" check --json "$t/x/phone.pb" "$t/junk.bin" 2>/dev/null)
+echo "$o" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert "junk.bin" in r["error_where"], r["error_where"]' 2>/dev/null &&
+	ok "an unknown trace type names its member" || no "unknown type names its member" "$(echo "$o" | head -c 300)"
+o=$("$TM" check --json "$t/missing.json" 2>/dev/null); rc=$?
+[ $rc = 2 ] && echo "$o" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert not r["ok"] and "missing.json" in r["error"] and r["error_is_ours"]' 2>/dev/null &&
+	ok "check --json of a missing input prints JSON" || no "check --json missing input" "rc=$rc $o"
+python3 - "$t/big.tar.gz" <<'PY'
+import io, sys, tarfile
+body = b'{"traceEvents":[{"name":"' + b"x" * (65 << 20) + b'"}]}'
+with tarfile.open(sys.argv[1], "w:gz", compresslevel=1) as t:
+    ti = tarfile.TarInfo("b.json"); ti.size = len(body); t.addfile(ti, io.BytesIO(body))
+PY
+"$TM" ls "$t/big.tar.gz" >"$t/ls.out" 2>"$t/ls.err"; rc=$?
+if grep -q "error:" "$t/ls.out"; then
+	[ $rc = 2 ] && grep -q "cannot be read" "$t/ls.err" && ok "ls of an unreadable member exits 2" ||
+		no "ls of an unreadable member" "rc=$rc $(cat "$t/ls.err")"
+else
+	no "ls of an unreadable member" "no [error:] in $(cat "$t/ls.out")"
+fi
+rm -f "$t/big.tar.gz"
