@@ -405,18 +405,24 @@ clear_cfatal(struct tm_input *in, size_t ci)
 static enum tm_status open_member(const struct tm_input *in, size_t i, struct tm_stream **out,
 				  struct tm_error *err);
 
+bool
+tm_file_id_of(const struct stat *st, struct tm_file_id *id)
+{
+	if (!S_ISREG(st->st_mode))
+		return false;
+	*id = (struct tm_file_id){(uint64_t)st->st_dev,	     (uint64_t)st->st_ino,
+				  (uint64_t)st->st_size,	     (int64_t)st->st_mtim.tv_sec,
+				  (int64_t)st->st_mtim.tv_nsec, (int64_t)st->st_ctim.tv_sec,
+				  (int64_t)st->st_ctim.tv_nsec};
+	return true;
+}
+
 /* fd's file as it is now. */
 static bool
 id_of(int fd, struct tm_file_id *id)
 {
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	*id = (struct tm_file_id){(uint64_t)st.st_dev,		(uint64_t)st.st_ino,
-				  (uint64_t)st.st_size,		(int64_t)st.st_mtim.tv_sec,
-				  (int64_t)st.st_mtim.tv_nsec, (int64_t)st.st_ctim.tv_sec,
-				  (int64_t)st.st_ctim.tv_nsec};
-	return true;
+	return fstat(fd, &st) == 0 && tm_file_id_of(&st, id);
 }
 
 /* Input path i opened again to read it (a member, a window, the sniff):

@@ -81,6 +81,9 @@ struct tm_file_id {
 	uint64_t dev, ino, size;
 	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
 };
+/* A regular file's identity from its stat; false for anything else. */
+struct stat;
+bool tm_file_id_of(const struct stat *st, struct tm_file_id *id);
 /* Input path i's identity, taken from the descriptor the open read it
  * through before reading any of it, and the time (seconds) just before
  * that; false when it has none (the open failed). */

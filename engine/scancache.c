@@ -81,13 +81,7 @@ static bool
 key_of(const char *path, struct tm_file_id *k)
 {
 	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	*k = (struct tm_file_id){(uint64_t)st.st_dev,	   (uint64_t)st.st_ino,
-				(uint64_t)st.st_size,	   (int64_t)st.st_mtim.tv_sec,
-				(int64_t)st.st_mtim.tv_nsec, (int64_t)st.st_ctim.tv_sec,
-				(int64_t)st.st_ctim.tv_nsec};
-	return true;
+	return stat(path, &st) == 0 && tm_file_id_of(&st, k);
 }
 
 /* This build: a saved scan is read only by the build that wrote it. */
