@@ -252,6 +252,8 @@ fuzz-build: $(FUZZ_BIN)
 
 fuzz: fuzz-build
 	$(Q)rm -rf $(FZ)/seed && python3 tests/fuzz/seed.py . $(FZ)/seed
+	$(Q)mkdir -p $(FZ)/seed/fuzz_scancache && TM_FUZZ_SEED_DIR=$(FZ)/seed/fuzz_scancache \
+		$(FZ)/fuzz_scancache -runs=0 >/dev/null 2>&1
 	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FZ)/corpus/$$t $(FZ)/artifacts; \
 		echo "  FUZZ    $$t for $(FUZZ_SECONDS)s"; \
