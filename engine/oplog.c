@@ -2057,7 +2057,8 @@ bool
 tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 		     uint64_t *inline_deltas, char *why, size_t cap)
 {
-	struct vrd r = {l->bytes, l->bytes, l->bytes + l->len, NULL, d, 0};
+	/* (an empty log read back has no bytes: NULL + 0 is undefined) */
+	struct vrd r = {l->bytes, l->bytes, l->bytes ? l->bytes + l->len : NULL, NULL, d, 0};
 	int64_t last_ts = 0;
 	if (!l->bytes && l->len)
 		r.bad = "no bytes";
