@@ -417,6 +417,16 @@ tm_file_id_of(const struct stat *st, struct tm_file_id *id)
 	return true;
 }
 
+/* A regular file opened O_NONBLOCK (so that a FIFO put in its place
+ * cannot hang the open) read as any other. */
+static void
+blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+}
+
 /* fd's file as it is now. */
 static bool
 id_of(int fd, struct tm_file_id *id)
@@ -438,6 +448,8 @@ open_path(const struct tm_input *in, size_t i, int *fd, struct tm_error *err)
 	struct tm_file_id now;
 	if (!id_of(*fd, &now) || memcmp(&now, &P(in)->ids[i], sizeof now))
 		__atomic_store_n(&P(in)->id_state[i], ID_MOVED, __ATOMIC_RELAXED);
+	else
+		blocking(*fd);
 	return TM_OK;
 }
 
@@ -2208,6 +2220,7 @@ open_input(struct tm_input *in, size_t i, uint64_t *size, struct tm_error *err)
 		close(fd);
 		return tm_error_set(err, TM_ERR_INVALID, "%s: not a regular file", path);
 	}
+	blocking(fd);
 	pv->id_taken_s[i] = (int64_t)t0.tv_sec;
 	pv->id_state[i] = ID_TAKEN;
 	*size = pv->ids[i].size;
@@ -2245,12 +2258,9 @@ tm_input_unchanged(const struct tm_input *in, size_t i)
 	if (fd >= 0 && (!id_of(fd, &now) || memcmp(&now, &pv->ids[i], sizeof now)))
 		return false;
 	/* the path too: a file read by path later must be this one */
-	int pfd = open(in->paths[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (pfd < 0)
-		return false;
-	bool same = id_of(pfd, &now) && !memcmp(&now, &pv->ids[i], sizeof now);
-	close(pfd);
-	return same;
+	struct stat st;
+	return stat(in->paths[i], &st) == 0 && tm_file_id_of(&st, &now) &&
+	       !memcmp(&now, &pv->ids[i], sizeof now);
 }
 
 enum tm_status
