@@ -157,16 +157,30 @@ keymap_parse_key(const char *spec, size_t *used)
 	return (unsigned char)spec[0];
 }
 
+/* Bind key_spec to req_name; false with what is wrong in err. */
 static bool
-keymap_bind(const char *key_spec, const char *req_name)
+keymap_bind(const char *key_spec, const char *req_name, char *err, size_t err_len)
 {
 	size_t used;
 	int key = keymap_parse_key(key_spec, &used);
 	enum wb_request r = keymap_by_name(req_name);
 
-	if (!key || used != strlen(key_spec) || r == REQ_NONE ||
-	    n_user_binds >= sizeof user_binds / sizeof user_binds[0])
+	if (!key || used != strlen(key_spec)) {
+		snprintf(err, err_len, "bind: unknown key '%s' (a character, <C-x>, <F1>, <Up>...)",
+			 key_spec);
 		return false;
+	}
+	if (r == REQ_NONE) {
+		snprintf(err, err_len, "bind: unknown request '%s' (? lists them, in the second "
+				       "column)",
+			 req_name);
+		return false;
+	}
+	if (n_user_binds >= sizeof user_binds / sizeof user_binds[0]) {
+		snprintf(err, err_len, "bind: too many bindings (at most %zu)",
+			 sizeof user_binds / sizeof user_binds[0]);
+		return false;
+	}
 	user_binds[n_user_binds++] = (struct binding){key, r};
 	return true;
 }
@@ -1324,26 +1338,30 @@ act_write(struct wb *wb, const char *arg)
 	write_or_ask(wb, REQ_WRITE, *arg ? arg : "merged.tar");
 }
 
-static void
-act_add_files(struct wb *wb, const char *arg)
+/* The words of arg, each glob expanded (~ too) in glob's order: the open
+ * prompt and O take the same.  A pattern that matches nothing is an error
+ * (said, NULL returned); with keep, a word that matches nothing is kept as
+ * typed (the open's own error names it). */
+static char **
+expand_words(struct wb *wb, const char *arg, bool keep, size_t *n_out)
 {
-	char *copy, *save = NULL;
+	char *copy = strdup(arg), *save = NULL;
 	char **words = NULL;
 	size_t n = 0;
 	glob_t g;
 
-	if (wants_prompt(wb, arg)) {
-		ask(wb, REQ_ADD_FILES, COMPLETE_FILES, "Add files (globs: *.json): ", "");
-		return;
-	}
-	copy = strdup(arg);
 	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
 		memset(&g, 0, sizeof g);
-		if (glob(w, GLOB_TILDE, NULL, &g) != 0 || g.gl_pathc == 0) {
+		if (glob(w, GLOB_TILDE | (keep ? GLOB_NOCHECK : 0), NULL, &g) != 0 ||
+		    g.gl_pathc == 0) {
 			model_set_msg(&wb->m, ROLE_ERROR, "No file matches %s", w);
 			globfree(&g);
-			n = 0;
-			break;
+			for (size_t i = 0; i < n; i++)
+				free(words[i]);
+			free(words);
+			free(copy);
+			*n_out = 0;
+			return NULL;
 		}
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			words = realloc(words, (n + 1) * sizeof *words);
@@ -1353,12 +1371,33 @@ act_add_files(struct wb *wb, const char *arg)
 		}
 		globfree(&g);
 	}
-	if (n)
-		model_add_paths(&wb->m, words, n);
+	free(copy);
+	*n_out = n;
+	return words;
+}
+
+static void
+free_words(char **words, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		free(words[i]);
 	free(words);
-	free(copy);
+}
+
+static void
+act_add_files(struct wb *wb, const char *arg)
+{
+	size_t n = 0;
+	char **words;
+
+	if (wants_prompt(wb, arg)) {
+		ask(wb, REQ_ADD_FILES, COMPLETE_FILES, "Add files (globs: *.json): ", "");
+		return;
+	}
+	words = expand_words(wb, arg, false, &n);
+	if (n)
+		model_add_paths(&wb->m, words, n);
+	free_words(words, n);
 }
 
 static void
@@ -1495,28 +1534,27 @@ act_print_on_exit(struct wb *wb, const char *arg)
 static void
 act_open(struct wb *wb, const char *arg)
 {
-	char *copy, *save = NULL;
-	char *words[256];
+	char **words;
 	size_t n = 0;
 
 	if (wants_prompt(wb, arg)) {
-		ask(wb, REQ_OPEN, COMPLETE_FILES, "Open (files or archive): ", "");
+		ask(wb, REQ_OPEN, COMPLETE_FILES, "Open (files or archive; globs: *.json): ", "");
 		return;
 	}
 	if (wb->m.s) {
 		msg(wb, ROLE_WARNING, "Files are open already");
 		return;
 	}
-	copy = strdup(arg);
-	for (char *w = strtok_r(copy, " \t", &save); w && n < 256; w = strtok_r(NULL, " \t", &save))
-		words[n++] = w;
-	if (n == 0) {
+	if (!arg[strspn(arg, " \t")]) {
 		wb->run.quit = true;
-	} else {
+		return;
+	}
+	words = expand_words(wb, arg, true, &n);
+	if (n) {
 		model_open(&wb->m, words, n);
 		actions_opened(wb);
 	}
-	free(copy);
+	free_words(words, n);
 }
 
 void
@@ -2137,10 +2175,12 @@ actions_config_line(struct wb *wb, const char *line, char *err, size_t err_len)
 		return actions_load_theme(wb, tok[1]) ||
 		       (snprintf(err, err_len, "theme: cannot load '%s'", tok[1]), false);
 	if (strcmp(tok[0], "bind") == 0) {
-		if (n != 4 || !keymap_bind(tok[2], tok[3])) {
+		if (n != 4) {
 			snprintf(err, err_len, "bind: expected bind <keymap> <key> <request>");
 			return false;
 		}
+		if (!keymap_bind(tok[2], tok[3], err, err_len))
+			return false;
 		name_keys(wb);
 		return true;
 	}

@@ -91,6 +91,7 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 		{REQ_FOCUS, "manifest"}, {REQ_OFFSET, "offset"}, {REQ_MACHINE, "machine"},
 	};
 	static const struct hint help[] = {{REQ_DOWN, "scroll"}, {REQ_QUIT, "close help"}};
+	static const struct hint msgs[] = {{REQ_DOWN, "scroll"}, {REQ_QUIT, "close messages"}};
 	static const struct hint tail[] = {{REQ_HELP, "help"}, {REQ_QUIT, "quit"}};
 	const struct hint *set = ok;
 	size_t n_set = sizeof ok / sizeof ok[0];
@@ -119,8 +120,9 @@ choose_hints(struct wb *wb, bool det_more, char *out, size_t len)
 		tm_buf_addf(&b, "y applies (one edit, %s undoes)  n declines",
 			    model_key(&wb->m, REQ_UNDO));
 	} else if (wb->ui.help) {
+		const struct hint *h = wb->ui.messages ? msgs : help;
 		for (size_t i = 0; i < sizeof help / sizeof help[0]; i++)
-			hint_add(&b, COLS - 1, &help[i], &full, false);
+			hint_add(&b, COLS - 1, &h[i], &full, false);
 	} else {
 		if (wb->m.man_broken) {
 			set = broken;

@@ -724,8 +724,19 @@ view_draw(const struct wb *wb)
 		snprintf(buf, sizeof buf, "Terminal too small (%dx%d); tracemerge needs %dx%d.",
 			 cols, rows, 60, 16);
 		int last = wb->ui.prompting ? lay->msg_y : rows;
-		for (int y = 0, o = 0, len = (int)strlen(buf); o < len && y < last; y++, o += cols)
-			mvaddnstr(y, 0, buf + o, cols);
+		/* wrapped at spaces: a word is cut only when longer than a line */
+		for (int y = 0, o = 0, len = (int)strlen(buf); o < len && y < last; y++) {
+			int n = len - o <= cols ? len - o : cols;
+			if (n < len - o && buf[o + n] != ' ')
+				for (int k = n; k > 0; k--)
+					if (buf[o + k] == ' ') {
+						n = k;
+						break;
+					}
+			mvaddnstr(y, 0, buf + o, n);
+			for (o += n; o < len && buf[o] == ' '; o++)
+				;
+		}
 		/* An open prompt stays usable: its line, scrolled to the cursor. */
 		if (wb->ui.prompting && lay->msg_y >= 0) {
 			draw_msg(wb, lay->msg_y);
