@@ -18,7 +18,9 @@
 # and process ends with the run, even when it is killed; the trap unmounts
 # them, checks with findmnt that nothing is left, and removes the root.
 # Downloaded .deb files are kept in $FRESH_CACHE/archives between runs
-# (FRESH_DEB_CACHE=0: not); apt still installs every package in every run.
+# (FRESH_DEB_CACHE=0: not): linked into the root's own apt cache before, the
+# new ones linked back after, so that runs at once never share apt's lock;
+# apt still installs every package in every run.
 #
 # The output ends with make test's line "N passed, N failed, N skipped"; the
 # exit status is make test's (1 when the root could not be set up).
@@ -58,7 +60,6 @@ if [ "${1:-}" = --inner ]; then
 	bind /dev "$root/dev"
 	bind /dev/pts "$root/dev/pts"
 	bind /dev/shm "$root/dev/shm"
-	[ -z "${3:-}" ] || bind "$3" "$root/var/cache/apt/archives"
 	env -i HOME=/root TERM=xterm LANG=C.UTF-8 \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		chroot "$root" /bin/bash /root/steps.sh
@@ -135,6 +136,7 @@ if [ ! -s "$base" ] || [ -n "$(find "$base" -mtime +"${FRESH_BASE_DAYS:-7}" 2>/d
 	rm -rf "$work/root/var/cache/apt/archives/"*.deb "$work/root/var/lib/apt/lists/"*_Packages
 	tar -C "$work/root" --numeric-owner -czf "$work/base.tar.gz" . || die "cannot write the base tarball"
 	mv "$work/base.tar.gz" "$base"
+	rm -f "$CACHE/archives/"*.deb # a new base: the old downloads go too
 	rm -rf --one-file-system "$work"
 	work=
 fi
@@ -192,7 +194,9 @@ EOF
 archives=
 if [ "${FRESH_DEB_CACHE:-1}" = 1 ]; then
 	archives=$CACHE/archives
-	mkdir -p "$archives/partial"
+	mkdir -p "$archives" "$root/var/cache/apt/archives"
+	find "$archives" -maxdepth 1 -name '*.deb' -exec cp -l -n -t "$root/var/cache/apt/archives" {} + 2>/dev/null ||
+		find "$archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$root/var/cache/apt/archives" {} +
 fi
 say "root $root ready after $(($(date +%s) - t0)) s; running the README's steps"
 t1=$(date +%s)
@@ -200,7 +204,7 @@ log=$work/out
 exec 3> >(tee "$log")
 teepid=$!
 unshare --mount --propagation private --pid --fork --kill-child \
-	"$top/tools/fresh.sh" --inner "$root" "$archives" </dev/null >&3 2>&1 3>&- &
+	"$top/tools/fresh.sh" --inner "$root" </dev/null >&3 2>&1 3>&- &
 cpid=$!
 wait "$cpid"
 rc=$?
@@ -209,6 +213,9 @@ exec 3>&-
 wait "$teepid" 2>/dev/null
 t2=$(date +%s)
 summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+[ -z "$archives" ] || find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' \
+	-exec cp -l -n -t "$archives" {} + 2>/dev/null ||
+	find "$root/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$archives" {} +
 cleanup
 left=$(findmnt -rn -o TARGET | grep -F "$work/")
 [ -z "$left" ] || rc=1
