@@ -186,6 +186,7 @@ struct tm_out_file {
 	int fd;
 	char *tmp, *path; /* path: a symlink's target when out_path is one */
 	bool replaces;
+	bool create_only; /* absent when opened, no replace: never rename over */
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;

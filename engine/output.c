@@ -13,12 +13,17 @@
  *  - atomic: a hidden temp file beside it (".NAME.tmp-XXXXXX", locked with
  *    flock while it is written), fsync, rename, directory fsync; on any
  *    failure the path is untouched and the temp file removed;
+ *  - a path that was absent when checked is still only created, never
+ *    replaced: a file that appears there while a long write runs (another
+ *    program, another session) is kept and the write fails with
+ *    TM_ERR_EXISTS, unless the caller said replace;
  *  - permissions: a new file gets 0666 less the umask (0600 for private
  *    state), a replaced file keeps its mode (and its owner where allowed);
  *  - temp files of the same naming that no writer holds any more (a write
  *    killed by SIGKILL or a file size limit) are removed on the next write
  *    to that path, and counted for the front end to say so.
  */
+#define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -204,6 +209,9 @@ tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct
 	else
 		f->path = xstrdup(path);
 	f->replaces = stat(f->path, &st) == 0;
+	/* absent now and not ours to replace: create it, never replace what
+	 * appears there meanwhile (tm_out_commit) */
+	f->create_only = !(o && o->replace) && lstat(f->path, &ls) != 0;
 	if (f->replaces) {
 		f->mode = st.st_mode & 07777;
 		f->uid = st.st_uid;
@@ -222,6 +230,25 @@ tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct
 		return s;
 	}
 	return TM_OK;
+}
+
+/* rename(from, to) unless to exists: EEXIST then, to untouched.  Where the
+ * filesystem cannot say (no RENAME_NOREPLACE, no hard links), a plain
+ * rename. */
+static int
+rename_create(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	if (link(from, to) == 0) {
+		(void)unlink(from);
+		return 0;
+	}
+	if (errno == EEXIST)
+		return -1;
+	return rename(from, to);
 }
 
 /* fsync the directory holding path, so a rename into it is durable. */
@@ -273,9 +300,17 @@ tm_out_commit(struct tm_out_file *f, struct tm_error *err)
 		what = "close";
 	}
 	f->fd = -1;
-	if (!e && rename(f->tmp, f->path) != 0) {
+	if (!e && (f->create_only ? rename_create(f->tmp, f->path) : rename(f->tmp, f->path)) != 0) {
 		e = errno;
 		what = "rename";
+	}
+	if (e == EEXIST && f->create_only) {
+		enum tm_status s = tm_error_set(err, TM_ERR_EXISTS,
+						"%s exists (it appeared while being written: kept, "
+						"nothing written)",
+						f->path);
+		tm_out_abort(f);
+		return s;
 	}
 	if (e) {
 		enum tm_status s = tm_error_sys(err, e, "%s: %s of %s", f->path, what, f->tmp);

@@ -1141,7 +1141,7 @@ cmd_merge(int argc, char **argv)
 		}
 		if (st != TM_OK) {
 			say(stderr, "tracemerge: %s", e.msg);
-			rc = EXIT_BROKEN;
+			rc = st == TM_ERR_EXISTS ? EXIT_USAGE : EXIT_BROKEN;
 		} else {
 			size_t nt = o.n_inputs;
 			enum tm_format top = tm_session_member(s, 0)->format;

@@ -346,6 +346,39 @@ t_output_rule(void)
 	CHECK_INT(count_tmp(), 0);
 }
 
+/* A path absent when the write began is only created: a file that appears
+ * there before the commit (another program, another session: a merge runs
+ * for minutes) is kept, and the write fails TM_ERR_EXISTS, unless replace
+ * was given. */
+static void
+t_appeared_meanwhile(void)
+{
+	char out[600];
+	struct stat sb;
+	struct tm_tar_writer *w;
+	struct tm_output keep = {.replace = false}, force = {.replace = true};
+	snprintf(out, sizeof out, "%s", fx_path("appears.tar"));
+	CHECK_INT(tm_tar_begin(&w, out, &keep, true, 0, &err), TM_OK);
+	fx_write("appears.tar", "theirs", 6);
+	CHECK_INT(tm_tar_commit(w, &err), TM_ERR_EXISTS);
+	CHECK(strstr(err.msg, "appeared while being written") != NULL);
+	CHECK(stat(out, &sb) == 0 && sb.st_size == 6);
+	CHECK_INT(count_tmp(), 0);
+	CHECK_INT(tm_write_atomic(out, "{}", 2, &keep, &err), TM_ERR_EXISTS);
+	/* replace given: what is there is replaced */
+	CHECK(unlink(out) == 0);
+	CHECK_INT(tm_tar_begin(&w, out, &force, true, 0, &err), TM_OK);
+	fx_write("appears.tar", "theirs", 6);
+	CHECK_INT(tm_tar_commit(w, &err), TM_OK);
+	CHECK(stat(out, &sb) == 0 && sb.st_size == 10240);
+	/* nothing appeared: created as before */
+	CHECK(unlink(out) == 0);
+	CHECK_INT(tm_tar_begin(&w, out, &keep, true, 0, &err), TM_OK);
+	CHECK_INT(tm_tar_commit(w, &err), TM_OK);
+	CHECK(stat(out, &sb) == 0 && sb.st_size == 10240);
+	CHECK_INT(count_tmp(), 0);
+}
+
 int
 main(void)
 {
@@ -355,6 +388,7 @@ main(void)
 	RUN(t_atomic);
 	RUN(t_special_outputs);
 	RUN(t_output_rule);
+	RUN(t_appeared_meanwhile);
 	fx_cleanup();
 	return 0;
 }
