@@ -785,7 +785,7 @@ const char *prompt_line(int *cursor_cols);
 /* Copy the manifest with OSC 52 and say what the path to the clipboard
  * (the terminal, tmux's set-clipboard and passthrough, GNU screen) allows. */
 enum out_copy { COPY_ARRIVED, COPY_SENT, COPY_FAILED };
-enum out_copy out_copy_manifest(struct wb *wb);
+enum out_copy out_copy_manifest(struct wb *wb, char *why, size_t why_len);
 /* May path be written (tm_output_check: never an input or a special file)?
  * TM_OK, TM_ERR_EXISTS (ask, then write with replace), or a refusal, said
  * on the message line. */

@@ -1290,11 +1290,17 @@ act_redo(struct wb *wb, const char *arg)
 static void
 act_copy(struct wb *wb, const char *arg)
 {
+	char why[300], q[400];
+
 	(void)arg;
-	/* A copy that cannot arrive: offer the fallback at once. */
-	if (out_copy_manifest(wb) == COPY_FAILED && !wb->m.print_manifest_on_exit)
-		confirm(wb, CONFIRM_PRINT_ON_EXIT,
-			"Not copied (why: :messages). Print the manifest when you quit? (y/n) ");
+	/* A copy that cannot arrive: the reason and its fix, and the fallback
+	 * offered at once. */
+	if (out_copy_manifest(wb, why, sizeof why) == COPY_FAILED &&
+	    !wb->m.print_manifest_on_exit) {
+		snprintf(q, sizeof q, "Not copied: %s. Print the manifest when you quit? (y/n) ",
+			 why[0] ? why : "see :messages");
+		confirm(wb, CONFIRM_PRINT_ON_EXIT, q);
+	}
 }
 
 /* Write path now, or ask first when it would replace a file (the one

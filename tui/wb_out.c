@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,8 +76,31 @@ tmux_option(const char *name)
 	return v;
 }
 
+/* The manifest into tmux's paste buffer by its own command (the server in
+ * $TMUX): -w also hands it to the outer terminal's clipboard where tmux
+ * may (3.2 and later; without -w on older ones).  True when tmux took it. */
+static bool
+tmux_load_buffer(const struct tm_buf *json)
+{
+	static const char *const cmds[] = {"tmux load-buffer -w - >/dev/null 2>&1",
+					   "tmux load-buffer - >/dev/null 2>&1"};
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	bool ok = false;
+
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0] && !ok; i++) {
+		FILE *p = popen(cmds[i], "w");
+		if (!p)
+			break;
+		bool wrote = fwrite(json->data ? json->data : "", 1, json->len, p) == json->len;
+		int st = pclose(p);
+		ok = wrote && st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	signal(SIGPIPE, old);
+	return ok;
+}
+
 enum out_copy
-out_copy_manifest(struct wb *wb)
+out_copy_manifest(struct wb *wb, char *why, size_t why_len)
 {
 	struct tm_buf json, seq;
 	char *b64, *clip = NULL, *pass = NULL;
@@ -122,16 +146,27 @@ out_copy_manifest(struct wb *wb)
 	/* Say what the path to the clipboard allows, never more.  At most 80
 	 * columns: the message line is one row (the log keeps it whole). */
 	bool pass_on = pass && (strcmp(pass, "on") == 0 || strcmp(pass, "all") == 0);
+	if (why_len)
+		why[0] = 0;
 	if (tmux && *tmux && clip && strcmp(clip, "on") == 0) {
 		res = COPY_ARRIVED;
 		model_set_msg(&wb->m, ROLE_OK, "Copied %zu bytes into tmux's paste buffer (set-clipboard on)",
 			      json.len);
+	} else if (tmux && *tmux && !pass_on && tmux_load_buffer(&json)) {
+		/* tmux ignores a program's OSC 52 here (set-clipboard off or
+		 * external, tmux's default): its own command takes it */
+		res = COPY_ARRIVED;
+		model_set_msg(&wb->m, ROLE_OK,
+			      "Copied %zu bytes into tmux's paste buffer (tmux load-buffer; prefix ] "
+			      "pastes)",
+			      json.len);
 	} else if (tmux && *tmux && clip && !pass_on) {
 		res = COPY_FAILED;
-		model_set_msg(&wb->m, ROLE_ERROR,
-			      "Not copied: tmux's set-clipboard is %s, which ignores programs' copies. "
-			      "Enable: tmux set -g set-clipboard on",
-			      clip);
+		snprintf(why, why_len,
+			 "tmux's set-clipboard is %s and tmux load-buffer failed; fix: tmux set -g "
+			 "set-clipboard on",
+			 clip);
+		model_set_msg(&wb->m, ROLE_ERROR, "Not copied: %s", why);
 	} else if (tmux && *tmux && clip) {
 		model_set_msg(&wb->m, ROLE_WARNING,
 			      "Sent %zu bytes through tmux passthrough (set-clipboard %s): arrives if "

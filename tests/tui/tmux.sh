@@ -8,7 +8,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 BIN=${TM_BIN:-$top/build/asan/tracemerge}
-names="tmux-start-quit tmux-f1-f10 tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-no-color tmux-resize-prompt tmux-mouse-off tmux-mouse-click tmux-prompt-scroll"
+names="tmux-start-quit tmux-f1-f10 tmux-resize tmux-prompt-edit tmux-osc52 tmux-osc52-external tmux-copy-fails-says-why tmux-no-color tmux-resize-prompt tmux-mouse-off tmux-mouse-click tmux-prompt-scroll"
 if ! command -v tmux >/dev/null 2>&1; then
 	for n in $names; do echo "SKIP: $n: tmux not installed"; done
 	exit 0
@@ -111,30 +111,49 @@ else
 	echo "FAIL: tmux-osc52: did not start"
 fi
 
-# 4b. set-clipboard external: tmux ignores a program's OSC 52, so the copy
-# says it did not arrive (before: "Copied") and offers the manifest on exit.
+# 4b. set-clipboard external (tmux's default): tmux ignores a program's
+# OSC 52, so the copy goes through tmux load-buffer and arrives (before:
+# "Not copied (why: :messages)").
 T set-option -g set-clipboard external >/dev/null 2>&1
 T delete-buffer >/dev/null 2>&1
 start s4b ""
 if wait_for s4b "phone.pftrace" 15; then
 	T send-keys -t s4b c
-	if wait_for s4b "Not copied" 5 && ! T capture-pane -p -t s4b | grep -q "Copied"; then
-		T send-keys -t s4b y
-		if wait_for s4b "printed on exit" 5; then
-			T send-keys -t s4b q
-			if wait_for s4b "EXITED:0" 10 && T capture-pane -p -S -50 -t s4b | grep -q '"perfetto_manifest"'; then
-				echo "PASS: tmux-osc52-external"
-			else
-				echo "FAIL: tmux-osc52-external: no manifest printed on exit: $(T capture-pane -p -t s4b | tail -4 | tr '\n' ' ')"
-			fi
-		else
-			echo "FAIL: tmux-osc52-external: y did not set print-on-exit: $(T capture-pane -p -t s4b | tail -2 | tr '\n' ' ')"
-		fi
+	if wait_for s4b "load-buffer" 5 && T show-buffer 2>/dev/null | grep -q perfetto_manifest; then
+		echo "PASS: tmux-osc52-external"
 	else
-		echo "FAIL: tmux-osc52-external: $(T capture-pane -p -t s4b | tail -2 | tr '\n' ' ')"
+		echo "FAIL: tmux-osc52-external: $(T capture-pane -p -t s4b | tail -2 | tr '\n' ' ') buffer: $(T show-buffer 2>&1 | head -c 80)"
 	fi
 else
 	echo "FAIL: tmux-osc52-external: did not start"
+fi
+# 4c. when load-buffer fails too (a tmux that refuses it), the prompt says
+# why and the fix, and offers the manifest on exit.
+mkdir -p "$work/faketmux"
+printf '#!/bin/sh
+case "$1" in show-options) echo external;; *) exit 1;; esac
+' >"$work/faketmux/tmux"
+chmod +x "$work/faketmux/tmux"
+start s4c "PATH=$work/faketmux:$PATH"
+if wait_for s4c "phone.pftrace" 15; then
+	T send-keys -t s4c c
+	if wait_for s4c "set-clipboard on. Print the manifest" 5; then
+		T send-keys -t s4c y
+		if wait_for s4c "printed on exit" 5; then
+			T send-keys -t s4c q
+			if wait_for s4c "EXITED:0" 10 && T capture-pane -p -S -50 -t s4c | grep -q '"perfetto_manifest"'; then
+				echo "PASS: tmux-copy-fails-says-why"
+			else
+				echo "FAIL: tmux-copy-fails-says-why: no manifest printed on exit: $(T capture-pane -p -t s4c | tail -4 | tr '\n' ' ')"
+			fi
+		else
+			echo "FAIL: tmux-copy-fails-says-why: y did not set print-on-exit: $(T capture-pane -p -t s4c | tail -2 | tr '\n' ' ')"
+		fi
+	else
+		echo "FAIL: tmux-copy-fails-says-why: $(T capture-pane -p -t s4c | tail -2 | tr '\n' ' ')"
+	fi
+else
+	echo "FAIL: tmux-copy-fails-says-why: did not start"
 fi
 T set-option -g set-clipboard on >/dev/null 2>&1
 
@@ -154,8 +173,8 @@ fi
 # size (too small included) and the answer still applies; no crash.
 start s6 ""
 if wait_for s6 "phone.pftrace" 15; then
-	T send-keys -t s6 j o C-u 1 2
-	if wait_for s6 "Offset (ns" 5; then
+	T send-keys -t s6 G o C-u 1 2
+	if wait_for s6 "Offset vs phone.pftrace (ns" 5; then
 		ok=1
 		for size in "120 35" "60 16" "40 10" "100 30" "80 24"; do
 			T resize-window -t s6 -x ${size% *} -y ${size#* } >/dev/null 2>&1
@@ -163,7 +182,7 @@ if wait_for s6 "phone.pftrace" 15; then
 			if [ "$size" = "40 10" ]; then
 				wait_for s6 "Terminal too small" 5 || { ok=0; why="no too-small notice"; }
 			else
-				wait_for s6 "Offset (ns us ms s; + moves later): 12" 5 || { ok=0; why="prompt lost at $size"; }
+				wait_for s6 "(ns us ms s; + moves later): 12" 5 || { ok=0; why="prompt lost at $size"; }
 			fi
 		done
 		T send-keys -t s6 m s Enter
@@ -185,8 +204,8 @@ fi
 # to the label.
 start s6b ""
 if wait_for s6b "phone.pftrace" 15; then
-	T send-keys -t s6b j o C-u
-	if wait_for s6b "Offset (ns" 5; then
+	T send-keys -t s6b G o C-u
+	if wait_for s6b "Offset vs phone.pftrace (ns" 5; then
 		T resize-window -t s6b -x 40 -y 12 >/dev/null 2>&1
 		sleep 0.3
 		T send-keys -t s6b -l "0000000000000000000000000000000000000000000000000000012"
@@ -198,7 +217,7 @@ if wait_for s6b "phone.pftrace" 15; then
 		case "$line" in *"Offset"*) ok=0; why="not scrolled: $line" ;; esac
 		[ "${cx:-99}" -lt 40 ] || { ok=0; why="cursor at column $cx of 40"; }
 		T send-keys -t s6b Home
-		# the label is 36 columns: the cursor at the input's start shows
+		# the label is wider than the line: the cursor at the input's start shows
 		# its end and the first digits
 		wait_for s6b "moves later): 000" 5 || { ok=0; why="Home did not scroll back"; }
 		cx2=$(T display-message -p -t s6b '#{cursor_x}')
