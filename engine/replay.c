@@ -197,23 +197,33 @@ mfail(struct tm_replay *p, const char *fmt, ...)
 	p->error_in_manifest = true;
 }
 
-/* n more of stat st on a file (struct tm_file_acc: its non-zero stats). */
+/* n more of stat st on a file (struct tm_file_acc: its non-zero stats);
+ * bit: st, or 32 + st for its events missing under st. */
 static void
-acc_stat_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
+acc_stat_add(struct tm_file_acc *a, int bit, uint64_t n)
 {
-	uint32_t b = 1u << st;
-	size_t k = (size_t)__builtin_popcount(a->stat_mask & (b - 1));
+	uint64_t b = 1ull << bit;
+	size_t k = (size_t)__builtin_popcountll(a->stat_mask & (b - 1));
 	if (a->stat_mask & b) {
 		a->stat_v[k] += n;
 		return;
 	}
 	if (!n)
 		return;
-	size_t cnt = (size_t)__builtin_popcount(a->stat_mask);
+	size_t cnt = (size_t)__builtin_popcountll(a->stat_mask);
 	a->stat_v = xrealloc(a->stat_v, (cnt + 1) * sizeof *a->stat_v);
 	memmove(a->stat_v + k + 1, a->stat_v + k, (cnt - k) * sizeof *a->stat_v);
 	a->stat_v[k] = n;
 	a->stat_mask |= b;
+}
+
+/* n more events of a file missing from the merged trace, lost under stat
+ * st (tm_stat_loses_events): every place the replay loses an event counts
+ * it here, and the events list (record_event) names the same stat. */
+static void
+missing_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
+{
+	acc_stat_add(a, 32 + (int)st, n);
 }
 
 /* Count a stat on the context's file and, for the three drop stats, on its
@@ -221,7 +231,7 @@ acc_stat_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
 static void
 stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, uint64_t n)
 {
-	acc_stat_add(&p->acc[c->file], st, n);
+	acc_stat_add(&p->acc[c->file], (int)st, n);
 	if (tm_stat_is_drop(st)) {
 		if (c->row >= p->cap_row_drops) {
 			size_t old = p->cap_row_drops;
@@ -437,12 +447,10 @@ _Static_assert(TM_STAT__COUNT < 255, "struct tm_report_event's drop holds a stat
 static void
 record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
 {
-	if (!p->src->keep_events || !detail || (stat < 0 && p->src->dropped_only))
+	if (!p->src->keep_events || (stat < 0 && (!detail || p->src->dropped_only)))
 		return;
 	if (p->n_evs == p->cap_evs) /* the call only to grow: once per event it showed */
 		BIG_XGROW(p->evs, p->cap_evs, p->n_evs + 1);
-	const struct tm_oplog *log = &p->src->scans[file]->log;
-	const struct tm_detail *d = &log->x->details[detail - 1];
 	size_t i = p->n_evs++;
 	if (p->cap_ev_track < p->cap_evs) { /* its slice track (slice_tracks) */
 		p->ev_track = xrealloc(p->ev_track, p->cap_evs * sizeof *p->ev_track);
@@ -450,12 +458,15 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	}
 	p->ev_track[i] = UINT32_MAX;
 	struct tm_report_event *o = &p->evs[i];
-	*o = (struct tm_report_event){.file = (uint32_t)file,
-				      .name = tm_oplog_detail_name(log, d),
-				      .ts = ts,
-				      .dur = -1,
-				      .machine = row,
-				      .phase = d->phase};
+	*o = (struct tm_report_event){.file = (uint32_t)file, .ts = ts, .dur = -1, .machine = row};
+	if (!detail) { /* an event the scan keeps no detail of (lost: listed unnamed) */
+		o->drop = (uint8_t)(stat + 1);
+		return;
+	}
+	const struct tm_oplog *log = &p->src->scans[file]->log;
+	const struct tm_detail *d = &log->x->details[detail - 1];
+	o->name = tm_oplog_detail_name(log, d);
+	o->phase = d->phase;
 	if (stat >= 0) {
 		o->drop = (uint8_t)(stat + 1);
 		return;
@@ -997,6 +1008,7 @@ push(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, u
 		enum tm_stat_id st = te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED;
 		stat_add(p, c, st, 1);
 		p->acc[fs->file].events++;
+		missing_add(&p->acc[fs->file], st, 1);
 		record_event(p, fs->file, detail, ts, c->row, (int)st);
 		return;
 	}
@@ -1059,6 +1071,7 @@ place(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, 
 		note_all(&p->acc[fs->file], ts, ts);
 		p->acc[fs->file].events++;
 		stat_add(p, c, TM_STAT_FTRACE_BEFORE_START, 1);
+		missing_add(&p->acc[fs->file], TM_STAT_FTRACE_BEFORE_START, 1);
 		record_event(p, fs->file, detail, ts, c->row, (int)TM_STAT_FTRACE_BEFORE_START);
 		return;
 	}
@@ -1069,6 +1082,7 @@ static void
 drop(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, enum tm_stat_id st, int64_t raw, uint32_t detail)
 {
 	p->acc[fs->file].events++;
+	missing_add(&p->acc[fs->file], st, 1);
 	record_event(p, fs->file, detail, raw, c->row, (int)st);
 }
 
@@ -1268,8 +1282,13 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 		bool have = resolve_clock(fs, c, op->clock, op->seq, &clk);
 		for (uint32_t i = 0; i < op->n; i++) {
 			int64_t v = op->tss[i];
-			if (have && !to_trace_time(p, c, clk, op->tss[i], false, &v, NULL)) {
+			enum tm_conv_result why;
+			if (have && !to_trace_time(p, c, clk, op->tss[i], false, &v, &why)) {
+				/* the rest of the array is abandoned (one failure) */
 				p->acc[fs->file].events += op->n - i;
+				missing_add(&p->acc[fs->file], why_stat(why), op->n - i);
+				for (uint32_t k = i; k < op->n; k++)
+					record_event(p, fs->file, 0, op->tss[k], c->row, (int)why_stat(why));
 				break;
 			}
 			place(p, fs, c, v, 0, false, started_ns(p, c));
@@ -1298,6 +1317,13 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 	case TM_OP_STAT:
 		c = reader_ctx(p, fs, op->machine);
 		stat_add(p, c, (enum tm_stat_id)op->stat, op->n);
+		if (tm_stat_loses_events((enum tm_stat_id)op->stat)) {
+			/* a scanner's count of events it saw lost (a TrackEvent
+			 * whose legacy timestamp is negative) */
+			missing_add(&p->acc[fs->file], (enum tm_stat_id)op->stat, op->n);
+			for (uint32_t k = 0; k < op->n; k++)
+				record_event(p, fs->file, 0, op->ts, c->row, (int)op->stat);
+		}
 		break;
 	case TM_OP_FATAL:
 		if (!p->error) {
@@ -1457,8 +1483,10 @@ bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, co
 	/* first index with v + off >= 0, i.e. v >= -off; v + INT64_MIN < 0 always */
 	int64_t nb[2];
 	uint32_t k = off == INT64_MIN ? e : vj + off >= 0 ? j : tm_run_lower_bound(r, j, e, -off, false, nb);
-	if (k > j)
+	if (k > j) {
 		stat_add(p, c, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
+		missing_add(a, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
+	}
 	int64_t vk = k == j ? vj : nb[1]; /* element k's value, when k < e */
 	if (k < e && vk + off < thr) {
 		/* then up to the first with v + off >= thr (place): below
@@ -1467,6 +1495,7 @@ bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, co
 		uint32_t k2 = __builtin_sub_overflow(thr, off, &x) ? e
 			      : tm_run_lower_bound(r, k, e, x, false, nb2);
 		stat_add(p, c, TM_STAT_FTRACE_BEFORE_START, k2 - k);
+		missing_add(a, TM_STAT_FTRACE_BEFORE_START, k2 - k);
 		k = k2;
 		if (k < e)
 			vk = nb2[1]; /* k2 > k: element k is below thr */
@@ -1500,6 +1529,8 @@ run_elem_plain(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, str
 	if (is_packet)
 		stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
 	p->acc[fs->file].events++;
+	missing_add(&p->acc[fs->file], why_stat(why), 1);
+	record_event(p, fs->file, 0, ts, c->row, (int)why_stat(why));
 }
 
 static bool
@@ -1569,6 +1600,12 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		if (is_packet)
 			stat_add(p, c, TM_STAT_UNDEFERRABLE, n);
 		p->acc[fs->file].events += n;
+		missing_add(&p->acc[fs->file], why_stat(why), n);
+		if (p->src->keep_events) {
+			const int64_t *v = run_values(p, r);
+			for (uint32_t i = 0; i < n; i++)
+				record_event(p, fs->file, 0, v[i], c->row, (int)why_stat(why));
+		}
 		return;
 	}
 	if (n == 1) {
@@ -1581,10 +1618,13 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 		const int64_t *v = run_values(p, r);
 		for (uint32_t i = 1; i < n; i++) {
 			int64_t x;
-			if (tm_graph_convert(p->g, q, v[i], p->tt, false, &x) == TM_CONV_OK)
+			enum tm_conv_result res = tm_graph_convert(p->g, q, v[i], p->tt, false, &x);
+			if (res == TM_CONV_OK) {
 				place(p, fs, c, x, 0, te, thr);
-			else
-				p->acc[fs->file].events++; /* cannot happen: the path exists */
+			} else { /* cannot happen: the path exists */
+				p->acc[fs->file].events++;
+				missing_add(&p->acc[fs->file], why_stat(res), 1);
+			}
 		}
 		return;
 	}

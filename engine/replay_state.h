@@ -73,11 +73,13 @@ struct tm_file_acc {
 	uint64_t events;
 	int64_t first_ts, last_ts;
 	int64_t all_first, all_last; /* kept or dropped as negative */
-	/* the file's non-zero stats, in id order: stat_v holds one value per
-	 * bit of stat_mask (tm_acc_stat); most files of an archive of 10,000s
-	 * count none */
+	/* the file's non-zero stats, in id order, then its events missing by
+	 * the stat of each loss: stat_v holds one value per bit of stat_mask,
+	 * bit st for stat st (tm_acc_stat), bit 32 + st for the events lost
+	 * under it (tm_acc_missing); most files of an archive of 10,000s count
+	 * none */
 	uint64_t *stat_v;
-	uint32_t stat_mask;
+	uint64_t stat_mask;
 	bool has_ts;
 	bool has_all;
 	bool is_predicted;
@@ -90,7 +92,8 @@ struct tm_file_acc {
 	uint32_t row1;
 	/* (one per member, 10,000s for an archive) */
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_file_acc) == 72, "struct tm_file_acc grew");
+/* (80: the missing counts' 32 bits of stat_mask took 8 bytes) */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_file_acc) == 80, "struct tm_file_acc grew");
 _Static_assert(TM_STAT__COUNT <= 32, "tm_file_acc.stat_mask holds every stat");
 
 static inline const uint32_t *
@@ -103,8 +106,15 @@ tm_acc_rows(const struct tm_file_acc *a)
 static inline uint64_t
 tm_acc_stat(const struct tm_file_acc *a, int st)
 {
-	uint32_t b = 1u << st;
-	return a->stat_mask & b ? a->stat_v[__builtin_popcount(a->stat_mask & (b - 1))] : 0;
+	uint64_t b = 1ull << st;
+	return a->stat_mask & b ? a->stat_v[__builtin_popcountll(a->stat_mask & (b - 1))] : 0;
+}
+
+/* The file's events lost under stat st (tm_stat_loses_events). */
+static inline uint64_t
+tm_acc_missing(const struct tm_file_acc *a, int st)
+{
+	return tm_acc_stat(a, 32 + st);
 }
 
 /* A slice track of the events list (replay.c, slice_tracks): one per

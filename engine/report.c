@@ -35,6 +35,29 @@ tm_stat_is_drop(enum tm_stat_id id)
 	return (unsigned)id < TM_STAT__COUNT && stat_info[id].is_drop;
 }
 
+/* The one list of the stats an event is lost under (tracemerge.h): the
+ * clock conversion's three failures (clock_tracker.cc's failure hook: the
+ * event is not pushed), the sorter's negative drop (trace_sorter.h
+ * PushTracePacket and friends) and a TrackEvent whose timestamp is negative
+ * (track_event_tokenizer.cc), an ftrace event before tracing started
+ * (ftrace_parser.cc ParseFtraceEvent).  Not undeferrable_packet_loss, counted beside
+ * a failure for the same packet, nor unrelatable, once per tracker. */
+bool
+tm_stat_loses_events(enum tm_stat_id id)
+{
+	switch (id) {
+	case TM_STAT_NO_PATH:
+	case TM_STAT_NEG_DROPPED:
+	case TM_STAT_UNKNOWN_SOURCE:
+	case TM_STAT_UNKNOWN_TARGET:
+	case TM_STAT_TE_INVALID_TS:
+	case TM_STAT_FTRACE_BEFORE_START:
+		return true;
+	default:
+		return false;
+	}
+}
+
 uint64_t
 tm_stat_value(const struct tm_stat *stats, size_t n_stats, enum tm_stat_id id)
 {
@@ -324,7 +347,7 @@ tm_report_build(struct tm_replay *p)
 	struct tm_report *r = p->r;
 	const struct tm_replay_src *s = p->src;
 	size_t nm = s->in->n_members;
-	uint64_t tot[TM_STAT__COUNT] = {0};
+	uint64_t tot[TM_STAT__COUNT] = {0}, miss[TM_STAT__COUNT] = {0};
 	r->files = xcalloc(nm + 1, sizeof *r->files);
 	r->n_files = nm;
 	r->is_complete = true;
@@ -354,10 +377,13 @@ tm_report_build(struct tm_replay *p)
 		f->all_first_ts = a->all_first;
 		f->all_last_ts = a->all_last;
 		/* stat_v holds the non-zero stats in id order, one per bit of
-		 * stat_mask (struct tm_file_acc) */
-		size_t ns = (size_t)__builtin_popcount(a->stat_mask);
+		 * stat_mask, then the missing events by stat (struct
+		 * tm_file_acc) */
+		size_t ns = (size_t)__builtin_popcount((uint32_t)a->stat_mask);
+		size_t nmiss = (size_t)__builtin_popcount((uint32_t)(a->stat_mask >> 32));
 		f->stats = ns ? xcalloc(ns, sizeof *f->stats) : NULL;
-		for (uint32_t m = a->stat_mask; m; m &= m - 1) {
+		f->missing_stats = nmiss ? xcalloc(nmiss, sizeof *f->missing_stats) : NULL;
+		for (uint32_t m = (uint32_t)a->stat_mask; m; m &= m - 1) {
 			int st = __builtin_ctz(m);
 			uint64_t v = a->stat_v[f->n_stats];
 			tot[st] += v;
@@ -365,6 +391,15 @@ tm_report_build(struct tm_replay *p)
 			if (tm_stat_is_drop((enum tm_stat_id)st))
 				f->dropped += v;
 		}
+		for (uint32_t m = (uint32_t)(a->stat_mask >> 32); m; m &= m - 1) {
+			int st = __builtin_ctz(m);
+			uint64_t v = a->stat_v[ns + f->n_missing_stats];
+			miss[st] += v;
+			f->missing_stats[f->n_missing_stats++] = stat_of(st, v);
+			f->missing += v;
+		}
+		if (f->n_missing_stats > 1)
+			qsort(f->missing_stats, f->n_missing_stats, sizeof *f->missing_stats, cmp_stat);
 		tm_buf_reset(&pl);
 		if (mb->is_unexpanded) {
 			tm_buf_adds(&pl, "container nested more than 8 deep: tracemerge does not "
@@ -395,6 +430,13 @@ tm_report_build(struct tm_replay *p)
 				r->dropped += tot[st];
 		}
 	qsort(r->stats, r->n_stats, sizeof *r->stats, cmp_stat);
+	r->missing_stats = xcalloc(TM_STAT__COUNT, sizeof *r->missing_stats);
+	for (int st = 0; st < TM_STAT__COUNT; st++)
+		if (miss[st]) {
+			r->missing_stats[r->n_missing_stats++] = stat_of(st, miss[st]);
+			r->missing += miss[st];
+		}
+	qsort(r->missing_stats, r->n_missing_stats, sizeof *r->missing_stats, cmp_stat);
 	r->machines = xcalloc(p->n_rows + 1, sizeof *r->machines);
 	r->n_machines = p->n_rows;
 	uint32_t n_remote = 0;
@@ -491,7 +533,7 @@ tm_report_build(struct tm_replay *p)
 		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
 	}
 	/* Unpredicted formats are never counted as zero drops. */
-	r->ok = !r->error && r->dropped == 0 && r->is_complete;
+	r->ok = !r->error && r->dropped == 0 && r->missing == 0 && r->is_complete;
 }
 
 void
@@ -504,6 +546,7 @@ tm_report_free(struct tm_report *r)
 	free(r->hint);
 	free(r->tt_why);
 	free(r->stats);
+	free(r->missing_stats);
 	for (size_t i = 0; i < r->n_machines; i++)
 		free(r->machines[i].name);
 	free(r->machines);
@@ -514,6 +557,7 @@ tm_report_free(struct tm_report *r)
 	free(r->meta);
 	for (size_t i = 0; i < r->n_files; i++) {
 		free(r->files[i].stats);
+		free(r->files[i].missing_stats);
 		free(r->files[i].placement); /* and its machines and clocks (file_block) */
 	}
 	free(r->files);
@@ -533,7 +577,8 @@ tm_report_free(struct tm_report *r)
 bool
 tm_report_same_numbers(const struct tm_report *a, const struct tm_report *b)
 {
-	if (!tm_same_str(a->error, b->error) || a->dropped != b->dropped || a->n_stats != b->n_stats ||
+	if (!tm_same_str(a->error, b->error) || a->dropped != b->dropped ||
+	    a->missing != b->missing || a->n_stats != b->n_stats ||
 	    a->n_files != b->n_files || a->tt_clock != b->tt_clock || a->tt_file != b->tt_file ||
 	    a->n_machines != b->n_machines)
 		return false;
@@ -542,7 +587,8 @@ tm_report_same_numbers(const struct tm_report *a, const struct tm_report *b)
 			return false;
 	for (size_t i = 0; i < a->n_files; i++) {
 		const struct tm_report_file *x = &a->files[i], *y = &b->files[i];
-		if (x->events != y->events || x->dropped != y->dropped || x->has_ts != y->has_ts ||
+		if (x->events != y->events || x->dropped != y->dropped || x->missing != y->missing ||
+		    x->has_ts != y->has_ts ||
 		    x->has_all_ts != y->has_all_ts || x->n_machines != y->n_machines)
 			return false;
 		if (x->has_ts && (x->first_ts != y->first_ts || x->last_ts != y->last_ts))
@@ -552,6 +598,43 @@ tm_report_same_numbers(const struct tm_report *a, const struct tm_report *b)
 			return false;
 	}
 	return true;
+}
+
+void
+tm_missing_sentence(uint64_t dropped, uint64_t missing, const struct tm_stat *st, size_t n,
+		    struct tm_buf *out)
+{
+	if (dropped == 0)
+		tm_buf_adds(out, "trace_processor counts no dropped events, but ");
+	tm_buf_addf(out, "%" PRIu64 " event%s would be missing from the merged trace (tracemerge):",
+		    missing, missing == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		tm_buf_addf(out, "%s%s %" PRIu64, i ? ", " : " ", st[i].name, st[i].value);
+	tm_buf_adds(out, ".");
+}
+
+void
+tm_report_missing_sentence(const struct tm_report *r, struct tm_buf *out)
+{
+	tm_missing_sentence(r->dropped, r->missing, r->missing_stats, r->n_missing_stats, out);
+}
+
+/* The events missing are the dropped count itself, stat by stat (every
+ * drop a lost event: negative timestamps, no_path failures of one event
+ * each): the dropped count's sentence says it all. */
+bool
+tm_report_missing_is_dropped(const struct tm_report *r)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->n_stats; i++) {
+		if (!tm_stat_is_drop(r->stats[i].id))
+			continue;
+		if (k >= r->n_missing_stats || r->missing_stats[k].id != r->stats[i].id ||
+		    r->missing_stats[k].value != r->stats[i].value)
+			return false;
+		k++;
+	}
+	return k == r->n_missing_stats;
 }
 
 void
@@ -568,6 +651,13 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 	size_t n_unknown = 0;
 	for (size_t i = 0; i < r->n_files; i++)
 		n_unknown += r->files[i].is_trace && !r->files[i].is_predicted;
+	if (r->dropped == 0 && r->missing) {
+		tm_report_missing_sentence(r, out);
+		if (n_unknown)
+			tm_buf_addf(out, " (%zu file%s not predicted.)", n_unknown,
+				    n_unknown == 1 ? "'s events are" : "s' events are");
+		return;
+	}
 	if (r->dropped == 0 && n_unknown == 0 && r->is_complete) {
 		tm_buf_adds(out, "All traces line up on the shared timeline.");
 		return;
@@ -585,16 +675,28 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 			    n_unknown, n_unknown == 1 ? " is" : "s are", n_unknown == 1 ? "its" : "their");
 		return;
 	}
-	tm_buf_addf(out, "%" PRIu64 " event%s would be dropped:", r->dropped,
-		    r->dropped == 1 ? "" : "s");
-	const char *sep = " ";
+	/* trace_processor's count, named as such when the events missing are
+	 * not that count */
+	bool same = tm_report_missing_is_dropped(r);
+	if (same)
+		tm_buf_addf(out, "%" PRIu64 " event%s would be dropped:", r->dropped,
+			    r->dropped == 1 ? "" : "s");
+	else
+		tm_buf_addf(out, "trace_processor would report %" PRIu64 " dropped event%s (",
+			    r->dropped, r->dropped == 1 ? "" : "s");
+	const char *sep = same ? " " : "";
 	for (size_t i = 0; i < r->n_stats; i++) {
 		if (!tm_stat_is_drop(r->stats[i].id))
 			continue;
 		tm_buf_addf(out, "%s%s %" PRIu64, sep, r->stats[i].name, r->stats[i].value);
 		sep = ", ";
 	}
-	tm_buf_adds(out, ".");
+	if (!same) {
+		tm_buf_adds(out, "); ");
+		tm_report_missing_sentence(r, out);
+	} else {
+		tm_buf_adds(out, ".");
+	}
 	if (n_unknown)
 		tm_buf_addf(out, " (%zu file%s not predicted.)", n_unknown,
 			    n_unknown == 1 ? "'s events are" : "s' events are");

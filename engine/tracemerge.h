@@ -604,6 +604,15 @@ enum tm_stat_id {
 const char *tm_stat_name(enum tm_stat_id id);
 /* True for the three stats summed into the dropped count. */
 bool tm_stat_is_drop(enum tm_stat_id id);
+/* True for the stats an event can be lost under: the one list of them
+ * (report.c).  Every event the import does not keep (its conversion to
+ * trace time fails, or it lands before zero) is counted once, under the
+ * stat of its loss, in the report's missing figures: a second figure beside
+ * trace_processor's dropped count, ours, which that count leaves out (an
+ * unknown_target failure loses an event the dialog never counts).  A stat
+ * of this list that a scanner counts on its own (a TM_OP_STAT op) counts
+ * one missing event per unit. */
+bool tm_stat_loses_events(enum tm_stat_id id);
 
 struct tm_stat {
 	enum tm_stat_id id;
@@ -637,6 +646,11 @@ struct tm_report_file {
 	uint32_t *clocks;   /* builtin/seq clock ids seen in its snapshots or events */
 	uint64_t events;    /* events pushed or dropped (trace_processor's pushes) */
 	uint64_t dropped;   /* this file's share of the dialog's dropped count */
+	/* ours: its events missing from the merged trace (tm_stat_loses_events),
+	 * in all and by the stat of each loss (value: the events lost under it) */
+	uint64_t missing;
+	size_t n_missing_stats;
+	struct tm_stat *missing_stats;
 	bool has_ts;
 	int64_t first_ts, last_ts; /* trace-time range of kept events */
 	bool has_all_ts;
@@ -685,6 +699,11 @@ struct tm_report {
 				 * from a trace's bytes, whatever its text quotes */
 	char *hint;       /* ours: how to fix error, or NULL */
 	uint64_t dropped; /* sum of the three stats the dialog and util merge report */
+	/* ours: the events missing from the merged trace, in all and by the stat
+	 * of each loss, sorted by name (tm_stat_loses_events; the files' sum) */
+	uint64_t missing;
+	size_t n_missing_stats;
+	struct tm_stat *missing_stats;
 	size_t n_stats;
 	struct tm_stat *stats; /* every non-zero stat, summed over files, sorted by name */
 	uint32_t tt_clock;     /* trace-time clock id */
@@ -753,6 +772,18 @@ bool tm_session_keeps_events(const struct tm_session *s);
 /* The verdict line in the dialog's words: "All traces line up on the shared
  * timeline." or "N events would be dropped: ..." (written into out). */
 void tm_report_verdict(const struct tm_report *r, struct tm_buf *out);
+/* The missing figure in words, as every view says it: "N events would be
+ * missing from the merged trace (tracemerge): stat N, ..." (ours). */
+void tm_report_missing_sentence(const struct tm_report *r, struct tm_buf *out);
+/* The same of any figures (a file's: its dropped share, missing and
+ * missing_stats), prefixed "trace_processor counts no dropped events, but "
+ * when dropped is 0. */
+void tm_missing_sentence(uint64_t dropped, uint64_t missing, const struct tm_stat *st, size_t n,
+			 struct tm_buf *out);
+/* True when the events missing are exactly the dropped count, stat by stat
+ * (negative timestamps, no_path failures of one event each): then the
+ * dropped count says it all and views need not show both. */
+bool tm_report_missing_is_dropped(const struct tm_report *r);
 
 /* ------------------------------------------------------------------ */
 /* Offsets: one grammar, edits valid by construction (offset.c)        */

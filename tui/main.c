@@ -567,6 +567,20 @@ cmd_ls(int argc, char **argv)
 /* check                                                               */
 /* ------------------------------------------------------------------ */
 
+/* A stat list as a JSON object of name: value. */
+static void
+json_stats(struct tm_buf *b, const struct tm_stat *st, size_t n)
+{
+	tm_buf_addc(b, '{');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			tm_buf_addc(b, ',');
+		json_str(b, st[i].name);
+		tm_buf_addf(b, ":%" PRIu64, st[i].value);
+	}
+	tm_buf_addc(b, '}');
+}
+
 static void
 print_check_json(struct tm_session *s, const struct tm_manifest *cur, const struct tm_report *r,
 		 bool events)
@@ -582,16 +596,12 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 	kv_str(&b, &first, "error_where", r->error_where);
 	kv_str(&b, &first, "hint", r->hint);
 	kv_u64(&b, &first, "dropped", true, r->dropped);
+	kv_u64(&b, &first, "missing", true, r->missing);
+	json_key(&b, &first, "missing_by_stat");
+	json_stats(&b, r->missing_stats, r->n_missing_stats);
 	kv_bool(&b, &first, "complete", r->is_complete);
 	json_key(&b, &first, "stats");
-	tm_buf_addc(&b, '{');
-	for (size_t i = 0; i < r->n_stats; i++) {
-		if (i)
-			tm_buf_addc(&b, ',');
-		json_str(&b, r->stats[i].name);
-		tm_buf_addf(&b, ":%" PRIu64, r->stats[i].value);
-	}
-	tm_buf_addc(&b, '}');
+	json_stats(&b, r->stats, r->n_stats);
 	json_key(&b, &first, "trace_time");
 	tm_buf_addf(&b, "{\"clock\":");
 	json_str(&b, tm_clock_name(r->tt_clock));
@@ -671,18 +681,14 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 		bool known = !f->is_trace || f->is_predicted;
 		kv_u64(&b, &ff, "events", known, f->events);
 		kv_u64(&b, &ff, "dropped", known, f->dropped);
+		kv_u64(&b, &ff, "missing", known, f->missing);
+		json_key(&b, &ff, "missing_by_stat");
+		json_stats(&b, f->missing_stats, f->n_missing_stats);
 		kv_int(&b, &ff, "first_ts", f->has_ts, f->first_ts);
 		kv_int(&b, &ff, "last_ts", f->has_ts, f->last_ts);
 		kv_int(&b, &ff, "first_ts_with_dropped", f->has_all_ts, f->all_first_ts);
 		json_key(&b, &ff, "stats");
-		tm_buf_addc(&b, '{');
-		for (size_t k = 0; k < f->n_stats; k++) {
-			if (k)
-				tm_buf_addc(&b, ',');
-			json_str(&b, f->stats[k].name);
-			tm_buf_addf(&b, ":%" PRIu64, f->stats[k].value);
-		}
-		tm_buf_addc(&b, '}');
+		json_stats(&b, f->stats, f->n_stats);
 		kv_str(&b, &ff, "placement", f->placement);
 		tm_buf_addc(&b, '}');
 	}
@@ -809,8 +815,8 @@ print_check_text(const struct tm_session *s, const struct tm_report *r)
 		const struct tm_report_file *f = &r->files[order[oi]];
 		say_part(stdout, "  %-10s %s", tm_format_name(f->format), file_label(s, f));
 		if (f->is_predicted)
-			say_part(stdout, ": %" PRIu64 " event%s, %" PRIu64 " dropped", f->events,
-				 f->events == 1 ? "" : "s", f->dropped);
+			say_part(stdout, ": %" PRIu64 " event%s, %" PRIu64 " dropped, %" PRIu64 " missing",
+				 f->events, f->events == 1 ? "" : "s", f->dropped, f->missing);
 		else
 			fputs(": events not predicted (format not scanned by tracemerge)", stdout);
 		for (size_t k = 0; k < f->n_machines; k++) {
@@ -837,6 +843,11 @@ print_check_text(const struct tm_session *s, const struct tm_report *r)
 		for (size_t i = 0; i < r->n_stats; i++)
 			if (tm_stat_is_drop(r->stats[i].id))
 				say(stdout, "  %s %" PRIu64, r->stats[i].name, r->stats[i].value);
+	}
+	if (r->missing) {
+		puts("missing from the merged trace (tracemerge), by stat:");
+		for (size_t i = 0; i < r->n_missing_stats; i++)
+			say(stdout, "  %s %" PRIu64, r->missing_stats[i].name, r->missing_stats[i].value);
 	}
 	say_part(stdout, "timeline: %s", tm_clock_name(r->tt_clock));
 	if (r->tt_machine >= 0 && (size_t)r->tt_machine < r->n_machines) {
@@ -1175,24 +1186,25 @@ cmd_merge(int argc, char **argv)
 			if (r->error) {
 				say(stderr, "%s", r->error);
 				rc = EXIT_BROKEN;
-			} else if (r->dropped == 0 && r->is_complete) {
+			} else if (r->dropped == 0 && r->missing == 0 && r->is_complete) {
 				say(stdout, "Validation: all traces line up on the shared timeline.");
-			} else if (r->dropped == 0) {
+			} else if (r->dropped == 0 && r->missing == 0) {
 				say(stderr, "Validation: no predicted event is dropped, but the "
 					    "prediction is incomplete (see below).");
 				if (o.strict)
 					rc = EXIT_DROPS;
-			} else if (o.strict) {
-				say(stderr, "merge: %" PRIu64 " events would be dropped when this archive is "
-					"opened: they cannot be placed on the shared timeline. Adjust the "
-					"clocks in the manifest.",
-					r->dropped);
-				rc = EXIT_DROPS;
 			} else {
-				say(stderr, "Warning: %" PRIu64 " events would be dropped when this archive "
-					"is opened: they cannot be placed on the shared timeline. Adjust "
-					"the clocks in the manifest.",
-					r->dropped);
+				/* the verdict's figures, each named as check names it */
+				struct tm_buf v;
+				tm_buf_init(&v);
+				tm_report_verdict(r, &v);
+				say(stderr, "%s when this archive is opened: %s They cannot be placed on "
+					    "the shared timeline. Adjust the clocks in the manifest.",
+				    o.strict ? "merge: events would be lost" : "Warning: events would be lost",
+				    v.data);
+				tm_buf_fini(&v);
+				if (o.strict)
+					rc = EXIT_DROPS;
 			}
 			if (!r->is_complete)
 				say(stderr, "note (tracemerge): some files are in formats whose "

@@ -378,6 +378,9 @@ struct wb_layout {
  * cut, names and machines give way first. */
 struct wb_cols {
 	int order, name, format, size, machine, align, events, drops;
+	/* 0: no MISSING column (the events missing from the merged trace are
+	 * the dropped count, tm_report_missing_is_dropped) */
+	int missing;
 };
 /* The timeline's window over the whole range [lo, hi]: zoom halves the span
  * per step; center (a fraction of the range) is where the view is anchored

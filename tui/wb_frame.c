@@ -538,7 +538,11 @@ frame_columns(struct wb *wb, int list_w)
 	struct wb_frame *fr = &wb->fr;
 	const struct wb_model *m = &wb->m;
 	size_t n = model_n_rows(m);
-	struct wb_cols need = {1, 4, 6, 4, 7, 5, 6, 5}; /* the headers */
+	struct wb_cols need = {1, 4, 6, 4, 7, 5, 6, 5, 0}; /* the headers */
+	/* MISSING beside DROPS when the events missing are not the dropped
+	 * count (both figures the engine's, with the same names everywhere) */
+	if (m->rep && !tm_report_missing_is_dropped(m->rep))
+		need.missing = 7;
 	char buf[128];
 	struct tm_buf label_buf;
 
@@ -579,6 +583,8 @@ frame_columns(struct wb *wb, int list_w)
 		if (rf) {
 			need.events = max_int(need.events, digits(rf->events));
 			need.drops = max_int(need.drops, digits(rf->dropped));
+			if (need.missing)
+				need.missing = max_int(need.missing, digits(rf->missing));
 		}
 	}
 	qsort(by, n_by, sizeof *by, cmp_order);

@@ -54,7 +54,7 @@ layout_columns(const struct wb_cols *need, int w, struct wb_cols *out)
 {
 	*out = *need;
 	int fixed = layout_columns_extra() + out->order + out->format + out->size + out->events +
-		    out->drops;
+		    out->drops + (out->missing ? out->missing + 1 : 0);
 	int room = w - fixed; /* for name, machine and align */
 	/* Names and machines give way first (in steps), never the numbers. */
 	const int steps[][3] = {{24, 12, 10}, {20, 10, 8}, {16, 8, 6}, {12, 7, 5}, {8, 7, 5}};

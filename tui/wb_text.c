@@ -342,22 +342,23 @@ text_dropped_events(const struct wb_model *m, size_t fi, struct wb_paras *ps)
 
 	if (!m->det.ready) {
 		b = text_para_add(ps, ROLE_DIM);
-		tm_buf_adds(b, "Dropped events: computing details...");
+		tm_buf_adds(b, "Missing events: computing details...");
 		return;
 	}
 	if (m->det.error || !fd) {
 		b = text_para_add(ps, ROLE_DIM);
-		tm_buf_addf(b, "Dropped events: not available (%s).",
+		tm_buf_addf(b, "Missing events: not available (%s).",
 			    m->det.error ? m->det.error : "no details");
 		return;
 	}
 	b = text_para_add(ps, ROLE_DEFAULT);
 	if (!fd->n_dropped) {
-		tm_buf_adds(b, "Dropped events: none listed (its scanner keeps no per-event "
+		tm_buf_adds(b, "Missing events: none listed (its scanner keeps no per-event "
 			       "details for what is counted).");
 		return;
 	}
-	tm_buf_addf(b, "Dropped events (%llu):", (unsigned long long)fd->n_dropped);
+	/* the engine's figure (each missing event is listed: the two agree) */
+	tm_buf_addf(b, "Missing events (%llu):", (unsigned long long)m->rep->files[fi].missing);
 	for (size_t k = 0; k < fd->n_first; k++) {
 		const struct wb_dropped_event *e = &fd->first[k];
 		char *nm = text_short_name(e->name ? e->name : "(no name)", 40);
@@ -417,14 +418,16 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool ful
 		return;
 	}
 	/* For a file that drops: how many, the cause and the fix, first. */
-	if (rf->dropped) {
+	if (rf->dropped || rf->missing) {
 		uint64_t neg = tm_stat_value(rf->stats, rf->n_stats, TM_STAT_NEG_DROPPED);
 		uint64_t nopath = tm_stat_value(rf->stats, rf->n_stats, TM_STAT_NO_PATH) +
 				  tm_stat_value(rf->stats, rf->n_stats, TM_STAT_UNRELATABLE);
-		const char *sep = " (";
+		bool same = tm_report_missing_is_dropped(m->rep);
+		const char *sep = same ? " (" : " (trace_processor's count: ";
 		b = text_para_add(ps, ROLE_WARNING);
-		tm_buf_addf(b, "Drops %llu", (unsigned long long)rf->dropped);
-		for (size_t i = 0; i < rf->n_stats; i++) {
+		if (rf->dropped)
+			tm_buf_addf(b, "Drops %llu", (unsigned long long)rf->dropped);
+		for (size_t i = 0; rf->dropped && i < rf->n_stats; i++) {
 			if (!tm_stat_is_drop(rf->stats[i].id))
 				continue;
 			tm_buf_addf(b, "%s%s %llu", sep, rf->stats[i].name,
@@ -447,6 +450,12 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool ful
 		}
 		if (nopath)
 			tm_buf_adds(b, "; its clocks have no path to the timeline's clock.");
+		if (!same) {
+			/* the events missing, beside trace_processor's count */
+			tm_buf_adds(b, rf->dropped ? " " : "");
+			tm_missing_sentence(rf->dropped, rf->missing, rf->missing_stats,
+					    rf->n_missing_stats, b);
+		}
 	}
 	/* The fixes the engine proved (each evaluated: its verdict is what
 	 * check predicts after it); f applies the first, :fix N another. */
@@ -468,7 +477,7 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool ful
 			       "set; %s pairs events by hand).",
 			    model_key(m, REQ_SOLVE), model_key(m, REQ_PAIR));
 	}
-	if (rf->dropped && model_details_kept(m))
+	if ((rf->dropped || rf->missing) && model_details_kept(m))
 		text_dropped_events(m, (size_t)(rf - m->rep->files), ps);
 	const char *ev = model_evidence(m, name);
 	if (ev) {
@@ -671,6 +680,18 @@ text_verdict(const struct wb_model *m, struct wb_paras *ps)
 			b = text_para_add(ps, ROLE_INFO);
 			tm_buf_addf(b, "    hint (tracemerge, not trace_processor): %s", r->hint);
 		}
+	} else if ((r->dropped || r->missing) && !tm_report_missing_is_dropped(r)) {
+		/* the two figures differ: trace_processor's and the events
+		 * missing, each named (the engine's sentence) */
+		struct tm_buf v;
+		tm_buf_init(&v);
+		tm_report_verdict(r, &v);
+		b = text_para_add(ps, ROLE_WARNING);
+		tm_buf_addf(b, "WARN %s Their trace shares no clock with the shared timeline, or an "
+			       "offset moves them before its start: adjust the alignment, or check "
+			       "the manifest.",
+			    v.data ? v.data : "");
+		tm_buf_fini(&v);
 	} else if (r->dropped) {
 		char cnt[40];
 		size_t n_unknown = 0;

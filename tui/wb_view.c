@@ -313,6 +313,8 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 	snprintf(buf, sizeof buf, "  %*s %-*s %-*s %*s %-*s %-*s %*s %*s", cl->order, "#", name_w,
 		 "FILE", cl->format, "FORMAT", cl->size, "SIZE", cl->machine, "MACHINE", cl->align,
 		 "ALIGN", cl->events, "EVENTS", cl->drops, "DROPS");
+	if (cl->missing)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " %*s", cl->missing, "MISSING");
 	put_text(buf, w, theme_attr(ROLE_HEADER));
 	fill_to(y0, x0 + w, theme_attr(ROLE_HEADER));
 	if (n == 0 && wb->ui.filter && h > 1) {
@@ -370,7 +372,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 			struct tm_progress pr;
 			memset(&pr, 0, sizeof pr);
 			tm_session_progress(wb->m.s, m, &pr);
-			int bw = cl->align + ev + dr + 2 - 7;
+			int bw = cl->align + ev + dr + 2 - 7 + (cl->missing ? cl->missing + 1 : 0);
 			if (pr.is_scanned)
 				snprintf(buf, sizeof buf, " scanned");
 			else
@@ -382,22 +384,33 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 			if (trace)
 				text_align(&wb->m, name, al, sizeof al);
 			printw(" %-*.*s ", cl->align, cl->align, al);
+			int mi = cl->missing;
 			if (mb && mb->error) {
 				attrset(cur ? attr : theme_attr(ROLE_ERROR));
 				printw("%*s %*s", ev, "error", dr, "");
 			} else if (rf && !rf->is_predicted && wb->m.rep->error && text_is_timeline_file(rf)) {
 				/* the import fails before reaching it */
 				printw("%*s %*s", ev, "-", dr, "-");
+				if (mi)
+					printw(" %*s", mi, "-");
 			} else if (rf && !rf->is_predicted && text_is_timeline_file(rf)) {
 				/* not scanned: unknown, not zero */
 				printw("%*s %*s", ev, "?", dr, "?");
+				if (mi)
+					printw(" %*s", mi, "?");
 			} else if (rf && trace) {
 				printw("%*llu ", ev, (unsigned long long)rf->events);
 				if (rf->dropped && !cur)
 					attrset(theme_attr(ROLE_WARNING));
 				printw("%*llu", dr, (unsigned long long)rf->dropped);
+				if (mi) {
+					attrset(rf->missing && !cur ? theme_attr(ROLE_WARNING) : attr);
+					printw(" %*llu", mi, (unsigned long long)rf->missing);
+				}
 			} else {
 				printw("%*s %*s", ev, "-", dr, "-");
+				if (mi)
+					printw(" %*s", mi, "-");
 			}
 		}
 		fill_to(y, x0 + w, attr);
@@ -553,9 +566,11 @@ draw_timeline(const struct wb *wb, const struct wb_rect *rc)
 		} else if (zero_col < 0) {
 			addch(' ');
 		}
-		if (rf->dropped) {
+		if (rf->missing || rf->dropped) {
+			/* the events missing from the timeline (the dropped
+			 * count is the list's DROPS) */
 			attrset(theme_attr(ROLE_WARNING));
-			printw(" -%llu", (unsigned long long)rf->dropped);
+			printw(" -%llu", (unsigned long long)(rf->missing ? rf->missing : rf->dropped));
 		} else if (!rf->is_predicted) {
 			attrset(theme_attr(ROLE_DIM));
 			printw(" ?");

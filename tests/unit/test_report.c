@@ -46,17 +46,55 @@ t_stat_value_and_verdict(void)
 	CHECK_INT(tm_stat_value(st, 3, TM_STAT_NEG_DROPPED), 2);
 	CHECK_INT(tm_stat_value(st, 3, TM_STAT_UNRELATABLE), 0);
 	CHECK_INT(tm_stat_value(NULL, 0, TM_STAT_NO_PATH), 0);
+	/* the events missing: the dropped count itself, stat by stat */
+	struct tm_stat miss[] = {
+		{TM_STAT_NO_PATH, "clock_sync_failure_no_path", 4},
+		{TM_STAT_NEG_DROPPED, "trace_sorter_negative_timestamp_dropped", 2},
+	};
 	struct tm_report r = {0};
 	r.dropped = 6;
 	r.n_stats = 3;
 	r.stats = st;
+	r.missing = 6;
+	r.n_missing_stats = 2;
+	r.missing_stats = miss;
 	struct tm_buf b;
 	tm_buf_init(&b);
+	CHECK(tm_report_missing_is_dropped(&r));
 	tm_report_verdict(&r, &b);
 	/* only drop stats are listed, by the ids the stats carry */
 	CHECK_STR(b.data, "6 events would be dropped: clock_sync_failure_no_path 4, "
 			  "trace_sorter_negative_timestamp_dropped 2.");
+	/* events lost that the dropped count leaves out: both figures, each
+	 * named (the demo with trace time MONOTONIC_RAW) */
+	struct tm_stat st2[] = {
+		{TM_STAT_UNDEFERRABLE, "clock_sync_failure_undeferrable_packet_loss", 49},
+		{TM_STAT_UNKNOWN_TARGET, "clock_sync_failure_unknown_target_clock", 49},
+		{TM_STAT_UNRELATABLE, "clock_sync_unrelatable_clock_domains", 5},
+	};
+	struct tm_stat miss2[] = {{TM_STAT_UNKNOWN_TARGET, "clock_sync_failure_unknown_target_clock", 49}};
+	r = (struct tm_report){.dropped = 5, .n_stats = 3, .stats = st2, .missing = 49,
+			       .n_missing_stats = 1, .missing_stats = miss2};
+	CHECK(!tm_report_missing_is_dropped(&r));
+	tm_buf_reset(&b);
+	tm_report_verdict(&r, &b);
+	CHECK_STR(b.data, "trace_processor would report 5 dropped events "
+			  "(clock_sync_unrelatable_clock_domains 5); 49 events would be missing from "
+			  "the merged trace (tracemerge): clock_sync_failure_unknown_target_clock 49.");
+	/* nothing in trace_processor's count, events lost all the same */
+	r.dropped = 0;
+	r.n_stats = 2;
+	tm_buf_reset(&b);
+	tm_report_verdict(&r, &b);
+	CHECK_STR(b.data, "trace_processor counts no dropped events, but 49 events would be missing "
+			  "from the merged trace (tracemerge): clock_sync_failure_unknown_target_clock "
+			  "49.");
 	tm_buf_fini(&b);
+	/* the one list of the stats events are lost under */
+	CHECK(tm_stat_loses_events(TM_STAT_NO_PATH) && tm_stat_loses_events(TM_STAT_NEG_DROPPED));
+	CHECK(tm_stat_loses_events(TM_STAT_UNKNOWN_TARGET) && tm_stat_loses_events(TM_STAT_UNKNOWN_SOURCE));
+	CHECK(tm_stat_loses_events(TM_STAT_TE_INVALID_TS));
+	CHECK(!tm_stat_loses_events(TM_STAT_UNRELATABLE) && !tm_stat_loses_events(TM_STAT_UNDEFERRABLE));
 }
 
 static char dir[64];

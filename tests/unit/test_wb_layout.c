@@ -60,14 +60,14 @@ static int
 total(const struct wb_cols *c)
 {
 	return layout_columns_extra() + c->order + c->name + c->format + c->size + c->machine +
-	       c->align + c->events + c->drops;
+	       c->align + c->events + c->drops + (c->missing ? c->missing + 1 : 0);
 }
 
 static void
 t_columns_fit(void)
 {
 	/* 8-digit counts, long names that differ at the end */
-	struct wb_cols need = {2, 44, 8, 9, 12, 10, 8, 8}, c;
+	struct wb_cols need = {2, 44, 8, 9, 12, 10, 8, 8, 0}, c;
 	int widths[] = {60, 72, 80, 100, 120, 200};
 	for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
 		layout_columns(&need, widths[i], &c);
@@ -85,10 +85,20 @@ t_columns_fit(void)
 	layout_columns(&need, 72, &c);
 	CHECK(c.name >= 16);
 	/* short content: columns no wider than it */
-	struct wb_cols small = {1, 8, 4, 5, 7, 5, 6, 5};
+	struct wb_cols small = {1, 8, 4, 5, 7, 5, 6, 5, 0};
 	layout_columns(&small, 120, &c);
 	CHECK_INT(c.name, 8);
 	CHECK_INT(c.events, 6);
+	/* the MISSING column (events missing that are not the dropped count)
+	 * is a number: never cut, the names give way (from 72 columns: at
+	 * 60, four 8-digit numbers leave no room for a name) */
+	need.missing = 8;
+	for (size_t i = 1; i < sizeof widths / sizeof widths[0]; i++) {
+		layout_columns(&need, widths[i], &c);
+		CHECK(total(&c) <= widths[i]);
+		CHECK_INT(c.missing, 8);
+		CHECK_INT(c.drops, 8);
+	}
 }
 
 static void
