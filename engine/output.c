@@ -295,15 +295,16 @@ tm_out_commit(struct tm_out_file *f, struct tm_error *err)
 	}
 	if (!e && fsync(f->fd) != 0)
 		e = errno;
-	if (close(f->fd) != 0 && !e) {
-		e = errno;
-		what = "close";
-	}
-	f->fd = -1;
+	/* Renamed while the descriptor, and so its lock, is held: closed
+	 * first, the temp file would be unlocked for a moment, and a
+	 * stale-temp cleaner of another write to this path could remove it
+	 * before the rename.  fsync has made the bytes durable already. */
 	if (!e && (f->create_only ? rename_create(f->tmp, f->path) : rename(f->tmp, f->path)) != 0) {
 		e = errno;
 		what = "rename";
 	}
+	(void)close(f->fd); /* after fsync (and the rename): nothing left to report */
+	f->fd = -1;
 	if (e == EEXIST && f->create_only) {
 		enum tm_status s = tm_error_set(err, TM_ERR_EXISTS,
 						"%s exists (it appeared while being written: kept, "

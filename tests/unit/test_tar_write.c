@@ -3,6 +3,7 @@
  * identical extraction, 255-byte names via the prefix field, base-256 sizes
  * (header encoder only), atomic behaviour. */
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 
@@ -379,6 +380,40 @@ t_appeared_meanwhile(void)
 	CHECK_INT(count_tmp(), 0);
 }
 
+/* Two writers of one path at once: each cleans stale temp files beside it
+ * before its own, and must never take the other's temp file between its
+ * close and its rename (it is locked until renamed). */
+static const char *race_path;
+static int race_fail;
+
+static void *
+race_writer(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 1500; i++) {
+		struct tm_output o = {.replace = true};
+		struct tm_error e;
+		if (tm_write_atomic(race_path, "{}", 2, &o, &e) != TM_OK)
+			__atomic_add_fetch(&race_fail, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void
+t_two_writers(void)
+{
+	char out[600];
+	pthread_t a, b;
+	snprintf(out, sizeof out, "%s", fx_path("race.json"));
+	race_path = out;
+	CHECK(pthread_create(&a, NULL, race_writer, NULL) == 0);
+	CHECK(pthread_create(&b, NULL, race_writer, NULL) == 0);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	CHECK_INT(race_fail, 0);
+	CHECK_INT(count_tmp(), 0);
+}
+
 int
 main(void)
 {
@@ -388,6 +423,7 @@ main(void)
 	RUN(t_atomic);
 	RUN(t_special_outputs);
 	RUN(t_output_rule);
+	RUN(t_two_writers);
 	RUN(t_appeared_meanwhile);
 	fx_cleanup();
 	return 0;
