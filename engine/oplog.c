@@ -1166,6 +1166,7 @@ tm_oplog_detail(struct tm_oplog *l, const char *name, size_t name_len, char phas
 		tm_buf_addc(&x->pool, 0);
 	}
 	d->phase = phase;
+	d->queue = 0;
 	d->track = track;
 	d->dur = dur;
 	return (uint32_t)x->n_details;

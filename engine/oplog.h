@@ -151,6 +151,13 @@ struct tm_op_clock {
 struct tm_detail {
 	uint32_t name;  /* offset+1 into the log's string pool, 0 = none */
 	char phase;     /* 'B','E','X','I','C','M',... or 0 */
+	/* the sorter's queue of its context it goes to, in the order they are
+	 * made (proto_trace_reader.cc, the ProtoTraceReader constructor;
+	 * proto_importer_module.cc PushToStream): 0 packets and other formats,
+	 * 1 TrackEvents, 2 + cpu ftrace (255 past cpu 252).  Events of one ts
+	 * leave the sorter by queue (trace_sorter.cc,
+	 * SortAndExtractEventsUntilAllocId). */
+	uint8_t queue;
 	uint64_t track; /* slice-stack key: same key = same stack (tid, track uuid) */
 	int64_t dur;    /* X events: dur in the event's own units (ns); -1 none */
 };

@@ -380,31 +380,36 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 
 struct ts_ix {
 	int64_t ts;
-	size_t i;
+	size_t q, i;
 };
 
 static int
 cmp_ts_ix(const void *a, const void *b)
 {
 	const struct ts_ix *x = a, *y = b;
-	return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : (x->i > y->i) - (x->i < y->i);
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->q != y->q)
+		return x->q < y->q ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* a[n] (event indices) in trace-time order, ties in index order. */
+/* a[n] (event indices) in the order the sorter hands them on: by ts, then
+ * by queue (struct tm_detail), then in push order. */
 static void
 sort_by_ts(const struct tm_replay *p, size_t *a, size_t n)
 {
 	struct ts_ix *t = xmalloc(n * sizeof *t);
 	for (size_t k = 0; k < n; k++)
-		t[k] = (struct ts_ix){p->evs[a[k]].ts, a[k]};
+		t[k] = (struct ts_ix){p->evs[a[k]].ts, p->ev_queue[a[k]], a[k]};
 	qsort(t, n, sizeof *t, cmp_ts_ix);
 	for (size_t k = 0; k < n; k++)
 		a[k] = t[k].i;
 	free(t);
 }
 
-/* The slices of the events list, per track, in trace-time order (the
- * sorter's; ties in the order they were pushed), through SliceTracker's
+/* The slices of the events list, per track, in the sorter's order
+ * (sort_by_ts), through SliceTracker's
  * rules: the durations of B/E pairs, which E closes which B, slices ended
  * by their parent. */
 static void
@@ -428,7 +433,8 @@ slice_tracks(struct tm_replay *p)
 	for (size_t t = 0; t < nt; t++) {
 		size_t *a = ix + start[t], n = start[t + 1] - start[t];
 		for (size_t k = 1; k < n; k++)
-			if (p->evs[a[k]].ts < p->evs[a[k - 1]].ts) {
+			if (p->evs[a[k]].ts < p->evs[a[k - 1]].ts ||
+			    (p->evs[a[k]].ts == p->evs[a[k - 1]].ts && p->ev_queue[a[k]] < p->ev_queue[a[k - 1]])) {
 				sort_by_ts(p, a, n);
 				break;
 			}
@@ -452,11 +458,13 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	if (p->n_evs == p->cap_evs) /* the call only to grow: once per event it showed */
 		BIG_XGROW(p->evs, p->cap_evs, p->n_evs + 1);
 	size_t i = p->n_evs++;
-	if (p->cap_ev_track < p->cap_evs) { /* its slice track (slice_tracks) */
+	if (p->cap_ev_track < p->cap_evs) { /* its slice track and queue (slice_tracks) */
 		p->ev_track = xrealloc(p->ev_track, p->cap_evs * sizeof *p->ev_track);
+		p->ev_queue = xrealloc(p->ev_queue, p->cap_evs * sizeof *p->ev_queue);
 		p->cap_ev_track = p->cap_evs;
 	}
 	p->ev_track[i] = UINT32_MAX;
+	p->ev_queue[i] = d->queue;
 	struct tm_report_event *o = &p->evs[i];
 	*o = (struct tm_report_event){.file = (uint32_t)file, .ts = ts, .dur = -1, .machine = row};
 	if (!detail) { /* an event the scan keeps no detail of (lost: listed unnamed) */
@@ -1972,6 +1980,7 @@ cleanup:
 		tm_events_free(p.evs, p.cap_evs);
 	free(p.be_keys);
 	free(p.ev_track);
+	free(p.ev_queue);
 	free(p.pieces);
 	free(p.row_drops);
 	free(p.vals);

@@ -165,6 +165,7 @@ struct tm_replay {
 	struct tm_be_key *be_keys; /* hash of the slice tracks */
 	size_t n_be_keys, cap_be_keys;
 	uint32_t *ev_track; /* per listed event: its slice track's id, UINT32_MAX none */
+	uint8_t *ev_queue;  /* per listed event: its sorter queue (struct tm_detail) */
 	size_t cap_ev_track;
 	char *error;
 	bool error_in_manifest; /* error set by mfail (replay.c) */

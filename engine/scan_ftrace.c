@@ -386,6 +386,8 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			if (res == TM_ATRACE_OK)
 				tm_atrace_event(&pt, (uint32_t)pid, &ev);
 			detail = tm_oplog_detail(s->log, ev.name, ev.name_len, ev.phase, ev.track, -1);
+			/* its CPU's ftrace stream (struct tm_detail) */
+			s->log->x->details[detail - 1].queue = (uint8_t)(cpu < 253 ? 2 + cpu : 255);
 		}
 		note_ts(s, (int64_t)ts);
 		if (direct) {

@@ -943,7 +943,9 @@ te_detail(struct ps *s, const struct seq *q, uint64_t type, const uint8_t *name,
 	else if (type == TE_INSTANT)
 		ph = 'I';
 	uint64_t key = has_track ? track : q->def_has_track ? q->def_track : (1ULL << 63) | q->key;
-	return tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
+	uint32_t d = tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
+	s->log->x->details[d - 1].queue = 1; /* track_event_stream */
+	return d;
 }
 
 /* TrackEvent tokenization (track_event_tokenizer.cc TokenizeTrackEventPacket). */

@@ -199,4 +199,16 @@ durs("nesting, a partial overlap (JSON spills it), instants at one ts, a B befor
          jev("i", 20, "inst"), jev("i", 20, "inst2"), jev("X", 30, "late") | {"dur": 1}, jev("B", 29, "early_b")]}))]),
      [(10000, 10000, "p"), (12000, 2000, "in"), (15000, 10000, "over"), (20000, 0, "inst"), (20000, 0, "inst2"),
       (29000, -1, "early_b"), (30000, 1000, "late")])
+
+# Rule: ftrace events of one ts leave the sorter by queue, a queue per CPU
+# made in CPU order (PushToStream), not in the order their bundles came.
+durs("ftrace at one ts: the lower CPU's events first (B on cpu 1, E on cpu 2)",
+     tar("cpuq1.tar", [("c2.pb", ftrace(2, [(1020, "B|10|ft0_1"), (1030, "I|10|fi1"), (1040, "E|10")], 2)
+                        + ftrace(1, [(1030, "bogus"), (1040, "B|10|ft0_2")], 1))]),
+     [(1020, -1, "ft0_1"), (1030, 0, "fi1"), (1040, 0, "ft0_2")])
+durs("ftrace at one ts: the lower CPU's E before the higher CPU's B",
+     tar("cpuq2.tar", [("d3.pb", ftrace(2, [(1254320, "E|10"), (1254330, "B|10|ft0_13")], 2)
+                        + ftrace(1, [(1254330, "E|10")], 2))]),
+     [(1254330, -1, "ft0_13")])
+
 PY
