@@ -423,6 +423,8 @@ def norm_err(e):
     if e is None:
         return None
     e = e.strip()
+    if e.startswith("failed to read trace file (path: "):  # the shell's own wrapping
+        e = e[e.find("): ") + 3:]
     for pre in ("Trace parse failure: ",):
         if e.startswith(pre):
             e = e[len(pre):]
