@@ -261,6 +261,15 @@ tm_manifest_apply(const struct tm_manifest *m, const struct tm_manifest_archive_
 		ed.ref_ts = c->offset_ns > 0 ? c->offset_ns : 0;
 		XGROW(p->edges, gcap, p->n_edges + 1);
 		p->edges[p->n_edges++] = ed;
+		/* An edge from a clock to itself (a file synced to its own
+		 * private clock, or the same clock on the same machine): the
+		 * graph refuses it ("duplicate clock domain"), and ApplyManifest
+		 * adds each entry's edge before it resolves the next entry's, so
+		 * that is the import's error, whatever later entries hold (the
+		 * replay adds the edge; a parse without the archive stops here). */
+		if (ed.source_raw == ed.ref_raw && ed.source_clock == ed.ref_clock &&
+		    (ed.source_clock != TM_CLOCK_TRACE_FILE || strcmp(f->path, c->sync_file) == 0))
+			break;
 	}
 out:
 	names_fini(&nm, m->n_files);

@@ -738,6 +738,28 @@ find_trace_file(void *ud, const char *path, uint32_t *tid)
 	return true;
 }
 
+/* The plan's override edges into the graph, in files[] order; the first
+ * that fails (a duplicate clock domain) fails the import. */
+static void
+add_edges(struct tm_replay *p, const struct tm_manifest_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_edges && !p->error; i++) {
+		const struct tm_manifest_edge *e = &plan->edges[i];
+		long sr = row_of_raw(p, (uint64_t)e->source_raw), rr = row_of_raw(p, (uint64_t)e->ref_raw);
+		struct tm_clockid src = {e->source_clock, 0, 0, (uint32_t)(sr < 0 ? 0 : sr)};
+		struct tm_clockid ref = {e->ref_clock, 0, 0, (uint32_t)(rr < 0 ? 0 : rr)};
+		if (e->source_clock == TM_CLOCK_TRACE_FILE)
+			src.tf = e->source_tf;
+		if (e->ref_clock == TM_CLOCK_TRACE_FILE)
+			ref.tf = e->ref_tf;
+		struct tm_graph_clock gc[2] = {{src, e->source_ts, 1, false},
+					       {ref, e->ref_ts, 1, false}};
+		char msg[512];
+		if (!tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg))
+			mfail(p, "%s", msg);
+	}
+}
+
 /* The manifest reader's apply step (manifest.c computes it in
  * trace_processor's order; here it lands on the machine table and the
  * graph): EnsureMachineRow calls, the trace-time claim, override edges. */
@@ -754,9 +776,12 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 		if (row_of_raw(p, (uint64_t)plan.ensure[i].raw_id) < 0)
 			new_row(p, (uint64_t)plan.ensure[i].raw_id, plan.ensure[i].name);
 	if (st != TM_OK) {
-		mfail(p, "%s", err.msg);
-		if (err.hint[0] && !p->hint)
+		/* ApplyManifest adds each entry's edge as it goes: an edge of an
+		 * entry before the one that failed fails first (add_edges) */
+		add_edges(p, &plan);
+		if (!p->error && err.hint[0] && !p->hint)
 			p->hint = xstrdup(err.hint);
+		mfail(p, "%s", err.msg);
 		tm_manifest_plan_fini(&plan);
 		return;
 	}
@@ -780,21 +805,7 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 		try_set_clock(p, (struct tm_clockid){plan.tt_clock, 0, 0, (uint32_t)(row < 0 ? 0 : row)},
 			      manifest_tid);
 	}
-	for (size_t i = 0; i < plan.n_edges && !p->error; i++) {
-		const struct tm_manifest_edge *e = &plan.edges[i];
-		long sr = row_of_raw(p, (uint64_t)e->source_raw), rr = row_of_raw(p, (uint64_t)e->ref_raw);
-		struct tm_clockid src = {e->source_clock, 0, 0, (uint32_t)(sr < 0 ? 0 : sr)};
-		struct tm_clockid ref = {e->ref_clock, 0, 0, (uint32_t)(rr < 0 ? 0 : rr)};
-		if (e->source_clock == TM_CLOCK_TRACE_FILE)
-			src.tf = e->source_tf;
-		if (e->ref_clock == TM_CLOCK_TRACE_FILE)
-			ref.tf = e->ref_tf;
-		struct tm_graph_clock gc[2] = {{src, e->source_ts, 1, false},
-					       {ref, e->ref_ts, 1, false}};
-		char msg[512];
-		if (!tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg))
-			mfail(p, "%s", msg);
-	}
+	add_edges(p, &plan);
 	tm_manifest_plan_fini(&plan);
 }
 

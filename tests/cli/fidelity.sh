@@ -211,4 +211,13 @@ durs("ftrace at one ts: the lower CPU's E before the higher CPU's B",
                         + ftrace(1, [(1254330, "E|10")], 2))]),
      [(1254330, -1, "ft0_13")])
 
+# Rule: ApplyManifest adds each entry's edge before it resolves the next
+# entry: a file synced to its own clock fails the import there, before a
+# later entry's unknown file.
+man_self = man([{"path": "b1.json", "clocks": {"sync_to": {"file": "b1.json"}, "offset_ns": 1000}},
+                {"path": "d3.json", "clocks": {"sync_to": {"file": "c2.pb"}, "offset_ns": 0}}])
+jx = json.dumps({"traceEvents": [{"ph": "X", "name": "x", "ts": 1, "dur": 1, "pid": 1, "tid": 1}]})
+r = check(tar("selfsync.tar", [("perfetto_manifest.json", man_self), ("b1.json", jx), ("d3.json", jx)]))
+want = "Trace parse failure: Clock sync error: duplicate clock domain with id=11(seq=0,tf=2,m=0) at snapshot 0. (ERR:tp-parse)"
+result("manifest: a self-synced entry fails before a later unknown file", r["error"] == want, str(r["error"]))
 PY
