@@ -227,7 +227,7 @@ help_add(struct wb_frame *fr, const char *line, enum wb_role role)
 }
 
 static void
-help_lines(struct wb_frame *fr)
+help_lines(struct wb_frame *fr, bool ascii)
 {
 	static const char *const notes[] = {
 		"",
@@ -263,6 +263,21 @@ help_lines(struct wb_frame *fr)
 	}
 	for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
 		help_add(fr, notes[i], ROLE_DIM);
+	/* the timeline's glyphs, as drawn (draw_timeline) */
+	help_add(fr, "", ROLE_DIM);
+	help_add(fr, "The timeline: a row per file, trace time left to right.", ROLE_DIM);
+	help_add(fr, ascii ? "  #  its events (the first to the last kept)   x  events dropped before zero"
+			   : "  \xe2\x96\x88  its events (the first to the last kept)   "
+			     "\xe2\x96\x91  events dropped before zero",
+		 ROLE_DIM);
+	help_add(fr, ascii ? "  |  zero (trace time 0)   :  before zero   .  no events"
+			   : "  \xe2\x94\x82  zero (trace time 0)   \xe2\x94\x84  before zero   "
+			     "\xc2\xb7  no events",
+		 ROLE_DIM);
+	help_add(fr, ascii ? "  < >  the file is off the window that way   -N  events the file drops"
+			   : "  \xe2\x97\x82 \xe2\x96\xb8  the file is off the window that way   "
+			     "-N  events the file drops",
+		 ROLE_DIM);
 }
 
 /* The message log, each message word-wrapped at cols columns, newest last. */
@@ -907,7 +922,7 @@ frame_prepare(struct wb *wb)
 				 " tracemerge messages: %zu, the newest last; then the verdict",
 				 m->n_log);
 		} else {
-			help_lines(fr);
+			help_lines(fr, wb->ui.ascii);
 			fr->help_escaped = false;
 			snprintf(fr->help_title, sizeof fr->help_title,
 				 " tracemerge help: keys and commands");
