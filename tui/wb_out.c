@@ -219,13 +219,13 @@ out_may_write(struct wb *wb, const char *path)
 	return st;
 }
 
-/* "; removed N stale temp files ..." when the write cleaned some up. */
+/* "; removed N stale temp files" when the write cleaned up what an
+ * interrupted write to that path left (tm_output). */
 static void
 stale_note(char *buf, size_t len, unsigned n)
 {
 	if (n)
-		snprintf(buf, len, "; removed %u stale temp file%s of an interrupted write", n,
-			 n == 1 ? "" : "s");
+		snprintf(buf, len, "; removed %u stale temp file%s", n, n == 1 ? "" : "s");
 	else
 		buf[0] = 0;
 }

@@ -190,3 +190,14 @@ done
 n=$(ls "$work/nohome"/tracemerge-recovery-*.json 2>/dev/null | wc -l)
 [ "$n" = 2 ] && [ ! -e "$work/nohome/tracemerge-recovery.json" ] && echo "PASS: recovery-no-home-own-file" ||
 	echo "FAIL: recovery-no-home-own-file: $(ls -A "$work/nohome") $(head -c 200 "$work/nohome.err")"
+
+# 10. w after a write that was killed: the temp file it left beside the
+#     output is removed, and the message says so.
+: >"$work/cwd/.m.tar.tmp-AbCdEf"
+run stale-w w '<C-u>m.tar<Enter>' ":dump-screen $work/stale-w.screen" ':quit-now'
+if [ -s "$work/cwd/m.tar" ] && [ ! -e "$work/cwd/.m.tar.tmp-AbCdEf" ] &&
+	grep -q 'Wrote m.tar.*; removed 1 stale temp file' "$work/stale-w.screen"; then
+	echo "PASS: w-removes-stale-temp"
+else
+	echo "FAIL: w-removes-stale-temp: $(ls -A "$work/cwd") $(grep -m1 Wrote "$work/stale-w.screen")"
+fi
