@@ -464,7 +464,7 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 		p->cap_ev_track = p->cap_evs;
 	}
 	p->ev_track[i] = UINT32_MAX;
-	p->ev_queue[i] = d->queue;
+	p->ev_queue[i] = 0; /* (its detail's queue below, when it has one) */
 	struct tm_report_event *o = &p->evs[i];
 	*o = (struct tm_report_event){.file = (uint32_t)file, .ts = ts, .dur = -1, .machine = row};
 	if (!detail) { /* an event the scan keeps no detail of (lost: listed unnamed) */
@@ -473,6 +473,7 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	}
 	const struct tm_oplog *log = &p->src->scans[file]->log;
 	const struct tm_detail *d = &log->x->details[detail - 1];
+	p->ev_queue[i] = d->queue;
 	o->name = tm_oplog_detail_name(log, d);
 	o->phase = d->phase;
 	if (stat >= 0) {
