@@ -318,12 +318,14 @@ close_stack(struct tm_replay *p, struct sstack *st, int64_t ts, int64_t new_dur)
 			open_above = true;
 			continue;
 		}
-		int64_t end = e->ts + e->dur;
+		/* int64_t arithmetic as SliceTracker's (wrapping: a JSON dur
+		 * near INT64_MAX ends before the slice starts) */
+		int64_t end = wrap_add(e->ts, e->dur);
 		if (open_above) {
 			if (ts <= end)
 				continue;
 			for (size_t j = st->n; j-- > i + 1;)
-				p->evs[st->v[j]].dur = end - p->evs[st->v[j]].ts;
+				p->evs[st->v[j]].dur = wrap_sub(end, p->evs[st->v[j]].ts);
 			st->n = i;
 			open_above = false;
 			continue;
@@ -334,7 +336,7 @@ close_stack(struct tm_replay *p, struct sstack *st, int64_t ts, int64_t new_dur)
 		}
 		if (new_dur == PENDING)
 			continue;
-		if (ts < end && ts + new_dur > end)
+		if (ts < end && wrap_add(ts, new_dur) > end)
 			return false;
 	}
 	return true;

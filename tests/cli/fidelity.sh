@@ -220,4 +220,12 @@ jx = json.dumps({"traceEvents": [{"ph": "X", "name": "x", "ts": 1, "dur": 1, "pi
 r = check(tar("selfsync.tar", [("perfetto_manifest.json", man_self), ("b1.json", jx), ("d3.json", jx)]))
 want = "Trace parse failure: Clock sync error: duplicate clock domain with id=11(seq=0,tf=2,m=0) at snapshot 0. (ERR:tp-parse)"
 result("manifest: a self-synced entry fails before a later unknown file", r["error"] == want, str(r["error"]))
+
+# A complete slice whose end does not fit in int64_t: SliceTracker's
+# start + dur wraps, so it has ended before the B that follows (depth 0 there).
+durs("a dur near INT64_MAX: its end wraps, as SliceTracker's does",
+     tar("xwrap.tar", [("a.json", json.dumps({"traceEvents": [
+         jev("X", 1000, "big") | {"dur": 9223372036854000}, jev("X", 2000, "big2") | {"dur": 9223372036854000},
+         jev("B", 3000, "b"), jev("E", 4000)]}))]),
+     [(1000000, 9223372036854000000, "big"), (2000000, 9223372036854000000, "big2"), (3000000, 1000000, "b")])
 PY
