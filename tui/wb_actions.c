@@ -1314,7 +1314,11 @@ write_or_ask(struct wb *wb, enum wb_request req, const char *path)
 		free(wb->ui.pending_write);
 		wb->ui.pending_write = strdup(path);
 		wb->ui.pending_req = req;
-		confirm(wb, CONFIRM_OVERWRITE, "File exists. Overwrite? (y/n) ");
+		char q[320], sh[200];
+		/* the name the user typed, short: its mode is kept (tm_output) */
+		snprintf(q, sizeof q, "%s exists. Replace it (its mode kept)? (y/n) ",
+			 tm_shorten(tm_path_base(path), 60, sh, sizeof sh));
+		confirm(wb, CONFIRM_OVERWRITE, q);
 	} else if (st == TM_OK && req == REQ_WRITE) {
 		out_write_tar(wb, path, false);
 	} else if (st == TM_OK) {

@@ -53,7 +53,7 @@ printf 'mine' >"$work/m.json"
 chmod 640 "$work/m.json"
 run ask-n ':select app.json' ':offset -50ms' e "<C-u>$work/m.json<Enter>" \
 	":dump-screen $work/ask.screen" n ":dump-screen $work/ask-n.screen" ':quit-now'
-if grep -q 'File exists. Overwrite? (y/n)' "$work/ask.screen" && [ "$(cat "$work/m.json")" = mine ]; then
+if grep -q 'm.json exists. Replace it (its mode kept)? (y/n)' "$work/ask.screen" && [ "$(cat "$work/m.json")" = mine ]; then
 	echo "PASS: save-manifest-asks"
 else
 	echo "FAIL: save-manifest-asks: $(tail -3 "$work/ask.screen" 2>/dev/null) [$(cat "$work/m.json")]"
