@@ -380,9 +380,44 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 			p->evs[st->v[i]].dur = -1; /* unfinished */
 }
 
+/* The sorter's queues (trace_sorter.h: one per stream) and the order it
+ * hands their events on.  A queue is (context, kind): struct tm_detail's
+ * queue; queues tie in the order they were made, a context's in kind
+ * order, contexts in the order their first event was listed. */
+struct squeue {
+	uint64_t key; /* context rank << 8 | kind: the order queues tie in */
+	size_t *ev;   /* its events, by ts then push order */
+	size_t n, at;
+};
+
+static bool
+q_before(const struct tm_replay *p, const struct squeue *a, const struct squeue *b)
+{
+	int64_t ta = p->evs[a->ev[a->at]].ts, tb = p->evs[b->ev[b->at]].ts;
+	return ta != tb ? ta < tb : a->key < b->key;
+}
+
+static void
+q_sift(const struct tm_replay *p, struct squeue **h, size_t n, size_t k)
+{
+	for (;;) {
+		size_t m = k, l = 2 * k + 1, r = l + 1;
+		if (l < n && q_before(p, h[l], h[m]))
+			m = l;
+		if (r < n && q_before(p, h[r], h[m]))
+			m = r;
+		if (m == k)
+			return;
+		struct squeue *t = h[k];
+		h[k] = h[m];
+		h[m] = t;
+		k = m;
+	}
+}
+
 struct ts_ix {
 	int64_t ts;
-	size_t q, i;
+	size_t i;
 };
 
 static int
@@ -391,19 +426,103 @@ cmp_ts_ix(const void *a, const void *b)
 	const struct ts_ix *x = a, *y = b;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	if (x->q != y->q)
-		return x->q < y->q ? -1 : 1;
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* a[n] (event indices) in the order the sorter hands them on: by ts, then
- * by queue (struct tm_detail), then in push order. */
+/* rank[i]: the place of listed event i (not dropped) in the order the
+ * sorter hands events on (trace_sorter.cc, SortAndExtractEventsUntilAllocId,
+ * after every file was tokenized): the queue whose next event is earliest
+ * (the first made on a tie) gives every event up to the next event of any
+ * other queue, ties included.  Events the list does not hold (no detail:
+ * compact_sched, packets with nothing to show) are not in these queues. */
 static void
-sort_by_ts(const struct tm_replay *p, size_t *a, size_t n)
+sorter_rank(const struct tm_replay *p, size_t *rank)
+{
+	struct tm_u64map ctx = {0}, qs = {0};
+	struct squeue *q = NULL;
+	size_t nq = 0, cap = 0, n_ctx = 0;
+	size_t *qof = xmalloc((p->n_evs + 1) * sizeof *qof);
+	for (size_t i = 0; i < p->n_evs; i++) {
+		const struct tm_report_event *e = &p->evs[i];
+		qof[i] = SIZE_MAX;
+		if (e->drop)
+			continue;
+		size_t c, k;
+		uint64_t ck = (uint64_t)e->file << 32 | e->machine;
+		if (!tm_u64map_get(&ctx, ck, &c)) {
+			c = n_ctx++;
+			tm_u64map_set(&ctx, ck, c);
+		}
+		uint64_t qk = (uint64_t)c << 8 | p->ev_queue[i];
+		if (!tm_u64map_get(&qs, qk, &k)) {
+			XGROW(q, cap, nq + 1);
+			k = nq++;
+			q[k] = (struct squeue){qk, NULL, 0, 0};
+			tm_u64map_set(&qs, qk, k);
+		}
+		qof[i] = k;
+		q[k].n++;
+	}
+	size_t *all = xmalloc((p->n_evs + 1) * sizeof *all), off = 0;
+	for (size_t k = 0; k < nq; k++) {
+		q[k].ev = all + off;
+		off += q[k].n;
+		q[k].n = 0;
+	}
+	for (size_t i = 0; i < p->n_evs; i++)
+		if (qof[i] != SIZE_MAX)
+			q[qof[i]].ev[q[qof[i]].n++] = i;
+	struct squeue **h = xmalloc((nq + 1) * sizeof *h);
+	for (size_t k = 0; k < nq; k++) {
+		struct squeue *u = &q[k];
+		for (size_t j = 1; j < u->n; j++)
+			if (p->evs[u->ev[j]].ts < p->evs[u->ev[j - 1]].ts) {
+				struct ts_ix *t = xmalloc(u->n * sizeof *t);
+				for (size_t m = 0; m < u->n; m++)
+					t[m] = (struct ts_ix){p->evs[u->ev[m]].ts, u->ev[m]};
+				qsort(t, u->n, sizeof *t, cmp_ts_ix);
+				for (size_t m = 0; m < u->n; m++)
+					u->ev[m] = t[m].i;
+				free(t);
+				break;
+			}
+		h[k] = u;
+	}
+	size_t nh = nq, r = 0;
+	for (size_t k = nh / 2; k-- > 0;)
+		q_sift(p, h, nh, k);
+	while (nh) {
+		struct squeue *u = h[0];
+		h[0] = h[--nh];
+		q_sift(p, h, nh, 0);
+		int64_t next = nh ? p->evs[h[0]->ev[h[0]->at]].ts : INT64_MAX;
+		do
+			rank[u->ev[u->at++]] = r++;
+		while (u->at < u->n && p->evs[u->ev[u->at]].ts <= next);
+		if (u->at < u->n) {
+			h[nh++] = u;
+			for (size_t k = nh - 1; k > 0 && q_before(p, h[k], h[(k - 1) / 2]); k = (k - 1) / 2) {
+				struct squeue *t = h[k];
+				h[k] = h[(k - 1) / 2];
+				h[(k - 1) / 2] = t;
+			}
+		}
+	}
+	free(h);
+	free(all);
+	free(qof);
+	free(q);
+	tm_u64map_fini(&ctx);
+	tm_u64map_fini(&qs);
+}
+
+/* a[n] (event indices) by rank. */
+static void
+sort_by_rank(const size_t *rank, size_t *a, size_t n)
 {
 	struct ts_ix *t = xmalloc(n * sizeof *t);
 	for (size_t k = 0; k < n; k++)
-		t[k] = (struct ts_ix){p->evs[a[k]].ts, p->ev_queue[a[k]], a[k]};
+		t[k] = (struct ts_ix){(int64_t)rank[a[k]], a[k]};
 	qsort(t, n, sizeof *t, cmp_ts_ix);
 	for (size_t k = 0; k < n; k++)
 		a[k] = t[k].i;
@@ -411,7 +530,7 @@ sort_by_ts(const struct tm_replay *p, size_t *a, size_t n)
 }
 
 /* The slices of the events list, per track, in the sorter's order
- * (sort_by_ts), through SliceTracker's
+ * (sorter_rank), through SliceTracker's
  * rules: the durations of B/E pairs, which E closes which B, slices ended
  * by their parent. */
 static void
@@ -431,17 +550,19 @@ slice_tracks(struct tm_replay *p)
 	for (size_t i = 0; i < p->n_evs; i++)
 		if (p->ev_track[i] != UINT32_MAX)
 			ix[fill[p->ev_track[i]]++] = i;
+	size_t *rank = xmalloc((p->n_evs + 1) * sizeof *rank);
+	sorter_rank(p, rank);
 	struct sstack st = {0};
 	for (size_t t = 0; t < nt; t++) {
 		size_t *a = ix + start[t], n = start[t + 1] - start[t];
 		for (size_t k = 1; k < n; k++)
-			if (p->evs[a[k]].ts < p->evs[a[k - 1]].ts ||
-			    (p->evs[a[k]].ts == p->evs[a[k - 1]].ts && p->ev_queue[a[k]] < p->ev_queue[a[k - 1]])) {
-				sort_by_ts(p, a, n);
+			if (rank[a[k]] < rank[a[k - 1]]) {
+				sort_by_rank(rank, a, n);
 				break;
 			}
 		track_slices(p, &st, a, n);
 	}
+	free(rank);
 	free(st.v);
 	free(start);
 	free(ix);

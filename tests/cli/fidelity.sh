@@ -9,24 +9,13 @@ TM=${TM_BIN:-build/asan/tracemerge}
 t=$(mktemp -d)
 # KEEP=1 keeps the archives (to show them to trace_processor)
 if [ -n "${KEEP:-}" ]; then echo "archives kept in $t" >&2; else trap 'rm -rf "$t"' EXIT; fi
-python3 - "$TM" "$t" <<'PY'
+python3 - "$TM" "$t" "$(dirname "$0")/../../tools" <<'PY'
 import io, json, os, subprocess, sys, tarfile
 
 tm, tmp = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from difftest import vint, fv, fl  # the protobuf writer (no trace_processor needed)
 
-def vint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b, v = v & 0x7f, v >> 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
-
-def fv(n, v): return vint(n << 3) + vint(v)
-def fl(n, data):
-    data = data.encode() if isinstance(data, str) else data
-    return vint(n << 3 | 2) + vint(len(data)) + data
 def packet(*fields): return fl(1, b"".join(fields))
 def snap(clocks): return fl(6, b"".join(fl(1, fv(1, c) + fv(2, ts)) for c, ts in clocks))
 def te(ts, name, seq=1, machine=None, clock=None):
@@ -200,16 +189,22 @@ durs("nesting, a partial overlap (JSON spills it), instants at one ts, a B befor
      [(10000, 10000, "p"), (12000, 2000, "in"), (15000, 10000, "over"), (20000, 0, "inst"), (20000, 0, "inst2"),
       (29000, -1, "early_b"), (30000, 1000, "late")])
 
-# Rule: ftrace events of one ts leave the sorter by queue, a queue per CPU
-# made in CPU order (PushToStream), not in the order their bundles came.
-durs("ftrace at one ts: the lower CPU's events first (B on cpu 1, E on cpu 2)",
+# Rule: the sorter merges its queues (a queue per CPU, made in CPU order:
+# PushToStream): the queue whose next event is earliest gives every event
+# up to the next event of another queue, ties included; on a tie of heads,
+# the queue made first.
+durs("ftrace at one ts: the queue made first goes first (B on cpu 1, E on cpu 2)",
      tar("cpuq1.tar", [("c2.pb", ftrace(2, [(1020, "B|10|ft0_1"), (1030, "I|10|fi1"), (1040, "E|10")], 2)
                         + ftrace(1, [(1030, "bogus"), (1040, "B|10|ft0_2")], 1))]),
      [(1020, -1, "ft0_1"), (1030, 0, "fi1"), (1040, 0, "ft0_2")])
-durs("ftrace at one ts: the lower CPU's E before the higher CPU's B",
+durs("ftrace at one ts: a queue gives every event up to the next queue's, ties included",
      tar("cpuq2.tar", [("d3.pb", ftrace(2, [(1254320, "E|10"), (1254330, "B|10|ft0_13")], 2)
                         + ftrace(1, [(1254330, "E|10")], 2))]),
-     [(1254330, -1, "ft0_13")])
+     [(1254330, 0, "ft0_13")])
+durs("ftrace at one ts: the queue with the earlier head goes on through the tie",
+     tar("cpuq3.tar", [("a0.pb", ftrace(1, [(51120, "B|10|ft0_3"), (51130, "B|10|ft0_3"), (51140, "I|10|fi3")])
+                        + ftrace(0, [(51130, "B|10|ft0_4"), (51140, "bogus"), (51150, "E|10")]))]),
+     [(51120, -1, "ft0_3"), (51130, -1, "ft0_3"), (51130, 20, "ft0_4"), (51140, 0, "fi3")])
 
 # Rule: ApplyManifest adds each entry's edge before it resolves the next
 # entry: a file synced to its own clock fails the import there, before a
