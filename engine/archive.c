@@ -2204,8 +2204,10 @@ process(struct tm_input *in, size_t ci)
  * just before, which is what a saved scan of it is keyed on (scancache.c:
  * a tar.gz's members are scanned while it is listed, so a key taken after
  * the listing could name a newer file than the one read).  Not blocking
- * (a FIFO given as input is refused, not waited on).  The descriptor is
- * kept as the path's lent one while fewer than LENT_FDS are (open_parent). */
+ * (a FIFO given as input is refused, not waited on).  Closed again: the
+ * opens that read it (open_path) check that they find the same file, and
+ * one descriptor per input held from here would run into the descriptor
+ * limit where opening them one at a time does not. */
 static enum tm_status
 open_input(struct tm_input *in, size_t i, uint64_t *size, struct tm_error *err)
 {
@@ -2220,19 +2222,10 @@ open_input(struct tm_input *in, size_t i, uint64_t *size, struct tm_error *err)
 		close(fd);
 		return tm_error_set(err, TM_ERR_INVALID, "%s: not a regular file", path);
 	}
-	blocking(fd);
 	pv->id_taken_s[i] = (int64_t)t0.tv_sec;
 	pv->id_state[i] = ID_TAKEN;
 	*size = pv->ids[i].size;
-	pthread_mutex_lock(&fds_mu);
-	if (pv->n_fds < LENT_FDS) {
-		pv->fds[i] = fd;
-		pv->n_fds++;
-		fd = -1;
-	}
-	pthread_mutex_unlock(&fds_mu);
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	return TM_OK;
 }
 
