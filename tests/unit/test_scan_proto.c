@@ -545,10 +545,12 @@ test_ftrace(void)
 	fb.cpu = 1024;
 	tb_pkt(&b, &p);
 	const char *s = scan_all(&b, false);
-	/* "hello" is no atrace point: f16 | TM_CONV_ATRACE_FAIL (8192) */
+	/* "hello" is no atrace point: f16 | TM_CONV_ATRACE_FAIL (8192) |
+	 * TM_CONV_FTRACE (65536): an ftrace event, dropped below
+	 * tracing_started_ns once sorted */
 	CHECK_STR(s, "MACHINE 0|SNAP m0 s3 f2 p0 64:5000 6:105000|ARR c64 s3 100 110|"
-		     "ARR c64 s3 50 100|CONV c64 s3 6000 f8208|CONV c64 s3 4000 f192|"
-		     "ARR c64 s3 100 110|ARR c64 s3 50 100|CONV c64 s3 6000 f8208|"
+		     "ARR c64 s3 50 100|CONV c64 s3 6000 f73744|CONV c64 s3 4000 f192|"
+		     "ARR c64 s3 100 110|ARR c64 s3 50 100|CONV c64 s3 6000 f73744|"
 		     "FATAL @182 CPU 1024 is greater than maximum allowed of 1024. This is likely "
 		     "because of trace corruption (ERR:tp-corrupt)");
 	/* unknown clock, missing cpu */
