@@ -91,6 +91,19 @@ bool tm_slot_give(void **slots, size_t n, void *p);
 #define TM_SANITIZER 1
 #endif
 #endif
+/* Lookup work, counted for the tests (TM_COUNT_WORK: the ASan variant the
+ * unit tests link): each probe of a table keyed by a value the input
+ * controls (a hash slot looked at, a step of a short linear search) adds
+ * one, from any thread, so a test bounds a lookup's work by a count of
+ * operations, never by time.  Nothing in other builds. */
+#ifdef TM_COUNT_WORK
+extern uint64_t tm_work_probes;
+#define TM_PROBE() ((void)__atomic_fetch_add(&tm_work_probes, 1, __ATOMIC_RELAXED))
+#else
+#define TM_PROBE() ((void)0)
+#endif
+/* The probes counted so far, UINT64_MAX in a build that does not count. */
+uint64_t tm_work_count(void);
 /* Big buffers, for those a big input fills once per file (the op log, its
  * staging): 4 KiB page faults were most of the CPU a 64 MiB check paid
  * beyond a small one's.  One rule says what such a buffer is, whichever

@@ -6,6 +6,20 @@
 #include "internal.h"
 #include "strmap.h"
 
+#ifdef TM_COUNT_WORK
+uint64_t tm_work_probes;
+#endif
+
+uint64_t
+tm_work_count(void)
+{
+#ifdef TM_COUNT_WORK
+	return __atomic_load_n(&tm_work_probes, __ATOMIC_RELAXED);
+#else
+	return UINT64_MAX;
+#endif
+}
+
 static uint64_t
 hash_bytes(const char *s, size_t n)
 {
@@ -27,6 +41,7 @@ str_find(const struct tm_strmap *m, const char *key, size_t len, uint64_t h)
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
 		struct tm_strmap_slot *s = &m->slots[i];
 
+		TM_PROBE();
 		if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
 			return s;
 	}
@@ -87,9 +102,11 @@ u64_find(const struct tm_u64map *m, uint64_t key)
 {
 	size_t mask = m->cap - 1;
 
-	for (size_t i = tm_mix64(key) & mask;; i = (i + 1) & mask)
+	for (size_t i = tm_mix64(key) & mask;; i = (i + 1) & mask) {
+		TM_PROBE();
 		if (!m->used[i] || m->keys[i] == key)
 			return i;
+	}
 }
 
 bool
