@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "session.h"
+#include "strmap.h"
 
 /* The TAR name member i is written under by tm_merge_write, or NULL when it
  * is not written: loose files by base name; an archive's non-hidden
@@ -51,7 +52,8 @@ add(struct tm_pack_check *c, enum tm_pack_rule rule, bool ours, size_t member, s
 	va_start(ap, fmt);
 	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
 	va_end(ap);
-	c->issues = xrealloc(c->issues, (c->n + 1) * sizeof *c->issues);
+	if (!(c->n & (c->n - 1))) /* room for twice as many at each power of two */
+		c->issues = xrealloc(c->issues, (c->n ? 2 * c->n : 1) * sizeof *c->issues);
 	c->issues[c->n++] = (struct tm_pack_issue){rule, ours, member, entry, msg};
 }
 
@@ -73,19 +75,21 @@ tm_pack_check(const struct tm_session *s, const struct tm_manifest *m, struct tm
 {
 	memset(out, 0, sizeof *out);
 	const struct tm_input *in = &s->in;
+	/* the input names, each to its first member: one look-up per name and
+	 * per manifest path (compared as C strings, as util merge's are) */
+	struct tm_strmap names = {0};
 	/* util merge packs files: its name rules apply to loose files and to a
 	 * single trace input, not to an archive's members */
 	bool files = in->is_loose || in->n_members == 1;
-	for (size_t i = 0; files && i < in->n_members; i++) {
+	for (size_t i = 0; i < in->n_members; i++) {
 		const char *name = input_name(s, i);
 		if (!name)
 			continue;
-		bool dup = false;
-		for (size_t k = 0; k < i && !dup; k++) {
-			const char *o = input_name(s, k);
-			dup = o && strcmp(o, name) == 0;
-		}
-		if (dup)
+		bool added;
+		tm_strmap_put(&names, name, strlen(name), i, &added);
+		if (!files)
+			continue;
+		if (!added)
 			add(out, TM_PACK_DUP_NAME, false, i, SIZE_MAX,
 			    "merge: two input files share the name '%s'; archive members must be "
 			    "unique. Rename one of the files.",
@@ -98,19 +102,13 @@ tm_pack_check(const struct tm_session *s, const struct tm_manifest *m, struct tm
 	}
 	for (size_t i = 0; m && i < m->n_files; i++) {
 		const char *path = m->files[i].path;
-		if (!path)
-			continue;
-		bool found = false;
-		for (size_t k = 0; k < in->n_members && !found; k++) {
-			const char *name = input_name(s, k);
-			found = name && strcmp(name, path) == 0;
-		}
-		if (!found)
+		if (path && !tm_strmap_get(&names, path, strlen(path)))
 			add(out, TM_PACK_MANIFEST_PATH, false, SIZE_MAX, i,
 			    "merge: the manifest names file '%s' but no input file has that name. "
 			    "Manifest paths must match the input files' base names.",
 			    path);
 	}
+	tm_strmap_fini(&names);
 	for (size_t i = 1; i < in->n_members; i++) {
 		const struct tm_member *mb = &in->members[i];
 		if (mb->parent == 0 && mb->is_hidden && mb->name)

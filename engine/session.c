@@ -168,6 +168,13 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 		if (s->first_manifest == SIZE_MAX)
 			s->first_manifest = i;
 	}
+	for (size_t i = 1; i < n; i++) {
+		const struct tm_member *mb = &s->in.members[i];
+		/* the whole name only: a GNU long name may hold a NUL, and a
+		 * name looked up is a C string */
+		if (mb->name && !mb->is_hidden && strlen(mb->name) == mb->name_len)
+			tm_strmap_put(&s->member_ix, mb->name, mb->name_len, i, NULL);
+	}
 	tm_scancache_open(s);
 	if (s->opts.keep_events)
 		s->evpool = tm_evpool_new();
@@ -197,6 +204,7 @@ tm_session_close(struct tm_session *s)
 	free((void *)(uintptr_t)s->progress);
 	free((void *)(uintptr_t)s->is_scanned);
 	free(s->manifests);
+	tm_strmap_fini(&s->member_ix);
 	tm_scancache_fini(s);
 	tm_input_close(&s->in);
 	tm_evpool_unref(s->evpool);
@@ -231,14 +239,11 @@ tm_session_member_label(const struct tm_session *s, size_t i, struct tm_buf *out
 long
 tm_session_member_by_name(const struct tm_session *s, const char *name)
 {
-	for (size_t i = 1; name && i < s->in.n_members; i++) {
-		const struct tm_member *m = &s->in.members[i];
-		/* the whole name: a GNU long name may hold a NUL */
-		if (m->name && !m->is_hidden && strlen(m->name) == m->name_len &&
-		    !strcmp(m->name, name))
-			return (long)i;
-	}
-	return -1;
+	const struct tm_strmap_slot *sl;
+
+	if (!name || !(sl = tm_strmap_get(&s->member_ix, name, strlen(name))))
+		return -1;
+	return (long)sl->val;
 }
 
 const char *

@@ -12,6 +12,7 @@ const char *tm_pack_name(const struct tm_session *s, size_t i, bool has_manifest
 #endif
 
 #include "replay.h"
+#include "strmap.h"
 
 struct tm_session {
 	struct tm_input in;
@@ -32,6 +33,9 @@ struct tm_session {
 	int cache_dfd; /* the cache directory, checked (scancache.c); -1: not open */
 	/* the spare buffer of events lists (only with keep_events) */
 	struct tm_evpool *evpool;
+	/* member name -> the first non-hidden member of that name (index >= 1;
+	 * tm_session_member_by_name), built once the listing is done */
+	struct tm_strmap member_ix;
 };
 
 /* pack.c: the TAR name tm_merge_write gives member i, NULL when it is not
