@@ -36,6 +36,7 @@ struct cand_ctx {
 	const struct tm_report *before;
 	struct tm_fixes *out;
 	size_t cap;
+	struct tm_first_traces traces; /* before's */
 };
 
 static bool
@@ -100,7 +101,7 @@ try_offset(struct cand_ctx *c, const char *file, const struct tm_offset_spec *sp
 {
 	struct tm_offset_result r;
 	struct tm_error e;
-	if (tm_offset_apply_known(c->s, c->cur, c->before, file, sp, &r, &e) != TM_OK)
+	if (tm_offset_apply_known(c->s, c->cur, c->before, &c->traces, file, sp, &r, &e) != TM_OK)
 		return;
 	struct tm_offset_take t = tm_offset_take(&r, false);
 	struct tm_buf b;
@@ -200,7 +201,8 @@ fixes_suggest(struct tm_session *s, const struct tm_manifest *cur, const struct 
 	}
 	struct tm_manifest empty;
 	tm_manifest_init(&empty);
-	struct cand_ctx c = {s, cur ? cur : &empty, before, out, 0};
+	struct cand_ctx c = {s, cur ? cur : &empty, before, out, 0, {{-1, -1}}};
+	tm_first_traces(before, &c.traces);
 	struct tm_align_result al;
 	struct tm_error e2;
 	bool have_al = tm_align_run(s, c.cur, NULL, &al, &e2) == TM_OK;
@@ -310,7 +312,7 @@ tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution
 			struct tm_offset_spec sp;
 			struct tm_offset_result res;
 			tm_align_offset_spec(e, &sp);
-			if (tm_offset_apply_known(s, &out->m, r, e->file, &sp, &res, &e2) != TM_OK)
+			if (tm_offset_apply_known(s, &out->m, r, NULL, e->file, &sp, &res, &e2) != TM_OK)
 				continue;
 			struct tm_offset_take t = tm_offset_take(&res, true);
 			struct tm_report *r2 = *t.report; /* its replay, taken over */

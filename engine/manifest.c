@@ -76,6 +76,7 @@ tm_manifest_fini(struct tm_manifest *m)
 	free(m->attrs);
 	cJSON_Delete(m->extra);
 	cJSON_Delete(m->root_extra);
+	tm_manifest_files_changed(m);
 	tm_manifest_init(m);
 }
 
@@ -96,6 +97,7 @@ void
 tm_manifest_copy(struct tm_manifest *dst, const struct tm_manifest *src)
 {
 	*dst = *src;
+	dst->files_ix = NULL; /* built again on its first look-up */
 	dst->tt_file = xstrdup0(src->tt_file);
 	dst->tt_machine = xstrdup0(src->tt_machine);
 	dst->tt_extra = dup_json(src->tt_extra);

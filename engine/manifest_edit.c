@@ -8,17 +8,79 @@
 #include <string.h>
 
 #include "manifest_priv.h"
+#include "strmap.h"
 
 /* ------------------------------------------------------------------ */
 /* Editing helpers                                                     */
 /* ------------------------------------------------------------------ */
 
+/* The index of files[].path: each path to its first entry, for the array
+ * and count it was built on (a manifest changed behind the functions here
+ * is searched linearly, never answered from a stale index). */
+struct mf_index {
+	const struct tm_manifest_file *files;
+	size_t n;
+	struct tm_strmap map;
+};
+
+/* Fewer files than this are searched linearly (the common manifest). */
+#define MF_INDEX_MIN 16
+
+static void
+mf_index_free(struct mf_index *ix)
+{
+	if (!ix)
+		return;
+	tm_strmap_fini(&ix->map);
+	free(ix);
+}
+
+void
+tm_manifest_files_changed(struct tm_manifest *m)
+{
+	mf_index_free(__atomic_exchange_n(&m->files_ix, NULL, __ATOMIC_ACQ_REL));
+}
+
+/* Built on the first look-up, by whichever thread looks first: a const
+ * manifest may be read by several at once (the winner's index is kept). */
+static const struct mf_index *
+mf_index(const struct tm_manifest *m)
+{
+	struct mf_index *ix = __atomic_load_n(&m->files_ix, __ATOMIC_ACQUIRE);
+	if (ix)
+		return ix;
+	ix = xcalloc(1, sizeof *ix);
+	ix->files = m->files;
+	ix->n = m->n_files;
+	for (size_t i = 0; i < m->n_files; i++)
+		if (m->files[i].path)
+			tm_strmap_put(&ix->map, m->files[i].path, strlen(m->files[i].path), i, NULL);
+	void *expected = NULL;
+	void **slot = (void **)(uintptr_t)&m->files_ix;
+	if (__atomic_compare_exchange_n(slot, &expected, ix, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return ix;
+	mf_index_free(ix);
+	return expected;
+}
+
 const struct tm_manifest_file *
 tm_manifest_file_find(const struct tm_manifest *m, const char *path)
 {
-	for (size_t i = 0; m && path && i < m->n_files; i++)
+	if (!m || !path)
+		return NULL;
+	if (m->n_files >= MF_INDEX_MIN) {
+		const struct mf_index *ix = mf_index(m);
+		if (ix->files == m->files && ix->n == m->n_files) {
+			const struct tm_strmap_slot *sl = tm_strmap_get(&ix->map, path, strlen(path));
+			return sl ? &m->files[sl->val] : NULL;
+		}
+	}
+	for (size_t i = 0; i < m->n_files; i++) {
+		TM_PROBE();
 		if (tm_mf_str_eq(m->files[i].path, path))
 			return &m->files[i];
+	}
 	return NULL;
 }
 
@@ -32,11 +94,21 @@ tm_manifest_file_get(struct tm_manifest *m, const char *path, bool create)
 		return &m->files[found - m->files];
 	if (!create)
 		return NULL;
+	struct mf_index *ix = m->files_ix;
+	if (ix && (ix->files != m->files || ix->n != m->n_files)) {
+		tm_manifest_files_changed(m);
+		ix = NULL;
+	}
 	m->files = xrealloc(m->files, (m->n_files + 1) * sizeof *m->files);
 	f = &m->files[m->n_files++];
 	memset(f, 0, sizeof *f);
 	f->path = xstrdup(path);
 	m->has_files = true;
+	if (ix) { /* the index follows (a manifest built one file at a time) */
+		tm_strmap_put(&ix->map, f->path, strlen(f->path), m->n_files - 1, NULL);
+		ix->files = m->files;
+		ix->n = m->n_files;
+	}
 	return f;
 }
 
@@ -175,6 +247,7 @@ tm_manifest_remove_attr(struct tm_manifest *m, const char *key)
 void
 tm_manifest_rename_file(struct tm_manifest *m, const char *from, const char *to)
 {
+	tm_manifest_files_changed(m);
 	for (size_t i = 0; i < m->n_files; i++) {
 		struct tm_manifest_file *f = &m->files[i];
 		char **refs[] = {&f->path, f->has_clocks ? &f->clocks.sync_file : NULL};

@@ -378,14 +378,26 @@ enum tm_status
 tm_offset_apply(struct tm_session *s, const struct tm_manifest *cur, const char *file,
 		const struct tm_offset_spec *sp, struct tm_offset_result *out, struct tm_error *err)
 {
-	return tm_offset_apply_known(s, cur, NULL, file, sp, out, err);
+	return tm_offset_apply_known(s, cur, NULL, NULL, file, sp, out, err);
+}
+
+void
+tm_first_traces(const struct tm_report *r, struct tm_first_traces *out)
+{
+	size_t k = 0;
+	out->v[0] = out->v[1] = -1;
+	for (size_t i = 0; k < 2 && i < r->n_files; i++) {
+		TM_PROBE();
+		if (r->files[i].is_trace && r->files[i].path)
+			out->v[k++] = (long)i;
+	}
 }
 
 enum tm_status
 tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
-		      const struct tm_report *known, const char *file,
-		      const struct tm_offset_spec *sp, struct tm_offset_result *out,
-		      struct tm_error *err)
+		      const struct tm_report *known, const struct tm_first_traces *traces,
+		      const char *file, const struct tm_offset_spec *sp,
+		      struct tm_offset_result *out, struct tm_error *err)
 {
 	memset(out, 0, sizeof *out);
 	const char *path = sp->src.file ? sp->src.file : file;
@@ -421,10 +433,22 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 	if (!ref && before->tt_file >= 0 && before->files[before->tt_file].path &&
 	    strcmp(before->files[before->tt_file].path, path))
 		ref = before->files[before->tt_file].path;
-	for (size_t i = 0; !ref && i < before->n_files; i++)
+	struct tm_first_traces ft;
+	if (!traces) {
+		tm_first_traces(before, &ft);
+		traces = &ft;
+	}
+	for (size_t k = 0; !ref && k < 2 && traces->v[k] >= 0; k++)
+		if (strcmp(before->files[traces->v[k]].path, path))
+			ref = before->files[traces->v[k]].path;
+	/* both named like path: on from the second (a name twice in the input) */
+	for (size_t i = traces->v[1] >= 0 ? (size_t)traces->v[1] + 1 : before->n_files;
+	     !ref && i < before->n_files; i++) {
+		TM_PROBE();
 		if (before->files[i].is_trace && before->files[i].path &&
 		    strcmp(before->files[i].path, path))
 			ref = before->files[i].path;
+	}
 	if (!ref) {
 		tm_report_free(own_before);
 		return tm_error_set(err, TM_ERR_INVALID,

@@ -42,11 +42,20 @@ struct tm_session {
  * written (has_manifest: a manifest is written and replaces the input's). */
 const char *tm_pack_name(const struct tm_session *s, size_t i, bool has_manifest);
 
+/* The first two trace files of a report (indexes into r->files, -1: none),
+ * the reference an offset edit falls back to (offset.c). */
+struct tm_first_traces {
+	long v[2];
+};
+void tm_first_traces(const struct tm_report *r, struct tm_first_traces *out);
+
 /* tm_offset_apply with the replay of cur already known (borrowed; NULL:
- * replayed here), so that callers trying many edits replay each once
- * (offset.c). */
+ * replayed here), and its tm_first_traces (NULL: found here), so that
+ * callers trying many edits replay each once and pay no walk of the
+ * report's files per edit (offset.c). */
 enum tm_status tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
-				     const struct tm_report *known, const char *file,
+				     const struct tm_report *known,
+				     const struct tm_first_traces *traces, const char *file,
 				     const struct tm_offset_spec *sp, struct tm_offset_result *out,
 				     struct tm_error *err) TM_WUR;
 

@@ -233,6 +233,10 @@ struct tm_manifest {
 	struct tm_manifest_attr *attrs;
 	struct cJSON *extra;      /* unknown keys inside "perfetto_manifest" */
 	struct cJSON *root_extra; /* unknown keys beside "perfetto_manifest" */
+	/* the engine's: an index of files[].path that tm_manifest_file_find
+	 * builds, never copied; change files only through the functions below
+	 * (they drop it), or call tm_manifest_files_changed */
+	void *files_ix;
 };
 
 void tm_manifest_init(struct tm_manifest *m); /* version 1, nothing else */
@@ -304,6 +308,9 @@ bool tm_manifest_is_trivial(const struct tm_manifest *m);
 /* Editing helpers (used by the CLI config options and the workbench). */
 /* Returns the entry for path, appending an empty one when create is true
  * (else NULL when absent).  Borrowed; invalidated by the next append. */
+/* Say that m's files (paths, count or array) were changed other than by
+ * the functions here: drops the index tm_manifest_file_find keeps. */
+void tm_manifest_files_changed(struct tm_manifest *m);
 struct tm_manifest_file *tm_manifest_file_get(struct tm_manifest *m, const char *path,
 					      bool create);
 /* The first entry whose path is exactly path (as trace_processor's reader

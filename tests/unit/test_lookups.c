@@ -106,6 +106,37 @@ t_member_by_name(void)
 	tm_session_close(s);
 }
 
+/* manifest_edit.c tm_manifest_file_find: each file found, in a copy too;
+ * files added one at a time (as edits add them) found as they come. */
+static void
+t_manifest_file_find(void)
+{
+	struct tm_manifest m, c;
+	char path[32];
+	many_files_manifest(&m, N);
+	CHECK_INT(m.n_files, N);
+	WORK_BEGIN();
+	tm_manifest_copy(&c, &m);
+	for (int i = 0; i < N; i++) {
+		snprintf(path, sizeof path, "m%d", i);
+		const struct tm_manifest_file *f = tm_manifest_file_find(&c, path);
+		CHECK(f && f == &c.files[i]);
+	}
+	CHECK(tm_manifest_file_find(&m, "nope") == NULL);
+	for (int i = 0; i < 100; i++) {
+		snprintf(path, sizeof path, "new%d", i);
+		tm_manifest_set_machine(&c, path, "x");
+		CHECK(tm_manifest_file_find(&c, path) == &c.files[N + i]);
+	}
+	CHECK_WORK(3 * N);
+	/* renamed: found under the new name only */
+	tm_manifest_rename_file(&c, "m7", "seven");
+	CHECK(tm_manifest_file_find(&c, "m7") == NULL);
+	CHECK(tm_manifest_file_find(&c, "seven") == &c.files[7]);
+	tm_manifest_fini(&c);
+	tm_manifest_fini(&m);
+}
+
 /* pack.c tm_pack_check: every manifest path looked up among the
  * members' names (one path missing, reported). */
 static void
@@ -166,6 +197,33 @@ t_pack_check_loose_names(void)
 	free(paths);
 }
 
+/* fixes.c, offset.c: the issue's shape, a manifest of 0.4 N files against
+ * the TAR of N empty members (the import fails, each configured file is
+ * tried: member by name, file in the manifest, the report's trace files). */
+static void
+t_fixes_many_files(void)
+{
+	struct tm_session *s = open1(many_members_tar());
+	if (!s)
+		return;
+	struct tm_manifest m;
+	many_files_manifest(&m, N * 2 / 5);
+	struct tm_report *r = NULL;
+	struct tm_error e = {0};
+	CHECK_INT(tm_session_evaluate(s, &m, &r, &e), TM_OK);
+	if (r) {
+		CHECK(r->error != NULL);
+		struct tm_fixes fx;
+		WORK_BEGIN();
+		CHECK_INT(tm_fixes_suggest(s, &m, r, NULL, &fx, &e), TM_OK);
+		CHECK_WORK(N + N * 2 / 5);
+		tm_fixes_fini(&fx);
+		tm_report_free(r);
+	}
+	tm_manifest_fini(&m);
+	tm_session_close(s);
+}
+
 #define RUN_COUNTED(fn)                                                                            \
 	do {                                                                                       \
 		if (tm_work_count() == UINT64_MAX)                                                 \
@@ -178,8 +236,10 @@ int
 main(void)
 {
 	RUN_COUNTED(t_member_by_name);
+	RUN_COUNTED(t_manifest_file_find);
 	RUN_COUNTED(t_pack_check_paths);
 	RUN_COUNTED(t_pack_check_loose_names);
+	RUN_COUNTED(t_fixes_many_files);
 	fx_cleanup();
 	return 0;
 }
