@@ -58,32 +58,38 @@ new_row(struct tm_replay *p, uint64_t raw, const char *name)
 static long
 mc_find(const struct tm_replay *p, uint64_t raw)
 {
-	for (size_t i = 0; i < p->n_mc; i++)
-		if (p->mc_raw[i] == raw)
-			return p->mc_row[i];
-	return -1;
+	size_t row;
+
+	return tm_u64map_get(&p->mc, raw, &row) ? (long)row : -1;
 }
 
 static void
 mc_add(struct tm_replay *p, uint64_t raw, uint32_t row)
 {
-	size_t cap = p->cap_mc;
-	XGROW(p->mc_raw, p->cap_mc, p->n_mc + 1);
-	if (p->cap_mc != cap || !p->mc_row)
-		p->mc_row = xrealloc(p->mc_row, p->cap_mc * sizeof *p->mc_row);
-	p->mc_raw[p->n_mc] = raw;
-	p->mc_row[p->n_mc] = row;
-	p->n_mc++;
+	tm_u64map_set(&p->mc, raw, row);
 }
+
+/* A file's rows are searched linearly up to this many, then in
+ * p->file_rows. */
+#define FEW_ROWS 8
 
 static void
 note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 {
 	struct tm_file_acc *a = &p->acc[file];
 	const uint32_t *r = tm_acc_rows(a);
-	for (size_t i = 0; i < a->n_rows; i++)
-		if (r[i] == row)
+	uint64_t key = (uint64_t)file << 32 | row;
+	size_t v;
+	if (a->n_rows > FEW_ROWS) {
+		if (tm_u64map_get(&p->file_rows, key, &v))
 			return;
+	} else {
+		for (size_t i = 0; i < a->n_rows; i++) {
+			TM_PROBE();
+			if (r[i] == row)
+				return;
+		}
+	}
 	if (!a->n_rows) {
 		a->row1 = row;
 		a->n_rows = 1;
@@ -98,6 +104,11 @@ note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 			a->rows[0] = a->row1;
 	}
 	a->rows[a->n_rows++] = row;
+	if (a->n_rows == FEW_ROWS + 1) /* from now on in the map: all of them */
+		for (size_t i = 0; i < a->n_rows; i++)
+			tm_u64map_set(&p->file_rows, (uint64_t)file << 32 | a->rows[i], 1);
+	else if (a->n_rows > FEW_ROWS + 1)
+		tm_u64map_set(&p->file_rows, key, 1);
 }
 
 /* ForkContextForTrace(file, raw) (trace_processor_context.cc). */
@@ -919,8 +930,11 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 		es->remap_id = xcalloc(m->files[i].n_machines + 1, sizeof *es->remap_id);
 		es->remap_raw = xcalloc(m->files[i].n_machines + 1, sizeof *es->remap_raw);
 		for (size_t k = 0; k < m->files[i].n_machines; k++) {
+			size_t first;
 			es->remap_id[es->n_remap] = m->files[i].machines[k].id;
 			es->remap_raw[es->n_remap] = (uint64_t)pf->remap_raw[k];
+			if (!tm_u64map_get(&es->remap_ix, es->remap_id[es->n_remap], &first))
+				tm_u64map_set(&es->remap_ix, es->remap_id[es->n_remap], es->n_remap);
 			es->n_remap++;
 		}
 	}
@@ -1003,6 +1017,8 @@ struct fstate {
 	uint64_t host_raw; /* the raw machine id the host context was forked for */
 	struct reader *readers;
 	size_t n_readers, cap_readers;
+	/* embedded id, raw id -> readers[] index, past FEW_READERS */
+	struct tm_u64map reader_ix, raw_ix;
 	bool host_used;
 	bool adopt_resolved;
 	uint32_t adopted; /* embedded id routed to the host reader, 0 none */
@@ -1014,16 +1030,50 @@ struct fstate {
 	struct tm_replay_probe *probe; /* what an estimate asks of this file, or NULL */
 };
 
+/* A file's readers are searched linearly up to this many, then in its
+ * reader_ix. */
+#define FEW_READERS 8
+
+/* The index of the first reader of embedded machine id (by_raw: of raw
+ * machine id), or -1. */
+static long
+find_reader(const struct fstate *fs, uint64_t id, bool by_raw)
+{
+	size_t i;
+	if (fs->n_readers > FEW_READERS)
+		return tm_u64map_get(by_raw ? &fs->raw_ix : &fs->reader_ix, id, &i) ? (long)i : -1;
+	for (i = 0; i < fs->n_readers; i++) {
+		TM_PROBE();
+		if ((by_raw ? fs->readers[i].raw : fs->readers[i].embedded) == id)
+			return (long)i;
+	}
+	return -1;
+}
+
+static void
+add_reader(struct fstate *fs, struct reader r)
+{
+	XGROW(fs->readers, fs->cap_readers, fs->n_readers + 1);
+	fs->readers[fs->n_readers++] = r;
+	size_t first;
+	/* from FEW_READERS + 1 on, all of them in the maps (the first of an id) */
+	for (size_t i = fs->n_readers == FEW_READERS + 1 ? 0 : fs->n_readers - 1;
+	     fs->n_readers > FEW_READERS && i < fs->n_readers; i++) {
+		if (!tm_u64map_get(&fs->reader_ix, fs->readers[i].embedded, &first))
+			tm_u64map_set(&fs->reader_ix, fs->readers[i].embedded, i);
+		if (!tm_u64map_get(&fs->raw_ix, fs->readers[i].raw, &first))
+			tm_u64map_set(&fs->raw_ix, fs->readers[i].raw, i);
+	}
+}
+
 static struct tm_tracker *
 reader_ctx(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 {
 	if (machine == 0 || machine == fs->adopted)
 		return fs->host;
-	for (size_t i = 0; i < fs->n_readers; i++)
-		if (fs->readers[i].embedded == machine)
-			return fs->readers[i].c;
+	long i = find_reader(fs, machine, false);
 	(void)p;
-	return fs->host; /* MACHINE op missing: treat as host */
+	return i >= 0 ? fs->readers[i].c : fs->host; /* MACHINE op missing: treat as host */
 }
 
 static void
@@ -1031,10 +1081,8 @@ fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 {
 	uint64_t raw = machine;
 	if (fs->es && fs->es->n_remap > 0) {
-		raw = UINT64_MAX;
-		for (size_t i = 0; i < fs->es->n_remap && raw == UINT64_MAX; i++)
-			if (fs->es->remap_id[i] == machine)
-				raw = fs->es->remap_raw[i];
+		size_t k;
+		raw = tm_u64map_get(&fs->es->remap_ix, machine, &k) ? fs->es->remap_raw[k] : UINT64_MAX;
 		if (raw == UINT64_MAX) {
 			mfail(p, "perfetto_manifest: machines: trace has a packet from undeclared machine "
 				"id %" PRIu32,
@@ -1049,9 +1097,9 @@ fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 	 * or onto another embedded id's, gets that context back: its clock
 	 * tracker (primary or not, its tag, its conversions), not a new one. */
 	struct tm_tracker *h = fs->host, *c = raw == fs->host_raw ? h : NULL;
-	for (size_t i = 0; !c && i < fs->n_readers; i++)
-		if (fs->readers[i].raw == raw)
-			c = fs->readers[i].c;
+	long ri = c ? -1 : find_reader(fs, raw, true);
+	if (ri >= 0)
+		c = fs->readers[ri].c;
 	if (!c)
 		c = fork_ctx(p, fs->file, raw);
 	/* ProtoTraceReader::CreateRemoteMachineReader, on the context it got,
@@ -1064,8 +1112,7 @@ fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 	}
 	c->has_pending = true;
 	c->pending_clock = TM_CLOCK_BOOTTIME;
-	XGROW(fs->readers, fs->cap_readers, fs->n_readers + 1);
-	fs->readers[fs->n_readers++] = (struct reader){machine, raw, c};
+	add_reader(fs, (struct reader){machine, raw, c});
 }
 
 static bool
@@ -1111,11 +1158,8 @@ on_machine(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 			fs->adopted = machine;
 		}
 	}
-	if (machine == fs->adopted)
+	if (machine == fs->adopted || find_reader(fs, machine, false) >= 0)
 		return;
-	for (size_t i = 0; i < fs->n_readers; i++)
-		if (fs->readers[i].embedded == machine)
-			return;
 	fork_reader(p, fs, machine);
 }
 
@@ -1900,6 +1944,8 @@ process_trace(struct tm_replay *p, size_t mi)
 	if (fs.sc)
 		replay_ops(p, &fs);
 	free(fs.readers);
+	tm_u64map_fini(&fs.reader_ix);
+	tm_u64map_fini(&fs.raw_ix);
 	free(fs.defers);
 }
 
@@ -2096,12 +2142,13 @@ cleanup:
 		free(p.rows[i].name);
 	free(p.rows);
 	tm_u64map_fini(&p.rr);
-	free(p.mc_raw);
-	free(p.mc_row);
+	tm_u64map_fini(&p.mc);
+	tm_u64map_fini(&p.file_rows);
 	if (p.entries && p.m)
 		for (size_t i = 0; i < p.m->n_files; i++) {
 			free(p.entries[i].remap_id);
 			free(p.entries[i].remap_raw);
+			tm_u64map_fini(&p.entries[i].remap_ix);
 		}
 	free(p.entries);
 	for (size_t i = 0; i < nm; i++) {

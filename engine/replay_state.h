@@ -67,6 +67,7 @@ struct tm_entry_state { /* a manifest files[] entry, applied */
 	size_t n_remap;
 	uint32_t *remap_id;
 	uint64_t *remap_raw;
+	struct tm_u64map remap_ix; /* embedded id -> its first k in remap_id */
 };
 
 struct tm_file_acc {
@@ -143,9 +144,10 @@ struct tm_replay {
 	/* machine_to_context: raw id at fork time -> row of its per-machine
 	 * state.  A fork for a raw id already present shares the row and is not
 	 * primary; adoption registers the adopted id too. */
-	uint64_t *mc_raw;
-	uint32_t *mc_row;
-	size_t n_mc, cap_mc;
+	struct tm_u64map mc;
+	/* (file << 32 | row) of every file with more than a few rows
+	 * (note_file_row; a proto may carry 100,000s of machine ids) */
+	struct tm_u64map file_rows;
 	/* the trackers in fork order, TRACKER_BLOCK to a block (one per
 	 * member of an archive or more: not one allocation each, and no
 	 * pointer array: tm_ctx finds the i-th) */

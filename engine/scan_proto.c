@@ -163,11 +163,13 @@ out:
 struct machine *
 tm_ps_machine(struct ps *s, uint32_t id)
 {
+	size_t i;
 	if (s->n_machines && s->machines[0].id == id)
 		return &s->machines[0];
-	for (size_t i = 0; i < s->n_machines; i++)
-		if (s->machines[i].id == id)
-			return &s->machines[i];
+	if (tm_u64map_get(&s->machine_ix, id, &i))
+		return &s->machines[i];
+	if (s->n_machines) /* the first is found above: a crafted file may name 100,000s */
+		tm_u64map_set(&s->machine_ix, id, s->n_machines);
 	XGROW(s->machines, s->cap_machines, s->n_machines + 1);
 	struct machine *m = &s->machines[s->n_machines++];
 	memset(m, 0, sizeof *m);
@@ -1992,6 +1994,7 @@ ps_fini(struct ps *s)
 	free(s->seq_ix);
 	free(s->seq_cache);
 	free(s->machines);
+	tm_u64map_fini(&s->machine_ix);
 	free(s->names);
 	tm_buf_fini(&s->npool);
 	free(s->pend);

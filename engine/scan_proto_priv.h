@@ -11,6 +11,7 @@
 #endif
 
 #include "align_scan.h"
+#include "strmap.h"
 #include "proto_wire.h"
 #include "scan.h"
 
@@ -82,6 +83,7 @@ struct ps {
 
 	struct machine *machines;
 	size_t n_machines, cap_machines;
+	struct tm_u64map machine_ix; /* id -> machines[] index, past machines[0] */
 
 	struct iname *names;
 	size_t cap_names, n_names; /* n_names: the entries in use, n_stale of them stale */

@@ -64,11 +64,10 @@ tm_scan_err(struct tm_scan *sc)
 void
 tm_scan_note_machine(struct tm_scan *sc, uint32_t machine)
 {
+	/* once per id: the proto scanner notes a machine when its table first
+	 * sees it (tm_ps_machine, struct machine seen), so no search here */
 	if (!machine)
 		return;
-	for (size_t i = 0; i < sc->n_embedded; i++)
-		if (sc->embedded[i] == machine)
-			return;
 	size_t cap = sc->cap_embedded;
 	XGROW(sc->embedded, cap, (size_t)sc->n_embedded + 1);
 	sc->cap_embedded = (uint32_t)cap;

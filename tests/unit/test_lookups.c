@@ -224,6 +224,105 @@ t_fixes_many_files(void)
 	tm_session_close(s);
 }
 
+static void
+varint(struct fx *f, uint64_t v)
+{
+	unsigned char b[10];
+	size_t n = 0;
+	do {
+		b[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			b[n] |= 0x80;
+		n++;
+	} while (v);
+	fx_add(f, b, n);
+}
+
+/* A proto of N packets, packet i from embedded machine i + 1. */
+static const char *
+many_machines_proto(void)
+{
+	static char path[600];
+	if (path[0])
+		return path;
+	struct fx t = {0};
+	for (uint64_t i = 0; i < N; i++) {
+		struct fx p = {0};
+		varint(&p, 8 << 3); /* timestamp */
+		varint(&p, 1000 + i);
+		varint(&p, 98 << 3); /* machine_id */
+		varint(&p, i + 1);
+		varint(&p, 10 << 3); /* trusted_packet_sequence_id */
+		varint(&p, 1);
+		varint(&t, 1 << 3 | 2);
+		varint(&t, p.n);
+		fx_add(&t, p.d, p.n);
+		free(p.d);
+	}
+	snprintf(path, sizeof path, "%s", fx_write("ids.pftrace", t.d, t.n));
+	free(t.d);
+	return path;
+}
+
+/* scan_proto.c tm_ps_machine, scan_summary.c tm_scan_note_machine,
+ * replay.c (machine_to_context, a file's readers and rows): N machine ids
+ * in one file. */
+static void
+t_proto_machine_ids(void)
+{
+	struct tm_session *s = open1(many_machines_proto());
+	if (!s)
+		return;
+	struct tm_report *r = NULL;
+	struct tm_error e = {0};
+	WORK_BEGIN();
+	CHECK_INT(tm_session_evaluate(s, NULL, &r, &e), TM_OK);
+	CHECK_WORK(5 * N); /* each id in 5 tables, some twice */
+	if (r) {
+		CHECK(r->error == NULL);
+		CHECK_INT(r->n_files, 1);
+		if (r->n_files)
+			CHECK_INT(r->files[0].events, N);
+		CHECK_INT(r->n_machines, N);
+		tm_report_free(r);
+	}
+	tm_session_close(s);
+}
+
+/* replay.c: a manifest's machines[] of N ids for that file, each packet's
+ * id mapped through it. */
+static void
+t_manifest_machines_remap(void)
+{
+	struct tm_session *s = open1(many_machines_proto());
+	if (!s)
+		return;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	tm_buf_adds(&b, "{\"perfetto_manifest\": {\"version\": 1, \"files\": [{\"path\": "
+			"\"ids.pftrace\", \"machines\": [");
+	for (int i = 0; i < N; i++)
+		tm_buf_addf(&b, "%s{\"id\": %d, \"name\": \"n%d\"}", i ? ", " : "", i + 1, i);
+	tm_buf_adds(&b, "]}]}}");
+	struct tm_manifest m;
+	struct tm_error e = {0};
+	CHECK_INT(tm_manifest_parse(b.data, b.len, &m, &e), TM_OK);
+	tm_buf_fini(&b);
+	struct tm_report *r = NULL;
+	WORK_BEGIN();
+	CHECK_INT(tm_session_evaluate(s, &m, &r, &e), TM_OK);
+	CHECK_WORK(10 * N); /* the manifest's apply, then each id in 7 tables */
+	if (r) {
+		CHECK(r->error == NULL);
+		if (r->n_files)
+			CHECK_INT(r->files[0].events, N);
+		tm_report_free(r);
+	}
+	tm_manifest_fini(&m);
+	tm_session_close(s);
+}
+
 #define RUN_COUNTED(fn)                                                                            \
 	do {                                                                                       \
 		if (tm_work_count() == UINT64_MAX)                                                 \
@@ -240,6 +339,8 @@ main(void)
 	RUN_COUNTED(t_pack_check_paths);
 	RUN_COUNTED(t_pack_check_loose_names);
 	RUN_COUNTED(t_fixes_many_files);
+	RUN_COUNTED(t_proto_machine_ids);
+	RUN_COUNTED(t_manifest_machines_remap);
 	fx_cleanup();
 	return 0;
 }
