@@ -238,7 +238,8 @@ void tm_report_build(struct tm_replay *p);
 
 /* A member's name for explanations, appended to out: its path, the input's
  * base name, or for an inflated stream (trace_processor names it "")
- * '"" (inflated NAME)' with its container's name. */
+ * '"" (inflated NAME)' with its container's name, for an archive entry
+ * with an empty name '"" (an entry with no name in NAME)'. */
 void tm_member_label(const struct tm_input *in, size_t member, struct tm_buf *out);
 /* files[] entry for a member path: the first exact match (as the reader). */
 const struct tm_manifest_file *tm_manifest_entry_by_path(const struct tm_manifest *m,

@@ -510,7 +510,8 @@ size_t tm_session_n_members(const struct tm_session *s);
 /* Index 0 is the top-level input (the archive itself, or the single trace). */
 const struct tm_member *tm_session_member(const struct tm_session *s, size_t i);
 /* A member as reports name it, appended to out: its name; an inflated
- * stream (trace_processor names it "") as "" (inflated <its container>);
+ * stream (trace_processor names it "") as "" (inflated <its container>), a
+ * TAR or ZIP entry named "" as "" (an entry with no name in <container>);
  * the single input as its base name. */
 void tm_session_member_label(const struct tm_session *s, size_t i, struct tm_buf *out);
 /* The member a user names (CLI arguments, offsets, pairs): the first one in

@@ -524,12 +524,12 @@ cmd_ls(int argc, char **argv)
 			if (m->size != UINT64_MAX)
 				snprintf(sz, sizeof sz, "%" PRIu64, m->size);
 			say_part(stdout, "%5s %4s %-18s %12s  ", ord, id, tm_format_name(m->format), sz);
-			if (m->name && m->name[0]) {
-				say_part(stdout, "%s", m->name);
-			} else if (m->name && m->parent >= 0) {
-				/* trace_processor names an inflated stream "" */
-				const struct tm_member *pm = tm_session_member(s, (size_t)m->parent);
-				say_part(stdout, "\"\" (inflated %s)", pm->name ? pm->name : "input");
+			if (m->name) { /* "" as the engine labels it */
+				struct tm_buf lb;
+				tm_buf_init(&lb);
+				tm_session_member_label(s, i, &lb);
+				say_part(stdout, "%s", lb.data);
+				tm_buf_fini(&lb);
 			} else {
 				fputs("(input)", stdout);
 			}
