@@ -137,6 +137,11 @@ enum {
 	 * (ProtoTraceReader::ParseServiceEvent: tracing_started_ns = its
 	 * converted timestamp, or the raw one when it does not convert) */
 	TM_SVC_TRACING_STARTED = 1u << 17,
+	/* CONVERT: an event without a timestamp of its own (a JSON metadata
+	 * event, pushed at 0: json_trace_tokenizer.cc): counted and placed as
+	 * any, but no part of its file's time range (ours: a Chrome trace's
+	 * metadata at 0 would stretch it over the days since boot) */
+	TM_CONV_UNTIMED = 1u << 18,
 };
 
 

@@ -1181,20 +1181,23 @@ static void
 keep(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, uint32_t detail)
 {
 	struct tm_file_acc *a = &p->acc[fs->file];
-	note_all(a, ts, ts);
 	a->events++;
+	record_event(p, fs->file, detail, ts, c->row, -1);
+	if (p->untimed) /* no part of the file's range (TM_CONV_UNTIMED) */
+		return;
+	note_all(a, ts, ts);
 	if (!a->has_ts || ts < a->first_ts)
 		a->first_ts = ts;
 	if (!a->has_ts || ts > a->last_ts)
 		a->last_ts = ts;
 	a->has_ts = true;
-	record_event(p, fs->file, detail, ts, c->row, -1);
 }
 
 static void
 push(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, uint32_t detail, bool te)
 {
 	if (ts < 0) {
+		/* dropped: where it would have landed, timed or not */
 		note_all(&p->acc[fs->file], ts, ts);
 		enum tm_stat_id st = te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED;
 		stat_add(p, c, st, 1);
@@ -1327,8 +1330,10 @@ run_convert(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 			return;
 		}
 	}
+	p->untimed = op->flags & TM_CONV_UNTIMED;
 	if (!(op->flags & TM_CONV_NO_PUSH))
 		push(p, fs, c, v, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
+	p->untimed = false;
 	if ((op->flags & TM_CONV_ATRACE_FAIL) && v >= 0)
 		stat_add(p, c, TM_STAT_SYSTRACE_PARSE_FAILURE, 1);
 }

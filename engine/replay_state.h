@@ -129,6 +129,9 @@ struct tm_be_key {
 
 struct tm_replay {
 	const struct tm_replay_src *src;
+	/* the event being pushed has no timestamp of its own (TM_CONV_UNTIMED):
+	 * counted, not part of its file's range */
+	bool untimed;
 	const struct tm_manifest *m;
 	struct tm_report *r;
 	struct tm_graph *g;

@@ -341,6 +341,65 @@ file_block(struct tm_report_file *f, const struct tm_file_acc *a, const struct t
 	}
 }
 
+/* A length as a duration without its sign ("75 ms"). */
+static void
+span_text(int64_t ns, struct tm_buf *b)
+{
+	struct tm_buf t;
+	tm_buf_init(&t);
+	tm_format_duration_ns(ns, &t);
+	tm_buf_adds(b, t.data[0] == '+' ? t.data + 1 : t.data);
+	tm_buf_fini(&t);
+}
+
+/* Whether the trace files' kept ranges overlap (struct tm_overlap): the
+ * latest start against the earliest end. */
+static void
+overlap_build(struct tm_report *r, const struct tm_input *in)
+{
+	struct tm_overlap *o = &r->overlap;
+	o->ends_first = o->starts_last = -1;
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *f = &r->files[i];
+		if (!f->is_trace || !f->is_predicted || !f->has_ts)
+			continue;
+		o->n_files++;
+		if (o->ends_first < 0 || f->last_ts < r->files[o->ends_first].last_ts)
+			o->ends_first = (int)i;
+		if (o->starts_last < 0 || f->first_ts > r->files[o->starts_last].first_ts)
+			o->starts_last = (int)i;
+	}
+	if (o->n_files < 2)
+		return;
+	int64_t end = r->files[o->ends_first].last_ts, start = r->files[o->starts_last].first_ts;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	if (end >= start) {
+		o->overlap = true;
+		o->common_ns = end - start;
+		if (o->common_ns) {
+			tm_buf_adds(&b, "the files' time ranges overlap for ");
+			span_text(o->common_ns, &b);
+		} else {
+			tm_buf_adds(&b, "the files' time ranges share one instant");
+		}
+		if (o->n_files > 2)
+			tm_buf_addf(&b, " (all %zu)", o->n_files);
+	} else {
+		o->gap_ns = start - end;
+		tm_buf_adds(&b, "the files' time ranges do not overlap: ");
+		tm_member_label(in, r->files[o->ends_first].member, &b);
+		tm_buf_adds(&b, " ends ");
+		span_text(o->gap_ns, &b);
+		tm_buf_adds(&b, " before ");
+		tm_member_label(in, r->files[o->starts_last].member, &b);
+		tm_buf_adds(&b, " starts");
+	}
+	tm_buf_adds(&b, ".");
+	b.data[0] = (char)(b.data[0] - 'a' + 'A');
+	o->text = tm_buf_steal(&b);
+}
+
 void
 tm_report_build(struct tm_replay *p)
 {
@@ -532,6 +591,7 @@ tm_report_build(struct tm_replay *p)
 		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
 		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
 	}
+	overlap_build(r, s->in);
 	/* Unpredicted formats are never counted as zero drops. */
 	r->ok = !r->error && r->dropped == 0 && r->missing == 0 && r->is_complete;
 }
@@ -545,6 +605,7 @@ tm_report_free(struct tm_report *r)
 	free(r->error_where);
 	free(r->hint);
 	free(r->tt_why);
+	free(r->overlap.text);
 	free(r->stats);
 	free(r->missing_stats);
 	for (size_t i = 0; i < r->n_machines; i++)
@@ -659,7 +720,17 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 		return;
 	}
 	if (r->dropped == 0 && n_unknown == 0 && r->is_complete) {
-		tm_buf_adds(out, "All traces line up on the shared timeline.");
+		/* what is known: nothing is lost, and, separately, whether
+		 * the files share a span of time (ours) */
+		const struct tm_overlap *o = &r->overlap;
+		if (!o->text) {
+			tm_buf_adds(out, "Nothing dropped: every event lands on the shared timeline.");
+		} else if (o->overlap) {
+			tm_buf_addf(out, "Nothing dropped; %c%s", o->text[0] - 'A' + 'a', o->text + 1);
+		} else {
+			tm_buf_addf(out, "Nothing dropped, but %c%s Check how they are aligned.",
+				    o->text[0] - 'A' + 'a', o->text + 1);
+		}
 		return;
 	}
 	if (r->dropped == 0 && n_unknown == 0) {

@@ -811,12 +811,14 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			failure(js);
 		return TM_JL_OK;
 	}
+	bool untimed = false;
 	if (ts == INT64_MAX) {
 		if (phase != 'M') {
 			failure(js);
 			return TM_JL_OK;
 		}
 		ts = 0;
+		untimed = true;
 	}
 	if (tid == 0 && pid != 0 && !tid_str)
 		tid = pid;
@@ -834,8 +836,8 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	if (has_bind && (flow_in || flow_out))
 		tm_al_id(al, AL_FLOW, bind, ts, 0, 0,
 			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0), AL_NO_OFF);
-	push(js, ts, has_name ? name : NULL, name_len, phase, track,
-	     phase == 'X' ? dur : -1, off);
+	push_flags(js, ts, has_name ? name : NULL, name_len, phase, track, phase == 'X' ? dur : -1, off,
+		   TM_CONV_FAIL_DROP | (untimed ? TM_CONV_UNTIMED : 0));
 	return TM_JL_OK;
 }
 

@@ -696,6 +696,20 @@ struct tm_meta {
 	char *sval;
 };
 
+/* Ours: whether the trace files' time ranges (their kept events, in trace
+ * time) overlap.  Nothing dropped says every event lands on the timeline,
+ * not that the files were recorded together: files placed 10 days apart
+ * drop nothing and share no moment. */
+struct tm_overlap {
+	size_t n_files;     /* trace files with kept events */
+	bool overlap;       /* n_files >= 2 and all their ranges share a span */
+	int64_t common_ns;  /* that span's length (overlap) */
+	int64_t gap_ns;     /* !overlap: from the end of the file that ends
+			     * first to the start of the one that starts last */
+	int ends_first, starts_last; /* their report file indexes (-1: none) */
+	char *text;         /* one sentence, or NULL when n_files < 2 */
+};
+
 struct tm_report {
 	bool ok;          /* no manifest/content error and nothing dropped */
 	char *error;      /* the text trace_processor's import fails with, or NULL */
@@ -731,6 +745,7 @@ struct tm_report {
 	size_t cap_events;
 	struct tm_evpool *events_pool;
 	bool is_complete;      /* every trace file's format is predicted */
+	struct tm_overlap overlap; /* ours, beside the figures */
 	size_t n_warnings;
 	char **warnings;       /* ours: beyond trace_processor, never changes a number */
 };
@@ -777,8 +792,11 @@ enum tm_status tm_session_eval_numbers(struct tm_session *s, const struct tm_man
 /* Whether the session keeps per-event details (tm_session_opts.keep_events). */
 bool tm_session_keeps_events(const struct tm_session *s);
 
-/* The verdict line in the dialog's words: "All traces line up on the shared
- * timeline." or "N events would be dropped: ..." (written into out). */
+/* The verdict line: "N events would be dropped: ..." in the dialog's words
+ * (with the events missing beside them when they differ), or, when nothing
+ * is lost, "Nothing dropped" and whether the files' time ranges overlap
+ * (tm_overlap; "Nothing dropped, but ... do not overlap" when they do not),
+ * written into out. */
 void tm_report_verdict(const struct tm_report *r, struct tm_buf *out);
 /* The missing figure in words, as every view says it: "N events would be
  * missing from the merged trace (tracemerge): stat N, ..." (ours). */

@@ -600,6 +600,25 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 	json_key(&b, &first, "missing_by_stat");
 	json_stats(&b, r->missing_stats, r->n_missing_stats);
 	kv_bool(&b, &first, "complete", r->is_complete);
+	/* ours: whether the files' kept time ranges overlap */
+	{
+		const struct tm_overlap *ov = &r->overlap;
+		bool two = ov->n_files >= 2;
+		bool ff = true;
+		json_key(&b, &first, "overlap");
+		tm_buf_addc(&b, '{');
+		kv_u64(&b, &ff, "files", true, ov->n_files);
+		json_key(&b, &ff, "overlap");
+		tm_buf_adds(&b, two ? (ov->overlap ? "true" : "false") : "null");
+		kv_int(&b, &ff, "common_ns", two && ov->overlap, ov->common_ns);
+		kv_int(&b, &ff, "gap_ns", two && !ov->overlap, ov->gap_ns);
+		kv_str(&b, &ff, "ends_first",
+		       two && !ov->overlap ? r->files[ov->ends_first].path : NULL);
+		kv_str(&b, &ff, "starts_last",
+		       two && !ov->overlap ? r->files[ov->starts_last].path : NULL);
+		kv_str(&b, &ff, "text", ov->text);
+		tm_buf_addc(&b, '}');
+	}
 	json_key(&b, &first, "stats");
 	json_stats(&b, r->stats, r->n_stats);
 	json_key(&b, &first, "trace_time");
@@ -859,6 +878,9 @@ print_check_text(const struct tm_session *s, const struct tm_report *r)
 	putchar('\n');
 	if (r->tt_why)
 		say(stdout, "  (tracemerge) %s", r->tt_why);
+	if (r->overlap.text)
+		say(stdout, "%s (tracemerge): %s", r->overlap.overlap ? "overlap" : "warning",
+		    r->overlap.text);
 	if (!r->is_complete)
 		puts("note (tracemerge): some files are in formats whose events tracemerge does not "
 		     "predict; their drops are not counted above.");
@@ -1187,7 +1209,11 @@ cmd_merge(int argc, char **argv)
 				say(stderr, "%s", r->error);
 				rc = EXIT_BROKEN;
 			} else if (r->dropped == 0 && r->missing == 0 && r->is_complete) {
-				say(stdout, "Validation: all traces line up on the shared timeline.");
+				struct tm_buf v;
+				tm_buf_init(&v);
+				tm_report_verdict(r, &v);
+				say(stdout, "Validation: %s", v.data);
+				tm_buf_fini(&v);
 			} else if (r->dropped == 0 && r->missing == 0) {
 				say(stderr, "Validation: no predicted event is dropped, but the "
 					    "prediction is incomplete (see below).");

@@ -708,12 +708,16 @@ text_verdict(const struct wb_model *m, struct wb_paras *ps)
 		if (n_unknown)
 			tm_buf_addf(b, " (%zu file%s not predicted.)", n_unknown,
 				    n_unknown == 1 ? "'s events are" : "s' events are");
+		if (r->overlap.text && !r->overlap.overlap)
+			tm_buf_addf(b, " %s", r->overlap.text);
 	} else {
 		struct tm_buf v;
 		tm_buf_init(&v);
 		tm_report_verdict(r, &v);
-		b = text_para_add(ps, r->ok ? ROLE_OK : ROLE_WARNING);
-		tm_buf_addf(b, "%s %s", r->ok ? "OK" : "WARN", v.data ? v.data : "");
+		/* nothing dropped, but files that share no moment: a warning */
+		bool ok = r->ok && (r->overlap.n_files < 2 || r->overlap.overlap);
+		b = text_para_add(ps, ok ? ROLE_OK : ROLE_WARNING);
+		tm_buf_addf(b, "%s %s", ok ? "OK" : "WARN", v.data ? v.data : "");
 		tm_buf_fini(&v);
 	}
 }

@@ -116,7 +116,7 @@ final=""
 for i in $(seq 1 6000); do
 	[ -n "$partial" ] || break
 	shot $s >"$t/final.txt"
-	head -1 "$t/final.txt" | grep -q ' 17 files$' && grep -q 'All traces line up' "$t/final.txt" &&
+	head -1 "$t/final.txt" | grep -q ' 17 files$' && grep -q 'Nothing dropped' "$t/final.txt" &&
 		{ final=1; break; }
 	[ -s "$t/$s.rc" ] && break
 	sleep 0.05
@@ -227,7 +227,7 @@ if [ -n "${TM_OPENING_BIG:-}" ]; then
 			opened=$tn
 		fi
 		if [ -n "$opened" ] &&
-			grep -q 'All traces line up\|would be dropped\|import fails\|not predicted' "$t/b.txt"; then
+			grep -q 'Nothing dropped\|would be dropped\|import fails\|not predicted' "$t/b.txt"; then
 			verdict=$tn
 			break
 		fi

@@ -101,7 +101,7 @@ t_nested_deeper_than_8_is_incomplete(void)
 	CHECK(!r->ok);
 	CHECK(!r->is_complete);
 	CHECK(r->error == NULL);
-	CHECK(strncmp(verdict(r), "All traces line up", 18) != 0);
+	CHECK(strncmp(verdict(r), "Nothing dropped", 15) != 0);
 	CHECK(strstr(verdict(r), "incomplete") != NULL);
 	CHECK_INT(r->n_warnings, 1);
 	if (r->n_warnings)
@@ -132,7 +132,7 @@ t_nested_8_is_expanded(void)
 	CHECK(r->is_complete);
 	CHECK_INT(r->n_warnings, 0);
 	CHECK_INT(events_of(r, s, "d.json"), 1);
-	CHECK_STR(verdict(r), "All traces line up on the shared timeline.");
+	CHECK_STR(verdict(r), "Nothing dropped: every event lands on the shared timeline.");
 	tm_report_free(r);
 	tm_session_close(s);
 }

@@ -16,7 +16,7 @@ for man in "$DIR"/saved-f*.json; do
 	python3 - "$screen" "$got" <<'PY' || fail=1
 import re, sys
 flat = " ".join(l.strip() for l in open(sys.argv[1], encoding="utf-8").read().splitlines())
-m = re.search(r"Fix \(f; checked by tracemerge\): (.*?) -> (.*?) \(", flat)
+m = re.search(r"Fix \(f; checked by tracemerge\): (.*?) -> (.*?\.) \(", flat)
 if not m:
     print("%s shows no fix" % sys.argv[1].rsplit("/", 1)[-1]); sys.exit(1)
 if m.group(2) != sys.argv[2]:
