@@ -5,6 +5,9 @@
 #   tools/fresh.sh            a clean clone of HEAD (what is committed)
 #   tools/fresh.sh --tree     the working tree as it is on disk (tracked and
 #                             untracked files, not ignored ones, no build/)
+#   tools/fresh.sh [--tree] COMMAND...   that instead of make test, e.g.
+#                             make deps-build all (what make demo installs
+#                             is enough to build)
 #
 # As root (or through sudo -n): installs debootstrap on the host if it is
 # missing, keeps a tarball of the bare system (debootstrap --variant=minbase
@@ -74,11 +77,13 @@ if [ "$(id -u)" != 0 ]; then
 	die "needs root (debootstrap, chroot, mount): run it as root or with sudo"
 fi
 mode=head
+[ "${1:-}" != --tree ] || { mode=tree; shift; }
 case "${1:-}" in
-"") ;;
---tree) mode=tree ;;
-*) echo "usage: $0 [--tree]" >&2; exit 64 ;;
+-*) echo "usage: $0 [--tree] [COMMAND...]" >&2; exit 64 ;;
 esac
+run="make test"
+[ $# = 0 ] || run=$(printf '%q ' "$@")
+run=${run% }
 for c in unshare chroot findmnt mount tar; do
 	command -v $c >/dev/null 2>&1 || die "the host has no $c (util-linux, coreutils, tar)"
 done
@@ -187,8 +192,8 @@ echo "fresh: \$(. /etc/os-release; echo \$PRETTY_NAME), $what"
 apt-get update && apt-get install -y make git || exit 1
 $clone || exit 1
 cd tracemerge
-TIMEFORMAT='fresh: make test took %0R s (CPU: %0U s user, %0S s system)'
-time make test
+TIMEFORMAT='fresh: $run took %0R s (CPU: %0U s user, %0S s system)'
+time $run
 EOF
 
 archives=
@@ -219,7 +224,11 @@ summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 cleanup
 left=$(findmnt -rn -o TARGET | grep -F "$work/")
 [ -z "$left" ] || rc=1
-say "make test and the steps before it took $((t2 - t1)) s; the whole run $(($(date +%s) - t0)) s; nothing left mounted: $([ -z "$left" ] && echo yes || echo NO)"
-echo "${summary:-0 passed, 1 failed}"
+say "$run and the steps before it took $((t2 - t1)) s; the whole run $(($(date +%s) - t0)) s; nothing left mounted: $([ -z "$left" ] && echo yes || echo NO)"
+if [ "$run" = "make test" ]; then
+	echo "${summary:-0 passed, 1 failed}"
+else
+	echo "fresh: $run: exit status $rc"
+fi
 exit $rc
 }
