@@ -14,6 +14,7 @@
  * bound on the offset, its b range the drift.  Everything is computed from
  * the samples the scan kept (align_scan.h).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,36 @@ tm_align_quality_name(enum tm_align_quality q)
 	case TM_ALIGN_APPROXIMATE: return "approximate";
 	case TM_ALIGN_ONE_SIDED: return "one-sided";
 	case TM_ALIGN_CONTRADICTORY: return "contradictory";
+	case TM_ALIGN_EXACT: return "exact";
+	case TM_ALIGN_WEAK: return "not enough evidence";
 	default: return "none";
 	}
+}
+
+bool
+tm_align_offerable(const struct tm_align_estimate *e)
+{
+	return e->has_offset && e->quality != TM_ALIGN_CONTRADICTORY && e->quality != TM_ALIGN_WEAK;
+}
+
+/* Names every trace of its producer carries, whatever it recorded: Chrome's
+ * metadata and tracing-started markers, Perfetto's and the JSON format's
+ * process and thread names.  Two traces that both have them share nothing
+ * (ours: the one list). */
+static bool
+generic_name(const char *s, size_t n)
+{
+	static const char *const names[] = {
+		"TracingStartedInBrowser", "TracingStartedInPage", "TracingSessionIdForWorker",
+		"TracingStartedInProcess", "tracing_started",	"process_name",
+		"process_labels",	   "process_sort_index",   "process_uptime_seconds",
+		"thread_name",		   "thread_sort_index",	   "num_cpus",
+		"trace_buffer_overflowed", "Screenshot",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strlen(names[i]) == n && !memcmp(names[i], s, n))
+			return true;
+	return false;
 }
 
 /* ---- the estimator ---- */
@@ -174,6 +203,8 @@ tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimat
 				mlo = fmax(mlo, r);
 		}
 		double tlo = fmax(lo, mlo), thi = fmin(hi, mhi);
+		if (tlo > thi && tlo - thi < 1.0) /* the same nanosecond, rounded apart */
+			tlo = thi = (tlo + thi) / 2;
 		if (tlo > thi) {
 			e->quality = TM_ALIGN_CONTRADICTORY;
 			e->has_lo = mlo > -HUGE_VAL;
@@ -271,6 +302,10 @@ tm_align_solve(const struct tm_align_obs *obs, size_t n, struct tm_align_estimat
 	e->hi_ns = wrap_add(d0, to_ns(hi));
 	e->drift_ppm = b * 1e6; /* as computed: the printers round (tm_align_ppm_text) */
 	e->drift_ns = to_ns(b * span);
+	/* every pair says the same offset: not an approximation */
+	if ((e->quality == TM_ALIGN_APPROXIMATE || e->quality == TM_ALIGN_ACCURATE) && e->has_lo &&
+	    e->has_hi && e->lo_ns == e->hi_ns)
+		e->quality = TM_ALIGN_EXACT;
 }
 
 /* ---- pairs and the run ---- */
@@ -355,6 +390,7 @@ tm_align_result_fini(struct tm_align_result *r)
 		free(r->est[i].file);
 		free(r->est[i].ref);
 		free(r->est[i].evidence);
+		free(r->est[i].weak);
 	}
 	free(r->est);
 	free(r->timeline_ref);
@@ -613,7 +649,8 @@ obs_add(struct obsv *o, int64_t t, int64_t d, int kind)
 
 static void
 collect(const struct side *f, const struct side *r, const struct tm_align_opts *o,
-	struct obsv *ov, size_t *n_names, size_t *n_ids, size_t *n_msgs)
+	struct obsv *ov, size_t *n_names, size_t *n_distinct, size_t *n_generic, size_t *n_ids,
+	size_t *n_msgs)
 {
 	int64_t x0, y0;
 	/* user send->recv pairs */
@@ -667,15 +704,72 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 		const struct al_name *y = tm_al_find_name(r->a, x->name, x->len);
 		if (!y || !y->all_instant || y->count != x->count)
 			continue;
+		if (generic_name(x->name, x->len)) {
+			(*n_generic)++;
+			continue;
+		}
 		struct al_occ xo[AL_OCC], yo[AL_OCC];
 		tm_al_occs(x, xo);
 		tm_al_occs(y, yo);
+		bool used = false;
 		for (uint32_t k = 0; k < x->n; k++)
 			if (sample_ts(f, &xo[k], &x0) && sample_ts(r, &yo[k], &y0)) {
 				obs_add(ov, x0, wrap_sub(y0, x0), 0);
 				(*n_names)++;
+				used = true;
 			}
+		*n_distinct += used;
 	}
+}
+
+/* A file's kept time range, in trace time (0 when it has none). */
+static int64_t
+range_len(const struct tm_report_file *f)
+{
+	return f->has_ts ? wrap_sub(f->last_ts, f->first_ts) : 0;
+}
+
+/* Ours: whether the evidence behind e can be told from chance.  Two traces
+ * that share one name, one id or one message agree on an offset whatever
+ * it is; two independent matches that agree on it rarely do by chance.  So:
+ * at least two independent pieces (distinct names both saw, flow/async
+ * ids, send/receive pairs); the shared instants, when they are all there
+ * is, agree with each other (their residual spread after the drift within
+ * 10 ms and 1% of the span they cover); and a shift far beyond both
+ * traces' lengths (100 times) needs a third piece. */
+static void
+judge(struct tm_align_estimate *e, size_t n_ids, size_t n_msgs, int64_t len_file, int64_t len_ref)
+{
+	if (!e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
+		return;
+	size_t pieces = e->n_names + n_ids + n_msgs;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	int64_t spread = e->has_lo && e->has_hi ? wrap_sub(e->hi_ns, e->lo_ns) : 0;
+	int64_t tol = 10000000 + e->span_ns / 100;
+	uint64_t shift = e->offset_ns < 0 ? (uint64_t)0 - (uint64_t)e->offset_ns : (uint64_t)e->offset_ns;
+	uint64_t len = (uint64_t)(len_file > len_ref ? len_file : len_ref);
+	if (len < 1000000)
+		len = 1000000; /* 1 ms at least */
+	if (pieces < 2) {
+		tm_buf_addf(&b, "one match (%zu name%s both saw, %zu flow/async id%s, %zu send/receive "
+				"pair%s) agrees with any offset",
+			    e->n_names, e->n_names == 1 ? "" : "s", n_ids, n_ids == 1 ? "" : "s", n_msgs,
+			    n_msgs == 1 ? "" : "s");
+	} else if (e->quality == TM_ALIGN_APPROXIMATE && spread > tol) {
+		tm_buf_adds(&b, "the shared instants disagree: their offsets spread over ");
+		tm_format_duration_ns(spread, &b);
+	} else if (shift / 100 > len && pieces < 3) {
+		tm_buf_adds(&b, "a shift of ");
+		tm_format_duration_ns(e->offset_ns, &b);
+		tm_buf_addf(&b, " (%" PRIu64 " times the longer trace) rests on %zu matches", shift / len,
+			    pieces);
+	}
+	if (b.len) {
+		e->quality = TM_ALIGN_WEAK;
+		e->weak = tm_buf_steal(&b);
+	}
+	tm_buf_fini(&b);
 }
 
 /* Occurrence occ (from 1) of name in a, copied to *buf; NULL if none. */
@@ -751,7 +845,7 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 		struct side rs = {rm >= 0 && s->scans[rm] ? s->scans[rm]->align : NULL, e->ref_clock,
 				  rm >= 0 ? P.v[rm] : NULL};
 		struct obsv ov = {0};
-		size_t n_names = 0, n_ids = 0, n_msgs = 0, n_decl = 0;
+		size_t n_names = 0, n_distinct = 0, n_generic = 0, n_ids = 0, n_msgs = 0, n_decl = 0;
 		for (size_t k = 0; o && k < o->n_pairs; k++) {
 			const struct tm_align_pair *p = &o->pairs[k];
 			if (strcmp(p->file, rf->path) || strcmp(p->ref, ref))
@@ -784,12 +878,15 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 			n_decl++;
 		}
 		if (!n_decl && fs.a && rs.a)
-			collect(&fs, &rs, o, &ov, &n_names, &n_ids, &n_msgs);
+			collect(&fs, &rs, o, &ov, &n_names, &n_distinct, &n_generic, &n_ids, &n_msgs);
 		tm_align_solve(ov.v, ov.n, e);
+		e->n_names = n_distinct;
 		if (n_decl) {
 			e->quality = TM_ALIGN_DECLARED;
 			e->n_declared = n_decl;
 			e->n_same = 0;
+		} else {
+			judge(e, n_ids, n_msgs, range_len(rf), rm >= 0 ? range_len(&rep->files[rm]) : 0);
 		}
 		struct tm_buf b;
 		tm_buf_init(&b);
@@ -804,6 +901,12 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 				    "send/receive pairs), %zu instant%s both saw",
 				    e->n_to_ref, e->n_to_ref == 1 ? "" : "s", rf->path, ref, e->n_from_ref,
 				    n_ids, n_msgs, e->n_same, e->n_same == 1 ? "" : "s");
+		if (!n_decl && e->n_same)
+			tm_buf_addf(&b, " (%zu name%s)", n_distinct, n_distinct == 1 ? "" : "s");
+		if (n_generic)
+			tm_buf_addf(&b, "; %zu name%s both saw that every trace of its producer has (not "
+					"evidence)",
+				    n_generic, n_generic == 1 ? "" : "s");
 		why_unusable(&fs, rf->path, &b, &e->n_unusable);
 		why_unusable(&rs, ref, &b, &e->n_unusable);
 		e->evidence = tm_buf_steal(&b);
@@ -835,7 +938,14 @@ void
 tm_align_describe(const struct tm_align_estimate *e, struct tm_buf *b)
 {
 	if (!e->has_offset) {
-		tm_buf_addf(b, "no estimate: %s", e->evidence ? e->evidence : "");
+		tm_buf_addf(b, "no estimate (not enough evidence): %s", e->evidence ? e->evidence : "");
+		return;
+	}
+	if (e->quality == TM_ALIGN_WEAK) {
+		tm_buf_addf(b, "not enough evidence: %s; not offered (it would be ",
+			    e->weak ? e->weak : "");
+		tm_format_duration_ns(e->offset_ns, b);
+		tm_buf_adds(b, ")");
 		return;
 	}
 	tm_format_duration_ns(e->offset_ns, b);

@@ -138,7 +138,7 @@ fixes_for(struct cand_ctx *c, const struct tm_report_file *rf, const struct tm_a
 	/* the offset its events give */
 	for (size_t i = 0; al && i < al->n; i++) {
 		const struct tm_align_estimate *e = &al->est[i];
-		if (strcmp(e->file, file) || !e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
+		if (strcmp(e->file, file) || !tm_align_offerable(e))
 			continue;
 		tm_align_offset_spec(e, &sp);
 		snprintf(why, sizeof why, "the %s estimate from events: %s", tm_align_quality_name(e->quality),
@@ -307,7 +307,7 @@ tm_solve(struct tm_session *s, const struct tm_manifest *cur, struct tm_solution
 	if (tm_align_run(s, &out->m, NULL, &al, &e2) == TM_OK) {
 		for (size_t i = 0; i < al.n; i++) {
 			const struct tm_align_estimate *e = &al.est[i];
-			if (!e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
+			if (!tm_align_offerable(e))
 				continue;
 			struct tm_offset_spec sp;
 			struct tm_offset_result res;

@@ -944,7 +944,12 @@ enum tm_align_quality {
 	TM_ALIGN_ACCURATE,     /* messages both ways: guaranteed bounds */
 	TM_ALIGN_APPROXIMATE,  /* events both files saw "at once" (shared names, ids) */
 	TM_ALIGN_ONE_SIDED,    /* messages one way only: one bound */
-	TM_ALIGN_CONTRADICTORY /* the messages admit no offset (nor linear drift) */
+	TM_ALIGN_CONTRADICTORY, /* the messages admit no offset (nor linear drift) */
+	TM_ALIGN_EXACT,        /* every pair gives the same offset: zero-width bounds */
+	TM_ALIGN_WEAK          /* "not enough evidence": what both files carry could be
+				* chance (too few independent names, ids or messages, pairs
+				* that disagree, a shift far beyond the traces' lengths);
+				* the offset is shown, never offered (tm_align_offerable) */
 };
 const char *tm_align_quality_name(enum tm_align_quality q);
 
@@ -963,6 +968,8 @@ struct tm_align_estimate {
 	int64_t drift_ns;          /* drift_ppm over span_ns: what one offset cannot hold */
 	size_t n_to_ref, n_from_ref, n_same, n_declared; /* the evidence, by kind */
 	size_t n_unusable;         /* samples not used: another machine or clock (evidence says) */
+	size_t n_names;            /* distinct names behind n_same (independent evidence) */
+	char *weak;                /* TM_ALIGN_WEAK: why the evidence is not enough (ours) */
 	char *evidence;            /* ours: one sentence */
 };
 
@@ -978,6 +985,10 @@ enum tm_status tm_align_run(struct tm_session *s, const struct tm_manifest *cur,
 			    const struct tm_align_opts *o, struct tm_align_result *out,
 			    struct tm_error *err) TM_WUR;
 void tm_align_result_fini(struct tm_align_result *r);
+/* Whether an estimate may be offered as an edit (z, Z, S, fixes, align
+ * --apply/--solve): it has an offset, and it is neither contradictory nor
+ * "not enough evidence".  The one rule every front end asks. */
+bool tm_align_offerable(const struct tm_align_estimate *e);
 /* The estimate as an offset edit for tm_offset_apply (strings borrowed from
  * e: do not tm_offset_spec_fini it). */
 void tm_align_offset_spec(const struct tm_align_estimate *e, struct tm_offset_spec *sp);

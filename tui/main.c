@@ -1303,6 +1303,9 @@ align_json(const struct tm_align_result *res, const char *verdict)
 		kv_u64(&b, &f2, "declared", true, e->n_declared);
 		kv_u64(&b, &f2, "unusable_samples", true, e->n_unusable);
 		kv_str(&b, &f2, "evidence", e->evidence);
+		kv_u64(&b, &f2, "same_moment_names", true, e->n_names);
+		kv_bool(&b, &f2, "offerable", tm_align_offerable(e));
+		kv_str(&b, &f2, "not_enough_evidence", e->weak);
 		tm_buf_addc(&b, '}');
 	}
 	tm_buf_addc(&b, ']');
@@ -1341,6 +1344,10 @@ align_text(FILE *f, const struct tm_align_result *res)
 			fprintf(f, "  %s\n", w.data);
 		tm_buf_fini(&w);
 		fprintf(f, "  evidence: %s\n", ev);
+		if (e->quality == TM_ALIGN_WEAK) { /* shown, never offered */
+			free(fn), free(rn), free(ev);
+			continue;
+		}
 		struct tm_buf b;
 		tm_buf_init(&b);
 		offset_arg(&b, e);
@@ -1360,7 +1367,7 @@ align_apply(struct tm_session *s, struct tm_manifest *m, const struct tm_align_r
 {
 	for (size_t i = 0; i < res->n; i++) {
 		const struct tm_align_estimate *e = &res->est[i];
-		if (!e->has_offset || e->quality == TM_ALIGN_CONTRADICTORY)
+		if (!tm_align_offerable(e))
 			continue;
 		struct tm_offset_spec sp;
 		struct tm_offset_result r;

@@ -123,7 +123,7 @@ apply_estimates(struct wb_model *m, const struct tm_align_result *res, const cha
 			tm_buf_fini(&d);
 			tm_buf_addf(&ev, ". Pairs used: %s", e->evidence ? e->evidence : "");
 		}
-		if (e->has_offset && e->quality != TM_ALIGN_CONTRADICTORY) {
+		if (tm_align_offerable(e)) {
 			struct tm_offset_spec sp;
 			struct tm_offset_result r;
 			struct tm_error err;
@@ -146,6 +146,8 @@ apply_estimates(struct wb_model *m, const struct tm_align_result *res, const cha
 			tm_offset_result_fini(&r);
 		} else if (e->quality == TM_ALIGN_CONTRADICTORY) {
 			tm_buf_adds(&ev, ". Not applied: the messages admit no single offset");
+		} else if (e->quality == TM_ALIGN_WEAK) {
+			tm_buf_adds(&ev, ". Not applied: not enough evidence");
 		}
 		if (!note.len)
 			tm_buf_adds(&note, ev.data);
