@@ -191,7 +191,7 @@ T new-session -d -s $s -x 100 -y 30 \
 	"cd $t && ulimit -t 12; env $envs TM_CONFIG=$t/mouse.rc TERM=screen $BIN 2>$t/$s.err; echo \$? >$t/$s.rc; sleep 600"
 . "$here/x10.bash"
 wheel=""
-if wait_shot $s "$t/w0.txt" "Open (files or archive):" 60; then
+if wait_shot $s "$t/w0.txt" "Open (files or archive" 60; then
 	T send-keys -t $s "$t/large.tar.gz" Enter
 	if wait_shot $s "$t/w1.txt" "trace-6" 120; then
 		T send-keys -t $s g
