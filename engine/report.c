@@ -58,6 +58,27 @@ tm_stat_loses_events(enum tm_stat_id id)
 	}
 }
 
+/* ftrace_parser.cc ParseFtraceEvent and ParseInlineSchedSwitch/Waking drop
+ * ftrace data older than the context's tracing_started_ns whatever else the
+ * archive holds (Config::drop_ftrace_data_before defaults to
+ * kTracingStarted): a fresh recording has it, and no offset or clock
+ * relation of a manifest changes it. */
+bool
+tm_stat_is_recording_loss(enum tm_stat_id id)
+{
+	return id == TM_STAT_FTRACE_BEFORE_START;
+}
+
+static uint64_t
+recording_losses(const struct tm_stat *st, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++)
+		if (tm_stat_is_recording_loss(st[i].id))
+			v += st[i].value;
+	return v;
+}
+
 uint64_t
 tm_stat_value(const struct tm_stat *stats, size_t n_stats, enum tm_stat_id id)
 {
@@ -593,7 +614,7 @@ tm_report_build(struct tm_replay *p)
 	}
 	overlap_build(r, s->in);
 	/* Unpredicted formats are never counted as zero drops. */
-	r->ok = !r->error && r->dropped == 0 && r->missing == 0 && r->is_complete;
+	r->ok = !r->error && r->dropped == 0 && tm_report_missing_by_merge(r) == 0 && r->is_complete;
 }
 
 void
@@ -672,6 +693,23 @@ tm_missing_sentence(uint64_t dropped, uint64_t missing, const struct tm_stat *st
 	for (size_t i = 0; i < n; i++)
 		tm_buf_addf(out, "%s%s %" PRIu64, i ? ", " : " ", st[i].name, st[i].value);
 	tm_buf_adds(out, ".");
+	uint64_t own = recording_losses(st, n);
+	if (own) {
+		if (own == missing)
+			tm_buf_addf(out, " %s", missing == 1 ? "It is" : "They are");
+		else
+			tm_buf_addf(out, " %" PRIu64 " of them %s", own, own == 1 ? "is" : "are");
+		tm_buf_adds(out, " ftrace data recorded before tracing started: trace_processor "
+				 "drops it in any import of the file, merged or not, and no alignment "
+				 "changes that.");
+	}
+}
+
+uint64_t
+tm_report_missing_by_merge(const struct tm_report *r)
+{
+	uint64_t own = recording_losses(r->missing_stats, r->n_missing_stats);
+	return r->missing > own ? r->missing - own : 0;
 }
 
 void

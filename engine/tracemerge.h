@@ -621,6 +621,12 @@ bool tm_stat_is_drop(enum tm_stat_id id);
  * of this list that a scanner counts on its own (a TM_OP_STAT op) counts
  * one missing event per unit. */
 bool tm_stat_loses_events(enum tm_stat_id id);
+/* True for the stats of that list that no merge causes or mends: the
+ * recording's own losses, which trace_processor counts in any import of the
+ * file, alone or merged (ftrace_packet_before_tracing_start).  Their events
+ * are missing from the merged trace all the same (they stay in the missing
+ * figures), but they do not make a report not ok (tm_report_missing_by_merge). */
+bool tm_stat_is_recording_loss(enum tm_stat_id id);
 
 struct tm_stat {
 	enum tm_stat_id id;
@@ -810,6 +816,10 @@ void tm_missing_sentence(uint64_t dropped, uint64_t missing, const struct tm_sta
  * (negative timestamps, no_path failures of one event each): then the
  * dropped count says it all and views need not show both. */
 bool tm_report_missing_is_dropped(const struct tm_report *r);
+/* The events missing from the merged trace that the merge loses: missing
+ * less the recording's own losses (tm_stat_is_recording_loss).  A report is
+ * ok only when this, the dropped count and the errors are nothing. */
+uint64_t tm_report_missing_by_merge(const struct tm_report *r);
 
 /* ------------------------------------------------------------------ */
 /* Offsets: one grammar, edits valid by construction (offset.c)        */

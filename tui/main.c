@@ -1208,13 +1208,14 @@ cmd_merge(int argc, char **argv)
 			if (r->error) {
 				say(stderr, "%s", r->error);
 				rc = EXIT_BROKEN;
-			} else if (r->dropped == 0 && r->missing == 0 && r->is_complete) {
+			} else if (r->dropped == 0 && tm_report_missing_by_merge(r) == 0 &&
+				   r->is_complete) {
 				struct tm_buf v;
 				tm_buf_init(&v);
 				tm_report_verdict(r, &v);
 				say(stdout, "Validation: %s", v.data);
 				tm_buf_fini(&v);
-			} else if (r->dropped == 0 && r->missing == 0) {
+			} else if (r->dropped == 0 && tm_report_missing_by_merge(r) == 0) {
 				say(stderr, "Validation: no predicted event is dropped, but the "
 					    "prediction is incomplete (see below).");
 				if (o.strict)

@@ -680,7 +680,7 @@ text_verdict(const struct wb_model *m, struct wb_paras *ps)
 			b = text_para_add(ps, ROLE_INFO);
 			tm_buf_addf(b, "    hint (tracemerge, not trace_processor): %s", r->hint);
 		}
-	} else if ((r->dropped || r->missing) && !tm_report_missing_is_dropped(r)) {
+	} else if ((r->dropped || tm_report_missing_by_merge(r)) && !tm_report_missing_is_dropped(r)) {
 		/* the two figures differ: trace_processor's and the events
 		 * missing, each named (the engine's sentence) */
 		struct tm_buf v;
