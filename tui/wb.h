@@ -220,6 +220,7 @@ struct wb_model {
 	 * written as is, edited in $EDITOR, converted on request), never
 	 * replaced by an empty one; evaluation then uses the archive's own. */
 	bool man_broken;
+	bool hint_pending; /* man_err's outdated-syntax hint waits for the scan */
 	bool man_text_edited;
 	char *man_text;
 	struct tm_error man_err;

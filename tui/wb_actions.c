@@ -1515,6 +1515,12 @@ act_convert_manifest(struct wb *wb, const char *arg)
 		msg(wb, ROLE_DIM, "The manifest parses: nothing to convert");
 		return;
 	}
+	if (wb->m.worker_running) {
+		/* the conversion reads the scans (the files' clocks): not while
+		 * the background scan runs */
+		msg(wb, ROLE_WARNING, "The files are still being scanned: convert once the scan is done");
+		return;
+	}
 	struct tm_buf notes;
 	tm_buf_init(&out);
 	tm_buf_init(&notes);

@@ -603,6 +603,23 @@ model_align_fini(struct wb_model *m)
 }
 
 /* ---- background scan ---- */
+/* The outdated-syntax hint of a broken manifest (man_text) names only
+ * clocks the files have: tm_session_outdated_hint evaluates the session, so
+ * it scans.  Never while the background scan runs (two scans of one member
+ * at once race: one is lost, and leaks); model_scan_poll gives it then. */
+static void
+outdated_hint(struct wb_model *m)
+{
+	if (!m->s || !m->man_broken || !m->man_text)
+		return;
+	if (m->worker_running) {
+		m->hint_pending = true;
+		return;
+	}
+	m->hint_pending = false;
+	tm_session_outdated_hint(m->s, m->man_text, strlen(m->man_text), &m->man_err);
+}
+
 
 static void *
 scan_worker(void *arg)
@@ -647,6 +664,8 @@ model_scan_poll(struct wb_model *m)
 		return true;
 	}
 	m->scanned = true;
+	if (m->hint_pending)
+		outdated_hint(m);
 	model_evaluate(m);
 	/* ours: where the numbers came from when not from the files */
 	struct tm_cache_info ci;
@@ -881,7 +900,7 @@ model_open(struct wb_model *m, char **paths, size_t n)
 		return;
 	}
 	if (m->man_broken && m->man_text) /* a loose manifest's */
-		tm_session_outdated_hint(m->s, m->man_text, strlen(m->man_text), &m->man_err);
+		outdated_hint(m);
 	sm = tm_session_manifest(m->s, &merr);
 	if (sm) {
 		tm_manifest_fini(&m->man);
@@ -893,9 +912,9 @@ model_open(struct wb_model *m, char **paths, size_t n)
 		if (text) {
 			m->man_broken = true;
 			m->man_err = *merr;
-			m->man_text = strdup(text);
+			m->man_text = strndup(text, len);
 			/* the hint names only clocks the files have */
-			tm_session_outdated_hint(m->s, text, len, &m->man_err);
+			outdated_hint(m);
 		}
 	}
 	model_mark_saved(m);
@@ -1713,8 +1732,7 @@ model_set_manifest_text(struct wb_model *m, const char *text, size_t len, const 
 		m->man_broken = true;
 		m->man_text_edited = true;
 		m->man_err = err;
-		if (m->s)
-			tm_session_outdated_hint(m->s, text, len, &m->man_err);
+		outdated_hint(m);
 		model_set_msg(m, ROLE_ERROR, "%s: still does not parse: %s", what, err.msg);
 		return false;
 	}
