@@ -694,6 +694,8 @@ snap_clocks(struct ps *s, const uint8_t *p, size_t n, uint32_t *count)
 static bool
 service_started(const struct field *svc)
 {
+	if (!svc->p) /* not length-delimited: no fields to read */
+		return false;
 	const uint8_t *p = svc->p, *end = p + svc->len;
 	struct field f;
 	bool started = false;
