@@ -1208,8 +1208,7 @@ cmd_merge(int argc, char **argv)
 			if (r->error) {
 				say(stderr, "%s", r->error);
 				rc = EXIT_BROKEN;
-			} else if (r->dropped == 0 && tm_report_missing_by_merge(r) == 0 &&
-				   r->is_complete) {
+			} else if (r->ok) { /* no error here: ok is the rest of it */
 				struct tm_buf v;
 				tm_buf_init(&v);
 				tm_report_verdict(r, &v);
