@@ -357,9 +357,13 @@ rnd(uint32_t n)
 	return (uint32_t)(rng % n);
 }
 
+static int gen_real_shape(const char *shape, const char *out, uint64_t mb);
+
 static int
 gen_shape(const char *shape, const char *out, uint64_t mb)
 {
+	if (!strcmp(shape, "track") || !strcmp(shape, "ftrace-percpu"))
+		return gen_real_shape(shape, out, mb);
 	FILE *f = fopen(out, "wb");
 	if (!f)
 		return 1;
@@ -530,11 +534,294 @@ gen_shape(const char *shape, const char *out, uint64_t mb)
 	return fclose(f) != 0;
 }
 
-/* The baseline walker: every top-level packet, and depth first every field
- * of every message in it (a length-delimited field is walked as a message
- * when it parses as one: packed arrays and strings mostly do not, and cost
- * the attempt), byte-loop varints, nothing recorded but a checksum. */
-static const uint8_t *
+/* ---- realistic shapes (issue 27) ---- */
+
+/* One TrackEvent packet of the track shape, on sequence k. */
+struct tseq {
+	uint32_t depth, stack[8];    /* open slices' name iids */
+	uint8_t named[2048 / 8];     /* name iids interned since the clear */
+	uint8_t cats, annots;        /* categories / annotation names interned */
+	bool started;
+};
+
+static bool
+bit_test_set(uint8_t *bits, uint32_t i)
+{
+	bool was = bits[i / 8] >> (i % 8) & 1;
+	bits[i / 8] |= (uint8_t)(1u << (i % 8));
+	return was;
+}
+
+/* track: what Chrome and the Perfetto SDK write - 100 thread sequences
+ * interleaved, each opened by its clear and a TrackDescriptor, names
+ * interned on first use along the way (not up front), nested B/E slices up
+ * to 6 deep, one or two debug annotations on most slices (ints, strings,
+ * interned names), categories, instants, counters, flows between threads,
+ * and a clear of every sequence's incremental state now and then. */
+static int
+gen_track(FILE *f, uint64_t limit)
+{
+	enum { NSEQ = 100, NNAME = 2000, NCAT = 24, NANN = 32 };
+	static struct tseq sq[NSEQ];
+	struct wbuf o = {0}, pk = {0}, te = {0}, sub = {0}, sub2 = {0}, in = {0};
+	uint64_t written = 0, ts = 1000000000, flow = 1;
+	/* one BOOTTIME/MONOTONIC snapshot first */
+	w_fv(&sub, 1, 6);
+	w_fv(&sub, 2, ts);
+	w_sub(&sub2, 1, &sub);
+	w_fv(&sub, 1, 3);
+	w_fv(&sub, 2, ts / 2);
+	w_sub(&sub2, 1, &sub);
+	w_sub(&pk, 6, &sub2);
+	w_sub(&o, 1, &pk);
+	for (uint64_t i = 0; written < limit; i++) {
+		uint32_t k = rnd(NSEQ), seq = 1 + k;
+		struct tseq *q = &sq[k];
+		char nm[64];
+		int n;
+		if (!q->started || rnd(200000) == 0) {
+			/* a clear: descriptor of the thread's track */
+			memset(q, 0, sizeof *q);
+			q->started = true;
+			w_fv(&pk, 8, ts);
+			w_fv(&pk, 10, seq);
+			w_fv(&pk, 13, 1);
+			w_fv(&sub, 1, 4000 + seq);
+			n = snprintf(nm, sizeof nm, "CrRendererMain-%u", seq);
+			w_fl(&sub, 2, nm, (size_t)n);
+			w_fv(&sub2, 1, 100 + seq % 7);
+			w_fv(&sub2, 2, 1000 + seq);
+			w_fl(&sub2, 5, nm, (size_t)n);
+			w_sub(&sub, 4, &sub2);
+			w_fv(&sub, 5, 3000 + seq % 7);
+			w_sub(&pk, 60, &sub);
+			/* its events on the thread's track by default */
+			w_fv(&sub, 11, 4000 + seq);
+			w_sub(&sub2, 11, &sub);
+			w_sub(&pk, 59, &sub2);
+			w_sub(&o, 1, &pk);
+		}
+		uint32_t r = rnd(100), type;
+		uint32_t name = 0;
+		if (r < 4)
+			type = 4; /* counter */
+		else if (r < 12)
+			type = 3; /* instant */
+		else if (q->depth == 0 || (q->depth < 6 && r < 56))
+			type = 1;
+		else
+			type = 2;
+		if (type == 1 || type == 3) {
+			/* a few hot names, a long tail */
+			name = 1 + (rnd(4) ? rnd(64) : rnd(NNAME));
+			if (!bit_test_set(q->named, name)) {
+				n = snprintf(nm, sizeof nm, "ThreadControllerImpl::RunTask/%u", name);
+				w_fv(&sub, 1, name);
+				w_fl(&sub, 2, nm, (size_t)n);
+				w_sub(&in, 2, &sub);
+			}
+		}
+		if (type == 1)
+			q->stack[q->depth++] = name;
+		else if (type == 2)
+			q->depth--;
+		w_fv(&te, 9, type);
+		if (type == 4) {
+			w_fv(&te, 11, 5000 + seq % 16);
+			w_fv(&te, 30, rnd(1u << 20));
+		} else {
+			uint32_t cat = 1 + rnd(NCAT);
+			if (!(q->cats >> (cat % 8) & 1) && type != 2) {
+				q->cats |= (uint8_t)(1u << (cat % 8));
+				n = snprintf(nm, sizeof nm, "disabled-by-default-cat%u", cat);
+				w_fv(&sub, 1, cat);
+				w_fl(&sub, 2, nm, (size_t)n);
+				w_sub(&in, 1, &sub);
+			}
+			if (type != 2) {
+				w_fv(&te, 3, cat);
+				w_fv(&te, 10, name);
+				/* debug annotations: interned names, an int or a string */
+				for (uint32_t a = 0, na = rnd(3); a < na; a++) {
+					uint32_t an = 1 + rnd(NANN);
+					if (!(q->annots >> (an % 8) & 1)) {
+						q->annots |= (uint8_t)(1u << (an % 8));
+						n = snprintf(nm, sizeof nm, "arg_%u", an);
+						w_fv(&sub, 1, an);
+						w_fl(&sub, 2, nm, (size_t)n);
+						w_sub(&in, 3, &sub);
+					}
+					w_fv(&sub, 1, an);
+					if (rnd(2)) {
+						w_fv(&sub, 4, rnd(1000000));
+					} else {
+						n = snprintf(nm, sizeof nm, "https://example.com/page/%u", rnd(1000));
+						w_fl(&sub, 6, nm, (size_t)n);
+					}
+					w_sub(&te, 4, &sub);
+				}
+			}
+			/* flows: one B in 16 starts one, one in 16 ends one */
+			if (type == 1 && rnd(16) == 0) {
+				uint8_t b8[8];
+				uint64_t id = flow++;
+				memcpy(b8, &id, 8);
+				w_var(&te, 47u << 3 | 1);
+				w_bytes(&te, b8, 8);
+			} else if (type == 1 && flow > 8 && rnd(16) == 0) {
+				uint8_t b8[8];
+				uint64_t id = flow - 1 - rnd(8);
+				memcpy(b8, &id, 8);
+				w_var(&te, 48u << 3 | 1);
+				w_bytes(&te, b8, 8);
+			}
+		}
+		w_fv(&pk, 8, ts);
+		w_fv(&pk, 10, seq);
+		w_fv(&pk, 13, 2);
+		if (in.n)
+			w_sub(&pk, 12, &in);
+		w_sub(&pk, 11, &te);
+		w_sub(&o, 1, &pk);
+		ts += 200 + rnd(2000);
+		if (o.n >= (1u << 20)) {
+			if (fwrite(o.p, 1, o.n, f) != o.n)
+				return 1;
+			written += o.n;
+			o.n = 0;
+		}
+	}
+	if (o.n && fwrite(o.p, 1, o.n, f) != o.n)
+		return 1;
+	free(o.p);
+	free(pk.p);
+	free(te.p);
+	free(sub.p);
+	free(sub2.p);
+	free(in.p);
+	return 0;
+}
+
+/* ftrace-percpu: what traced writes from the kernel's per-CPU buffers - in
+ * every read cycle one bundle per CPU (8), each covering the same stretch of
+ * time, so bundles overlap; each bundle a varying number of mixed events:
+ * sched_switch, sched_wakeup, cpu_idle, cpu_frequency, and atrace
+ * (tracing_mark_write) prints of B|, E| and C| lines; every bundle says the
+ * end of the CPU's previous bundle. */
+static int
+gen_ftrace_percpu(FILE *f, uint64_t limit)
+{
+	enum { NCPU = 8 };
+	static const char *const comms[] = {"RenderThread", "surfaceflinger", "kworker/u16:3",
+					    "binder:1234_2", "HwBinder:600_1", "com.android.systemui",
+					    "swapper/0", "android.bg", "mali-cmar-backe", "traced_probes"};
+	struct wbuf o = {0}, pk = {0}, ev = {0}, sub = {0}, bun = {0};
+	uint64_t written = 0, ts = 1000000000, prev_end[NCPU] = {0};
+	w_fv(&sub, 1, 6);
+	w_fv(&sub, 2, ts);
+	w_sub(&bun, 1, &sub);
+	w_fv(&sub, 1, 3);
+	w_fv(&sub, 2, ts / 2);
+	w_sub(&bun, 1, &sub);
+	w_sub(&pk, 6, &bun);
+	w_sub(&o, 1, &pk);
+	while (written < limit) {
+		uint64_t span = 5000000 + rnd(5000000); /* a read cycle of 5-10 ms */
+		for (uint32_t cpu = 0; cpu < NCPU; cpu++) {
+			uint32_t nev = 10 + rnd(cpu < 4 ? 300 : 80);
+			uint64_t t = ts;
+			w_fv(&bun, 1, cpu);
+			for (uint32_t e = 0; e < nev; e++) {
+				t += span / nev / 2 + rnd((uint32_t)(span / nev));
+				uint32_t r = rnd(100), pid = 100 + rnd(3000);
+				w_fv(&ev, 1, t);
+				w_fv(&ev, 2, pid);
+				char buf[80];
+				int n;
+				if (r < 40) { /* sched_switch */
+					const char *a = comms[rnd(10)], *b = comms[rnd(10)];
+					w_fl(&sub, 1, a, strlen(a));
+					w_fv(&sub, 2, pid);
+					w_fv(&sub, 3, 120);
+					w_fv(&sub, 4, rnd(3));
+					w_fl(&sub, 5, b, strlen(b));
+					w_fv(&sub, 6, 100 + rnd(3000));
+					w_fv(&sub, 7, 100 + rnd(40));
+					w_sub(&ev, 4, &sub);
+				} else if (r < 62) { /* sched_wakeup (19): comm, pid, prio, success, target_cpu */
+					const char *a = comms[rnd(10)];
+					w_fl(&sub, 1, a, strlen(a));
+					w_fv(&sub, 2, 100 + rnd(3000));
+					w_fv(&sub, 3, 120);
+					w_fv(&sub, 4, 1);
+					w_fv(&sub, 5, rnd(NCPU));
+					w_sub(&ev, 19, &sub);
+				} else if (r < 70) { /* cpu_idle (13): state, cpu_id */
+					w_fv(&sub, 1, rnd(2) ? 4294967295u : rnd(4));
+					w_fv(&sub, 2, cpu);
+					w_sub(&ev, 13, &sub);
+				} else if (r < 74) { /* cpu_frequency (11): state, cpu_id */
+					w_fv(&sub, 1, 300000 + rnd(20) * 100000);
+					w_fv(&sub, 2, cpu);
+					w_sub(&ev, 11, &sub);
+				} else { /* print: atrace B|, E|, C| */
+					uint32_t a = rnd(10);
+					if (a < 4)
+						n = snprintf(buf, sizeof buf, "B|%u|Choreographer#doFrame %u\n", pid, rnd(100000));
+					else if (a < 8)
+						n = snprintf(buf, sizeof buf, "E|%u\n", pid);
+					else
+						n = snprintf(buf, sizeof buf, "C|%u|aq:pending:%u|%u\n", pid, rnd(4), rnd(8));
+					w_fv(&sub, 1, 0xffffffc010a2b3c4ull);
+					w_fl(&sub, 2, buf, (size_t)n);
+					w_sub(&ev, 3, &sub);
+				}
+				w_sub(&bun, 2, &ev);
+			}
+			if (prev_end[cpu])
+				w_fv(&bun, 10, prev_end[cpu]);
+			prev_end[cpu] = t;
+			w_sub(&pk, 1, &bun);
+			w_fv(&pk, 10, 1);
+			w_sub(&o, 1, &pk);
+		}
+		ts += span;
+		if (o.n >= (1u << 20)) {
+			if (fwrite(o.p, 1, o.n, f) != o.n)
+				return 1;
+			written += o.n;
+			o.n = 0;
+		}
+	}
+	if (o.n && fwrite(o.p, 1, o.n, f) != o.n)
+		return 1;
+	free(o.p);
+	free(pk.p);
+	free(ev.p);
+	free(sub.p);
+	free(bun.p);
+	return 0;
+}
+
+static int
+gen_real_shape(const char *shape, const char *out, uint64_t mb)
+{
+	FILE *f = fopen(out, "wb");
+	if (!f)
+		return 1;
+	int rc = !strcmp(shape, "track") ? gen_track(f, mb << 20) : gen_ftrace_percpu(f, mb << 20);
+	return fclose(f) != 0 || rc;
+}
+
+/* The baseline walker, the honest cost of reading every field once: every
+ * top-level packet and every field of it; one level into the messages a
+ * scanner must read (TrackEvent, InternedData and each of its entries,
+ * ClockSnapshot and its clocks, FtraceEventBundle and each FtraceEvent's own
+ * fields, CompactSched with every packed varint decoded); every other
+ * length-delimited field (strings, bytes, payloads) skipped by its length,
+ * never parsed as a message; byte-loop varints, nothing recorded but a
+ * checksum. */
+static inline const uint8_t *
 walk_var(const uint8_t *p, const uint8_t *end, uint64_t *v)
 {
 	uint64_t r = 0;
@@ -551,9 +838,41 @@ walk_var(const uint8_t *p, const uint8_t *end, uint64_t *v)
 
 static uint64_t walk_fields, walk_sum;
 
-static bool
-walk_msg(const uint8_t *q, const uint8_t *qe, int depth)
+/* what a length-delimited field is walked as */
+enum wk { WK_SKIP, WK_PACKET, WK_FLAT, WK_INTERNED, WK_SNAPSHOT, WK_BUNDLE, WK_COMPACT, WK_PACKED };
+
+static enum wk
+walk_kind(enum wk in, uint64_t field)
 {
+	switch (in) {
+	case WK_PACKET:
+		return field == 11 ? WK_FLAT : field == 12 ? WK_INTERNED : field == 6 ? WK_SNAPSHOT
+		       : field == 1 ? WK_BUNDLE : WK_SKIP;
+	case WK_INTERNED:
+	case WK_SNAPSHOT:
+		return WK_FLAT; /* an entry (iid, name) / a clock (id, timestamp) */
+	case WK_BUNDLE:
+		return field == 2 ? WK_FLAT : field == 4 ? WK_COMPACT : WK_SKIP;
+	case WK_COMPACT:
+		return field == 5 ? WK_SKIP : WK_PACKED; /* intern_table: strings */
+	default:
+		return WK_SKIP;
+	}
+}
+
+static bool
+walk_msg(const uint8_t *q, const uint8_t *qe, enum wk kind)
+{
+	if (kind == WK_PACKED) {
+		uint64_t v;
+		while (q < qe) {
+			if (!(q = walk_var(q, qe, &v)))
+				return false;
+			walk_sum += v;
+			walk_fields++;
+		}
+		return true;
+	}
 	while (q < qe) {
 		uint64_t ft, v = 0;
 		if (!(q = walk_var(q, qe, &ft)) || ft < 8)
@@ -564,19 +883,27 @@ walk_msg(const uint8_t *q, const uint8_t *qe, int depth)
 			q = walk_var(q, qe, &v);
 			walk_sum += v;
 			break;
-		case 2:
+		case 2: {
 			q = walk_var(q, qe, &v);
 			if (!q || v > (uint64_t)(qe - q))
 				return false;
-			if (depth < 5)
-				(void)walk_msg(q, q + v, depth + 1);
+			enum wk sub = walk_kind(kind, ft >> 3);
+			if (sub != WK_SKIP)
+				(void)walk_msg(q, q + v, sub);
 			q += v;
 			break;
+		}
 		case 1:
-			q = qe - q >= 8 ? q + 8 : NULL;
+			if (qe - q < 8)
+				return false;
+			walk_sum += q[0];
+			q += 8;
 			break;
 		case 5:
-			q = qe - q >= 4 ? q + 4 : NULL;
+			if (qe - q < 4)
+				return false;
+			walk_sum += q[0];
+			q += 4;
 			break;
 		default:
 			return false;
@@ -595,7 +922,7 @@ walk(const char *path)
 	if (fd < 0 || fstat(fd, &st) != 0)
 		return 1;
 	size_t n = (size_t)st.st_size;
-	const uint8_t *base = n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	const uint8_t *base = n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : NULL;
 	if (n && base == MAP_FAILED)
 		return 1;
 	const uint8_t *p = base, *end = base + n;
@@ -608,7 +935,7 @@ walk(const char *path)
 		const uint8_t *q = p;
 		p += len;
 		packets++;
-		(void)walk_msg(q, p, 1);
+		(void)walk_msg(q, p, WK_PACKET);
 	}
 	printf("%" PRIu64 " packets %" PRIu64 " fields %" PRIu64 "\n", packets, walk_fields, walk_sum);
 	return 0;
@@ -638,6 +965,102 @@ gen_systrace(const char *out, uint64_t mb)
 				    ": tracing_mark_write: %s\n",
 				    pid, pid, cpu, us / 1000000, us % 1000000,
 				    i % 3 == 1 ? "B|100|work" : "E|100");
+		written += (uint64_t)n;
+	}
+	return fclose(f) != 0;
+}
+
+/* atrace: text in the shape `atrace` (and systrace's capture) writes - the
+ * ftrace header with its column legend, task names of every length
+ * right-aligned in 16 columns, "(TGID)" or "(-----)", 8 CPUs, irq flags,
+ * timestamps at microseconds, and the events of a phone's trace in about
+ * their proportions: sched_switch, sched_waking, sched_wakeup, cpu_idle,
+ * cpu_frequency, irq_handler_entry/exit, binder_transaction(_received),
+ * workqueue_execute_start/end and tracing_mark_write B|/E|/C|/S|/F| lines. */
+static int
+gen_atrace(const char *out, uint64_t mb)
+{
+	static const char *const comms[] = {"RenderThread", "surfaceflinger", "kworker/u16:3",
+					    "binder:1234_2", "HwBinder:600_1", "ndroid.systemui",
+					    "<idle>", "android.bg", "mali-cmar-backe", "traced_probes",
+					    "ksoftirqd/2", "rcu_preempt", "Jit thread pool", "HeapTaskDaemon",
+					    "crtc_commit:131", "POSIX timer 0"};
+	static const char *const slices[] = {"Choreographer#doFrame", "traversal", "draw",
+					     "Record View#draw()", "DrawFrame", "queueBuffer",
+					     "dequeueBuffer", "binder transaction", "inflate",
+					     "Lock contention on a monitor lock (owner tid: 1234)",
+					     "onMessageReceived", "handleMessageRefresh"};
+	FILE *f = fopen(out, "wb");
+	if (!f)
+		return 1;
+	fputs("# tracer: nop\n#\n# entries-in-buffer/entries-written: 4194304/4194304   #P:8\n#\n"
+	      "#                                      _-----=> irqs-off\n"
+	      "#                                     / _----=> need-resched\n"
+	      "#                                    | / _---=> hardirq/softirq\n"
+	      "#                                    || / _--=> preempt-depth\n"
+	      "#                                    ||| /     delay\n"
+	      "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
+	      "#              | |        |      |   ||||       |         |\n",
+	      f);
+	uint64_t limit = mb << 20, written = 0, us = 8123456789ull;
+	while (written < limit) {
+		uint32_t c = rnd(16), pid = c == 6 ? 0 : 100 + rnd(30000), tgid = pid - pid % 50;
+		uint32_t cpu = rnd(8), r = rnd(1000);
+		char tg[16];
+		if (c == 6 || rnd(20) == 0)
+			snprintf(tg, sizeof tg, "-----");
+		else
+			snprintf(tg, sizeof tg, "%5u", tgid);
+		us += rnd(40);
+		int n = fprintf(f, "%16s-%-5u (%s) [%03u] %c%c%c%c %5" PRIu64 ".%06" PRIu64 ": ", comms[c], pid, tg, cpu,
+				r < 500 ? 'd' : '.', r % 7 ? '.' : 'N', r % 5 ? '.' : 'h', "0123"[r % 4],
+				us / 1000000, us % 1000000);
+		if (n < 0)
+			return 1;
+		written += (uint64_t)n;
+		const char *o = comms[rnd(16)], *sl = slices[rnd(12)];
+		if (r < 260)
+			n = fprintf(f, "sched_switch: prev_comm=%s prev_pid=%u prev_prio=120 prev_state=%s ==> "
+				       "next_comm=%s next_pid=%u next_prio=%u\n",
+				    comms[c], pid, r % 3 ? "S" : "R+", o, 100 + rnd(30000), 100 + rnd(40));
+		else if (r < 380)
+			n = fprintf(f, "sched_waking: comm=%s pid=%u prio=%u target_cpu=%03u\n", o,
+				    100 + rnd(30000), 100 + rnd(40), rnd(8));
+		else if (r < 440)
+			n = fprintf(f, "sched_wakeup: comm=%s pid=%u prio=%u target_cpu=%03u\n", o,
+				    100 + rnd(30000), 100 + rnd(40), rnd(8));
+		else if (r < 520)
+			n = fprintf(f, "cpu_idle: state=%u cpu_id=%u\n", rnd(2) ? 4294967295u : rnd(3), cpu);
+		else if (r < 540)
+			n = fprintf(f, "cpu_frequency: state=%u cpu_id=%u\n", 300000 + rnd(20) * 100000, cpu);
+		else if (r < 580)
+			n = fprintf(f, "irq_handler_entry: irq=%u name=arch_timer\n", 10 + rnd(200));
+		else if (r < 620)
+			n = fprintf(f, "irq_handler_exit: irq=%u ret=handled\n", 10 + rnd(200));
+		else if (r < 650)
+			n = fprintf(f, "binder_transaction: transaction=%u dest_node=%u dest_proc=%u "
+				       "dest_thread=%u reply=%u flags=0x%x code=0x%x\n",
+				    rnd(1u << 30), rnd(100000), 100 + rnd(30000), rnd(30000), rnd(2),
+				    rnd(32), rnd(64));
+		else if (r < 670)
+			n = fprintf(f, "binder_transaction_received: transaction=%u\n", rnd(1u << 30));
+		else if (r < 700)
+			n = fprintf(f, "workqueue_execute_start: work struct %016" PRIx64 ": function %s\n",
+				    (uint64_t)0xffffff8012345678ull + rnd(1u << 20), "drm_atomic_helper_commit_work");
+		else if (r < 720)
+			n = fprintf(f, "workqueue_execute_end: work struct %016" PRIx64 "\n",
+				    (uint64_t)0xffffff8012345678ull + rnd(1u << 20));
+		else if (r < 850)
+			n = fprintf(f, "tracing_mark_write: B|%u|%s\n", tgid, sl);
+		else if (r < 960)
+			n = fprintf(f, "tracing_mark_write: E|%u\n", tgid);
+		else if (r < 985)
+			n = fprintf(f, "tracing_mark_write: C|%u|%s|%u\n", tgid, "aq:pending:SurfaceView", rnd(4));
+		else
+			n = fprintf(f, "tracing_mark_write: %c|%u|%s|%u\n", r % 2 ? 'S' : 'F', tgid,
+				    "launching: com.example.app", rnd(16));
+		if (n < 0)
+			return 1;
 		written += (uint64_t)n;
 	}
 	return fclose(f) != 0;
@@ -793,11 +1216,13 @@ main(int argc, char **argv)
 	}
 	if (argc >= 4 && !strcmp(argv[1], "gen-systrace"))
 		return gen_systrace(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc >= 4 && !strcmp(argv[1], "gen-atrace"))
+		return gen_atrace(argv[2], strtoull(argv[3], NULL, 10));
 	for (size_t k = 0; argc >= 4 && k < sizeof reeval_modes / sizeof *reeval_modes; k++)
 		if (!strcmp(argv[1], reeval_modes[k].cmd))
 			return reeval(atoi(argv[2]), &reeval_modes[k], (const char *const *)argv + 3,
 				      (size_t)argc - 3);
-	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
+	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace|gen-atrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
 			"reeval|reeval-events|reeval-wb|reeval-wb-list N INPUT...\n");
 	return 64;
 }

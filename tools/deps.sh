@@ -12,10 +12,10 @@
 set -u
 BUILD_PKGS=(build-essential pkg-config libncurses-dev libreadline-dev libarchive-dev
             libprotobuf-c-dev protobuf-c-compiler libcjson-dev zlib1g-dev)
-TEST_PKGS=(mandoc libarchive-tools tar gzip zstd zip unzip python3 tmux procps time
+TEST_PKGS=(mandoc libarchive-tools tar gzip isal zstd zip unzip python3 tmux procps time
            valgrind clang libclang-rt-dev git groff-base)
 BUILD_CMDS=(cc make pkg-config protoc-c)
-TEST_CMDS=(mandoc bsdtar tar gzip zstd python3 zip unzip tmux pgrep /usr/bin/time valgrind
+TEST_CMDS=(mandoc bsdtar tar gzip igzip zstd python3 zip unzip tmux pgrep /usr/bin/time valgrind
            clang git groff)
 MODULES=(ncursesw readline libarchive libprotobuf-c libcjson zlib)
 

@@ -54,7 +54,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # warm_cache LABEL FILE: `check` loading FILE's saved scan (a warm cache in a
 # directory of the bench's own) against `check --no-cache` on the same file,
-# as the median of paired CPU ratios (pair.py), judged "<= 0.3x CPU": a cache
+# as the median of paired CPU ratios (pair.py), judged "<= 0.1x CPU": a cache
 # must cost far less than the scan it saves.  The scan is saved once, then
 # every run must load it: the saved file keeps its inode (a load only touches
 # it; a save renames a new file over it), else the row says "not loaded".
@@ -75,16 +75,16 @@ warm_cache() {
 	rm -rf "$c"
 	if [ -z "$ino0" ] || [ "$ino0" != "$ino1" ]; then
 		echo "$label: warm cache vs --no-cache: the saved scan was not loaded"
-		verdict "$label: warm scan cache / --no-cache (CPU)" "not loaded" "<= 0.3x CPU" "NOT met"
+		verdict "$label: warm scan cache / --no-cache (CPU)" "not loaded" "<= 0.1x CPU" "NOT met"
 		return
 	fi
 	python3 - "$label" "$cw" "$cn" "$ww" "$wn" "$r" "$SUMMARY" <<'PY'
 import sys
 label, (cw, cn, ww, wn, r), summ = sys.argv[1], map(float, sys.argv[2:7]), sys.argv[7]
-print("%-52s warm %7.3f s CPU (wall %7.3f)  --no-cache %7.3f s CPU (wall %7.3f)  paired CPU ratio %5.2fx  target <= 0.3x"
+print("%-52s warm %7.3f s CPU (wall %7.3f)  --no-cache %7.3f s CPU (wall %7.3f)  paired CPU ratio %5.2fx  target <= 0.1x"
       % (label + ", warm cache", cw, ww, cn, wn, r))
 with open(summ, "a") as f:
-    f.write("%s: warm scan cache / --no-cache (CPU)\t%.2fx\t<= 0.3x CPU\t%s\n"
-            % (label, r, "met" if r <= 0.3 else "NOT met"))
+    f.write("%s: warm scan cache / --no-cache (CPU)\t%.2fx\t<= 0.1x CPU\t%s\n"
+            % (label, r, "met" if r <= 0.1 else "NOT met"))
 PY
 }

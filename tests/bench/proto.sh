@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# make bench, proto shapes (issue 10's table): for each shape and size, `check`
-# against two baselines in the same run - cat (the page-cache ceiling) and
-# bench_tm walk (a plain varint walker over every message) - as paired ratios
+# make bench, proto shapes (issue 10's table, and issue 27's realistic track
+# and ftrace-percpu): for each shape and size, `check` against two baselines
+# in the same run - cat (the page-cache ceiling) and bench_tm walk (a plain
+# varint walker: every field of every packet once, one level into the
+# messages a scanner reads, strings skipped) - as paired ratios
 # of CPU time (user+sys; tests/bench/pair.py) with wall time beside them, peak
 # RSS against the budget (5% of the input + 32 MiB), and the CPU time of one
 # re-evaluation after an offset edit that drops events (bench_tm reeval, the
@@ -9,7 +11,8 @@
 # a warm scan cache against --no-cache (lib.sh warm_cache).
 #   tests/bench/proto.sh [BUILD_DIR]
 #   BENCH_MB (default 256) or BENCH_SIZES="64 256 1024 2048" (MiB);
-#   BENCH_SHAPES="te20 te37 interned seqs ftrace compact unmatched"; BENCH_REPS (3);
+#   BENCH_SHAPES="te20 te37 interned seqs ftrace compact unmatched track ftrace-percpu";
+#   BENCH_REPS (3);
 #   BENCH_SUMMARY: a file the summary rows are appended to (bench.sh);
 #   BENCH_DIR (default tests/bench/out) holds the generated inputs, removed at
 #   the end unless BENCH_KEEP=1.
@@ -18,7 +21,7 @@ B=${1:-build/rel}
 TM=$B/tracemerge
 GEN=$B/tools/bench_tm
 SIZES=${BENCH_PROTO_SIZES:-${BENCH_SIZES:-${BENCH_MB:-256}}}
-SHAPES=${BENCH_SHAPES:-te20 te37 interned seqs ftrace compact unmatched}
+SHAPES=${BENCH_SHAPES:-te20 te37 interned seqs ftrace compact unmatched track ftrace-percpu}
 REPS=${BENCH_REPS:-3}
 out=${BENCH_DIR:-tests/bench/out}
 mkdir -p "$out"
@@ -27,7 +30,7 @@ mkdir -p "$out"
 
 echo "proto shapes: load average $(cut -d' ' -f1-3 /proc/loadavg) at start; $(nproc) cpus"
 "$GEN" gen-proto "$out/ref.pftrace" 8 || exit 1
-printf '%-9s %5s %6s %8s %8s %8s %8s %8s %8s %7s %7s %9s %9s  %s\n' shape MiB 'B/pkt' 'Mevents' \
+printf '%-13s %5s %6s %8s %8s %8s %8s %8s %8s %7s %7s %9s %9s  %s\n' shape MiB 'B/pkt' 'Mevents' \
 	'GB/s cpu' 'cpu/cat' 'cpu/walk' 'wall/cat' 'wall/wk' 'RSS' 'budget' 'edit cpu' 'edit wall' 'load'
 for mb in $SIZES; do
 	for shape in $SHAPES; do
@@ -48,17 +51,17 @@ load, summ = sys.argv[15], sys.argv[16]
 r = lambda a, b: "%.1fx" % (a / b) if b > 0 else "n/a"
 budget = size * 0.05 / 2**20 + 32
 over = [] if peak <= budget else ["RSS over budget"]
-if r_walk > 2:
-    over.append("cpu/walk > 2")
+if r_walk > 1.3:
+    over.append("cpu/walk > 1.3")
 if e_cpu > 16000:
     over.append("edit > 16 ms")
-print("%-9s %5.0f %6.1f %8.1f %8.2f %8s %8s %8s %8s %7.1f %7.1f %8.0fus %8.0fus  %s%s" % (
+print("%-13s %5.0f %6.1f %8.1f %8.2f %8s %8s %8s %8s %7.1f %7.1f %8.0fus %8.0fus  %s%s" % (
     shape, size / 2**20, size / max(packets, 1), events / 1e6, size / c_chk / 1e9 if c_chk else 0,
     "%.1fx" % r_cat, "%.1fx" % r_walk, r(w_chk, w_cat), r(w_chk2, w_walk), peak, budget, e_cpu, e_wall,
     load, "  (" + ", ".join(over) + ")" if over else ""))
 what = "proto %s %.0f MiB" % (shape, size / 2**20)
 ok = lambda b: "met" if b else "NOT met"
-rows = [(what + ": check CPU / walker CPU", "%.1fx" % r_walk, "<= 2x", ok(r_walk <= 2)),
+rows = [(what + ": check CPU / walker CPU", "%.2fx" % r_walk, "<= 1.3x", ok(r_walk <= 1.3)),
         (what + ": check CPU / cat CPU", "%.1fx" % r_cat, "<= 6x (wall %s)" % r(w_chk, w_cat), ok(r_cat <= 6)),
         (what + ": peak RSS", "%.0f MiB" % peak, "<= %.0f MiB" % budget, ok(peak <= budget))]
 if shape in ("te20", "te37"):
@@ -75,7 +78,7 @@ with open(summ, "a") as f:
 PY
 	done
 done
-echo "targets: cpu/walk <= 2x, cpu/cat <= 6x, TrackEvent >= 1.3 GB/s, RSS within budget, edit < 16 ms at 50 M events"
+echo "targets: cpu/walk <= 1.3x, cpu/cat <= 6x, TrackEvent >= 1.3 GB/s, RSS within budget, edit < 16 ms at 50 M events"
 # te20 reopened from a warm scan cache against --no-cache (lib.sh warm_cache)
 for mb in $SIZES; do
 	case " $SHAPES " in *" te20 "*) warm_cache "proto te20 $mb MiB" "$out/te20-$mb.pftrace" ;; esac
