@@ -195,6 +195,9 @@ enum tm_status tm_out_open(struct tm_out_file *f, const char *path, struct tm_ou
 			   struct tm_error *err) TM_WUR;
 enum tm_status tm_out_commit(struct tm_out_file *f, struct tm_error *err) TM_WUR;
 void tm_out_abort(struct tm_out_file *f);
+/* Test hook: called by tm_out_open with the path it will write, after
+ * checking it (a test swaps a symlink there). */
+extern void (*tm_out_checked_hook)(const char *path);
 
 /* ustar writer (tar_write.c), out_path under o's rules (tm_output). */
 struct tm_tar_writer;

@@ -9,7 +9,9 @@
  *    or socket, whatever the caller allows;
  *  - an existing regular file only when the caller says the user agreed
  *    (TM_ERR_EXISTS otherwise: the workbench asks, batch wants --force); a
- *    symlink to one is written through, the link stays;
+ *    symlink to one is written through, the link stays, resolved once so
+ *    that the file checked is the file written; private state (recovery
+ *    files) never follows a symlink: the link itself is replaced;
  *  - atomic: a hidden temp file beside it (".NAME.tmp-XXXXXX", locked with
  *    flock while it is written), fsync, rename, directory fsync; on any
  *    failure the path is untouched and the temp file removed;
@@ -53,17 +55,34 @@ kind_of(mode_t m)
 			     : "not a regular file";
 }
 
-/* stat of path, and whether it exists; the file a symlink names is the
- * one compared and (tm_out_open) written. */
-enum tm_status
-tm_output_check(const char *path, const struct tm_output *o, struct tm_error *err)
+/* Test hook: called by tm_out_open between the check and the write. */
+void (*tm_out_checked_hook)(const char *path);
+
+/* The path that is checked and written (one resolution, so the file
+ * checked is the file written): a symlink's target, resolved once, or,
+ * for private state (nofollow), the path itself: a symlink there is
+ * replaced by the rename, never followed. */
+static char *
+out_resolve(const char *path, bool nofollow)
+{
+	struct stat ls;
+	char real[PATH_MAX];
+	if (!nofollow && lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) && realpath(path, real))
+		return xstrdup(real);
+	return xstrdup(path);
+}
+
+/* The rule on real (out_resolve's answer), said of path as the user typed
+ * it.  stat follows only a link that appeared since the resolution or one
+ * that leads nowhere (absent: created). */
+static enum tm_status
+check_real(const char *path, const char *real, bool nofollow, const struct tm_output *o,
+	   struct tm_error *err)
 {
 	struct stat st, is;
-	if (!path || !*path)
-		return tm_error_set(err, TM_ERR_INVALID, "no output path");
-	if (stat(path, &st) != 0)
+	if ((nofollow ? lstat(real, &st) : stat(real, &st)) != 0)
 		return TM_OK; /* absent; creating it beside will say why if it cannot */
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode) && !(nofollow && S_ISLNK(st.st_mode)))
 		return tm_error_set(err, TM_ERR_INVALID,
 				    "%s is %s: refusing to replace it (write to a regular file)", path,
 				    kind_of(st.st_mode));
@@ -77,6 +96,20 @@ tm_output_check(const char *path, const struct tm_output *o, struct tm_error *er
 	if (!o || !o->replace)
 		return tm_error_set(err, TM_ERR_EXISTS, "%s exists", path);
 	return TM_OK;
+}
+
+/* Whether path may be written; the file a symlink names is the one
+ * compared and (tm_out_open) written, private state's path itself. */
+enum tm_status
+tm_output_check(const char *path, const struct tm_output *o, struct tm_error *err)
+{
+	if (!path || !*path)
+		return tm_error_set(err, TM_ERR_INVALID, "no output path");
+	bool nofollow = o && o->private_file;
+	char *real = out_resolve(path, nofollow);
+	enum tm_status s = check_real(path, real, nofollow, o, err);
+	free(real);
+	return s;
 }
 
 /* "dir/" of path (with its slash), or "" for the current directory. */
@@ -197,18 +230,24 @@ tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct
 {
 	memset(f, 0, sizeof *f);
 	f->fd = -1;
-	enum tm_status s = tm_output_check(path, o, err);
-	if (s != TM_OK)
+	if (!path || !*path)
+		return tm_error_set(err, TM_ERR_INVALID, "no output path");
+	/* Resolved once, then checked and written: resolving after the check
+	 * would write wherever a symlink pointed by then (an input). */
+	bool nofollow = o && o->private_file;
+	f->path = out_resolve(path, nofollow);
+	enum tm_status s = check_real(path, f->path, nofollow, o, err);
+	if (s != TM_OK) {
+		free(f->path);
+		f->path = NULL;
 		return s;
+	}
+	if (tm_out_checked_hook)
+		tm_out_checked_hook(f->path);
 	struct stat ls, st;
-	char real[PATH_MAX];
-	/* A symlink to a regular file: the file is written, the link kept. */
-	if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) && stat(path, &st) == 0 &&
-	    realpath(path, real))
-		f->path = xstrdup(real);
-	else
-		f->path = xstrdup(path);
-	f->replaces = stat(f->path, &st) == 0;
+	/* a symlink in private state's place is replaced as a new file */
+	f->replaces = (nofollow ? lstat(f->path, &st) : stat(f->path, &st)) == 0 &&
+		      !S_ISLNK(st.st_mode);
 	/* absent now and not ours to replace: create it, never replace what
 	 * appears there meanwhile (tm_out_commit) */
 	f->create_only = !(o && o->replace) && lstat(f->path, &ls) != 0;
@@ -221,8 +260,7 @@ tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct
 		o->n_stale += clean_stale(f->path);
 	/* private state and a file being replaced start 0600 (the replaced
 	 * file's own mode comes at the end); a new file 0666 less the umask */
-	bool private_file = o && o->private_file;
-	f->fd = temp_beside(f->path, private_file || f->replaces ? 0600 : 0666, &f->tmp);
+	f->fd = temp_beside(f->path, nofollow || f->replaces ? 0600 : 0666, &f->tmp);
 	if (f->fd < 0) {
 		s = tm_error_sys(err, errno, "%s: cannot create a temp file beside it", path);
 		free(f->path);

@@ -1151,7 +1151,9 @@ enum tm_status tm_merge_write(struct tm_session *s, const struct tm_manifest *m,
  *    (e.g. a link to /proc/self/fd/1): TM_ERR_INVALID, whatever replace says.
  *  - An existing regular file only with replace set (the user was asked, or
  *    gave --force): TM_ERR_EXISTS otherwise.  A symlink to a regular file is
- *    written through (the link stays).
+ *    written through (the link stays), resolved once: the file checked is
+ *    the file written.  Private state never follows one: the link itself
+ *    is replaced.
  *  - Atomic: a hidden temp file beside it (".NAME.tmp-XXXXXX", locked while
  *    it is written), fsync, rename, directory fsync; on failure the path is
  *    untouched and err says why (errno in sys_errno).
@@ -1164,7 +1166,7 @@ struct tm_output {
 	const char *const *inputs; /* the session's trace inputs */
 	size_t n_inputs;
 	bool replace;      /* an existing regular file may be replaced */
-	bool private_file; /* 0600 whatever the umask (recovery files) */
+	bool private_file; /* 0600 whatever the umask, no symlink followed (recovery files) */
 	unsigned n_stale;  /* out: stale temp files removed (added to) */
 };
 /* TM_OK when path may be written under o's rules (NULL: no inputs, no

@@ -414,6 +414,60 @@ t_two_writers(void)
 	CHECK_INT(count_tmp(), 0);
 }
 
+/* The file checked is the file written: a symlink swapped to an input
+ * between the check and the write (tm_out_checked_hook) changes nothing,
+ * the target resolved before the check is written.  Private state
+ * (recovery files) never follows a symlink: the link is replaced, the
+ * file it named kept. */
+static char swap_link[600], swap_to[600];
+
+static void
+swap_hook(const char *path)
+{
+	(void)path;
+	unlink(swap_link);
+	CHECK(symlink(swap_to, swap_link) == 0);
+}
+
+static void
+t_output_resolved_once(void)
+{
+	char in[600], tgt[600], victim[600], rec[600];
+	struct stat sb;
+	snprintf(in, sizeof in, "%s", fx_write("swap-in.json", "{\"traceEvents\":[]}", 17));
+	snprintf(tgt, sizeof tgt, "%s", fx_write("swap-tgt.json", "old", 3));
+	snprintf(swap_link, sizeof swap_link, "%s", fx_path("swap-link.json"));
+	snprintf(swap_to, sizeof swap_to, "%s", in);
+	CHECK(symlink(tgt, swap_link) == 0);
+	const char *ins[1] = {in};
+	struct tm_output o = {.inputs = ins, .n_inputs = 1, .replace = true};
+	tm_out_checked_hook = swap_hook;
+	CHECK_INT(tm_write_atomic(swap_link, "{}", 2, &o, &err), TM_OK);
+	tm_out_checked_hook = NULL;
+	CHECK(stat(in, &sb) == 0 && sb.st_size == 17);
+	CHECK(stat(tgt, &sb) == 0 && sb.st_size == 2);
+	CHECK_INT(tm_output_check(swap_link, &o, &err), TM_ERR_INVALID);
+	CHECK(strstr(err.msg, "input is never written over") != NULL);
+
+	/* private state: the link is replaced, never followed */
+	snprintf(victim, sizeof victim, "%s", fx_write("victim.json", "mine", 4));
+	CHECK(chmod(victim, 0644) == 0);
+	snprintf(rec, sizeof rec, "%s", fx_path("recovery-x.json"));
+	CHECK(symlink(victim, rec) == 0);
+	struct tm_output priv = {.replace = true, .private_file = true};
+	CHECK_INT(tm_output_check(rec, &priv, &err), TM_OK);
+	CHECK_INT(tm_write_atomic(rec, "{\"r\":1}", 7, &priv, &err), TM_OK);
+	CHECK(stat(victim, &sb) == 0 && sb.st_size == 4 && (sb.st_mode & 0777) == 0644);
+	CHECK(lstat(rec, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 7 &&
+	      (sb.st_mode & 0777) == 0600);
+	/* a link to an input, a FIFO or /dev/null in its place: replaced too */
+	unlink(rec);
+	CHECK(symlink("/dev/null", rec) == 0);
+	CHECK_INT(tm_write_atomic(rec, "{}", 2, &priv, &err), TM_OK);
+	CHECK(lstat(rec, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 2);
+	CHECK_INT(count_tmp(), 0);
+}
+
 int
 main(void)
 {
@@ -423,6 +477,7 @@ main(void)
 	RUN(t_atomic);
 	RUN(t_special_outputs);
 	RUN(t_output_rule);
+	RUN(t_output_resolved_once);
 	RUN(t_two_writers);
 	RUN(t_appeared_meanwhile);
 	fx_cleanup();
