@@ -17,7 +17,9 @@
  *                 filter; the one match rule of filter and search)
  *   wb_theme.c    style roles and colours
  *   wb_model.c    the model: inputs, session, rows and names, evaluation,
- *                 edits, undo/redo, dirty state, messages
+ *                 messages; wb_model_files.c the set of files (add, remove,
+ *                 rename, order); wb_model_undo.c undo/redo, dirty state,
+ *                 recovery; wb_model_edit.c the edits (wb_model.h: theirs)
  *   wb_align.c    the model's alignment edits: estimates, pairs, solve, a
  *                 machine of its own, the fixes the engine proved
  *
