@@ -7,7 +7,10 @@
  *   wb_frame.c    prepares a frame: measures text, runs the layout, clamps the
  *                 panes, chooses the key hints and help lines (never draws)
  *   wb_actions.c  the ONE action table (key, name, help, handler), keymap,
- *                 dispatch of keys, :commands and prompt answers, config lines
+ *                 dispatch of keys, :commands and prompt answers, config lines;
+ *                 the handlers by group: wb_act_view.c (move, search, zoom,
+ *                 screen), wb_act_edit.c (edits, pair picker), wb_act_files.c
+ *                 (files, outputs); wb_act.h: theirs
  *   wb_out.c      clipboard, manifest and TAR output, recovery, exit message
  *   wb_prompt.c   readline text fields (answers go back to the caller)
  *   wb_view.c     draws a prepared frame; reads the state, never writes it
@@ -41,7 +44,7 @@
 struct wb;
 
 /* ==== the action table: id, :command name, default keys, handler, help ====
- * Adding a request: one line here and its handler in wb_actions.c.  The
+ * Adding a request: one line here and its handler in a wb_act_*.c file.  The
  * help screen and the man page's KEY BINDINGS are generated from it. */
 #define WB_KEY_CTRL(c) ((c) & 0x1f)
 #define WB_REQ_LIST(X)                                                                             \
