@@ -35,7 +35,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 unset TM_SCRIPT NO_COLOR TMUX STY
 mkdir -p "$HOME"
 CPU_GUARD=120 # CPU seconds: each case below takes a few (ASan build, 100,000 members)
-cap_msg='listing stopped after decompressing'
+cap_msg='listing stopped: the decompressed bytes pass'
 
 child_of() { # pid: its child running the workbench (bounded wait)
 	local i c
