@@ -50,10 +50,14 @@ ifeq ($(WERROR),1)
   WARN += -Werror
 endif
 
-CPPFLAGS_ENG := -D_DEFAULT_SOURCE -DTM_ENGINE_INTERNAL -Iengine -I$(O)/protos
+# The engine's stage folders, in the order data flows (README, map of the
+# code); each is on the include path, so an engine file names a header bare.
+ENGINE_DIRS  := util stream scan input manifest replay session align
+ENGINE_INC   := -Iengine $(addprefix -Iengine/,$(ENGINE_DIRS))
+CPPFLAGS_ENG := -D_DEFAULT_SOURCE -DTM_ENGINE_INTERNAL $(ENGINE_INC) -I$(O)/protos
 CFLAGS_BASE  := -std=c11 $(OPTFLAGS) $(WARN) -MMD -MP -pthread
 ENG_PC_CFLAGS = $(shell $(PKGCONFIG) --cflags $(PKG_ENGINE) 2>/dev/null)
-# libarchive is not linked: engine/stream.c loads it (dlopen) for the first
+# libarchive is not linked: engine/stream/stream.c loads it (dlopen) for the first
 # zstd member only.  The binary, the unit tests, the tools and the fuzz
 # targets all link the engine with ENG_LIBS, so the tests load libarchive
 # as the shipped binary does.  test_archive writes its zstd fixtures with
@@ -66,7 +70,7 @@ TUI_PC_LIBS   = $(shell $(PKGCONFIG) --libs $(PKG_TUI) 2>/dev/null)
 PROTOS     := $(wildcard protos/*.proto)
 PROTO_C    := $(patsubst protos/%.proto,$(O)/protos/%.pb-c.c,$(PROTOS))
 PROTO_H    := $(PROTO_C:.c=.h)
-ENGINE_SRC := $(wildcard engine/*.c)
+ENGINE_SRC := $(wildcard engine/*.c $(addsuffix /*.c,$(addprefix engine/,$(ENGINE_DIRS))))
 ENGINE_OBJ := $(patsubst engine/%.c,$(O)/engine/%.o,$(ENGINE_SRC)) $(PROTO_C:.c=.o)
 TUI_SRC    := $(wildcard tui/*.c)
 TUI_OBJ    := $(patsubst tui/%.c,$(O)/tui/%.o,$(TUI_SRC))
@@ -213,7 +217,7 @@ FUZZ_HAVE_CC := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 1)
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=c11 -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -pthread \
-                -D_DEFAULT_SOURCE -DTM_ENGINE_INTERNAL -Iengine -I$(FZ)/protos
+                -D_DEFAULT_SOURCE -DTM_ENGINE_INTERNAL $(ENGINE_INC) -I$(FZ)/protos
 FUZZ_PROTO_C := $(patsubst protos/%.proto,$(FZ)/protos/%.pb-c.c,$(PROTOS))
 FUZZ_OBJ     := $(patsubst engine/%.c,$(FZ)/engine/%.o,$(ENGINE_SRC)) $(FUZZ_PROTO_C:.c=.o)
 FUZZ_BIN     := $(addprefix $(FZ)/,$(FUZZ_ALL))

@@ -2,7 +2,7 @@
 # Static checks: the engine layer stays free of terminal code, the man pages lint clean.
 set -u
 SAN=${1:-build/asan}
-if grep -lE '#include <(n?curses|readline)' engine/*.[ch] >/dev/null 2>&1; then
+if grep -rlE --include='*.[ch]' '#include <(n?curses|readline)' engine >/dev/null 2>&1; then
 	echo "FAIL: layers: engine/ includes curses or readline"
 else
 	echo "PASS: layers: no curses/readline include in engine/"
