@@ -387,7 +387,8 @@ const char *tm_format_name(enum tm_format f);
  * symbols 3, everything else 2. */
 int tm_format_priority(enum tm_format f);
 bool tm_format_is_container(enum tm_format f); /* tar zip gzip zstd ctrace */
-/* Formats whose events the engine scans and predicts (proto, json, systrace).
+/* Formats whose events the engine scans and predicts (proto, json, systrace,
+ * perf_text).
  * For every other format the verdict says its events are not predicted. */
 bool tm_format_is_predicted(enum tm_format f);
 
@@ -600,7 +601,8 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
 	X(TM_STAT_TE_TOKENIZER_ERRORS, "track_event_tokenizer_errors", false)                      \
 	X(TM_STAT_PROTO_TOKENIZER_ERRORS, "proto_tokenizer_errors", false)                         \
 	X(TM_STAT_FTRACE_CPU_ENTRIES_BEGIN, "ftrace_cpu_entries_begin", false)                     \
-	X(TM_STAT_FTRACE_BEFORE_START, "ftrace_packet_before_tracing_start", false)
+	X(TM_STAT_FTRACE_BEFORE_START, "ftrace_packet_before_tracing_start", false)                \
+	X(TM_STAT_PERF_TEXT_NO_FRAMES, "perf_text_importer_sample_no_frames", false)
 
 enum tm_stat_id {
 #define TM_X_(id, name, is_drop) id,

@@ -121,6 +121,43 @@ enum tm_status tm_scan_text_mem(const void *p, size_t n, size_t block, struct tm
 				const struct tm_scan_ctl *ctl, struct tm_error *err,
 				const struct tm_text_scanner *ts) TM_WUR;
 
+/* The line loop of the line-oriented scanners (scan_lines.c): line() gets
+ * every '\n'-terminated line (without it) and its byte offset; a scanner
+ * sets stop to end the member (a fatal error); eof (may be NULL) runs at the
+ * end of the member unless stopped.  A last line without '\n' is never
+ * handed over (trace_processor's line readers do not parse it). */
+struct tm_lines {
+	void *self;
+	void (*line)(void *self, const char *l, size_t n, uint64_t off);
+	void (*eof)(void *self);
+	const char *what; /* the format, for the line-length limit's error */
+	struct tm_error *err;
+	struct tm_buf carry;
+	uint64_t carry_off, total;
+	enum tm_status status;
+	bool stop;
+};
+void tm_lines_init(struct tm_lines *lr, const char *what, struct tm_error *err);
+void tm_lines_fini(struct tm_lines *lr);
+/* Over the stream st, or (st NULL) over mem[0..n) in blocks of block bytes. */
+enum tm_status tm_scan_lines(struct tm_stream *st, const void *mem, size_t n, size_t block,
+			     struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+			     struct tm_error *err, struct tm_lines *lr) TM_WUR;
+
+/* strtod of "digits.digits" as trace_processor reads a text timestamp's
+ * seconds (scan_systrace.c). */
+double tm_dec_seconds(const char *s, size_t n);
+
+/* perf_text (scan_perf_text.c): `perf script` / simpleperf text output;
+ * _mem: a member held in memory, in blocks of block bytes (tests). */
+enum tm_status tm_scan_perf_text(struct tm_stream *st, struct tm_scan *sc,
+				 const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+enum tm_status tm_scan_perf_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+				     const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* perf_text_sample_line_parser.cc ParseSampleLine: whether line[0..n) is a
+ * sample's first line; *ts (may be NULL) its timestamp in ns. */
+bool tm_perf_text_sample_line(const char *line, size_t n, int64_t *ts);
+
 /* trace_processor's systrace line tokenizer (systrace_line_tokenizer.cc),
  * shared by scan_systrace.c and the systemTraceEvents string of scan_json.c.
  * Pointers borrow from the line. */

@@ -306,8 +306,8 @@ to_ns(double sec)
  * digits the mantissa and the power of ten are exact doubles, so one
  * correctly rounded division gives strtod's (correctly rounded) result
  * (Clinger's fast path); longer numbers go through strtod. */
-static double
-dec_seconds(const char *s, size_t n)
+double
+tm_dec_seconds(const char *s, size_t n)
 {
 	static const double p10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6, 1e7,
 				     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
@@ -406,7 +406,7 @@ tokenize(const char *line, size_t len, struct tm_systrace_line *out, bool fast)
 	if (!search(&r, fast))
 		return false;
 	out->pid = pid_of(line + r.g1s, r.g1e - r.g1s);
-	double sec = dec_seconds(line + r.g5s, r.g5e - r.g5s);
+	double sec = tm_dec_seconds(line + r.g5s, r.g5e - r.g5s);
 	double ns = to_ns(sec);
 	out->ts = (ns < 9223372036854775808.0 && ns >= -9223372036854775808.0) ? (int64_t)ns
 										: INT64_MIN;

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "proto_wire.h"
+#include "scan.h"
 
 #define LOOKAHEAD 128
 #define LOGCAT_LOOKAHEAD 4096
@@ -70,7 +71,7 @@ tm_sniff_prefix_decides(enum tm_format f)
 bool
 tm_format_is_predicted(enum tm_format f)
 {
-	return f == TM_FMT_PROTO || f == TM_FMT_JSON || f == TM_FMT_SYSTRACE;
+	return f == TM_FMT_PROTO || f == TM_FMT_JSON || f == TM_FMT_SYSTRACE || f == TM_FMT_PERF_TEXT;
 }
 
 /* ---- helpers ---- */
@@ -319,85 +320,13 @@ sniff_collapsed(const uint8_t *d, size_t n)
 	return valid > 0;
 }
 
-/* perf_text_sample_line_parser.cc FindTsAtEnd: returns the timestamp's
- * start within line[0..n) or SIZE_MAX. */
-static size_t
-perf_ts_at_end(const uint8_t *p, size_t n)
-{
-	if (n < 8)
-		return SIZE_MAX;
-	for (size_t i = n - 6; i < n; i++)
-		if (!is_digit(p[i]))
-			return SIZE_MAX;
-	if (p[n - 7] != '.')
-		return SIZE_MAX;
-	size_t until = n - 7;
-	size_t c = SIZE_MAX;
-	for (size_t i = until; i > 0; i--) {
-		if (p[i - 1] == ' ') {
-			c = i - 1;
-			break;
-		}
-	}
-	if (c == SIZE_MAX)
-		return SIZE_MAX;
-	for (size_t i = c + 1; i < until; i++)
-		if (!is_digit(p[i]))
-			return SIZE_MAX;
-	return c + 1;
-}
-
-static bool
-perf_sample_line(const uint8_t *line, size_t n)
-{
-	for (size_t cln = 0; cln < n; cln++) {
-		if (line[cln] != ':')
-			continue;
-		size_t ts = perf_ts_at_end(line, cln);
-		if (ts == SIZE_MAX)
-			continue;
-		/* before_ts with tabs as spaces; splitting on ' ' after the
-		 * replacement is splitting on both. */
-		uint8_t buf[LOGCAT_LOOKAHEAD];
-		size_t bn = ts < sizeof buf ? ts : sizeof buf;
-		for (size_t i = 0; i < bn; i++)
-			buf[i] = line[i] == '\t' ? ' ' : line[i];
-		struct tok pieces[64];
-		size_t cnt = split(buf, bn, ' ', pieces, 64);
-		if (cnt == 0)
-			continue;
-		size_t pos = cnt - 1;
-		if (pos >= 64)
-			continue; /* far more pieces than a sample line has */
-		struct tok *pc = &pieces[pos];
-		if (pc->n >= 2 && pc->p[0] == '[' && pc->p[pc->n - 1] == ']') {
-			if (pos == 0)
-				continue;
-			if (!parse_u32(pc->p + 1, pc->n - 2))
-				continue;
-			pos--;
-			pc = &pieces[pos];
-		}
-		struct tok pt[3];
-		size_t np = split(pc->p, pc->n, '/', pt, 3);
-		if (np == 0 || np > 2)
-			continue;
-		if (!parse_u32(pt[np == 1 ? 0 : 1].p, pt[np == 1 ? 0 : 1].n))
-			continue;
-		if (np == 2 && !parse_u32(pt[0].p, pt[0].n))
-			continue;
-		return true;
-	}
-	return false;
-}
-
 static bool
 sniff_perf_text(const uint8_t *d, size_t n)
 {
 	const uint8_t *nl = memchr(d, '\n', n);
 	if (!nl)
 		return false;
-	return perf_sample_line(d, (size_t)(nl - d));
+	return tm_perf_text_sample_line((const char *)d, (size_t)(nl - d), NULL);
 }
 
 static bool

@@ -331,6 +331,9 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 			case TM_FMT_SYSTRACE:
 				st = tm_scan_systrace(stm, sc, &ctl, &e);
 				break;
+			case TM_FMT_PERF_TEXT:
+				st = tm_scan_perf_text(stm, sc, &ctl, &e);
+				break;
 			default:
 				break;
 			}

@@ -59,6 +59,11 @@ t_formats(void)
 	CHECK_INT(S("trace_processor 3962131 303057.417513:          1 cpu_atom/cycles/Pu:\n"),
 		  TM_FMT_PERF_TEXT);
 	CHECK_INT(S("comm 10/11 [003] 12.000001: cycles:\n"), TM_FMT_PERF_TEXT);
+	/* oracle: strtoul takes a sign and a tid past 32 bits; a tab before
+	 * the timestamp or a 4-digit fraction is no sample line */
+	CHECK_INT(S("x -1/99999999999 5.000001:\n"), TM_FMT_PERF_TEXT);
+	CHECK_INT(S("simpleperf\t1/2\t[2]\t5.000001: 1 cycles:\n"), TM_FMT_UNKNOWN);
+	CHECK_INT(S("prog 1 115540.8374:  250000 cpu-clock:\n"), TM_FMT_UNKNOWN);
 	CHECK_INT(S("1700000000.123456 openat(AT_FDCWD, \"/x\", O_RDONLY) = 3\n"), TM_FMT_STRACE);
 	CHECK_INT(S("1234 1700000000.123456 read(3, <unfinished ...>\n"), TM_FMT_STRACE);
 	CHECK_INT(S("12:00:00.123456 read(3, \"\", 1) = 0\n"), TM_FMT_UNKNOWN);

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The formats beyond proto, JSON and systrace, each case checked against
+# trace_processor v58.2 (the figures are what it printed for the same
+# bytes: the load error, the drop stats of a tokenize-only run, metadata
+# trace_time_clock_id, and the timestamps of the surviving events).  Each
+# builds the input with Python, runs `tracemerge check --json --events` and
+# compares.  KEEP=1 keeps the inputs (to show them to trace_processor).
+set -u
+TM=${TM_BIN:-build/asan/tracemerge}
+t=$(mktemp -d)
+if [ -n "${KEEP:-}" ]; then echo "inputs kept in $t" >&2; else trap 'rm -rf "$t"' EXIT; fi
+python3 - "$TM" "$t" "$(dirname "$0")/../../tools" <<'PY'
+import io, json, os, subprocess, sys, tarfile
+
+tm, tmp = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from difftest import enc_packet  # the protobuf writer (no trace_processor needed)
+
+def tar(name, members):
+    path = os.path.join(tmp, name)
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as tf:
+        for n, data in members:
+            b = data.encode() if isinstance(data, str) else data
+            ti = tarfile.TarInfo(n)
+            ti.size, ti.mode, ti.mtime = len(b), 0o644, 0
+            tf.addfile(ti, io.BytesIO(b))
+    return path
+
+def loose(name, data):
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+    return path
+
+def proto(packets): return b"".join(enc_packet(p) for p in packets)
+
+def man(files, trace_time=None):
+    m = {"version": 1, "files": files}
+    if trace_time:
+        m["trace_time"] = trace_time
+    return json.dumps({"perfetto_manifest": m})
+
+def relate(path, clock, ref, ref_clock, off):
+    return {"path": path, "clocks": {"clock": clock, "sync_to": {"file": ref, "clock": ref_clock},
+                                     "offset_ns": off}}
+
+DROP = ("clock_sync_unrelatable_clock_domains", "clock_sync_failure_no_path",
+        "trace_sorter_negative_timestamp_dropped")
+
+def check(name, path, error=None, stats=None, tt=None, kept=None, fmt=None):
+    """error: the load error's text, as trace_processor printed it; stats: every nonzero stat
+    tracemerge predicts, as trace_processor printed it; tt: metadata
+    trace_time_clock_id (None: not written); kept: surviving timestamps of
+    the events named so (name -> sorted list); fmt: (member, format)."""
+    p = subprocess.run([tm, "check", "--json", "--events", path], capture_output=True)
+    try:
+        r = json.loads(p.stdout)
+    except ValueError:
+        print("FAIL: %s: no JSON (status %d): %s" % (name, p.returncode, p.stderr[-300:]))
+        return
+    why = []
+    err = r.get("error")
+    if error is not None:
+        if err != error:
+            why.append("error %r, expected %r" % (err, error))
+    else:
+        if err:
+            why.append("error %r" % err)
+        got = {k: v for k, v in r.get("stats", {}).items() if v}
+        if got != (stats or {}):
+            why.append("stats %r, expected %r" % (got, stats or {}))
+        want_drop = sum(v for k, v in (stats or {}).items() if k in DROP)
+        if r.get("dropped") != want_drop:
+            why.append("dropped %r, expected %r" % (r.get("dropped"), want_drop))
+        ttc = r.get("trace_time") or {}
+        got_tt = ttc.get("clock_id") if ttc.get("claimed", True) else None
+        if tt is not None and got_tt != tt:
+            why.append("trace time %r, expected %r" % (got_tt, tt))
+        for ev, tss in (kept or {}).items():
+            got_ts = sorted(e["ts"] for e in r.get("events", [])
+                            if e.get("name") == ev and not e.get("dropped"))
+            if got_ts != tss:
+                why.append("%s at %r, expected %r" % (ev, got_ts, tss))
+    for member, f in ([fmt] if fmt else []):
+        got_f = [x.get("format") for x in r.get("files", []) if x.get("path") == member]
+        if got_f != [f]:
+            why.append("%s is %r, expected %r" % (member, got_f, f))
+    print(("PASS: " if not why else "FAIL: ") + name + ("" if not why else ": " + "; ".join(why)))
+
+# ------------------------------------------------------------ perf_text
+def sample(t, frames=("\tffffffff81000000 foo+0x10 (/lib/x.so)\n",)):
+    return "prog 123/456 [001] %s:     250000 cpu-clock:\n" % t + "".join(frames) + "\n"
+
+perf = sample("1.000000") + sample("2.000000") + sample("3.000000")
+pb_boot = proto([{"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (1, 5 * 10**9)]},
+                 {"k": "te", "ts": 10**9, "seq": 1, "type": 3, "name": "a"}])
+pb_both = proto([{"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (3, 5 * 10**8)]},
+                 {"k": "te", "ts": 10**9, "seq": 1, "type": 3, "name": "a"}])
+
+check("perf_text: alone, claims MONOTONIC", loose("p.txt", perf), stats={}, tt=3,
+      kept={"foo": [10**9, 2 * 10**9, 3 * 10**9]})
+check("perf_text: a 4-digit fraction fails the whole import",
+      tar("p4.tar", [("perf.txt", sample("1.000000") + sample("115540.8374")), ("trace.pb", pb_both)]),
+      error="Trace parse failure: Perf text parser: unable to parse sample line (context: "
+            "'prog 123/456 [001] 115540.8374:     250000 cpu-clock:') (ERR:tp-parse)")
+check("perf_text: a second empty line fails the import",
+      loose("p2.txt", sample("1.000000") + "\n" + sample("2.000000")),
+      error="Trace parse failure: Perf text parser: unable to parse sample line (context: '') (ERR:tp-parse)")
+check("perf_text: a frame without a mapping fails the import",
+      loose("p3.txt", sample("1.000000", ("\tffff foo\n",))),
+      error="Trace parse failure: Perf text parser: unable to find mapping in frame (context: 'ffff foo') "
+            "(ERR:tp-parse)")
+check("perf_text: a sample without frames is counted, not pushed",
+      loose("p5.txt", sample("1.000000") + sample("2.000000", ()) + sample("3.000000")),
+      stats={"perf_text_importer_sample_no_frames": 1}, tt=3, kept={"foo": [10**9, 3 * 10**9]})
+check("perf_text: the last sample without its empty line is lost",
+      loose("p6.txt", sample("1.000000") + sample("2.000000")[:-1]), stats={}, tt=3,
+      kept={"foo": [10**9]})
+check("perf_text: seconds past int64 ns are dropped as negative",
+      loose("p7.txt", sample("303057.417513") + sample("9223372036.854775")),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, kept={"foo": [303057417513000]})
+check("perf_text: beside a proto without MONOTONIC, unrelatable",
+      tar("p8.tar", [("perf.txt", perf), ("trace.pb", pb_boot)]),
+      stats={"clock_sync_unrelatable_clock_domains": 1,
+             "clock_sync_failure_unknown_source_clock": 3}, tt=6, kept={"foo": []})
+check("perf_text: beside a proto with MONOTONIC, placed by its snapshot",
+      tar("p9.tar", [("perf.txt", perf), ("trace.pb", pb_both)]), stats={}, tt=6,
+      kept={"foo": [1500000000, 2500000000, 3500000000]})
+check("perf_text: -k mono related -1.5 s to a BOOTTIME proto: one dropped",
+      tar("p10.tar", [("m.json", man([{"path": "trace.pb"},
+                                      relate("perf.txt", "MONOTONIC", "trace.pb", "BOOTTIME", -1500000000)])),
+                      ("perf.txt", perf), ("trace.pb", pb_boot)]),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, tt=6,
+      kept={"foo": [500000000, 1500000000]})
+check("perf_text: related +0.5 s: none dropped",
+      tar("p11.tar", [("m.json", man([{"path": "trace.pb"},
+                                      relate("perf.txt", "MONOTONIC", "trace.pb", "BOOTTIME", 500000000)])),
+                      ("perf.txt", perf), ("trace.pb", pb_boot)]),
+      stats={}, tt=6, kept={"foo": [1500000000, 2500000000, 3500000000]})
+check("perf_text: a proto's own MONOTONIC snapshot wins over the relation",
+      tar("p12.tar", [("m.json", man([{"path": "trace.pb"},
+                                      relate("perf.txt", "MONOTONIC", "trace.pb", "BOOTTIME", -1500000000)])),
+                      ("perf.txt", perf), ("trace.pb", pb_both)]),
+      stats={}, tt=6, kept={"foo": [1500000000, 2500000000, 3500000000]})
+check("perf_text: a PIN leaves it on MONOTONIC",
+      tar("p13.tar", [("m.json", man([{"path": "trace.pb"},
+                                      {"path": "perf.txt", "clocks": {"sync_to": {"file": "trace.pb", "clock": "BOOTTIME"},
+                                                                      "offset_ns": -1500000000}}])),
+                      ("perf.txt", perf), ("trace.pb", pb_boot)]),
+      stats={"clock_sync_unrelatable_clock_domains": 1,
+             "clock_sync_failure_unknown_source_clock": 3}, tt=6)
+check("perf_text: before a JSON file, the JSON claims trace time (name order)",
+      tar("p14.tar", [("perf.txt", perf),
+                      ("a.json", '{"traceEvents":[{"ph":"i","name":"x","ts":5,"pid":1,"tid":1,"s":"t"}]}')]),
+      stats={}, tt=11, kept={"foo": [10**9, 2 * 10**9, 3 * 10**9]})
+PY
