@@ -11,7 +11,7 @@
 # tests/static.sh reads the tree with git and renders the man pages with groff.
 set -u
 BUILD_PKGS=(build-essential pkg-config libncurses-dev libreadline-dev libarchive-dev
-            libprotobuf-c-dev protobuf-c-compiler libcjson-dev zlib1g-dev)
+            libprotobuf-c-dev protobuf-c-compiler libcjson-dev zlib1g-dev libisal-dev)
 TEST_PKGS=(mandoc libarchive-tools tar gzip isal zstd zip unzip python3 tmux procps time
            valgrind clang libclang-rt-dev git groff-base)
 BUILD_CMDS=(cc make pkg-config protoc-c)

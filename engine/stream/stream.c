@@ -47,6 +47,8 @@
 
 #include <archive.h>
 
+#include "zinflate.h"
+
 /* libarchive is loaded on first use (dlopen), not linked: only zstd
  * members need it, and linked, the dynamic loader mapped and relocated its
  * whole chain (libxml2, ICU, libstdc++, nettle, lzma, ...) on every run,
@@ -186,6 +188,7 @@ struct tm_stream {
 	size_t pre_n;
 	/* K_INFLATE */
 	z_stream z;
+	struct tm_zx *zx; /* ISA-L beside z (zinflate.h), NULL: zlib alone */
 	bool z_init, raw, strip, first, boundary, eof;
 	uint64_t member_end; /* output offset of the last gzip member's end */
 	/* gzip/ctrace/zstd (!raw): verified hand-overs (see "gzip / ctrace"
@@ -208,6 +211,7 @@ struct tm_stream {
 	struct tm_stream *psrc; /* P's compressed bytes: a file window or the queue */
 	struct tm_rd prd;
 	z_stream pz;
+	struct tm_zx *pzx;
 	bool pz_init, pfirst;
 	/* the queue (psrc of a parent that is not a file): V copies every
 	 * block it reads from the parent; P takes them in order (under mu) */
@@ -580,7 +584,7 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 	st->zip_name = zip_name ? xstrdup(zip_name) : NULL;
 	st->zip_csize = zip_csize;
 	st->zres = -1;
-	tm_inflate_init(&st->z, raw ? -15 : 15 + 32);
+	tm_zx_init(&st->z, &st->zx, raw ? -15 : 15 + 32);
 	st->z_init = true;
 	if (!raw)
 		ring_init(st);
@@ -716,7 +720,7 @@ tm_stream_close(struct tm_stream *st)
 	if (st->rd.st)
 		tm_stream_close(st->rd.st);
 	if (st->z_init)
-		inflateEnd(&st->z);
+		tm_zx_end(&st->z, &st->zx);
 	if (st->vio.la)
 		archive_read_free(st->vio.la);
 	if (st->pio.la)
@@ -729,7 +733,7 @@ tm_stream_close(struct tm_stream *st)
 	}
 	free(st->qcur);
 	if (st->pz_init)
-		inflateEnd(&st->pz);
+		tm_zx_end(&st->pz, &st->pzx);
 	buf_give(st->buf);
 	free(st->pre);
 	tm_big_free(st->hb, st->hb_cap, 1); /* (a cap of 0: free) */
@@ -1015,7 +1019,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 		if (st->z.avail_out == 0)
 			break;
 		st->boundary = false;
-		int r = inflate(&st->z, Z_NO_FLUSH);
+		int r = tm_zx_inflate(&st->z, st->zx);
 		if (r == Z_STREAM_END) {
 			st->boundary = true;
 			if (st->raw) {
@@ -1023,7 +1027,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 				st->zres = 0;
 				break;
 			}
-			inflateReset(&st->z);
+			tm_zx_reset(&st->z, st->zx);
 			/* trace_processor hands a member's output to the parser at
 			 * its end, before it decodes what follows (which may fail). */
 			if (st->z.avail_out < BLOCK)
@@ -1453,7 +1457,7 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 		st->z.next_out = dst;
 		st->z.avail_out = (uInt)out;
 		st->boundary = false;
-		int r = inflate(&st->z, Z_NO_FLUSH);
+		int r = tm_zx_inflate(&st->z, st->zx);
 		size_t got = out - st->z.avail_out;
 		st->r_head += got;
 		v_wrote(st, dst, got);
@@ -1463,7 +1467,7 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 			return s; /* ours: cancelled, or the listing's cap */
 		if (r == Z_STREAM_END) {
 			st->boundary = true;
-			inflateReset(&st->z);
+			tm_zx_reset(&st->z, st->zx);
 			pthread_mutex_lock(&st->mu);
 			st->member_end = st->r_head;
 			pthread_mutex_unlock(&st->mu);
@@ -1563,11 +1567,10 @@ p_fill(struct tm_stream *st, size_t want, struct tm_error *err)
 		return redo_diverged(st, err);
 	}
 	if (!st->pz_init) {
-		tm_inflate_init(&st->pz, 15 + 32);
+		tm_zx_init(&st->pz, &st->pzx, 15 + 32);
 		/* V checked every member's CRC-32 and size: P skips the check
 		 * value (kept across inflateReset) */
-		if (inflateValidate(&st->pz, 0) != Z_OK)
-			abort();
+		tm_zx_nocheck(&st->pz, st->pzx);
 		st->pz_init = true;
 	}
 	z_stream *z = &st->pz;
@@ -1594,9 +1597,9 @@ p_fill(struct tm_stream *st, size_t want, struct tm_error *err)
 			st->prd.n -= (size_t)(in - st->prd.p) + z->avail_in;
 			st->prd.p = in + z->avail_in;
 		}
-		int r = inflate(z, Z_NO_FLUSH);
+		int r = tm_zx_inflate(z, st->pzx);
 		if (r == Z_STREAM_END)
-			inflateReset(z);
+			tm_zx_reset(z, st->pzx);
 		else if (r != Z_OK && r != Z_BUF_ERROR)
 			return redo_diverged(st, err);
 	}
