@@ -201,6 +201,9 @@ struct tm_manifest_clocks {
 
 struct tm_manifest_file {
 	char *path;
+	size_t path_len; /* path's bytes when they hold a NUL (an escaped "\u0000":
+			  * trace_processor's std::string keeps it, and a GNU tar long
+			  * name ends in one), else 0: strlen(path) */
 	char *machine_name; /* "machine": {"name": ...}, or NULL */
 	struct cJSON *machine_extra;
 	bool has_machines; /* "machines" present (possibly empty) */
@@ -315,6 +318,9 @@ struct tm_manifest_file *tm_manifest_file_get(struct tm_manifest *m, const char 
 					      bool create);
 /* The first entry whose path is exactly path (as trace_processor's reader
  * matches), or NULL; m or path NULL: NULL. */
+/* The same for a path of len bytes (a member name may hold a NUL). */
+const struct tm_manifest_file *tm_manifest_file_find_n(const struct tm_manifest *m,
+						       const char *path, size_t len);
 const struct tm_manifest_file *tm_manifest_file_find(const struct tm_manifest *m,
 						     const char *path);
 void tm_manifest_set_machine(struct tm_manifest *m, const char *path, const char *name);

@@ -109,7 +109,7 @@ tm_manifest_copy(struct tm_manifest *dst, const struct tm_manifest *src)
 		struct tm_manifest_file *d = &dst->files[i];
 
 		*d = *s;
-		d->path = xstrdup0(s->path);
+		d->path = s->path_len ? xstrndup(s->path, s->path_len) : xstrdup0(s->path);
 		d->machine_name = xstrdup0(s->machine_name);
 		d->machine_extra = dup_json(s->machine_extra);
 		d->machines = s->n_machines ? xcalloc(s->n_machines, sizeof *d->machines) : NULL;

@@ -127,13 +127,13 @@ resolve_ref(const struct tm_manifest *m, const struct tm_manifest_plan *p, struc
 }
 
 static enum tm_status
-find_tf(const struct tm_manifest_archive_ops *ops, const char *path, uint32_t *tid,
+find_tf(const struct tm_manifest_archive_ops *ops, const char *path, size_t len, uint32_t *tid,
 	struct tm_error *err)
 {
 	*tid = UINT32_MAX;
 	if (!ops)
 		return TM_OK;
-	if (!ops->find_trace_file(ops->ud, path, tid))
+	if (!ops->find_trace_file(ops->ud, path, len, tid))
 		return tm_mf_err(err,
 				 PFX "clocks: could not resolve file '%s'. It must match the `path` of "
 				"an entry in the `files` array.",
@@ -159,7 +159,8 @@ tm_manifest_apply(const struct tm_manifest *m, const struct tm_manifest_archive_
 	}
 	/* 37: declared tables must be members (checked before ApplyManifest). */
 	for (size_t i = 0; ops && i < m->n_files; i++)
-		if (p->files[i].is_table && !ops->find_trace_file(ops->ud, m->files[i].path, &tid))
+		if (p->files[i].is_table && !ops->find_trace_file(ops->ud, m->files[i].path,
+								      tm_mf_path_len(&m->files[i]), &tid))
 			return tm_mf_err(err,
 					 PFX "table member '%s' is declared but not present in the "
 					"archive",
@@ -247,14 +248,14 @@ tm_manifest_apply(const struct tm_manifest *m, const struct tm_manifest_archive_
 			ed.source_clock = c->clock;
 		} else {
 			ed.source_clock = TM_CLOCK_TRACE_FILE;
-			if ((s = find_tf(ops, f->path, &ed.source_tf, err)) != TM_OK)
+			if ((s = find_tf(ops, f->path, tm_mf_path_len(f), &ed.source_tf, err)) != TM_OK)
 				goto out;
 		}
 		if (c->sync_clock) {
 			ed.ref_clock = c->sync_clock;
 		} else {
 			ed.ref_clock = TM_CLOCK_TRACE_FILE;
-			if ((s = find_tf(ops, c->sync_file, &ed.ref_tf, err)) != TM_OK)
+			if ((s = find_tf(ops, c->sync_file, strlen(c->sync_file), &ed.ref_tf, err)) != TM_OK)
 				goto out;
 		}
 		ed.source_ts = c->offset_ns < 0 ? wrap_sub(0, c->offset_ns) : 0;

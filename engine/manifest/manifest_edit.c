@@ -54,7 +54,8 @@ mf_index(const struct tm_manifest *m)
 	ix->n = m->n_files;
 	for (size_t i = 0; i < m->n_files; i++)
 		if (m->files[i].path)
-			tm_strmap_put(&ix->map, m->files[i].path, strlen(m->files[i].path), i, NULL);
+			tm_strmap_put(&ix->map, m->files[i].path, tm_mf_path_len(&m->files[i]), i,
+				      NULL);
 	void *expected = NULL;
 	void **slot = (void **)(uintptr_t)&m->files_ix;
 	if (__atomic_compare_exchange_n(slot, &expected, ix, false, __ATOMIC_ACQ_REL,
@@ -64,24 +65,35 @@ mf_index(const struct tm_manifest *m)
 	return expected;
 }
 
+/* Paths are compared with their lengths, as trace_processor's
+ * std::string == does (FindEntry, the trace_file name lookups): a path
+ * that ends in an escaped NUL names a GNU tar long name, which keeps its
+ * NUL (tar_trace_reader.cc, TYPE_FLAG_GNU_LONG_NAME). */
 const struct tm_manifest_file *
-tm_manifest_file_find(const struct tm_manifest *m, const char *path)
+tm_manifest_file_find_n(const struct tm_manifest *m, const char *path, size_t len)
 {
 	if (!m || !path)
 		return NULL;
 	if (m->n_files >= MF_INDEX_MIN) {
 		const struct mf_index *ix = mf_index(m);
 		if (ix->files == m->files && ix->n == m->n_files) {
-			const struct tm_strmap_slot *sl = tm_strmap_get(&ix->map, path, strlen(path));
+			const struct tm_strmap_slot *sl = tm_strmap_get(&ix->map, path, len);
 			return sl ? &m->files[sl->val] : NULL;
 		}
 	}
 	for (size_t i = 0; i < m->n_files; i++) {
 		TM_PROBE();
-		if (tm_mf_str_eq(m->files[i].path, path))
-			return &m->files[i];
+		const struct tm_manifest_file *f = &m->files[i];
+		if (f->path && tm_mf_path_len(f) == len && memcmp(f->path, path, len) == 0)
+			return f;
 	}
 	return NULL;
+}
+
+const struct tm_manifest_file *
+tm_manifest_file_find(const struct tm_manifest *m, const char *path)
+{
+	return path ? tm_manifest_file_find_n(m, path, strlen(path)) : NULL;
 }
 
 struct tm_manifest_file *

@@ -144,7 +144,8 @@ static void
 w_file(struct jw *w, const struct tm_manifest_file *f)
 {
 	w_open(w, '{');
-	w_kstr(w, "path", f->path ? f->path : "");
+	w_key(w, "path");
+	tm_escape_json_raw(f->path ? f->path : "", f->path ? tm_mf_path_len(f) : 0, w->b);
 	if (f->machine_name) {
 		w_key(w, "machine");
 		w_open(w, '{');

@@ -31,9 +31,10 @@
 #define TM_MANIFEST_FIRST_MACHINE_ID ((int64_t)1 << 32)
 
 struct tm_manifest_archive_ops {
-	/* trace_file.id of the first trace_file row whose name equals path (as
+	/* trace_file.id of the first trace_file row whose name equals path, len
+	 * bytes (as
 	 * trace_processor's IterateRows lookup); false when there is none. */
-	bool (*find_trace_file)(void *ud, const char *path, uint32_t *tid);
+	bool (*find_trace_file)(void *ud, const char *path, size_t len, uint32_t *tid);
 	void *ud;
 };
 

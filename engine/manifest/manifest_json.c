@@ -20,9 +20,11 @@
  * are classified int64/double from the token the way trace_processor does.
  * Duplicate keys: the last value wins, at the position of the first (the
  * DOM is a std::map, so position never mattered to trace_processor).
- * What is NOT matched: trace_processor's DOM is a std::map keyed by
- * std::string, so a key or string with an escaped NUL ("\u0000") is cut at
- * the NUL here; and nesting deeper than 1000 levels fails here with our own
+ * A string with an escaped NUL ("\u0000") keeps it and what follows (its
+ * length in the node's valuedouble, tm_mj_str_len), as the std::string
+ * does; only files[].path reads it so far (a GNU tar long name ends in a
+ * NUL).  What is NOT matched: a key with an escaped NUL is cut at the NUL
+ * here (the DOM is a std::map keyed by std::string); and nesting deeper than 1000 levels fails here with our own
  * message (trace_processor recurses without a limit).
  */
 #include <math.h>
@@ -94,6 +96,17 @@ scalar_node(const struct tm_jl_value *v)
 	case TM_JL_STR: {
 		tok = xstrndup(v->s, v->n);
 		node = cJSON_CreateString(tok);
+		if (node && memchr(tok, 0, v->n)) {
+			/* json::Parse's std::string keeps an escaped NUL and
+			 * what follows: the whole string, its length beside */
+			char *whole = cJSON_malloc(v->n + 1);
+			if (!whole)
+				tm_oom(v->n + 1);
+			memcpy(whole, tok, v->n + 1);
+			cJSON_free(node->valuestring);
+			node->valuestring = whole;
+			node->valuedouble = (double)v->n;
+		}
 		free(tok);
 		break;
 	}
@@ -351,6 +364,12 @@ bool
 tm_mj_is_str(const cJSON *v)
 {
 	return v && cJSON_IsString(v);
+}
+
+size_t
+tm_mj_str_len(const cJSON *v)
+{
+	return v->valuedouble > 0 ? (size_t)v->valuedouble : strlen(v->valuestring);
 }
 
 bool

@@ -41,6 +41,8 @@ cJSON *tm_mj_parse(const char *text, size_t len, char *msg, size_t msg_size,
 /* json::Dom accessors on that tree. */
 const cJSON *tm_mj_member(const cJSON *o, const char *key);
 bool tm_mj_is_str(const cJSON *v);
+/* A string node's bytes: more than strlen when it holds an escaped NUL. */
+size_t tm_mj_str_len(const cJSON *v);
 bool tm_mj_is_num(const cJSON *v);
 bool tm_mj_is_int(const cJSON *v, int64_t *out); /* IsIntegral; out may be NULL */
 int64_t tm_mj_as_int64(const cJSON *v);
@@ -62,6 +64,13 @@ static inline void
 json_str(struct tm_buf *b, const char *s)
 {
 	tm_escape_json_raw(s, strlen(s), b);
+}
+
+/* files[].path's bytes (tm_manifest_file.path_len). */
+static inline size_t
+tm_mf_path_len(const struct tm_manifest_file *f)
+{
+	return f->path_len ? f->path_len : strlen(f->path);
 }
 
 /* manifest_hints.c: appends the outdated-syntax hint for meta (the

@@ -125,7 +125,10 @@ parse_file(const cJSON *fe, struct tm_manifest_file *f, struct tm_error *err)
 
 	if (!cJSON_IsObject(fe) || !tm_mj_is_str(tm_mj_member(fe, "path")))
 		return tm_mf_err(err, PFX "files entries must be objects with a string path");
-	f->path = xstrdup(tm_mj_member(fe, "path")->valuestring);
+	const cJSON *pv = tm_mj_member(fe, "path");
+	size_t plen = tm_mj_str_len(pv);
+	f->path = xstrndup(pv->valuestring, plen);
+	f->path_len = plen != strlen(f->path) ? plen : 0;
 	if ((v = tm_mj_member(fe, "__exported_table_schema"))) {
 		static const char *const tknown[] = {"path", NULL};
 

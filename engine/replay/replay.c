@@ -796,9 +796,9 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 /* ------------------------------------------------------------------ */
 
 const struct tm_manifest_file *
-tm_manifest_entry_by_path(const struct tm_manifest *m, const char *path, size_t *idx)
+tm_manifest_entry_by_path(const struct tm_manifest *m, const char *path, size_t len, size_t *idx)
 {
-	const struct tm_manifest_file *f = tm_manifest_file_find(m, path);
+	const struct tm_manifest_file *f = tm_manifest_file_find_n(m, path, len);
 
 	if (f && idx)
 		*idx = (size_t)(f - m->files);
@@ -853,14 +853,14 @@ rows_at_manifest(const struct tm_replay *p, uint32_t manifest_tid)
 /* find_trace_file_id (perfetto_manifest_reader.cc, ApplyManifest): the
  * first trace_file row of that name among the rows that exist by then. */
 static long
-tid_of_path(struct tm_replay *p, const char *path)
+tid_of_path(struct tm_replay *p, const char *path, size_t plen)
 {
 	size_t n = p->src->in->n_members;
 	for (size_t i = 0; i < n; i++) {
 		const struct tm_member *mb = &p->src->in->members[i];
 		size_t len;
 		const char *name = mpath(p, mb, &len);
-		if (name && mb->trace_file_id <= p->tf_rows && len == strlen(path) &&
+		if (name && mb->trace_file_id <= p->tf_rows && len == plen &&
 		    memcmp(name, path, len) == 0)
 			return mb->trace_file_id;
 	}
@@ -868,9 +868,9 @@ tid_of_path(struct tm_replay *p, const char *path)
 }
 
 static bool
-find_trace_file(void *ud, const char *path, uint32_t *tid)
+find_trace_file(void *ud, const char *path, size_t len, uint32_t *tid)
 {
-	long t = tid_of_path(ud, path);
+	long t = tid_of_path(ud, path, len);
 	if (t < 0)
 		return false;
 	*tid = (uint32_t)t;
@@ -1909,8 +1909,8 @@ process_trace(struct tm_replay *p, size_t mi)
 	size_t ei = 0;
 	size_t plen;
 	const char *path = mpath(p, mb, &plen);
-	if (p->m && path && plen == strlen(path))
-		e = tm_manifest_entry_by_path(p->m, path, &ei);
+	if (p->m && path)
+		e = tm_manifest_entry_by_path(p->m, path, plen, &ei);
 	fs.es = e ? &p->entries[ei] : NULL;
 	uint64_t base_raw = fs.es && fs.es->has_machine_id ? fs.es->machine_id : 0;
 	fs.host = fork_ctx(p, mi, base_raw);
@@ -1994,7 +1994,7 @@ check_container_override(struct tm_replay *p, const struct tm_member *mb)
 	if (!p->m || !mb->name)
 		return;
 	size_t ei;
-	const struct tm_manifest_file *e = tm_manifest_entry_by_path(p->m, mb->name, &ei);
+	const struct tm_manifest_file *e = tm_manifest_entry_by_path(p->m, mb->name, mb->name_len, &ei);
 	if (e && (e->has_clocks || p->entries[ei].has_machine_id))
 		mfail(p, "perfetto_manifest: overrides are not supported for trace files which are "
 			"themselves archives or perfetto_manifest files: %s",

@@ -246,7 +246,7 @@ void tm_report_build(struct tm_replay *p);
 void tm_member_label(const struct tm_input *in, size_t member, struct tm_buf *out);
 /* files[] entry for a member path: the first exact match (as the reader). */
 const struct tm_manifest_file *tm_manifest_entry_by_path(const struct tm_manifest *m,
-							 const char *path, size_t *idx);
+							 const char *path, size_t len, size_t *idx);
 /* Files of this format are moved by a pin (a clocks entry without clock). */
 bool tm_format_follows_pin(enum tm_format f);
 

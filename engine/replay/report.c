@@ -256,7 +256,7 @@ placement(struct tm_replay *p, size_t file, const struct by_file *ix, struct tm_
 	}
 	const struct tm_manifest_file *e = NULL;
 	if (p->m && mb->name)
-		e = tm_manifest_entry_by_path(p->m, mb->name, NULL);
+		e = tm_manifest_entry_by_path(p->m, mb->name, mb->name_len, NULL);
 	bool shown = false;
 	for (size_t k = ix->start[file]; k < ix->start[file + 1]; k++) {
 		const struct tm_tracker *c = tm_ctx(p, ix->by[k]);

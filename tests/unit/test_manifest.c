@@ -715,12 +715,12 @@ test_old_syntax(void)
 }
 
 static bool
-fake_find(void *ud, const char *path, uint32_t *tid)
+fake_find(void *ud, const char *path, size_t len, uint32_t *tid)
 {
 	const char *const *names = ud;
 
 	for (uint32_t i = 0; names[i]; i++) {
-		if (strcmp(names[i], path) == 0) {
+		if (strlen(names[i]) == len && memcmp(names[i], path, len) == 0) {
 			*tid = i + 1;
 			return true;
 		}
