@@ -397,6 +397,10 @@ bool tm_format_is_container(enum tm_format f); /* tar zip gzip zstd ctrace */
  * perf_text).
  * For every other format the verdict says its events are not predicted. */
 bool tm_format_is_predicted(enum tm_format f);
+/* False for the formats whose importer sorts no timestamp (collapsed_stack,
+ * pprof, symbols, art_hprof, arrow): nothing of them can be dropped, and
+ * they claim no trace time. */
+bool tm_format_has_timeline(enum tm_format f);
 
 /* Sniff a format from the first bytes of a file, with trace_processor's
  * rules (at most 128 bytes looked at by most sniffers; pass what TP would:
@@ -662,6 +666,8 @@ struct tm_report_file {
 	bool is_hidden;
 	bool is_predicted; /* false: format not scanned; its events are not predicted */
 	bool is_trace;     /* a trace file (not a container, manifest or hidden) */
+	bool is_untimed;   /* a format without a timeline (tm_format_has_timeline):
+			    * predicted, with no events to drop */
 	size_t n_machines;
 	uint32_t *machines; /* machine table ids its events land on */
 	size_t n_clocks;

@@ -88,6 +88,9 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 		tm_buf_addf(&b, "%" PRId64, r->tt_machine);
 	else
 		tm_buf_adds(&b, "null");
+	/* false: no file claimed it (trace_processor writes no
+	 * trace_time_clock_id; the clock is its initial TRACE_FILE) */
+	tm_buf_addf(&b, ",\"claimed\":%s", r->tt_machine >= 0 ? "true" : "false");
 	tm_buf_adds(&b, ",\"why\":");
 	json_str(&b, r->tt_why);
 	tm_buf_addc(&b, '}');
@@ -136,6 +139,7 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 		kv_u64(&b, &ff, "order", f->order != UINT32_MAX, f->order);
 		kv_bool(&b, &ff, "hidden", f->is_hidden);
 		kv_bool(&b, &ff, "predicted", f->is_predicted);
+		kv_bool(&b, &ff, "untimed", f->is_untimed);
 		json_key(&b, &ff, "machines");
 		tm_buf_addc(&b, '[');
 		for (size_t k = 0; k < f->n_machines; k++)
@@ -286,7 +290,9 @@ print_check_text(const struct tm_session *s, const struct tm_report *r)
 	for (size_t oi = 0; oi < n_order; oi++) {
 		const struct tm_report_file *f = &r->files[order[oi]];
 		say_part(stdout, "  %-10s %s", tm_format_name(f->format), file_label(s, f));
-		if (f->is_predicted)
+		if (f->is_untimed)
+			fputs(": no timeline events (nothing of it can be dropped)", stdout);
+		else if (f->is_predicted)
 			say_part(stdout, ": %" PRIu64 " event%s, %" PRIu64 " dropped, %" PRIu64 " missing",
 				 f->events, f->events == 1 ? "" : "s", f->dropped, f->missing);
 		else

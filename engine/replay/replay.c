@@ -1949,7 +1949,8 @@ process_trace(struct tm_replay *p, size_t mi)
 		 * (tm_ctx_pending derives it) */
 		fs.host->pending_clock = tc.clock;
 	}
-	p->acc[mi].is_predicted = tm_format_is_predicted(mb->format) && fs.sc;
+	p->acc[mi].is_predicted = (tm_format_is_predicted(mb->format) && fs.sc) ||
+				  (!tm_format_has_timeline(mb->format) && mb->format != TM_FMT_ARROW);
 	if (fs.sc)
 		replay_ops(p, &fs);
 	free(fs.readers);
@@ -1986,6 +1987,30 @@ process_manifest(struct tm_replay *p, size_t mi)
 	p->m = m;
 	p->entries = xcalloc(m->n_files + 1, sizeof *p->entries);
 	apply_manifest(p, mb->trace_file_id);
+}
+
+/* An Arrow table export (plugins/trace_export/perfetto_export_reader.cc):
+ * it forks no context, so a manifest override on it fails as on a
+ * container (forwarding_trace_parser.cc, ForwardingTraceParser::Init); then
+ * PerfettoExportTableReader::OnPushDataToSorter fails unless some manifest
+ * entry declares an __exported_table_schema.  Whether a declared table
+ * restores (its columns against this build's tables, its Arrow bytes, its
+ * row count) tracemerge does not check: the member stays "not predicted". */
+static void check_container_override(struct tm_replay *p, const struct tm_member *mb);
+static void
+process_arrow(struct tm_replay *p, size_t mi)
+{
+	const struct tm_member *mb = &p->src->in->members[mi];
+	p->acc[mi].is_trace = true;
+	check_container_override(p, mb);
+	if (p->error)
+		return;
+	bool any = false;
+	for (size_t i = 0; p->m && i < p->m->n_files && !any; i++)
+		any = tm_manifest_file_is_table(&p->m->files[i]);
+	if (!any)
+		fail(p, "Arrow files can only be loaded from a Perfetto export whose "
+			"perfetto_manifest declares each member's __exported_table_schema");
 }
 
 static void
@@ -2108,6 +2133,10 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 				 "trace formats. Please file a bug at "
 				 "https://github.com/google/perfetto/issues if this is important to you.");
 			break;
+		}
+		if (mb->format == TM_FMT_ARROW) {
+			process_arrow(&p, mi);
+			continue;
 		}
 		process_trace(&p, mi);
 	}

@@ -447,6 +447,7 @@ tm_report_build(struct tm_replay *p)
 		f->is_hidden = mb->is_hidden;
 		f->is_trace = a->is_trace;
 		f->is_predicted = a->is_predicted;
+		f->is_untimed = a->is_trace && a->is_predicted && !tm_format_has_timeline(mb->format);
 		if ((a->is_trace && !a->is_predicted) || mb->is_unexpanded)
 			r->is_complete = false;
 		f->events = a->events;
@@ -490,6 +491,14 @@ tm_report_build(struct tm_replay *p)
 				    : tm_format_is_container(mb->format) ? "container: its members are listed separately"
 				    : mb->format == TM_FMT_MANIFEST ? "the manifest: applied before any trace"
 								   : "not processed");
+		} else if (mb->format == TM_FMT_ARROW) {
+			tm_buf_adds(&pl, "arrow: a table of a Perfetto export; tracemerge does not "
+					"check that it restores (trace_processor fails the import when "
+					"its table, columns or row count do not match)");
+		} else if (!tm_format_has_timeline(mb->format)) {
+			tm_buf_addf(&pl, "%s: no timeline events: nothing of it can be dropped, and it "
+					"claims no trace time",
+				    tm_format_name(mb->format));
 		} else if (!a->is_predicted) {
 			tm_buf_addf(&pl, "%s: tracemerge does not scan this format; its events are not "
 					"predicted",

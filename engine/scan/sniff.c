@@ -74,6 +74,19 @@ tm_format_is_predicted(enum tm_format f)
 	return f == TM_FMT_PROTO || f == TM_FMT_JSON || f == TM_FMT_SYSTRACE || f == TM_FMT_PERF_TEXT;
 }
 
+bool
+tm_format_has_timeline(enum tm_format f)
+{
+	/* collapsed_stack_trace_reader.cc, pprof_trace_reader.cc,
+	 * art_hprof_parser.cc: tables written at the end of the file, no
+	 * sorter, no clock (descriptor clock policy none); symbols: a proto
+	 * reader with no default clock (proto_trace_reader.cc,
+	 * SymbolsImporter); arrow: tables restored as exported
+	 * (perfetto_export_reader.cc) */
+	return f != TM_FMT_COLLAPSED_STACK && f != TM_FMT_PPROF && f != TM_FMT_SYMBOLS &&
+	       f != TM_FMT_ART_HPROF && f != TM_FMT_ARROW;
+}
+
 /* ---- helpers ---- */
 
 static bool

@@ -47,11 +47,14 @@ def relate(path, clock, ref, ref_clock, off):
 DROP = ("clock_sync_unrelatable_clock_domains", "clock_sync_failure_no_path",
         "trace_sorter_negative_timestamp_dropped")
 
-def check(name, path, error=None, stats=None, tt=None, kept=None, fmt=None):
+def check(name, path, error=None, stats=None, tt=None, kept=None, fmt=None, machines=None,
+          untimed=()):
     """error: the load error's text, as trace_processor printed it; stats: every nonzero stat
     tracemerge predicts, as trace_processor printed it; tt: metadata
-    trace_time_clock_id (None: not written); kept: surviving timestamps of
-    the events named so (name -> sorted list); fmt: (member, format)."""
+    trace_time_clock_id ("none": not written); kept: surviving timestamps of
+    the events named so (name -> sorted list); fmt: (member, format);
+    machines: the machine table as (raw_id, name) by id; untimed: the
+    members that have no timeline (predicted, nothing to drop)."""
     p = subprocess.run([tm, "check", "--json", "--events", path], capture_output=True)
     try:
         r = json.loads(p.stdout)
@@ -73,7 +76,7 @@ def check(name, path, error=None, stats=None, tt=None, kept=None, fmt=None):
         if r.get("dropped") != want_drop:
             why.append("dropped %r, expected %r" % (r.get("dropped"), want_drop))
         ttc = r.get("trace_time") or {}
-        got_tt = ttc.get("clock_id") if ttc.get("claimed", True) else None
+        got_tt = ttc.get("clock_id") if ttc.get("claimed") else "none"
         if tt is not None and got_tt != tt:
             why.append("trace time %r, expected %r" % (got_tt, tt))
         for ev, tss in (kept or {}).items():
@@ -81,6 +84,14 @@ def check(name, path, error=None, stats=None, tt=None, kept=None, fmt=None):
                             if e.get("name") == ev and not e.get("dropped"))
             if got_ts != tss:
                 why.append("%s at %r, expected %r" % (ev, got_ts, tss))
+        if machines is not None:
+            got_m = [(m["raw_id"], m["name"]) for m in r.get("machines", [])]
+            if got_m != machines:
+                why.append("machines %r, expected %r" % (got_m, machines))
+        for member in untimed:
+            fs = [x for x in r.get("files", []) if x.get("path") == member]
+            if not fs or not fs[0].get("untimed") or not fs[0].get("predicted"):
+                why.append("%s not predicted as untimed: %r" % (member, fs))
     for member, f in ([fmt] if fmt else []):
         got_f = [x.get("format") for x in r.get("files", []) if x.get("path") == member]
         if got_f != [f]:
@@ -153,4 +164,33 @@ check("perf_text: before a JSON file, the JSON claims trace time (name order)",
       tar("p14.tar", [("perf.txt", perf),
                       ("a.json", '{"traceEvents":[{"ph":"i","name":"x","ts":5,"pid":1,"tid":1,"s":"t"}]}')]),
       stats={}, tt=11, kept={"foo": [10**9, 2 * 10**9, 3 * 10**9]})
+# ------------------------------------------------- formats without a timeline
+import struct
+col = "main;foo;bar 10\nmain;baz 3\n"
+pprof = (b"\x0a\x04\x08\x01\x10\x02" + b"\x12\x02\x10\x05"   # sample_type, sample
+         + b"\x32\x00" + b"\x32\x03cpu" + b"\x32\x02ns")            # string_table
+sym = bytes([0x0a, 14, 0xea, 0x03, 11, 0x0a, 9]) + b"/lib/x.so"
+hprof = b"JAVA PROFILE 1.0.3\0" + struct.pack(">III", 4, 0x18d, 0x12345678)
+arrow = b"ARROW1\0\0" + b"\0" * 64
+js = '{"traceEvents":[{"ph":"i","name":"x","ts":5,"pid":1,"tid":1,"s":"t"}]}'
+for n, data, f in (("c.txt", col, "collapsed_stack"), ("p.pprof", pprof, "pprof"),
+                   ("s.sym", sym, "symbols"), ("h.hprof", hprof, "art_hprof")):
+    check("%s: alone, claims no trace time, nothing to drop" % f,
+          tar("u_" + f + ".tar", [(n, data)]), stats={}, tt="none", machines=[(0, None)],
+          untimed=(n,), fmt=(n, f))
+    check("%s: beside JSON, the JSON claims" % f, tar("uj_" + f + ".tar", [(n, data), ("z.json", js)]),
+          stats={}, tt=11, untimed=(n,), kept={"x": [5000]})
+check("collapsed_stack: a manifest machine gives it its own row",
+      tar("u_m.tar", [("m.json", man([{"path": "a.txt", "machine": {"name": "m2"}}, {"path": "b.json"}])),
+                      ("a.txt", col), ("b.json", js)]),
+      stats={}, tt=11, machines=[(4294967296, "m2"), (0, None)], untimed=("a.txt",))
+check("arrow: without a manifest schema the import fails", tar("a1.tar", [("a.arrow", arrow), ("b.json", js)]),
+      error="Trace parse failure: Arrow files can only be loaded from a Perfetto export whose "
+            "perfetto_manifest declares each member's __exported_table_schema (ERR:tp-parse)")
+for what, entry in (("machine", {"path": "a.arrow", "machine": {"name": "m2"}}),
+                    ("clocks", {"path": "a.arrow", "clocks": {"sync_to": {"file": "b.json"}, "offset_ns": 5}})):
+    check("arrow: a manifest %s entry on it fails the import" % what,
+          tar("a_%s.tar" % what, [("m.json", man([entry, {"path": "b.json"}])), ("a.arrow", arrow), ("b.json", js)]),
+          error="Trace parse failure: perfetto_manifest: overrides are not supported for trace files which "
+                "are themselves archives or perfetto_manifest files: a.arrow (ERR:tp-parse)")
 PY
