@@ -729,7 +729,8 @@ gen_ftrace_percpu(FILE *f, uint64_t limit)
 		uint64_t span = 5000000 + rnd(5000000); /* a read cycle of 5-10 ms */
 		for (uint32_t cpu = 0; cpu < NCPU; cpu++) {
 			uint32_t nev = 10 + rnd(cpu < 4 ? 300 : 80);
-			uint64_t t = ts;
+			/* a CPU's events in order, across its bundles too */
+			uint64_t t = ts > prev_end[cpu] ? ts : prev_end[cpu];
 			w_fv(&bun, 1, cpu);
 			for (uint32_t e = 0; e < nev; e++) {
 				t += span / nev / 2 + rnd((uint32_t)(span / nev));

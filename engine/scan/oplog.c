@@ -298,6 +298,7 @@ struct tm_oplog_stage {
 	struct tm_op held; /* valid while has_held */
 	int64_t *sort_tmp;
 	size_t cap_sort_tmp;
+	struct tm_ol_sort_buf sort_buf;
 	/* An ARRAY run is staged in up to TM_LANES sorted lanes (arrays are
 	 * appended to the lane they extend) and flushed as one RUN per lane.
 	 * The lanes are slots of one buffer, lane k at lane_buf + k * slot
@@ -333,6 +334,7 @@ free_staging(struct tm_oplog *l)
 	struct tm_oplog_stage *g = w->stage;
 	if (g) {
 		BIG_FREE(g->sort_tmp, g->cap_sort_tmp);
+		free(g->sort_buf.st);
 		BIG_FREE(g->lane_buf, g->cap_lane_buf);
 		free(g->lanes);
 		free(g);
@@ -654,22 +656,26 @@ static void
 merge2(int64_t *out, const int64_t *x, size_t nx, const int64_t *y, size_t ny)
 {
 	size_t i = 0, j = 0, o = 0;
-	while (i < nx && j < ny)
-		out[o++] = y[j] < x[i] ? y[j++] : x[i++];
+	/* without a branch on which side is taken (interleaved CPUs make it
+	 * a coin toss): a select and two adds */
+	while (i < nx && j < ny) {
+		int64_t a = x[i], b = y[j];
+		size_t t = b < a;
+		out[o++] = t ? b : a;
+		j += t;
+		i += 1 - t;
+	}
 	while (i < nx)
 		out[o++] = x[i++];
 	while (j < ny)
 		out[o++] = y[j++];
 }
 
-/* Sort v[0..n) (ascending stretches, one per folded array, merged
- * pairwise: n log(arrays)). */
-static void
-sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
+/* Merge passes over a of n values, its ascending stretches merged pairwise
+ * until one is left (in a or b: the sorted result is returned). */
+static int64_t *
+merge_passes(int64_t *a, int64_t *b, size_t n)
 {
-	struct tm_oplog_stage *g = stg(l);
-	BIG_XGROW(g->sort_tmp, g->cap_sort_tmp, n);
-	int64_t *a = v, *b = g->sort_tmp;
 	for (;;) {
 		size_t runs = 0, i = 0, o = 0;
 		while (i < n) {
@@ -691,10 +697,79 @@ sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
 		a = b;
 		b = t;
 		if (runs <= 1)
-			break;
+			return a;
 	}
+}
+
+/* Chains of stretches: the ascending stretches of a staged run come from
+ * a few sources interleaved (ftrace CPUs, each in order across its
+ * bundles), so each stretch is put after the chain it extends with the
+ * highest last value (else starts a chain of its own) and the chains are
+ * laid out one after another: then the merge passes merge the sources,
+ * log2(chains) passes, instead of the stretches, log2(bundles).  Past
+ * SORT_CHAINS sources the plain passes do it. */
+#define SORT_CHAINS 64
+
+/* Sort v[0..n) (ascending stretches, one per folded array or bundle):
+ * sorted as a whole, whichever way. */
+void
+tm_ol_sort(int64_t *v, size_t n, int64_t *tmp, struct tm_ol_sort_buf *sb)
+{
+	size_t ns = 0;
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		while (e < n && v[e - 1] <= v[e])
+			e++;
+		XGROW(sb->st, sb->cap_st, ns + 1);
+		sb->st[ns++] = (struct tm_ol_stretch){i, e - i, UINT32_MAX};
+		i = e;
+	}
+	uint32_t head[SORT_CHAINS], tail[SORT_CHAINS];
+	int64_t last[SORT_CHAINS];
+	size_t nc = 0;
+	bool chained = ns > 2 && ns < UINT32_MAX;
+	for (size_t k = 0; chained && k < ns; k++) {
+		int64_t first = v[sb->st[k].at];
+		size_t best = SIZE_MAX;
+		for (size_t c = 0; c < nc; c++)
+			if (last[c] <= first && (best == SIZE_MAX || last[c] > last[best]))
+				best = c;
+		if (best == SIZE_MAX) {
+			if (nc == SORT_CHAINS) {
+				chained = false;
+				break;
+			}
+			best = nc++;
+			head[best] = (uint32_t)k;
+		} else {
+			sb->st[tail[best]].next = (uint32_t)k;
+		}
+		tail[best] = (uint32_t)k;
+		last[best] = v[sb->st[k].at + sb->st[k].n - 1];
+	}
+	int64_t *a = v, *b = tmp;
+	if (chained && nc < ns) {
+		/* the chains laid out in b, one after another */
+		size_t o = 0;
+		for (size_t c = 0; c < nc; c++)
+			for (uint32_t k = head[c]; k != UINT32_MAX; k = sb->st[k].next) {
+				memcpy(b + o, v + sb->st[k].at, sb->st[k].n * sizeof *v);
+				o += sb->st[k].n;
+			}
+		a = tmp;
+		b = v;
+	}
+	a = merge_passes(a, b, n);
 	if (a != v)
 		memcpy(v, a, n * sizeof *v);
+}
+
+static void
+sort_staged(struct tm_oplog *l, int64_t *v, size_t n)
+{
+	struct tm_oplog_stage *g = stg(l);
+	BIG_XGROW(g->sort_tmp, g->cap_sort_tmp, n);
+	tm_ol_sort(v, n, g->sort_tmp, &g->sort_buf);
 }
 
 /* The open run's key as the TM_OP_RUN it is written as (seq 0: a run's

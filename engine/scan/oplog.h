@@ -352,6 +352,18 @@ tm_ol_put_varint(uint8_t *p, uint64_t z)
 	return p;
 }
 
+/* Sorting a staged run (oplog.c tm_ol_sort): v[0..n) sorted, tmp n values
+ * of scratch, sb the stretches' (kept between calls; free sb->st). */
+struct tm_ol_stretch {
+	size_t at, n;
+	uint32_t next; /* the next stretch of its chain (UINT32_MAX: none) */
+};
+struct tm_ol_sort_buf {
+	struct tm_ol_stretch *st;
+	size_t cap_st;
+};
+void tm_ol_sort(int64_t *v, size_t n, int64_t *tmp, struct tm_ol_sort_buf *sb);
+
 /* Whether v[0..n) is in ascending order (ties allowed): one pass, four
  * compares a step and no exit at the first descent (oplog.c add_array; a
  * loop that stopped there took ~9 instructions a value of compact_sched's

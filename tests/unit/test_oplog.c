@@ -1294,10 +1294,43 @@ finished_log_drops_writer(void)
 	tm_oplog_fini(&a);
 }
 
+/* tm_ol_sort: staged values of interleaved sources (each ascending across
+ * its stretches, as ftrace CPUs across their bundles), of more sources
+ * than it chains, and of none in order, come out as qsort sorts them. */
+static void
+sort_staged_chains(void)
+{
+	uint64_t x = 88172645463325252ULL;
+	struct tm_ol_sort_buf sb = {0};
+	for (int round = 0; round < 60; round++) {
+		size_t srcs = round < 20 ? 1 + (size_t)round % 9 : round < 40 ? 70 + (size_t)round : 3;
+		size_t n = 1 + (size_t)(x % 20000);
+		int64_t *v = malloc(n * sizeof *v), *w = malloc(n * sizeof *w), *t = malloc(n * sizeof *t);
+		int64_t at[200] = {0};
+		for (size_t i = 0; i < n;) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			size_t c = (size_t)(x % srcs), len = 1 + (size_t)(x >> 20) % 300;
+			for (; len-- && i < n; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				at[c] += round >= 40 ? -(int64_t)(x % 50) : (int64_t)(x % 50);
+				v[i] = w[i] = at[c];
+			}
+		}
+		tm_ol_sort(v, n, t, &sb);
+		qsort(w, n, sizeof *w, cmp_i64);
+		CHECK(memcmp(v, w, n * sizeof *v) == 0);
+		free(v);
+		free(w);
+		free(t);
+	}
+	free(sb.st);
+}
+
 int
 main(void)
 {
 	RUN(roundtrip_all_kinds);
+	RUN(sort_staged_chains);
 	RUN(compact_events_are_small);
 	RUN(details_keep_names);
 	RUN(packet_push_same_bytes);
