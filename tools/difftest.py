@@ -12,7 +12,8 @@ Not part of `make test`: it needs trace_processor_shell (v58.2), taken from
 A scenario is a JSON description: a container (TAR or ZIP), members (protos
 with clock snapshots, several machines, sequences with incremental state,
 ftrace bundles with print events and compact_sched, service events; Chrome
-JSON; systrace text), each maybe gzip'd or inside a nested archive, and a
+JSON with categories, X events of negative duration and B/E/X at one ts;
+systrace text), each maybe gzip'd or inside a nested archive, and a
 manifest (none, valid, outdated syntax, broken).  The bytes are built from
 the description, so shrinking edits the description: members, packets,
 events and manifest entries are removed one at a time while the scenario
@@ -145,6 +146,8 @@ def build_member(m):
         evs = []
         for e in m["events"]:
             d = {"ph": e["ph"], "name": e["name"], "ts": e["ts"], "pid": 1, "tid": e.get("tid", 1)}
+            if "cat" in e:
+                d["cat"] = e["cat"]
             if e["ph"] == "X":
                 d["dur"] = e["dur"]
             if e["ph"] == "i":
@@ -272,12 +275,21 @@ def gen_proto(rnd, name):
 
 
 def gen_json(rnd, name):
+    """Slices of one thread: X (a negative dur now and then), B/E pairs, instants;
+    often several at one ts (the sorter's ties), and categories, which an E
+    matches against its B."""
     evs = []
     t = rnd.choice([0, 5, 1000, 10 ** 6])
+    cats = rnd.random() < 0.5
+    ties = rnd.random() < 0.5
     for i in range(rnd.randrange(1, 12)):
-        t += rnd.choice([1, 10, 1000])
+        t += rnd.choice([0, 0, 1, 10]) if ties else rnd.choice([1, 10, 1000])
         ph = rnd.choice(["X", "X", "B", "E", "i"])
-        evs.append({"ph": ph, "name": "%s_j%d" % (name[:3], i), "ts": t, "dur": rnd.choice([1, 5, 100])})
+        e = {"ph": ph, "name": "%s_j%d" % (name[:3], i), "ts": t,
+             "dur": rnd.choice([1, 5, 100, 0, -5]) if ties else rnd.choice([1, 5, 100])}
+        if cats and rnd.random() < 0.7:
+            e["cat"] = rnd.choice(["c1", "c2"])
+        evs.append(e)
     m = {"kind": "json", "name": name, "events": evs}
     if rnd.random() < 0.1:
         m["unit"] = rnd.choice(["ns", "ms"])
