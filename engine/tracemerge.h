@@ -612,7 +612,9 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
 	X(TM_STAT_PROTO_TOKENIZER_ERRORS, "proto_tokenizer_errors", false)                         \
 	X(TM_STAT_FTRACE_CPU_ENTRIES_BEGIN, "ftrace_cpu_entries_begin", false)                     \
 	X(TM_STAT_FTRACE_BEFORE_START, "ftrace_packet_before_tracing_start", false)                \
-	X(TM_STAT_PERF_TEXT_NO_FRAMES, "perf_text_importer_sample_no_frames", false)
+	X(TM_STAT_PERF_TEXT_NO_FRAMES, "perf_text_importer_sample_no_frames", false)               \
+	X(TM_STAT_ANDROID_LOG_NUM_FAILED, "android_log_num_failed", false)                         \
+	X(TM_STAT_ANDROID_LOG_FORMAT_INVALID, "android_log_format_invalid", false)
 
 enum tm_stat_id {
 #define TM_X_(id, name, is_drop) id,

@@ -154,6 +154,17 @@ enum tm_status tm_scan_perf_text(struct tm_stream *st, struct tm_scan *sc,
 				 const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_perf_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				     const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* android_logcat (scan_logcat.c): logcat text; _mem as above. */
+enum tm_status tm_scan_logcat(struct tm_stream *st, struct tm_scan *sc,
+			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+enum tm_status tm_scan_logcat_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* The year of a log line without one: trace_processor's GuessYear with an
+ * empty sorter (the year of CLOCK_MONOTONIC's seconds); tests set
+ * tm_logcat_year_override (0: none). */
+int tm_logcat_default_year(void);
+extern int tm_logcat_year_override;
+
 /* perf_text_sample_line_parser.cc ParseSampleLine: whether line[0..n) is a
  * sample's first line; *ts (may be NULL) its timestamp in ns. */
 bool tm_perf_text_sample_line(const char *line, size_t n, int64_t *ts);

@@ -193,4 +193,29 @@ for what, entry in (("machine", {"path": "a.arrow", "machine": {"name": "m2"}}),
           tar("a_%s.tar" % what, [("m.json", man([entry, {"path": "b.json"}])), ("a.arrow", arrow), ("b.json", js)]),
           error="Trace parse failure: perfetto_manifest: overrides are not supported for trace files which "
                 "are themselves archives or perfetto_manifest files: a.arrow (ERR:tp-parse)")
+# ------------------------------------------------------------ android_logcat
+import time
+year = time.gmtime(time.clock_gettime(time.CLOCK_MONOTONIC)).tm_year  # GuessYear's, empty sorter
+import calendar
+def rt(y, mo, d, h, mi, se, ns=0): return calendar.timegm((y, mo, d, h, mi, se, 0, 0, 0)) * 10**9 + ns
+pb_rt = proto([{"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (1, 1704164645 * 10**9)]},
+               {"k": "te", "ts": 10**9, "seq": 1, "type": 3, "name": "a"}])
+log_y = "2024-01-02 03:04:04.000  1000  1001 I tag: before\n2024-01-02 03:04:06.000  1000  1001 I tag: after\n"
+log_n = "01-02 03:04:04.000  1000  1001 I tag: before\n01-02 03:04:06.000  1000  1001 I tag: after\n"
+check("android_logcat: alone, claims REALTIME; a line without a year in GuessYear's",
+      loose("l1.txt", "--------- beginning of main\n" + log_n + "2024-01-02 03:04:05.678912  1000  1001 W t2: y\n"
+            "01-02 03:04:05.678 abc 1001 I tag: bad pid xxxxxxxx\n01-02 03:04:05.678  1000  1001 I tag: no newline"),
+      stats={"android_log_num_failed": 1}, tt=1,
+      kept={"tag": [rt(year, 1, 2, 3, 4, 4), rt(year, 1, 2, 3, 4, 6)], "t2": [1704164645678912000]})
+check("android_logcat: beside a proto's REALTIME snapshot, placed by it",
+      tar("l2.tar", [("log.txt", log_y), ("trace.pb", pb_rt)]), stats={}, tt=6,
+      kept={"tag": [0, 2000000000]})
+if year < 2024:
+    check("android_logcat: year-less lines in a dry run land before the proto's boot: dropped",
+          tar("l3.tar", [("log.txt", log_n), ("trace.pb", pb_rt)]),
+          stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=6)
+check("android_logcat: beside a proto without REALTIME, unrelatable",
+      tar("l4.tar", [("log.txt", "2024-01-02 03:04:04.000  1000  1001 I tag: x\n"),
+                     ("trace.pb", proto([{"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (3, 10**9)]}]))]),
+      stats={"clock_sync_unrelatable_clock_domains": 1, "clock_sync_failure_unknown_source_clock": 1}, tt=6)
 PY

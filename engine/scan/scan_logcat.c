@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * android_logcat scanner: `adb logcat` text (threadtime, with or without a
+ * year, or bugreport style with a uid column) as trace_processor's
+ * AndroidLogReader reads it (importers/android_bugreport/android_log_reader.cc,
+ * AndroidLogReader::ParseLine; the format from android_log_event.cc,
+ * AndroidLogEvent::DetectFormat, on the first line long enough).
+ *
+ * Each parsed line is one push at ToTraceTime(REALTIME, local time read as
+ * UTC - the timezone offset) (SendToSorter).  A line with no year takes the
+ * reader's default year, GuessYear at its construction: with nothing pushed
+ * yet (always so in a dry run, whose sorter keeps nothing) the year of
+ * base::GetWallTimeS(), which on Linux is CLOCK_MONOTONIC (include/perfetto/
+ * base/time.h): the year of the machine's uptime, 1970 unless it has been up
+ * for a year.  The timezone offset (an earlier proto's SystemInfo) is not
+ * read by tracemerge: 0.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "scan.h"
+#include "align_scan.h"
+
+enum lc_format { LC_UNKNOWN, LC_PERSISTENT, LC_BUGREPORT };
+
+struct lc {
+	struct tm_lines lr;
+	struct tm_scan *sc;
+	const struct tm_scan_ctl *ctl;
+	enum lc_format fmt;
+	int default_year;
+	uint64_t n_guessed;
+};
+
+/* DetectFormat: SplitString(line, " ") (empty pieces dropped). */
+static enum lc_format
+detect(const char *l, size_t n)
+{
+	const char *p[6];
+	size_t len[6], cnt = 0;
+	for (size_t i = 0; i < n;) {
+		while (i < n && l[i] == ' ')
+			i++;
+		if (i == n)
+			break;
+		size_t s = i;
+		while (i < n && l[i] != ' ')
+			i++;
+		if (cnt < 6) {
+			p[cnt] = l + s;
+			len[cnt] = i - s;
+		}
+		cnt++;
+	}
+	if (cnt < 5)
+		return LC_UNKNOWN;
+	bool mmdd = len[0] == 5 && p[0][2] == '-';
+	bool ymd = len[0] == 10 && p[0][4] == '-' && p[0][7] == '-';
+	if (!mmdd && !ymd)
+		return LC_UNKNOWN;
+	if (len[1] < 10 || p[1][2] != ':' || p[1][5] != ':' || p[1][8] != '.')
+		return LC_UNKNOWN;
+	if (len[4] == 1 && p[4][0] >= 'A' && p[4][0] <= 'Z')
+		return LC_PERSISTENT;
+	if (cnt > 5 && len[5] == 1 && p[5][0] >= 'A' && p[5][0] <= 'Z')
+		return LC_BUGREPORT;
+	return LC_UNKNOWN;
+}
+
+/* ReadNumAndAdvance: digits up to the first sep, past every sep of that
+ * run; false (the token still skipped) with a non-digit in it, false and
+ * nothing skipped without a sep.  scale: a fraction at that resolution.
+ * int arithmetic, wrapping as the C++ does on its machines. */
+static bool
+read_num(const char **it, size_t *n, char sep, int scale, int *out)
+{
+	uint32_t num = 0;
+	bool found = false, invalid = false;
+	size_t next = 0;
+	for (size_t i = 0; i < *n; i++) {
+		char c = (*it)[i];
+		if (c == sep) {
+			next = i + 1;
+			found = true;
+			continue;
+		}
+		if (found)
+			break;
+		if (c >= '0' && c <= '9') {
+			uint32_t d = (uint32_t)(c - '0');
+			if (!scale) {
+				num = num * 10u + d;
+			} else {
+				scale /= 10;
+				num += d * (uint32_t)scale;
+			}
+			continue;
+		}
+		invalid = true;
+	}
+	if (!found)
+		return false;
+	*it += next;
+	*n -= next;
+	if (invalid)
+		return false;
+	*out = (int)num;
+	return true;
+}
+
+static void
+lc_line(void *self, const char *l, size_t n, uint64_t off)
+{
+	struct lc *lc = self;
+	struct tm_scan *sc = lc->sc;
+	if (n < 30 || (l[0] == '-' && l[1] == '-' && l[2] == '-'))
+		return; /* "--------- beginning of main" and the like */
+	sc->n_packets++;
+	if (lc->fmt == LC_UNKNOWN) {
+		lc->fmt = detect(l, n);
+		if (lc->fmt == LC_UNKNOWN) {
+			tm_oplog_stat(&sc->log, 0, TM_STAT_ANDROID_LOG_FORMAT_INVALID, 1);
+			return;
+		}
+	}
+	const char *it = l;
+	size_t k = n;
+	int yom = 0, year = 0, month = 0, day = 0, hour = 0, min = 0, sec = 0, ns = 0, pid = 0,
+	    tid = 0, uid;
+	bool has_year = false, ok_month, ok_day;
+	bool ok_yom = read_num(&it, &k, '-', 0, &yom);
+	if (ok_yom && yom >= 1969) {
+		has_year = true;
+		year = yom;
+		ok_month = read_num(&it, &k, '-', 0, &month);
+		ok_day = read_num(&it, &k, ' ', 0, &day);
+	} else {
+		ok_month = ok_yom;
+		month = yom;
+		ok_day = read_num(&it, &k, ' ', 0, &day);
+	}
+	bool ok = ok_month & ok_day;
+	ok &= read_num(&it, &k, ':', 0, &hour);
+	ok &= read_num(&it, &k, ':', 0, &min);
+	ok &= read_num(&it, &k, '.', 0, &sec);
+	ok &= read_num(&it, &k, ' ', 1000 * 1000 * 1000, &ns);
+	if (lc->fmt == LC_BUGREPORT)
+		(void)read_num(&it, &k, ' ', 0, &uid); /* the uid column */
+	ok &= read_num(&it, &k, ' ', 0, &pid);
+	ok &= read_num(&it, &k, ' ', 0, &tid);
+	if (!ok || k < 4 || it[1] != ' ') {
+		tm_oplog_stat(&sc->log, 0, TM_STAT_ANDROID_LOG_NUM_FAILED, 1);
+		return;
+	}
+	/* the tag: up to the first ": " after the priority, trailing spaces
+	 * trimmed */
+	const char *tag = it + 2;
+	size_t rest = k - 2, tag_len = 0;
+	for (size_t i = 0; i + 1 < rest; i++)
+		if (tag[i] == ':' && tag[i + 1] == ' ') {
+			tag_len = i;
+			break;
+		}
+	while (tag_len && tag[tag_len - 1] == ' ')
+		tag_len--;
+	if (!has_year) {
+		year = lc->default_year;
+		lc->n_guessed++;
+	}
+	/* base::MkTime: timegm of the fields as given (normalised) */
+	struct tm tms;
+	memset(&tms, 0, sizeof tms);
+	tms.tm_year = (int)((uint32_t)year - 1900u);
+	tms.tm_mon = (int)((uint32_t)month - 1u);
+	tms.tm_mday = day;
+	tms.tm_hour = hour;
+	tms.tm_min = min;
+	tms.tm_sec = sec;
+	int64_t secs = (int64_t)timegm(&tms);
+	int64_t ts = (int64_t)((uint64_t)secs * 1000000000u + (uint64_t)(int64_t)ns);
+	uint32_t detail = 0;
+	if (lc->ctl && lc->ctl->keep_events)
+		detail = tm_oplog_detail(&sc->log, tag, tag_len, 'L', (uint64_t)(uint32_t)tid, -1);
+	if (tag_len)
+		tm_al_name(tm_scan_align(sc), tag, tag_len, ts, 0, 0, AL_INSTANT);
+	tm_scan_note_ts(sc, ts);
+	sc->n_events++;
+	tm_oplog_convert_i(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+}
+
+static void
+lc_eof(void *self)
+{
+	struct lc *lc = self;
+	if (lc->n_guessed)
+		tm_scan_warn(lc->sc,
+			     "%llu log line%s carry no year: trace_processor's dry run (the merge "
+			     "dialog, util merge) reads them in %d, the year of its machine's "
+			     "monotonic clock (GuessYear, base::GetWallTimeS), as predicted here; a "
+			     "full import after files whose events reach REALTIME takes the year of "
+			     "their latest event instead, so lines dropped here can survive it",
+			     (unsigned long long)lc->n_guessed, lc->n_guessed == 1 ? "" : "s",
+			     lc->default_year);
+}
+
+/* GuessYear with an empty sorter: gmtime of base::GetWallTimeS(), which is
+ * CLOCK_MONOTONIC on Linux. */
+int
+tm_logcat_default_year(void)
+{
+	struct timespec now;
+	struct tm t;
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return 1970;
+	time_t s = now.tv_sec;
+	if (!gmtime_r(&s, &t))
+		return 1970;
+	return t.tm_year + 1900;
+}
+
+static enum tm_status
+scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
+     const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	struct lc lc;
+	memset(&lc, 0, sizeof lc);
+	tm_lines_init(&lc.lr, "android_logcat", err);
+	lc.lr.self = &lc;
+	lc.lr.line = lc_line;
+	lc.lr.eof = lc_eof;
+	lc.sc = sc;
+	lc.ctl = ctl;
+	lc.default_year = tm_logcat_year_override ? tm_logcat_year_override
+						  : tm_logcat_default_year();
+	tm_scan_note_clock(sc, TM_CLOCK_REALTIME);
+	enum tm_status rc = tm_scan_lines(st, mem, n, block, sc, ctl, err, &lc.lr);
+	tm_lines_fini(&lc.lr);
+	return rc;
+}
+
+int tm_logcat_year_override;
+
+enum tm_status
+tm_scan_logcat(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+	       struct tm_error *err)
+{
+	return scan(st, NULL, 0, 0, sc, ctl, err);
+}
+
+enum tm_status
+tm_scan_logcat_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+		   const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	return scan(NULL, p, n, block, sc, ctl, err);
+}
