@@ -1959,6 +1959,32 @@ process_trace(struct tm_replay *p, size_t mi)
 	free(fs.defers);
 }
 
+/* A ZIP read as an Android bugreport (bugreport.c): AndroidBugreportReader
+ * forks a context on machine 0 and claims REALTIME in its constructor
+ * (android_bugreport_reader.cc); its dumpstate and logcat files are not
+ * predicted by tracemerge, its other members are never imported. */
+static void
+process_bugreport(struct tm_replay *p, size_t z)
+{
+	if (p->bug[z] == TM_BUG_ABORT) {
+		/* not an error trace_processor reports: the process dies */
+		if (!p->error)
+			p->error = xstrdup("trace_processor aborts: terminate called after throwing an "
+					   "instance of 'std::out_of_range' (a member named "
+					   "bugreport-*.txt shorter than 23 bytes, where the bugreport "
+					   "reader looks for a year: android_bugreport_reader.cc, "
+					   "ExtractYearFromBugReportFilename)");
+		return;
+	}
+	if (p->acc[z].is_trace)
+		return;
+	p->acc[z].is_trace = true;
+	struct tm_tracker *c = fork_ctx(p, z, 0);
+	ctx_set_global_clock(p, c, (struct tm_clockid){TM_CLOCK_REALTIME, 0, 0, 0});
+	if (p->bugreport < 0)
+		p->bugreport = (long)z;
+}
+
 static void
 process_manifest(struct tm_replay *p, size_t mi)
 {
@@ -2039,6 +2065,8 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 	struct tm_replay p;
 	memset(&p, 0, sizeof p);
 	p.src = src;
+	p.bugreport = -1;
+	tm_bugreport_scan(&p);
 	p.r = r;
 	p.g = tm_graph_new();
 	p.tt = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, 0, 0};
@@ -2092,6 +2120,11 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 		}
 		size_t mi = in->proc[k];
 		const struct tm_member *mb = &in->members[mi];
+		long bz = tm_bugreport_of(&p, mi);
+		if (bz >= 0) {
+			process_bugreport(&p, (size_t)bz);
+			continue;
+		}
 		if (mb->format == TM_FMT_MANIFEST) {
 			check_container_override(&p, mb);
 			if (!p.error) {
@@ -2189,6 +2222,7 @@ cleanup:
 			tm_u64map_fini(&p.entries[i].remap_ix);
 		}
 	free(p.entries);
+	free(p.bug);
 	for (size_t i = 0; i < nm; i++) {
 		free(p.acc[i].rows);
 		free(p.acc[i].stat_v);

@@ -158,6 +158,11 @@ struct tm_replay {
 	struct tm_tracker **trk_blocks;
 	size_t n_trk_blocks, cap_trk_blocks;
 	bool any_forked;
+	/* per member: TM_BUGREPORT_* of a ZIP (bugreport.c), NULL when no ZIP
+	 * holds a bugreport-*.txt; bugreport the first ZIP read as an
+	 * Android bugreport, or -1 */
+	uint8_t *bug;
+	long bugreport;
 	bool manifest_seen;
 	bool is_virtual; /* the manifest is one we would write, not the input's */
 	uint32_t tf_rows; /* trace_file ids 0..tf_rows exist when the manifest applies */
@@ -250,4 +255,12 @@ const struct tm_manifest_file *tm_manifest_entry_by_path(const struct tm_manifes
 /* Files of this format are moved by a pin (a clocks entry without clock). */
 bool tm_format_follows_pin(enum tm_format f);
 
+/* An Android bugreport ZIP (bugreport.c): TM_BUG_NONE, TM_BUG_READ (a
+ * bugreport-*.txt member with a year in its name: the ZIP is read as a
+ * bugreport) or TM_BUG_ABORT (trace_processor aborts on it). */
+enum { TM_BUG_NONE, TM_BUG_READ, TM_BUG_ABORT };
+/* p->bug for the input's ZIPs (NULL when none holds a bugreport-*.txt). */
+void tm_bugreport_scan(struct tm_replay *p);
+/* The bugreport ZIP that is member mi or holds it, or -1. */
+long tm_bugreport_of(const struct tm_replay *p, size_t mi);
 #endif

@@ -491,6 +491,11 @@ tm_report_build(struct tm_replay *p)
 				    : tm_format_is_container(mb->format) ? "container: its members are listed separately"
 				    : mb->format == TM_FMT_MANIFEST ? "the manifest: applied before any trace"
 								   : "not processed");
+		} else if (tm_format_is_container(mb->format)) {
+			tm_buf_adds(&pl, "an Android bugreport: trace_processor reads this ZIP as one "
+					"(its bugreport-*.txt and FS/data/misc/logd/logcat* files, on "
+					"REALTIME) and imports none of its other members, its manifest "
+					"included; tracemerge does not predict a bugreport's events");
 		} else if (mb->format == TM_FMT_ARROW) {
 			tm_buf_adds(&pl, "arrow: a table of a Perfetto export; tracemerge does not "
 					"check that it restores (trace_processor fails the import when "
@@ -606,6 +611,16 @@ tm_report_build(struct tm_replay *p)
 				"predicted and this report is incomplete");
 		if (n_unexp > 1)
 			tm_buf_addf(&w, " (%zu such containers)", n_unexp);
+		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
+		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
+	}
+	if (p->bugreport >= 0) {
+		struct tm_buf w;
+		tm_buf_init(&w);
+		tm_member_label(s->in, (size_t)p->bugreport, &w);
+		tm_buf_adds(&w, " holds a bugreport-*.txt: trace_processor reads the whole ZIP as an "
+				"Android bugreport and ignores every other member in it, a "
+				"perfetto_manifest included (zip_trace_reader.cc)");
 		r->warnings = xrealloc(r->warnings, (r->n_warnings + 1) * sizeof *r->warnings);
 		r->warnings[r->n_warnings++] = tm_buf_steal(&w);
 	}

@@ -218,4 +218,28 @@ check("android_logcat: beside a proto without REALTIME, unrelatable",
       tar("l4.tar", [("log.txt", "2024-01-02 03:04:04.000  1000  1001 I tag: x\n"),
                      ("trace.pb", proto([{"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (3, 10**9)]}]))]),
       stats={"clock_sync_unrelatable_clock_domains": 1, "clock_sync_failure_unknown_source_clock": 1}, tt=6)
+# ------------------------------------------------- a ZIP read as a bugreport
+import zipfile
+def zipf(name, members):
+    path = os.path.join(tmp, name)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for n, data in members:
+            zf.writestr(zipfile.ZipInfo(n, (1980, 1, 1, 0, 0, 0)), data)
+    return path
+dump = ("========================================================\n== dumpstate: 2024-01-02 03:04:05\n"
+        "========================================================\n")
+brname = "bugreport-product-TP1A.220623.001-2022-06-24-16-24-37.txt"
+check("bugreport ZIP: read as a bugreport, claims REALTIME, its JSON and proto ignored",
+      zipf("b1.zip", [(brname, dump), ("a.json", js), ("trace.pb", pb_rt)]), stats={}, tt=1,
+      kept={"x": [], "a": []})
+check("bugreport ZIP: a name without a year there is no bugreport",
+      zipf("b2.zip", [(brname.replace("2022", "abcd"), dump), ("a.json", js)]), stats={}, tt=11,
+      kept={"x": [5000]})
+check("bugreport ZIP: a TAR has no such rule", tar("b3.tar", [(brname, dump), ("a.json", js)]),
+      stats={}, tt=11, kept={"x": [5000]})
+check("bugreport ZIP: a name shorter than 23 bytes aborts trace_processor",
+      zipf("b4.zip", [("bugreport-notes.txt", "hi\n"), ("a.json", js)]),
+      error="trace_processor aborts: terminate called after throwing an instance of 'std::out_of_range' "
+            "(a member named bugreport-*.txt shorter than 23 bytes, where the bugreport reader looks for "
+            "a year: android_bugreport_reader.cc, ExtractYearFromBugReportFilename)")
 PY
