@@ -385,6 +385,11 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 		}
 		if (o->phase == 'B')
 			o->dur = PENDING;
+		if (o->phase == 'X' && o->dur < 0) {
+			/* SliceTracker::Scoped: slice_negative_duration, no slice */
+			o->is_slice = false;
+			continue;
+		}
 		if (!close_stack(p, st, o->ts, o->dur))
 			continue; /* a slice of its own track (close_stack) */
 		XGROW(st->v, st->cap, st->n + 1);
@@ -444,6 +449,84 @@ cmp_ts_ix(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
+static bool
+ev_is_json(const struct tm_replay *p, size_t i)
+{
+	return p->src->in->members[p->evs[i].file].format == TM_FMT_JSON;
+}
+
+/* SlowOperatorLess's key (trace_sorter.h): a JSON E first, then X by longer
+ * dur (INT64_MAX - dur, wrapping as it does for a negative dur), then the
+ * rest, each tie by push order. */
+static int64_t
+slow_key(const struct tm_replay *p, size_t i)
+{
+	const struct tm_report_event *e = &p->evs[i];
+	if (!ev_is_json(p, i))
+		return INT64_MAX;
+	if (e->phase == 'E')
+		return INT64_MIN;
+	if (e->phase == 'X') /* (e->dur is still the event's: slice_tracks runs after) */
+		return (int64_t)((uint64_t)INT64_MAX - (uint64_t)e->dur);
+	return INT64_MAX;
+}
+
+struct slow_ix {
+	int64_t ts, key;
+	size_t i;
+};
+
+static int
+cmp_slow_ix(const void *a, const void *b)
+{
+	const struct slow_ix *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* One queue's events (push order) in the order the sorter extracts them:
+ * TraceSorter::Queue::Append marks where the pushes broke ts order (a ts
+ * below the queue's max_ts, which starts at 0; in slow mode, slow[i], one
+ * equal to it too; the first event's index 0 never counts as a mark), and
+ * Queue::Sort sorts from the first event at or after the lowest such ts,
+ * by SlowOperatorLess when slow_end (slow mode when the sorter extracts,
+ * after every file was tokenized), else by (ts, push order). */
+static void
+queue_sort(const struct tm_replay *p, struct squeue *u, const bool *slow, bool slow_end)
+{
+	int64_t max_ts = 0, sort_min = INT64_MAX;
+	size_t sort_start = 0;
+	for (size_t j = 0; j < u->n; j++) {
+		int64_t ts = p->evs[u->ev[j]].ts;
+		if (ts > max_ts || (!slow[u->ev[j]] && ts == max_ts)) {
+			max_ts = ts;
+		} else if (sort_start == 0) {
+			sort_start = j;
+			sort_min = ts;
+		} else if (ts < sort_min) {
+			sort_min = ts;
+		}
+	}
+	if (sort_start == 0)
+		return;
+	size_t b = 0;
+	while (b < sort_start && p->evs[u->ev[b]].ts < sort_min)
+		b++;
+	size_t n = u->n - b;
+	struct slow_ix *t = xmalloc(n * sizeof *t);
+	for (size_t m = 0; m < n; m++) {
+		size_t i = u->ev[b + m];
+		t[m] = (struct slow_ix){p->evs[i].ts, slow_end ? slow_key(p, i) : 0, i};
+	}
+	qsort(t, n, sizeof *t, cmp_slow_ix);
+	for (size_t m = 0; m < n; m++)
+		u->ev[b + m] = t[m].i;
+	free(t);
+}
+
 /* rank[i]: the place of listed event i (not dropped) in the order the
  * sorter hands events on (trace_sorter.cc, SortAndExtractEventsUntilAllocId,
  * after every file was tokenized): the queue whose next event is earliest
@@ -487,22 +570,20 @@ sorter_rank(const struct tm_replay *p, size_t *rank)
 	for (size_t i = 0; i < p->n_evs; i++)
 		if (qof[i] != SIZE_MAX)
 			q[qof[i]].ev[q[qof[i]].n++] = i;
+	/* The sorter's slow mode (TraceSorter::Stream::Push): from the first
+	 * JSON X pushed on, an event at a queue's latest ts breaks its order
+	 * too, and a queue that needs sorting is sorted by SlowOperatorLess. */
+	bool *slow = xmalloc((p->n_evs + 1) * sizeof *slow), slow_now = false;
+	for (size_t i = 0; i < p->n_evs; i++) {
+		slow_now = slow_now || (qof[i] != SIZE_MAX && p->evs[i].phase == 'X' && ev_is_json(p, i));
+		slow[i] = slow_now;
+	}
 	struct squeue **h = xmalloc((nq + 1) * sizeof *h);
 	for (size_t k = 0; k < nq; k++) {
-		struct squeue *u = &q[k];
-		for (size_t j = 1; j < u->n; j++)
-			if (p->evs[u->ev[j]].ts < p->evs[u->ev[j - 1]].ts) {
-				struct ts_ix *t = xmalloc(u->n * sizeof *t);
-				for (size_t m = 0; m < u->n; m++)
-					t[m] = (struct ts_ix){p->evs[u->ev[m]].ts, u->ev[m]};
-				qsort(t, u->n, sizeof *t, cmp_ts_ix);
-				for (size_t m = 0; m < u->n; m++)
-					u->ev[m] = t[m].i;
-				free(t);
-				break;
-			}
-		h[k] = u;
+		queue_sort(p, &q[k], slow, slow_now);
+		h[k] = &q[k];
 	}
+	free(slow);
 	size_t nh = nq, r = 0;
 	for (size_t k = nh / 2; k-- > 0;)
 		q_sift(p, h, nh, k);

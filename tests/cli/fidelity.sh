@@ -236,4 +236,23 @@ durs("a dur near INT64_MAX: its end wraps, as SliceTracker's does",
          jev("X", 1000, "big") | {"dur": 9223372036854000}, jev("X", 2000, "big2") | {"dur": 9223372036854000},
          jev("B", 3000, "b"), jev("E", 4000)]}))]),
      [(1000000, 9223372036854000000, "big"), (2000000, 9223372036854000000, "big2"), (3000000, 1000000, "b")])
+# Rule: once a JSON X was pushed, the sorter runs in slow mode
+# (TraceSorter::Stream::Push): an event at a queue's latest ts breaks its
+# order, and the queue is sorted by SlowOperatorLess (trace_sorter.h): at
+# one ts a JSON E first, then X by longer dur, then the rest.  Here the E
+# at 30 closes b before c begins (without the X: c, then the E closing it).
+durs("JSON ties once an X was pushed: the E first",
+     tar("jslow.tar", [("a.json", json.dumps({"traceEvents": [
+         jev("X", 5, "x") | {"dur": 10}, jev("B", 20, "b"), jev("B", 30, "c"), jev("E", 30), jev("E", 40)]}))]),
+     [(5000, 10000, "x"), (20000, 10000, "b"), (30000, 10000, "c")])
+durs("JSON ties without an X: push order",
+     tar("jfast.tar", [("a.json", json.dumps({"traceEvents": [
+         jev("B", 20, "b"), jev("B", 30, "c"), jev("E", 30), jev("E", 40)]}))]),
+     [(20000, 20000, "b"), (30000, 0, "c")])
+# Rule: an X of negative duration makes no slice (SliceTracker::Scoped,
+# slice_negative_duration) and leaves the stack alone.
+durs("a JSON X of negative dur makes no slice",
+     tar("jneg.tar", [("a.json", json.dumps({"traceEvents": [
+         jev("X", 10, "neg") | {"dur": -5}, jev("B", 12, "b"), jev("E", 20)]}))]),
+     [(12000, 8000, "b")])
 PY
