@@ -702,6 +702,24 @@ struct tm_report_event { /* only with keep_events (40 bytes: the list of a
 	char phase;      /* 'B','E','X','I','C',... or 0 */
 	bool is_slice;   /* a slice as trace_processor's slice table would hold it */
 	uint8_t drop;    /* 0, or the enum tm_stat_id that dropped it + 1 */
+	uint32_t track;  /* index into report tracks, TM_NO_TRACK: none (no detail kept) */
+};
+#define TM_NO_TRACK UINT32_MAX
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_report_event) == 40,
+	       "struct tm_report_event grew");
+
+/* A track of the merged trace (with keep_events): the events of one file on
+ * one machine that share the scan's slice-stack key (a thread's stack, a
+ * TrackEvent track uuid, an async or counter track: what trace_processor
+ * puts on one track).  Numbered within its file in the order its first event
+ * was imported, so the number stays while edits move the file. */
+struct tm_report_track {
+	uint32_t file;    /* index into report files */
+	uint32_t machine; /* machine table id */
+	uint32_t number;  /* 1-based within its file */
+	char kind;        /* 's' slices, 'c' counter, 'i' instants, 'o' other events */
+	uint64_t key;     /* the scan's slice-stack key */
+	uint64_t n_events, n_dropped; /* of the report's list */
 };
 
 /* The name of the stat that dropped e, or NULL: kept. */
@@ -762,6 +780,8 @@ struct tm_report {
 	struct tm_report_file *files;
 	size_t n_events;
 	struct tm_report_event *events;
+	size_t n_tracks; /* the tracks the listed events are on (struct tm_report_event.track) */
+	struct tm_report_track *tracks;
 	/* the engine's: the buffer of events (its room) and the session's
 	 * spare-buffer pool tm_report_free gives it back to */
 	size_t cap_events;
@@ -836,6 +856,69 @@ bool tm_report_missing_is_dropped(const struct tm_report *r);
  * less the recording's own losses (tm_stat_is_recording_loss).  A report is
  * ok only when this, the dropped count and the errors are nothing. */
 uint64_t tm_report_missing_by_merge(const struct tm_report *r);
+/* Ours: the report as markdown (the verdict, a table of the files in
+ * processing order with their figures, drops and losses by stat, the
+ * timeline's owner, warnings), for pasting into a bug: check --format md and
+ * the workbench's :report.  Texts from the inputs are escaped for the
+ * terminal and for markdown (report_md.c). */
+void tm_report_markdown(const struct tm_session *s, const struct tm_report *r, struct tm_buf *out);
+
+/* ------------------------------------------------------------------ */
+/* The merged trace as views: the events in timeline order, per-track  */
+/* indexes for drawing at any zoom (view.c)                            */
+/* ------------------------------------------------------------------ */
+
+/* Built once per evaluation from a report with its full events list
+ * (tm_eval_opts.events, not dropped_only), which must outlive it; never
+ * reads trace bytes.  Every query costs a few binary searches (counted by
+ * TM_COUNT_WORK probes): what a frame costs depends on what is on screen,
+ * not on the trace. */
+/* "slices", "counter", "instants" or "events". */
+const char *tm_track_kind_name(char kind);
+/* A track's identity as every view prints it: "FILE#N" (FILE the member's
+ * path as the report has it, a loose input's base name; raw: a front end
+ * escapes it), "-" for none (report_md.c). */
+void tm_report_track_id(const struct tm_session *s, const struct tm_report *r, uint32_t track,
+			struct tm_buf *out);
+struct tm_view;
+struct tm_view *tm_view_build(const struct tm_report *r);
+void tm_view_free(struct tm_view *v);
+/* Listed events in timeline order: ts, then the order they were imported. */
+size_t tm_view_n(const struct tm_view *v);
+size_t tm_view_at(const struct tm_view *v, size_t pos);  /* event index at pos */
+size_t tm_view_pos(const struct tm_view *v, size_t ev);  /* pos of event ev */
+size_t tm_view_seek(const struct tm_view *v, int64_t ts); /* first pos with ts >= ts */
+/* The next (dir > 0) or previous (dir < 0) dropped event's pos strictly
+ * after/before pos (pos SIZE_MAX with dir > 0: the first), or SIZE_MAX. */
+size_t tm_view_dropped_step(const struct tm_view *v, size_t pos, int dir);
+size_t tm_view_n_dropped(const struct tm_view *v);
+/* The events list's filter: every set field must match. */
+struct tm_event_filter {
+	const char *name;  /* substring of the name, ASCII case-insensitive; NULL any */
+	int64_t file;      /* report file index, -1 any */
+	int64_t machine;   /* machine table id, -1 any */
+	bool dropped_only;
+};
+bool tm_event_matches(const struct tm_report *r, size_t ev, const struct tm_event_filter *f);
+/* What one column of a track row holds: the events that start in
+ * [t, t + step), and whether a slice that started earlier covers t. */
+struct tm_view_cell {
+	uint64_t n;        /* events starting in the column */
+	uint64_t dropped;  /* of them, dropped */
+	bool covered;      /* a slice begun before the column lasts into it */
+	size_t first;      /* the first starting event (SIZE_MAX none), else the
+			    * covering slice's (when covered) */
+};
+void tm_view_cells(const struct tm_view *v, uint32_t track, int64_t t0, int64_t step, size_t n_cols,
+		   struct tm_view_cell *out);
+/* Events of track in [t0, t1): the first one's index in the track's
+ * time-ordered list and how many (tm_view_track_event reads them). */
+size_t tm_view_track_n(const struct tm_view *v, uint32_t track);
+size_t tm_view_track_seek(const struct tm_view *v, uint32_t track, int64_t ts);
+size_t tm_view_track_event(const struct tm_view *v, uint32_t track, size_t k);
+/* Alignment at a glance: the event of file other with ev's name nearest to
+ * ev's time on the merged timeline (kept or dropped), or SIZE_MAX. */
+size_t tm_view_nearest(const struct tm_view *v, size_t ev, uint32_t other);
 
 /* ------------------------------------------------------------------ */
 /* Offsets: one grammar, edits valid by construction (offset.c)        */

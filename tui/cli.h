@@ -20,6 +20,7 @@
 
 struct opts {
 	bool json, events, strict, no_validate, reproducible;
+	bool markdown; /* check --format md */
 	bool force; /* -o may replace an existing regular file (never an input) */
 	const char *manifest_path;
 	const char *out;
@@ -56,6 +57,13 @@ int write_out(const struct opts *o, const char *path, bool force, const struct t
 void say_cache_note(const struct tm_session *s);
 int open_all(const struct opts *o, struct tm_session **s, struct tm_manifest *m, bool *have_m,
 	     bool keep_events, struct tm_error *merr);
+
+/* cli_check.c: the report printed (check's text, its --json, the proven
+ * fixes), to out (the workbench's :report too) */
+void check_print_text(FILE *out, const struct tm_session *s, const struct tm_report *r);
+void check_print_json(FILE *out, struct tm_session *s, const struct tm_manifest *cur,
+		      const struct tm_report *r, bool events);
+void check_print_fixes(FILE *out, struct tm_session *s, const struct tm_manifest *cur);
 
 /* one file per command */
 int cmd_ls(int argc, char **argv);

@@ -34,8 +34,8 @@ json_stats(struct tm_buf *b, const struct tm_stat *st, size_t n)
 	tm_buf_addc(b, '}');
 }
 
-static void
-print_check_json(struct tm_session *s, const struct tm_manifest *cur, const struct tm_report *r,
+void
+check_print_json(FILE *out, struct tm_session *s, const struct tm_manifest *cur, const struct tm_report *r,
 		 bool events)
 {
 	struct tm_buf b;
@@ -172,6 +172,8 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 	if (events) {
 		json_key(&b, &first, "events");
 		tm_buf_addc(&b, '[');
+		struct tm_buf tid;
+		tm_buf_init(&tid);
 		for (size_t i = 0; i < r->n_events; i++) {
 			const struct tm_report_event *e = &r->events[i];
 			tm_buf_adds(&b, i ? ",{\"file\":" : "{\"file\":");
@@ -185,8 +187,20 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 			json_str(&b, e->phase ? ph : NULL);
 			tm_buf_addf(&b, ",\"slice\":%s,\"dropped\":", e->is_slice ? "true" : "false");
 			json_str(&b, tm_report_event_dropped(e));
+			/* the track as the workbench's tracks view names it */
+			tm_buf_adds(&b, ",\"track\":");
+			if (e->track < r->n_tracks) {
+				tm_buf_reset(&tid);
+				tm_report_track_id(s, r, e->track, &tid);
+				json_str(&b, tid.data);
+				tm_buf_adds(&b, ",\"track_kind\":");
+				json_str(&b, tm_track_kind_name(r->tracks[e->track].kind));
+			} else {
+				tm_buf_adds(&b, "null,\"track_kind\":null");
+			}
 			tm_buf_addc(&b, '}');
 		}
+		tm_buf_fini(&tid);
 		tm_buf_addc(&b, ']');
 	}
 	/* the fixes the text report prints as Fix: lines, each proven */
@@ -213,19 +227,19 @@ print_check_json(struct tm_session *s, const struct tm_manifest *cur, const stru
 	tm_fixes_fini(&fx);
 	tm_buf_addc(&b, ']');
 	tm_buf_adds(&b, "}\n");
-	out_puts(b.data, stdout);
+	out_puts(b.data, out);
 	tm_buf_fini(&b);
 }
 
 static void
-put_machine(const struct tm_report *r, uint32_t id)
+put_machine(FILE *out, const struct tm_report *r, uint32_t id)
 {
 	const struct tm_report_machine *m = &r->machines[id];
-	say_part(stdout, "machine %" PRIu32, m->id);
+	say_part(out, "machine %" PRIu32, m->id);
 	if (m->name)
-		say_part(stdout, " \"%s\"", m->name);
+		say_part(out, " \"%s\"", m->name);
 	if (m->raw_id)
-		say_part(stdout, " (raw id %" PRIu64 ")", m->raw_id);
+		say_part(out, " (raw id %" PRIu64 ")", m->raw_id);
 }
 
 /* A file's label, as the engine's reports name it (tm_session_member_label).
@@ -272,79 +286,80 @@ files_in_order(const struct tm_report *r, size_t **out)
 /* Text report: the verdict in the dialog's words, then drops by file, by
  * machine and by stat, the timeline's owner and why, and what is not
  * predicted.  Lines marked (tracemerge) are ours, not trace_processor's. */
-static void
-print_check_text(const struct tm_session *s, const struct tm_report *r)
+void
+check_print_text(FILE *out, const struct tm_session *s, const struct tm_report *r)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
 	tm_report_verdict(r, &b);
-	say(stdout, "%s", b.data);
+	say(out, "%s", b.data);
 	tm_buf_fini(&b);
 	if (r->error_where)
-		say(stdout, "where (tracemerge): %s", r->error_where);
+		say(out, "where (tracemerge): %s", r->error_where);
 	if (r->hint)
-		say(stdout, "hint (tracemerge, not trace_processor): %s", r->hint);
-	puts("\nfiles, in trace_processor's processing order:");
+		say(out, "hint (tracemerge, not trace_processor): %s", r->hint);
+	fprintf(out, "%s\n", "\nfiles, in trace_processor's processing order:");
 	size_t *order;
 	size_t n_order = files_in_order(r, &order);
 	for (size_t oi = 0; oi < n_order; oi++) {
 		const struct tm_report_file *f = &r->files[order[oi]];
-		say_part(stdout, "  %-10s %s", tm_format_name(f->format), file_label(s, f));
+		say_part(out, "  %-10s %s", tm_format_name(f->format), file_label(s, f));
 		if (f->is_untimed)
-			fputs(": no timeline events (nothing of it can be dropped)", stdout);
+			fputs(": no timeline events (nothing of it can be dropped)", out);
 		else if (f->is_predicted)
-			say_part(stdout, ": %" PRIu64 " event%s, %" PRIu64 " dropped, %" PRIu64 " missing",
+			say_part(out, ": %" PRIu64 " event%s, %" PRIu64 " dropped, %" PRIu64 " missing",
 				 f->events, f->events == 1 ? "" : "s", f->dropped, f->missing);
 		else
-			fputs(": events not predicted (format not scanned by tracemerge)", stdout);
+			fputs(": events not predicted (format not scanned by tracemerge)", out);
 		for (size_t k = 0; k < f->n_machines; k++) {
-			fputs(k ? ", " : ", on ", stdout);
-			put_machine(r, f->machines[k]);
+			fputs(k ? ", " : ", on ", out);
+			put_machine(out, r, f->machines[k]);
 		}
-		putchar('\n');
+		fputc('\n', out);
 		for (size_t k = 0; k < f->n_stats; k++)
-			say(stdout, "      %s %" PRIu64, f->stats[k].name, f->stats[k].value);
+			say(out, "      %s %" PRIu64, f->stats[k].name, f->stats[k].value);
 		if (f->placement)
-			say(stdout, "      (tracemerge) %s", f->placement);
+			say(out, "      (tracemerge) %s", f->placement);
 	}
 	free(order);
 	if (r->dropped) {
-		puts("dropped by machine:");
+		fprintf(out, "%s\n", "dropped by machine:");
 		for (size_t i = 0; i < r->n_machines; i++) {
 			if (!r->machines[i].dropped)
 				continue;
-			fputs("  ", stdout);
-			put_machine(r, r->machines[i].id);
-			say(stdout, ": %" PRIu64, r->machines[i].dropped);
+			fputs("  ", out);
+			put_machine(out, r, r->machines[i].id);
+			say(out, ": %" PRIu64, r->machines[i].dropped);
 		}
-		puts("dropped by stat:");
+		fprintf(out, "%s\n", "dropped by stat:");
 		for (size_t i = 0; i < r->n_stats; i++)
 			if (tm_stat_is_drop(r->stats[i].id))
-				say(stdout, "  %s %" PRIu64, r->stats[i].name, r->stats[i].value);
+				say(out, "  %s %" PRIu64, r->stats[i].name, r->stats[i].value);
 	}
 	if (r->missing) {
-		puts("missing from the merged trace (tracemerge), by stat:");
+		fprintf(out, "%s\n", "missing from the merged trace (tracemerge), by stat:");
 		for (size_t i = 0; i < r->n_missing_stats; i++)
-			say(stdout, "  %s %" PRIu64, r->missing_stats[i].name, r->missing_stats[i].value);
+			say(out, "  %s %" PRIu64, r->missing_stats[i].name, r->missing_stats[i].value);
 	}
-	say_part(stdout, "timeline: %s", tm_clock_name(r->tt_clock));
+	say_part(out, "timeline: %s", tm_clock_name(r->tt_clock));
 	if (r->tt_machine >= 0 && (size_t)r->tt_machine < r->n_machines) {
-		fputs(" on ", stdout);
-		put_machine(r, (uint32_t)r->tt_machine);
+		fputs(" on ", out);
+		put_machine(out, r, (uint32_t)r->tt_machine);
 	}
 	if (r->tt_file >= 0)
-		say_part(stdout, ", owned by %s", file_label(s, &r->files[r->tt_file]));
-	putchar('\n');
+		say_part(out, ", owned by %s", file_label(s, &r->files[r->tt_file]));
+	fputc('\n', out);
 	if (r->tt_why)
-		say(stdout, "  (tracemerge) %s", r->tt_why);
+		say(out, "  (tracemerge) %s", r->tt_why);
 	if (r->overlap.text)
-		say(stdout, "%s (tracemerge): %s", r->overlap.overlap ? "overlap" : "warning",
+		say(out, "%s (tracemerge): %s", r->overlap.overlap ? "overlap" : "warning",
 		    r->overlap.text);
 	if (!r->is_complete)
-		puts("note (tracemerge): some files are in formats whose events tracemerge does not "
-		     "predict; their drops are not counted above.");
+		fputs("note (tracemerge): some files are in formats whose events tracemerge does not "
+		      "predict; their drops are not counted above.\n",
+		      out);
 	for (size_t i = 0; i < r->n_warnings; i++)
-		say(stdout, "warning (tracemerge): %s", r->warnings[i]);
+		say(out, "warning (tracemerge): %s", r->warnings[i]);
 }
 
 /* 0 only for a clean merge: nothing dropped and every file predicted.
@@ -362,8 +377,8 @@ exit_for(const struct tm_report *r, bool strict)
 }
 
 /* Fixes the engine proved: each was evaluated and helps (fixes.c). */
-static void
-print_fixes(struct tm_session *s, const struct tm_manifest *cur)
+void
+check_print_fixes(FILE *out, struct tm_session *s, const struct tm_manifest *cur)
 {
 	struct tm_fixes fx;
 	struct tm_error e;
@@ -372,10 +387,10 @@ print_fixes(struct tm_session *s, const struct tm_manifest *cur)
 			tm_fixes_fini(&fx);
 		return;
 	}
-	printf("\nFixes (tracemerge, each evaluated before it is offered):\n");
+	fprintf(out, "\nFixes (tracemerge, each evaluated before it is offered):\n");
 	for (size_t i = 0; i < fx.n && i < 3; i++) {
 		char *w = tm_escape_str(fx.v[i].what), *why = tm_escape_str(fx.v[i].why);
-		printf("  Fix: %s\n    predicted: %s\n    why: %s\n", w, fx.v[i].verdict, why);
+		fprintf(out, "  Fix: %s\n    predicted: %s\n    why: %s\n", w, fx.v[i].verdict, why);
 		free(w);
 		free(why);
 	}
@@ -445,11 +460,17 @@ cmd_check(int argc, char **argv)
 	} else {
 		say_cache_note(s);
 		if (o.json) {
-			print_check_json(s, have_m ? &m : tm_session_manifest(s, NULL), r, o.events);
+			check_print_json(stdout, s, have_m ? &m : tm_session_manifest(s, NULL), r, o.events);
+		} else if (o.markdown) {
+			struct tm_buf md;
+			tm_buf_init(&md);
+			tm_report_markdown(s, r, &md);
+			out_puts(md.data ? md.data : "", stdout);
+			tm_buf_fini(&md);
 		} else {
-			print_check_text(s, r);
+			check_print_text(stdout, s, r);
 			if (!r->ok)
-				print_fixes(s, have_m ? &m : tm_session_manifest(s, NULL));
+				check_print_fixes(stdout, s, have_m ? &m : tm_session_manifest(s, NULL));
 		}
 		struct tm_pack_check pc;
 		tm_pack_check(s, have_m ? &m : NULL, &pc);

@@ -46,6 +46,14 @@ parse_opts(int argc, char **argv, struct opts *o, bool allow_out)
 			dashdash = true;
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
+		} else if (!strcmp(a, "--format")) {
+			NEEDVAL();
+			if (!strcmp(val, "json"))
+				o->json = true;
+			else if (!strcmp(val, "md") || !strcmp(val, "markdown"))
+				o->markdown = true;
+			else if (strcmp(val, "text"))
+				return usage("--format takes text, json or md");
 		} else if (!strcmp(a, "--events")) {
 			o->events = true;
 		} else if (!strcmp(a, "--strict")) {

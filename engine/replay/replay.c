@@ -685,7 +685,8 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	p->ev_track[i] = UINT32_MAX;
 	p->ev_queue[i] = 0; /* (its detail's queue below, when it has one) */
 	struct tm_report_event *o = &p->evs[i];
-	*o = (struct tm_report_event){.file = (uint32_t)file, .ts = ts, .dur = -1, .machine = row};
+	*o = (struct tm_report_event){.file = (uint32_t)file, .ts = ts, .dur = -1, .machine = row,
+				      .track = TM_NO_TRACK};
 	if (!detail) { /* an event the scan keeps no detail of (lost: listed unnamed) */
 		o->drop = (uint8_t)(stat + 1);
 		return;
@@ -695,6 +696,7 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	p->ev_queue[i] = d->queue;
 	o->name = tm_oplog_detail_name(log, d);
 	o->phase = d->phase;
+	o->track = tm_tracktab_add(&p->tracks, o->file, row, d->track, d->phase, o->name, stat >= 0);
 	if (stat >= 0) {
 		o->drop = (uint8_t)(stat + 1);
 		return;
@@ -2314,6 +2316,7 @@ cleanup:
 	else
 		tm_events_free(p.evs, p.cap_evs);
 	free(p.be_keys);
+	tm_tracktab_fini(&p.tracks);
 	free(p.ev_track);
 	free(p.ev_queue);
 	free(p.pieces);

@@ -12,6 +12,7 @@
 #include "clockgraph.h"
 #include "manifest_internal.h"
 #include "strmap.h"
+#include "view.h"
 
 #define NO_OWNER INT64_MIN
 /* Owner id of a manifest we would write into the TAR (no member has it:
@@ -172,6 +173,7 @@ struct tm_replay {
 	 * keep_events; report.c hands it to the report) */
 	struct tm_report_event *evs;
 	size_t n_evs, cap_evs;
+	struct tm_tracktab tracks; /* the listed events' tracks (view.c) */
 	struct tm_be_key *be_keys; /* hash of the slice tracks */
 	size_t n_be_keys, cap_be_keys;
 	uint32_t *ev_track; /* per listed event: its slice track's id, UINT32_MAX none */

@@ -588,6 +588,10 @@ tm_report_build(struct tm_replay *p)
 		r->cap_events = p->cap_evs;
 		r->events_pool = s->pool ? tm_evpool_ref(s->pool) : NULL;
 		p->evs = NULL;
+		r->tracks = p->tracks.v; /* the replay's table (view.c) */
+		r->n_tracks = p->tracks.n;
+		p->tracks.v = NULL;
+		p->tracks.n = p->tracks.cap = 0;
 	}
 	r->error = p->error;
 	r->error_where = p->error_where;
@@ -667,6 +671,7 @@ tm_report_free(struct tm_report *r)
 		free(r->files[i].placement); /* and its machines and clocks (file_block) */
 	}
 	free(r->files);
+	free(r->tracks);
 	if (r->events_pool) {
 		tm_evpool_give(r->events_pool, r->events, r->cap_events);
 		tm_evpool_unref(r->events_pool);
