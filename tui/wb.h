@@ -108,6 +108,11 @@ struct wb;
 	X(REQ_PAN_LEFT, "pan-left", KEY_LEFT, 'h', act_pan_left, "Move the zoomed timeline earlier (in the manifest: scroll left)") \
 	X(REQ_PAN_RIGHT, "pan-right", KEY_RIGHT, 'l', act_pan_right, "Move the zoomed timeline later (in the manifest: scroll right)") \
 	X(REQ_CANCEL_SCAN, "cancel-scan", 'x', 0, act_cancel_scan, "Cancel the background scan")  \
+	X(REQ_EVENTS, "events", 'v', 0, act_events, "The merged trace's events in timeline order, kept or dropped (with the stat)") \
+	X(REQ_TRACKS, "tracks", 'T', 0, act_tracks, "The merged trace's tracks: slices, instants and drops at any zoom") \
+	X(REQ_EVENT_SEARCH, "event-search", 0, 0, act_event_search, "Search the events by name (in the events view: /, then n, N)") \
+	X(REQ_EVENT_FILTER, "event-filter", 0, 0, act_event_filter, "Filter the events: NAME file=F machine=N dropped (empty: all)") \
+	X(REQ_REPORT, "report", 0, 0, act_report, "Write the report to a file (:report FILE): FILE.json as check --json, FILE.md markdown, else text") \
 	X(REQ_HELP, "help", '?', KEY_F(1), act_help, "Show this help")                                 \
 	X(REQ_MESSAGES, "messages", 'L', 0, act_messages, "Show every message of this session in full") \
 	X(REQ_PROMPT, "prompt", ':', 0, act_prompt, "Open the command prompt")                    \
@@ -280,6 +285,15 @@ struct wb_model {
 		char *error;           /* they could not be computed: why */
 		struct wb_file_details *files; /* rep->n_files */
 		size_t n_files;
+		/* The events and tracks views (wb_browse.c) want every event,
+		 * not the dropped ones only: the thread lists them all and
+		 * builds the engine's view over them (want_all as it started:
+		 * run_all); once in, full and view are the current
+		 * evaluation's. */
+		bool want_all, run_all;
+		struct tm_view *view_out; /* the thread's, until joined */
+		struct tm_report *full;
+		struct tm_view *view;
 	} det;
 
 	/* background scan */
@@ -492,6 +506,31 @@ struct wb_ui {
 	enum wb_request pending_req; /* what writes it: REQ_WRITE or REQ_SAVE_MANIFEST */
 	bool solve_view;     /* the help screen shows the solution */
 	struct wb_picker picker;
+	/* The events list and the tracks view (wb_browse.c), over the
+	 * engine's view of the current evaluation (model_view). */
+	struct wb_browse {
+		bool on;
+		bool tracks;     /* the tracks view; else the events list */
+		size_t ev;       /* the selected event (report index), SIZE_MAX none */
+		/* the events list through its filter: positions in timeline
+		 * order, recomputed when the view or the filter changes */
+		uint32_t *shown;
+		size_t n_shown, cap_shown;
+		const struct tm_view *shown_of;
+		bool filter_on;
+		struct tm_event_filter filt;
+		char filt_name[128];
+		char filt_text[256];
+		char search[128];
+		size_t top;      /* first line shown */
+		/* tracks: the window [t0, t0 + span), the selected row, the
+		 * first row shown, the files folded (by report file index) */
+		int64_t t0, span;
+		bool fitted;
+		size_t trow, ttop;
+		bool *folded;
+		size_t n_folded;
+	} browse;
 	/* The opening screen (drawn while model_open lists): its selection
 	 * and first row shown among the members found so far, whether it
 	 * follows the newest, its help, when the opening began and was last
@@ -600,6 +639,11 @@ bool model_details_busy(const struct wb_model *m);
  * the session keeps none (model_details_kept). */
 const struct wb_file_details *model_file_details(const struct wb_model *m, size_t file);
 bool model_details_kept(const struct wb_model *m);
+/* The events and tracks views are open: the details list every event and
+ * the engine's view over them is built (on the details thread). */
+void model_details_want_all(struct wb_model *m, bool on);
+/* That view and the report it indexes (*full), once in; NULL meanwhile. */
+const struct tm_view *model_view(const struct wb_model *m, const struct tm_report **full);
 /* Harness: hold (no thread started: the computing state stays) or go. */
 void model_details_hold(struct wb_model *m, bool hold);
 /* Harness: the next thread started waits before it evaluates (not busy
@@ -800,6 +844,10 @@ enum out_copy out_copy_manifest(struct wb *wb, char *why, size_t why_len);
  * on the message line. */
 enum tm_status out_may_write(struct wb *wb, const char *path);
 bool out_save_manifest(struct wb *wb, const char *path, bool replace);
+/* The current evaluation's report to path: FILE.json as check --json,
+ * FILE.md markdown (tm_report_markdown), else check's text with the proven
+ * fixes (:report). */
+bool out_write_report(struct wb *wb, const char *path, bool replace);
 void out_write_tar(struct wb *wb, const char *path, bool replace);
 /* Recovery files: the key of the inputs (once, at the start); the files
  * of earlier sessions on them, newest first (run.rec_offers); one removed
@@ -815,6 +863,18 @@ bool out_run_editor(struct wb *wb, const char *path);
 char *out_base64(const void *data, size_t len);
 
 /* ==== wb_view.c ==== */
+/* wb_view_browse.c: the events list and the tracks view (drawn instead
+ * of the panes while ui.browse.on); the tracks view's rows (a file's
+ * header, then its tracks unless folded), counted when out is NULL; an
+ * exact time in seconds ("-0.005000000"). */
+struct wb_trow {
+	bool header;
+	uint32_t file;
+	uint32_t track; /* UINT32_MAX on a header */
+};
+void view_draw_browse(const struct wb *wb);
+size_t browse_rows(const struct wb_ui *ui, const struct tm_report *r, struct wb_trow *out, size_t cap);
+void browse_fmt_ts(int64_t ns, char *buf, size_t len);
 void view_draw(const struct wb *wb);
 /* The opening screen: the members the listing has found so far (the
  * model's open_snap), the progress line, the keys that work meanwhile. */
@@ -844,6 +904,9 @@ bool picker_shows(const struct wb_picker *pk, size_t i);
 /* The man page's key list (mdoc), from the action table. */
 void actions_print_mdoc(FILE *f);
 void actions_key(struct wb *wb, int key);
+/* The events list and tracks view as of the current evaluation (before a
+ * frame is drawn: wb_act_browse.c). */
+void browse_refresh(struct wb *wb);
 /* A key while an opening runs: moving, help and redraw work on the opening
  * screen (true: draw it now); anything else waits for the listing's end
  * (a note says so).  And the selection kept within the rows found so far. */

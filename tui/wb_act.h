@@ -35,6 +35,9 @@ void answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *l
 /* wb_act_view.c */
 void set_focus(struct wb *wb, enum wb_pane_id id);
 
+/* wb_act_browse.c: the events list and tracks view while open */
+void browse_key(struct wb *wb, int key);
+
 /* wb_act_edit.c: the pair picker */
 void picker_close(struct wb *wb);
 void picker_key(struct wb *wb, int key);

@@ -54,6 +54,8 @@ write_or_ask(struct wb *wb, enum wb_request req, const char *path)
 		confirm(wb, CONFIRM_OVERWRITE, q);
 	} else if (st == TM_OK && req == REQ_WRITE) {
 		out_write_tar(wb, path, false);
+	} else if (st == TM_OK && req == REQ_REPORT) {
+		out_write_report(wb, path, false);
 	} else if (st == TM_OK) {
 		out_save_manifest(wb, path, false);
 	}
@@ -67,6 +69,19 @@ act_save_manifest(struct wb *wb, const char *arg)
 		    "perfetto_manifest.json");
 	else
 		write_or_ask(wb, REQ_SAVE_MANIFEST, *arg ? arg : "perfetto_manifest.json");
+}
+
+void
+act_report(struct wb *wb, const char *arg)
+{
+	if (!wb->m.s)
+		return;
+	if (wants_prompt(wb, arg)) {
+		ask(wb, REQ_REPORT, COMPLETE_FILES, "Write the report to (.json, .md, else text): ",
+		    "report.md");
+		return;
+	}
+	write_or_ask(wb, REQ_REPORT, *arg ? arg : "report.md");
 }
 
 void

@@ -322,6 +322,8 @@ answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *line)
 		} else if (c == CONFIRM_OVERWRITE && yes && wb->ui.pending_write) {
 			if (wb->ui.pending_req == REQ_WRITE)
 				out_write_tar(wb, wb->ui.pending_write, true);
+			else if (wb->ui.pending_req == REQ_REPORT)
+				out_write_report(wb, wb->ui.pending_write, true);
 			else
 				out_save_manifest(wb, wb->ui.pending_write, true);
 		} else if (c == CONFIRM_PRINT_ON_EXIT) {
@@ -498,6 +500,10 @@ actions_key(struct wb *wb, int key)
 	}
 	if (wb->ui.picker.on) {
 		picker_key(wb, key);
+		return;
+	}
+	if (wb->ui.browse.on && !wb->ui.help) {
+		browse_key(wb, key);
 		return;
 	}
 	if (wb->ui.help) {

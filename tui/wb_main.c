@@ -111,6 +111,7 @@ term_mouse_event(struct wb *wb)
 static void
 draw_now(struct wb *wb)
 {
+	browse_refresh(wb);
 	frame_prepare(wb);
 	if (wb->ui.redraw_all && !wb->run.headless)
 		clearok(curscr, TRUE);
@@ -245,6 +246,7 @@ harness_command(struct wb *wb, const char *line)
 		bool roles = strncmp(args, "--roles", 7) == 0 && (args[7] == ' ' || !args[7]);
 		if (roles)
 			args += 7 + strspn(args + 7, " ");
+		browse_refresh(wb);
 		frame_prepare(wb);
 		if (!view_dump_screen(wb, *args ? args : "screen.txt", roles))
 			model_set_msg(&wb->m, ROLE_ERROR, "dump-screen: cannot open %s", args);
@@ -528,6 +530,8 @@ wb_fini(struct wb *wb)
 	free(wb->ui.filter);
 	free(wb->ui.shown);
 	free(wb->ui.search);
+	free(wb->ui.browse.shown);
+	free(wb->ui.browse.folded);
 	free(wb->run.recovery_key);
 	for (size_t i = 0; i < wb->run.n_rec_start; i++)
 		free(wb->run.rec_start[i]);

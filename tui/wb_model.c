@@ -332,6 +332,10 @@ details_forget(struct wb_model *m)
 	free(d->files);
 	d->files = NULL;
 	d->n_files = 0;
+	tm_view_free(d->view);
+	d->view = NULL;
+	tm_report_free(d->full);
+	d->full = NULL;
 	free(d->error);
 	d->error = NULL;
 	d->ready = false;
@@ -342,12 +346,14 @@ details_worker(void *arg)
 {
 	struct wb_model *m = arg;
 	struct wb_details *d = &m->det;
-	struct tm_eval_opts o = {.events = true, .dropped_only = true, .cancel = &d->cancel};
+	struct tm_eval_opts o = {.events = true, .dropped_only = !d->run_all, .cancel = &d->cancel};
 	struct tm_error err;
 	tm_error_clear(&err);
 	while (__atomic_load_n(&d->stall, __ATOMIC_ACQUIRE))
 		nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
 	d->st = tm_session_evaluate_ex(m->s, d->man_none ? NULL : &d->man, &o, &d->out, &err);
+	if (d->st == TM_OK && d->run_all && d->out) /* the index too, off the UI thread */
+		d->view_out = tm_view_build(d->out);
 	if (d->st != TM_OK && d->st != TM_ERR_CANCELLED)
 		d->werr = strdup(err.msg[0] ? err.msg : tm_status_str(err.code));
 	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
@@ -403,6 +409,12 @@ details_finish(struct wb_model *m)
 		} else {
 			details_take(m, d->out);
 			d->n_shown++;
+			if (d->run_all) { /* kept for the events and tracks views */
+				d->full = d->out;
+				d->view = d->view_out;
+				d->out = NULL;
+				d->view_out = NULL;
+			}
 		}
 	} else if (current && d->st != TM_ERR_CANCELLED) {
 		d->ready = true;
@@ -410,6 +422,8 @@ details_finish(struct wb_model *m)
 		why = NULL;
 	}
 	free(why);
+	tm_view_free(d->view_out);
+	d->view_out = NULL;
 	tm_report_free(d->out);
 	d->out = NULL;
 	tm_manifest_fini(&d->man);
@@ -478,6 +492,7 @@ model_details_poll(struct wb_model *m)
 	d->cancel = false;
 	d->done = 0;
 	d->out = NULL;
+	d->run_all = d->want_all;
 	d->n_started++;
 	if (pthread_create(&d->thr, NULL, details_worker, m) == 0) {
 		d->running = true;
@@ -502,6 +517,25 @@ model_file_details(const struct wb_model *m, size_t file)
 	if (!m->det.ready || file >= m->det.n_files)
 		return NULL;
 	return &m->det.files[file];
+}
+
+void
+model_details_want_all(struct wb_model *m, bool on)
+{
+	struct wb_details *d = &m->det;
+	d->want_all = on;
+	/* details in already, of the dropped events only: listed again, all */
+	if (on && d->ready && !d->full && !d->error && !d->running) {
+		details_forget(m);
+		model_details_poll(m);
+	}
+}
+
+const struct tm_view *
+model_view(const struct wb_model *m, const struct tm_report **full)
+{
+	*full = m->det.ready ? m->det.full : NULL;
+	return *full ? m->det.view : NULL;
 }
 
 void

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "wb.h"
 
 #define OSC52_MAX (100 * 1024) /* xterm and most terminals cap OSC 52 near here */
@@ -228,6 +229,58 @@ stale_note(char *buf, size_t len, unsigned n)
 		snprintf(buf, len, "; removed %u stale temp file%s", n, n == 1 ? "" : "s");
 	else
 		buf[0] = 0;
+}
+
+bool
+out_write_report(struct wb *wb, const char *path, bool replace)
+{
+	const struct tm_report *r = wb->m.rep;
+	if (!r || !wb->m.s) {
+		model_set_msg(&wb->m, ROLE_ERROR, "Not written: no report yet (%s)",
+			      wb->m.eval_error ? wb->m.eval_error : "the files are being scanned");
+		return false;
+	}
+	size_t n = strlen(path);
+	const char *kind = n > 5 && !strcmp(path + n - 5, ".json") ? "JSON"
+			   : n > 3 && !strcmp(path + n - 3, ".md")  ? "markdown"
+								    : "text";
+	const struct tm_manifest *cur = wb->m.man_broken ? tm_session_manifest(wb->m.s, NULL) : &wb->m.man;
+	struct tm_buf b;
+	tm_buf_init(&b);
+	if (kind[0] == 'm') {
+		tm_report_markdown(wb->m.s, r, &b);
+	} else {
+		char *mem = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&mem, &len);
+		if (!f)
+			abort();
+		if (kind[0] == 'J') {
+			check_print_json(f, wb->m.s, cur, r, false);
+		} else {
+			check_print_text(f, wb->m.s, r);
+			if (!r->ok)
+				check_print_fixes(f, wb->m.s, cur);
+		}
+		fclose(f);
+		tm_buf_add(&b, mem ? mem : "", len);
+		free(mem);
+	}
+	struct tm_output o = out_rule(wb, replace);
+	struct tm_error e;
+	char note[96];
+	tm_error_clear(&e);
+	bool ok = tm_write_atomic(path, b.data ? b.data : "", b.len, &o, &e) == TM_OK;
+	stale_note(note, sizeof note, o.n_stale);
+	if (ok) {
+		model_note_output(&wb->m, path);
+		model_set_msg(&wb->m, ROLE_OK, "Wrote the report as %s (%zu bytes) to %s%s", kind, b.len,
+			      path, note);
+	} else {
+		model_set_msg(&wb->m, ROLE_ERROR, "Not written: %s%s", e.msg, note);
+	}
+	tm_buf_fini(&b);
+	return ok;
 }
 
 bool

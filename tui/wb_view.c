@@ -768,6 +768,12 @@ view_draw(const struct wb *wb)
 		wnoutrefresh(stdscr);
 		return;
 	}
+	if (wb->ui.browse.on) {
+		view_draw_browse(wb);
+		draw_msg(wb, LINES - 2);
+		wnoutrefresh(stdscr);
+		return;
+	}
 	draw_title(wb);
 	draw_list(wb, &lay->list);
 	if (lay->details.h > 0)
