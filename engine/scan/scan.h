@@ -159,6 +159,34 @@ enum tm_status tm_scan_logcat(struct tm_stream *st, struct tm_scan *sc,
 			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_logcat_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* android_dumpstate (scan_dumpstate.c): a bugreport's text or a battery
+ * stats checkin; _mem as above. */
+enum tm_status tm_scan_dumpstate(struct tm_stream *st, struct tm_scan *sc,
+				 const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+enum tm_status tm_scan_dumpstate_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+				     const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* AndroidLogReader::ParseLine (scan_logcat.c), shared with the log
+ * sections of scan_dumpstate.c: the reader's format (fmt 0 until a line
+ * passes DetectFormat) and default year. */
+struct tm_logcat {
+	int fmt;
+	int default_year;
+};
+struct tm_logcat_event {
+	int64_t ts; /* local time read as UTC, ns (wrapping as trace_processor's) */
+	const char *tag; /* borrows from the line */
+	size_t tag_len;
+	uint32_t tid;
+	bool guessed_year;
+};
+enum tm_logcat_line { TM_LC_IGNORED, TM_LC_FORMAT_INVALID, TM_LC_FAILED, TM_LC_OK };
+enum tm_logcat_line tm_logcat_parse(struct tm_logcat *r, const char *l, size_t n,
+				    struct tm_logcat_event *ev);
+/* Its stat (android_log_format_invalid / _num_failed), and one push of a
+ * parsed line at ts (REALTIME) with its detail and alignment sample. */
+void tm_logcat_stat(struct tm_scan *sc, enum tm_logcat_line what);
+void tm_logcat_push(struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+		    const struct tm_logcat_event *ev, int64_t ts, uint64_t off);
 /* The year of a log line without one: trace_processor's GuessYear with an
  * empty sorter (the year of CLOCK_MONOTONIC's seconds); tests set
  * tm_logcat_year_override (0: none). */

@@ -22,19 +22,18 @@
 #include "scan.h"
 #include "align_scan.h"
 
-enum lc_format { LC_UNKNOWN, LC_PERSISTENT, LC_BUGREPORT };
+enum { LC_UNKNOWN, LC_PERSISTENT, LC_BUGREPORT };
 
 struct lc {
 	struct tm_lines lr;
 	struct tm_scan *sc;
 	const struct tm_scan_ctl *ctl;
-	enum lc_format fmt;
-	int default_year;
+	struct tm_logcat r;
 	uint64_t n_guessed;
 };
 
 /* DetectFormat: SplitString(line, " ") (empty pieces dropped). */
-static enum lc_format
+static int
 detect(const char *l, size_t n)
 {
 	const char *p[6];
@@ -109,20 +108,15 @@ read_num(const char **it, size_t *n, char sep, int scale, int *out)
 	return true;
 }
 
-static void
-lc_line(void *self, const char *l, size_t n, uint64_t off)
+enum tm_logcat_line
+tm_logcat_parse(struct tm_logcat *r, const char *l, size_t n, struct tm_logcat_event *ev)
 {
-	struct lc *lc = self;
-	struct tm_scan *sc = lc->sc;
 	if (n < 30 || (l[0] == '-' && l[1] == '-' && l[2] == '-'))
-		return; /* "--------- beginning of main" and the like */
-	sc->n_packets++;
-	if (lc->fmt == LC_UNKNOWN) {
-		lc->fmt = detect(l, n);
-		if (lc->fmt == LC_UNKNOWN) {
-			tm_oplog_stat(&sc->log, 0, TM_STAT_ANDROID_LOG_FORMAT_INVALID, 1);
-			return;
-		}
+		return TM_LC_IGNORED; /* "--------- beginning of main" and the like */
+	if (r->fmt == LC_UNKNOWN) {
+		r->fmt = detect(l, n);
+		if (r->fmt == LC_UNKNOWN)
+			return TM_LC_FORMAT_INVALID;
 	}
 	const char *it = l;
 	size_t k = n;
@@ -145,14 +139,12 @@ lc_line(void *self, const char *l, size_t n, uint64_t off)
 	ok &= read_num(&it, &k, ':', 0, &min);
 	ok &= read_num(&it, &k, '.', 0, &sec);
 	ok &= read_num(&it, &k, ' ', 1000 * 1000 * 1000, &ns);
-	if (lc->fmt == LC_BUGREPORT)
+	if (r->fmt == LC_BUGREPORT)
 		(void)read_num(&it, &k, ' ', 0, &uid); /* the uid column */
 	ok &= read_num(&it, &k, ' ', 0, &pid);
 	ok &= read_num(&it, &k, ' ', 0, &tid);
-	if (!ok || k < 4 || it[1] != ' ') {
-		tm_oplog_stat(&sc->log, 0, TM_STAT_ANDROID_LOG_NUM_FAILED, 1);
-		return;
-	}
+	if (!ok || k < 4 || it[1] != ' ')
+		return TM_LC_FAILED;
 	/* the tag: up to the first ": " after the priority, trailing spaces
 	 * trimmed */
 	const char *tag = it + 2;
@@ -164,10 +156,9 @@ lc_line(void *self, const char *l, size_t n, uint64_t off)
 		}
 	while (tag_len && tag[tag_len - 1] == ' ')
 		tag_len--;
-	if (!has_year) {
-		year = lc->default_year;
-		lc->n_guessed++;
-	}
+	ev->guessed_year = !has_year;
+	if (!has_year)
+		year = r->default_year;
 	/* base::MkTime: timegm of the fields as given (normalised) */
 	struct tm tms;
 	memset(&tms, 0, sizeof tms);
@@ -178,15 +169,56 @@ lc_line(void *self, const char *l, size_t n, uint64_t off)
 	tms.tm_min = min;
 	tms.tm_sec = sec;
 	int64_t secs = (int64_t)timegm(&tms);
-	int64_t ts = (int64_t)((uint64_t)secs * 1000000000u + (uint64_t)(int64_t)ns);
+	/* secs * 1000000000ll + ns, wrapping (year 0 of a dumpstate's log
+	 * sections overflows it) */
+	ev->ts = (int64_t)((uint64_t)secs * 1000000000u + (uint64_t)(int64_t)ns);
+	ev->tag = tag;
+	ev->tag_len = tag_len;
+	ev->tid = (uint32_t)tid;
+	return TM_LC_OK;
+}
+
+/* One pushed log line of a scan (this scanner's and scan_dumpstate.c's). */
+void
+tm_logcat_push(struct tm_scan *sc, const struct tm_scan_ctl *ctl, const struct tm_logcat_event *ev,
+	       int64_t ts, uint64_t off)
+{
 	uint32_t detail = 0;
-	if (lc->ctl && lc->ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, tag, tag_len, 'L', (uint64_t)(uint32_t)tid, -1);
-	if (tag_len)
-		tm_al_name(tm_scan_align(sc), tag, tag_len, ts, 0, 0, AL_INSTANT);
+	if (ctl && ctl->keep_events)
+		detail = tm_oplog_detail(&sc->log, ev->tag, ev->tag_len, 'L', ev->tid, -1);
+	if (ev->tag_len)
+		tm_al_name(tm_scan_align(sc), ev->tag, ev->tag_len, ts, 0, 0, AL_INSTANT);
 	tm_scan_note_ts(sc, ts);
 	sc->n_events++;
 	tm_oplog_convert_i(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+}
+
+/* The stat of a line that was not pushed, if any. */
+void
+tm_logcat_stat(struct tm_scan *sc, enum tm_logcat_line what)
+{
+	if (what == TM_LC_FORMAT_INVALID)
+		tm_oplog_stat(&sc->log, 0, TM_STAT_ANDROID_LOG_FORMAT_INVALID, 1);
+	else if (what == TM_LC_FAILED)
+		tm_oplog_stat(&sc->log, 0, TM_STAT_ANDROID_LOG_NUM_FAILED, 1);
+}
+
+static void
+lc_line(void *self, const char *l, size_t n, uint64_t off)
+{
+	struct lc *lc = self;
+	struct tm_logcat_event ev;
+	enum tm_logcat_line what = tm_logcat_parse(&lc->r, l, n, &ev);
+	if (what == TM_LC_IGNORED)
+		return;
+	lc->sc->n_packets++;
+	if (what != TM_LC_OK) {
+		tm_logcat_stat(lc->sc, what);
+		return;
+	}
+	lc->n_guessed += ev.guessed_year;
+	/* SendToSorter: the timezone offset (0: not read by tracemerge) */
+	tm_logcat_push(lc->sc, lc->ctl, &ev, ev.ts, off);
 }
 
 static void
@@ -201,7 +233,7 @@ lc_eof(void *self)
 			     "full import after files whose events reach REALTIME takes the year of "
 			     "their latest event instead, so lines dropped here can survive it",
 			     (unsigned long long)lc->n_guessed, lc->n_guessed == 1 ? "" : "s",
-			     lc->default_year);
+			     lc->r.default_year);
 }
 
 /* GuessYear with an empty sorter: gmtime of base::GetWallTimeS(), which is
@@ -231,8 +263,8 @@ scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_sc
 	lc.lr.eof = lc_eof;
 	lc.sc = sc;
 	lc.ctl = ctl;
-	lc.default_year = tm_logcat_year_override ? tm_logcat_year_override
-						  : tm_logcat_default_year();
+	lc.r.default_year = tm_logcat_year_override ? tm_logcat_year_override
+						    : tm_logcat_default_year();
 	tm_scan_note_clock(sc, TM_CLOCK_REALTIME);
 	enum tm_status rc = tm_scan_lines(st, mem, n, block, sc, ctl, err, &lc.lr);
 	tm_lines_fini(&lc.lr);

@@ -242,4 +242,53 @@ check("bugreport ZIP: a name shorter than 23 bytes aborts trace_processor",
       error="trace_processor aborts: terminate called after throwing an instance of 'std::out_of_range' "
             "(a member named bugreport-*.txt shorter than 23 bytes, where the bugreport reader looks for "
             "a year: android_bugreport_reader.cc, ExtractYearFromBugReportFilename)")
+# ------------------------------------------------------------ android_dumpstate
+DHDR = ("========================================================\n== dumpstate: 2024-01-02 03:04:05\n"
+        "========================================================\n")
+DLOG = ("------ SYSTEM LOG (logcat -v threadtime -v printable -v uid -d *:v) ------\n"
+        "01-02 03:04:05.678  1000  1000  1001 I tag: one\n01-02 03:04:06.678  1000  1000  1001 I tag: two\n"
+        "------ 0.356s was the duration of 'SYSTEM LOG' ------\n")
+DALARM = ("------ DUMPSYS (/system/bin/dumpsys) ------\nDUMP OF SERVICE alarm:\n"
+          "  nowRTC=1704164645000=2024-01-02 04:04:05.000 nowELAPSED=403532\n"
+          "---------------------------------------------------------------------------\n")
+DLOG2 = ("------ EVENT LOG (logcat -b events -v threadtime -v printable -v uid -d *:v) ------\n"
+         "01-02 03:04:07.678  1000  1000  1001 I tag3: three\n")
+check("android_dumpstate: log lines held for a timezone that never comes: none pushed",
+      loose("d1.txt", DHDR + DLOG), stats={}, tt=1, kept={"tag": []})
+check("android_dumpstate: the alarm's timezone, then a log line: all pushed in year 0, dropped",
+      loose("d2.txt", DHDR + DLOG + DALARM + DLOG2), stats={"trace_sorter_negative_timestamp_dropped": 3}, tt=1)
+check("android_dumpstate: the timezone first: each line dropped at once",
+      loose("d3.txt", DHDR + DALARM + DLOG), stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=1)
+check("android_dumpstate: battery stats, one push per history item",
+      loose("d4.txt", DHDR + "------ CHECKIN BATTERYSTATS (dumpsys batterystats -c) ------\n9,0,i,vers,36,214,AP1A,AP1A\n"
+            "9,h,0:TIME:1732816430344\n9,h,100,+r,+s\n9,h,50,-s\n9,h,0:START\n"),
+      stats={}, tt=1, kept={"+r": [1732816430444000000], "+s": [1732816430444000000], "-s": [1732816430494000000]})
+check("android_dumpstate: a battery line not starting 9 fails the import",
+      loose("d5.txt", "9,0,i,vers,36,214,AP1A,AP1A\n9,h,0:TIME:1732816430344\n9,h,100,+r,+s\nxx\n"),
+      error="Trace parse failure: Unexpected start of battery stats checkin line (ERR:tp-parse)")
+check("android_dumpstate: a delta that is no number fails the import",
+      loose("d6.txt", "9,0,i,vers,36,214,AP1A,AP1A\n9,h,10,+r\n9,h,abc,+r\n"),
+      error="Trace parse failure: Failed to convert string to int64_t (ERR:tp-parse)")
+# Perfetto's test_android_dumpstate_standalone_battery_stats_checkin input
+# (tests_dumpstate.py, EXAMPLE_CHECKIN): ScreenState at 1732816430344000000
+CHECKIN = """9,0,i,vers,36,214,AP1A.240305.019.A1,AP2A.240805.005.S4
+9,hsp,0,10216,"com.android.chrome"
+9,hsp,1,1001,"*telephony-radio*"
+9,hsp,2,10238,"*alarm*"
+9,hsp,3,1002,"*telephony-radio*"
+9,h,0:RESET:TIME:1732816430344
+9,h,0,Bl=100,Bs=d,Bh=g,Bp=n,Bt=251,Bv=4395,Bcc=4263,Mrc=0,Wrc=0,+r,+w,+s,+Wr,+S,+BP,Pcn=lte,Pss=3,+W,Wss=4,Wsp=compl,+Chtp,Gss=none,nrs=1,Etp=0
+9,h,10,+w=1
+9,h,10,-w=1
+9,h,10,+w=1
+9,h,10,+w=2
+9,h,10,-w=1
+9,h,10,-w=2
+9,h,10,+w=1
+9,h,10,+w=3
+9,h,10,-w=1
+9,h,10,-w=3
+"""
+check("android_dumpstate: Perfetto's battery stats checkin", loose("d7.txt", CHECKIN), stats={}, tt=1,
+      kept={"Bs=d": [1732816430344000000], "+w=3": [1732816430424000000]})
 PY
