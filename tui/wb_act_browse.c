@@ -169,6 +169,43 @@ show_time(struct wb_browse *b, int64_t ts, bool centre)
 		b->t0 = ts - b->span / 2;
 }
 
+/* The window centred on the selected event, wide enough for it and its
+ * neighbours on its track (the previous and next events), never wider
+ * than it was. */
+static void
+among_neighbours(struct wb_browse *b, const struct tm_report *r, const struct tm_view *v)
+{
+	const struct tm_report_event *e = &r->events[b->ev];
+	int64_t need = e->dur > 0 ? e->dur : 0;
+	size_t n = tm_view_track_n(v, e->track), k = tm_view_track_seek(v, e->track, e->ts);
+	while (k < n && tm_view_track_event(v, e->track, k) != b->ev)
+		k++;
+	if (k < n) {
+		if (k > 0) {
+			int64_t d = e->ts - r->events[tm_view_track_event(v, e->track, k - 1)].ts;
+			need = d > need ? d : need;
+		}
+		if (k + 1 < n) {
+			int64_t d = r->events[tm_view_track_event(v, e->track, k + 1)].ts - e->ts;
+			need = d > need ? d : need;
+		}
+	}
+	if (!need) { /* alone on its track: its neighbours on the timeline */
+		size_t p = tm_view_pos(v, b->ev), nv = tm_view_n(v);
+		for (size_t s = 1; s <= 64 && !need; s++) {
+			int64_t d0 = p >= s ? e->ts - r->events[tm_view_at(v, p - s)].ts : 0;
+			int64_t d1 = p + s < nv ? r->events[tm_view_at(v, p + s)].ts - e->ts : 0;
+			need = d0 > d1 ? d0 : d1;
+		}
+	}
+	if (!need)
+		need = 1000000; /* 1 ms */
+	int64_t span = need > INT64_MAX / 4 ? INT64_MAX / 2 : need * 3 + 1000;
+	if (span < b->span)
+		b->span = span;
+	b->t0 = e->ts - b->span / 2;
+}
+
 /* Select event ev (a report index): shown in the list (a filter hiding
  * it is cleared, and said), on its track's row, in the window. */
 static void
@@ -505,7 +542,7 @@ browse_key(struct wb *wb, int key)
 			if (b->ev < r->n_events) {
 				b->tracks = true;
 				select_track_of(wb, r, b->ev);
-				show_time(b, r->events[b->ev].ts, true);
+				among_neighbours(b, r, v);
 				browse_refresh(wb);
 			}
 			break;
