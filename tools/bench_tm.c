@@ -50,6 +50,15 @@
  *                                 figure, the three stats, may be 0 while
  *                                 the list holds every event the offset put
  *                                 before zero as track_event_invalid_timestamp)
+ *   bench_tm view N INPUT...      the workbench's tracks view: details kept,
+ *                                 one evaluation listing every event, the
+ *                                 engine's view built over it (tm_view_build),
+ *                                 then N frames of 40 track rows x 200
+ *                                 columns (tm_view_cells) at the whole
+ *                                 trace's zoom and zoomed in 100 and 10,000
+ *                                 times; prints the build's CPU µs, each
+ *                                 zoom's median CPU µs per frame, the events
+ *                                 and the tracks
  * The generator writes the wire format by hand (fixed seed), so the bytes are
  * the same on every run.
  */
@@ -1195,6 +1204,63 @@ reeval(int n, const struct reeval_mode *md, const char *const *paths, size_t n_p
 	return 0;
 }
 
+static int
+view_bench(int n, const char *const *paths, size_t n_paths)
+{
+	struct tm_session *s;
+	struct tm_error e;
+	struct tm_session_opts so = {.keep_events = true};
+	struct tm_report *r;
+	if (n < 1 || n_paths < 1) {
+		fprintf(stderr, "bench_tm: view N INPUT...\n");
+		return 64;
+	}
+	if (tm_session_open(&s, paths, n_paths, &so, &e) != TM_OK ||
+	    tm_session_scan(s, SIZE_MAX, NULL, &e) != TM_OK ||
+	    tm_session_evaluate_ex(s, NULL, &(struct tm_eval_opts){.events = true}, &r, &e) != TM_OK) {
+		fprintf(stderr, "bench_tm: %s\n", e.msg);
+		return 1;
+	}
+	double c0 = clock_us(CLOCK_PROCESS_CPUTIME_ID);
+	struct tm_view *v = tm_view_build(r);
+	double build = clock_us(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t k = 0; k < r->n_files; k++)
+		if (r->files[k].has_all_ts) {
+			lo = r->files[k].all_first_ts < lo ? r->files[k].all_first_ts : lo;
+			hi = r->files[k].all_last_ts > hi ? r->files[k].all_last_ts : hi;
+		}
+	if (lo > hi)
+		lo = 0, hi = 1;
+	double med[3];
+	double *c = calloc((size_t)n, sizeof *c);
+	struct tm_view_cell cells[200];
+	uint64_t sink = 0;
+	for (int z = 0; z < 3; z++) {
+		int64_t span = (hi - lo + 1) / (z == 0 ? 1 : z == 1 ? 100 : 10000) + 1;
+		for (int i = 0; i < n; i++) {
+			/* a window a little further on each frame (a pan) */
+			int64_t t0 = lo + (hi - lo - span > 0 ? (int64_t)((uint64_t)i * 7919 % (uint64_t)(hi - lo - span + 1)) : 0);
+			double a = clock_us(CLOCK_PROCESS_CPUTIME_ID);
+			for (uint32_t t = 0; t < r->n_tracks && t < 40; t++) {
+				tm_view_cells(v, t, t0, span / 200 + 1, 200, cells);
+				sink += cells[0].n;
+			}
+			c[i] = clock_us(CLOCK_PROCESS_CPUTIME_ID) - a;
+		}
+		qsort(c, (size_t)n, sizeof *c, cmp_d);
+		med[z] = c[n / 2];
+	}
+	printf("%.1f %.1f %.1f %.1f %zu %zu\n", build, med[0], med[1], med[2], r->n_events, r->n_tracks);
+	if (sink == UINT64_MAX)
+		puts("");
+	free(c);
+	tm_view_free(v);
+	tm_report_free(r);
+	tm_session_close(s);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1219,11 +1285,13 @@ main(int argc, char **argv)
 		return gen_systrace(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "gen-atrace"))
 		return gen_atrace(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc >= 4 && !strcmp(argv[1], "view"))
+		return view_bench(atoi(argv[2]), (const char *const *)argv + 3, (size_t)argc - 3);
 	for (size_t k = 0; argc >= 4 && k < sizeof reeval_modes / sizeof *reeval_modes; k++)
 		if (!strcmp(argv[1], reeval_modes[k].cmd))
 			return reeval(atoi(argv[2]), &reeval_modes[k], (const char *const *)argv + 3,
 				      (size_t)argc - 3);
 	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace|gen-atrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
-			"reeval|reeval-events|reeval-wb|reeval-wb-list N INPUT...\n");
+			"reeval|reeval-events|reeval-wb|reeval-wb-list|view N INPUT...\n");
 	return 64;
 }

@@ -7,7 +7,7 @@
 #   BENCH_MB (default 256) sizes every generated input;
 #   BENCH_SIZES (default BENCH_MB) the proto and text sizes in MiB, e.g.
 #     BENCH_SIZES="64 256 1024 2048" for every shape at 4 sizes;
-#   BENCH_SECTIONS (default "proto edits containers many big text tp");
+#   BENCH_SECTIONS (default "proto edits views containers many big text tp");
 #   BENCH_SHAPES (proto shapes, see proto.sh); BENCH_MEMBERS (default
 #     "1 10 100 1000") the member counts of containers; BENCH_MANY (10000)
 #     and BENCH_MANY_KIB (16) the many-members TAR; BENCH_BIG_GIB (10) the
@@ -15,7 +15,7 @@
 #     figure; BENCH_DIR (tests/bench/out) the generated inputs (removed);
 #   TP=path/to/trace_processor_shell adds its `util merge` (section tp).
 # Sections: proto.sh (proto shapes, scan and one edit) runs as a script;
-# edits.sh, containers.sh, many.sh, big.sh and text.sh are sourced (lib.sh).
+# edits.sh, views.sh, containers.sh, many.sh, big.sh and text.sh are sourced (lib.sh).
 # The summary is also written to BENCH_DIR/summary.md.
 set -u
 B=${1:-build/rel}
@@ -32,11 +32,11 @@ export BENCH_SUMMARY=$out/summary.tsv BENCH_DIR=$out BENCH_SIZES=$SIZES
 load0=$(load)
 echo "load average: $load0; $(nproc) cpus; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 echo "BENCH_MB=$MB BENCH_SIZES=\"$SIZES\" BENCH_REPS=$REPS"
-for sect in ${BENCH_SECTIONS:-proto edits containers many big text tp}; do
+for sect in ${BENCH_SECTIONS:-proto edits views containers many big text tp}; do
 	echo
 	echo "== $sect (load average $(load))"
 	case $sect in
-	edits | containers | many | big | text) . "tests/bench/$sect.sh" ;;
+	edits | views | containers | many | big | text) . "tests/bench/$sect.sh" ;;
 	proto) bash tests/bench/proto.sh "$B" ;;
 	tp)
 		if [ -n "${TP:-}" ] && [ -x "$TP" ]; then
