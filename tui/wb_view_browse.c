@@ -71,10 +71,15 @@ clear_row(int y, int attr)
 	move(y, 0);
 }
 
+/* A report file's name: its member path, a loose input's base name. */
 static const char *
-file_name(const struct tm_report *r, uint32_t file)
+file_name(const struct wb *wb, const struct tm_report *r, uint32_t file)
 {
-	return file < r->n_files && r->files[file].path ? r->files[file].path : "";
+	if (file >= r->n_files)
+		return "";
+	if (r->files[file].path)
+		return r->files[file].path;
+	return model_member_name(&wb->m, r->files[file].member);
 }
 
 static void
@@ -137,7 +142,7 @@ draw_selected(const struct wb *wb, const struct tm_report *r, const struct tm_vi
 		browse_fmt_ts(delta, d, sizeof d);
 		put_ours(any ? "   " : "same name: ", COLS - x, theme_attr(ROLE_DIM));
 		getyx(stdscr, yy, x);
-		put_untrusted(file_name(r, f), (COLS - x) / 2, theme_attr(ROLE_DEFAULT));
+		put_untrusted(file_name(wb, r, f), (COLS - x) / 2, theme_attr(ROLE_DEFAULT));
 		getyx(stdscr, yy, x);
 		snprintf(line, sizeof line, " %s%s s", delta >= 0 ? "+" : "", d);
 		put_ours(line, COLS - x, theme_attr(ROLE_INFO));
@@ -196,7 +201,7 @@ draw_events(const struct wb *wb, const struct tm_report *r, const struct tm_view
 			attr = theme_attr(ROLE_DEFAULT);
 		int wattr = theme_attr(sel ? ROLE_CURSOR : why ? ROLE_DROPPED : ROLE_DEFAULT);
 		put_ours(line, COLS, attr);
-		put_untrusted(file_name(r, e->file), 16, attr);
+		put_untrusted(file_name(wb, r, e->file), 16, attr);
 		move(y, 55);
 		put_untrusted(mach, 5, attr);
 		move(y, 61);
@@ -266,9 +271,9 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 	char col[40];
 	browse_fmt_ts(step, col, sizeof col);
 	snprintf(line, sizeof line,
-		 " Tracks: %zu in %zu files, %zu events (%zu dropped); a column %s s   # slice = in one "
+		 " Tracks: %zu in %zu file%s, %zu events (%zu dropped); a column %s s   # slice = in one "
 		 "^ instant * counter x dropped : before 0",
-		 r->n_tracks, n_files, tm_view_n(v), tm_view_n_dropped(v), col);
+		 r->n_tracks, n_files, n_files == 1 ? "" : "s", tm_view_n(v), tm_view_n_dropped(v), col);
 	put_ours(line, COLS, theme_attr(ROLE_TITLE));
 	draw_axis(wb, 1, x0, w);
 	size_t n_rows = browse_rows(&wb->ui, r, NULL, 0);
@@ -295,7 +300,7 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		if (row->header) {
 			bool folded = row->file < b->n_folded && b->folded[row->file];
 			put_ours(folded ? "+ " : "- ", 2, nattr);
-			put_untrusted(file_name(r, row->file), NAME_W - 3, nattr);
+			put_untrusted(file_name(wb, r, row->file), NAME_W - 3, nattr);
 			continue;
 		}
 		const struct tm_report_track *t = &r->tracks[row->track];
@@ -358,7 +363,25 @@ view_draw_browse(const struct wb *wb)
 			: wb->m.eval_error ? "The manifest does not evaluate: no events to show."
 			: wb->m.det.error ? wb->m.det.error
 					  : "Listing every event (off the screen's thread)...";
-		put_ours(why, COLS, theme_attr(ROLE_DIM));
+		/* word-wrapped (our own text) */
+		int y = 2;
+		for (const char *p = why; *p && y < LINES - 3; y++) {
+			size_t n = strlen(p), w = (size_t)(COLS > 1 ? COLS - 1 : 1);
+			if (n > w) {
+				n = w;
+				while (n > 0 && p[n] != ' ')
+					n--;
+				if (!n)
+					n = w;
+			}
+			char line[512];
+			snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
+			move(y, 0);
+			put_ours(line, COLS, theme_attr(ROLE_DIM));
+			p += n;
+			while (*p == ' ')
+				p++;
+		}
 	} else if (wb->ui.browse.tracks) {
 		draw_tracks(wb, r, v);
 	} else {
