@@ -35,6 +35,9 @@ void answer(struct wb *wb, enum wb_request req, enum wb_confirm c, const char *l
 /* wb_act_view.c */
 void set_focus(struct wb *wb, enum wb_pane_id id);
 
+/* wb_actions.c: the request a key is bound to (user bindings first) */
+enum wb_request keymap_lookup(int key);
+
 /* wb_act_browse.c: the events list and tracks view while open */
 void browse_key(struct wb *wb, int key);
 

@@ -464,8 +464,35 @@ track_step(struct wb *wb, const struct tm_report *r, const struct tm_view *v, in
 	browse_refresh(wb);
 }
 
+/* The file list's selection follows the selected event's file, so that
+ * a :command that acts on the selected file (:offset, :pair, :machine)
+ * acts on it. */
+static void
+follow_file(struct wb *wb)
+{
+	const struct tm_report *r;
+	const struct tm_view *v = model_view(&wb->m, &r);
+	size_t ev = wb->ui.browse.ev;
+	if (!v || ev >= r->n_events || r->events[ev].file >= r->n_files)
+		return;
+	const char *path = r->files[r->events[ev].file].path;
+	size_t row = path ? model_row_of(&wb->m, path) : SIZE_MAX;
+	if (row != SIZE_MAX && row != sel_row(wb))
+		select_row(wb, row);
+}
+
+static void browse_key1(struct wb *wb, int key);
+
 void
 browse_key(struct wb *wb, int key)
+{
+	browse_key1(wb, key);
+	if (wb->ui.browse.on)
+		follow_file(wb);
+}
+
+static void
+browse_key1(struct wb *wb, int key)
 {
 	struct wb_browse *b = &wb->ui.browse;
 	const struct tm_report *r;
@@ -485,6 +512,14 @@ browse_key(struct wb *wb, int key)
 		return;
 	case '\t':
 		b->tracks = !b->tracks;
+		return;
+	}
+	/* the requests that work from anywhere, as bound: undo, redo, help,
+	 * the messages (the views' own keys above and below come first) */
+	enum wb_request rq = keymap_lookup(key);
+	if ((key > 255 || !strchr("!dDp/nN|jkgG [].+=-0hl\r", key)) &&
+	    (rq == REQ_UNDO || rq == REQ_REDO || rq == REQ_HELP || rq == REQ_MESSAGES)) {
+		run(wb, rq, NULL);
 		return;
 	}
 	if (!v)

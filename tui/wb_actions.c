@@ -60,7 +60,7 @@ struct binding {
 static struct binding user_binds[64];
 static size_t n_user_binds;
 
-static enum wb_request
+enum wb_request
 keymap_lookup(int key)
 {
 	for (size_t i = n_user_binds; i-- > 0;)
