@@ -390,6 +390,6 @@ view_draw_browse(const struct wb *wb)
 	clear_row(LINES - 1, theme_attr(ROLE_KEY_HINT));
 	put_ours(wb->ui.browse.tracks
 			 ? " h/l pan  +/- zoom  0 fit  . zoom to event  j/k track  [ ] event  ! first dropped  d/D next/prev dropped  Space fold  Enter/Tab events  p pair  q close"
-			 : " j/k move  / n N search  | filter  ! first dropped  d/D next/prev dropped  Enter tracks  Tab tracks  p pair  q close",
+			 : " j/k move  / n N search  | filter  ! first dropped  d/D next/prev dropped  Enter tracks  p pair  : command  u undo  q close",
 		 COLS, theme_attr(ROLE_KEY_HINT));
 }

@@ -287,19 +287,26 @@ tm_view_n_dropped(const struct tm_view *v)
 	return v->n_dropped;
 }
 
-size_t
-tm_view_seek(const struct tm_view *v, int64_t ts)
+/* The first of a[0..n) (event indices in timeline order) at ts or later. */
+static size_t
+lower_bound(const struct tm_report *r, const uint32_t *a, size_t n, int64_t ts)
 {
-	size_t lo = 0, hi = v->n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		TM_PROBE();
 		size_t mid = lo + (hi - lo) / 2;
-		if (v->r->events[v->order[mid]].ts < ts)
+		if (r->events[a[mid]].ts < ts)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+size_t
+tm_view_seek(const struct tm_view *v, int64_t ts)
+{
+	return lower_bound(v->r, v->order, v->n, ts);
 }
 
 size_t
@@ -369,17 +376,7 @@ size_t
 tm_view_track_seek(const struct tm_view *v, uint32_t track, int64_t ts)
 {
 	size_t n = tm_view_track_n(v, track);
-	const uint32_t *a = n ? v->tev + v->tstart[track] : NULL;
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		TM_PROBE();
-		size_t mid = lo + (hi - lo) / 2;
-		if (v->r->events[a[mid]].ts < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return n ? lower_bound(v->r, v->tev + v->tstart[track], n, ts) : 0;
 }
 
 void
