@@ -1413,6 +1413,8 @@ run_convert(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 			return;
 		}
 	}
+	if (op->flags & TM_CONV_NO_PID)
+		stat_add(p, c, TM_STAT_STRACE_MISSING_PID, 1);
 	p->untimed = op->flags & TM_CONV_UNTIMED;
 	if (!(op->flags & TM_CONV_NO_PUSH))
 		push(p, fs, c, v, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);

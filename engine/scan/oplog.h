@@ -142,6 +142,10 @@ enum {
 	 * any, but no part of its file's time range (ours: a Chrome trace's
 	 * metadata at 0 would stretch it over the days since boot) */
 	TM_CONV_UNTIMED = 1u << 18,
+	/* CONVERT with TM_CONV_NO_PUSH: an strace line without a pid; once
+	 * its conversion succeeds it counts strace_missing_pid
+	 * (strace_trace_tokenizer.cc, StraceTraceTokenizer::Parse) */
+	TM_CONV_NO_PID = 1u << 19,
 };
 
 

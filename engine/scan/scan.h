@@ -159,6 +159,22 @@ enum tm_status tm_scan_logcat(struct tm_stream *st, struct tm_scan *sc,
 			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_logcat_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* strace (scan_strace.c): `strace -ttt` output; _mem as above. */
+enum tm_status tm_scan_strace(struct tm_stream *st, struct tm_scan *sc,
+			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+enum tm_status tm_scan_strace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* strace_trace_tokenizer.cc ParseStraceLine (the sniffer's too). */
+enum tm_strace_line { TM_ST_NOT_SYSCALL, TM_ST_UNSUPPORTED_TS, TM_ST_SYSCALL };
+struct tm_strace_event {
+	int64_t ts; /* ns since the epoch */
+	uint32_t pid;
+	bool has_pid;
+	const char *name; /* the syscall, borrowed from the line */
+	size_t name_len;
+};
+enum tm_strace_line tm_strace_parse(const char *p, size_t n, struct tm_strace_event *ev);
+
 /* android_dumpstate (scan_dumpstate.c): a bugreport's text or a battery
  * stats checkin; _mem as above. */
 enum tm_status tm_scan_dumpstate(struct tm_stream *st, struct tm_scan *sc,

@@ -72,7 +72,7 @@ bool
 tm_format_is_predicted(enum tm_format f)
 {
 	return f == TM_FMT_PROTO || f == TM_FMT_JSON || f == TM_FMT_SYSTRACE || f == TM_FMT_PERF_TEXT ||
-	       f == TM_FMT_ANDROID_LOGCAT || f == TM_FMT_ANDROID_DUMPSTATE;
+	       f == TM_FMT_ANDROID_LOGCAT || f == TM_FMT_ANDROID_DUMPSTATE || f == TM_FMT_STRACE;
 }
 
 bool
@@ -160,51 +160,6 @@ split(const uint8_t *p, size_t n, uint8_t c, struct tok *out, size_t max)
 		i = j + 1;
 	}
 	return cnt;
-}
-
-/* Decimal uint32 as base::StringToUInt32 takes it: optional '+', digits, all
- * of the token consumed. */
-static bool
-parse_u32(const uint8_t *p, size_t n)
-{
-	size_t i = 0;
-	uint64_t v = 0;
-	if (i < n && p[i] == '+')
-		i++;
-	if (i >= n)
-		return false;
-	for (; i < n; i++) {
-		if (!is_digit(p[i]))
-			return false;
-		v = v * 10 + (uint64_t)(p[i] - '0');
-		if (v > UINT32_MAX)
-			return false;
-	}
-	return true;
-}
-
-/* Signed decimal int64 (base::StringViewToInt64): optional sign, digits. */
-static bool
-parse_i64(const uint8_t *p, size_t n, int64_t *out)
-{
-	size_t i = 0;
-	bool neg = false;
-	uint64_t v = 0;
-	if (i < n && (p[i] == '-' || p[i] == '+'))
-		neg = p[i++] == '-';
-	if (i >= n)
-		return false;
-	for (; i < n; i++) {
-		if (!is_digit(p[i]))
-			return false;
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(p[i] - '0');
-		if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
-			return false;
-	}
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return true;
 }
 
 /* ---- individual sniffers ---- */
@@ -343,23 +298,6 @@ sniff_perf_text(const uint8_t *d, size_t n)
 	return tm_perf_text_sample_line((const char *)d, (size_t)(nl - d), NULL);
 }
 
-static bool
-trim_space(uint8_t c) /* base::TrimWhitespace's set */
-{
-	return c == ' ' || c == '\t' || c == '\n';
-}
-
-static void
-trim(const uint8_t **p, size_t *n)
-{
-	while (*n && trim_space((*p)[0])) {
-		(*p)++;
-		(*n)--;
-	}
-	while (*n && trim_space((*p)[*n - 1]))
-		(*n)--;
-}
-
 static size_t
 find_byte(const uint8_t *p, size_t n, uint8_t c)
 {
@@ -367,96 +305,12 @@ find_byte(const uint8_t *p, size_t n, uint8_t c)
 	return q ? (size_t)(q - p) : SIZE_MAX;
 }
 
-static size_t
-find_str(const uint8_t *p, size_t n, const char *s)
-{
-	size_t l = strlen(s);
-	for (size_t i = 0; i + l <= n; i++)
-		if (memcmp(p + i, s, l) == 0)
-			return i;
-	return SIZE_MAX;
-}
-
-static bool
-strace_ts(const uint8_t *p, size_t n)
-{
-	if (find_byte(p, n, ':') != SIZE_MAX)
-		return false;
-	size_t dot = find_byte(p, n, '.');
-	size_t wn = dot == SIZE_MAX ? n : dot;
-	int64_t sec, us;
-	if (!parse_i64(p, wn, &sec) || sec < 0 || sec > INT64_MAX / 1000000000)
-		return false;
-	if (dot != SIZE_MAX && dot + 1 < n) {
-		if (!parse_i64(p + dot + 1, n - dot - 1, &us) || us < 0 || us > 999999)
-			return false;
-	}
-	return true;
-}
-
-/* strace_trace_tokenizer.cc ParseStraceLine: true when it yields a line. */
-static bool
-strace_line(const uint8_t *p, size_t n)
-{
-	trim(&p, &n);
-	if (n == 0 || p[0] == '-' || p[0] == '+')
-		return false;
-	size_t sp = find_byte(p, n, ' ');
-	if (sp != SIZE_MAX) {
-		bool all = sp > 0 && sp < 10;
-		for (size_t i = 0; i < sp; i++)
-			if (!is_digit(p[i]))
-				all = false;
-		if (all) {
-			if (!parse_u32(p, sp))
-				return false;
-			p += sp + 1;
-			n -= sp + 1;
-			trim(&p, &n);
-		}
-	}
-	sp = find_byte(p, n, ' ');
-	if (sp == SIZE_MAX || !strace_ts(p, sp))
-		return false;
-	p += sp + 1;
-	n -= sp + 1;
-	trim(&p, &n);
-	if (n == 0)
-		return false;
-	if (starts(p, n, "<... ")) {
-		size_t e = find_str(p + 5, n - 5, " resumed>");
-		if (e == SIZE_MAX)
-			return false;
-		size_t skip = 5 + e + strlen(" resumed>");
-		p += skip;
-		n -= skip;
-		trim(&p, &n);
-	} else {
-		size_t paren = find_byte(p, n, '(');
-		if (paren == SIZE_MAX)
-			return false;
-		p += paren + 1;
-		n -= paren + 1;
-	}
-	if (find_str(p, n, "<unfinished ...>") != SIZE_MAX)
-		return true;
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] != ')')
-			continue;
-		size_t a = i + 1;
-		while (a < n && is_space(p[a]))
-			a++;
-		if (a < n && p[a] == '=')
-			return true;
-	}
-	return find_byte(p, n, '=') != SIZE_MAX;
-}
-
 static bool
 sniff_strace(const uint8_t *d, size_t n)
 {
 	size_t nl = find_byte(d, n, '\n');
-	return strace_line(d, nl == SIZE_MAX ? n : nl);
+	struct tm_strace_event ev;
+	return tm_strace_parse((const char *)d, nl == SIZE_MAX ? n : nl, &ev) == TM_ST_SYSCALL;
 }
 
 static bool

@@ -340,6 +340,9 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 			case TM_FMT_ANDROID_DUMPSTATE:
 				st = tm_scan_dumpstate(stm, sc, &ctl, &e);
 				break;
+			case TM_FMT_STRACE:
+				st = tm_scan_strace(stm, sc, &ctl, &e);
+				break;
 			default:
 				break;
 			}

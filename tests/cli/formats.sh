@@ -291,4 +291,33 @@ CHECKIN = """9,0,i,vers,36,214,AP1A.240305.019.A1,AP2A.240805.005.S4
 """
 check("android_dumpstate: Perfetto's battery stats checkin", loose("d7.txt", CHECKIN), stats={}, tt=1,
       kept={"Bs=d": [1732816430344000000], "+w=3": [1732816430424000000]})
+# ------------------------------------------------------------ strace
+# Perfetto's own strace inputs (test/trace_processor/diff_tests/parser/strace/*.strace),
+# with what trace_processor v58.2 printed for them
+STRACE = {
+    'basic.strace': '1000 1700000052.321000 openat(AT_FDCWD, "/etc/passwd", O_RDONLY) = 3\n1000 1700000052.321100 read(3, "root:x:0:0"..., 1024) = 312\n1000 1700000052.321200 close(3)                = 0\n1000 1700000052.321300 openat(AT_FDCWD, "/nope", O_RDONLY) = -1 ENOENT (No such file or directory)\n--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED} ---\n1234 1700000052.321400 write(1, "hi", 2) = 2\n+++ exited with 0 +++\nthis line is not valid strace output and should be skipped\n',
+    'missing_pid.strace': '1000 1700000052.321000 openat(AT_FDCWD, "/etc/passwd", O_RDONLY) = 3\n1700000052.321100 read(3, "root:x:0:0"..., 1024) = 312\n1700000052.321200 close(3)                = 0\n1000 1700000052.321300 write(1, "hi", 2) = 2\n',
+    'resumed_then_unfinished.strace': '1000 1700000052.321000 epoll_wait(4, <unfinished ...>\n1000 1700000052.321500 <... epoll_wait resumed> {}, 64, 100 <unfinished ...>\n1000 1700000052.322000 <... epoll_wait resumed> {}, 64, 100) = 1\n',
+    'unfinished_resumed.strace': '1000 1700000052.321000 futex(0x7f, FUTEX_WAIT, 2, NULL <unfinished ...>\n1000 1700000052.321500 <... futex resumed> )  = 0\n1000 1700000052.321600 write(1, "done", 4)    = 4\n',
+    'unsupported_timestamp.strace': '1000 1700000052.321000 openat(AT_FDCWD, "/etc/passwd", O_RDONLY) = 3\n1000 14:32:01 read(3, "root:x:0:0"..., 1024) = 312\n1000 14:32:01.123456 close(3)                = 0\n1000 1700000052.321100 write(1, "hi", 2) = 2\n',
+}
+T0 = 1700000052321000000
+check("strace: basic (-f lines, signals, exit, garbage)", loose("basic.strace", STRACE["basic.strace"]),
+      stats={"strace_parse_failure": 3}, tt=1,
+      kept={"openat": [T0, T0 + 300000], "read": [T0 + 100000], "close": [T0 + 200000], "write": [T0 + 400000]})
+check("strace: lines without a pid converted, not kept", loose("missing_pid.strace", STRACE["missing_pid.strace"]),
+      stats={"strace_missing_pid": 2}, tt=1, kept={"read": [], "close": [], "write": [T0 + 300000]})
+check("strace: -t/-tt timestamps", loose("unsupported_timestamp.strace", STRACE["unsupported_timestamp.strace"]),
+      stats={"strace_unsupported_timestamp_format": 2}, tt=1, kept={"write": [T0 + 100000]})
+check("strace: unfinished then resumed", loose("unfinished_resumed.strace", STRACE["unfinished_resumed.strace"]),
+      stats={}, tt=1, kept={"futex": [T0, T0 + 500000], "write": [T0 + 600000]})
+check("strace: the fraction is whole microseconds; past int64 wraps negative",
+      loose("st1.txt", "1000 1700000052.5 read(3) = 1\n1000 1700000052.000005 read(3) = 1\n"
+            "1000 9223372036.999999 x() = 0\n1000 1700000052. y() = 0\n"),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, tt=1,
+      kept={"read": [1700000052000005000, 1700000052000005000], "y": [1700000052000000000]})
+check("strace: beside a proto without REALTIME: unrelatable, no strace_missing_pid",
+      tar("st2.tar", [("a.strace", "1000 1700000052.5 read(3) = 1\n1700000052.6 read(3) = 1\n"),
+                      ("trace.pb", proto([{"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (3, 10**9)]}]))]),
+      stats={"clock_sync_unrelatable_clock_domains": 1, "clock_sync_failure_unknown_source_clock": 2}, tt=6)
 PY
