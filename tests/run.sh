@@ -96,9 +96,11 @@ if [ -n "$TSAN" ] && [ -x "$TSAN/tests/test_replay_fast" ]; then
 		add "tsan/test_listing" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 "$TSAN/tests/test_listing"
 	add "tsan/cli" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
 		TM_BIN="$top/$TSAN/tracemerge" bash tests/cli/batch.sh
-	# the workbench's per-event details thread (started, superseded, held)
+	# the workbench's per-event details thread (started, superseded, held;
+	# events-edit: every event listed and the view built there, an edit
+	# superseding it)
 	add "tsan/tui" env TSAN_OPTIONS=halt_on_error=1:exitcode=66 TM_BIN="$top/$TSAN/tracemerge" \
-		ONLY="details-computing offset-drops keys-enter details-scroll" bash tests/tui/run_golden.sh
+		ONLY="details-computing offset-drops keys-enter details-scroll events-edit" bash tests/tui/run_golden.sh
 fi
 # the fuzz regressions under clang's ASan + UBSan (SKIP without clang)
 add "fuzz/clang-regress" bash tests/fuzz/regress.sh "$(dirname "$SAN")/fuzz"
