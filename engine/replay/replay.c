@@ -360,8 +360,8 @@ close_stack(struct tm_replay *p, struct sstack *st, int64_t ts, int64_t new_dur)
 /* One slice track's events (indices into p->evs, in trace-time order) as
  * SliceTracker builds its slices: B begins an open slice, X and instants
  * complete ones (StartSlice), E ends the topmost open slice unless both
- * names are set and differ (End -> CompleteSliceBegin,
- * MatchingIncompleteSliceIndex; categories are not kept here), popping it
+ * names are set and differ or the E has a category the B has not (End ->
+ * CompleteSliceBegin, MatchingIncompleteSliceIndex), popping it
  * when it is the top (CompleteSliceFinalize). */
 static void
 track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
@@ -372,9 +372,12 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 		if (o->phase == 'E') {
 			if (!close_stack(p, st, o->ts, PENDING))
 				continue;
+			const char *cat = p->ev_cat[ix[k]];
 			for (size_t i = st->n; i-- > 0;) {
 				struct tm_report_event *b = &p->evs[st->v[i]];
-				if (b->dur != PENDING || (o->name && b->name && strcmp(o->name, b->name)))
+				const char *bcat = p->ev_cat[st->v[i]];
+				if (b->dur != PENDING || (o->name && b->name && strcmp(o->name, b->name)) ||
+				    (cat && (!bcat || strcmp(cat, bcat))))
 					continue;
 				b->dur = o->ts - b->ts;
 				if (i == st->n - 1)
@@ -680,10 +683,12 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	if (p->cap_ev_track < p->cap_evs) { /* its slice track and queue (slice_tracks) */
 		p->ev_track = xrealloc(p->ev_track, p->cap_evs * sizeof *p->ev_track);
 		p->ev_queue = xrealloc(p->ev_queue, p->cap_evs * sizeof *p->ev_queue);
+		p->ev_cat = xrealloc(p->ev_cat, p->cap_evs * sizeof *p->ev_cat);
 		p->cap_ev_track = p->cap_evs;
 	}
 	p->ev_track[i] = UINT32_MAX;
 	p->ev_queue[i] = 0; /* (its detail's queue below, when it has one) */
+	p->ev_cat[i] = NULL;
 	struct tm_report_event *o = &p->evs[i];
 	*o = (struct tm_report_event){.file = (uint32_t)file, .ts = ts, .dur = -1, .machine = row,
 				      .track = TM_NO_TRACK};
@@ -694,6 +699,7 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	const struct tm_oplog *log = &p->src->scans[file]->log;
 	const struct tm_detail *d = &log->x->details[detail - 1];
 	p->ev_queue[i] = d->queue;
+	p->ev_cat[i] = tm_oplog_detail_cat_of(log, d);
 	o->name = tm_oplog_detail_name(log, d);
 	o->phase = d->phase;
 	o->track = tm_tracktab_add(&p->tracks, o->file, row, d->track, d->phase, o->name, stat >= 0);
@@ -2321,6 +2327,7 @@ cleanup:
 	tm_tracktab_fini(&p.tracks);
 	free(p.ev_track);
 	free(p.ev_queue);
+	free(p.ev_cat);
 	free(p.pieces);
 	free(p.row_drops);
 	free(p.vals);

@@ -178,6 +178,7 @@ struct tm_replay {
 	size_t n_be_keys, cap_be_keys;
 	uint32_t *ev_track; /* per listed event: its slice track's id, UINT32_MAX none */
 	uint8_t *ev_queue;  /* per listed event: its sorter queue (struct tm_detail) */
+	const char **ev_cat; /* per listed event: its category (JSON "cat"), or NULL */
 	size_t cap_ev_track;
 	char *error;
 	bool error_in_manifest; /* error set by mfail (replay.c) */

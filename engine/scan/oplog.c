@@ -1242,15 +1242,56 @@ tm_oplog_detail(struct tm_oplog *l, const char *name, size_t name_len, char phas
 	}
 	d->phase = phase;
 	d->queue = 0;
+	d->flags = 0;
 	d->track = track;
 	d->dur = dur;
 	return (uint32_t)x->n_details;
 }
 
+uint32_t
+tm_oplog_detail_cat(struct tm_oplog *l, const char *name, size_t name_len, const char *cat,
+		    size_t cat_len, char phase, uint64_t track, int64_t dur)
+{
+	if (!cat_len)
+		return tm_oplog_detail(l, name, name_len, phase, track, dur);
+	uint32_t id = tm_oplog_detail(l, name, name ? strnlen(name, name_len) : 0, phase, track, dur);
+	struct tm_oplog_x *x = l->x;
+	struct tm_detail *d = &x->details[id - 1];
+	if (!d->name) {
+		d->name = (uint32_t)x->pool.len + 1;
+		tm_buf_addc(&x->pool, 0);
+		d->flags |= TM_DETAIL_NONAME;
+	}
+	tm_buf_add(&x->pool, cat, strnlen(cat, cat_len));
+	tm_buf_addc(&x->pool, 0);
+	d->flags |= TM_DETAIL_CAT;
+	return id;
+}
+
 const char *
 tm_oplog_detail_name(const struct tm_oplog *l, const struct tm_detail *d)
 {
-	return d->name ? l->x->pool.data + d->name - 1 : NULL;
+	return d->name && !(d->flags & TM_DETAIL_NONAME) ? l->x->pool.data + d->name - 1 : NULL;
+}
+
+/* Where d's category starts in the pool (past its name's NUL), or SIZE_MAX. */
+static size_t
+cat_offset(const struct tm_oplog_x *x, const struct tm_detail *d)
+{
+	if (!(d->flags & TM_DETAIL_CAT) || !d->name || !x->pool.data || d->name - 1 >= x->pool.len)
+		return SIZE_MAX;
+	size_t o = d->name - 1;
+	o += strnlen(x->pool.data + o, x->pool.len - o) + 1;
+	if (o >= x->pool.len || !memchr(x->pool.data + o, 0, x->pool.len - o))
+		return SIZE_MAX;
+	return o;
+}
+
+const char *
+tm_oplog_detail_cat_of(const struct tm_oplog *l, const struct tm_detail *d)
+{
+	size_t o = cat_offset(l->x, d);
+	return o == SIZE_MAX ? NULL : l->x->pool.data + o;
 }
 
 /* ---- decoding ---- */
@@ -2235,6 +2276,10 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 	for (size_t i = 0; !r.bad && i < x->n_details; i++)
 		if (x->details[i].name && (x->details[i].name - 1 >= x->pool.len || !x->pool.data))
 			r.bad = "detail name out of range";
+		else if (x->details[i].flags & ~(TM_DETAIL_CAT | TM_DETAIL_NONAME) ||
+			 ((x->details[i].flags & TM_DETAIL_CAT) &&
+			  cat_offset(x, &x->details[i]) == SIZE_MAX))
+			r.bad = "detail category out of range";
 	if (r.bad && why)
 		snprintf(why, cap, "op log byte %zu: %s", (size_t)(r.p - r.base), r.bad);
 	if (inline_deltas)

@@ -156,6 +156,12 @@ struct tm_op_clock {
 	bool is_incremental;
 };
 
+/* A category follows the name in the pool (a JSON event's "cat": an E
+ * with one closes only a B of that category); NONAME: the name there is
+ * an empty placeholder, the event has none. */
+#define TM_DETAIL_CAT 1u
+#define TM_DETAIL_NONAME 2u
+
 /* Per-event details kept only with keep_events (for --events / slices). */
 struct tm_detail {
 	uint32_t name;  /* offset+1 into the log's string pool, 0 = none */
@@ -167,6 +173,7 @@ struct tm_detail {
 	 * leave the sorter by queue (trace_sorter.cc,
 	 * SortAndExtractEventsUntilAllocId). */
 	uint8_t queue;
+	uint8_t flags;  /* TM_DETAIL_CAT, TM_DETAIL_NONAME */
 	uint64_t track; /* slice-stack key: same key = same stack (tid, track uuid) */
 	int64_t dur;    /* X events: dur in the event's own units (ns); -1 none */
 };
@@ -431,7 +438,14 @@ void tm_oplog_fatal(struct tm_oplog *l, uint32_t machine, const char *text, uint
 /* Add a detail; returns the value for tm_op.detail (1 + index). */
 uint32_t tm_oplog_detail(struct tm_oplog *l, const char *name, size_t name_len, char phase,
 			 uint64_t track, int64_t dur);
+/* The same with a category (cat_len 0: none); a name holding a NUL is cut
+ * there. */
+uint32_t tm_oplog_detail_cat(struct tm_oplog *l, const char *name, size_t name_len,
+			     const char *cat, size_t cat_len, char phase, uint64_t track,
+			     int64_t dur);
 const char *tm_oplog_detail_name(const struct tm_oplog *l, const struct tm_detail *d);
+/* The detail's category, or NULL. */
+const char *tm_oplog_detail_cat_of(const struct tm_oplog *l, const struct tm_detail *d);
 
 struct tm_opiter {
 	const struct tm_oplog *log;

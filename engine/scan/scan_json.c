@@ -212,7 +212,7 @@ key_is(const char *k, size_t n, const char *lit)
 /* The event keys ParseTraceEventContents reads (json_trace_tokenizer.cc). */
 enum ekey {
 	EK_OTHER, EK_PH, EK_PID, EK_TS, EK_TID, EK_TTS, EK_DUR, EK_NAME, EK_ID, EK_ID2,
-	EK_BIND_ID, EK_FLOW_IN, EK_FLOW_OUT, EK_ARGS
+	EK_BIND_ID, EK_FLOW_IN, EK_FLOW_OUT, EK_ARGS, EK_CAT
 };
 
 static inline enum ekey
@@ -242,6 +242,8 @@ key_class(const char *k, size_t kl)
 						   : EK_OTHER;
 	case 'a':
 		return key_is(k, kl, "args") ? EK_ARGS : EK_OTHER;
+	case 'c':
+		return key_is(k, kl, "cat") ? EK_CAT : EK_OTHER;
 	default:
 		return EK_OTHER;
 	}
@@ -433,7 +435,7 @@ struct js {
 	uint64_t w_off;
 	size_t last_try;
 	uint64_t total;
-	struct tm_buf msg, sticky, ukey, uval, name, tmp;
+	struct tm_buf msg, sticky, ukey, uval, name, cat, tmp;
 	struct tm_buf clean; /* an atrace line without its invalid UTF-8 */
 	bool quote_cut; /* msg's quote stopped at the window end (jp.quote_cut) */
 	struct v8sess *v8;
@@ -472,15 +474,22 @@ failure(struct js *js)
 }
 
 static inline __attribute__((always_inline)) void
-push_flags(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
-	   int64_t dur, uint64_t off, uint32_t flags)
+push_cat(struct js *js, int64_t ts, const char *name, size_t nlen, const char *cat, size_t clen,
+	 char phase, uint64_t track, int64_t dur, uint64_t off, uint32_t flags)
 {
 	uint32_t detail = 0;
 	if (js->ctl && js->ctl->keep_events)
-		detail = tm_oplog_detail(&js->sc->log, name, nlen, phase, track, dur);
+		detail = tm_oplog_detail_cat(&js->sc->log, name, nlen, cat, clen, phase, track, dur);
 	tm_scan_note_ts(js->sc, ts);
 	js->sc->n_events++;
 	tm_oplog_convert_i(&js->sc->log, 0, 0, 0, ts, flags, detail, off);
+}
+
+static inline __attribute__((always_inline)) void
+push_flags(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
+	   int64_t dur, uint64_t off, uint32_t flags)
+{
+	push_cat(js, ts, name, nlen, NULL, 0, phase, track, dur, off, flags);
 }
 
 static inline __attribute__((always_inline)) void
@@ -669,7 +678,7 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	bool want_args = false;
 	bool has_name = false;
 	const char *name = NULL;
-	size_t name_len = 0;
+	size_t name_len = 0, cat_len = 0; /* cat_len: js->cat holds the category */
 	/* js->keys slots + 1; prev 0: the event's start */
 	unsigned guess = js->key_first, prev = 0;
 	for (;;) {
@@ -794,6 +803,16 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 				has_args = true;
 			}
 			break;
+		case EK_CAT:
+			/* "cat" (json_trace_tokenizer.cc; "" is none): an E
+			 * with one closes only a B of that category */
+			cat_len = 0;
+			if (keep && v.t == TM_JL_STR && v.n) {
+				tm_buf_reset(&js->cat);
+				tm_buf_add(&js->cat, v.s, v.n);
+				cat_len = v.n;
+			}
+			break;
 		case EK_OTHER:
 			break;
 		}
@@ -836,8 +855,8 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	if (has_bind && (flow_in || flow_out))
 		tm_al_id(al, AL_FLOW, bind, ts, 0, 0,
 			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0), AL_NO_OFF);
-	push_flags(js, ts, has_name ? name : NULL, name_len, phase, track, phase == 'X' ? dur : -1, off,
-		   TM_CONV_FAIL_DROP | (untimed ? TM_CONV_UNTIMED : 0));
+	push_cat(js, ts, has_name ? name : NULL, name_len, js->cat.data, cat_len, phase, track,
+		 phase == 'X' ? dur : -1, off, TM_CONV_FAIL_DROP | (untimed ? TM_CONV_UNTIMED : 0));
 	return TM_JL_OK;
 }
 
@@ -1223,6 +1242,7 @@ js_init(struct js *js, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct
 	tm_buf_init(&js->ukey);
 	tm_buf_init(&js->uval);
 	tm_buf_init(&js->name);
+	tm_buf_init(&js->cat);
 	tm_buf_init(&js->tmp);
 	tm_buf_init(&js->clean);
 }
@@ -1239,6 +1259,7 @@ js_fini(struct js *js)
 	tm_buf_fini(&js->ukey);
 	tm_buf_fini(&js->uval);
 	tm_buf_fini(&js->name);
+	tm_buf_fini(&js->cat);
 	tm_buf_fini(&js->tmp);
 	tm_buf_fini(&js->clean);
 	free(js->v8);

@@ -63,7 +63,7 @@
 #include "session.h"
 
 /* Bump with every change of the ser_* functions below. */
-#define CACHE_FORMAT 5u
+#define CACHE_FORMAT 6u
 #define CACHE_MAGIC "TMSCAN\032\n"
 #define HEADER_BYTES 32u
 #define CACHE_EXT ".tmscan"
@@ -536,11 +536,12 @@ ser_error(struct ser *z, struct tm_error *e)
 static void
 ser_detail(struct ser *z, struct tm_detail *d)
 {
-	uint32_t ph = (uint8_t)d->phase | (uint32_t)d->queue << 8;
+	uint32_t ph = (uint8_t)d->phase | (uint32_t)d->queue << 8 | (uint32_t)d->flags << 16;
 	ser_u32(z, &d->name);
 	ser_u32(z, &ph);
 	d->phase = (char)(ph & 0xff);
 	d->queue = (uint8_t)(ph >> 8);
+	d->flags = (uint8_t)(ph >> 16);
 	ser_u64(z, &d->track);
 	ser_i64(z, &d->dur);
 }

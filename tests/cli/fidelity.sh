@@ -255,4 +255,11 @@ durs("a JSON X of negative dur makes no slice",
      tar("jneg.tar", [("a.json", json.dumps({"traceEvents": [
          jev("X", 10, "neg") | {"dur": -5}, jev("B", 12, "b"), jev("E", 20)]}))]),
      [(12000, 8000, "b")])
+# Rule: an E with a category closes only a B of that category
+# (SliceTracker::MatchingIncompleteSliceIndex): b1 ends at 20, b2 stays
+# open above it and the E at 30 ends it where b1 ended (misplaced_end_event).
+durs("a JSON E with a category closes only a B of it",
+     tar("jcat.tar", [("a.json", json.dumps({"traceEvents": [
+         jev("B", 10, "b1") | {"cat": "c1"}, jev("B", 12, "b2"), jev("E", 20) | {"cat": "c1"}, jev("E", 30)]}))]),
+     [(10000, 10000, "b1"), (12000, 8000, "b2")])
 PY

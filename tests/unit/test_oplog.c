@@ -107,6 +107,22 @@ details_keep_names(void)
 	CHECK_INT(b, 2);
 	CHECK_STR(tm_oplog_detail_name(&l, &l.x->details[0]), "alpha");
 	CHECK(tm_oplog_detail_name(&l, &l.x->details[1]) == NULL);
+	/* categories (a JSON E with one closes only a B of that category) */
+	uint32_t c = tm_oplog_detail_cat(&l, "gamma", 5, "c1", 2, 'B', 7, -1);
+	uint32_t d = tm_oplog_detail_cat(&l, NULL, 0, "c2", 2, 'E', 7, -1);
+	uint32_t e = tm_oplog_detail_cat(&l, "de\0lta", 6, "c3", 2, 'B', 7, -1);
+	CHECK_STR(tm_oplog_detail_name(&l, &l.x->details[c - 1]), "gamma");
+	CHECK_STR(tm_oplog_detail_cat_of(&l, &l.x->details[c - 1]), "c1");
+	CHECK(tm_oplog_detail_name(&l, &l.x->details[d - 1]) == NULL);
+	CHECK_STR(tm_oplog_detail_cat_of(&l, &l.x->details[d - 1]), "c2");
+	CHECK_STR(tm_oplog_detail_name(&l, &l.x->details[e - 1]), "de");
+	CHECK_STR(tm_oplog_detail_cat_of(&l, &l.x->details[e - 1]), "c3");
+	CHECK(tm_oplog_detail_cat_of(&l, &l.x->details[0]) == NULL);
+	char why[128];
+	tm_oplog_finish(&l);
+	CHECK(tm_oplog_valid(&l, why, sizeof why));
+	l.x->details[c - 1].flags |= 8;
+	CHECK(!tm_oplog_valid(&l, why, sizeof why));
 	tm_oplog_fini(&l);
 }
 

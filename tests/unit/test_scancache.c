@@ -598,6 +598,8 @@ make_log(struct tm_oplog *l)
 	tm_oplog_add(l, &svc);
 	uint32_t d = tm_oplog_detail(l, "ev", 2, 'B', 1, -1);
 	tm_oplog_push(l, 0, 9, 0, d, 1);
+	d = tm_oplog_detail_cat(l, NULL, 0, "cat", 3, 'E', 1, -1);
+	tm_oplog_push(l, 0, 10, 0, d, 1);
 	tm_oplog_stat(l, 0, TM_STAT_JSON_TOKENIZER_FAILURE, 2);
 	tm_oplog_fatal(l, 0, "boom", 5);
 	tm_oplog_finish(l);
