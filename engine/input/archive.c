@@ -66,6 +66,7 @@
 #include <zlib.h>
 
 #include "input.h"
+#include "zinflate.h"
 #include "archive_priv.h"
 
 #define MAX_DEPTH 8
@@ -104,7 +105,9 @@ static const struct loc_c loc_c_none = { .reg_limit = SIZE_MAX, .limit = UINT64_
 
 struct loc {
 	enum loc_kind kind;
-	int method;      /* L_ZIP: 0 stored, 8 deflate */
+	int16_t method;  /* L_ZIP: 0 stored, 8 deflate */
+	bool deflate_ok; /* L_ZIP deflate: the listing inflated it without a
+			  * failure (ISA-L may read it again: zinflate.h) */
 	size_t path_idx; /* L_FILE */
 	uint64_t off;    /* L_RANGE / L_ZIP: data offset in the parent's stream */
 	uint64_t len;    /* L_RANGE: size; L_ZIP: compressed size */
@@ -521,10 +524,13 @@ open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 			break;
 		if ((s = tm_stream_window(ps, l->off, l->len, lab, &st, err)) != TM_OK)
 			break;
-		if (l->kind == L_ZIP && l->method == 8)
+		if (l->kind == L_ZIP && l->method == 8) {
 			/* inflated beside the reader */
-			st = tm_stream_ahead(tm_stream_inflate(st, lab, true, false, m->name, l->len),
-					     lab);
+			st = tm_stream_inflate(st, lab, true, false, m->name, l->len);
+			if (l->deflate_ok)
+				tm_stream_zip_fast(st);
+			st = tm_stream_ahead(st, lab);
+		}
 		*out = st;
 		break;
 	case L_INFLATE:
@@ -677,9 +683,12 @@ tm_seq_member(struct tm_seq *q, size_t i, struct tm_stream **out, struct tm_erro
 		return tm_error_set(err, TM_ERR_FORMAT, "member %zu: container ends early", i);
 	char *lab = label(in, i);
 	struct tm_stream *w = tm_stream_borrow(&q->rd, lab, l->len);
-	if (l->kind == L_ZIP && l->method == 8)
-		w = tm_stream_ahead(tm_stream_inflate(w, lab, true, false, in->members[i].name, l->len),
-				    lab);
+	if (l->kind == L_ZIP && l->method == 8) {
+		w = tm_stream_inflate(w, lab, true, false, in->members[i].name, l->len);
+		if (l->deflate_ok)
+			tm_stream_zip_fast(w);
+		w = tm_stream_ahead(w, lab);
+	}
 	free(lab);
 	*out = w;
 	return TM_OK;
@@ -1214,7 +1223,7 @@ zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
 	tm_inflate_init(&z, -15);
 	*consumed = 0;
 	*out_n = 0;
-	*crc = (uint32_t)crc32(0, NULL, 0);
+	*crc = 0;
 	*s = TM_OK;
 	for (;;) {
 		if ((*s = tm_rd_fill(rd, err)) != TM_OK)
@@ -1233,7 +1242,7 @@ zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
 			z.avail_out = sizeof out;
 			r = inflate(&z, Z_NO_FLUSH);
 			size_t prod = sizeof out - z.avail_out;
-			*crc = (uint32_t)crc32(*crc, out, (uInt)prod);
+			*crc = tm_crc32(*crc, out, prod);
 			*out_n += prod;
 			__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)prod, __ATOMIC_RELAXED);
 			capture(sn, snn, out, prod);
@@ -1265,6 +1274,35 @@ zip_inflate(struct tm_rd *rd, bool bounded, uint64_t csize, uint64_t *consumed,
 	return res;
 }
 
+/* An entry ISA-L failed to inflate, inflated again by zlib from its first
+ * byte: how much inflated, its CRC-32, its sniff and how it ended are
+ * zlib's, as ZipFile::Decompress's (zip_visit). */
+static enum tm_status
+zip_redo(struct tm_input *in, size_t mi, uint64_t doff, uint64_t csize, uint8_t *sn,
+	 size_t *snn, int *zr, uint64_t *outn, uint32_t *crc, struct tm_error *err)
+{
+	struct tm_stream *win = NULL;
+	char *lab = label(in, mi);
+	size_t ci = (size_t)in->members[mi].parent;
+	int fd = -1;
+	/* the container's file, opened again (its own descriptor: the
+	 * listing's are the walker's) */
+	enum tm_status s = open_path(in, P(in)->locs[ci].path_idx, &fd, err);
+	if (s == TM_OK)
+		s = tm_stream_window(tm_stream_file_fd(fd, lab, in->members[ci].stored_size), doff,
+				     csize, lab, &win, err);
+	if (s == TM_OK) {
+		struct tm_rd r = {.st = win};
+		uint64_t consumed;
+		*snn = 0;
+		*zr = zip_inflate(&r, true, csize, &consumed, outn, crc, sn, snn, &P(in)->work, lab,
+				  err, &s);
+		tm_stream_close(win); /* (and the file: the window took it) */
+	}
+	free(lab);
+	return s;
+}
+
 /* A deflated ZIP entry of csize bytes at rd, registered early as member mi
  * (its sniff is set here): inflated once, on a thread beside the reader,
  * for the listing (sniff head, CRC-32, size) and for the visitor's scan,
@@ -1281,8 +1319,14 @@ zip_visit(struct tm_input *in, size_t mi, struct tm_rd *rd, uint64_t csize, uint
 	const struct tm_visit *v = P(in)->visit;
 	struct tm_member *m = &in->members[mi];
 	char *lab = label(in, mi);
+	uint64_t doff = rd->off;
 	struct tm_stream *w = tm_stream_borrow(rd, lab, csize);
 	struct tm_stream *z = tm_stream_inflate(w, lab, true, false, m->name, csize);
+	/* ISA-L where the entry can be read again (a ZIP file): a failure is
+	 * redone with zlib (zip_redo; the decoders stop apart in bad data) */
+	if (P(in)->locs[m->parent].kind == L_FILE)
+		tm_stream_zip_fast(z);
+	bool fast = tm_stream_zip_was_fast(z);
 	tm_stream_zip_crc(z);
 	struct tm_stream *a = tm_stream_ahead(z, lab);
 	struct tm_rd ard = {.st = a};
@@ -1335,6 +1379,8 @@ zip_visit(struct tm_input *in, size_t mi, struct tm_rd *rd, uint64_t csize, uint
 	if ((s = tm_rd_skip(rd, csize - *taken, &k, err)) != TM_OK)
 		return s;
 	*taken += k;
+	if (fast && *zr != 0 && *taken == csize)
+		return zip_redo(in, mi, doff, csize, sn, snn, zr, outn, crc, err);
 	return TM_OK;
 }
 
@@ -1599,7 +1645,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				free(name);
 				goto out;
 			}
-			acrc = (uint32_t)crc32(0, NULL, 0);
+			acrc = 0;
 			uint64_t left = csize;
 			bool trunc = false;
 			while (left) {
@@ -1613,7 +1659,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				}
 				size_t k = left < rd.n ? (size_t)left : rd.n;
 				if (!hidden) {
-					acrc = (uint32_t)crc32(acrc, rd.p, (uInt)k);
+					acrc = tm_crc32(acrc, rd.p, k);
 					capture(sn, &snn, rd.p, k);
 				}
 				rd.p += k;
@@ -1643,7 +1689,8 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		m->stored_size = csize;
 		l->off = doff;
 		l->len = csize;
-		l->method = method;
+		l->method = (int16_t)method;
+		l->deflate_ok = false;
 		XGROW(ents, ecap, n_ents + 1);
 		ents[n_ents].mi = mi;
 		ents[n_ents].err = NULL;
@@ -1668,6 +1715,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 					 name, acrc, crc);
 				ents[n_ents].err = xstrdup(t);
 			}
+			l->deflate_ok = !ents[n_ents].err;
 			m->size = outn;
 		} else {
 			if (acrc != crc) {

@@ -74,6 +74,11 @@ struct tm_stream *tm_stream_borrow_after(struct tm_rd *rd, const char *label, co
  * members; strip_trace cuts through "TRACE:\n" in the first raw block. */
 struct tm_stream *tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw,
 				    bool strip_trace, const char *zip_name, uint64_t zip_csize);
+/* A raw (ZIP) inflate stream not yet read: ISA-L inflates it (zinflate.h).
+ * Only for an entry zlib inflated cleanly, or where a failure is redone
+ * with zlib (tm_stream_zip_was_fast: ISA-L was used). */
+void tm_stream_zip_fast(struct tm_stream *st);
+bool tm_stream_zip_was_fast(const struct tm_stream *st);
 
 /* Raw (ZIP) inflate streams: keep the CRC-32 of the output (before the
  * first read); once the stream has ended or failed (read by the thread

@@ -189,6 +189,12 @@ struct tm_stream {
 	/* K_INFLATE */
 	z_stream z;
 	struct tm_zx *zx; /* ISA-L beside z (zinflate.h), NULL: zlib alone */
+	/* gzip with ISA-L: the parent file's bytes from the stream's start
+	 * (a failure is found again by zlib: gz_zlib_failure) and the size of
+	 * the first raw chunk (the TRACE: marker is looked for in it) */
+	int zfd;
+	uint64_t z_base, z_len;
+	size_t first_len;
 	bool z_init, raw, strip, first, boundary, eof;
 	uint64_t member_end; /* output offset of the last gzip member's end */
 	/* gzip/ctrace/zstd (!raw): verified hand-overs (see "gzip / ctrace"
@@ -422,6 +428,7 @@ new_stream(enum kind k, const char *label)
 	st->kind = k;
 	st->label = xstrdup(label);
 	st->fd = -1;
+	st->zfd = -1;
 	st->size = UINT64_MAX;
 	return st;
 }
@@ -584,7 +591,18 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 	st->zip_name = zip_name ? xstrdup(zip_name) : NULL;
 	st->zip_csize = zip_csize;
 	st->zres = -1;
-	tm_zx_init(&st->z, &st->zx, raw ? -15 : 15 + 32);
+	/* gzip: ISA-L where a failure can be found again by zlib (the parent
+	 * is a file, read again from the page cache), else zlib alone */
+	if (!raw && parent->kind == K_FILE && parent->fd >= 0) {
+		tm_zx_init(&st->z, &st->zx, 15 + 32);
+		st->zfd = st->zx ? fcntl(parent->fd, F_DUPFD_CLOEXEC, 0) : -1;
+		st->z_base = parent->base + parent->pos;
+		st->z_len = parent->size - parent->pos;
+		if (st->zx && st->zfd < 0)
+			tm_zx_end(&st->z, &st->zx);
+	}
+	if (!st->zx)
+		tm_inflate_init(&st->z, raw ? -15 : 15 + 32);
 	st->z_init = true;
 	if (!raw)
 		ring_init(st);
@@ -721,6 +739,8 @@ tm_stream_close(struct tm_stream *st)
 		tm_stream_close(st->rd.st);
 	if (st->z_init)
 		tm_zx_end(&st->z, &st->zx);
+	if (st->zfd >= 0)
+		close(st->zfd);
 	if (st->vio.la)
 		archive_read_free(st->vio.la);
 	if (st->pio.la)
@@ -1060,7 +1080,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 	*n = BLOCK - st->z.avail_out;
 	st->pos += *n;
 	if (st->zcrc)
-		st->crc = (uint32_t)crc32(st->crc, st->buf, (uInt)*n);
+		st->crc = tm_crc32(st->crc, st->buf, *n);
 	if (*n)
 		__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)*n, __ATOMIC_RELAXED);
 	if (st->boundary)
@@ -1069,10 +1089,25 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 }
 
 void
+tm_stream_zip_fast(struct tm_stream *st)
+{
+	if (st->kind != K_INFLATE || !st->raw || st->pos || st->z.total_in)
+		return;
+	tm_zx_end(&st->z, &st->zx);
+	tm_zx_init_fast(&st->z, &st->zx, -15, true);
+}
+
+bool
+tm_stream_zip_was_fast(const struct tm_stream *st)
+{
+	return st->zx != NULL;
+}
+
+void
 tm_stream_zip_crc(struct tm_stream *st)
 {
 	st->zcrc = true;
-	st->crc = (uint32_t)crc32(0, NULL, 0);
+	st->crc = 0;
 }
 
 int
@@ -1223,6 +1258,80 @@ gz_release(struct tm_stream *st, bool eof)
 	pthread_mutex_unlock(&st->mu);
 }
 
+/* V failed with ISA-L inflating (zinflate.h): where zlib alone fails, as
+ * trace_processor's GzipDecompressor does - the file inflated again from
+ * the stream's first byte (the TRACE: marker cut as V cut it) up to the
+ * failure: its output and compressed offsets and its text.  The decoders
+ * agree on every byte before a failure but stop a few bytes apart in bad
+ * or cut data.  Kept as ISA-L found it when zlib ends elsewhere than in
+ * the chunk being collected (past a hand-over, or cleanly). */
+static void
+gz_zlib_failure(struct tm_stream *st, uint64_t handed, uint64_t *at, uint64_t *in_at,
+		const char **tp)
+{
+	enum { IB = 1u << 20, OB = 1u << 18 };
+	z_stream z;
+	tm_inflate_init(&z, 15 + 32);
+	uint8_t *ib = xmalloc(IB), *ob = xmalloc(OB);
+	uint64_t pos = 0, out = 0, mend = 0;
+	bool first = true, boundary = true, ok = false;
+	const char *why = NULL;
+	for (;;) {
+		if (!z.avail_in) {
+			size_t want = st->z_len - pos < IB ? (size_t)(st->z_len - pos) : IB;
+			if (first && st->first_len && want > st->first_len)
+				want = st->first_len; /* V's first raw chunk */
+			ssize_t n = want ? pread(st->zfd, ib, want, (off_t)(st->z_base + pos)) : 0;
+			if (n < 0)
+				break;
+			const uint8_t *in = ib;
+			size_t len = (size_t)n;
+			pos += len;
+			if (first && len) {
+				first = false;
+				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
+				if (m) {
+					len -= (size_t)(m - in);
+					in = m;
+				}
+			}
+			if (!n) {
+				if (!boundary) {
+					why = "Compressed stream incomplete, trace is likely corrupt "
+					      "(ERR:tp-corrupt)";
+					ok = true;
+				}
+				break; /* else: a clean end */
+			}
+			z.next_in = (Bytef *)(uintptr_t)in;
+			z.avail_in = (uInt)len;
+		}
+		z.next_out = ob;
+		z.avail_out = OB;
+		boundary = false;
+		int r = inflate(&z, Z_NO_FLUSH);
+		out += OB - z.avail_out;
+		if (r == Z_STREAM_END) {
+			boundary = true;
+			mend = out;
+			inflateReset(&z);
+		} else if (r != Z_OK && r != Z_BUF_ERROR) {
+			why = "Failed to decompress trace chunk (ERR:tp-corrupt)";
+			ok = true;
+			break;
+		}
+	}
+	uint64_t consumed = pos - z.avail_in;
+	inflateEnd(&z);
+	free(ib);
+	free(ob);
+	if (!ok || mend > handed || out < handed || out - handed >= TP_BLOB)
+		return;
+	*at = out;
+	*in_at = consumed;
+	*tp = why;
+}
+
 /* Decompression failed: drop the chunk being collected; the failure is
  * reported once the handed-over bytes are delivered. */
 static void
@@ -1231,19 +1340,22 @@ gz_fail(struct tm_stream *st, const char *tp, const char *why)
 	struct tm_error e;
 	tm_error_clear(&e);
 	pthread_mutex_lock(&st->mu);
-	size_t dropped = (size_t)(st->r_head - st->r_ready);
 	uint64_t handed = st->r_ready;
 	pthread_mutex_unlock(&st->mu);
+	uint64_t at = st->r_head, in_at = st->rd.off - st->z.avail_in;
+	if (st->zx && !why)
+		gz_zlib_failure(st, handed, &at, &in_at, &tp);
+	size_t dropped = (size_t)(at - handed);
 	enum tm_status fs = tm_error_set(
 		&e, TM_ERR_FORMAT,
 		"%s: byte 0x%" PRIx64 " (compressed byte 0x%" PRIx64 "): %s%s%s%s; the "
 		"%zu bytes decompressed since the last hand-over (byte 0x%" PRIx64
 		") never reach the parser",
-		st->label, st->r_head, st->rd.off - st->z.avail_in, tp, why ? " (libarchive: " : "",
+		st->label, at, in_at, tp, why ? " (libarchive: " : "",
 		why ? why : "", why ? ")" : "", dropped, handed);
 	snprintf(e.tp, sizeof e.tp, "%s", tp);
 	pthread_mutex_lock(&st->mu);
-	st->inflated = st->r_head;
+	st->inflated = at; /* (as zlib alone has it: gz_zlib_failure) */
 	st->eof = true;
 	st->failed = true;
 	st->fs = fs;
@@ -1435,6 +1547,7 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 			size_t len = st->rd.n;
 			if (st->first) {
 				st->first = false;
+				st->first_len = len;
 				/* cut everything up to and including "TRACE:\n" in the
 				 * first raw chunk (decompressing_trace_reader.cc). */
 				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;

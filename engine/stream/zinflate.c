@@ -22,10 +22,23 @@
 #include "internal.h"
 
 #ifdef TM_HAVE_ISAL
+#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #endif
 
 bool tm_zx_zlib_only;
+
+uint32_t
+tm_crc32(uint32_t crc, const void *p, size_t n)
+{
+#ifdef TM_HAVE_ISAL
+	/* zlib's crc32, chained the same way (the pre- and post-inversion
+	 * inside), by carry-less multiplication */
+	if (!tm_zx_zlib_only)
+		return crc32_gzip_refl(crc, p, n);
+#endif
+	return (uint32_t)crc32_z(crc, p, n);
+}
 
 #ifdef TM_HAVE_ISAL
 
@@ -70,15 +83,17 @@ body_start(struct tm_zx *x, bool gzip)
 }
 
 void
-tm_zx_init(z_stream *z, struct tm_zx **xp, int window_bits)
+tm_zx_init_fast(z_stream *z, struct tm_zx **xp, int window_bits, bool raw_fast)
 {
 	tm_inflate_init(z, window_bits);
 	*xp = NULL;
-	/* Raw deflate (ZIP members) stays on zlib: ZipFile::Decompress fails
-	 * an entry whole, but the listing shows how much of it inflated and
-	 * sniffs that, and the two decoders stop a few bytes apart in corrupt
-	 * data (a gzip stream hands over whole members only: no difference) */
-	if (tm_zx_zlib_only || window_bits != 15 + 32)
+	/* Raw deflate (ZIP members) only when asked: ZipFile::Decompress
+	 * fails an entry whole, but the listing shows how much of it inflated
+	 * and sniffs that, and the two decoders stop a few bytes apart in
+	 * corrupt data, so the caller redoes a failure with zlib (archive.c
+	 * zip_visit) or asks only for an entry zlib inflated cleanly (a gzip
+	 * stream hands over whole members only: no difference) */
+	if (tm_zx_zlib_only || (window_bits != 15 + 32 && !(window_bits == -15 && raw_fast)))
 		return;
 	/* TRACEMERGE_INFLATE=zlib: zlib alone (to compare) */
 	const char *e = getenv("TRACEMERGE_INFLATE");
@@ -166,6 +181,12 @@ tm_zx_inflate(z_stream *z, struct tm_zx *x)
 }
 
 void
+tm_zx_init(z_stream *z, struct tm_zx **xp, int window_bits)
+{
+	tm_zx_init_fast(z, xp, window_bits, false);
+}
+
+void
 tm_zx_reset(z_stream *z, struct tm_zx *x)
 {
 	if (inflateReset(z) != Z_OK)
@@ -211,10 +232,17 @@ tm_zx_have_isal(void)
 }
 
 void
-tm_zx_init(z_stream *z, struct tm_zx **xp, int window_bits)
+tm_zx_init_fast(z_stream *z, struct tm_zx **xp, int window_bits, bool raw_fast)
 {
+	(void)raw_fast;
 	tm_inflate_init(z, window_bits);
 	*xp = NULL;
+}
+
+void
+tm_zx_init(z_stream *z, struct tm_zx **xp, int window_bits)
+{
+	tm_zx_init_fast(z, xp, window_bits, false);
 }
 
 int
