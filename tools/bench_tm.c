@@ -545,6 +545,39 @@ gen_shape(const char *shape, const char *out, uint64_t mb)
 
 /* ---- realistic shapes (issue 27) ---- */
 
+/* One BOOTTIME/MONOTONIC snapshot packet (the shapes' first). */
+static void
+w_snapshot(struct wbuf *o, uint64_t ts)
+{
+	struct wbuf c = {0}, cs = {0}, pk = {0};
+	w_fv(&c, 1, 6);
+	w_fv(&c, 2, ts);
+	w_sub(&cs, 1, &c);
+	w_fv(&c, 1, 3);
+	w_fv(&c, 2, ts / 2);
+	w_sub(&cs, 1, &c);
+	w_sub(&pk, 6, &cs);
+	w_sub(o, 1, &pk);
+	free(c.p);
+	free(cs.p);
+	free(pk.p);
+}
+
+/* o written out once it holds 1 MiB (or anything, when last); *written
+ * counts it. */
+static int
+w_flush(FILE *f, struct wbuf *o, uint64_t *written, bool last)
+{
+	if (o->n < (1u << 20) && !(last && o->n))
+		return 0;
+	if (fwrite(o->p, 1, o->n, f) != o->n)
+		return 1;
+	*written += o->n;
+	o->n = 0;
+	return 0;
+}
+
+
 /* One TrackEvent packet of the track shape, on sequence k. */
 struct tseq {
 	uint32_t depth, stack[8];    /* open slices' name iids */
@@ -574,15 +607,7 @@ gen_track(FILE *f, uint64_t limit)
 	static struct tseq sq[NSEQ];
 	struct wbuf o = {0}, pk = {0}, te = {0}, sub = {0}, sub2 = {0}, in = {0};
 	uint64_t written = 0, ts = 1000000000, flow = 1;
-	/* one BOOTTIME/MONOTONIC snapshot first */
-	w_fv(&sub, 1, 6);
-	w_fv(&sub, 2, ts);
-	w_sub(&sub2, 1, &sub);
-	w_fv(&sub, 1, 3);
-	w_fv(&sub, 2, ts / 2);
-	w_sub(&sub2, 1, &sub);
-	w_sub(&pk, 6, &sub2);
-	w_sub(&o, 1, &pk);
+	w_snapshot(&o, ts);
 	for (uint64_t i = 0; written < limit; i++) {
 		uint32_t k = rnd(NSEQ), seq = 1 + k;
 		struct tseq *q = &sq[k];
@@ -693,14 +718,10 @@ gen_track(FILE *f, uint64_t limit)
 		w_sub(&pk, 11, &te);
 		w_sub(&o, 1, &pk);
 		ts += 200 + rnd(2000);
-		if (o.n >= (1u << 20)) {
-			if (fwrite(o.p, 1, o.n, f) != o.n)
-				return 1;
-			written += o.n;
-			o.n = 0;
-		}
+		if (w_flush(f, &o, &written, false))
+			return 1;
 	}
-	if (o.n && fwrite(o.p, 1, o.n, f) != o.n)
+	if (w_flush(f, &o, &written, true))
 		return 1;
 	free(o.p);
 	free(pk.p);
@@ -726,14 +747,7 @@ gen_ftrace_percpu(FILE *f, uint64_t limit)
 					    "swapper/0", "android.bg", "mali-cmar-backe", "traced_probes"};
 	struct wbuf o = {0}, pk = {0}, ev = {0}, sub = {0}, bun = {0};
 	uint64_t written = 0, ts = 1000000000, prev_end[NCPU] = {0};
-	w_fv(&sub, 1, 6);
-	w_fv(&sub, 2, ts);
-	w_sub(&bun, 1, &sub);
-	w_fv(&sub, 1, 3);
-	w_fv(&sub, 2, ts / 2);
-	w_sub(&bun, 1, &sub);
-	w_sub(&pk, 6, &bun);
-	w_sub(&o, 1, &pk);
+	w_snapshot(&o, ts);
 	while (written < limit) {
 		uint64_t span = 5000000 + rnd(5000000); /* a read cycle of 5-10 ms */
 		for (uint32_t cpu = 0; cpu < NCPU; cpu++) {
@@ -796,14 +810,10 @@ gen_ftrace_percpu(FILE *f, uint64_t limit)
 			w_sub(&o, 1, &pk);
 		}
 		ts += span;
-		if (o.n >= (1u << 20)) {
-			if (fwrite(o.p, 1, o.n, f) != o.n)
-				return 1;
-			written += o.n;
-			o.n = 0;
-		}
+		if (w_flush(f, &o, &written, false))
+			return 1;
 	}
-	if (o.n && fwrite(o.p, 1, o.n, f) != o.n)
+	if (w_flush(f, &o, &written, true))
 		return 1;
 	free(o.p);
 	free(pk.p);
