@@ -72,7 +72,8 @@ bool
 tm_format_is_predicted(enum tm_format f)
 {
 	return f == TM_FMT_PROTO || f == TM_FMT_JSON || f == TM_FMT_SYSTRACE || f == TM_FMT_PERF_TEXT ||
-	       f == TM_FMT_ANDROID_LOGCAT || f == TM_FMT_ANDROID_DUMPSTATE || f == TM_FMT_STRACE;
+	       f == TM_FMT_ANDROID_LOGCAT || f == TM_FMT_ANDROID_DUMPSTATE || f == TM_FMT_STRACE ||
+	       f == TM_FMT_GECKO;
 }
 
 bool

@@ -320,4 +320,34 @@ check("strace: beside a proto without REALTIME: unrelatable, no strace_missing_p
       tar("st2.tar", [("a.strace", "1000 1700000052.5 read(3) = 1\n1700000052.6 read(3) = 1\n"),
                       ("trace.pb", proto([{"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (3, 10**9)]}]))]),
       stats={"clock_sync_unrelatable_clock_domains": 1, "clock_sync_failure_unknown_source_clock": 2}, tt=6)
+# ------------------------------------------------------------ gecko
+# Perfetto's test_gecko_markers input (parser/gecko/tests.py): slices at 10, 20, 30 ms
+GMARK = """{"meta": {"categories": [{"name": "Other", "color": "grey", "subcategories": ["Other"]},
+ {"name": "DOM", "color": "blue", "subcategories": ["Other"]}]},
+ "threads": [{"name": "main", "tid": 100, "pid": 100, "stringArray": ["Click", "Boot", "DOMEvent"],
+  "frameTable": {"func": []}, "funcTable": {"name": []}, "stackTable": {"prefix": [], "frame": []},
+  "samples": {"stack": [], "time": []},
+  "markers": {"name": [0, 1, 2, 2], "startTime": [10.0, 20.0, 30.0, 0.0], "endTime": [10.0, 25.0, 0.0, 35.0],
+   "phase": [0, 1, 2, 3], "category": [0, 0, 1, 1], "data": [{"flow": 7}, null, {"target": "btn"}, null],
+   "length": 4}}]}"""
+check("gecko: Perfetto's markers, claims its TRACE_FILE clock", loose("g1.json", GMARK), stats={}, tt=11,
+      kept={"Click": [10000000], "Boot": [20000000], "DOMEvent": [30000000, 35000000]})
+gpre = {"meta": {}, "threads": [{"name": "t", "tid": 1, "pid": 1, "stringArray": ["f0", "f1"],
+  "frameTable": {"func": [0, 1]}, "funcTable": {"name": [0, 1]}, "stackTable": {"prefix": [None, 0], "frame": [0, 1]},
+  "samples": {"stack": [0, 1, None, 5, 1], "time": [-1.5, 2.0, 3.0, 4.0, 0.0000004]},
+  "markers": {"name": [0, 9], "startTime": [-3.0, 1.0], "endTime": [-2.0, 1.0], "phase": [1, 0], "category": [0, 0]}}]}
+check("gecko: samples and markers, each list's thread metadata dropped with its first event",
+      loose("g2.json", json.dumps(gpre)), stats={"trace_sorter_negative_timestamp_dropped": 4}, tt=11,
+      kept={"t": [0, 2000000]})
+gleg = {"meta": {}, "threads": [{"name": "t", "tid": 1, "pid": 1, "stringTable": ["a", "b"],
+  "frameTable": {"schema": {"location": 0}, "data": [[0], [1], [7]]},
+  "stackTable": {"schema": {"prefix": 0, "frame": 1}, "data": [[None, 0], [0, 1], [1, 2]]},
+  "samples": {"schema": {"stack": 0, "time": 1}, "data": [[0, 5], [1, 6.5], [2, 7], [0, -1]]}}]}
+check("gecko: legacy tables (6.5 read as the uint32 6)", loose("g3.json", json.dumps(gleg)),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, tt=11, kept={"t": [5000000, 6000000]})
+check("gecko: a PIN moves it (-2.5 ms: 6 dropped)",
+      tar("g5.tar", [("m.json", man([{"path": "a.json"}, {"path": "g.json", "clocks": {"sync_to": {"file": "a.json"},
+                                                                                          "offset_ns": -2500000}}])),
+                     ("g.json", json.dumps(gpre)), ("a.json", js)]),
+      stats={"trace_sorter_negative_timestamp_dropped": 6}, tt=11, kept={"x": [5000], "t": []})
 PY
