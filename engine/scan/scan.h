@@ -164,6 +164,11 @@ enum tm_status tm_scan_gecko(struct tm_stream *st, struct tm_scan *sc,
 			     const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_gecko_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				 const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* simpleperf_proto (scan_simpleperf.c); _mem as above. */
+enum tm_status tm_scan_simpleperf(struct tm_stream *st, struct tm_scan *sc,
+				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+enum tm_status tm_scan_simpleperf_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+				      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 /* strace (scan_strace.c): `strace -ttt` output; _mem as above. */
 enum tm_status tm_scan_strace(struct tm_stream *st, struct tm_scan *sc,
 			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;

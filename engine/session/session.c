@@ -346,6 +346,9 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 			case TM_FMT_GECKO:
 				st = tm_scan_gecko(stm, sc, &ctl, &e);
 				break;
+			case TM_FMT_SIMPLEPERF_PROTO:
+				st = tm_scan_simpleperf(stm, sc, &ctl, &e);
+				break;
 			default:
 				break;
 			}

@@ -41,8 +41,10 @@ def man(files, trace_time=None):
     return json.dumps({"perfetto_manifest": m})
 
 def relate(path, clock, ref, ref_clock, off):
-    return {"path": path, "clocks": {"clock": clock, "sync_to": {"file": ref, "clock": ref_clock},
-                                     "offset_ns": off}}
+    sync = {"file": ref}
+    if ref_clock:
+        sync["clock"] = ref_clock
+    return {"path": path, "clocks": {"clock": clock, "sync_to": sync, "offset_ns": off}}
 
 DROP = ("clock_sync_unrelatable_clock_domains", "clock_sync_failure_no_path",
         "trace_sorter_negative_timestamp_dropped")
@@ -350,4 +352,25 @@ check("gecko: a PIN moves it (-2.5 ms: 6 dropped)",
                                                                                           "offset_ns": -2500000}}])),
                      ("g.json", json.dumps(gpre)), ("a.json", js)]),
       stats={"trace_sorter_negative_timestamp_dropped": 6}, tt=11, kept={"x": [5000], "t": []})
+# ------------------------------------------------------------ simpleperf_proto
+import struct
+from difftest import fl as pfl, fv as pfv
+def sprec(body): return struct.pack("<I", len(body)) + body
+SPH = b"SIMPLEPERF" + struct.pack("<H", 1)
+sp_ok = (SPH + sprec(pfl(3, pfv(1, 0) + pfl(2, "/x"))) + sprec(pfl(4, pfv(1, 7) + pfv(2, 7) + pfl(3, "main")))
+         + sprec(pfl(1, pfv(1, 1000) + pfv(2, 7))) + sprec(pfl(6, pfv(1, 1) + pfv(2, 2000) + pfv(3, 7)))
+         + sprec(pfl(4, pfv(1, 7) + pfv(2, 7))) + sprec(pfl(1, pfv(2, 7))) + struct.pack("<I", 0))
+check("simpleperf_proto: claims MONOTONIC; thread records at the last time, a sample without one at 0",
+      loose("sp1.pb", sp_ok), stats={}, tt=3,
+      kept={"thread": [0, 2000], "sample": [0, 1000], "context_switch": [2000]})
+check("simpleperf_proto: related -1500 ns: the three before 1500 dropped",
+      tar("sp4.tar", [("m.json", man([{"path": "a.json"}, relate("p.pb", "MONOTONIC", "a.json", None, -1500)])),
+                      ("p.pb", sp_ok), ("a.json", js)]),
+      stats={"trace_sorter_negative_timestamp_dropped": 3}, tt=11)
+check("simpleperf_proto: a file without its end marker fails the import",
+      loose("sp2.pb", SPH + sprec(pfl(1, pfv(1, 1000)))),
+      error="Trace parse failure: Unexpected end of simpleperf_proto file (ERR:tp-corrupt) (ERR:tp-parse)")
+check("simpleperf_proto: version 2 fails the import",
+      loose("sp3.pb", b"SIMPLEPERF" + struct.pack("<HI", 2, 0)),
+      error="Trace parse failure: Unsupported simpleperf version: 2 (ERR:tp-parse)")
 PY

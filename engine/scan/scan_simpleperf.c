@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * simpleperf_proto scanner: `simpleperf report-sample --protobuf` output as
+ * trace_processor's SimpleperfProtoTokenizer reads it
+ * (importers/simpleperf_proto/simpleperf_proto_tokenizer.cc): "SIMPLEPERF",
+ * a LE u16 version that must be 1, then records of a LE u32 size and a
+ * Record message (protos/third_party/simpleperf/cmd_report_sample.proto),
+ * a size of 0 ending the file.
+ *
+ * file, meta_info and lost records stay in the tokenizer; every other
+ * record is one ToTraceTime(MONOTONIC) push: a sample or context switch at
+ * its time (0 without one), a thread record at the last time seen, a
+ * record with none of those at 0.  A file that ends before its 0 size
+ * fails the import.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "scan.h"
+#include "proto_wire.h"
+
+enum { SP_HEADER, SP_SIZE, SP_RECORD, SP_DONE };
+
+struct sp {
+	struct tm_scan *sc;
+	const struct tm_scan_ctl *ctl;
+	struct tm_error *err;
+	struct tm_buf buf;   /* the unit being assembled */
+	int state;
+	uint32_t need;       /* bytes of the current unit */
+	uint64_t off;        /* where it starts */
+	uint64_t total;
+	int64_t last_ts;
+	enum tm_status status;
+	bool stop;
+};
+
+static void
+sp_fatal(struct sp *sp, const char *text)
+{
+	tm_oplog_fatal(&sp->sc->log, 0, text, sp->off);
+	sp->sc->failed = true;
+	sp->stop = true;
+}
+
+/* The last occurrence of length-delimited field f of msg, or NULL; *any:
+ * whether f occurs at all (protozero's has_*).  A malformed field ends the
+ * walk (the decoder stops there). */
+static const uint8_t *
+ld_field(const uint8_t *p, const uint8_t *end, uint32_t f, size_t *len, bool *any)
+{
+	const uint8_t *found = NULL;
+	*any = false;
+	while (p < end) {
+		uint64_t tag, v;
+		const uint8_t *q = get_varint(p, end, &tag);
+		if (!q)
+			break;
+		uint32_t wt = (uint32_t)(tag & 7), fn = (uint32_t)(tag >> 3);
+		if (wt == 0) {
+			if (!(q = get_varint(q, end, &v)))
+				break;
+		} else if (wt == 1) {
+			if (end - q < 8)
+				break;
+			q += 8;
+		} else if (wt == 5) {
+			if (end - q < 4)
+				break;
+			q += 4;
+		} else if (wt == 2) {
+			if (!(q = get_varint(q, end, &v)) || (uint64_t)(end - q) < v)
+				break;
+			if (fn == f) {
+				found = q;
+				*len = (size_t)v;
+				*any = true;
+			}
+			q += v;
+		} else {
+			break;
+		}
+		if (fn == f)
+			*any = true;
+		p = q;
+	}
+	return found;
+}
+
+/* The last varint field f of msg (*has false when absent). */
+static uint64_t
+varint_field(const uint8_t *p, const uint8_t *end, uint32_t f, bool *has)
+{
+	uint64_t out = 0;
+	*has = false;
+	while (p < end) {
+		uint64_t tag, v;
+		const uint8_t *q = get_varint(p, end, &tag);
+		if (!q)
+			break;
+		uint32_t wt = (uint32_t)(tag & 7), fn = (uint32_t)(tag >> 3);
+		if (wt == 0) {
+			if (!(q = get_varint(q, end, &v)))
+				break;
+			if (fn == f) {
+				out = v;
+				*has = true;
+			}
+		} else if (wt == 1) {
+			if (end - q < 8)
+				break;
+			q += 8;
+		} else if (wt == 5) {
+			if (end - q < 4)
+				break;
+			q += 4;
+		} else if (wt == 2) {
+			if (!(q = get_varint(q, end, &v)) || (uint64_t)(end - q) < v)
+				break;
+			q += v;
+		} else {
+			break;
+		}
+		p = q;
+	}
+	return out;
+}
+
+static void
+record(struct sp *sp, const uint8_t *r, size_t n)
+{
+	const uint8_t *end = r + n, *m;
+	size_t ml = 0;
+	bool any;
+	(void)ld_field(r, end, 3, &ml, &any); /* file */
+	if (any)
+		return;
+	(void)ld_field(r, end, 5, &ml, &any); /* meta_info */
+	if (any)
+		return;
+	(void)ld_field(r, end, 2, &ml, &any); /* lost */
+	if (any)
+		return;
+	int64_t ts = 0;
+	const char *name = "record";
+	bool has;
+	if ((m = ld_field(r, end, 1, &ml, &any)), any) { /* sample */
+		uint64_t t = m ? varint_field(m, m + ml, 1, &has) : 0;
+		if (m && has) {
+			ts = (int64_t)t;
+			sp->last_ts = ts;
+		}
+		name = "sample";
+	} else if ((m = ld_field(r, end, 6, &ml, &any)), any) { /* context_switch */
+		uint64_t t = m ? varint_field(m, m + ml, 2, &has) : 0;
+		if (m && has) {
+			ts = (int64_t)t;
+			sp->last_ts = ts;
+		}
+		name = "context_switch";
+	} else if ((void)ld_field(r, end, 4, &ml, &any), any) { /* thread */
+		ts = sp->last_ts;
+		name = "thread";
+	}
+	struct tm_scan *sc = sp->sc;
+	uint32_t detail = 0;
+	if (sp->ctl && sp->ctl->keep_events)
+		detail = tm_oplog_detail(&sc->log, name, strlen(name), 'P', 0, -1);
+	tm_scan_note_ts(sc, ts);
+	sc->n_events++;
+	tm_oplog_convert_i(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, sp->off);
+}
+
+/* The unit in buf is complete: act on it. */
+static void
+unit(struct sp *sp)
+{
+	const uint8_t *b = (const uint8_t *)sp->buf.data;
+	switch (sp->state) {
+	case SP_HEADER: {
+		unsigned v = (unsigned)b[10] | ((unsigned)b[11] << 8);
+		if (v != 1) {
+			char t[64];
+			snprintf(t, sizeof t, "Unsupported simpleperf version: %u", v);
+			sp_fatal(sp, t);
+			return;
+		}
+		sp->state = SP_SIZE;
+		sp->need = 4;
+		break;
+	}
+	case SP_SIZE: {
+		uint32_t size = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+				((uint32_t)b[3] << 24);
+		if (size == 0) {
+			sp->state = SP_DONE;
+			return;
+		}
+		sp->state = SP_RECORD;
+		sp->need = size;
+		break;
+	}
+	case SP_RECORD:
+		sp->sc->n_packets++;
+		record(sp, b, sp->buf.len);
+		sp->state = SP_SIZE;
+		sp->need = 4;
+		break;
+	}
+}
+
+static void
+sp_feed(void *self, const char *p, size_t n)
+{
+	struct sp *sp = self;
+	uint64_t at = sp->total;
+	sp->total += n;
+	while (n && !sp->stop && sp->state != SP_DONE) {
+		size_t want = sp->need - sp->buf.len, k = n < want ? n : want;
+		if (!sp->buf.len)
+			sp->off = at;
+		tm_buf_add(&sp->buf, p, k);
+		p += k;
+		n -= k;
+		at += k;
+		if (sp->buf.len == sp->need) {
+			unit(sp);
+			sp->buf.len = 0;
+		}
+	}
+}
+
+static void
+sp_finish(void *self)
+{
+	struct sp *sp = self;
+	if (!sp->stop && sp->state != SP_DONE)
+		sp_fatal(sp, "Unexpected end of simpleperf_proto file (ERR:tp-corrupt)");
+}
+
+static enum tm_status
+scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
+     const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	struct sp sp;
+	memset(&sp, 0, sizeof sp);
+	sp.sc = sc;
+	sp.ctl = ctl;
+	sp.err = err;
+	sp.status = TM_OK;
+	sp.need = 12;
+	tm_buf_init(&sp.buf);
+	tm_scan_note_clock(sc, TM_CLOCK_MONOTONIC);
+	struct tm_text_scanner ts = {&sp, sp_feed, sp_finish, &sp.status, &sp.total};
+	enum tm_status rc = st ? tm_scan_text(st, sc, ctl, err, &ts)
+			       : tm_scan_text_mem(mem, n, block, sc, ctl, err, &ts);
+	tm_buf_fini(&sp.buf);
+	return rc;
+}
+
+enum tm_status
+tm_scan_simpleperf(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+		   struct tm_error *err)
+{
+	return scan(st, NULL, 0, 0, sc, ctl, err);
+}
+
+enum tm_status
+tm_scan_simpleperf_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+		       const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	return scan(NULL, p, n, block, sc, ctl, err);
+}
