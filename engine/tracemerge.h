@@ -398,8 +398,9 @@ bool tm_format_is_container(enum tm_format f); /* tar zip gzip zstd ctrace */
  * For every other format the verdict says its events are not predicted. */
 bool tm_format_is_predicted(enum tm_format f);
 /* False for the formats whose importer sorts no timestamp (collapsed_stack,
- * pprof, symbols, art_hprof, arrow): nothing of them can be dropped, and
- * they claim no trace time. */
+ * pprof, symbols, art_hprof, arrow, and ninja_log, whose slices are written
+ * at their own times): nothing of them can be dropped, and they claim no
+ * trace time. */
 bool tm_format_has_timeline(enum tm_format f);
 
 /* Sniff a format from the first bytes of a file, with trace_processor's

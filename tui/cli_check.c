@@ -304,7 +304,9 @@ check_print_text(FILE *out, const struct tm_session *s, const struct tm_report *
 	for (size_t oi = 0; oi < n_order; oi++) {
 		const struct tm_report_file *f = &r->files[order[oi]];
 		say_part(out, "  %-10s %s", tm_format_name(f->format), file_label(s, f));
-		if (f->is_untimed)
+		if (f->is_untimed && f->format == TM_FMT_NINJA_LOG)
+			fputs(": slices at their own times (nothing of it can be dropped)", out);
+		else if (f->is_untimed)
 			fputs(": no timeline events (nothing of it can be dropped)", out);
 		else if (f->is_predicted)
 			say_part(out, ": %" PRIu64 " event%s, %" PRIu64 " dropped, %" PRIu64 " missing",

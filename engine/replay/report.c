@@ -500,6 +500,10 @@ tm_report_build(struct tm_replay *p)
 			tm_buf_adds(&pl, "arrow: a table of a Perfetto export; tracemerge does not "
 					"check that it restores (trace_processor fails the import when "
 					"its table, columns or row count do not match)");
+		} else if (mb->format == TM_FMT_NINJA_LOG) {
+			tm_buf_adds(&pl, "ninja_log: its slices are written at their own times (ms "
+					"from the build's start), never converted or sorted: nothing "
+					"of it can be dropped, and it claims no trace time");
 		} else if (!tm_format_has_timeline(mb->format)) {
 			tm_buf_addf(&pl, "%s: no timeline events: nothing of it can be dropped, and it "
 					"claims no trace time",

@@ -84,9 +84,11 @@ tm_format_has_timeline(enum tm_format f)
 	 * sorter, no clock (descriptor clock policy none); symbols: a proto
 	 * reader with no default clock (proto_trace_reader.cc,
 	 * SymbolsImporter); arrow: tables restored as exported
-	 * (perfetto_export_reader.cc) */
+	 * (perfetto_export_reader.cc); ninja_log: slices written straight
+	 * to storage at their own times (ninja_log_parser.cc,
+	 * OnPushDataToSorter), clock policy none */
 	return f != TM_FMT_COLLAPSED_STACK && f != TM_FMT_PPROF && f != TM_FMT_SYMBOLS &&
-	       f != TM_FMT_ART_HPROF && f != TM_FMT_ARROW;
+	       f != TM_FMT_ART_HPROF && f != TM_FMT_ARROW && f != TM_FMT_NINJA_LOG;
 }
 
 /* ---- helpers ---- */

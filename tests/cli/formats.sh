@@ -373,4 +373,13 @@ check("simpleperf_proto: a file without its end marker fails the import",
 check("simpleperf_proto: version 2 fails the import",
       loose("sp3.pb", b"SIMPLEPERF" + struct.pack("<HI", 2, 0)),
       error="Trace parse failure: Unsupported simpleperf version: 2 (ERR:tp-parse)")
+# ------------------------------------------------------------ ninja_log
+NINJA = "# ninja log v5\n0\t100\t0\tobj/a.o\tdeadbeef\n50\t250\t0\tobj/b.o\tcafe\nbad line\n"
+check("ninja_log: alone, slices at their own times, no claim, nothing to drop",
+      loose("n.ninja_log", NINJA), stats={}, tt="none", machines=[(0, None)], untimed=(None,))
+check("ninja_log: inside an archive the import fails",
+      tar("nt.tar", [("b.ninja_log", NINJA), ("a.json", '{"traceEvents":[]}')]),
+      error="Trace parse failure: Ninja traces currently do not support being contained inside other trace "
+            "formats. Please file a bug at https://github.com/google/perfetto/issues if this is important to "
+            "you. (ERR:tp-parse)")
 PY
