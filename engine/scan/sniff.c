@@ -73,7 +73,7 @@ tm_format_is_predicted(enum tm_format f)
 {
 	return f == TM_FMT_PROTO || f == TM_FMT_JSON || f == TM_FMT_SYSTRACE || f == TM_FMT_PERF_TEXT ||
 	       f == TM_FMT_ANDROID_LOGCAT || f == TM_FMT_ANDROID_DUMPSTATE || f == TM_FMT_STRACE ||
-	       f == TM_FMT_GECKO || f == TM_FMT_SIMPLEPERF_PROTO;
+	       f == TM_FMT_GECKO || f == TM_FMT_SIMPLEPERF_PROTO || f == TM_FMT_ART_METHOD;
 }
 
 bool

@@ -349,6 +349,9 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 			case TM_FMT_SIMPLEPERF_PROTO:
 				st = tm_scan_simpleperf(stm, sc, &ctl, &e);
 				break;
+			case TM_FMT_ART_METHOD:
+				st = tm_scan_art(stm, sc, &ctl, &e);
+				break;
 			default:
 				break;
 			}

@@ -382,4 +382,37 @@ check("ninja_log: inside an archive the import fails",
       error="Trace parse failure: Ninja traces currently do not support being contained inside other trace "
             "formats. Please file a bug at https://github.com/google/perfetto/issues if this is important to "
             "you. (ERR:tp-parse)")
+# ------------------------------------------------------------ art_method (v1)
+def ahdr(version, start, recsize=0):
+    return struct.pack("<IHHQH", 0x574f4c53, version, 32, start, recsize) + b"\0" * 14
+def arec(tid, mid, action, delta): return struct.pack("<HII", tid, mid | action, delta)
+ART_NS = ("*version\n2\nclock=wall\n*threads\n1\tmain\n*methods\n0x10\tcom/a/B\tfoo\t()V\tB.java\n"
+          "0x20\tcom/a/C\tbar\t()V\tC.java\n*end\n").encode() + ahdr(2, 1000000) + arec(1, 0x10, 0, 5) \
+    + arec(1, 0x20, 0, 7) + arec(1, 0x20, 1, 9) + arec(1, 0x10, 1, 12)
+def ameth(line): b = line.encode(); return struct.pack("<HBH", 0, 1, len(b)) + b
+def athr(tid, name): b = name.encode(); return struct.pack("<HBHH", 0, 2, tid, len(b)) + b
+ASUMM = b"*version\n3\ndata-file-overflow=false\nclock=wall\nelapsed-time-usec=1\n*threads\n1\tmain\n*methods\n*end\n"
+def asummary(x): return struct.pack("<HBI", 0, 3, len(x)) + x
+ART_ST = (ahdr(0xF2, 2000000) + ameth("0x10\tcom/a/B\tfoo\t()V\tB.java") + athr(1, "main")
+          + arec(1, 0x10, 0, 5) + arec(1, 0x10, 1, 8) + asummary(ASUMM))
+check("art_method: non-streaming, (start + delta) * 1000 on MONOTONIC", loose("a1.trace", ART_NS), stats={}, tt=3,
+      kept={"method": [1000005000, 1000007000, 1000009000, 1000012000]})
+check("art_method: non-streaming ending inside a record fails the import", loose("a2.trace", ART_NS + b"\x01"),
+      error="Trace parse failure: ART Method trace: trace is incomplete (ERR:tp-corrupt) (ERR:tp-parse)")
+check("art_method: streaming, read at its summary", loose("a3.trace", ART_ST), stats={}, tt=3,
+      kept={"method": [2000005000, 2000008000]})
+check("art_method: streaming without its summary fails the import", loose("a4.trace", ART_ST[:-10]),
+      error="Trace parse failure: ART Method trace: trace is incomplete (ERR:tp-corrupt) (ERR:tp-parse)")
+check("art_method: thread-cpu clock fails the import",
+      loose("a5.trace", ahdr(0xF2, 2000000) + arec(1, 0x10, 0, 5) + asummary(ASUMM.replace(b"clock=wall", b"clock=thread-cpu"))),
+      error="Trace parse failure: ART method tracing: thread-cpu clock is *not* supported. Use wall or dual "
+            "clocks (ERR:tp-parse)")
+check("art_method: v3 with clock=dual reads the wall delta",
+      loose("a6.trace", "*version\n3\nclock=dual\n*threads\n1\tmain\n*methods\n0x10\tcom/a/B\tfoo\t()V\tB.java\n*end\n".encode()
+            + ahdr(3, 1000, 14) + struct.pack("<HIII", 1, 0x10, 100, 3) + struct.pack("<HIII", 1, 0x11, 200, 4)),
+      stats={}, tt=3, kept={"method": [1003000, 1004000]})
+check("art_method: related before the JSON's zero: 2 dropped",
+      tar("a7.tar", [("m.json", man([{"path": "a.json"}, relate("m.trace", "MONOTONIC", "a.json", None, -1000008000)])),
+                     ("m.trace", ART_NS), ("a.json", js)]),
+      stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=11)
 PY
