@@ -92,6 +92,14 @@ void tm_manifest_plan_fini(struct tm_manifest_plan *plan);
  * error's hint (ours) names. */
 enum tm_status tm_manifest_parse_named(const char *text, size_t len, const char *name,
 				       struct tm_manifest *out, struct tm_error *err) TM_WUR;
+/* The same, but when only the apply step failed (the checks of ApplyManifest
+ * that run entry by entry: machines, sync_to references) *apply_stage is
+ * set and out keeps the model: applied with the archive (ops), the entry
+ * trace_processor fails on first may be an earlier one, whose file the
+ * archive lacks. */
+enum tm_status tm_manifest_parse_keep(const char *text, size_t len, const char *name,
+				      struct tm_manifest *out, struct tm_error *err,
+				      bool *apply_stage) TM_WUR;
 
 /* The entry is an exported table (__exported_table_schema), not a trace. */
 bool tm_manifest_file_is_table(const struct tm_manifest_file *f);

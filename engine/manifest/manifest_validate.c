@@ -303,8 +303,8 @@ validate(const cJSON *root, struct tm_manifest *m, struct tm_error *err)
 }
 
 enum tm_status
-tm_manifest_parse_named(const char *text, size_t len, const char *name, struct tm_manifest *out,
-			struct tm_error *err)
+tm_manifest_parse_keep(const char *text, size_t len, const char *name, struct tm_manifest *out,
+		       struct tm_error *err, bool *apply_stage)
 {
 	char msg[sizeof err->msg];
 	struct tm_manifest_plan plan;
@@ -328,6 +328,7 @@ tm_manifest_parse_named(const char *text, size_t len, const char *name, struct t
 		return s;
 	}
 	s = validate(root, out, err);
+	bool applying = s == TM_OK;
 	if (s == TM_OK) {
 		s = tm_manifest_apply(out, NULL, &plan, err);
 		tm_manifest_plan_fini(&plan);
@@ -335,10 +336,20 @@ tm_manifest_parse_named(const char *text, size_t len, const char *name, struct t
 	if (s != TM_OK) {
 		if (err)
 			tm_mf_old_syntax_hint(tm_mj_member(root, "perfetto_manifest"), NULL, err);
-		tm_manifest_fini(out);
+		if (applying && apply_stage)
+			*apply_stage = true;
+		else
+			tm_manifest_fini(out);
 	}
 	cJSON_Delete(root);
 	return s;
+}
+
+enum tm_status
+tm_manifest_parse_named(const char *text, size_t len, const char *name, struct tm_manifest *out,
+			struct tm_error *err)
+{
+	return tm_manifest_parse_keep(text, len, name, out, err, NULL);
 }
 
 enum tm_status

@@ -2093,6 +2093,17 @@ process_manifest(struct tm_replay *p, size_t mi)
 	if (!m) {
 		/* evaluating the input's own manifest */
 		const struct tm_manifest_slot *sl = p->src->manifests[mi];
+		if (!sl->is_ok && sl->apply_stage) {
+			/* ApplyManifest's checks entry by entry, with the
+			 * archive: an earlier entry's file it lacks fails first
+			 * (find_trace_file_id), else the same error, with its hint */
+			if (sl->err.hint[0])
+				p->hint = xstrdup(sl->err.hint);
+			p->m = &sl->m;
+			p->entries = xcalloc(sl->m.n_files + 1, sizeof *p->entries);
+			apply_manifest(p, mb->trace_file_id);
+			return;
+		}
 		if (!sl->is_ok) {
 			mfail(p, "%s", sl->err.msg);
 			if (sl->err.hint[0])

@@ -13,6 +13,7 @@
 
 struct tm_manifest_slot { /* one perfetto_manifest member of the input */
 	bool is_ok;
+	bool apply_stage; /* not ok in the apply step only: m is the model (tm_manifest_parse_keep) */
 	struct tm_manifest m;
 	char *text; /* the member's bytes as read (NUL-terminated), NULL if unread */
 	size_t text_len;

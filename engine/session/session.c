@@ -49,8 +49,9 @@ read_manifest(struct tm_session *s, size_t i)
 		tm_buf_add(&b, p, n);
 	}
 	tm_manifest_fini(&sl->m);
-	sl->is_ok = tm_manifest_parse_named(b.data ? b.data : "", b.len, s->in.members[i].name,
-					    &sl->m, &sl->err) == TM_OK;
+	sl->apply_stage = false;
+	sl->is_ok = tm_manifest_parse_keep(b.data ? b.data : "", b.len, s->in.members[i].name,
+					   &sl->m, &sl->err, &sl->apply_stage) == TM_OK;
 	sl->text_len = b.len;
 	tm_buf_addc(&b, 0); /* NUL-terminated for front ends; not counted */
 	sl->text = tm_buf_steal(&b);

@@ -262,4 +262,15 @@ durs("a JSON E with a category closes only a B of it",
      tar("jcat.tar", [("a.json", json.dumps({"traceEvents": [
          jev("B", 10, "b1") | {"cat": "c1"}, jev("B", 12, "b2"), jev("E", 20) | {"cat": "c1"}, jev("E", 30)]}))]),
      [(10000, 10000, "b1"), (12000, 8000, "b2")])
+# Rule: ApplyManifest resolves each entry's references in files[] order,
+# looking a clock-less sync_to's file up in the archive as it goes: an
+# entry whose reference the archive lacks fails before a later entry's
+# reference to a file the manifest does not declare.
+man_ghost = man([{"path": "a.json", "clocks": {"sync_to": {"file": "ghost.json"}, "offset_ns": 5}},
+                 {"path": "ghost.json"},
+                 {"path": "b.json", "clocks": {"sync_to": {"file": "unknown.json", "clock": "BOOTTIME"}, "offset_ns": 5}}])
+r = check(tar("ghost.tar", [("perfetto_manifest.json", man_ghost), ("a.json", jx), ("b.json", jx)]))
+want = ("Trace parse failure: perfetto_manifest: clocks: could not resolve file 'ghost.json'. It must match "
+        "the `path` of an entry in the `files` array. (ERR:tp-parse)")
+result("manifest: a reference the archive lacks fails before a later unknown file", r["error"] == want, str(r["error"]))
 PY
