@@ -294,6 +294,7 @@ struct wb_model {
 		struct tm_view *view_out; /* the thread's, until joined */
 		struct tm_report *full;
 		struct tm_view *view;
+		unsigned view_gen; /* counts the views installed (never 0) */
 	} det;
 
 	/* background scan */
@@ -516,7 +517,9 @@ struct wb_ui {
 		 * order, recomputed when the view or the filter changes */
 		uint32_t *shown;
 		size_t n_shown, cap_shown;
-		const struct tm_view *shown_of;
+		/* the view they were computed for (model_view's gen: a
+		 * freed view's address may be the next one's) */
+		unsigned shown_gen;
 		bool filter_on;
 		struct tm_event_filter filt;
 		char filt_name[128];
@@ -642,8 +645,10 @@ bool model_details_kept(const struct wb_model *m);
 /* The events and tracks views are open: the details list every event and
  * the engine's view over them is built (on the details thread). */
 void model_details_want_all(struct wb_model *m, bool on);
-/* That view and the report it indexes (*full), once in; NULL meanwhile. */
+/* That view and the report it indexes (*full), once in; NULL meanwhile.
+ * model_view_gen: which view it is (a new view, a new number; 0 none). */
 const struct tm_view *model_view(const struct wb_model *m, const struct tm_report **full);
+unsigned model_view_gen(const struct wb_model *m);
 /* Harness: hold (no thread started: the computing state stays) or go. */
 void model_details_hold(struct wb_model *m, bool hold);
 /* Harness: the next thread started waits before it evaluates (not busy

@@ -66,7 +66,7 @@ browse_refresh(struct wb *wb)
 	const struct tm_view *v;
 	if (!b->on || !(v = model_view(&wb->m, &r)))
 		return;
-	if (b->shown_of != v) {
+	if (b->shown_gen != model_view_gen(&wb->m)) {
 		size_t n = tm_view_n(v);
 		b->n_shown = 0;
 		if (b->cap_shown < n + 1) {
@@ -78,7 +78,7 @@ browse_refresh(struct wb *wb)
 		for (size_t p = 0; p < n; p++)
 			if (!b->filter_on || tm_event_matches(r, tm_view_at(v, p), &b->filt))
 				b->shown[b->n_shown++] = (uint32_t)p;
-		b->shown_of = v;
+		b->shown_gen = model_view_gen(&wb->m);
 		if (b->ev >= r->n_events) /* the first event on the timeline */
 			b->ev = n ? tm_view_at(v, 0) : SIZE_MAX;
 		if (b->n_folded < r->n_files) {
@@ -215,7 +215,7 @@ select_event(struct wb *wb, const struct tm_report *r, const struct tm_view *v, 
 	b->ev = ev;
 	if (sel_line(b, v) == SIZE_MAX && b->filter_on) {
 		b->filter_on = false;
-		b->shown_of = NULL;
+		b->shown_gen = 0;
 		msg(wb, ROLE_INFO, "The filter hid that event: cleared");
 	}
 	select_track_of(wb, r, ev);
@@ -356,7 +356,7 @@ act_event_filter(struct wb *wb, const char *arg)
 	b->filt = f;
 	b->filter_on = f.name || f.file >= 0 || f.machine >= 0 || f.dropped_only;
 	snprintf(b->filt_text, sizeof b->filt_text, "%s", arg);
-	b->shown_of = NULL;
+	b->shown_gen = 0;
 	if (!b->on)
 		act_events(wb, NULL);
 	browse_refresh(wb);

@@ -412,6 +412,8 @@ details_finish(struct wb_model *m)
 			if (d->run_all) { /* kept for the events and tracks views */
 				d->full = d->out;
 				d->view = d->view_out;
+				if (!++d->view_gen)
+					d->view_gen = 1;
 				d->out = NULL;
 				d->view_out = NULL;
 			}
@@ -529,6 +531,12 @@ model_details_want_all(struct wb_model *m, bool on)
 		details_forget(m);
 		model_details_poll(m);
 	}
+}
+
+unsigned
+model_view_gen(const struct wb_model *m)
+{
+	return m->det.ready && m->det.view ? m->det.view_gen : 0;
 }
 
 const struct tm_view *

@@ -184,6 +184,8 @@ draw_events(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		if (k >= b->n_shown)
 			continue;
 		size_t ev = tm_view_at(v, b->shown[k]);
+		if (ev >= r->n_events)
+			continue;
 		const struct tm_report_event *e = &r->events[ev];
 		bool sel = ev == b->ev;
 		const char *why = tm_report_event_dropped(e);
