@@ -66,11 +66,14 @@ layout_columns(const struct wb_cols *need, int w, struct wb_cols *out)
 		out->align = min_int(need->align, steps[k][2]);
 	}
 	if (out->name + out->machine + out->align > room) {
-		/* the narrowest screens: machines and alignments to 5, names
-		 * what is left (4 at least) */
-		out->machine = min_int(need->machine, 5);
-		out->align = min_int(need->align, 5);
-		out->name = max_int(min_int(need->name, 4), room - out->machine - out->align);
+		/* the narrowest screens: names 4, machines and alignments to
+		 * 5 in what is left (down to nothing: at 60 columns four
+		 * 8-digit numbers leave 7), names the rest */
+		out->name = min_int(need->name, 4);
+		int l = max_int(room - out->name, 0);
+		out->machine = min_int(min_int(need->machine, 5), l);
+		out->align = min_int(min_int(need->align, 5), l - out->machine);
+		out->name = max_int(out->name, room - out->machine - out->align);
 	}
 	/* What is left goes to the names (they are cut otherwise), then the
 	 * machines, at most what they need; the rest trails. */

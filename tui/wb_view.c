@@ -310,9 +310,9 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 	attrset(theme_attr(ROLE_HEADER));
 	move(y0, x0);
 	/* #: the place in trace_processor's processing order (by name) */
-	snprintf(buf, sizeof buf, "  %*s %-*s %-*s %*s %-*s %-*s %*s %*s", cl->order, "#", name_w,
-		 "FILE", cl->format, "FORMAT", cl->size, "SIZE", cl->machine, "MACHINE", cl->align,
-		 "ALIGN", cl->events, "EVENTS", cl->drops, "DROPS");
+	snprintf(buf, sizeof buf, "  %*s %-*s %-*s %*s %-*.*s %-*.*s %*s %*s", cl->order, "#", name_w,
+		 "FILE", cl->format, "FORMAT", cl->size, "SIZE", cl->machine, cl->machine, "MACHINE",
+		 cl->align, cl->align, "ALIGN", cl->events, "EVENTS", cl->drops, "DROPS");
 	if (cl->missing)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " %*s", cl->missing, "MISSING");
 	put_text(buf, w, theme_attr(ROLE_HEADER));

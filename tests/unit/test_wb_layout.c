@@ -90,15 +90,20 @@ t_columns_fit(void)
 	CHECK_INT(c.name, 8);
 	CHECK_INT(c.events, 6);
 	/* the MISSING column (events missing that are not the dropped count)
-	 * is a number: never cut, the names give way (from 72 columns: at
-	 * 60, four 8-digit numbers leave no room for a name) */
+	 * is a number: never cut, the names give way; at 60 columns four
+	 * 8-digit numbers leave 7 for the name, machine and alignment: the
+	 * name keeps 4, the machine 3, the alignment none */
 	need.missing = 8;
-	for (size_t i = 1; i < sizeof widths / sizeof widths[0]; i++) {
+	for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
 		layout_columns(&need, widths[i], &c);
 		CHECK(total(&c) <= widths[i]);
 		CHECK_INT(c.missing, 8);
 		CHECK_INT(c.drops, 8);
+		CHECK(c.name >= 4);
 	}
+	layout_columns(&need, 60, &c);
+	CHECK_INT(c.machine, 3);
+	CHECK_INT(c.align, 0);
 }
 
 static void
