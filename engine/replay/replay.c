@@ -1044,58 +1044,6 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 /* per-file replay                                                     */
 /* ------------------------------------------------------------------ */
 
-enum policy { POL_NONE, POL_MONO, POL_BOOT, POL_RT, POL_TF, POL_PROTO };
-
-static enum policy
-policy_of(enum tm_format f)
-{
-	switch (f) {
-	case TM_FMT_JSON:
-	case TM_FMT_GECKO:
-	case TM_FMT_INSTRUMENTS_XML:
-	case TM_FMT_PRIMES:
-		return POL_TF;
-	case TM_FMT_SYSTRACE:
-	case TM_FMT_PERF:
-	case TM_FMT_SIMPLEPERF_PROTO:
-	case TM_FMT_ART_METHOD_V2:
-	case TM_FMT_ART_METHOD:
-	case TM_FMT_PERF_TEXT:
-		return POL_MONO;
-	case TM_FMT_FUCHSIA:
-		return POL_BOOT;
-	case TM_FMT_ANDROID_LOGCAT:
-	case TM_FMT_STRACE:
-	case TM_FMT_ANDROID_DUMPSTATE:
-		return POL_RT;
-	case TM_FMT_PROTO:
-		return POL_PROTO;
-	default:
-		return POL_NONE;
-	}
-}
-
-bool
-tm_format_follows_pin(enum tm_format f)
-{
-	return policy_of(f) == POL_TF;
-}
-
-uint32_t
-tm_format_fixed_clock(enum tm_format f)
-{
-	switch (policy_of(f)) {
-	case POL_MONO:
-		return TM_CLOCK_MONOTONIC;
-	case POL_BOOT:
-		return TM_CLOCK_BOOTTIME;
-	case POL_RT:
-		return TM_CLOCK_REALTIME;
-	default:
-		return TM_CLOCK_UNSET;
-	}
-}
-
 struct reader { /* one embedded machine of a file */
 	uint32_t embedded;
 	uint64_t raw; /* the raw machine id its context was forked for */
@@ -2010,27 +1958,22 @@ process_trace(struct tm_replay *p, size_t mi)
 	fs.has_machine_override = fs.es && fs.es->has_machine_id && !e->has_machines;
 	fs.host->is_pin = fs.has_clock_override;
 	p->acc[mi].is_trace = true;
-	enum policy pol = policy_of(mb->format);
+	/* the format's clock (the format table's clock policy) */
+	const struct tm_format_row *fr = tm_format_row(mb->format);
 	struct tm_clockid tc = {0, 0, 0, 0};
-	switch (pol) {
-	case POL_MONO:
-		tc.clock = TM_CLOCK_MONOTONIC;
+	switch (fr->clock_kind) {
+	case TM_FC_FIXED:
+	case TM_FC_SNAPSHOTS:
+		tc.clock = fr->clock;
 		break;
-	case POL_BOOT:
-	case POL_PROTO:
-		tc.clock = TM_CLOCK_BOOTTIME;
-		break;
-	case POL_RT:
-		tc.clock = TM_CLOCK_REALTIME;
-		break;
-	case POL_TF:
+	case TM_FC_FILE:
 		tc = (struct tm_clockid){TM_CLOCK_TRACE_FILE, 0, fs.tid, 0};
 		break;
-	case POL_NONE:
+	case TM_FC_NONE:
 		break;
 	}
-	if (pol != POL_NONE) {
-		if (pol != POL_PROTO) {
+	if (fr->clock_kind != TM_FC_NONE) {
+		if (fr->clock_kind != TM_FC_SNAPSHOTS) {
 			fs.host->has_default = true;
 			fs.host->default_clock = tc;
 			ctx_set_global_clock(p, fs.host, tc);

@@ -101,10 +101,4 @@ struct tm_replay_src {
  * manifest members) and fill r (zeroed by the caller). */
 void tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct tm_report *r);
 
-/* The builtin clock the replay reads a non-proto format's timestamps in
- * (MONOTONIC, BOOTTIME or REALTIME); TM_CLOCK_UNSET for clockless formats
- * (the private TRACE_FILE clock, moved only by a pin), protos (their clock
- * comes from their snapshots) and formats not imported. */
-uint32_t tm_format_fixed_clock(enum tm_format f);
-
 #endif

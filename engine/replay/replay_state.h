@@ -255,8 +255,6 @@ void tm_member_label(const struct tm_input *in, size_t member, struct tm_buf *ou
 /* files[] entry for a member path: the first exact match (as the reader). */
 const struct tm_manifest_file *tm_manifest_entry_by_path(const struct tm_manifest *m,
 							 const char *path, size_t len, size_t *idx);
-/* Files of this format are moved by a pin (a clocks entry without clock). */
-bool tm_format_follows_pin(enum tm_format f);
 
 /* An Android bugreport ZIP (bugreport.c): TM_BUG_NONE, TM_BUG_READ (a
  * bugreport-*.txt member with a year in its name: the ZIP is read as a

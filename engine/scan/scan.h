@@ -14,6 +14,7 @@
 
 #include "input.h"
 #include "oplog.h"
+#include "formats.h"
 
 struct tm_scan_ctl {
 	bool keep_events;

@@ -369,3 +369,13 @@ tm_scan_dumpstate_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 {
 	return scan(NULL, p, n, block, sc, ctl, err);
 }
+
+/* The format table's sniffer (util/trace_type.cc, GuessTraceType): a
+ * battery stats checkin or a bugreport's dumpstate header. */
+bool
+tm_sniff_android_dumpstate(struct tm_sniff_in *in)
+{
+	return tm_sniff_starts(in->d, in->n, "9,0,i,vers,") ||
+	       tm_sniff_starts(in->d, in->n,
+			       "========================================================\n== dumpstate: ");
+}

@@ -1412,3 +1412,13 @@ tm_scan_json_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 	js_fini(&js);
 	return rc;
 }
+
+/* The format table's sniffer (util/trace_type.cc, GuessTraceType): the
+ * first 128 bytes without whitespace start an object or an array of
+ * objects (after the manifest's and Gecko's sniffers, which see the same). */
+bool
+tm_sniff_json(struct tm_sniff_in *in)
+{
+	tm_sniff_strip(in);
+	return tm_sniff_starts(in->s, in->sn, "{\"") || tm_sniff_starts(in->s, in->sn, "[{\"");
+}

@@ -313,3 +313,14 @@ tm_scan_perf_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 {
 	return scan(NULL, p, n, block, sc, ctl, err);
 }
+
+/* The format table's sniffer (util/trace_type.cc, GuessTraceType): the
+ * first line is a sample's first line. */
+bool
+tm_sniff_perf_text(struct tm_sniff_in *in)
+{
+	const uint8_t *nl = memchr(in->d, '\n', in->n);
+	if (!nl)
+		return false;
+	return tm_perf_text_sample_line((const char *)in->d, (size_t)(nl - in->d), NULL);
+}

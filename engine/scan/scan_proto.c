@@ -2227,3 +2227,11 @@ tm_scan_proto(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl
 {
 	return tm_scan_proto_blocks(stream_next, st, sc, ctl, err);
 }
+
+/* The format table's sniffer (util/trace_type.cc, GuessTraceType): a
+ * TracePacket's tag (field 1, length-delimited) first. */
+bool
+tm_sniff_proto(struct tm_sniff_in *in)
+{
+	return in->n > 0 && in->d[0] == 0x0a;
+}

@@ -256,3 +256,14 @@ tm_scan_strace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 {
 	return scan(NULL, p, n, block, sc, ctl, err);
 }
+
+/* The format table's sniffer (util/trace_type.cc, GuessTraceType): the
+ * first line is a system call's. */
+bool
+tm_sniff_strace(struct tm_sniff_in *in)
+{
+	const uint8_t *nl = memchr(in->d, '\n', in->n);
+	size_t n = nl ? (size_t)(nl - in->d) : in->n;
+	struct tm_strace_event ev;
+	return tm_strace_parse((const char *)in->d, n, &ev) == TM_ST_SYSCALL;
+}

@@ -822,3 +822,23 @@ tm_scan_systrace_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 	ss_fini(&ss);
 	return rc;
 }
+
+/* The format table's sniffer (util/trace_type.cc, GuessTraceType): the
+ * "# tracer" header, an HTML page, "TRACE:\n", "cpus=" or a leading space
+ * in the first 128 bytes. */
+bool
+tm_sniff_systrace(struct tm_sniff_in *in)
+{
+	const uint8_t *d = in->d;
+	size_t w = in->n < TM_SNIFF_LOOKAHEAD ? in->n : TM_SNIFF_LOOKAHEAD;
+	if (tm_sniff_contains(d, w, "# tracer"))
+		return true;
+	uint8_t low[16];
+	size_t ln = w < sizeof low ? w : sizeof low;
+	for (size_t i = 0; i < ln; i++)
+		low[i] = (d[i] >= 'A' && d[i] <= 'Z') ? (uint8_t)(d[i] + 32) : d[i];
+	if (tm_sniff_starts(low, ln, "<!doctype html>") || tm_sniff_starts(low, ln, "<html>"))
+		return true;
+	return tm_sniff_contains(d, w, "TRACE:\n") || tm_sniff_starts(d, w, "cpus=") ||
+	       tm_sniff_starts(d, w, " ");
+}

@@ -1,95 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Format sniffing with trace_processor's rules (util/trace_type.cc,
- * GuessTraceType): every
- * sniffer in ascending detection priority, first hit wins.  Most sniffers
- * look at no more than the first 128 bytes (kGuessTraceMaxLookahead); the
- * logcat sniffer looks at up to 4096 bytes, collapsed-stack at up to three
- * lines, perf_text/strace at the first line and pprof at everything it is
- * given.  The caller passes what trace_processor would pass.
+ * GuessTraceType): the helpers every sniffer shares, and the sniffers of
+ * the formats without a file of their own (named, not scanned).  They run
+ * in the format table's order (formats.c, tm_sniff), first hit wins.
+ * Most sniffers look at no more than the first 128 bytes
+ * (kGuessTraceMaxLookahead); the logcat sniffer looks at up to 4096 bytes,
+ * collapsed-stack at up to three lines, perf_text/strace at the first line
+ * and pprof at everything it is given.  The caller passes what
+ * trace_processor would pass.
  */
 #include <string.h>
 
+#include "formats.h"
 #include "internal.h"
 #include "proto_wire.h"
-#include "scan.h"
 
-#define LOOKAHEAD 128
+#define LOOKAHEAD TM_SNIFF_LOOKAHEAD
 #define LOGCAT_LOOKAHEAD 4096
-
-static const char *const format_names[] = {
-#define TM_X_(id, s) s,
-	TM_FORMAT_LIST(TM_X_)
-#undef TM_X_
-};
-
-const char *
-tm_format_name(enum tm_format f)
-{
-	if ((unsigned)f >= TM_FMT__COUNT)
-		return "unknown";
-	return format_names[f];
-}
-
-int
-tm_format_priority(enum tm_format f)
-{
-	switch (f) {
-	case TM_FMT_MANIFEST:
-		return -1;
-	case TM_FMT_PROTO:
-		return 0;
-	case TM_FMT_TAR:
-	case TM_FMT_ZIP:
-	case TM_FMT_GZIP:
-	case TM_FMT_ZSTD:
-		return 1;
-	case TM_FMT_SYMBOLS:
-		return 3;
-	default:
-		return 2;
-	}
-}
-
-bool
-tm_format_is_container(enum tm_format f)
-{
-	return f == TM_FMT_TAR || f == TM_FMT_ZIP || f == TM_FMT_GZIP || f == TM_FMT_ZSTD ||
-	       f == TM_FMT_CTRACE;
-}
-
-/* TAR, ZIP, gzip and zstd: tm_sniff tests them before anything that reads
- * past byte 265 (the TAR magic's end), so a longer read cannot change them.
- * Keep it so when tm_sniff's order changes (archive.c sniffs an input's
- * first TM_SNIFF_PREFIX bytes and stops when this holds). */
-bool
-tm_sniff_prefix_decides(enum tm_format f)
-{
-	return f == TM_FMT_TAR || f == TM_FMT_ZIP || f == TM_FMT_GZIP || f == TM_FMT_ZSTD;
-}
-
-bool
-tm_format_is_predicted(enum tm_format f)
-{
-	return f == TM_FMT_PROTO || f == TM_FMT_JSON || f == TM_FMT_SYSTRACE || f == TM_FMT_PERF_TEXT ||
-	       f == TM_FMT_ANDROID_LOGCAT || f == TM_FMT_ANDROID_DUMPSTATE || f == TM_FMT_STRACE ||
-	       f == TM_FMT_GECKO || f == TM_FMT_SIMPLEPERF_PROTO || f == TM_FMT_ART_METHOD;
-}
-
-bool
-tm_format_has_timeline(enum tm_format f)
-{
-	/* collapsed_stack_trace_reader.cc, pprof_trace_reader.cc,
-	 * art_hprof_parser.cc: tables written at the end of the file, no
-	 * sorter, no clock (descriptor clock policy none); symbols: a proto
-	 * reader with no default clock (proto_trace_reader.cc,
-	 * SymbolsImporter); arrow: tables restored as exported
-	 * (perfetto_export_reader.cc); ninja_log: slices written straight
-	 * to storage at their own times (ninja_log_parser.cc,
-	 * OnPushDataToSorter), clock policy none */
-	return f != TM_FMT_COLLAPSED_STACK && f != TM_FMT_PPROF && f != TM_FMT_SYMBOLS &&
-	       f != TM_FMT_ART_HPROF && f != TM_FMT_ARROW && f != TM_FMT_NINJA_LOG;
-}
 
 /* ---- helpers ---- */
 
@@ -293,45 +221,6 @@ sniff_collapsed(const uint8_t *d, size_t n)
 }
 
 static bool
-sniff_perf_text(const uint8_t *d, size_t n)
-{
-	const uint8_t *nl = memchr(d, '\n', n);
-	if (!nl)
-		return false;
-	return tm_perf_text_sample_line((const char *)d, (size_t)(nl - d), NULL);
-}
-
-static size_t
-find_byte(const uint8_t *p, size_t n, uint8_t c)
-{
-	const uint8_t *q = memchr(p, c, n);
-	return q ? (size_t)(q - p) : SIZE_MAX;
-}
-
-static bool
-sniff_strace(const uint8_t *d, size_t n)
-{
-	size_t nl = find_byte(d, n, '\n');
-	struct tm_strace_event ev;
-	return tm_strace_parse((const char *)d, nl == SIZE_MAX ? n : nl, &ev) == TM_ST_SYSCALL;
-}
-
-static bool
-sniff_systrace(const uint8_t *d, size_t n)
-{
-	size_t w = n < LOOKAHEAD ? n : LOOKAHEAD;
-	if (contains(d, w, "# tracer"))
-		return true;
-	uint8_t low[16];
-	size_t ln = w < sizeof low ? w : sizeof low;
-	for (size_t i = 0; i < ln; i++)
-		low[i] = (d[i] >= 'A' && d[i] <= 'Z') ? (uint8_t)(d[i] + 32) : d[i];
-	if (starts(low, ln, "<!doctype html>") || starts(low, ln, "<html>"))
-		return true;
-	return contains(d, w, "TRACE:\n") || starts(d, w, "cpus=") || starts(d, w, " ");
-}
-
-static bool
 sniff_symbols(const uint8_t *d, size_t n)
 {
 	const uint8_t *end = d + n, *p;
@@ -420,71 +309,164 @@ sniff_pprof(const uint8_t *d, size_t n)
 	return core;
 }
 
-enum tm_format
-tm_sniff(const void *data, size_t len)
-{
-	const uint8_t *d = data;
-	uint8_t s[LOOKAHEAD];
-	size_t sn;
 
-	if (!d || len == 0)
-		return TM_FMT_UNKNOWN;
-	if (sniff_tar(d, len))
-		return TM_FMT_TAR;
-	if (starts(d, len, "ARROW1"))
-		return TM_FMT_ARROW;
-	if (len >= 8 && memcmp(d, "\x10\x00\x04\x46\x78\x54\x16\x00", 8) == 0)
-		return TM_FMT_FUCHSIA;
-	if (starts(d, len, "PERFILE2"))
-		return TM_FMT_PERF;
-	if (starts(d, len, "SIMPLEPERF"))
-		return TM_FMT_SIMPLEPERF_PROTO;
-	if (len >= 4 && memcmp(d, "PK\x03\x04", 4) == 0)
-		return TM_FMT_ZIP;
-	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b)
-		return TM_FMT_GZIP;
-	if (len >= 4 && memcmp(d, "\x28\xb5\x2f\xfd", 4) == 0)
-		return TM_FMT_ZSTD;
-	if (starts(d, len, "SLOW") && art_v2_version(d, len))
-		return TM_FMT_ART_METHOD_V2;
-	if (starts(d, len, "SLOW") || starts(d, len < LOOKAHEAD ? len : LOOKAHEAD, "*version\n"))
-		return TM_FMT_ART_METHOD;
-	if (starts(d, len, "JAVA PROFILE"))
-		return TM_FMT_ART_HPROF;
-	sn = stripped(d, len, s);
+/* ---- the sniffers as the format table calls them (formats.c) ---- */
+
+bool
+tm_sniff_starts(const uint8_t *d, size_t n, const char *s)
+{
+	return starts(d, n, s);
+}
+
+bool
+tm_sniff_contains(const uint8_t *d, size_t n, const char *s)
+{
+	return contains(d, n, s);
+}
+
+void
+tm_sniff_strip(struct tm_sniff_in *in)
+{
+	_Static_assert(sizeof in->s == LOOKAHEAD, "tm_sniff_in.s holds the lookahead");
+	if (!in->have_s) {
+		in->sn = stripped(in->d, in->n, in->s);
+		in->have_s = true;
+	}
+}
+
+/* the first 128 bytes, or fewer */
+static size_t
+ahead(const struct tm_sniff_in *in)
+{
+	return in->n < LOOKAHEAD ? in->n : LOOKAHEAD;
+}
+
+bool
+tm_sniff_tar(struct tm_sniff_in *in)
+{
+	return sniff_tar(in->d, in->n);
+}
+
+bool
+tm_sniff_arrow(struct tm_sniff_in *in)
+{
+	return starts(in->d, in->n, "ARROW1");
+}
+
+bool
+tm_sniff_fuchsia(struct tm_sniff_in *in)
+{
+	return in->n >= 8 && memcmp(in->d, "\x10\x00\x04\x46\x78\x54\x16\x00", 8) == 0;
+}
+
+bool
+tm_sniff_perf(struct tm_sniff_in *in)
+{
+	return starts(in->d, in->n, "PERFILE2");
+}
+
+bool
+tm_sniff_simpleperf(struct tm_sniff_in *in)
+{
+	return starts(in->d, in->n, "SIMPLEPERF");
+}
+
+bool
+tm_sniff_zip(struct tm_sniff_in *in)
+{
+	return in->n >= 4 && memcmp(in->d, "PK\x03\x04", 4) == 0;
+}
+
+bool
+tm_sniff_gzip(struct tm_sniff_in *in)
+{
+	return in->n >= 2 && in->d[0] == 0x1f && in->d[1] == 0x8b;
+}
+
+bool
+tm_sniff_zstd(struct tm_sniff_in *in)
+{
+	return in->n >= 4 && memcmp(in->d, "\x28\xb5\x2f\xfd", 4) == 0;
+}
+
+bool
+tm_sniff_art_method_v2(struct tm_sniff_in *in)
+{
+	return starts(in->d, in->n, "SLOW") && art_v2_version(in->d, in->n);
+}
+
+/* after art_method_v2 in the table: "SLOW" of any other version */
+bool
+tm_sniff_art_method(struct tm_sniff_in *in)
+{
+	return starts(in->d, in->n, "SLOW") || starts(in->d, ahead(in), "*version\n");
+}
+
+bool
+tm_sniff_art_hprof(struct tm_sniff_in *in)
+{
+	return starts(in->d, in->n, "JAVA PROFILE");
+}
+
+bool
+tm_sniff_manifest(struct tm_sniff_in *in)
+{
 	_Static_assert(sizeof "{\"perfetto_manifest\"" - 1 <= STRIPPED, "STRIPPED too short");
-	if (starts(s, sn, "{\"perfetto_manifest\""))
-		return TM_FMT_MANIFEST;
-	if (starts(s, sn, "{\"meta\"") || starts(s, sn, "{\"libs\""))
-		return TM_FMT_GECKO;
-	if (starts(s, sn, "{\"") || starts(s, sn, "[{\""))
-		return TM_FMT_JSON;
-	if (starts(d, len, "<?xml version=\"1.0\"?>\n<trace-query-result>"))
-		return TM_FMT_INSTRUMENTS_XML;
-	if (contains(d, len < LOOKAHEAD ? len : LOOKAHEAD, "TRACE:\n\x78\x9c"))
-		return TM_FMT_CTRACE;
-	if (starts(d, len, "# ninja log"))
-		return TM_FMT_NINJA_LOG;
-	if (sniff_logcat(d, len))
-		return TM_FMT_ANDROID_LOGCAT;
-	if (sniff_collapsed(d, len))
-		return TM_FMT_COLLAPSED_STACK;
-	if (sniff_perf_text(d, len))
-		return TM_FMT_PERF_TEXT;
-	if (sniff_strace(d, len))
-		return TM_FMT_STRACE;
-	if (sniff_systrace(d, len))
-		return TM_FMT_SYSTRACE;
-	if (sniff_symbols(d, len))
-		return TM_FMT_SYMBOLS;
-	if (sniff_pprof(d, len))
-		return TM_FMT_PPROF;
-	if (len > 0 && d[0] == 0x0a)
-		return TM_FMT_PROTO;
-	if (len > 0 && d[0] == 0x09)
-		return TM_FMT_PRIMES;
-	if (starts(d, len, "9,0,i,vers,") ||
-	    starts(d, len, "========================================================\n== dumpstate: "))
-		return TM_FMT_ANDROID_DUMPSTATE;
-	return TM_FMT_UNKNOWN;
+	tm_sniff_strip(in);
+	return starts(in->s, in->sn, "{\"perfetto_manifest\"");
+}
+
+bool
+tm_sniff_gecko(struct tm_sniff_in *in)
+{
+	tm_sniff_strip(in);
+	return starts(in->s, in->sn, "{\"meta\"") || starts(in->s, in->sn, "{\"libs\"");
+}
+
+bool
+tm_sniff_instruments_xml(struct tm_sniff_in *in)
+{
+	return starts(in->d, in->n, "<?xml version=\"1.0\"?>\n<trace-query-result>");
+}
+
+bool
+tm_sniff_ctrace(struct tm_sniff_in *in)
+{
+	return contains(in->d, ahead(in), "TRACE:\n\x78\x9c");
+}
+
+bool
+tm_sniff_ninja_log(struct tm_sniff_in *in)
+{
+	return starts(in->d, in->n, "# ninja log");
+}
+
+bool
+tm_sniff_logcat(struct tm_sniff_in *in)
+{
+	return sniff_logcat(in->d, in->n);
+}
+
+bool
+tm_sniff_collapsed_stack(struct tm_sniff_in *in)
+{
+	return sniff_collapsed(in->d, in->n);
+}
+
+bool
+tm_sniff_symbols(struct tm_sniff_in *in)
+{
+	return sniff_symbols(in->d, in->n);
+}
+
+bool
+tm_sniff_pprof(struct tm_sniff_in *in)
+{
+	return sniff_pprof(in->d, in->n);
+}
+
+bool
+tm_sniff_primes(struct tm_sniff_in *in)
+{
+	return in->n > 0 && in->d[0] == 0x09;
 }

@@ -613,10 +613,7 @@ tm_offset_apply_known(struct tm_session *s, const struct tm_manifest *cur,
 			 * reason below would be true */
 			out->inert = xfmt("the merged trace fails to open with or without it (%s)",
 					  after->error);
-		else if (out->is_pin && s->in.members[mi].format != TM_FMT_JSON &&
-		    s->in.members[mi].format != TM_FMT_GECKO &&
-		    s->in.members[mi].format != TM_FMT_INSTRUMENTS_XML &&
-		    s->in.members[mi].format != TM_FMT_PRIMES)
+		else if (out->is_pin && !tm_format_follows_pin(s->in.members[mi].format))
 			out->inert = xfmt("a PIN moves only clockless files (JSON); %s stays on its "
 					  "own clock",
 					  path);

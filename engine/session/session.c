@@ -321,42 +321,9 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 		     : pass == 0 ? tm_stream_open_scan(&s->in, i, &stm, &e)
 		     : end.known ? tm_stream_open_known(&s->in, i, &end, &stm, &e)
 				 : tm_stream_open(&s->in, i, &stm, &e);
-		if (st == TM_OK) {
-			switch (mb->format) {
-			case TM_FMT_PROTO:
-				st = tm_scan_proto(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_JSON:
-				st = tm_scan_json(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_SYSTRACE:
-				st = tm_scan_systrace(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_PERF_TEXT:
-				st = tm_scan_perf_text(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_ANDROID_LOGCAT:
-				st = tm_scan_logcat(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_ANDROID_DUMPSTATE:
-				st = tm_scan_dumpstate(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_STRACE:
-				st = tm_scan_strace(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_GECKO:
-				st = tm_scan_gecko(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_SIMPLEPERF_PROTO:
-				st = tm_scan_simpleperf(stm, sc, &ctl, &e);
-				break;
-			case TM_FMT_ART_METHOD:
-				st = tm_scan_art(stm, sc, &ctl, &e);
-				break;
-			default:
-				break;
-			}
-		}
+		tm_scanner *scan = tm_format_scanner(mb->format);
+		if (st == TM_OK && scan)
+			st = scan(stm, sc, &ctl, &e);
 		delivered = stm ? tm_stream_offset(stm) : 0;
 		bool again = own && pass == 0 && stm && st != TM_ERR_CANCELLED &&
 			     tm_stream_refuted(stm, &end);

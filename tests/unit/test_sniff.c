@@ -123,7 +123,7 @@ t_tables(void)
 	CHECK(tm_format_is_container(TM_FMT_CTRACE));
 	CHECK(!tm_format_is_container(TM_FMT_JSON));
 	CHECK(tm_format_is_predicted(TM_FMT_SYSTRACE));
-	CHECK(!tm_format_is_predicted(TM_FMT_GECKO));
+	CHECK(!tm_format_is_predicted(TM_FMT_NINJA_LOG));
 }
 
 /* Whether tm_sniff of b[0..n) answers as its oracle (tm_sniff_no_fast);
