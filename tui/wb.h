@@ -470,6 +470,7 @@ struct wb_picker {
 	struct tm_align_events ev;
 	char filter[128];
 	size_t sel;   /* among the events the filter shows */
+	size_t top;   /* the first of them on screen (wb_frame: only those are formatted) */
 	char *a_name; /* the file's event, once picked */
 	uint32_t a_occ;
 	bool chosen; /* both picked: the prompt asks for d */

@@ -362,15 +362,26 @@ help_add_esc(struct wb_frame *fr, const char *line, enum wb_role role)
 	text_paras_fini(&ps);
 }
 
+/* The picker's lines: a file's events number millions, so only the
+ * window around the selection is formatted (every key draws a frame); the
+ * help pane shows them from its top. */
 static void
 picker_lines(struct wb *wb, struct wb_frame *fr)
 {
-	const struct wb_picker *pk = &wb->ui.picker;
+	struct wb_picker *pk = &wb->ui.picker;
 	struct pane *help = &wb->ui.pane[PANE_HELP];
 	const char *file = pk->step ? pk->ref : pk->file;
 	char t[64];
 	struct tm_buf line;
-	size_t shown = 0, sel_line = 0;
+	size_t shown = 0;
+	size_t rows = (size_t)(LINES - 3 > 1 ? LINES - 3 : 1);
+	size_t win = rows > 5 ? rows - 5 : 1; /* the title, search, two notes, a wrap */
+
+	if (pk->sel < pk->top)
+		pk->top = pk->sel;
+	if (pk->sel >= pk->top + win)
+		pk->top = pk->sel - win + 1;
+	help->top = 0;
 
 	for (size_t i = 0; i < fr->n_help; i++)
 		free(fr->help[i]);
@@ -385,19 +396,31 @@ picker_lines(struct wb *wb, struct wb_frame *fr)
 	tm_buf_reset(&line);
 	tm_buf_addf(&line, "search: %s_", pk->filter);
 	help_add_esc(fr, line.data, ROLE_DEFAULT);
+	if (pk->top) {
+		tm_buf_reset(&line);
+		tm_buf_addf(&line, "  (%zu more above)", pk->top);
+		help_add_esc(fr, line.data, ROLE_DIM);
+	}
 	for (size_t i = 0; i < pk->ev.n; i++) {
 		const struct tm_align_event *ev = &pk->ev.v[i];
 		if (!picker_shows(pk, i))
 			continue;
+		if (shown < pk->top || shown >= pk->top + win) {
+			shown++;
+			continue;
+		}
 		text_fmt_dur(ev->ts, t, sizeof t);
 		/* the name in full: a long one wraps */
 		tm_buf_reset(&line);
 		tm_buf_addf(&line, " %-40s #%-3u %16s  %s%llu in the file", ev->name, ev->occ, t,
 			    ev->instant ? "instant, " : "", (unsigned long long)ev->count);
-		if (shown == pk->sel)
-			sel_line = fr->n_help;
 		help_add_esc(fr, line.data, shown == pk->sel ? ROLE_CURSOR : ROLE_DEFAULT);
 		shown++;
+	}
+	if (shown > pk->top + win) {
+		tm_buf_reset(&line);
+		tm_buf_addf(&line, "  (%zu more below)", shown - pk->top - win);
+		help_add_esc(fr, line.data, ROLE_DIM);
 	}
 	tm_buf_fini(&line);
 	if (!shown)
@@ -409,12 +432,6 @@ picker_lines(struct wb *wb, struct wb_frame *fr)
 	snprintf(fr->help_title, sizeof fr->help_title,
 		 " Pair, step %d of 2: %s (times on its own clock, %s)", pk->step + 1, file,
 		 pk->ev.clock ? tm_clock_name(pk->ev.clock) : "clockless");
-	/* keep the selected line in view */
-	size_t rows = (size_t)(LINES - 3 > 1 ? LINES - 3 : 1);
-	if (sel_line < help->top + 2 && sel_line >= 2)
-		help->top = sel_line - 2;
-	if (sel_line >= help->top + rows)
-		help->top = sel_line - rows + 1;
 }
 
 static void

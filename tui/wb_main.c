@@ -301,6 +301,18 @@ harness_command(struct wb *wb, const char *line)
 		model_details_stall(&wb->m);
 		return true;
 	}
+	if (strncmp(line, ":help count ", 12) == 0) {
+		/* the lines the last frame built for the help pane (the
+		 * picker formats only its window: picker-window) */
+		FILE *f = fopen(line + 12, "w");
+		if (!f) {
+			model_set_msg(&wb->m, ROLE_ERROR, "help count: cannot open %s", line + 12);
+			return true;
+		}
+		fprintf(f, "lines %zu\n", wb->fr.n_help);
+		fclose(f);
+		return true;
+	}
 	if (strncmp(line, ":details count ", 15) == 0) {
 		const struct wb_details *d = &wb->m.det;
 		FILE *f = fopen(line + 15, "w");

@@ -47,6 +47,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	args=${args//@HOSTILE@/$work/hostile.tar}
 	args=${args//@MANY30@/$(echo "$work"/many30/*.json)}
 	args=${args//@MANY@/$work/many}
+	args=${args//@NAMES@/$work/names}
 	args=${args//@WIDE@/$work/wide}
 	args=${args//@TOP@/$top}
 	args=${args//@UNPREDICTED@/$work/unpredicted}
@@ -93,6 +94,11 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 # does not scan (android_logcat): its events are "?" and the verdict says so.
 make_many() {
 	local i
+	# 3,000 distinct event names in one file (the pair picker's window)
+	mkdir -p "$work/names"
+	python3 -c 'import json; print(json.dumps({"traceEvents": [{"name": "ev%04d" % i, "ph": "X", "ts": 10 * i, "dur": 5, "pid": 1, "tid": 1} for i in range(3000)]}))' \
+		>"$work/names/a.json"
+	cp "$work/names/a.json" "$work/names/b.json"
 	mkdir -p "$work/many" "$work/unpredicted"
 	for i in $(seq 1 14); do
 		printf '{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' \
