@@ -28,28 +28,36 @@ track_rows(void)
 	return LINES - 6 > 1 ? LINES - 6 : 1;
 }
 
+/* The window over every track's events, dropped ones where they would
+ * have landed included, metadata ('M': a Chrome trace's names at ts 0,
+ * days before its events) left out; zero in it when it is near. */
 static void
 fit(struct wb_browse *b, const struct tm_report *r, const struct tm_view *v)
 {
-	size_t n = tm_view_n(v);
-	int64_t lo = 0, hi = 1;
-	if (n) {
-		lo = r->events[tm_view_at(v, 0)].ts;
-		hi = lo + 1;
-		for (size_t t = 0; t < r->n_tracks; t++) {
-			size_t k = tm_view_track_n(v, t);
-			if (!k)
-				continue;
-			const struct tm_report_event *e = &r->events[tm_view_track_event(v, (uint32_t)t, k - 1)];
-			int64_t end = e->dur > 0 ? e->ts + e->dur : e->ts;
-			if (end >= hi)
-				hi = end + 1;
-		}
-		int64_t last = r->events[tm_view_at(v, n - 1)].ts;
-		if (last >= hi)
-			hi = last + 1;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint32_t t = 0; t < r->n_tracks; t++) {
+		size_t n = tm_view_track_n(v, t), i = 0, j = n;
+		while (i < n && r->events[tm_view_track_event(v, t, i)].phase == 'M')
+			i++;
+		while (j > i && r->events[tm_view_track_event(v, t, j - 1)].phase == 'M')
+			j--;
+		if (i >= j)
+			continue;
+		const struct tm_report_event *e0 = &r->events[tm_view_track_event(v, t, i)];
+		const struct tm_report_event *e1 = &r->events[tm_view_track_event(v, t, j - 1)];
+		int64_t end = e1->dur > 0 && e1->dur < INT64_MAX / 4 ? e1->ts + e1->dur : e1->ts;
+		lo = e0->ts < lo ? e0->ts : lo;
+		hi = end > hi ? end : hi;
 	}
-	if (lo > 0)
+	size_t n = tm_view_n(v);
+	if (lo > hi && n) { /* metadata only: the listed events' */
+		lo = r->events[tm_view_at(v, 0)].ts;
+		hi = r->events[tm_view_at(v, n - 1)].ts;
+	}
+	if (lo > hi)
+		lo = 0, hi = 1;
+	hi++;
+	if (lo > 0 && lo <= (hi - lo) / 4)
 		lo = 0; /* zero on screen: what lands before it shows as such */
 	int64_t span = hi - lo;
 	b->t0 = lo - span / 50;
