@@ -41,7 +41,7 @@ static const struct tm_format_row rows[TM_FMT__COUNT] = {
 	ROW(ZIP,                 1, tm_sniff_zip,                NULL,              NONE,    CONT|PREFIX),
 	ROW(GZIP,                1, tm_sniff_gzip,               NULL,              NONE,    CONT|PREFIX),
 	ROW(ZSTD,                1, tm_sniff_zstd,               NULL,              NONE,    CONT|PREFIX),
-	ROW(ART_METHOD_V2,       2, tm_sniff_art_method_v2,      NULL,              MONO,    0),
+	ROW(ART_METHOD_V2,       2, tm_sniff_art_method_v2,      tm_scan_art,       MONO,    0),
 	ROW(ART_METHOD,          2, tm_sniff_art_method,         tm_scan_art,       MONO,    0),
 	ROW(ART_HPROF,           2, tm_sniff_art_hprof,          NULL,              NONE,    UNTIMED),
 	ROW(MANIFEST,           -1, tm_sniff_manifest,           NULL,              NONE,    0),

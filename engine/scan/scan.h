@@ -170,7 +170,8 @@ enum tm_status tm_scan_simpleperf(struct tm_stream *st, struct tm_scan *sc,
 				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_simpleperf_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-/* art_method (scan_art.c): an ART method trace, v1; _mem as above. */
+/* art_method and art_method_v2 (scan_art.c; which one by sc->format);
+ * _mem as above. */
 enum tm_status tm_scan_art(struct tm_stream *st, struct tm_scan *sc,
 			   const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_art_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,

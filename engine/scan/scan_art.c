@@ -40,6 +40,7 @@ struct art {
 	int64_t start;
 	uint32_t version, rec;
 	bool failed;
+	bool is_v2;
 };
 
 static uint16_t
@@ -187,6 +188,20 @@ record(struct art *a, const uint8_t *r, uint64_t off)
 	uint32_t delta = a->dual ? u32_in(r, 8, end) : u32_in(r, 4, end);
 	uint32_t action = u32_in(r, 0, end) & 3u;
 	int64_t ts = (int64_t)(((uint64_t)a->start + delta) * 1000u);
+	struct tm_scan *sc = a->sc;
+	uint32_t detail = 0;
+	if (a->ctl && a->ctl->keep_events)
+		detail = tm_oplog_detail(&sc->log, "method", 6, action == 0 ? 'B' : 'E', 0, -1);
+	tm_scan_note_ts(sc, ts);
+	sc->n_events++;
+	sc->n_packets++;
+	tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+}
+
+/* One push at ts (art_method_v2's PushRecord). */
+static void
+record_at(struct art *a, int64_t ts, uint32_t action, uint64_t off)
+{
 	struct tm_scan *sc = a->sc;
 	uint32_t detail = 0;
 	if (a->ctl && a->ctl->keep_events)
@@ -441,6 +456,157 @@ non_streaming(struct art *a, const uint8_t *d, size_t n)
 		fatal(a, n, "ART Method trace: trace is incomplete (ERR:tp-corrupt)");
 }
 
+/* ---- art_method_v2 (art_method_v2_tokenizer.cc, ArtMethodV2Tokenizer) ---- */
+
+/* DecodeSignedLeb128: the end of the value, or p itself when it is cut
+ * off or longer than 10 bytes. */
+static const uint8_t *
+sleb(const uint8_t *p, const uint8_t *end, int64_t *v)
+{
+	const uint8_t *q = p;
+	uint64_t r = 0;
+	int shift = 0;
+	uint8_t b;
+	do {
+		if (q >= end)
+			return p;
+		b = *q++;
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while ((b & 0x80) && shift < 70);
+	if (b & 0x80)
+		return p;
+	if (shift < 64 && (b & 0x40))
+		r |= ~(uint64_t)0 << shift;
+	*v = (int64_t)r;
+	return q;
+}
+
+static uint64_t
+le(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+struct v2thread {
+	uint32_t id;
+	uint64_t *stack;
+	size_t n, cap;
+};
+
+static void
+v2(struct art *a, const uint8_t *d, size_t n)
+{
+	if (n < 32) {
+		fatal(a, n, "ART Method trace: trace is incomplete (ERR:tp-corrupt)");
+		return;
+	}
+	if (u32(d) != MAGIC) {
+		fatal(a, 0, "ART Method V2 trace: expected start-header magic");
+		return;
+	}
+	uint32_t version = u16(d + 4);
+	if (version != 0x05 && version != 0xf5 && version != 0x04 && version != 0xf4) {
+		fatal(a, 0, "ART Method V2 trace: unsupported version %u", version);
+		return;
+	}
+	bool dual = version == 0x05 || version == 0xf5;
+	int64_t start = (int64_t)le(d + 6, 8);
+	uint64_t freq = le(d + 22, 8);
+	struct v2thread *th = NULL;
+	size_t n_th = 0, cap_th = 0;
+	size_t p = 32;
+	bool complete = false;
+	while (!a->failed && p < n) {
+		uint8_t op = d[p];
+		if (op == 0 || op == 1) {
+			size_t hl = op == 1 ? 10 : 6, idb = op == 1 ? 8 : 4;
+			if (n - p < 1 + hl)
+				break;
+			uint64_t id = le(d + p + 1, idb);
+			size_t len = (size_t)le(d + p + 1 + idb, 2);
+			if (n - p - 1 - hl < len)
+				break;
+			if (op == 0) {
+				size_t k;
+				for (k = 0; k < n_th && th[k].id != (uint32_t)id; k++)
+					;
+				if (k == n_th) {
+					XGROW(th, cap_th, n_th + 1);
+					th[n_th++] = (struct v2thread){(uint32_t)id, NULL, 0, 0};
+				} /* (again: Insert keeps the first, its stack too) */
+			}
+			p += 1 + hl + len;
+		} else if (op == 2) {
+			if (n - p < 12)
+				break;
+			uint32_t tid = (uint32_t)le(d + p + 1, 4);
+			uint32_t num = (uint32_t)le(d + p + 5, 3);
+			uint32_t total = (uint32_t)le(d + p + 8, 4);
+			if (n - p - 12 < total)
+				break;
+			size_t k;
+			for (k = 0; k < n_th && th[k].id != tid; k++)
+				;
+			if (k == n_th) {
+				fatal(a, p,
+				      "ART Method V2 trace: trace entries encountered for unknown thread %u",
+				      tid);
+				break;
+			}
+			const uint8_t *c = d + p + 12, *e = c + total, *q;
+			int64_t prev_m = 0, prev_ta = 0, diff = 0, dummy;
+			for (uint32_t i = 0; i < num && c < e; i++) {
+				if ((q = sleb(c, e, &diff)) == c)
+					break;
+				c = q;
+				uint64_t ta = (uint64_t)prev_ta + (uint64_t)diff;
+				prev_ta = (int64_t)ta;
+				uint8_t action = (uint8_t)(ta & 3u);
+				if (dual) {
+					if ((q = sleb(c, e, &dummy)) == c)
+						break;
+					c = q;
+				}
+				int64_t ts = (int64_t)(ta >> 2);
+				if (freq > 0)
+					ts = (int64_t)((uint64_t)ts * 1000000000u) / (int64_t)freq;
+				if (action == 0) {
+					if (c >= e || (q = sleb(c, e, &diff)) == c)
+						break;
+					c = q;
+					prev_m = (int64_t)((uint64_t)prev_m + (uint64_t)diff);
+					XGROW(th[k].stack, th[k].cap, th[k].n + 1);
+					th[k].stack[th[k].n++] = (uint64_t)prev_m;
+				} else if (th[k].n) {
+					th[k].n--;
+				}
+				record_at(a, (int64_t)((uint64_t)start + (uint64_t)ts), action, p);
+			}
+			p += 12 + total;
+		} else if (op == 3) {
+			/* the summary: the rest, complete once "*end" is in it */
+			if (n - p >= 2) {
+				const uint8_t *r = d + p + 2;
+				for (size_t i = 0; i + 4 <= n - p - 2 && !complete; i++)
+					complete = !memcmp(r + i, "*end", 4);
+			}
+			p = n;
+		} else {
+			fatal(a, p, "ART Method V2 trace: unknown opcode encountered %u", (unsigned)op);
+		}
+	}
+	for (size_t k = 0; k < n_th; k++)
+		free(th[k].stack);
+	free(th);
+	if (!a->failed && !complete)
+		fatal(a, n, "ART Method trace: trace is incomplete (ERR:tp-corrupt)");
+}
+
 static void
 art_finish(void *self)
 {
@@ -449,11 +615,13 @@ art_finish(void *self)
 		return;
 	const uint8_t *d = (const uint8_t *)a->buf.data;
 	size_t n = a->buf.len;
-	if (n < 4) {
+	if (n < 4 && !a->is_v2) {
 		fatal(a, n, "ART Method trace: trace is incomplete (ERR:tp-corrupt)");
 		return;
 	}
-	if (u32(d) == MAGIC)
+	if (a->is_v2)
+		v2(a, d, n);
+	else if (u32(d) == MAGIC)
 		streaming(a, d, n);
 	else
 		non_streaming(a, d, n);
@@ -479,6 +647,7 @@ scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_sc
 {
 	struct art a;
 	memset(&a, 0, sizeof a);
+	a.is_v2 = sc->format == TM_FMT_ART_METHOD_V2;
 	a.sc = sc;
 	a.ctl = ctl;
 	a.err = err;

@@ -415,4 +415,45 @@ check("art_method: related before the JSON's zero: 2 dropped",
       tar("a7.tar", [("m.json", man([{"path": "a.json"}, relate("m.trace", "MONOTONIC", "a.json", None, -1000008000)])),
                      ("m.trace", ART_NS), ("a.json", js)]),
       stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=11)
+# ------------------------------------------------------------ art_method_v2
+def sleb(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        if (v == 0 and not (b & 0x40)) or (v == -1 and (b & 0x40)):
+            out.append(b)
+            return bytes(out)
+        out.append(b | 0x80)
+def v2hdr(version, start, freq=0):
+    return struct.pack("<IHQQQ", 0x574f4c53, version, start, 0, freq) + b"\0" * 2
+def v2thread(tid, name): b = name.encode(); return bytes([0]) + struct.pack("<IH", tid, len(b)) + b
+def v2method(mid, line): b = line.encode(); return bytes([1]) + struct.pack("<QH", mid, len(b)) + b
+def v2entries(tid, recs, dual=False):
+    body, prev_ta, prev_m = b"", 0, 0
+    for action, t, mid in recs:
+        ta = (t << 2) | action
+        body += sleb(ta - prev_ta)
+        prev_ta = ta
+        if dual:
+            body += sleb(0)
+        if action == 0:
+            body += sleb(mid - prev_m)
+            prev_m = mid
+    return (bytes([2]) + struct.pack("<I", tid) + struct.pack("<I", len(recs))[:3]
+            + struct.pack("<I", len(body)) + body)
+V2SUMM = bytes([3, 0]) + b"*version\n5\nclock=wall\n*end\n"
+V2 = (v2hdr(0x04, 1000) + v2thread(7, "main") + v2method(0x10, "com/a/B\tfoo\t()V\tB.java\t3")
+      + v2entries(7, [(0, 100, 0x10), (1, 250, 0)]) + V2SUMM)
+check("art_method_v2: header start + delta, MONOTONIC", loose("v1.trace", V2), stats={}, tt=3,
+      kept={"method": [1100, 1250]}, fmt=(None, "art_method_v2"))
+check("art_method_v2: dual clock, TSC at 2 GHz (start unscaled)",
+      loose("v2.trace", v2hdr(0x05, 1000, 2000000000) + v2thread(7, "main")
+            + v2entries(7, [(0, 100, 0x10), (1, 250, 0)], dual=True) + V2SUMM),
+      stats={}, tt=3, kept={"method": [1050, 1125]})
+check("art_method_v2: no *end fails the import", loose("v3.trace", V2[:-5]),
+      error="Trace parse failure: ART Method trace: trace is incomplete (ERR:tp-corrupt) (ERR:tp-parse)")
+check("art_method_v2: entries of an unknown thread fail the import",
+      loose("v4.trace", v2hdr(0x04, 1000) + v2entries(9, [(0, 1, 1)]) + V2SUMM),
+      error="Trace parse failure: ART Method V2 trace: trace entries encountered for unknown thread 9 (ERR:tp-parse)")
 PY
