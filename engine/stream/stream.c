@@ -593,16 +593,19 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 	st->zres = -1;
 	/* gzip: ISA-L where a failure can be found again by zlib (the parent
 	 * is a file, read again from the page cache), else zlib alone */
-	if (!raw && parent->kind == K_FILE && parent->fd >= 0) {
+	if (!raw && parent->kind == K_FILE && parent->fd >= 0)
+		st->zfd = fcntl(parent->fd, F_DUPFD_CLOEXEC, 0);
+	if (st->zfd >= 0) {
 		tm_zx_init(&st->z, &st->zx, 15 + 32);
-		st->zfd = st->zx ? fcntl(parent->fd, F_DUPFD_CLOEXEC, 0) : -1;
 		st->z_base = parent->base + parent->pos;
 		st->z_len = parent->size - parent->pos;
-		if (st->zx && st->zfd < 0)
-			tm_zx_end(&st->z, &st->zx);
-	}
-	if (!st->zx)
+		if (!st->zx) { /* zlib alone */
+			close(st->zfd);
+			st->zfd = -1;
+		}
+	} else {
 		tm_inflate_init(&st->z, raw ? -15 : 15 + 32);
+	}
 	st->z_init = true;
 	if (!raw)
 		ring_init(st);
