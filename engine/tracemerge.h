@@ -618,7 +618,8 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
 	X(TM_STAT_ANDROID_LOG_FORMAT_INVALID, "android_log_format_invalid", false)                 \
 	X(TM_STAT_STRACE_PARSE_FAILURE, "strace_parse_failure", false)                             \
 	X(TM_STAT_STRACE_UNSUPPORTED_TS, "strace_unsupported_timestamp_format", false)             \
-	X(TM_STAT_STRACE_MISSING_PID, "strace_missing_pid", false)
+	X(TM_STAT_STRACE_MISSING_PID, "strace_missing_pid", false)                                 \
+	X(TM_STAT_PRIMES_MALFORMED_TS, "primes_malformed_timestamp", false)
 
 enum tm_stat_id {
 #define TM_X_(id, name, is_drop) id,

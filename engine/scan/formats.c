@@ -58,7 +58,7 @@ static const struct tm_format_row rows[TM_FMT__COUNT] = {
 	ROW(SYMBOLS,             3, tm_sniff_symbols,            NULL,              NONE,    UNTIMED),
 	ROW(PPROF,               2, tm_sniff_pprof,              NULL,              NONE,    UNTIMED),
 	ROW(PROTO,               0, tm_sniff_proto,              tm_scan_proto,     SNAP,    0),
-	ROW(PRIMES,              2, tm_sniff_primes,             NULL,              FILECLK, 0),
+	ROW(PRIMES,              2, tm_sniff_primes,             tm_scan_primes,    FILECLK, 0),
 	ROW(ANDROID_DUMPSTATE,   2, tm_sniff_android_dumpstate,  tm_scan_dumpstate, RT,      0),
 };
 

@@ -165,6 +165,21 @@ enum tm_status tm_scan_gecko(struct tm_stream *st, struct tm_scan *sc,
 			     const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_gecko_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				 const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+/* pb_fields.c: in the message [p, end), the last length-delimited field f
+ * (NULL if none; *len its size, *any whether f occurs at all, protozero's
+ * has_*), and the last varint field f (*has whether there is one). */
+const uint8_t *tm_pb_ld_field(const uint8_t *p, const uint8_t *end, uint32_t f, size_t *len,
+			      bool *any);
+uint64_t tm_pb_varint_field(const uint8_t *p, const uint8_t *end, uint32_t f, bool *has);
+/* The next length-delimited field f at or after *cur (NULL at the end or
+ * at a malformed field); *cur moves past it. */
+const uint8_t *tm_pb_next_ld(const uint8_t **cur, const uint8_t *end, uint32_t f, size_t *len);
+/* primes (scan_primes.c); _mem as above. */
+enum tm_status tm_scan_primes(struct tm_stream *st, struct tm_scan *sc,
+			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+enum tm_status tm_scan_primes_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+
 /* simpleperf_proto (scan_simpleperf.c); _mem as above. */
 enum tm_status tm_scan_simpleperf(struct tm_stream *st, struct tm_scan *sc,
 				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;

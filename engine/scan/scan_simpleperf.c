@@ -43,122 +43,39 @@ sp_fatal(struct sp *sp, const char *text)
 	sp->stop = true;
 }
 
-/* The last occurrence of length-delimited field f of msg, or NULL; *any:
- * whether f occurs at all (protozero's has_*).  A malformed field ends the
- * walk (the decoder stops there). */
-static const uint8_t *
-ld_field(const uint8_t *p, const uint8_t *end, uint32_t f, size_t *len, bool *any)
-{
-	const uint8_t *found = NULL;
-	*any = false;
-	while (p < end) {
-		uint64_t tag, v;
-		const uint8_t *q = get_varint(p, end, &tag);
-		if (!q)
-			break;
-		uint32_t wt = (uint32_t)(tag & 7), fn = (uint32_t)(tag >> 3);
-		if (wt == 0) {
-			if (!(q = get_varint(q, end, &v)))
-				break;
-		} else if (wt == 1) {
-			if (end - q < 8)
-				break;
-			q += 8;
-		} else if (wt == 5) {
-			if (end - q < 4)
-				break;
-			q += 4;
-		} else if (wt == 2) {
-			if (!(q = get_varint(q, end, &v)) || (uint64_t)(end - q) < v)
-				break;
-			if (fn == f) {
-				found = q;
-				*len = (size_t)v;
-				*any = true;
-			}
-			q += v;
-		} else {
-			break;
-		}
-		if (fn == f)
-			*any = true;
-		p = q;
-	}
-	return found;
-}
-
-/* The last varint field f of msg (*has false when absent). */
-static uint64_t
-varint_field(const uint8_t *p, const uint8_t *end, uint32_t f, bool *has)
-{
-	uint64_t out = 0;
-	*has = false;
-	while (p < end) {
-		uint64_t tag, v;
-		const uint8_t *q = get_varint(p, end, &tag);
-		if (!q)
-			break;
-		uint32_t wt = (uint32_t)(tag & 7), fn = (uint32_t)(tag >> 3);
-		if (wt == 0) {
-			if (!(q = get_varint(q, end, &v)))
-				break;
-			if (fn == f) {
-				out = v;
-				*has = true;
-			}
-		} else if (wt == 1) {
-			if (end - q < 8)
-				break;
-			q += 8;
-		} else if (wt == 5) {
-			if (end - q < 4)
-				break;
-			q += 4;
-		} else if (wt == 2) {
-			if (!(q = get_varint(q, end, &v)) || (uint64_t)(end - q) < v)
-				break;
-			q += v;
-		} else {
-			break;
-		}
-		p = q;
-	}
-	return out;
-}
-
 static void
 record(struct sp *sp, const uint8_t *r, size_t n)
 {
 	const uint8_t *end = r + n, *m;
 	size_t ml = 0;
 	bool any;
-	(void)ld_field(r, end, 3, &ml, &any); /* file */
+	(void)tm_pb_ld_field(r, end, 3, &ml, &any); /* file */
 	if (any)
 		return;
-	(void)ld_field(r, end, 5, &ml, &any); /* meta_info */
+	(void)tm_pb_ld_field(r, end, 5, &ml, &any); /* meta_info */
 	if (any)
 		return;
-	(void)ld_field(r, end, 2, &ml, &any); /* lost */
+	(void)tm_pb_ld_field(r, end, 2, &ml, &any); /* lost */
 	if (any)
 		return;
 	int64_t ts = 0;
 	const char *name = "record";
 	bool has;
-	if ((m = ld_field(r, end, 1, &ml, &any)), any) { /* sample */
-		uint64_t t = m ? varint_field(m, m + ml, 1, &has) : 0;
+	if ((m = tm_pb_ld_field(r, end, 1, &ml, &any)), any) { /* sample */
+		uint64_t t = m ? tm_pb_varint_field(m, m + ml, 1, &has) : 0;
 		if (m && has) {
 			ts = (int64_t)t;
 			sp->last_ts = ts;
 		}
 		name = "sample";
-	} else if ((m = ld_field(r, end, 6, &ml, &any)), any) { /* context_switch */
-		uint64_t t = m ? varint_field(m, m + ml, 2, &has) : 0;
+	} else if ((m = tm_pb_ld_field(r, end, 6, &ml, &any)), any) { /* context_switch */
+		uint64_t t = m ? tm_pb_varint_field(m, m + ml, 2, &has) : 0;
 		if (m && has) {
 			ts = (int64_t)t;
 			sp->last_ts = ts;
 		}
 		name = "context_switch";
-	} else if ((void)ld_field(r, end, 4, &ml, &any), any) { /* thread */
+	} else if ((void)tm_pb_ld_field(r, end, 4, &ml, &any), any) { /* thread */
 		ts = sp->last_ts;
 		name = "thread";
 	}

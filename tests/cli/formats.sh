@@ -456,4 +456,23 @@ check("art_method_v2: no *end fails the import", loose("v3.trace", V2[:-5]),
 check("art_method_v2: entries of an unknown thread fail the import",
       loose("v4.trace", v2hdr(0x04, 1000) + v2entries(9, [(0, 1, 1)]) + V2SUMM),
       error="Trace parse failure: ART Method V2 trace: trace entries encountered for unknown thread 9 (ERR:tp-parse)")
+# ------------------------------------------------------------ primes
+def pdur(sec, ns): return pfv(1, sec) + pfv(2, ns & 0xffffffffffffffff)
+def pedge(i, off=None):
+    b = pfv(1, i)
+    if off is not None:
+        b += pfl(2, pdur(*off))
+    return pfl(7, b)
+PRIMES = (b"\x09" + struct.pack("<Q", 42) + pfl(4, pdur(100, 5)) + pedge(1, (0, 1000)) + pedge(2)
+          + pedge(3, (1, -500)))
+check("primes: edges at start + offset, one without an offset counted",
+      loose("pr1.pb", PRIMES), stats={"primes_malformed_timestamp": 1}, tt=11,
+      kept={"edge": [100000001005, 100999999505]})
+check("primes: no start_time fails the import", loose("pr2.pb", b"\x09" + struct.pack("<Q", 42) + pedge(1, (0, 1))),
+      error="Trace parse failure: Primes Trace proto did not contain a start time. (ERR:tp-parse)")
+check("primes: a PIN moves it (one edge before zero)",
+      tar("pr3.tar", [("m.json", man([{"path": "a.json"}, {"path": "p.pb", "clocks": {"sync_to": {"file": "a.json"},
+                                                                                          "offset_ns": -100000001006}}])),
+                      ("p.pb", PRIMES), ("a.json", js)]),
+      stats={"primes_malformed_timestamp": 1, "trace_sorter_negative_timestamp_dropped": 1}, tt=11)
 PY

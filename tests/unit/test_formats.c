@@ -43,7 +43,8 @@ t_answers(void)
 				  f == TM_FMT_PERF_TEXT || f == TM_FMT_ANDROID_LOGCAT ||
 				  f == TM_FMT_ANDROID_DUMPSTATE || f == TM_FMT_STRACE ||
 				  f == TM_FMT_GECKO || f == TM_FMT_SIMPLEPERF_PROTO ||
-				  f == TM_FMT_ART_METHOD || f == TM_FMT_ART_METHOD_V2);
+				  f == TM_FMT_ART_METHOD || f == TM_FMT_ART_METHOD_V2 ||
+				  f == TM_FMT_PRIMES);
 		CHECK_INT(tm_format_has_timeline(f),
 			  f != TM_FMT_COLLAPSED_STACK && f != TM_FMT_PPROF && f != TM_FMT_SYMBOLS &&
 				  f != TM_FMT_ART_HPROF && f != TM_FMT_ARROW &&

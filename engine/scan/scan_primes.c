@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * primes scanner: a Primes trace (protos/third_party/primes/
+ * primes_tracing.proto, one Trace message), as trace_processor's
+ * PrimesTraceTokenizer reads it at the end of the file
+ * (importers/primes/primes_trace_tokenizer.cc, OnPushDataToSorter): without
+ * a start_time the import fails; each edge with a trace_start_offset is
+ * one ConvertDefaultClockToTraceTime push (the file's private TRACE_FILE
+ * clock, which a PIN moves) at start + offset (seconds * 1e9 + nanos
+ * each), an edge without one counts primes_malformed_timestamp.
+ */
+#include <string.h>
+
+#include "scan.h"
+
+#define MAX_PRIMES (1024u * 1024u * 1024u)
+
+struct pr {
+	struct tm_scan *sc;
+	const struct tm_scan_ctl *ctl;
+	struct tm_error *err;
+	struct tm_buf buf;
+	uint64_t total;
+	enum tm_status status;
+};
+
+/* ToNanos(seconds (int64), nanos (int32)), wrapping */
+static int64_t
+to_nanos(const uint8_t *m, size_t n)
+{
+	bool has;
+	uint64_t s = m ? tm_pb_varint_field(m, m + n, 1, &has) : 0;
+	uint64_t ns = m ? tm_pb_varint_field(m, m + n, 2, &has) : 0;
+	return (int64_t)(s * 1000000000u + (uint64_t)(int64_t)(int32_t)(uint32_t)ns);
+}
+
+static void
+pr_finish(void *self)
+{
+	struct pr *pr = self;
+	if (pr->status != TM_OK)
+		return;
+	struct tm_scan *sc = pr->sc;
+	const uint8_t *d = (const uint8_t *)pr->buf.data, *end = d + pr->buf.len;
+	size_t sl = 0;
+	bool any;
+	const uint8_t *st = tm_pb_ld_field(d, end, 4, &sl, &any);
+	if (!any) {
+		tm_oplog_fatal(&sc->log, 0, "Primes Trace proto did not contain a start time.",
+			       pr->buf.len);
+		sc->failed = true;
+		return;
+	}
+	int64_t start = to_nanos(st, sl);
+	const uint8_t *cur = d, *e;
+	size_t el;
+	while ((e = tm_pb_next_ld(&cur, end, 7, &el))) {
+		size_t ol = 0;
+		const uint8_t *off = tm_pb_ld_field(e, e + el, 2, &ol, &any);
+		if (!any) {
+			tm_oplog_stat(&sc->log, 0, TM_STAT_PRIMES_MALFORMED_TS, 1);
+			continue;
+		}
+		int64_t ts = (int64_t)((uint64_t)start + (uint64_t)to_nanos(off, ol));
+		uint32_t detail = 0;
+		if (pr->ctl && pr->ctl->keep_events)
+			detail = tm_oplog_detail(&sc->log, "edge", 4, 'P', 0, -1);
+		tm_scan_note_ts(sc, ts);
+		sc->n_events++;
+		sc->n_packets++;
+		tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail,
+				 (uint64_t)(e - d));
+	}
+}
+
+static void
+pr_feed(void *self, const char *p, size_t n)
+{
+	struct pr *pr = self;
+	pr->total += n;
+	if (pr->status != TM_OK)
+		return;
+	if (pr->buf.len + n > MAX_PRIMES) {
+		pr->status = tm_error_set(pr->err, TM_ERR_LIMIT, "primes trace larger than 1 GiB");
+		return;
+	}
+	tm_buf_add(&pr->buf, p, n);
+}
+
+static enum tm_status
+scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
+     const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	struct pr pr;
+	memset(&pr, 0, sizeof pr);
+	pr.sc = sc;
+	pr.ctl = ctl;
+	pr.err = err;
+	pr.status = TM_OK;
+	tm_buf_init(&pr.buf);
+	struct tm_text_scanner ts = {&pr, pr_feed, pr_finish, &pr.status, &pr.total};
+	enum tm_status rc = st ? tm_scan_text(st, sc, ctl, err, &ts)
+			       : tm_scan_text_mem(mem, n, block, sc, ctl, err, &ts);
+	tm_buf_fini(&pr.buf);
+	return rc;
+}
+
+enum tm_status
+tm_scan_primes(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+	       struct tm_error *err)
+{
+	return scan(st, NULL, 0, 0, sc, ctl, err);
+}
+
+enum tm_status
+tm_scan_primes_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+		   const struct tm_scan_ctl *ctl, struct tm_error *err)
+{
+	return scan(NULL, p, n, block, sc, ctl, err);
+}
