@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats.h"
 #include "scan.h"
 
 #define MAX_ART (1024u * 1024u * 1024u)
@@ -639,6 +640,32 @@ art_feed(void *self, const char *p, size_t n)
 		return;
 	}
 	tm_buf_add(&a->buf, p, n);
+}
+
+/* The sniffers: art_method_v2's (ArtMethodV2Importer::Sniff) a "SLOW"
+ * of version 4, 5, 0xf4 or 0xf5; after it in the table, art_method's
+ * (ArtMethodImporter::Sniff) any other "SLOW", or "*version\n" within the
+ * lookahead. */
+static bool
+v2_version(const uint8_t *d, size_t n)
+{
+	if (n < 6)
+		return false;
+	unsigned v = (unsigned)d[4] | ((unsigned)d[5] << 8);
+	return v == 0x0004 || v == 0x0005 || v == 0x00f4 || v == 0x00f5;
+}
+
+bool
+tm_sniff_art_method_v2(struct tm_sniff_in *in)
+{
+	return tm_sniff_starts(in->d, in->n, "SLOW") && v2_version(in->d, in->n);
+}
+
+bool
+tm_sniff_art_method(struct tm_sniff_in *in)
+{
+	size_t ahead = in->n < TM_SNIFF_LOOKAHEAD ? in->n : TM_SNIFF_LOOKAHEAD;
+	return tm_sniff_starts(in->d, in->n, "SLOW") || tm_sniff_starts(in->d, ahead, "*version\n");
 }
 
 static enum tm_status

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats.h"
 #include "scan.h"
 #include "align_scan.h"
 #include "manifest_priv.h"
@@ -458,6 +459,15 @@ gk_feed(void *self, const char *p, size_t n)
 		return;
 	}
 	tm_buf_add(&g->buf, p, n);
+}
+
+/* The sniffer (gecko_trace_tokenizer.cc, GeckoImporter::Sniff): the
+ * whitespace-stripped lookahead starts {"meta" or {"libs". */
+bool
+tm_sniff_gecko(struct tm_sniff_in *in)
+{
+	tm_sniff_strip(in);
+	return tm_sniff_starts(in->s, in->sn, "{\"meta\"") || tm_sniff_starts(in->s, in->sn, "{\"libs\"");
 }
 
 static enum tm_status

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "formats.h"
 #include "scan.h"
 
 #define MAX_PRIMES (1024u * 1024u * 1024u)
@@ -85,6 +86,14 @@ pr_feed(void *self, const char *p, size_t n)
 		return;
 	}
 	tm_buf_add(&pr->buf, p, n);
+}
+
+/* The sniffer (primes_trace_tokenizer.cc, PrimesImporter::Sniff): the
+ * first byte is Trace.id's tag, 0x09. */
+bool
+tm_sniff_primes(struct tm_sniff_in *in)
+{
+	return in->n > 0 && in->d[0] == 0x09;
 }
 
 static enum tm_status

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats.h"
 #include "scan.h"
 #include "proto_wire.h"
 
@@ -153,6 +154,13 @@ sp_finish(void *self)
 	struct sp *sp = self;
 	if (!sp->stop && sp->state != SP_DONE)
 		sp_fatal(sp, "Unexpected end of simpleperf_proto file (ERR:tp-corrupt)");
+}
+
+/* The sniffer (simpleperf_proto_tokenizer.cc, SimpleperfProtoImporter::Sniff). */
+bool
+tm_sniff_simpleperf(struct tm_sniff_in *in)
+{
+	return tm_sniff_starts(in->d, in->n, "SIMPLEPERF");
 }
 
 static enum tm_status

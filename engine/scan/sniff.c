@@ -117,15 +117,6 @@ stripped(const uint8_t *d, size_t n, uint8_t *out)
 	return k;
 }
 
-static bool
-art_v2_version(const uint8_t *d, size_t n)
-{
-	if (n < 6)
-		return false;
-	unsigned v = (unsigned)d[4] | ((unsigned)d[5] << 8);
-	return v == 0x0004 || v == 0x0005 || v == 0x00f4 || v == 0x00f5;
-}
-
 /* android_log_event.cc DetectFormat on one line. */
 static bool
 logcat_line(const uint8_t *p, size_t n)
@@ -366,12 +357,6 @@ tm_sniff_perf(struct tm_sniff_in *in)
 }
 
 bool
-tm_sniff_simpleperf(struct tm_sniff_in *in)
-{
-	return starts(in->d, in->n, "SIMPLEPERF");
-}
-
-bool
 tm_sniff_zip(struct tm_sniff_in *in)
 {
 	return in->n >= 4 && memcmp(in->d, "PK\x03\x04", 4) == 0;
@@ -390,19 +375,6 @@ tm_sniff_zstd(struct tm_sniff_in *in)
 }
 
 bool
-tm_sniff_art_method_v2(struct tm_sniff_in *in)
-{
-	return starts(in->d, in->n, "SLOW") && art_v2_version(in->d, in->n);
-}
-
-/* after art_method_v2 in the table: "SLOW" of any other version */
-bool
-tm_sniff_art_method(struct tm_sniff_in *in)
-{
-	return starts(in->d, in->n, "SLOW") || starts(in->d, ahead(in), "*version\n");
-}
-
-bool
 tm_sniff_art_hprof(struct tm_sniff_in *in)
 {
 	return starts(in->d, in->n, "JAVA PROFILE");
@@ -414,13 +386,6 @@ tm_sniff_manifest(struct tm_sniff_in *in)
 	_Static_assert(sizeof "{\"perfetto_manifest\"" - 1 <= STRIPPED, "STRIPPED too short");
 	tm_sniff_strip(in);
 	return starts(in->s, in->sn, "{\"perfetto_manifest\"");
-}
-
-bool
-tm_sniff_gecko(struct tm_sniff_in *in)
-{
-	tm_sniff_strip(in);
-	return starts(in->s, in->sn, "{\"meta\"") || starts(in->s, in->sn, "{\"libs\"");
 }
 
 bool
@@ -465,8 +430,3 @@ tm_sniff_pprof(struct tm_sniff_in *in)
 	return sniff_pprof(in->d, in->n);
 }
 
-bool
-tm_sniff_primes(struct tm_sniff_in *in)
-{
-	return in->n > 0 && in->d[0] == 0x09;
-}
