@@ -77,6 +77,10 @@ tm_scan_note_ts(struct tm_scan *sc, int64_t ts)
 		sc->raw_max = ts;
 	sc->has_raw_ts = true;
 }
+/* The builtin clock a scanned proto's timestamps are on (scan_clock.c):
+ * its last ClockSnapshot's primary clock, else the clock most of its
+ * packets use, else BOOTTIME. */
+uint32_t tm_scan_trace_clock(const struct tm_scan *sc);
 /* Set the scan's warning (the first one is kept). */
 void tm_scan_warn(struct tm_scan *sc, const char *fmt, ...) TM_PRINTF(2, 3);
 

@@ -876,3 +876,18 @@ tm_session_outdated_hint(struct tm_session *s, const char *text, size_t len, str
 		tm_manifest_outdated_hint(text, len, &c.ctx, err);
 	convert_ctx_fini(&c);
 }
+
+uint32_t
+tm_session_trace_clock(struct tm_session *s, size_t member)
+{
+	if (member >= s->in.n_members)
+		return TM_CLOCK_UNSET;
+	/* formats other than proto: the clock the replay gives them (the
+	 * private TRACE_FILE clock of clockless formats is UNSET: a PIN) */
+	if (s->in.members[member].format != TM_FMT_PROTO)
+		return tm_format_fixed_clock(s->in.members[member].format);
+	struct tm_error e;
+	if (tm_session_scan(s, member, NULL, &e) != TM_OK || !s->scans[member])
+		return TM_CLOCK_BOOTTIME;
+	return tm_scan_trace_clock(s->scans[member]);
+}
