@@ -218,4 +218,10 @@ void tm_tar_abort(struct tm_tar_writer *w);
 enum tm_status tm_tar_header(uint8_t h[512], const char *name, uint64_t size, int64_t mtime,
 			     struct tm_error *err) TM_WUR;
 
+/* A member's name for explanations, appended to out: its path, the input's
+ * base name, or for an inflated stream (trace_processor names it "")
+ * '"" (inflated NAME)' with its container's name, for an archive entry
+ * with an empty name '"" (an entry with no name in NAME)'. */
+void tm_member_label(const struct tm_input *in, size_t member, struct tm_buf *out);
+
 #endif

@@ -14,32 +14,8 @@
 /* Editing helpers                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The index of files[].path: each path to its first entry, for the array
- * and count it was built on (a manifest changed behind the functions here
- * is searched linearly, never answered from a stale index). */
-struct mf_index {
-	const struct tm_manifest_file *files;
-	size_t n;
-	struct tm_strmap map;
-};
-
 /* Fewer files than this are searched linearly (the common manifest). */
 #define MF_INDEX_MIN 16
-
-static void
-mf_index_free(struct mf_index *ix)
-{
-	if (!ix)
-		return;
-	tm_strmap_fini(&ix->map);
-	free(ix);
-}
-
-void
-tm_manifest_files_changed(struct tm_manifest *m)
-{
-	mf_index_free(__atomic_exchange_n(&m->files_ix, NULL, __ATOMIC_ACQ_REL));
-}
 
 /* Built on the first look-up, by whichever thread looks first: a const
  * manifest may be read by several at once (the winner's index is kept). */
@@ -61,7 +37,7 @@ mf_index(const struct tm_manifest *m)
 	if (__atomic_compare_exchange_n(slot, &expected, ix, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		return ix;
-	mf_index_free(ix);
+	tm_mf_index_free(ix);
 	return expected;
 }
 
@@ -288,4 +264,14 @@ tm_manifest_rename_file(struct tm_manifest *m, const char *from, const char *to)
 		}
 		i++;
 	}
+}
+
+const struct tm_manifest_file *
+tm_manifest_entry_by_path(const struct tm_manifest *m, const char *path, size_t len, size_t *idx)
+{
+	const struct tm_manifest_file *f = tm_manifest_file_find_n(m, path, len);
+
+	if (f && idx)
+		*idx = (size_t)(f - m->files);
+	return f;
 }

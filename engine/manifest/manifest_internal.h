@@ -104,4 +104,8 @@ enum tm_status tm_manifest_parse_keep(const char *text, size_t len, const char *
 /* The entry is an exported table (__exported_table_schema), not a trace. */
 bool tm_manifest_file_is_table(const struct tm_manifest_file *f);
 
+/* files[] entry for a member path: the first exact match (as the reader). */
+const struct tm_manifest_file *tm_manifest_entry_by_path(const struct tm_manifest *m,
+							 const char *path, size_t len, size_t *idx);
+
 #endif

@@ -138,25 +138,6 @@ fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 	return c;
 }
 
-void
-tm_member_label(const struct tm_input *in, size_t member, struct tm_buf *out)
-{
-	const struct tm_member *mb = &in->members[member];
-	if (mb->name && mb->name[0]) {
-		tm_buf_adds(out, mb->name);
-	} else if (mb->name && mb->parent >= 0 && (size_t)mb->parent < member) {
-		/* both named "" in trace_file: a gzip/zstd member's inflated
-		 * stream, and a TAR or ZIP entry whose name is empty (ours) */
-		enum tm_format pf = in->members[mb->parent].format;
-		bool inflated = pf == TM_FMT_GZIP || pf == TM_FMT_ZSTD;
-		tm_buf_adds(out, inflated ? "\"\" (inflated " : "\"\" (an entry with no name in ");
-		tm_member_label(in, (size_t)mb->parent, out);
-		tm_buf_addc(out, ')');
-	} else {
-		tm_buf_adds(out, mb->source_path ? tm_path_base(mb->source_path) : "the input");
-	}
-}
-
 /* ------------------------------------------------------------------ */
 /* errors and stats                                                    */
 /* ------------------------------------------------------------------ */
@@ -883,16 +864,6 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 /* ------------------------------------------------------------------ */
 /* manifest apply (perfetto_manifest_reader.cc)                      */
 /* ------------------------------------------------------------------ */
-
-const struct tm_manifest_file *
-tm_manifest_entry_by_path(const struct tm_manifest *m, const char *path, size_t len, size_t *idx)
-{
-	const struct tm_manifest_file *f = tm_manifest_file_find_n(m, path, len);
-
-	if (f && idx)
-		*idx = (size_t)(f - m->files);
-	return f;
-}
 
 /* The member's path as a manifest names it: its trace_file name; for a
  * single input evaluated with a manifest we would write, the base name it

@@ -247,15 +247,6 @@ tm_ctx(const struct tm_replay *p, size_t i)
 /* report.c: fill p->r from the finished replay. */
 void tm_report_build(struct tm_replay *p);
 
-/* A member's name for explanations, appended to out: its path, the input's
- * base name, or for an inflated stream (trace_processor names it "")
- * '"" (inflated NAME)' with its container's name, for an archive entry
- * with an empty name '"" (an entry with no name in NAME)'. */
-void tm_member_label(const struct tm_input *in, size_t member, struct tm_buf *out);
-/* files[] entry for a member path: the first exact match (as the reader). */
-const struct tm_manifest_file *tm_manifest_entry_by_path(const struct tm_manifest *m,
-							 const char *path, size_t len, size_t *idx);
-
 /* An Android bugreport ZIP (bugreport.c): TM_BUG_NONE, TM_BUG_READ (a
  * bugreport-*.txt member with a year in its name: the ZIP is read as a
  * bugreport) or TM_BUG_ABORT (trace_processor aborts on it). */
