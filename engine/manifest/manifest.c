@@ -5,6 +5,8 @@
  * emission, hints, editing) is in the other manifest_*.c files; see
  * manifest_priv.h.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,21 @@
 /* ------------------------------------------------------------------ */
 /* Model lifetime                                                      */
 /* ------------------------------------------------------------------ */
+
+void
+tm_mf_index_free(struct mf_index *ix)
+{
+	if (!ix)
+		return;
+	tm_strmap_fini(&ix->map);
+	free(ix);
+}
+
+void
+tm_manifest_files_changed(struct tm_manifest *m)
+{
+	tm_mf_index_free(__atomic_exchange_n(&m->files_ix, NULL, __ATOMIC_ACQ_REL));
+}
 
 void
 tm_manifest_init(struct tm_manifest *m)
@@ -216,4 +233,16 @@ tm_manifest_is_trivial(const struct tm_manifest *m)
 			return false;
 	}
 	return true;
+}
+
+enum tm_status
+tm_mf_err(struct tm_error *err, const char *fmt, ...)
+{
+	char buf[sizeof err->msg];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return tm_error_set(err, TM_ERR_MANIFEST, "%s", buf);
 }

@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "manifest_internal.h"
+#include "strmap.h"
 
 #define PFX "perfetto_manifest: "
 /* Nesting limit of the reader (ours: trace_processor recurses without one). */
@@ -78,5 +79,17 @@ tm_mf_path_len(const struct tm_manifest_file *f)
  * what the input's files are, so the hint names only clocks they have. */
 void tm_mf_old_syntax_hint(const cJSON *meta, const struct tm_convert_ctx *ctx,
 			   struct tm_error *err);
+
+/* The index of files[].path: each path to its first entry, for the array
+ * and count it was built on (a manifest changed behind the functions here
+ * is searched linearly, never answered from a stale index). */
+struct mf_index {
+	const struct tm_manifest_file *files;
+	size_t n;
+	struct tm_strmap map;
+};
+
+/* Frees an index (NULL: nothing); manifest.c. */
+void tm_mf_index_free(struct mf_index *ix);
 
 #endif

@@ -23,18 +23,6 @@
 /* Validation (OnPushDataToSorter, ParseFileEntry, ParseClocks, ...)    */
 /* ------------------------------------------------------------------ */
 
-enum tm_status
-tm_mf_err(struct tm_error *err, const char *fmt, ...)
-{
-	char buf[sizeof err->msg];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return tm_error_set(err, TM_ERR_MANIFEST, "%s", buf);
-}
-
 static enum tm_status
 clock_name(const cJSON *v, uint32_t *out, struct tm_error *err)
 {
