@@ -136,23 +136,6 @@ out:
 	return &s->seqs[i];
 }
 
-struct machine *
-tm_ps_machine(struct ps *s, uint32_t id)
-{
-	size_t i;
-	if (s->n_machines && s->machines[0].id == id)
-		return &s->machines[0];
-	if (tm_u64map_get(&s->machine_ix, id, &i))
-		return &s->machines[i];
-	if (s->n_machines) /* the first is found above: a crafted file may name 100,000s */
-		tm_u64map_set(&s->machine_ix, id, s->n_machines);
-	XGROW(s->machines, s->cap_machines, s->n_machines + 1);
-	struct machine *m = &s->machines[s->n_machines++];
-	memset(m, 0, sizeof *m);
-	m->id = id;
-	return m;
-}
-
 /* Interned names (struct iname): an open-addressing table over (sequence,
  * iid), the names in a pool.  Of a sequence's names only its generation's
  * are valid (proto_trace_reader.cc HandleIncrementalStateCleared: a cleared
@@ -310,128 +293,6 @@ name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t l
 /* ------------------------------------------------------------------ */
 /* emitting                                                            */
 /* ------------------------------------------------------------------ */
-
-void
-tm_ps_flush_nots_now(struct ps *s)
-{
-	struct tm_op op = {.kind = TM_OP_PUSH_NOTS, .machine = s->nots_machine, .n = s->nots,
-			   .offset = s->nots_off};
-	tm_oplog_add(s->log, &op);
-	s->sc->n_events += s->nots;
-	s->nots = 0;
-}
-
-void
-tm_ps_emit(struct ps *s, const struct tm_op *op)
-{
-	flush_nots(s);
-	tm_oplog_add(s->log, op);
-	if (op->kind == TM_OP_FATAL) {
-		s->stop = true;
-		s->sc->failed = true;
-		tm_error_set(tm_scan_err(s->sc), TM_ERR_FORMAT, "byte 0x%llx: %s",
-			     (unsigned long long)op->offset, op->text);
-	}
-}
-
-struct pend *
-tm_ps_pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off)
-{
-	if (UNLIKELY(s->n_pend == s->cap_pend))
-		XGROW(s->pend, s->cap_pend, s->n_pend + 1);
-	struct pend *p = &s->pend[s->n_pend++];
-	*p = (struct pend){.kind = kind, .machine = machine, .offset = off};
-	return p;
-}
-
-/* A pending op with a text (copied: fixed up at flush). */
-static void
-pend_text(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off, const char *text,
-	  size_t len)
-{
-	tm_ps_pend_add(s, kind, machine, off);
-	s->pend[s->n_pend - 1].arr = s->ptext.len;
-	tm_buf_add(&s->ptext, text, len);
-	tm_buf_addc(&s->ptext, 0);
-}
-
-void
-tm_ps_pend_fatal(struct ps *s, uint32_t machine, uint64_t off, const char *text)
-{
-	pend_text(s, TM_OP_FATAL, machine, off, text, strlen(text));
-}
-
-void
-tm_ps_pend_stat(struct ps *s, uint32_t machine, uint64_t off, enum tm_stat_id st)
-{
-	struct pend *op = tm_ps_pend_add(s, TM_OP_STAT, machine, off);
-	op->stat = (uint32_t)st;
-	op->n = 1;
-}
-
-/* Emit the pending payload ops: after a PACKET (has_ts) or on their own. */
-void
-tm_ps_pend_flush(struct ps *s, bool has_ts)
-{
-	for (size_t i = 0; i < s->n_pend; i++) {
-		const struct pend *pd = &s->pend[i];
-		if (pd->kind == TM_OP_CONVERT) {
-			/* the bulk of ftrace bundles: straight to the appender */
-			if (!(pd->flags & TM_CONV_NO_PUSH))
-				s->sc->n_events++;
-			flush_nots(s);
-			tm_oplog_convert(s->log, pd->machine, pd->clock, pd->seq, pd->ts, pd->flags,
-					 pd->detail, pd->offset);
-			continue;
-		}
-		struct tm_op op = {.kind = pd->kind, .machine = pd->machine, .clock = pd->clock,
-				   .seq = pd->seq, .flags = pd->flags, .ts = pd->ts, .n = pd->n,
-				   .primary = pd->primary, .stat = pd->stat, .detail = pd->detail,
-				   .offset = pd->offset};
-		switch (op.kind) {
-		case TM_OP_SNAPSHOT:
-			op.clocks = s->pclocks + pd->arr;
-			break;
-		case TM_OP_SYSINFO:
-		case TM_OP_FATAL:
-			op.text = s->ptext.data + pd->arr;
-			break;
-		case TM_OP_CONVERT_ARRAY:
-			op.tss = s->ptss + pd->arr;
-			s->sc->n_events += op.n;
-			break;
-		case TM_OP_PUSH:
-			if (!has_ts && !op.detail) {
-				if (s->nots && s->nots_machine != op.machine)
-					flush_nots(s);
-				if (!s->nots) {
-					s->nots_machine = op.machine;
-					s->nots_off = op.offset;
-				}
-				s->nots++;
-				continue;
-			}
-			if (!has_ts) {
-				/* A detailed push without a timestamp: the
-				 * op log's PUSH_NOTS carries no detail. */
-				op.kind = TM_OP_PUSH_NOTS;
-				op.n = 1;
-				tm_ps_emit(s, &op);
-				s->sc->n_events++;
-				continue;
-			}
-			s->sc->n_events++;
-			break;
-		default:
-			break;
-		}
-		tm_ps_emit(s, &op);
-		if (s->stop)
-			break;
-	}
-	s->n_pend = s->n_pclocks = s->n_ptss = 0;
-	tm_buf_reset(&s->ptext);
-}
 
 /* ------------------------------------------------------------------ */
 /* TracePacket                                                         */
@@ -1208,7 +1069,7 @@ do_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
 	struct field f;
 	while (next_field(&p, end, &f) > 0)
 		if (f.id == SI_MACHINE_NAME && f.wt == WT_LEN)
-			pend_text(s, TM_OP_SYSINFO, k->machine, k->off, (const char *)f.p, f.len);
+			tm_ps_pend_text(s, TM_OP_SYSINFO, k->machine, k->off, (const char *)f.p, f.len);
 }
 
 /* Statsd atoms: one push per atom (at timestamp_nanos[i] raw, else at the

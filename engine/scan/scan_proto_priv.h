@@ -152,7 +152,7 @@ struct pkt {
 };
 
 /* ------------------------------------------------------------------ */
-/* emitting (scan_proto.c)                                             */
+/* emitting (scan_proto_pend.c)                                        */
 /* ------------------------------------------------------------------ */
 
 /* Append an op (after the merged PUSH_NOTS); a FATAL stops the scan. */
@@ -161,6 +161,9 @@ void tm_ps_flush_nots_now(struct ps *s);
 /* Pending payload ops of the current packet, emitted by tm_ps_pend_flush
  * after its PACKET op (has_ts) or on their own. */
 struct pend *tm_ps_pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off);
+/* A pending op with a text (copied: fixed up at flush). */
+void tm_ps_pend_text(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off,
+		     const char *text, size_t len);
 void tm_ps_pend_fatal(struct ps *s, uint32_t machine, uint64_t off, const char *text);
 void tm_ps_pend_stat(struct ps *s, uint32_t machine, uint64_t off, enum tm_stat_id st);
 void tm_ps_pend_flush(struct ps *s, bool has_ts);
