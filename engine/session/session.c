@@ -277,24 +277,6 @@ is_scannable(const struct tm_member *mb)
 	return !mb->is_hidden && mb->order != UINT32_MAX && tm_format_is_predicted(mb->format);
 }
 
-/* The numbers are evaluated from runs of same-shape events (oplog.h)
- * except by the reference replay (plain_replay), which reads the ops as
- * the scanner wrote them.  Without details the scan writes the runs
- * itself; with details it writes single events and the finished log is
- * folded beside them (tm_scan_fold does nothing for a log of runs). */
-static bool
-wants_runs(const struct tm_session *s)
-{
-	return !s->opts.plain_replay;
-}
-
-void
-tm_session_fold_scan(const struct tm_session *s, struct tm_scan *sc)
-{
-	if (wants_runs(s))
-		tm_scan_fold(sc);
-}
-
 /* Scan member i from stm (opened here when NULL; closed here).  *rerr:
  * whether the member's stream failed with our own (read) error. */
 static enum tm_status
@@ -313,7 +295,7 @@ scan_stream(struct tm_session *s, size_t i, struct tm_stream *stm, volatile bool
 	for (int pass = 0;; pass++) {
 		sc = xcalloc(1, sizeof *sc);
 		tm_scan_init(sc, mb->format);
-		sc->log.use_runs = wants_runs(s) && !s->opts.keep_events;
+		sc->log.use_runs = tm_session_wants_runs(s) && !s->opts.keep_events;
 		tm_error_clear(&e);
 		/* the first pass reads a gzip/zstd member as it is decompressed,
 		 * before it is known to be handed over (tm_stream_open_scan) */

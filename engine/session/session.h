@@ -66,12 +66,28 @@ enum tm_status tm_session_evaluate_probe(struct tm_session *s, const struct tm_m
 					 struct tm_report **out, struct tm_error *err) TM_WUR;
 
 
+/* The numbers are evaluated from runs of same-shape events (oplog.h)
+ * except by the reference replay (plain_replay), which reads the ops as
+ * the scanner wrote them.  Without details the scan writes the runs
+ * itself; with details it writes single events and the finished log is
+ * folded beside them (tm_scan_fold does nothing for a log of runs).
+ * Inline: session.c and the scan cache (scancache.c, which session.c
+ * calls) both ask. */
+static inline bool
+tm_session_wants_runs(const struct tm_session *s)
+{
+	return !s->opts.plain_replay;
+}
+
 /* A finished scan of s: with details kept, its log folded into runs
  * beside them (tm_scan_fold), the numbers' fast path; the reference
  * replay (plain_replay) reads the ops as written. */
-void tm_session_fold_scan(const struct tm_session *s, struct tm_scan *sc);
+static inline void
+tm_session_fold_scan(const struct tm_session *s, struct tm_scan *sc)
+{
+	if (tm_session_wants_runs(s))
+		tm_scan_fold(sc);
+}
 
-/* tm_report_verdict as a string (caller frees) (report.c). */
-char *tm_report_verdict_str(const struct tm_report *r);
 
 #endif
