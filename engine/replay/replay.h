@@ -101,4 +101,7 @@ struct tm_replay_src {
  * manifest members) and fill r (zeroed by the caller). */
 void tm_replay(const struct tm_replay_src *src, const struct tm_manifest *m, struct tm_report *r);
 
+/* tm_report_verdict as a string (caller frees) (report.c). */
+char *tm_report_verdict_str(const struct tm_report *r);
+
 #endif

@@ -6,7 +6,6 @@
  * one-line verdict the front ends print.
  */
 #include "replay_state.h"
-#include "session.h"
 
 #include <inttypes.h>
 #include <pthread.h>
