@@ -7,6 +7,9 @@ if grep -rlE --include='*.[ch]' '#include <(n?curses|readline)' engine >/dev/nul
 else
 	echo "PASS: layers: no curses/readline include in engine/"
 fi
+# The engine's stages call only downward and no two files call each other
+# round (tools/layers.sh: includes, the objects' symbols, cycles).
+"$(dirname "$0")/../tools/layers.sh" "$SAN"
 bad=$(nm -u "$SAN/libtmengine.a" 2>/dev/null | awk '{print $2}' |
 	grep -E '^(initscr|newterm|wgetch|readline|rl_[a-z_]+|printf|puts|putchar|exit|fputs|fprintf|vprintf)$' | sort -u | tr '\n' ' ')
 if [ -n "$bad" ]; then echo "FAIL: layers: engine calls $bad"; else echo "PASS: layers: engine does not print, exit or use the terminal"; fi
