@@ -544,6 +544,12 @@ wb_fini(struct wb *wb)
 	free(wb->ui.search);
 	free(wb->ui.browse.shown);
 	free(wb->ui.browse.folded);
+	/* a pair picker still open at exit */
+	tm_align_events_fini(&wb->ui.picker.ev);
+	free(wb->ui.picker.file);
+	free(wb->ui.picker.ref);
+	free(wb->ui.picker.a_name);
+	free(wb->ui.picker.b_name);
 	free(wb->run.recovery_key);
 	for (size_t i = 0; i < wb->run.n_rec_start; i++)
 		free(wb->run.rec_start[i]);
