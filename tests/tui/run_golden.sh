@@ -104,8 +104,8 @@ make_many() {
 		printf '{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' \
 			$((i * 1000)) >"$work/many/t$(printf %02d "$i").json"
 	done
-	printf -- '--------- beginning of main\n01-01 00:00:00.100  100  100 I tag: hello\n' \
-		>"$work/unpredicted/app.logcat"
+	# fuchsia's magic record (a format named, not yet scanned)
+	printf '\x10\x00\x04\x46\x78\x54\x16\x00' >"$work/unpredicted/app.fxt"
 	cp "$work/many/t01.json" "$work/unpredicted/t01.json"
 	# Two clockless JSON files: a.json owns the timeline by name (a < z).
 	mkdir -p "$work/owner"
