@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one rule for every path the batch commands write (merge -o, align
-# --apply/--solve -o; engine/output.c): never an input (by any name: "../",
+# --apply/--solve -o; engine/session/output.c): never an input (by any name: "../",
 # a symlink, a hard link), never replaced without --force, the umask for new
 # files and the old mode for replaced ones, stale temp files of a killed
 # write removed (and said), a file size limit a message rather than a silent

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A saved scan (engine/scancache.c) as a hostile writer could leave it:
+/* A saved scan (engine/session/scancache.c) as a hostile writer could leave it:
  * [b] payload, where b picks one of the fixed inputs ((b & 0x3f) % N_CASES: a
  * JSON, a proto, a TAR, a tar.gz, two loose files), whether
  * the session keeps events (b & 0x80) and a 61-byte read buffer (b & 0x40,
