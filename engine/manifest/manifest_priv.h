@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the manifest module (manifest*.c): the pieces its files share.
- * The module is split by job: manifest_json.c reads the JSON into a DOM,
+ * The module is split by job: util/json_dom.c reads the JSON into a DOM,
  * manifest.c owns the model's lifetime, manifest_validate.c runs the
  * reader's checks (tm_manifest_parse), manifest_apply.c the apply plan,
  * manifest_emit.c the writer, manifest_hints.c the outdated-syntax hints,
@@ -19,37 +19,11 @@
 #include <string.h>
 
 #include "internal.h"
+#include "json_dom.h"
 #include "manifest_internal.h"
 #include "strmap.h"
 
 #define PFX "perfetto_manifest: "
-/* Nesting limit of the reader (ours: trace_processor recurses without one). */
-#define MAX_DEPTH 1000
-
-/* Where the reader stopped on an error (ours: trace_processor says only
- * "Failed to parse object: " when the text ends early). */
-struct tm_mj_stop {
-	bool incomplete;      /* the text ended before the root value did */
-	size_t offset;        /* where it ended */
-	const char *expected; /* what was expected there (a static string) */
-};
-
-/* manifest_json.c: json::Parse with trace_processor's grammar into a cJSON
- * tree whose numbers are raw nodes holding their exact token.  Returns the
- * root, or NULL with trace_processor's error text in msg and *stop set. */
-cJSON *tm_mj_parse(const char *text, size_t len, char *msg, size_t msg_size,
-		   struct tm_mj_stop *stop);
-/* json::Dom accessors on that tree. */
-const cJSON *tm_mj_member(const cJSON *o, const char *key);
-bool tm_mj_is_str(const cJSON *v);
-/* A string node's bytes: more than strlen when it holds an escaped NUL. */
-size_t tm_mj_str_len(const cJSON *v);
-bool tm_mj_is_num(const cJSON *v);
-bool tm_mj_is_int(const cJSON *v, int64_t *out); /* IsIntegral; out may be NULL */
-int64_t tm_mj_as_int64(const cJSON *v);
-/* The members of o not in known (NULL-terminated), copied; NULL if none. */
-cJSON *tm_mj_extras(const cJSON *o, const char *const *known);
-
 /* manifest.c */
 bool tm_mf_str_eq(const char *a, const char *b); /* NULL-aware */
 void tm_mf_clocks_fini(struct tm_manifest_clocks *c);

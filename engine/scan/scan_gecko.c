@@ -28,7 +28,7 @@
 #include "formats.h"
 #include "scan.h"
 #include "align_scan.h"
-#include "manifest_priv.h"
+#include "json_dom.h"
 
 #define MAX_GECKO (1024u * 1024u * 1024u)
 

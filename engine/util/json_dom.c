@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The manifest's JSON reader: json::Parse as trace_processor runs it on a
+ * trace_processor's JSON reader: json::Parse as trace_processor runs it on a
  * perfetto_manifest, building a cJSON tree, and the json::Dom accessors the
- * validation uses.
+ * validation uses (and the gecko scanner's reader).
  *
  * JSON.  trace_processor parses with its own iterator (util/json_parser.h,
  * util/json_value.cc), which differs from cJSON's grammar in ways a manifest
@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "json_lex.h"
-#include "manifest_priv.h"
+#include "json_dom.h"
 #include "strmap.h"
 
 /* ------------------------------------------------------------------ */
