@@ -5,7 +5,7 @@
  * UnescapeString, ParseString, ScanToEndOfDelimitedBlock, StringToInt64,
  * StringToDouble, ParseNumber, ParseValue, and the key / after-value steps
  * of its Iterator), with its error texts.  Used by the manifest reader
- * (manifest_json.c, which builds a tree) and the streaming Chrome JSON
+ * (json_dom.c, which builds a tree) and the streaming Chrome JSON
  * scanner (scan_json.c, which walks event objects in a window).
  *
  * Every function works on [cur, lx->end): TM_JL_INC means the window ended
