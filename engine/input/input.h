@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inputs and members (archive.c, sniff.c) and the byte streams scanners read
- * (stream.c).  Internal to the engine.
+ * Inputs and members (archive.c, listing.c, label.c) and how a member's
+ * stream is opened; the streams themselves: stream.h.  Internal to the engine.
  *
  * tm_input_open() builds the member table exactly as trace_processor's
  * trace_file table would hold it: index 0 is the top-level input; TAR and
@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "internal.h"
+#include "stream.h"
 
 struct tm_input {
 	struct tm_member *members; /* [0] = top level */
@@ -124,36 +125,12 @@ enum tm_status tm_stream_open(const struct tm_input *in, size_t member, struct t
  * with tm_stream_open.  Waits until the answer is known. */
 enum tm_status tm_stream_open_scan(const struct tm_input *in, size_t member,
 				   struct tm_stream **out, struct tm_error *err) TM_WUR;
-/* How a refuted stream failed: known = trace_processor's failure after
- * handed bytes (then the member can be read again without verifying). */
-struct tm_stream_end {
-	bool known;
-	uint64_t handed, inflated;
-	enum tm_status fs;
-	struct tm_error err;
-};
-/* end (may be NULL) is filled when it returns true. */
-bool tm_stream_refuted(struct tm_stream *st, struct tm_stream_end *end);
 /* Read the member again after tm_stream_refuted gave end (known): the
  * bytes up to end->handed, decompressed once and not verified again, then
  * end's failure, exactly what tm_stream_open would deliver. */
 enum tm_status tm_stream_open_known(const struct tm_input *in, size_t member,
 				    const struct tm_stream_end *end, struct tm_stream **out,
 				    struct tm_error *err) TM_WUR;
-/* Borrow the next block of bytes: *p, *n valid until the next call; *n == 0
- * at end of member.  Errors name the member and the byte offset. */
-enum tm_status tm_stream_next(struct tm_stream *st, const uint8_t **p, size_t *n,
-			      struct tm_error *err) TM_WUR;
-/* Bytes delivered so far (offset of the next block). */
-uint64_t tm_stream_offset(const struct tm_stream *st);
-/* Total bytes if known (UINT64_MAX if not, e.g. inflating). */
-uint64_t tm_stream_size(const struct tm_stream *st);
-void tm_stream_close(struct tm_stream *st);
-/* Read buffers malloc'd so far by this process: a closed stream's buffer
- * is kept for the next stream to open, so this counts only the buffers of
- * streams open at the same time (a test hook). */
-uint64_t tm_stream_buf_allocs(void);
-
 /* Members of a container whose bytes can only be read front to back (a TAR
  * inside gzip or zstd, anything inside a deflated ZIP member): opening each
  * on its own decompresses everything before it again, quadratic in the

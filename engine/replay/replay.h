@@ -9,6 +9,7 @@
 #error "engine-internal header"
 #endif
 
+#include "input.h"
 #include "scan.h"
 
 struct tm_manifest_slot { /* one perfetto_manifest member of the input */

@@ -12,7 +12,7 @@
 
 #include <stdatomic.h>
 
-#include "input.h"
+#include "stream.h"
 #include "oplog.h"
 #include "formats.h"
 

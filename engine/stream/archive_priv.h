@@ -4,7 +4,7 @@
 #ifndef TM_ARCHIVE_PRIV_H
 #define TM_ARCHIVE_PRIV_H
 
-#include "input.h"
+#include "stream.h"
 
 /* Work done on an input's streams while it is being listed: decompressed
  * bytes counted against a budget (a nested decompression bomb stops at a

@@ -118,7 +118,7 @@ la_load(void)
 	la_fn.missing = r == ARCHIVE_OK ? NULL : "this libarchive was built without libzstd";
 }
 
-#include "input.h"
+#include "stream.h"
 #include "archive_priv.h"
 
 #define BLOCK (256u * 1024u)
