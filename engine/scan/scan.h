@@ -125,6 +125,13 @@ enum tm_status tm_scan_text(struct tm_stream *st, struct tm_scan *sc,
 enum tm_status tm_scan_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				const struct tm_scan_ctl *ctl, struct tm_error *err,
 				const struct tm_text_scanner *ts) TM_WUR;
+/* A member held whole (at most 1 GiB, else a limit error naming what):
+ * done(self, bytes, n) at its end.  Over st, or (st NULL) mem[0..n) in
+ * blocks of block bytes. */
+enum tm_status tm_scan_whole(struct tm_stream *st, const void *mem, size_t n, size_t block,
+			     struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct tm_error *err,
+			     const char *what, void (*done)(void *self, const uint8_t *d, size_t n),
+			     void *self) TM_WUR;
 
 /* The line loop of the line-oriented scanners (scan_lines.c): line() gets
  * every '\n'-terminated line (without it) and its byte offset; a scanner

@@ -26,17 +26,13 @@
 #include "formats.h"
 #include "scan.h"
 
-#define MAX_ART (1024u * 1024u * 1024u)
 #define MAGIC 0x574f4c53u
 #define HDR 32u
 
 struct art {
 	struct tm_scan *sc;
 	const struct tm_scan_ctl *ctl;
-	struct tm_error *err;
-	struct tm_buf buf;
-	uint64_t total;
-	enum tm_status status;
+	const uint8_t *end; /* the member's end (it is held whole) */
 	bool dual;
 	int64_t start;
 	uint32_t version, rec;
@@ -185,7 +181,7 @@ u32_in(const uint8_t *r, size_t k, const uint8_t *end)
 static void
 record(struct art *a, const uint8_t *r, uint64_t off)
 {
-	const uint8_t *end = (const uint8_t *)a->buf.data + a->buf.len;
+	const uint8_t *end = a->end;
 	uint32_t delta = a->dual ? u32_in(r, 8, end) : u32_in(r, 4, end);
 	uint32_t action = u32_in(r, 0, end) & 3u;
 	int64_t ts = (int64_t)(((uint64_t)a->start + delta) * 1000u);
@@ -609,13 +605,10 @@ v2(struct art *a, const uint8_t *d, size_t n)
 }
 
 static void
-art_finish(void *self)
+art_done(void *self, const uint8_t *d, size_t n)
 {
 	struct art *a = self;
-	if (a->status != TM_OK)
-		return;
-	const uint8_t *d = (const uint8_t *)a->buf.data;
-	size_t n = a->buf.len;
+	a->end = d + n;
 	if (n < 4 && !a->is_v2) {
 		fatal(a, n, "ART Method trace: trace is incomplete (ERR:tp-corrupt)");
 		return;
@@ -626,20 +619,6 @@ art_finish(void *self)
 		streaming(a, d, n);
 	else
 		non_streaming(a, d, n);
-}
-
-static void
-art_feed(void *self, const char *p, size_t n)
-{
-	struct art *a = self;
-	a->total += n;
-	if (a->status != TM_OK)
-		return;
-	if (a->buf.len + n > MAX_ART) {
-		a->status = tm_error_set(a->err, TM_ERR_LIMIT, "ART method trace larger than 1 GiB");
-		return;
-	}
-	tm_buf_add(&a->buf, p, n);
 }
 
 /* The sniffers: art_method_v2's (ArtMethodV2Importer::Sniff) a "SLOW"
@@ -677,15 +656,8 @@ scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_sc
 	a.is_v2 = sc->format == TM_FMT_ART_METHOD_V2;
 	a.sc = sc;
 	a.ctl = ctl;
-	a.err = err;
-	a.status = TM_OK;
-	tm_buf_init(&a.buf);
 	tm_scan_note_clock(sc, TM_CLOCK_MONOTONIC);
-	struct tm_text_scanner ts = {&a, art_feed, art_finish, &a.status, &a.total};
-	enum tm_status rc = st ? tm_scan_text(st, sc, ctl, err, &ts)
-			       : tm_scan_text_mem(mem, n, block, sc, ctl, err, &ts);
-	tm_buf_fini(&a.buf);
-	return rc;
+	return tm_scan_whole(st, mem, n, block, sc, ctl, err, "ART method trace", art_done, &a);
 }
 
 enum tm_status

@@ -30,8 +30,6 @@
 #include "align_scan.h"
 #include "json_dom.h"
 
-#define MAX_GECKO (1024u * 1024u * 1024u)
-
 /* A number of the tree as SimpleJsonParser gives it: int64 or double. */
 static bool
 num(const cJSON *v, double *d, bool *is_int, int64_t *i)
@@ -273,10 +271,6 @@ callsites(const struct thread *t, size_t n_strings)
 struct gk {
 	struct tm_scan *sc;
 	const struct tm_scan_ctl *ctl;
-	struct tm_buf buf;
-	uint64_t total;
-	enum tm_status status;
-	struct tm_error *err;
 };
 
 /* One pushed event (and, the first time of its list, the thread's
@@ -389,21 +383,19 @@ strings_of(const cJSON *o)
 }
 
 static void
-gk_finish(void *self)
+gk_done(void *self, const uint8_t *d, size_t len)
 {
 	struct gk *g = self;
-	if (g->status != TM_OK)
-		return;
 	char msg[512];
 	struct tm_mj_stop stop;
-	cJSON *root = tm_mj_parse(g->buf.data ? g->buf.data : "", g->buf.len, msg, sizeof msg, &stop);
+	cJSON *root = tm_mj_parse((const char *)d, len, msg, sizeof msg, &stop);
 	if (!root || !cJSON_IsObject(root)) {
 		struct tm_buf t;
 		tm_buf_init(&t);
 		tm_buf_addf(&t, "Syntactic error while parsing Gecko trace: %s; please use an external "
 				"JSON tool (e.g. jq) to understand the source of the error.",
 			    root ? "Expected an object" : msg);
-		tm_oplog_fatal(&g->sc->log, 0, t.data, g->buf.len);
+		tm_oplog_fatal(&g->sc->log, 0, t.data, len);
 		tm_buf_fini(&t);
 		g->sc->failed = true;
 		cJSON_Delete(root);
@@ -447,20 +439,6 @@ gk_finish(void *self)
 	cJSON_Delete(root);
 }
 
-static void
-gk_feed(void *self, const char *p, size_t n)
-{
-	struct gk *g = self;
-	g->total += n;
-	if (g->status != TM_OK)
-		return;
-	if (g->buf.len + n > MAX_GECKO) {
-		g->status = tm_error_set(g->err, TM_ERR_LIMIT, "gecko profile larger than 1 GiB");
-		return;
-	}
-	tm_buf_add(&g->buf, p, n);
-}
-
 /* The sniffer (gecko_trace_tokenizer.cc, GeckoImporter::Sniff): the
  * whitespace-stripped lookahead starts {"meta" or {"libs". */
 bool
@@ -474,18 +452,8 @@ static enum tm_status
 scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
      const struct tm_scan_ctl *ctl, struct tm_error *err)
 {
-	struct gk g;
-	memset(&g, 0, sizeof g);
-	g.sc = sc;
-	g.ctl = ctl;
-	g.err = err;
-	g.status = TM_OK;
-	tm_buf_init(&g.buf);
-	struct tm_text_scanner ts = {&g, gk_feed, gk_finish, &g.status, &g.total};
-	enum tm_status rc = st ? tm_scan_text(st, sc, ctl, err, &ts)
-			       : tm_scan_text_mem(mem, n, block, sc, ctl, err, &ts);
-	tm_buf_fini(&g.buf);
-	return rc;
+	struct gk g = {sc, ctl};
+	return tm_scan_whole(st, mem, n, block, sc, ctl, err, "gecko profile", gk_done, &g);
 }
 
 enum tm_status

@@ -14,15 +14,9 @@
 #include "formats.h"
 #include "scan.h"
 
-#define MAX_PRIMES (1024u * 1024u * 1024u)
-
 struct pr {
 	struct tm_scan *sc;
 	const struct tm_scan_ctl *ctl;
-	struct tm_error *err;
-	struct tm_buf buf;
-	uint64_t total;
-	enum tm_status status;
 };
 
 /* ToNanos(seconds (int64), nanos (int32)), wrapping */
@@ -36,19 +30,16 @@ to_nanos(const uint8_t *m, size_t n)
 }
 
 static void
-pr_finish(void *self)
+pr_done(void *self, const uint8_t *d, size_t len)
 {
 	struct pr *pr = self;
-	if (pr->status != TM_OK)
-		return;
 	struct tm_scan *sc = pr->sc;
-	const uint8_t *d = (const uint8_t *)pr->buf.data, *end = d + pr->buf.len;
+	const uint8_t *end = d + len;
 	size_t sl = 0;
 	bool any;
 	const uint8_t *st = tm_pb_ld_field(d, end, 4, &sl, &any);
 	if (!any) {
-		tm_oplog_fatal(&sc->log, 0, "Primes Trace proto did not contain a start time.",
-			       pr->buf.len);
+		tm_oplog_fatal(&sc->log, 0, "Primes Trace proto did not contain a start time.", len);
 		sc->failed = true;
 		return;
 	}
@@ -74,20 +65,6 @@ pr_finish(void *self)
 	}
 }
 
-static void
-pr_feed(void *self, const char *p, size_t n)
-{
-	struct pr *pr = self;
-	pr->total += n;
-	if (pr->status != TM_OK)
-		return;
-	if (pr->buf.len + n > MAX_PRIMES) {
-		pr->status = tm_error_set(pr->err, TM_ERR_LIMIT, "primes trace larger than 1 GiB");
-		return;
-	}
-	tm_buf_add(&pr->buf, p, n);
-}
-
 /* The sniffer (primes_trace_tokenizer.cc, PrimesImporter::Sniff): the
  * first byte is Trace.id's tag, 0x09. */
 bool
@@ -100,18 +77,8 @@ static enum tm_status
 scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
      const struct tm_scan_ctl *ctl, struct tm_error *err)
 {
-	struct pr pr;
-	memset(&pr, 0, sizeof pr);
-	pr.sc = sc;
-	pr.ctl = ctl;
-	pr.err = err;
-	pr.status = TM_OK;
-	tm_buf_init(&pr.buf);
-	struct tm_text_scanner ts = {&pr, pr_feed, pr_finish, &pr.status, &pr.total};
-	enum tm_status rc = st ? tm_scan_text(st, sc, ctl, err, &ts)
-			       : tm_scan_text_mem(mem, n, block, sc, ctl, err, &ts);
-	tm_buf_fini(&pr.buf);
-	return rc;
+	struct pr pr = {sc, ctl};
+	return tm_scan_whole(st, mem, n, block, sc, ctl, err, "primes trace", pr_done, &pr);
 }
 
 enum tm_status

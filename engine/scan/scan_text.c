@@ -2,7 +2,8 @@
 /*
  * The block loop of the text scanners (scan_json.c, scan_systrace.c): one
  * driver over a stream or a member held in memory, with cancellation,
- * progress and the scanner's own limit errors.
+ * progress and the scanner's own limit errors; and the members read whole
+ * at their end, as trace_processor reads them (gecko, ART, primes).
  */
 #include <string.h>
 
@@ -81,4 +82,54 @@ tm_scan_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 {
 	struct mem_blocks m = { p, n, block ? block : (n ? n : 1), 0 };
 	return drive(mem_next, &m, sc, ctl, err, ts);
+}
+
+/* ---- a member held whole (tm_scan_whole) ---- */
+
+#define WHOLE_MAX (1024u * 1024u * 1024u)
+
+struct whole {
+	struct tm_buf buf;
+	uint64_t total;
+	enum tm_status status;
+	struct tm_error *err;
+	const char *what;
+	void (*done)(void *self, const uint8_t *d, size_t n);
+	void *self;
+};
+
+static void
+whole_feed(void *self, const char *p, size_t n)
+{
+	struct whole *w = self;
+	w->total += n;
+	if (w->status != TM_OK)
+		return;
+	if (w->buf.len + n > WHOLE_MAX) {
+		w->status = tm_error_set(w->err, TM_ERR_LIMIT, "%s larger than 1 GiB", w->what);
+		return;
+	}
+	tm_buf_add(&w->buf, p, n);
+}
+
+static void
+whole_finish(void *self)
+{
+	struct whole *w = self;
+	if (w->status == TM_OK)
+		w->done(w->self, (const uint8_t *)(w->buf.data ? w->buf.data : ""), w->buf.len);
+}
+
+enum tm_status
+tm_scan_whole(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
+	      const struct tm_scan_ctl *ctl, struct tm_error *err, const char *what,
+	      void (*done)(void *self, const uint8_t *d, size_t n), void *self)
+{
+	struct whole w = {.status = TM_OK, .err = err, .what = what, .done = done, .self = self};
+	tm_buf_init(&w.buf);
+	struct tm_text_scanner ts = {&w, whole_feed, whole_finish, &w.status, &w.total};
+	enum tm_status rc = st ? tm_scan_text(st, sc, ctl, err, &ts)
+			       : tm_scan_text_mem(mem, n, block, sc, ctl, err, &ts);
+	tm_buf_fini(&w.buf);
+	return rc;
 }
