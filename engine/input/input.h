@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * The input stage's face (engine/input/, above util, stream and scan).
  * Inputs and members (archive.c, listing.c, label.c) and how a member's
  * stream is opened; the streams themselves: stream.h.  Internal to the engine.
  *

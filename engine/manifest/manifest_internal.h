@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * The manifest stage's face (engine/manifest/, above util; the model's
+ * public part is tracemerge.h, its files' shared part manifest_priv.h).
  * Manifest model, engine-internal part: the apply step of trace_processor's
  * perfetto_manifest reader (PerfettoManifestReader::OnPushDataToSorter after
  * the parse, then ApplyManifest), for the replay engine.

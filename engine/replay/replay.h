@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The import replay (replay.c): trace_processor's archive import over what
+/* The replay stage's face (engine/replay/, above util .. manifest): the
+ * clock graph, the import replay and the report read from it.
+ * The import replay (replay.c): trace_processor's archive import over what
  * the scans kept, for one manifest.  Its inputs are spelled out here so the
  * replay depends on the opened input, the scans and the manifests only, not
  * on the session that holds them. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scanners: one streaming pass over a member's bytes, appending to an oplog
- * (see oplog.h) and filling a summary.  Memory is bounded by the oplog (a few
+ * The scan stage's face (engine/scan/, above util and stream): what a
+ * member holds.  The format table (formats.h) names every format and its
+ * sniffer and scanner; a scanner makes one streaming pass over a member's
+ * bytes, appending to an oplog (see oplog.h) and filling a summary.  Memory is bounded by the oplog (a few
  * bytes per event) plus fixed buffers; no scanner holds the member whole.
  */
 #ifndef TM_SCAN_H

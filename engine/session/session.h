@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The session's private state: session.c and offset.c (which evaluates
- * edits against the session's scans). */
+/* The session stage's face (engine/session/, above replay; align/ alone
+ * is above it): the session, its scan cache, offsets, packing and the
+ * files it writes.  The session's private state: session.c and offset.c
+ * (which evaluates edits against the session's scans). */
 #ifndef TM_SESSION_H
 #define TM_SESSION_H
 #ifndef TM_ENGINE_INTERNAL

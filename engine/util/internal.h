@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Engine-internal helpers shared by every engine module: allocation that
- * aborts on out-of-memory, error filling, checked arithmetic, small vectors.
+/* The util stage's face (engine/util/, the bottom stage: it calls no other).
+ * Engine-internal helpers shared by every engine module: allocation that
+ * aborts on out-of-memory, error filling, checked arithmetic, small vectors;
+ * beside it strmap.h, json_lex.h, json_dom.h, proto_wire.h.
  * Never included by front ends. */
 #ifndef TM_INTERNAL_H
 #define TM_INTERNAL_H
