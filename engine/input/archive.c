@@ -65,6 +65,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "formats.h"
 #include "input.h"
 #include "zinflate.h"
 #include "archive_priv.h"

@@ -92,6 +92,15 @@ uint32_t tm_format_fixed_clock(enum tm_format f);
 /* The format's scanner (NULL: not scanned). */
 tm_scanner *tm_format_scanner(enum tm_format f);
 
+/* tm_sniff of the first TM_SNIFF_PREFIX bytes of an input gives f, and f is
+ * decided by them whatever follows (sniff.c: its tests, and every test
+ * before theirs, read the first 265 bytes only). */
+#define TM_SNIFF_PREFIX 4096u
+bool tm_sniff_prefix_decides(enum tm_format f);
+/* Test hook: tm_sniff's substring search, whitespace strip and pprof walk
+ * take their general paths (the oracle). */
+extern bool tm_sniff_no_fast;
+
 /* ---- sniff helpers (sniff.c) ---- */
 #define TM_SNIFF_LOOKAHEAD 128 /* kGuessTraceMaxLookahead */
 bool tm_sniff_starts(const uint8_t *d, size_t n, const char *s);

@@ -39,14 +39,6 @@ void tm_inflate_init(struct z_stream_s *z, int window_bits);
 /* Test hook: tm_escape_display copies printable ASCII a byte at a time
  * (the oracle of its runs). */
 extern bool tm_escape_no_fast;
-/* tm_sniff of the first TM_SNIFF_PREFIX bytes of an input gives f, and f is
- * decided by them whatever follows (sniff.c: its tests, and every test
- * before theirs, read the first 265 bytes only). */
-#define TM_SNIFF_PREFIX 4096u
-bool tm_sniff_prefix_decides(enum tm_format f);
-/* Test hook: tm_sniff's substring search, whitespace strip and pprof walk
- * take their general paths (the oracle). */
-extern bool tm_sniff_no_fast;
 /* Test hook: the Nth zlib allocation from now fails (tm_oom); 0 = never. */
 extern unsigned long tm_zalloc_fail_nth;
 /* The capacity of a small array of n elements grown one at a time: 0 (in

@@ -2,6 +2,7 @@
 /* tm_sniff: one case per format, detection priorities, and the 128-byte
  * whitespace-stripped window (util/trace_type.cc, GuessTraceType; a run checked against
  * trace_processor). */
+#include "formats.h"
 #include "internal.h"
 #include "t.h"
 
