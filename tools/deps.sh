@@ -8,12 +8,13 @@
 # manifest_scale counts with valgrind, the hostile cases time with
 # /usr/bin/time, the containers are written with zstd, gzip, zip and
 # bsdtar, the workbench runs in tmux, the man pages lint with mandoc,
-# tests/static.sh reads the tree with git and renders the man pages with groff.
+# tests/static.sh reads the tree with git and renders the man pages with groff,
+# a workbench test compiles a decimal-comma locale from the locales package.
 set -u
 BUILD_PKGS=(build-essential pkg-config libncurses-dev libreadline-dev libarchive-dev
             libprotobuf-c-dev protobuf-c-compiler libcjson-dev zlib1g-dev libisal-dev)
 TEST_PKGS=(mandoc libarchive-tools tar gzip isal zstd zip unzip python3 tmux procps time
-           valgrind clang libclang-rt-dev git groff-base)
+           valgrind clang libclang-rt-dev git groff-base locales)
 BUILD_CMDS=(cc make pkg-config protoc-c)
 TEST_CMDS=(mandoc bsdtar tar gzip igzip zstd python3 zip unzip tmux pgrep /usr/bin/time valgrind
            clang git groff)

@@ -625,7 +625,12 @@ workbench_main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* The user's locale for characters (UTF-8 line drawing) but never for
+	 * numbers: the engine reads text timestamps with strtod as
+	 * trace_processor does (in the C locale), and every number on screen
+	 * must read as --json prints it. */
 	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
 	wb.ui.ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
 	if (demo) {
 		struct tm_error err;

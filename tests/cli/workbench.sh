@@ -45,3 +45,23 @@ o=$("$TM" "$t/a.json" "$t/b.json" </dev/null 2>"$t/nt.err"); rc=$?
 c=$("$TM" check "$t/a.json" "$t/b.json" 2>/dev/null); crc=$?
 [ $rc = $crc ] && [ "$o" = "$c" ] && [ -n "$o" ] && grep -q 'not a terminal' "$t/nt.err" &&
 	ok "not a terminal: check report" || no "not a terminal: check report" "rc=$rc/$crc $(echo "$o" | head -2)"
+
+# A decimal-comma locale changes neither what the workbench reads nor what
+# it shows: a systrace timestamp of more than 16 characters goes through
+# strtod (before: "+12345 s", the fraction lost). The locale is compiled
+# here from glibc's sources; without them the check is skipped.
+if command -v localedef >/dev/null && [ -e /usr/share/i18n/locales/de_DE ] && mkdir -p "$t/loc" &&
+	localedef -i de_DE -f UTF-8 "$t/loc/de_DE.UTF-8" >/dev/null 2>&1; then
+	printf '# tracer: nop\n  app-1 (    1) [000] ...1  12345.123456789012: tracing_mark_write: B|1|a\n  app-1 (    1) [000] ...1  12346.523456789012: tracing_mark_write: E|1\n' >"$t/l.systrace"
+	for loc in C.UTF-8 de_DE.UTF-8; do
+		printf ':dump-screen %s\n:quit-now\n' "$t/l-$loc.screen" >"$t/l-$loc.script"
+		(cd "$t" && LOCPATH="$t/loc" LC_ALL=$loc TM_HEADLESS=1 TERM=xterm-256color LINES=40 COLUMNS=120 \
+			timeout 60 "$TM" --script "$t/l-$loc.script" l.systrace >/dev/null 2>&1)
+	done
+	grep -q 'range: +12345.123456789 s' "$t/l-C.UTF-8.screen" 2>/dev/null &&
+		diff -q "$t/l-C.UTF-8.screen" "$t/l-de_DE.UTF-8.screen" >/dev/null &&
+		ok "decimal-comma locale: same screen" ||
+		no "decimal-comma locale: same screen" "$(diff "$t/l-C.UTF-8.screen" "$t/l-de_DE.UTF-8.screen" | head -4)"
+else
+	echo "SKIP: decimal-comma locale: no glibc locale sources to compile de_DE"
+fi
