@@ -7,10 +7,6 @@
 #define TM_SESSION_H
 #ifndef TM_ENGINE_INTERNAL
 #error "engine-internal header"
-/* pack.c: the TAR name tm_merge_write gives member i, NULL when it is not
- * written (has_manifest: a manifest is written and replaces the input's). */
-const char *tm_pack_name(const struct tm_session *s, size_t i, bool has_manifest);
-
 #endif
 
 #include "replay.h"
