@@ -419,20 +419,6 @@ q_sift(const struct tm_replay *p, struct squeue **h, size_t n, size_t k)
 	}
 }
 
-struct ts_ix {
-	int64_t ts;
-	size_t i;
-};
-
-static int
-cmp_ts_ix(const void *a, const void *b)
-{
-	const struct ts_ix *x = a, *y = b;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
 static bool
 ev_is_json(const struct tm_replay *p, size_t i)
 {
@@ -600,10 +586,10 @@ sorter_rank(const struct tm_replay *p, size_t *rank)
 static void
 sort_by_rank(const size_t *rank, size_t *a, size_t n)
 {
-	struct ts_ix *t = xmalloc(n * sizeof *t);
+	struct tm_key_ix *t = xmalloc(n * sizeof *t);
 	for (size_t k = 0; k < n; k++)
-		t[k] = (struct ts_ix){(int64_t)rank[a[k]], a[k]};
-	qsort(t, n, sizeof *t, cmp_ts_ix);
+		t[k] = (struct tm_key_ix){(int64_t)rank[a[k]], a[k]};
+	qsort(t, n, sizeof *t, tm_cmp_key_ix);
 	for (size_t k = 0; k < n; k++)
 		a[k] = t[k].i;
 	free(t);

@@ -134,20 +134,6 @@ struct tm_view {
 	uint32_t *byname;  /* event indices by (name, file, ts) */
 };
 
-struct ts_ix {
-	int64_t ts;
-	uint32_t i;
-};
-
-static int
-cmp_ts_ix(const void *a, const void *b)
-{
-	const struct ts_ix *x = a, *y = b;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
 static int
 cmp_name(const char *a, const char *b)
 {
@@ -199,13 +185,13 @@ tm_view_build(const struct tm_report *r)
 	v->n = n;
 	v->order = xmalloc((n + 1) * sizeof *v->order);
 	v->pos = xmalloc((n + 1) * sizeof *v->pos);
-	struct ts_ix *t = xmalloc((n + 1) * sizeof *t);
+	struct tm_key_ix *t = xmalloc((n + 1) * sizeof *t);
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct ts_ix){r->events[i].ts, (uint32_t)i};
-	qsort(t, n, sizeof *t, cmp_ts_ix);
+		t[i] = (struct tm_key_ix){r->events[i].ts, i};
+	qsort(t, n, sizeof *t, tm_cmp_key_ix);
 	size_t nd = 0;
 	for (size_t p = 0; p < n; p++) {
-		v->order[p] = t[p].i;
+		v->order[p] = (uint32_t)t[p].i;
 		v->pos[t[p].i] = (uint32_t)p;
 		nd += r->events[t[p].i].drop != 0;
 	}

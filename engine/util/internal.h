@@ -212,6 +212,14 @@ tm_same_str(const char *a, const char *b)
 	return a == b || (a && b && __builtin_strcmp(a, b) == 0);
 }
 
+/* A key and an index for qsort with tm_cmp_key_ix: by key, ties by index,
+ * so the sort is stable whatever qsort does. */
+struct tm_key_ix {
+	int64_t key;
+	size_t i;
+};
+int tm_cmp_key_ix(const void *a, const void *b);
+
 /* FNV-1a, 64-bit: h = tm_fnv1a(TM_FNV_INIT, p, n), chained for several
  * fields.  The engine's one string hash (mix it with tm_mix64 before using
  * its low bits as a table index). */

@@ -569,3 +569,12 @@ tm_buf_steal(struct tm_buf *b)
 	tm_buf_init(b);
 	return p;
 }
+
+int
+tm_cmp_key_ix(const void *a, const void *b)
+{
+	const struct tm_key_ix *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
