@@ -119,8 +119,7 @@ tm_sniffer tm_sniff_simpleperf;                          /* scan_simpleperf.c */
 tm_sniffer tm_sniff_art_method_v2, tm_sniff_art_method;  /* scan_art.c */
 tm_sniffer tm_sniff_gecko;                               /* scan_gecko.c */
 tm_sniffer tm_sniff_primes;                              /* scan_primes.c */
-/* sniff.c still: logcat's (it shares sniff.c's token splitter) */
-tm_sniffer tm_sniff_logcat;
+tm_sniffer tm_sniff_logcat;    /* scan_logcat.c */
 tm_sniffer tm_sniff_json;      /* scan_json.c */
 tm_sniffer tm_sniff_perf_text; /* scan_perf_text.c */
 tm_sniffer tm_sniff_strace;    /* scan_strace.c */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "formats.h"
 #include "scan.h"
 #include "align_scan.h"
 
@@ -285,4 +286,27 @@ tm_scan_logcat_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 		   const struct tm_scan_ctl *ctl, struct tm_error *err)
 {
 	return scan(NULL, p, n, block, sc, ctl, err);
+}
+
+/* The format table's sniffer (util/trace_type.cc, GuessTraceType, with
+ * android_log_event.cc's DetectFormat): within the first 4096 bytes, the
+ * first '\n'-terminated line that is not a "--------- beginning of"
+ * marker is a logcat line in either format. */
+bool
+tm_sniff_logcat(struct tm_sniff_in *in)
+{
+	size_t n = in->n < 4096 ? in->n : 4096;
+	const char *d = (const char *)in->d;
+	size_t s = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (d[i] != '\n')
+			continue;
+		const char *line = d + s;
+		size_t len = i - s;
+		s = i + 1;
+		if (len >= 8 && memcmp(line, "--------", 8) == 0)
+			continue;
+		return detect(line, len) != LC_UNKNOWN;
+	}
+	return false;
 }

@@ -17,7 +17,6 @@
 #include "proto_wire.h"
 
 #define LOOKAHEAD TM_SNIFF_LOOKAHEAD
-#define LOGCAT_LOOKAHEAD 4096
 
 /* ---- helpers ---- */
 
@@ -67,32 +66,6 @@ is_digit(uint8_t c)
 	return c >= '0' && c <= '9';
 }
 
-/* A token (pointer + length), as the sniffers split lines. */
-struct tok {
-	const uint8_t *p;
-	size_t n;
-};
-
-/* base::SplitString: split on c, empty tokens dropped.  Returns the count
- * (at most max stored; the count goes on past max). */
-static size_t
-split(const uint8_t *p, size_t n, uint8_t c, struct tok *out, size_t max)
-{
-	size_t cnt = 0, i = 0;
-	while (i < n) {
-		size_t j = i;
-		while (j < n && p[j] != c)
-			j++;
-		if (j > i) {
-			if (cnt < max)
-				out[cnt] = (struct tok){p + i, j - i};
-			cnt++;
-		}
-		i = j + 1;
-	}
-	return cnt;
-}
-
 /* ---- individual sniffers ---- */
 
 static bool
@@ -115,46 +88,6 @@ stripped(const uint8_t *d, size_t n, uint8_t *out)
 		if (!is_space(d[i]))
 			out[k++] = d[i];
 	return k;
-}
-
-/* android_log_event.cc DetectFormat on one line. */
-static bool
-logcat_line(const uint8_t *p, size_t n)
-{
-	struct tok t[6];
-	size_t cnt = split(p, n, ' ', t, 6);
-	if (cnt < 5)
-		return false;
-	bool mmdd = t[0].n == 5 && t[0].p[2] == '-';
-	bool ymd = t[0].n == 10 && t[0].p[4] == '-' && t[0].p[7] == '-';
-	if (!mmdd && !ymd)
-		return false;
-	if (t[1].n < 10 || t[1].p[2] != ':' || t[1].p[5] != ':' || t[1].p[8] != '.')
-		return false;
-	if (t[4].n == 1 && t[4].p[0] >= 'A' && t[4].p[0] <= 'Z')
-		return true;
-	return cnt > 5 && t[5].n == 1 && t[5].p[0] >= 'A' && t[5].p[0] <= 'Z';
-}
-
-static bool
-sniff_logcat(const uint8_t *d, size_t n)
-{
-	if (n > LOGCAT_LOOKAHEAD)
-		n = LOGCAT_LOOKAHEAD;
-	/* Only '\n'-terminated lines count; the first one that is not a
-	 * "--------- beginning of" marker decides. */
-	size_t s = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (d[i] != '\n')
-			continue;
-		const uint8_t *line = d + s;
-		size_t len = i - s;
-		s = i + 1;
-		if (starts(line, len, "--------"))
-			continue;
-		return logcat_line(line, len);
-	}
-	return false;
 }
 
 static bool
@@ -404,12 +337,6 @@ bool
 tm_sniff_ninja_log(struct tm_sniff_in *in)
 {
 	return starts(in->d, in->n, "# ninja log");
-}
-
-bool
-tm_sniff_logcat(struct tm_sniff_in *in)
-{
-	return sniff_logcat(in->d, in->n);
 }
 
 bool
