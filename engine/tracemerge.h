@@ -861,6 +861,10 @@ bool tm_report_missing_is_dropped(const struct tm_report *r);
  * less the recording's own losses (tm_stat_is_recording_loss).  A report is
  * ok only when this, the dropped count and the errors are nothing. */
 uint64_t tm_report_missing_by_merge(const struct tm_report *r);
+/* The report's trace files (is_trace) in processing order: their indexes
+ * into r->files in *out (malloc'd; the caller frees it), their count
+ * returned.  One pass (orders are distinct and below n_files + 1). */
+size_t tm_report_files_in_order(const struct tm_report *r, size_t **out);
 /* Ours: the report as markdown (the verdict, a table of the files in
  * processing order with their figures, drops and losses by stat, the
  * timeline's owner, warnings), for pasting into a bug: check --format md and

@@ -253,36 +253,6 @@ file_label(const struct tm_session *s, const struct tm_report_file *f)
 	return lb.data ? lb.data : "";
 }
 
-/* The trace files that trace_processor processes, in its processing order:
- * a counting sort over the orders (linear in the files; ties keep report
- * order).  Returns the count; *out is the caller's to free. */
-static size_t
-files_in_order(const struct tm_report *r, size_t **out)
-{
-	size_t nb = r->n_files + 1, n = 0;
-	size_t *start = calloc(nb + 1, sizeof *start);
-	size_t *idx = malloc((r->n_files ? r->n_files : 1) * sizeof *idx);
-	if (!start || !idx)
-		abort();
-	for (size_t i = 0; i < r->n_files; i++) {
-		const struct tm_report_file *f = &r->files[i];
-		if (f->is_trace && f->order < nb)
-			start[f->order + 1]++;
-	}
-	for (size_t k = 0; k < nb; k++)
-		start[k + 1] += start[k];
-	for (size_t i = 0; i < r->n_files; i++) {
-		const struct tm_report_file *f = &r->files[i];
-		if (f->is_trace && f->order < nb) {
-			idx[start[f->order]++] = i;
-			n++;
-		}
-	}
-	free(start);
-	*out = idx;
-	return n;
-}
-
 /* Text report: the verdict in the dialog's words, then drops by file, by
  * machine and by stat, the timeline's owner and why, and what is not
  * predicted.  Lines marked (tracemerge) are ours, not trace_processor's. */
@@ -300,7 +270,7 @@ check_print_text(FILE *out, const struct tm_session *s, const struct tm_report *
 		say(out, "hint (tracemerge, not trace_processor): %s", r->hint);
 	fprintf(out, "%s\n", "\nfiles, in trace_processor's processing order:");
 	size_t *order;
-	size_t n_order = files_in_order(r, &order);
+	size_t n_order = tm_report_files_in_order(r, &order);
 	for (size_t oi = 0; oi < n_order; oi++) {
 		const struct tm_report_file *f = &r->files[order[oi]];
 		say_part(out, "  %-10s %s", tm_format_name(f->format), file_label(s, f));

@@ -744,6 +744,31 @@ tm_report_missing_by_merge(const struct tm_report *r)
 	return r->missing > own ? r->missing - own : 0;
 }
 
+size_t
+tm_report_files_in_order(const struct tm_report *r, size_t **out)
+{
+	size_t nb = r->n_files + 1, n = 0;
+	size_t *start = xcalloc(nb + 1, sizeof *start);
+	size_t *idx = xmalloc((r->n_files ? r->n_files : 1) * sizeof *idx);
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *f = &r->files[i];
+		if (f->is_trace && f->order < nb)
+			start[f->order + 1]++;
+	}
+	for (size_t k = 0; k < nb; k++)
+		start[k + 1] += start[k];
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tm_report_file *f = &r->files[i];
+		if (f->is_trace && f->order < nb) {
+			idx[start[f->order]++] = i;
+			n++;
+		}
+	}
+	free(start);
+	*out = idx;
+	return n;
+}
+
 void
 tm_report_missing_sentence(const struct tm_report *r, struct tm_buf *out)
 {

@@ -119,18 +119,7 @@ tm_report_markdown(const struct tm_session *s, const struct tm_report *r, struct
 	tm_buf_adds(out, "\n## Files, in trace_processor's processing order\n\n"
 			 "| # | File | Format | Machines | Events | Dropped | Missing | First ts (ns) | "
 			 "Last ts (ns) |\n|---:|---|---|---|---:|---:|---:|---:|---:|\n");
-	/* trace files by processing order (orders are distinct and below n_files
-	 * + n_members; a pass per order would be quadratic: sort indexes) */
-	size_t n = 0, *idx = xmalloc((r->n_files + 1) * sizeof *idx);
-	for (size_t i = 0; i < r->n_files; i++)
-		if (r->files[i].is_trace)
-			idx[n++] = i;
-	for (size_t i = 1; i < n; i++) /* insertion sort: already nearly in order */
-		for (size_t j = i; j > 0 && r->files[idx[j - 1]].order > r->files[idx[j]].order; j--) {
-			size_t t = idx[j];
-			idx[j] = idx[j - 1];
-			idx[j - 1] = t;
-		}
+	size_t *idx, n = tm_report_files_in_order(r, &idx);
 	for (size_t k = 0; k < n; k++) {
 		const struct tm_report_file *f = &r->files[idx[k]];
 		tm_buf_addf(out, "| %zu | ", k + 1);
