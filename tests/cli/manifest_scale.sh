@@ -44,7 +44,7 @@ PY
 }
 
 work() { # MANIFEST: instructions of one check
-	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$TM" check --manifest "$1" \
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$TM" check --no-cache --manifest "$1" \
 		"$t/a.json" "$t/b.json" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
