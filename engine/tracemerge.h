@@ -592,7 +592,15 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
  *
  * ftrace_packet_before_tracing_start is counted by the parser, after the
  * sorter (ftrace_parser.cc): a full import counts it, a tokenize-only dry
- * run does not; its events are missing from the merged trace. */
+ * run does not; its events are missing from the merged trace.
+ *
+ * slice_negative_duration (SliceTracker::Scoped: a complete event of
+ * negative duration makes no slice) and misplaced_end_event
+ * (SliceTracker::MaybeCloseStack: a slice ended with open slices above it,
+ * which end with it) are counted where the slices are built, by the events
+ * list (keep_events without dropped_only: `check --events`, the
+ * workbench): a report without that list has neither.  An E that closes
+ * nothing counts no stat (SliceTracker::CompleteSliceBegin bails out). */
 #define TM_STAT_LIST(X)                                                                            \
 	X(TM_STAT_UNRELATABLE, "clock_sync_unrelatable_clock_domains", true)                       \
 	X(TM_STAT_NO_PATH, "clock_sync_failure_no_path", true)                                     \
@@ -619,7 +627,9 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
 	X(TM_STAT_STRACE_PARSE_FAILURE, "strace_parse_failure", false)                             \
 	X(TM_STAT_STRACE_UNSUPPORTED_TS, "strace_unsupported_timestamp_format", false)             \
 	X(TM_STAT_STRACE_MISSING_PID, "strace_missing_pid", false)                                 \
-	X(TM_STAT_PRIMES_MALFORMED_TS, "primes_malformed_timestamp", false)
+	X(TM_STAT_PRIMES_MALFORMED_TS, "primes_malformed_timestamp", false)                        \
+	X(TM_STAT_SLICE_NEGATIVE_DURATION, "slice_negative_duration", false)                       \
+	X(TM_STAT_MISPLACED_END_EVENT, "misplaced_end_event", false)
 
 enum tm_stat_id {
 #define TM_X_(id, name, is_drop) id,

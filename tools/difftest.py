@@ -21,8 +21,9 @@ still disagrees on the same observable.
 
 Compared, per scenario: the load error (whether the import fails, and its
 message), the dropped total (the sum of the three stats the merge dialog and
-`util merge` count), each of those three stats and
-ftrace_packet_before_tracing_start, the trace-time clock, the machine table
+`util merge` count), each of those three stats,
+ftrace_packet_before_tracing_start and the slice tracker's
+slice_negative_duration and misplaced_end_event, the trace-time clock, the machine table
 (id, raw id, name) and the surviving slices (ts, dur, name).
 
 Prints one line per disagreement (with the minimal scenario's file) and a
@@ -46,7 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 THREE = ("clock_sync_unrelatable_clock_domains", "clock_sync_failure_no_path",
          "trace_sorter_negative_timestamp_dropped")
-STATS = THREE + ("ftrace_packet_before_tracing_start",)
+STATS = THREE + ("ftrace_packet_before_tracing_start", "slice_negative_duration", "misplaced_end_event")
 OBSERVABLES = ("load_error", "dropped_total") + STATS + ("trace_time_clock", "machines", "slices")
 
 # ---------------------------------------------------------------- protobuf

@@ -298,7 +298,8 @@ struct sstack {
 /* SliceTracker::MaybeCloseStack (slice_tracker.cc) before a slice starts
  * or ends at ts (new_dur: its duration, PENDING for a B or an E): slices
  * that ended before ts leave the stack; an ended slice with open ones above
- * it, once ts is past its end, ends them there (misplaced_end_event).
+ * it, once ts is past its end, ends them there (misplaced_end_event,
+ * counted on the ended slice's file).
  * False: a complete slice that starts inside one on the stack and ends
  * after it: JSON's parser puts it on an overflow track of its own
  * (json_trace_parser.cc, slice_spill_overlapping_complete_event); other
@@ -320,6 +321,8 @@ close_stack(struct tm_replay *p, struct sstack *st, int64_t ts, int64_t new_dur)
 		if (open_above) {
 			if (ts <= end)
 				continue;
+			/* MaybeCloseStack counts it per ended slice */
+			acc_stat_add(&p->acc[e->file], TM_STAT_MISPLACED_END_EVENT, 1);
 			for (size_t j = st->n; j-- > i + 1;)
 				p->evs[st->v[j]].dur = wrap_sub(end, p->evs[st->v[j]].ts);
 			st->n = i;
@@ -372,6 +375,7 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 		if (o->phase == 'X' && o->dur < 0) {
 			/* SliceTracker::Scoped: slice_negative_duration, no slice */
 			o->is_slice = false;
+			acc_stat_add(&p->acc[o->file], TM_STAT_SLICE_NEGATIVE_DURATION, 1);
 			continue;
 		}
 		if (!close_stack(p, st, o->ts, o->dur))

@@ -169,10 +169,13 @@ ftrace_case("a service event that does not convert keeps its raw value",
 # (SliceTracker::End, MatchingIncompleteSliceIndex); the open slices above
 # one closed below the top end with it at the next event after
 # (MaybeCloseStack).  Durations as trace_processor's slice table has them.
-def durs(name, path, want):
+def durs(name, path, want, stats=None):
+    """stats: trace_processor's non-zero error/data-loss stats, when given"""
     r = check(path)
     got = sorted((e["ts"], e["dur"], e["name"]) for e in r.get("events", []) if e["slice"] and not e["dropped"])
-    result("slices: " + name, got == want, json.dumps(got))
+    got_st = {k: v for k, v in r["stats"].items() if v}
+    ok = got == want and (stats is None or got_st == stats)
+    result("slices: " + name, ok, json.dumps(got) + " " + json.dumps(got_st))
 
 def jev(ph, ts, name=None):
     e = {"ph": ph, "ts": ts, "pid": 1, "tid": 1}
@@ -182,7 +185,7 @@ def jev(ph, ts, name=None):
 
 durs("a JSON E named apart closes nothing",
      tar("jname.tar", [("b1.json", json.dumps({"traceEvents": [jev("B", 2018, "b1._j5"), jev("E", 3018, "b1._j6")]}))]),
-     [(2018000, -1, "b1._j5")])
+     [(2018000, -1, "b1._j5")], {})
 durs("a TrackEvent end named apart closes nothing",
      tar("tename.tar", [("b1.pb", packet(fv(8, 200230), fv(10, 1), fl(11, fv(9, 1) + fl(23, "b1._m0_8")))
                          + packet(fv(8, 305540), fv(10, 1), fl(11, fv(9, 2) + fl(23, "b1._m0_19"))))]),
@@ -250,18 +253,19 @@ durs("JSON ties without an X: push order",
          jev("B", 20, "b"), jev("B", 30, "c"), jev("E", 30), jev("E", 40)]}))]),
      [(20000, 20000, "b"), (30000, 0, "c")])
 # Rule: an X of negative duration makes no slice (SliceTracker::Scoped,
-# slice_negative_duration) and leaves the stack alone.
+# counting slice_negative_duration) and leaves the stack alone; an E that
+# closes nothing counts no stat (SliceTracker::CompleteSliceBegin).
 durs("a JSON X of negative dur makes no slice",
      tar("jneg.tar", [("a.json", json.dumps({"traceEvents": [
-         jev("X", 10, "neg") | {"dur": -5}, jev("B", 12, "b"), jev("E", 20)]}))]),
-     [(12000, 8000, "b")])
+         jev("X", 10, "neg") | {"dur": -5}, jev("B", 12, "b"), jev("E", 20), jev("E", 25)]}))]),
+     [(12000, 8000, "b")], {"slice_negative_duration": 1})
 # Rule: an E with a category closes only a B of that category
 # (SliceTracker::MatchingIncompleteSliceIndex): b1 ends at 20, b2 stays
 # open above it and the E at 30 ends it where b1 ended (misplaced_end_event).
 durs("a JSON E with a category closes only a B of it",
      tar("jcat.tar", [("a.json", json.dumps({"traceEvents": [
          jev("B", 10, "b1") | {"cat": "c1"}, jev("B", 12, "b2"), jev("E", 20) | {"cat": "c1"}, jev("E", 30)]}))]),
-     [(10000, 10000, "b1"), (12000, 8000, "b2")])
+     [(10000, 10000, "b1"), (12000, 8000, "b2")], {"misplaced_end_event": 1})
 # Rule: ApplyManifest resolves each entry's references in files[] order,
 # looking a clock-less sync_to's file up in the archive as it goes: an
 # entry whose reference the archive lacks fails before a later entry's
