@@ -15,6 +15,7 @@
 
 #include "scan.h"
 #include "atrace.h"
+#include "json_lex.h"
 
 #define MAX_LINE (64u * 1024u * 1024u)
 
@@ -30,6 +31,12 @@ struct rx {
 	uint16_t *failed; /* NSTEP * (len + 1): == gen when m() failed there */
 	uint16_t gen;
 	size_t g1s, g1e, g5s, g5e, g6s, g6e, end;
+	/* group 5's two runs of digits as first_path read them (their
+	 * values modulo 2^64), for tokenize: ts_ok when it set them */
+	bool ts_ok;
+	uint64_t ts_int, ts_frac;
+	size_t ts_fn; /* the fraction's digits */
+	uint64_t pid; /* group 1's value */
 };
 
 static bool
@@ -226,6 +233,28 @@ span(const char *p, const char *e, unsigned c)
 	return p;
 }
 
+/* The end of the run of non-space bytes at q (bounded by e): 16 bytes at
+ * a time while 16 are left (a space is ' ' or 9 to 13). */
+static inline const char *
+span_nonsp(const char *q, const char *e)
+{
+#ifdef __SSE2__
+	while (e - q >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+		__m128i t = _mm_sub_epi8(x, _mm_set1_epi8(9));
+		__m128i sp = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(4)), t),
+					  _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+		unsigned m = (unsigned)_mm_movemask_epi8(sp);
+		if (m)
+			return q + __builtin_ctz(m);
+		q += 16;
+	}
+#endif
+	while (q < e && !(cls_tab[(unsigned char)*q] & C_SP))
+		q++;
+	return q;
+}
+
 /* The regex's first path in priority order from the '-' at pos: every
  * greedy quantifier at its longest, every optional part present when it
  * can be.  When that path matches, it is the match the backtracking search
@@ -238,7 +267,8 @@ first_path(struct rx *r, size_t pos)
 {
 	const char *s = r->s, *e = s + r->len, *p = s + pos + 1, *q;
 
-	q = span(p, e, C_DG);
+	uint64_t pid, x;
+	q = tm_jl_digits(p, e, &pid);
 	if (q == p)
 		return false;
 	size_t g1s = (size_t)(p - s), g1e = (size_t)(q - s);
@@ -247,7 +277,7 @@ first_path(struct rx *r, size_t pos)
 		return false;
 	p += p < e && *p == '(';
 	p = span(p, e, C_SP);
-	q = span(p, e, C_DG);
+	q = tm_jl_digits(p, e, &x);
 	if (q == p)
 		while (q < e && *q == '-')
 			q++;
@@ -256,7 +286,7 @@ first_path(struct rx *r, size_t pos)
 	p += p < e && (cls_tab[(unsigned char)*p] & C_SP);
 	if (p == e || *p != '[')
 		return false;
-	q = span(++p, e, C_DG);
+	q = tm_jl_digits(++p, e, &x);
 	if (q == p || q == e || *q != ']')
 		return false;
 	p = span(q + 1, e, C_SP);
@@ -268,19 +298,19 @@ first_path(struct rx *r, size_t pos)
 		p = span(p, e, C_SP);
 	}
 	size_t g5s = (size_t)(p - s);
-	q = span(p, e, C_DG);
+	uint64_t ts_int, ts_frac;
+	q = tm_jl_digits(p, e, &ts_int);
 	if (q == p || q == e || *q != '.')
 		return false;
-	p = span(++q, e, C_DG);
+	p = tm_jl_digits(++q, e, &ts_frac);
 	if (p == q || p == e || *p != ':')
 		return false;
-	size_t g5e = (size_t)(p - s);
+	size_t g5e = (size_t)(p - s), ts_fn = (size_t)(p - q);
 	q = span(++p, e, C_SP);
 	if (q == p)
 		return false;
 	p = q;
-	while (q < e && !(cls_tab[(unsigned char)*q] & C_SP))
-		q++;
+	q = span_nonsp(q, e);
 	/* q: the end of the non-space run; back to its last ':' after p */
 	while (q > p + 1 && q[-1] != ':')
 		q--;
@@ -293,6 +323,11 @@ first_path(struct rx *r, size_t pos)
 	r->g6s = (size_t)(p - s);
 	r->g6e = (size_t)(q - 1 - s);
 	r->end = (size_t)(q - s);
+	r->ts_ok = true;
+	r->pid = pid;
+	r->ts_int = ts_int;
+	r->ts_frac = ts_frac;
+	r->ts_fn = ts_fn;
 	return true;
 }
 
@@ -306,11 +341,13 @@ to_ns(double sec)
  * digits the mantissa and the power of ten are exact doubles, so one
  * correctly rounded division gives strtod's (correctly rounded) result
  * (Clinger's fast path); longer numbers go through strtod. */
+static const double dec_p10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6, 1e7,
+				 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
 double
 tm_dec_seconds(const char *s, size_t n)
 {
-	static const double p10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6, 1e7,
-				     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	const double *p10 = dec_p10;
 	if (n <= 16) {
 		uint64_t mant = 0;
 		size_t frac = 0;
@@ -401,12 +438,24 @@ pid_of(const char *s, size_t n)
 static bool
 tokenize(const char *line, size_t len, struct tm_systrace_line *out, bool fast)
 {
-	/* The regex sees the line as a C string: up to its first NUL. */
-	struct rx r = { .s = line, .len = strnlen(line, len) };
+	/* The regex sees the line as a C string: up to its first NUL.  (The
+	 * rest of r is set by the matcher: zeroing all of it, a rep stos,
+	 * was a tenth of a systrace line's tokenizing.) */
+	struct rx r;
+	r.s = line;
+	r.len = strnlen(line, len);
+	r.ts_ok = false;
 	if (!search(&r, fast))
 		return false;
-	out->pid = pid_of(line + r.g1s, r.g1e - r.g1s);
-	double sec = tm_dec_seconds(line + r.g5s, r.g5e - r.g5s);
+	/* pid_of's value, where it cannot saturate (19 digits or fewer) */
+	out->pid = r.ts_ok && r.g1e - r.g1s <= 19 ? (uint32_t)r.pid
+						 : pid_of(line + r.g1s, r.g1e - r.g1s);
+	/* tm_dec_seconds's own arithmetic on first_path's digit values (at
+	 * most 15 digits: the mantissa over the fraction's power of ten) */
+	size_t g5n = r.g5e - r.g5s;
+	double sec = r.ts_ok && g5n <= 16
+			     ? (double)(r.ts_int * tm_jl_pow10[r.ts_fn] + r.ts_frac) / dec_p10[r.ts_fn]
+			     : tm_dec_seconds(line + r.g5s, g5n);
 	double ns = to_ns(sec);
 	out->ts = (ns < 9223372036854775808.0 && ns >= -9223372036854775808.0) ? (int64_t)ns
 										: INT64_MIN;
