@@ -195,4 +195,93 @@ note_ts(struct ps *s, int64_t ts)
 /* FtraceEventBundle b of packet k (scan_ftrace.c). */
 void tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b);
 
+static int64_t
+sat_mul_1000(int64_t v)
+{
+	int64_t r;
+	if (__builtin_mul_overflow(v, (int64_t)1000, &r))
+		return v < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static struct seq *get_seq_slow(struct ps *s, uint64_t key);
+
+AINLINE struct seq *
+get_seq(struct ps *s, uint32_t machine, uint32_t seq)
+{
+	uint64_t key = (uint64_t)machine << 32 | seq;
+	uint32_t c = s->seq_cache[(seq ^ machine * 0x9e3779b9u) & s->seq_mask];
+	if (LIKELY(c < s->n_seqs)) {
+		struct seq *q = &s->seqs[c];
+		if (LIKELY(q->key == key))
+			return q;
+	}
+	return get_seq_slow(s, key);
+}
+
+/* Interned names (struct iname): an open-addressing table over (sequence,
+ * iid), the names in a pool.  Of a sequence's names only its generation's
+ * are valid (proto_trace_reader.cc HandleIncrementalStateCleared: a cleared
+ * sequence starts an empty IncrementalState, incremental_state.cc).  A
+ * clear leaves the others in place, stale: the same iid interned again
+ * takes its stale entry over, and names_grow drops the rest once they are
+ * half the entries.  So the table and the pool hold about the names of the
+ * current generations, however often the sequences clear. */
+AINLINE uint64_t
+name_hash(const struct seq *q, uint64_t iid)
+{
+	return tm_mix64(iid ^ q->key * 0x9e3779b97f4a7c15ULL);
+}
+
+/* SEQ_INCREMENTAL_STATE_CLEARED (or incremental_state_cleared) on a packet
+ * with a sequence id: the state valid, the defaults and the descriptor's
+ * reference gone, a new generation of interned names
+ * (proto_trace_reader.cc HandleIncrementalStateCleared). */
+AINLINE void
+seq_clear(struct ps *s, struct seq *q)
+{
+	q->valid = true;
+	q->has_defaults = false;
+	q->def_clock = 0;
+	q->def_has_track = false;
+	q->te_ts_valid = false;
+	q->gen = ++s->n_gens;
+	s->n_stale += q->n_names;
+	q->n_names = 0;
+}
+
+AINLINE struct iname *
+name_find(const struct ps *s, const struct seq *q, uint64_t iid)
+{
+	if (!s->cap_names)
+		return NULL;
+	uint64_t g = q->gen;
+	size_t m = s->cap_names - 1, j = name_hash(q, iid) & m;
+	for (struct iname *e; (e = &s->names[j])->gen; j = (j + 1) & m)
+		if (e->gen == g && e->iid == iid)
+			return e;
+	return NULL;
+}
+
+/* Intern a name (event_name_put, interned_fast).  An iid interned again in
+ * its generation keeps its first name (incremental_state.cc InternMessage:
+ * emplace, which keeps what it finds); that is the usual case (interned
+ * data in every packet), without a call. */
+AINLINE void
+name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
+{
+	if (LIKELY(name_find(s, q, iid) != NULL))
+		return;
+	name_put_slow(s, q, iid, str, len);
+}
+
 #endif
