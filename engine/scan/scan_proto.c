@@ -12,6 +12,11 @@
  * (compact sched, the ftrace clock pair, first-bundle conversions).  What
  * depends on other files or on the manifest is left to the replay.
  *
+ * The other packet kinds are read by scan_proto_packet.c, ftrace bundles by
+ * scan_ftrace.c, the sequences and interned names kept by scan_proto_seq.c
+ * (scan_proto_priv.h the state they share); this file frames, dispatches
+ * and reads TrackEvent, the hot path.
+ *
  * Blocks come from tm_stream_next; a top-level field that straddles blocks
  * is copied into a growable carry buffer, everything else is walked in place.
  *
@@ -785,7 +790,7 @@ fast_packet_t(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, uint
 		} else if (t == TAG(TP_INTERNED_DATA, WT_LEN)) {
 			if (!interned)
 				return -1;
-			/* the last one counts, as in decode_packet */
+			/* the last one counts, as in tm_ps_decode_packet */
 			if (v > (uint64_t)(end - p))
 				return 0;
 			idata = p;
@@ -895,7 +900,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	k.off = off;
 	k.lim = lim;
 	s->sc->n_packets++;
-	bool ok = decode_packet(p, n, &k);
+	bool ok = tm_ps_decode_packet(p, n, &k);
 	if (k.has_compressed || k.has_zstd) {
 		if (k.has_compressed && k.has_zstd)
 			k.has_zstd = false; /* TP prefers compressed_packets */
@@ -928,16 +933,16 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		q->te_ts_valid = false;
 	}
 	if (k.has_defaults && k.has_seq)
-		do_defaults(q, &k.defaults);
+		tm_ps_defaults(q, &k.defaults);
 	if (k.has_interned && k.has_seq && q->valid)
 		do_interned(s, q, &k.interned, k.lim);
 
 	if (k.has_snapshot) {
-		do_snapshot(s, &k);
+		tm_ps_snapshot(s, &k);
 		return;
 	}
 	if (k.has_remote) {
-		do_remote_sync(s, &k);
+		tm_ps_remote_sync(s, &k);
 		return;
 	}
 	if (k.has_service) {
@@ -945,7 +950,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		note_clock(s, c);
 		tm_ps_emit(s, &(struct tm_op){.kind = TM_OP_SERVICE, .machine = k.machine, .clock = c,
 					.ts = (int64_t)k.ts, .offset = off,
-					.flags = service_started(&k.service) ? TM_SVC_TRACING_STARTED : 0});
+					.flags = tm_ps_service_started(&k.service) ? TM_SVC_TRACING_STARTED : 0});
 		return;
 	}
 	if (k.has_ext)
@@ -997,7 +1002,7 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 		if (!k.has_seq || !q->valid)
 			handled = true; /* thread_descriptor_* stats, no push */
 		else
-			do_thread_descriptor(q, &k.td);
+			tm_ps_thread_descriptor(q, &k.td);
 	}
 	if (!handled && k.handler) {
 		handled = true;
@@ -1011,13 +1016,13 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 				sampled = al_track_event(s, &te, k.machine, clock, (int64_t)k.ts, off);
 			break;
 		case TP_SYSTEM_INFO:
-			do_sysinfo(s, &k, &k.hfield);
+			tm_ps_sysinfo(s, &k, &k.hfield);
 			break;
 		case TP_STATSD_ATOM:
-			do_statsd(s, &k, &k.hfield);
+			tm_ps_statsd(s, &k, &k.hfield);
 			break;
 		case TP_STREAMING_PROFILE:
-			do_streaming_profile(s, &k, q, &k.hfield);
+			tm_ps_streaming_profile(s, &k, q, &k.hfield);
 			break;
 		default:
 			break; /* handled at tokenize time, not pushed */

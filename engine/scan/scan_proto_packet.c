@@ -1,3 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The proto scanner's TracePacket (scan_proto_priv.h): its top-level fields
+ * (tm_ps_decode_packet), and the packet kinds other than TrackEvent
+ * (scan_proto.c) and ftrace (scan_ftrace.c): clock snapshots, remote clock
+ * sync, the service's tracing_started, TracePacketDefaults,
+ * ThreadDescriptor, StreamingProfilePacket, SystemInfo and statsd atoms.
+ * Called by scan_proto.c's general path only.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan_proto_priv.h"
+
 static bool
 is_handler(uint32_t id)
 {
@@ -21,8 +35,8 @@ is_handler(uint32_t id)
 
 /* Walk a TracePacket's top-level fields.  false: malformed (the fields
  * before the bad one are kept, as with protozero). */
-static bool
-decode_packet(const uint8_t *p, size_t n, struct pkt *k)
+bool
+tm_ps_decode_packet(const uint8_t *p, size_t n, struct pkt *k)
 {
 	const uint8_t *end = p + n, *lim = k->lim;
 	while (p < end) {
@@ -138,8 +152,8 @@ decode_packet(const uint8_t *p, size_t n, struct pkt *k)
 }
 
 /* ClockSnapshot → SNAPSHOT op (or the sequence-clock fatal). */
-static void
-do_snapshot(struct ps *s, const struct pkt *k)
+void
+tm_ps_snapshot(struct ps *s, const struct pkt *k)
 {
 	const uint8_t *p = k->snapshot.p, *end = p + k->snapshot.len;
 	struct field f;
@@ -222,8 +236,8 @@ snap_clocks(struct ps *s, const uint8_t *p, size_t n, uint32_t *count)
 /* TracingServiceEvent.tracing_started (ProtoTraceReader::ParseServiceEvent:
  * a true value sets the tracing_started_ns metadata; the last field of a
  * number wins, as the decoder reads it; a malformed field ends the walk). */
-static bool
-service_started(const struct field *svc)
+bool
+tm_ps_service_started(const struct field *svc)
 {
 	if (!svc->p) /* not length-delimited: no fields to read */
 		return false;
@@ -236,8 +250,8 @@ service_started(const struct field *svc)
 	return started;
 }
 
-static void
-do_remote_sync(struct ps *s, const struct pkt *k)
+void
+tm_ps_remote_sync(struct ps *s, const struct pkt *k)
 {
 	const uint8_t *p = k->remote.p, *end = p + k->remote.len;
 	struct field f;
@@ -272,8 +286,8 @@ do_remote_sync(struct ps *s, const struct pkt *k)
 	s->n_pclocks = base;
 }
 
-static void
-do_defaults(struct seq *q, const struct field *d)
+void
+tm_ps_defaults(struct seq *q, const struct field *d)
 {
 	const uint8_t *p = d->p, *end = p + d->len;
 	struct field f;
@@ -306,8 +320,8 @@ do_defaults(struct seq *q, const struct field *d)
  * each sample is pushed at that time plus the cumulative deltas.  Here each
  * sample is converted on its own with errors suppressed, which gives the
  * same value unless a clock snapshot falls between two samples. */
-static void
-do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const struct field *sp)
+void
+tm_ps_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const struct field *sp)
 {
 	int64_t packet_ts = q->te_ref_ns;
 	if (packet_ts < 0) {
@@ -371,8 +385,8 @@ do_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q, const str
 	}
 }
 
-static void
-do_thread_descriptor(struct seq *q, const struct field *td)
+void
+tm_ps_thread_descriptor(struct seq *q, const struct field *td)
 {
 	const uint8_t *p = td->p, *end = p + td->len;
 	struct field f;
@@ -385,8 +399,8 @@ do_thread_descriptor(struct seq *q, const struct field *td)
 }
 
 
-static void
-do_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
+void
+tm_ps_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
 {
 	const uint8_t *p = si->p, *end = p + si->len;
 	struct field f;
@@ -397,8 +411,8 @@ do_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
 
 /* Statsd atoms: one push per atom (at timestamp_nanos[i] raw, else at the
  * packet ts); approximated as pushes at the packet ts. */
-static void
-do_statsd(struct ps *s, const struct pkt *k, const struct field *sa)
+void
+tm_ps_statsd(struct ps *s, const struct pkt *k, const struct field *sa)
 {
 	const uint8_t *p = sa->p, *end = p + sa->len;
 	struct field f;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The proto scanner's state, shared by its two files: scan_proto.c (framing,
- * TracePacket, TrackEvent, the other packet kinds) and scan_ftrace.c
- * (FtraceEventBundle and its compact_sched form).
+ * The proto scanner's state, shared by its files: scan_proto.c (framing,
+ * the fast path, TrackEvent, the dispatch of a packet), scan_proto_packet.c
+ * (a TracePacket's fields, the other packet kinds), scan_ftrace.c
+ * (FtraceEventBundle and its compact_sched form), scan_proto_pend.c (the
+ * ops they emit) and scan_proto_seq.c (sequences and interned names).
  */
 #ifndef TM_SCAN_PROTO_PRIV_H
 #define TM_SCAN_PROTO_PRIV_H
@@ -88,7 +90,7 @@ struct ps {
 	struct iname *names;
 	size_t cap_names, n_names; /* n_names: the entries in use, n_stale of them stale */
 	size_t n_stale;
-	size_t pool_dead; /* bytes of npool no entry holds (name_put_slow) */
+	size_t pool_dead; /* bytes of npool no entry holds (tm_ps_name_put_slow) */
 	uint64_t n_gens; /* generations started (struct seq gen) */
 	struct tm_buf npool;
 
@@ -195,7 +197,32 @@ note_ts(struct ps *s, int64_t ts)
 /* FtraceEventBundle b of packet k (scan_ftrace.c). */
 void tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b);
 
-static int64_t
+/* ------------------------------------------------------------------ */
+/* a TracePacket's fields, the packet kinds but TrackEvent and ftrace  */
+/* (scan_proto_packet.c)                                               */
+/* ------------------------------------------------------------------ */
+
+/* A TracePacket's top-level fields; false: malformed. */
+bool tm_ps_decode_packet(const uint8_t *p, size_t n, struct pkt *k);
+void tm_ps_snapshot(struct ps *s, const struct pkt *k);
+bool tm_ps_service_started(const struct field *svc);
+void tm_ps_remote_sync(struct ps *s, const struct pkt *k);
+void tm_ps_defaults(struct seq *q, const struct field *d);
+void tm_ps_streaming_profile(struct ps *s, const struct pkt *k, struct seq *q,
+			     const struct field *sp);
+void tm_ps_thread_descriptor(struct seq *q, const struct field *td);
+void tm_ps_sysinfo(struct ps *s, const struct pkt *k, const struct field *si);
+void tm_ps_statsd(struct ps *s, const struct pkt *k, const struct field *sa);
+
+/* ------------------------------------------------------------------ */
+/* sequences and interned names (scan_proto_seq.c: the slow paths)     */
+/* ------------------------------------------------------------------ */
+
+struct seq *tm_ps_get_seq_slow(struct ps *s, uint64_t key);
+void tm_ps_name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str,
+			 size_t len);
+
+static inline int64_t
 sat_mul_1000(int64_t v)
 {
 	int64_t r;
@@ -204,7 +231,7 @@ sat_mul_1000(int64_t v)
 	return r;
 }
 
-static int64_t
+static inline int64_t
 sat_add(int64_t a, int64_t b)
 {
 	int64_t r;
@@ -212,8 +239,6 @@ sat_add(int64_t a, int64_t b)
 		return b < 0 ? INT64_MIN : INT64_MAX;
 	return r;
 }
-
-static struct seq *get_seq_slow(struct ps *s, uint64_t key);
 
 AINLINE struct seq *
 get_seq(struct ps *s, uint32_t machine, uint32_t seq)
@@ -225,7 +250,7 @@ get_seq(struct ps *s, uint32_t machine, uint32_t seq)
 		if (LIKELY(q->key == key))
 			return q;
 	}
-	return get_seq_slow(s, key);
+	return tm_ps_get_seq_slow(s, key);
 }
 
 /* Interned names (struct iname): an open-addressing table over (sequence,
@@ -281,7 +306,7 @@ name_put(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t l
 {
 	if (LIKELY(name_find(s, q, iid) != NULL))
 		return;
-	name_put_slow(s, q, iid, str, len);
+	tm_ps_name_put_slow(s, q, iid, str, len);
 }
 
 #endif

@@ -1,3 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The proto scanner's sequences and interned event names
+ * (scan_proto_priv.h): the tables' slow paths, a new sequence and a new or
+ * stale name; the lookups that find one are inline in the header.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan_proto_priv.h"
+
 /* Sequences are stored densely in first-seen order (writers usually take
  * turns in that order, so the lookups walk memory forward); seq_ix hashes a
  * key to its index + 1, and seq_cache maps a sequence id straight to its
@@ -18,8 +29,8 @@ seq_ix_grow(struct ps *s)
 	s->cap_ix = nc;
 }
 
-static struct seq *
-get_seq_slow(struct ps *s, uint64_t key)
+struct seq *
+tm_ps_get_seq_slow(struct ps *s, uint64_t key)
 {
 	size_t i;
 	if (s->n_seqs && s->seqs[s->last_seq].key == key) {
@@ -105,8 +116,8 @@ names_grow(struct ps *s, bool compact)
 /* name_put past its first case (no name of the iid in this generation): a
  * new entry, or the sequence's stale one of the iid.  str NULL: a null
  * name (NAME_NULL), nothing in the pool. */
-static __attribute__((noinline)) void
-name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
+__attribute__((noinline)) void
+tm_ps_name_put_slow(struct ps *s, struct seq *q, uint64_t iid, const uint8_t *str, size_t len)
 {
 	/* a pool mostly of replaced names is compacted (at most once in 8
 	 * bytes replaced a slot: the table is walked) */
