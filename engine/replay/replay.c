@@ -671,7 +671,7 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	const struct tm_detail *d = &log->x->details[detail - 1];
 	p->ev_queue[i] = d->queue;
 	p->ev_cat[i] = tm_oplog_detail_cat_of(log, d);
-	o->name = tm_oplog_detail_name(log, d);
+	o->name = p->at_eof ? tm_oplog_detail_eof_name(log, d) : tm_oplog_detail_name(log, d);
 	o->phase = d->phase;
 	o->track = tm_tracktab_add(&p->tracks, o->file, row, d->track, d->phase, o->name, stat >= 0);
 	if (stat >= 0) {
@@ -1881,7 +1881,8 @@ replay_ops(struct tm_replay *p, struct fstate *fs)
 			run_op(p, fs, &op, false, 0);
 		}
 	}
-	/* EOF: deferred packets, errors recorded */
+	/* EOF: deferred packets, errors recorded, names of then */
+	p->at_eof = true;
 	for (size_t i = 0; i < fs->n_defers && !p->error; i++) {
 		tm_opiter_seek(&it, &fs->defers[i]);
 		if (!tm_opiter_next(&it, &op))
@@ -1892,6 +1893,7 @@ replay_ops(struct tm_replay *p, struct fstate *fs)
 		else
 			run_packet(p, fs, &it, &hdr, true, &fs->defers[i]);
 	}
+	p->at_eof = false;
 	tm_opiter_fini(&it);
 }
 

@@ -133,6 +133,9 @@ struct tm_replay {
 	/* the event being pushed has no timestamp of its own (TM_CONV_UNTIMED):
 	 * counted, not part of its file's range */
 	bool untimed;
+	/* the file's deferred packets are run again at its end: a
+	 * TrackEvent takes its name of then (TM_DETAIL_EOF) */
+	bool at_eof;
 	const struct tm_manifest *m;
 	struct tm_report *r;
 	struct tm_graph *g;

@@ -1274,6 +1274,28 @@ tm_oplog_detail_name(const struct tm_oplog *l, const struct tm_detail *d)
 	return d->name && !(d->flags & TM_DETAIL_NONAME) ? l->x->pool.data + d->name - 1 : NULL;
 }
 
+const char *
+tm_oplog_detail_eof_name(const struct tm_oplog *l, const struct tm_detail *d)
+{
+	if (!(d->flags & TM_DETAIL_EOF))
+		return tm_oplog_detail_name(l, d);
+	return d->dur ? l->x->pool.data + d->dur - 1 : NULL;
+}
+
+void
+tm_oplog_detail_set_eof_name(struct tm_oplog *l, uint32_t id, const char *name, size_t len)
+{
+	struct tm_oplog_x *x = l->x;
+	struct tm_detail *d = &x->details[id - 1];
+	d->flags |= TM_DETAIL_EOF;
+	d->dur = 0;
+	if (name) {
+		d->dur = (int64_t)x->pool.len + 1;
+		tm_buf_add(&x->pool, name, len);
+		tm_buf_addc(&x->pool, 0);
+	}
+}
+
 /* Where d's category starts in the pool (past its name's NUL), or SIZE_MAX. */
 static size_t
 cat_offset(const struct tm_oplog_x *x, const struct tm_detail *d)
@@ -2276,10 +2298,15 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 	for (size_t i = 0; !r.bad && i < x->n_details; i++)
 		if (x->details[i].name && (x->details[i].name - 1 >= x->pool.len || !x->pool.data))
 			r.bad = "detail name out of range";
-		else if (x->details[i].flags & ~(TM_DETAIL_CAT | TM_DETAIL_NONAME) ||
+		else if (x->details[i].flags & ~(TM_DETAIL_CAT | TM_DETAIL_NONAME | TM_DETAIL_EOF) ||
 			 ((x->details[i].flags & TM_DETAIL_CAT) &&
 			  cat_offset(x, &x->details[i]) == SIZE_MAX))
 			r.bad = "detail category out of range";
+		else if ((x->details[i].flags & TM_DETAIL_EOF) && x->details[i].dur &&
+			 (x->details[i].dur < 0 || (uint64_t)x->details[i].dur - 1 >= x->pool.len ||
+			  !memchr(x->pool.data + x->details[i].dur - 1, 0,
+				  x->pool.len - (size_t)(x->details[i].dur - 1))))
+			r.bad = "detail end-of-file name out of range";
 	if (r.bad && why)
 		snprintf(why, cap, "op log byte %zu: %s", (size_t)(r.p - r.base), r.bad);
 	if (inline_deltas)

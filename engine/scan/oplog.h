@@ -161,6 +161,15 @@ struct tm_op_clock {
  * an empty placeholder, the event has none. */
 #define TM_DETAIL_CAT 1u
 #define TM_DETAIL_NONAME 2u
+/* A TrackEvent named by an interned iid whose name at the end of its file
+ * differs from the one it had where it was read: dur (a TrackEvent has
+ * none) holds the pool offset + 1 of that name, 0 for none.  A packet
+ * deferred to the end of its file is tokenized again there, against its
+ * sequence's incremental state of then (proto_trace_reader.cc
+ * OnPushDataToSorter -> TimestampTokenizeAndPushToSorter, which hands the
+ * tokenizer state->current_generation()): the iid may be gone (a clear:
+ * no name, interned_data_tokenizer_errors) or name another string. */
+#define TM_DETAIL_EOF 4u
 
 /* Per-event details kept only with keep_events (for --events / slices). */
 struct tm_detail {
@@ -173,9 +182,10 @@ struct tm_detail {
 	 * leave the sorter by queue (trace_sorter.cc,
 	 * SortAndExtractEventsUntilAllocId). */
 	uint8_t queue;
-	uint8_t flags;  /* TM_DETAIL_CAT, TM_DETAIL_NONAME */
+	uint8_t flags;  /* TM_DETAIL_CAT, TM_DETAIL_NONAME, TM_DETAIL_EOF */
 	uint64_t track; /* slice-stack key: same key = same stack (tid, track uuid) */
-	int64_t dur;    /* X events: dur in the event's own units (ns); -1 none */
+	int64_t dur;    /* X events: dur in the event's own units (ns); -1 none
+			   (TM_DETAIL_EOF: its name at the end of its file) */
 };
 
 /* A RUN's values without decoding them all: a skip entry every
@@ -444,6 +454,11 @@ uint32_t tm_oplog_detail_cat(struct tm_oplog *l, const char *name, size_t name_l
 			     const char *cat, size_t cat_len, char phase, uint64_t track,
 			     int64_t dur);
 const char *tm_oplog_detail_name(const struct tm_oplog *l, const struct tm_detail *d);
+/* Its name when its packet is deferred to the end of its file
+ * (TM_DETAIL_EOF), else tm_oplog_detail_name. */
+const char *tm_oplog_detail_eof_name(const struct tm_oplog *l, const struct tm_detail *d);
+/* Detail id's name at the end of its file is name (len bytes; NULL: none). */
+void tm_oplog_detail_set_eof_name(struct tm_oplog *l, uint32_t id, const char *name, size_t len);
 /* The detail's category, or NULL. */
 const char *tm_oplog_detail_cat_of(const struct tm_oplog *l, const struct tm_detail *d);
 

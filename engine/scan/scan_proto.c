@@ -247,7 +247,33 @@ te_detail(struct ps *s, const struct seq *q, uint64_t type, const uint8_t *name,
 	uint64_t key = has_track ? track : q->def_has_track ? q->def_track : (1ULL << 63) | q->key;
 	uint32_t d = tm_oplog_detail(s->log, nm, nm ? nl : 0, ph, key, -1);
 	s->log->x->details[d - 1].queue = 1; /* track_event_stream */
+	if (name_iid) {
+		XGROW(s->eof_names, s->cap_eof_names, s->n_eof_names + 1);
+		s->eof_names[s->n_eof_names++] = (struct eof_name){d, q->id, name_iid};
+	}
 	return d;
+}
+
+/* The names the TrackEvents named by an iid take if their packet is
+ * deferred to the end of the file (TM_DETAIL_EOF): trace_processor
+ * tokenizes a deferred packet again there (proto_trace_reader.cc
+ * OnPushDataToSorter), with its sequence's generation of then
+ * (TimestampTokenizeAndPushToSorter: state->current_generation()), which
+ * TrackEventParser looks the iid up in: cleared since, the slice has no
+ * name (interned_data_tokenizer_errors); interned again, the new name. */
+static void
+eof_names(struct ps *s)
+{
+	for (size_t i = 0; i < s->n_eof_names; i++) {
+		const struct eof_name *en = &s->eof_names[i];
+		const struct iname *in = name_find(s, &s->seqs[en->seq], en->iid);
+		const char *nm = in && in->off != NAME_NULL ? s->npool.data + in->off : NULL;
+		size_t nl = nm ? strnlen(nm, in->len) : 0;
+		const char *was = tm_oplog_detail_name(s->log, &s->log->x->details[en->detail - 1]);
+		if (nm ? was && strlen(was) == nl && !memcmp(was, nm, nl) : !was)
+			continue;
+		tm_oplog_detail_set_eof_name(s->log, en->detail, nm, nl);
+	}
 }
 
 /* TrackEvent tokenization (track_event_tokenizer.cc TokenizeTrackEventPacket). */
@@ -1192,6 +1218,7 @@ ps_fini(struct ps *s)
 	free(s->ptss);
 	tm_buf_fini(&s->ptext);
 	free(s->inflated);
+	free(s->eof_names);
 }
 
 enum tm_status
@@ -1377,6 +1404,7 @@ tm_scan_proto_blocks(tm_block_fn next, void *ctx, struct tm_scan *sc,
 		cut_have = pos - big_off;
 	}
 	flush_nots(&s);
+	eof_names(&s);
 	sc->n_packets += s.n_fast_pk;
 	sc->n_events += s.n_fast_ev;
 	if (s.ts_min <= s.ts_max) {

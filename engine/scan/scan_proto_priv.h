@@ -130,6 +130,13 @@ struct ps {
 	 * no_fast) */
 	struct tm_align_samples *al;
 	struct al_name_cache al_cache;
+	/* keep: the TrackEvents named by an iid (detail, sequence index,
+	 * iid), looked up again at the end (scan_proto.c eof_names) */
+	struct eof_name {
+		uint32_t detail, seq;
+		uint64_t iid;
+	} *eof_names;
+	size_t n_eof_names, cap_eof_names;
 };
 
 /* ------------------------------------------------------------------ */

@@ -239,6 +239,27 @@ durs("a dur near INT64_MAX: its end wraps, as SliceTracker's does",
          jev("X", 1000, "big") | {"dur": 9223372036854000}, jev("X", 2000, "big2") | {"dur": 9223372036854000},
          jev("B", 3000, "b"), jev("E", 4000)]}))]),
      [(1000000, 9223372036854000000, "big"), (2000000, 9223372036854000000, "big2"), (3000000, 1000000, "b")])
+# Rule: a packet deferred to the end of its file (its clock unrelated
+# until a later snapshot) is tokenized again there, against its sequence's
+# interned names of then (proto_trace_reader.cc OnPushDataToSorter,
+# TimestampTokenizeAndPushToSorter: state->current_generation()): cleared
+# since, its slice has no name; interned again, the new one.
+def iev(ts, clock, flags, iid=None, name=None, intern=()):
+    body = fv(9, 3) + (fv(10, iid) if iid is not None else b"") + (fl(23, name) if name else b"")
+    return packet(fv(8, ts), fv(10, 1), fl(11, body), fv(58, clock), fv(13, flags),
+                  fl(12, b"".join(fl(2, fv(1, i) + fl(2, n)) for i, n in intern)) if intern else b"")
+def deferred(last):
+    return (iev(1000, 1, 1, iid=1, intern=[(1, "first")]) + iev(2000, 6, 2, iid=1) + last
+            + packet(fv(10, 2), snap([(6, 0), (1, 100)])))
+durs("a deferred TrackEvent: its iid cleared by the end of the file",
+     tar("defclr.tar", [("a.pftrace", deferred(iev(3000, 6, 1, name="x")))]),
+     [(900, 0, None), (2000, 0, "first"), (3000, 0, "x")])
+durs("a deferred TrackEvent: its iid interned again by the end of the file",
+     tar("defre.tar", [("a.pftrace", deferred(iev(3000, 6, 1, name="x", intern=[(1, "second")])))]),
+     [(900, 0, "second"), (2000, 0, "first"), (3000, 0, "x")])
+durs("a deferred TrackEvent: its iid unchanged",
+     tar("defsame.tar", [("a.pftrace", deferred(b""))]),
+     [(900, 0, "first"), (2000, 0, "first")])
 # Rule: once a JSON X was pushed, the sorter runs in slow mode
 # (TraceSorter::Stream::Push): an event at a queue's latest ts breaks its
 # order, and the queue is sorted by SlowOperatorLess (trace_sorter.h): at
