@@ -18,8 +18,6 @@
 struct names {
 	struct tm_strmap raw;   /* machine name -> raw id (step 1's allocation) */
 	size_t n;               /* names allocated */
-	struct tm_strmap path;  /* files[].path -> index of its FIRST entry */
-	bool path_built;
 	struct tm_strmap *decl; /* per entry, built on first use: its machine names */
 };
 
@@ -35,7 +33,6 @@ static void
 names_fini(struct names *nm, size_t n_files)
 {
 	tm_strmap_fini(&nm->raw);
-	tm_strmap_fini(&nm->path);
 	for (size_t i = 0; nm->decl && i < n_files; i++)
 		tm_strmap_fini(&nm->decl[i]);
 	free(nm->decl);
@@ -50,25 +47,13 @@ ensure(struct tm_manifest_plan *p, size_t *cap, int64_t raw, const char *name)
 	p->n_ensure++;
 }
 
-/* The first entry whose path is path (the reader's lookup walks files[]). */
+/* The first entry whose path is path, all its bytes: a path holding a NUL
+ * ("a\u0000b") is not "a" (TraceManifestState::FindEntry,
+ * types/trace_manifest_state.h: std::string ==, the first in files[]). */
 static const struct tm_manifest_file *
-find_entry(const struct tm_manifest *m, struct names *nm, const char *path, size_t *idx)
+find_entry(const struct tm_manifest *m, const char *path, size_t *idx)
 {
-	const struct tm_strmap_slot *s;
-
-	if (!nm->path_built) {
-		for (size_t i = 0; i < m->n_files; i++)
-			if (m->files[i].path)
-				tm_strmap_put(&nm->path, m->files[i].path, strlen(m->files[i].path), i,
-					      NULL);
-		nm->path_built = true;
-	}
-	s = tm_strmap_get(&nm->path, path, strlen(path));
-	if (!s)
-		return NULL;
-	if (idx)
-		*idx = s->val;
-	return &m->files[s->val];
+	return tm_manifest_entry_by_path(m, path, strlen(path), idx);
 }
 
 static bool
@@ -105,7 +90,7 @@ resolve_ref(const struct tm_manifest *m, const struct tm_manifest_plan *p, struc
 		*out = fallback;
 		return TM_OK;
 	}
-	if (!find_entry(m, nm, file, &idx))
+	if (!find_entry(m, file, &idx))
 		return tm_mf_err(err,
 				 PFX "%s names unknown file '%s'. It must match the `path` of an entry "
 				"in the `files` array.",
@@ -269,7 +254,9 @@ tm_manifest_apply(const struct tm_manifest *m, const struct tm_manifest_archive_
 		 * that is the import's error, whatever later entries hold (the
 		 * replay adds the edge; a parse without the archive stops here). */
 		if (ed.source_raw == ed.ref_raw && ed.source_clock == ed.ref_clock &&
-		    (ed.source_clock != TM_CLOCK_TRACE_FILE || strcmp(f->path, c->sync_file) == 0))
+		    (ed.source_clock != TM_CLOCK_TRACE_FILE ||
+		     (tm_mf_path_len(f) == strlen(c->sync_file) &&
+		      memcmp(f->path, c->sync_file, tm_mf_path_len(f)) == 0)))
 			break;
 	}
 out:

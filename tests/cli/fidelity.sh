@@ -298,4 +298,16 @@ r = check(tar("ghost.tar", [("perfetto_manifest.json", man_ghost), ("a.json", jx
 want = ("Trace parse failure: perfetto_manifest: clocks: could not resolve file 'ghost.json'. It must match "
         "the `path` of an entry in the `files` array. (ERR:tp-parse)")
 result("manifest: a reference the archive lacks fails before a later unknown file", r["error"] == want, str(r["error"]))
+# Rule: a reference names a files[] entry by all its bytes
+# (TraceManifestState::FindEntry: std::string ==): "a.json" is not an entry
+# "a.json\u0000x", whatever the archive holds.
+for what, head in (("clocks: sync_to.file", '"files": [{"path": "a.json\\u0000x"}, {"path": "b.json", '
+                    '"clocks": {"sync_to": {"file": "a.json", "clock": "BOOTTIME"}, "offset_ns": 5}}]'),
+                   ("trace_time: file", '"trace_time": {"clock": "BOOTTIME", "file": "a.json"}, '
+                    '"files": [{"path": "a.json\\u0000x"}, {"path": "b.json"}]')):
+    text = '{"perfetto_manifest": {"version": 1, %s}}' % head
+    r = check(tar("nul.tar", [("perfetto_manifest.json", text), ("a.json", jx), ("b.json", jx)]))
+    want = ("Trace parse failure: perfetto_manifest: %s names unknown file 'a.json'. It must match the "
+            "`path` of an entry in the `files` array. (ERR:tp-parse)" % what)
+    result("manifest: %s 'a.json' is not the entry 'a.json\\u0000x'" % what, r["error"] == want, str(r["error"]))
 PY
