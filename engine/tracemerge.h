@@ -735,6 +735,13 @@ struct tm_report_track {
 	char kind;        /* 's' slices, 'c' counter, 'i' instants, 'o' other events */
 	uint64_t key;     /* the scan's slice-stack key */
 	uint64_t n_events, n_dropped; /* of the report's list */
+	/* What trace_processor names it (the scan's track names,
+	 * tracknames.h): its process and thread ids (-1: none, or not a
+	 * number), the track's own name (a TrackDescriptor's, an async or
+	 * counter track's), its process's and thread's names; NULL: none.
+	 * Raw texts from the trace: a front end escapes them. */
+	int64_t pid, tid;
+	const char *name, *process, *thread;
 };
 
 /* The name of the stat that dropped e, or NULL: kept. */
@@ -899,6 +906,18 @@ const char *tm_track_kind_name(char kind);
  * escapes it), "-" for none (report_md.c). */
 void tm_report_track_id(const struct tm_session *s, const struct tm_report *r, uint32_t track,
 			struct tm_buf *out);
+/* The report's tracks in the order a tracks view lists them: by file (in
+ * the order their first tracks come), then machine, then the tracks of no
+ * process by number, then each process by pid, its own tracks (no tid)
+ * before its threads' by tid, then number.  n_tracks indexes into out. */
+void tm_report_tracks_order(const struct tm_report *r, uint32_t *out);
+/* What a track is called as trace_processor names it (raw: a front end
+ * escapes it): a thread's track "THREAD TID" ("thread TID" unnamed), else
+ * its own name, else its kind ("slices", ...). */
+void tm_report_track_title(const struct tm_report *r, uint32_t track, struct tm_buf *out);
+/* Its process, "PROCESS PID" ("process PID" unnamed); nothing when the
+ * track has no process. */
+void tm_report_track_process(const struct tm_report *r, uint32_t track, struct tm_buf *out);
 struct tm_view;
 struct tm_view *tm_view_build(const struct tm_report *r);
 void tm_view_free(struct tm_view *v);

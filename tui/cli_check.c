@@ -170,10 +170,21 @@ check_print_json(FILE *out, struct tm_session *s, const struct tm_manifest *cur,
 	}
 	tm_buf_addc(&b, ']');
 	if (events) {
-		json_key(&b, &first, "events");
-		tm_buf_addc(&b, '[');
+		/* each track's identity once (the workbench's tracks view names
+		 * it so), not per event */
+		size_t *at = calloc(r->n_tracks + 1, sizeof *at);
+		if (!at)
+			abort();
 		struct tm_buf tid;
 		tm_buf_init(&tid);
+		for (size_t t = 0; t < r->n_tracks; t++) {
+			at[t] = tid.len;
+			tm_report_track_id(s, r, (uint32_t)t, &tid);
+			tm_buf_addc(&tid, 0);
+		}
+#define TRACK_ID(t) (tid.data + at[t])
+		json_key(&b, &first, "events");
+		tm_buf_addc(&b, '[');
 		for (size_t i = 0; i < r->n_events; i++) {
 			const struct tm_report_event *e = &r->events[i];
 			tm_buf_adds(&b, i ? ",{\"file\":" : "{\"file\":");
@@ -190,9 +201,7 @@ check_print_json(FILE *out, struct tm_session *s, const struct tm_manifest *cur,
 			/* the track as the workbench's tracks view names it */
 			tm_buf_adds(&b, ",\"track\":");
 			if (e->track < r->n_tracks) {
-				tm_buf_reset(&tid);
-				tm_report_track_id(s, r, e->track, &tid);
-				json_str(&b, tid.data);
+				json_str(&b, TRACK_ID(e->track));
 				tm_buf_adds(&b, ",\"track_kind\":");
 				json_str(&b, tm_track_kind_name(r->tracks[e->track].kind));
 			} else {
@@ -200,8 +209,31 @@ check_print_json(FILE *out, struct tm_session *s, const struct tm_manifest *cur,
 			}
 			tm_buf_addc(&b, '}');
 		}
-		tm_buf_fini(&tid);
 		tm_buf_addc(&b, ']');
+		/* the tracks, as trace_processor names them */
+		json_key(&b, &first, "tracks");
+		tm_buf_addc(&b, '[');
+		for (size_t t = 0; t < r->n_tracks; t++) {
+			const struct tm_report_track *k = &r->tracks[t];
+			bool ff = true;
+			tm_buf_adds(&b, t ? ",{" : "{");
+			kv_str(&b, &ff, "id", TRACK_ID(t));
+			kv_str(&b, &ff, "file", r->files[k->file].path);
+			kv_u64(&b, &ff, "machine", true, k->machine);
+			kv_str(&b, &ff, "kind", tm_track_kind_name(k->kind));
+			kv_int(&b, &ff, "pid", k->pid >= 0, k->pid);
+			kv_str(&b, &ff, "process", k->process);
+			kv_int(&b, &ff, "tid", k->tid >= 0, k->tid);
+			kv_str(&b, &ff, "thread", k->thread);
+			kv_str(&b, &ff, "name", k->name);
+			kv_u64(&b, &ff, "events", true, k->n_events);
+			kv_u64(&b, &ff, "dropped", true, k->n_dropped);
+			tm_buf_addc(&b, '}');
+		}
+		tm_buf_addc(&b, ']');
+#undef TRACK_ID
+		tm_buf_fini(&tid);
+		free(at);
 	}
 	/* the fixes the text report prints as Fix: lines, each proven */
 	json_key(&b, &first, "fixes");

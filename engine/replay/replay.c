@@ -674,6 +674,8 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	o->name = p->at_eof ? tm_oplog_detail_eof_name(log, d) : tm_oplog_detail_name(log, d);
 	o->phase = d->phase;
 	o->track = tm_tracktab_add(&p->tracks, o->file, row, d->track, d->phase, o->name, stat >= 0);
+	if (p->tracks.v[o->track].n_events == 1)
+		tm_tracktab_name(&p->tracks, o->track, log, d->track, d->phase, o->name);
 	if (stat >= 0) {
 		o->drop = (uint8_t)(stat + 1);
 		return;

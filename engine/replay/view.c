@@ -8,6 +8,7 @@
  * op logs); never reads trace bytes.
  */
 #include "view.h"
+#include "tracknames.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -79,7 +80,8 @@ tm_tracktab_add(struct tm_tracktab *t, uint32_t file, uint32_t machine, uint64_t
 			memset(t->per_file + old, 0, (t->cap_per_file - old) * sizeof *t->per_file);
 		}
 		t->v[id] = (struct tm_report_track){.file = file, .machine = machine,
-						    .number = ++t->per_file[file], .kind = 'o', .key = key};
+						    .number = ++t->per_file[file], .kind = 'o', .key = key,
+						    .pid = -1, .tid = -1};
 		/* chained: the newest first in the map, the older ones after it */
 		t->next[id] = tm_u64map_get(&t->ix, h, &first) ? (uint32_t)first : UINT32_MAX;
 		tm_u64map_set(&t->ix, h, id);
@@ -91,6 +93,33 @@ tm_tracktab_add(struct tm_tracktab *t, uint32_t file, uint32_t machine, uint64_t
 	k->n_events++;
 	k->n_dropped += dropped;
 	return (uint32_t)id;
+}
+
+void
+tm_tracktab_name(struct tm_tracktab *t, uint32_t id, const struct tm_oplog *log, uint64_t key,
+		 char phase, const char *name)
+{
+	struct tm_report_track *k = &t->v[id];
+	struct tm_tn_names nm;
+	tm_tn_resolve(log, key, &nm);
+	k->pid = nm.pid == TM_TN_NONE ? -1 : nm.pid;
+	k->tid = nm.tid == TM_TN_NONE ? -1 : nm.tid;
+	k->name = nm.name;
+	k->process = nm.process;
+	k->thread = nm.thread;
+	/* a counter sample is on the track of its name (tm_tracktab_add):
+	 * trace_processor names the counter track so (json_trace_parser.cc
+	 * ParseJsonPacket, case 'C'; systrace_parser.cc ParseSystracePoint,
+	 * case 'C') */
+	if (phase == 'C') {
+		/* a process's counter, not its thread's (JSON: the event's
+		 * pid; json_trace_parser.cc names it "NAME ARG" per arg, of
+		 * which the scan keeps none: the event's name) */
+		k->tid = -1;
+		k->thread = NULL;
+		if (name)
+			k->name = name;
+	}
 }
 
 void
@@ -118,6 +147,91 @@ tm_track_kind_name(char kind)
 	}
 }
 
+/* ---- the tracks in a view's order, by name ---- */
+
+static int
+cmp_i64(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* A track and its file's rank: sorted by (file rank, machine, has pid,
+ * pid, has tid, tid, number). */
+struct track_ord {
+	const struct tm_report_track *t;
+	size_t file_rank;
+	uint32_t i;
+};
+
+static int
+cmp_track_ord(const void *pa, const void *pb)
+{
+	const struct track_ord *a = pa, *b = pb;
+	int c = a->file_rank != b->file_rank ? (a->file_rank < b->file_rank ? -1 : 1) : 0;
+	if (!c)
+		c = cmp_i64(a->t->machine, b->t->machine);
+	if (!c)
+		c = cmp_i64(a->t->pid >= 0, b->t->pid >= 0);
+	if (!c)
+		c = cmp_i64(a->t->pid, b->t->pid);
+	if (!c)
+		c = cmp_i64(a->t->tid >= 0, b->t->tid >= 0);
+	if (!c)
+		c = cmp_i64(a->t->tid, b->t->tid);
+	if (!c)
+		c = cmp_i64(a->t->number, b->t->number);
+	return c ? c : cmp_i64(a->i, b->i);
+}
+
+void
+tm_report_tracks_order(const struct tm_report *r, uint32_t *out)
+{
+	size_t n = r->n_tracks;
+	struct track_ord *o = xmalloc((n + 1) * sizeof *o);
+	size_t *rank = xmalloc((r->n_files + 1) * sizeof *rank);
+	for (size_t f = 0; f < r->n_files; f++)
+		rank[f] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = r->tracks[i].file;
+		size_t fr = SIZE_MAX;
+		if (f < r->n_files) {
+			if (rank[f] == SIZE_MAX)
+				rank[f] = i;
+			fr = rank[f];
+		}
+		o[i] = (struct track_ord){&r->tracks[i], fr, (uint32_t)i};
+	}
+	qsort(o, n, sizeof *o, cmp_track_ord);
+	for (size_t i = 0; i < n; i++)
+		out[i] = o[i].i;
+	free(o);
+	free(rank);
+}
+
+void
+tm_report_track_title(const struct tm_report *r, uint32_t track, struct tm_buf *out)
+{
+	if (track >= r->n_tracks) {
+		tm_buf_adds(out, "-");
+		return;
+	}
+	const struct tm_report_track *t = &r->tracks[track];
+	if (t->tid >= 0 && t->kind != 'c' && (t->thread || !t->name))
+		tm_buf_addf(out, "%s %" PRId64, t->thread ? t->thread : "thread", t->tid);
+	else if (t->name)
+		tm_buf_adds(out, t->name);
+	else
+		tm_buf_adds(out, tm_track_kind_name(t->kind));
+}
+
+void
+tm_report_track_process(const struct tm_report *r, uint32_t track, struct tm_buf *out)
+{
+	if (track >= r->n_tracks || r->tracks[track].pid < 0)
+		return;
+	const struct tm_report_track *t = &r->tracks[track];
+	tm_buf_addf(out, "%s %" PRId64, t->process ? t->process : "process", t->pid);
+}
 
 /* ---- the views ---- */
 

@@ -31,5 +31,10 @@ struct tm_tracktab {
 uint32_t tm_tracktab_add(struct tm_tracktab *t, uint32_t file, uint32_t machine, uint64_t key,
 			 char phase, const char *name, bool dropped);
 void tm_tracktab_fini(struct tm_tracktab *t);
+struct tm_oplog;
+/* Name track id (new) from its file's log: the track key's names
+ * (tracknames.h); a counter's track is named by the counter. */
+void tm_tracktab_name(struct tm_tracktab *t, uint32_t id, const struct tm_oplog *log, uint64_t key,
+		      char phase, const char *name);
 
 #endif

@@ -258,12 +258,17 @@ tm_atrace_event(const struct tm_atrace_point *p, uint32_t pid, struct tm_atrace_
 {
 	out->name = p->name;
 	out->name_len = p->name_len;
+	out->tgid = p->tgid;
+	out->tkind = 'a';
+	out->tname = p->name;
+	out->tname_len = p->name_len;
 	switch (p->phase) {
 	case 'B':
 	case 'E':
 	case 'I': /* the emitting thread's track */
 		out->phase = p->phase;
 		out->track = key('t', pid, NULL, 0, NULL);
+		out->tkind = 't';
 		if (p->phase == 'E')
 			out->name = NULL, out->name_len = 0;
 		break;
@@ -276,20 +281,26 @@ tm_atrace_event(const struct tm_atrace_point *p, uint32_t pid, struct tm_atrace_
 	case 'H': /* atrace_async_slice_for_track: (process, track name) + cookie */
 		out->phase = p->phase == 'G' ? 'B' : 'E';
 		out->track = key('g', p->tgid, p->track, p->track_len, &p->value);
+		out->tname = p->track;
+		out->tname_len = p->track_len;
 		break;
 	case 'N':
 		out->phase = 'I';
 		out->track = key('n', p->tgid, p->track, p->track_len, NULL);
+		out->tname = p->track;
+		out->tname_len = p->track_len;
 		break;
 	case 'C':
 		/* Also kill_one_process, which adds a "mem.lmk" instant beside
 		 * its counter sample when the value is not 0. */
 		out->phase = 'C';
+		out->tkind = 'c';
 		out->track = key('c', p->tgid, p->name, p->name_len, NULL);
 		break;
 	default:
 		out->phase = 0;
 		out->track = 0;
+		out->tkind = 0;
 		break;
 	}
 }

@@ -81,6 +81,14 @@ struct tm_atrace_event {
 	const char *name;
 	size_t name_len;
 	uint64_t track;
+	/* the track as trace_processor names it (tracknames.h): 't' the
+	 * emitting thread's, 'a' a process's async track (tname: the slice's
+	 * or the track's name), 'c' a process's counter (tname: the counter);
+	 * tgid its process */
+	char tkind;
+	uint32_t tgid;
+	const char *tname;
+	size_t tname_len;
 };
 void tm_atrace_event(const struct tm_atrace_point *p, uint32_t pid, struct tm_atrace_event *out);
 

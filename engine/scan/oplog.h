@@ -30,6 +30,7 @@
 #endif
 
 #include "internal.h"
+#include "strmap.h"
 
 enum tm_op_kind {
 	/* First "data" packet of embedded machine `machine` in this file (for
@@ -295,6 +296,11 @@ struct tm_oplog_x {
 	/* added to every spilled run's offset: 0, or where a saved scan's
 	 * deltas are (tm_oplog_use_source) */
 	uint64_t spill_base;
+	/* names of tracks, processes and threads (keep_events; tracknames.h):
+	 * records, their names in pool, an index by (kind, key) */
+	struct tm_tn_rec *tn;
+	size_t n_tn, cap_tn;
+	struct tm_u64map tn_ix;
 };
 extern const struct tm_oplog_x tm_oplog_x_none;
 

@@ -264,6 +264,8 @@ bool tm_perf_text_sample_line(const char *line, size_t n, int64_t *ts);
 struct tm_systrace_line {
 	int64_t ts;           /* (int64)(seconds * 1e9), truncated */
 	uint32_t pid;         /* the task's pid (thread id) */
+	const char *task;     /* the task's name (before "-pid", after blanks), the thread's */
+	size_t task_len;
 	const char *event;    /* event name, e.g. "tracing_mark_write" */
 	size_t event_len;
 	const char *args;     /* text after the match, trimmed */

@@ -7,6 +7,7 @@
  */
 #include "scan_proto_priv.h"
 #include "atrace.h"
+#include "tracknames.h"
 
 #include <stdio.h>
 
@@ -381,10 +382,15 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			flags |= TM_CONV_ATRACE_FAIL;
 		uint32_t detail = 0;
 		if (s->keep) {
-			struct tm_atrace_event ev = {0, event_name(event_id), 0, (1ULL << 62) | cpu};
+			struct tm_atrace_event ev = {.name = event_name(event_id),
+						      .track = (1ULL << 62) | cpu};
 			ev.name_len = ev.name ? strlen(ev.name) : 0;
-			if (res == TM_ATRACE_OK)
+			if (res == TM_ATRACE_OK) {
 				tm_atrace_event(&pt, (uint32_t)pid, &ev);
+				tm_tn_atrace(s->log, &ev, (uint32_t)pid, NULL, 0);
+			} else {
+				tm_tn_cpu(s->log, ev.track, cpu);
+			}
 			detail = tm_oplog_detail(s->log, ev.name, ev.name_len, ev.phase, ev.track, -1);
 			/* its CPU's ftrace stream (struct tm_detail) */
 			s->log->x->details[detail - 1].queue = (uint8_t)(cpu < 253 ? 2 + cpu : 255);

@@ -27,6 +27,7 @@
 #include "scan.h"
 #include "align_scan.h"
 #include "atrace.h"
+#include "tracknames.h"
 
 #define MAX_WINDOW (64u * 1024u * 1024u)
 #define MAX_MSG 1000 /* bytes of input quoted in an error text */
@@ -435,7 +436,8 @@ struct js {
 	uint64_t w_off;
 	size_t last_try;
 	uint64_t total;
-	struct tm_buf msg, sticky, ukey, uval, name, cat, tmp;
+	struct tm_buf msg, sticky, ukey, uval, name, cat, tmp, tmp2;
+	uint64_t tn_last; /* the last track named (json_names) */
 	struct tm_buf clean; /* an atrace line without its invalid UTF-8 */
 	bool quote_cut; /* msg's quote stopped at the window end (jp.quote_cut) */
 	struct v8sess *v8;
@@ -550,6 +552,61 @@ obj_get(struct js *js, const struct tm_jl_value *obj, const char *want, struct t
 	tm_buf_fini(&uk);
 	tm_buf_fini(&uv);
 	return found;
+}
+
+/* A key's string value inside a complete object text, into out (its last
+ * one, as obj_get); false if absent or not a string. */
+static bool
+obj_get_str(struct js *js, const struct tm_jl_value *obj, const char *want, struct tm_buf *out)
+{
+	struct tm_jl jp = { .end = obj->s + obj->n, .msg = &js->tmp, .quote_max = MAX_MSG };
+	const char *cur = tm_jl_skip_ws(obj->s + 1, jp.end);
+	bool found = false;
+	struct tm_buf uk, uv;
+	tm_buf_init(&uk);
+	tm_buf_init(&uv);
+	while (cur != jp.end) {
+		const char *k;
+		size_t kl;
+		bool eos;
+		struct tm_jl_value fv;
+		if (next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv) != TM_JL_OK || eos)
+			break;
+		if (key_is(k, kl, want)) {
+			found = fv.t == TM_JL_STR;
+			tm_buf_reset(out);
+			if (found)
+				tm_buf_add(out, fv.s, fv.n);
+		}
+	}
+	tm_buf_fini(&uk);
+	tm_buf_fini(&uv);
+	return found;
+}
+
+/* The names a JSON event gives its track (keep_events): the (pid, tid)
+ * thread track of its key, and an M event's process_name / thread_name
+ * (json_trace_parser.cc ParseJsonPacket, case 'M': args.name).  A string
+ * pid or tid is no number: none. */
+static void
+json_names(struct js *js, uint64_t track, bool pid_str, uint32_t pid, bool tid_str, uint32_t tid,
+	   char phase, const char *name, size_t name_len, const struct tm_jl_value *args)
+{
+	int64_t p = pid_str ? TM_TN_NONE : pid, t = tid_str ? TM_TN_NONE : tid;
+	if (track != js->tn_last) {
+		tm_tn_track(&js->sc->log, track, 0, p, t, 't', NULL, 0);
+		js->tn_last = track;
+	}
+	if (phase != 'M' || !args || !name)
+		return;
+	bool proc = name_len == 12 && !memcmp(name, "process_name", 12);
+	bool thr = name_len == 11 && !memcmp(name, "thread_name", 11);
+	if ((!proc && !thr) || !obj_get_str(js, args, "name", &js->tmp2))
+		return;
+	if (proc && p != TM_TN_NONE)
+		tm_tn_process(&js->sc->log, p, js->tmp2.data, js->tmp2.len);
+	else if (thr && t != TM_TN_NONE)
+		tm_tn_thread(&js->sc->log, p, t, js->tmp2.data, js->tmp2.len);
 }
 
 /* Numbers of a complete array text ('[' ... ']'); returns the count. */
@@ -846,6 +903,9 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 		uint64_t kk[4] = { pid_str ? pid_h : pid, tid_str ? tid_h : tid, pid_str, tid_str };
 		track = tm_fnv1a(TM_FNV_INIT, kk, sizeof kk);
 	}
+	if (keep)
+		json_names(js, track, pid_str, pid, tid_str, tid, phase, has_name ? name : NULL, name_len,
+			   has_args ? &args : NULL);
 	if (phase == 'P') {
 		v8_event(js, has_id, id, pid, has_args ? &args : NULL, track, off);
 		return TM_JL_OK;
@@ -877,8 +937,10 @@ sys_line(struct js *js)
 		fatal(js, js->tmp.data, js->line_off);
 		return;
 	}
-	struct tm_atrace_event ev = {0, sl.event, sl.event_len, 0};
+	struct tm_atrace_event ev = {.name = sl.event, .name_len = sl.event_len};
 	uint32_t flags = tm_atrace_line_scan(&sl, &js->clean, tm_scan_align(js->sc), &ev);
+	if (js->ctl && js->ctl->keep_events)
+		tm_tn_atrace(&js->sc->log, &ev, sl.pid, sl.task, sl.task_len);
 	push_flags(js, sl.ts, ev.name, ev.name_len, ev.phase, ev.track, -1, js->line_off, flags);
 }
 
@@ -1244,6 +1306,7 @@ js_init(struct js *js, struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct
 	tm_buf_init(&js->name);
 	tm_buf_init(&js->cat);
 	tm_buf_init(&js->tmp);
+	tm_buf_init(&js->tmp2);
 	tm_buf_init(&js->clean);
 }
 
@@ -1261,6 +1324,7 @@ js_fini(struct js *js)
 	tm_buf_fini(&js->name);
 	tm_buf_fini(&js->cat);
 	tm_buf_fini(&js->tmp);
+	tm_buf_fini(&js->tmp2);
 	tm_buf_fini(&js->clean);
 	free(js->v8);
 }

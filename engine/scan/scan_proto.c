@@ -34,6 +34,7 @@
  * tm_scan_ctl.no_fast).
  */
 #include "scan_proto_priv.h"
+#include "tracknames.h"
 #include "align_scan.h"
 
 #include <stddef.h>
@@ -951,6 +952,8 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 	}
 
 	struct seq *q = get_seq(s, k.machine, k.seq);
+	if (s->keep)
+		tm_proto_names(s->log, p, n, (1ULL << 63) | q->key);
 	if (k.cleared_legacy || (k.flags & 1)) {
 		if (k.has_seq)
 			seq_clear(s, q);

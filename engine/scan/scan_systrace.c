@@ -16,6 +16,7 @@
 #include "scan.h"
 #include "atrace.h"
 #include "json_lex.h"
+#include "tracknames.h"
 
 #define MAX_LINE (64u * 1024u * 1024u)
 
@@ -450,6 +451,8 @@ tokenize(const char *line, size_t len, struct tm_systrace_line *out, bool fast)
 	/* pid_of's value, where it cannot saturate (19 digits or fewer) */
 	out->pid = r.ts_ok && r.g1e - r.g1s <= 19 ? (uint32_t)r.pid
 						 : pid_of(line + r.g1s, r.g1e - r.g1s);
+	out->task = line; /* up to its '-' (leading blanks: the reader's) */
+	out->task_len = r.g1s ? r.g1s - 1 : 0;
 	/* tm_dec_seconds's own arithmetic on first_path's digit values (at
 	 * most 15 digits: the mantissa over the fraction's power of ten) */
 	size_t g5n = r.g5e - r.g5s;
@@ -624,12 +627,14 @@ one_line(struct ss *ss, const char *l, size_t n, uint64_t off)
 			tm_oplog_stat(&ss->sc->log, 0, TM_STAT_SYSTRACE_PARSE_FAILURE, 1);
 			break;
 		}
-		struct tm_atrace_event ev = {0, sl.event, sl.event_len, 0};
+		struct tm_atrace_event ev = {.name = sl.event, .name_len = sl.event_len};
 		uint32_t flags = tm_atrace_line_scan(&sl, &ss->clean, tm_scan_align(ss->sc), &ev);
 		uint32_t detail = 0;
-		if (ss->ctl && ss->ctl->keep_events)
+		if (ss->ctl && ss->ctl->keep_events) {
 			detail = tm_oplog_detail(&ss->sc->log, ev.name, ev.name_len, ev.phase,
 						 ev.track, -1);
+			tm_tn_atrace(&ss->sc->log, &ev, sl.pid, sl.task, sl.task_len);
+		}
 		tm_scan_note_ts(ss->sc, sl.ts);
 		ss->sc->n_events++;
 		tm_oplog_convert_i(&ss->sc->log, 0, 0, 0, sl.ts, flags, detail, off);

@@ -61,6 +61,7 @@
 #include "align_scan.h"
 #include "scan.h"
 #include "session.h"
+#include "tracknames.h"
 
 /* Bump with every change of the ser_* functions below. */
 #define CACHE_FORMAT 7u
@@ -547,6 +548,20 @@ ser_detail(struct ser *z, struct tm_detail *d)
 }
 
 static void
+ser_tn(struct ser *z, struct tm_tn_rec *r)
+{
+	uint32_t wk = r->what | (uint32_t)(uint8_t)r->kind << 8;
+	ser_u64(z, &r->key);
+	ser_u64(z, &r->parent);
+	ser_i64(z, &r->pid);
+	ser_i64(z, &r->tid);
+	ser_u32(z, &r->name);
+	ser_u32(z, &wk);
+	r->what = (uint8_t)(wk & 0xff);
+	r->kind = (char)(wk >> 8 & 0xff);
+}
+
+static void
 count_put(void *ctx, const void *p, size_t n)
 {
 	(void)p;
@@ -582,13 +597,25 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 	void *pool = lx->pool.data;
 	size_t pool_len = lx->pool.len;
 	ser_blob(z, &pool, &pool_len, 1);
-	if (!z->wr && (det || pool)) { /* the side block only when used (oplog.h) */
+	/* the names of its tracks (tracknames.h), each field by field (min 48
+	 * bytes on disk) */
+	size_t nt = (size_t)ser_max(z, lx->n_tn, z->wr ? UINT64_MAX : z->left / 48,
+				    "count larger than the file");
+	struct tm_tn_rec *tn = z->wr ? lx->tn : nt ? xcalloc(nt, sizeof *tn) : NULL;
+	for (size_t i = 0; i < nt && !z->bad; i++)
+		ser_tn(z, &tn[i]);
+	if (!z->wr && (det || pool || tn)) { /* the side block only when used (oplog.h) */
 		struct tm_oplog_x *x = tm_oplog_x_own(l);
 		x->details = det;
 		x->n_details = x->cap_details = nd;
 		x->pool.data = pool;
 		x->pool.len = pool_len;
 		x->pool.cap = pool ? pool_len + 1 : 0;
+		x->tn = tn;
+		x->n_tn = x->cap_tn = nt;
+		if (!z->bad && !tm_tn_valid(x, z->why, sizeof z->why))
+			z->bad = z->why;
+		tm_tn_reindex(x);
 	}
 	if (z->wr) {
 		size_t hl = 0;
