@@ -534,6 +534,14 @@ struct wb_ui {
 		size_t trow, ttop;
 		bool *folded;
 		size_t n_folded;
+		/* the processes folded (browse_proc_key) */
+		uint64_t *pfold;
+		size_t n_pfold, cap_pfold;
+		/* the tracks view's rows, built when the view or a fold
+		 * changes (browse_refresh), not per frame: for view rows_gen */
+		struct wb_trow *rows;
+		size_t n_rows;
+		unsigned rows_gen;
 	} browse;
 	/* The opening screen (drawn while model_open lists): its selection
 	 * and first row shown among the members found so far, whether it
@@ -874,12 +882,23 @@ char *out_base64(const void *data, size_t len);
  * header, then its tracks unless folded), counted when out is NULL; an
  * exact time in seconds ("-0.005000000"). */
 struct wb_trow {
-	bool header;
+	bool header;    /* a file's or a process's header (no track of its own) */
+	bool proc;      /* a process's header: track is its first track */
+	uint8_t depth;  /* 0 a file, 1 a process or a track of none, 2 a process's track */
 	uint32_t file;
-	uint32_t track; /* UINT32_MAX on a header */
+	uint32_t track; /* UINT32_MAX on a file's header */
 };
 void view_draw_browse(const struct wb *wb);
+/* The rows, in the engine's track order (tm_report_tracks_order): a file's
+ * header, its tracks of no process, each process's header and, unless
+ * folded, its tracks. */
 size_t browse_rows(const struct wb_ui *ui, const struct tm_report *r, struct wb_trow *out, size_t cap);
+/* A process's key in ui.browse.pfold (its file, machine and pid). */
+uint64_t browse_proc_key(const struct tm_report_track *t);
+/* The rows as of the current view: ui.browse.rows when they are its, else
+ * built into *tmp (the caller frees it). */
+const struct wb_trow *browse_rows_now(const struct wb *wb, const struct tm_report *r, size_t *n,
+				      struct wb_trow **tmp);
 void browse_fmt_ts(int64_t ns, char *buf, size_t len);
 void view_draw(const struct wb *wb);
 /* The opening screen: the members the listing has found so far (the

@@ -64,6 +64,21 @@ fit(struct wb_browse *b, const struct tm_report *r, const struct tm_view *v)
 	b->span = span + span / 25 + 1;
 }
 
+/* The tracks view's rows for the current view and folds (kept, so a frame
+ * does not rebuild them). */
+static void
+rows_rebuild(struct wb *wb, const struct tm_report *r)
+{
+	struct wb_browse *b = &wb->ui.browse;
+	size_t n = browse_rows(&wb->ui, r, NULL, 0);
+	free(b->rows);
+	b->rows = calloc(n + 1, sizeof *b->rows);
+	if (!b->rows)
+		abort();
+	b->n_rows = browse_rows(&wb->ui, r, b->rows, n);
+	b->rows_gen = model_view_gen(&wb->m);
+}
+
 /* The shown lines (positions through the filter) as of the current view;
  * the selection kept, else the first dropped event, else the first. */
 void
@@ -97,6 +112,8 @@ browse_refresh(struct wb *wb)
 			b->n_folded = r->n_files;
 		}
 	}
+	if (!b->rows || b->rows_gen != model_view_gen(&wb->m))
+		rows_rebuild(wb, r);
 	if (!b->fitted) {
 		fit(b, r, v);
 		b->fitted = true;
@@ -121,7 +138,7 @@ browse_refresh(struct wb *wb)
 		b->top = line - rows + 1;
 	if (b->top > b->n_shown)
 		b->top = 0;
-	size_t n_rows = browse_rows(&wb->ui, r, NULL, 0);
+	size_t n_rows = b->n_rows;
 	if (b->trow >= n_rows)
 		b->trow = n_rows ? n_rows - 1 : 0;
 	size_t trs = (size_t)track_rows();
@@ -158,15 +175,14 @@ select_track_of(struct wb *wb, const struct tm_report *r, size_t ev)
 		return;
 	if (e->file < b->n_folded)
 		b->folded[e->file] = false;
-	size_t n = browse_rows(&wb->ui, r, NULL, 0);
-	struct wb_trow *all = calloc(n + 1, sizeof *all);
-	if (!all)
-		abort();
-	browse_rows(&wb->ui, r, all, n);
-	for (size_t k = 0; k < n; k++)
-		if (!all[k].header && all[k].track == e->track)
+	uint64_t pk = browse_proc_key(&r->tracks[e->track]);
+	for (size_t i = 0; i < b->n_pfold; i++)
+		if (b->pfold[i] == pk)
+			b->pfold[i] = b->pfold[--b->n_pfold];
+	rows_rebuild(wb, r);
+	for (size_t k = 0; k < b->n_rows; k++)
+		if (!b->rows[k].header && b->rows[k].track == e->track)
 			b->trow = k;
-	free(all);
 }
 
 /* The window moved so that ts is inside it (centred when it was not). */
@@ -448,13 +464,8 @@ static void
 track_step(struct wb *wb, const struct tm_report *r, const struct tm_view *v, int dir)
 {
 	struct wb_browse *b = &wb->ui.browse;
-	size_t n = browse_rows(&wb->ui, r, NULL, 0);
-	struct wb_trow *all = calloc(n + 1, sizeof *all);
-	if (!all)
-		abort();
-	browse_rows(&wb->ui, r, all, n);
-	uint32_t t = b->trow < n && !all[b->trow].header ? all[b->trow].track : UINT32_MAX;
-	free(all);
+	uint32_t t = b->trow < b->n_rows && !b->rows[b->trow].header ? b->rows[b->trow].track
+								      : UINT32_MAX;
 	if (t == UINT32_MAX)
 		return;
 	size_t k, cnt = tm_view_track_n(v, t);
@@ -636,19 +647,38 @@ browse_key1(struct wb *wb, int key)
 		track_step(wb, r, v, -1);
 		break;
 	case ' ': {
-		size_t n = browse_rows(&wb->ui, r, NULL, 0);
-		struct wb_trow *all = calloc(n + 1, sizeof *all);
-		if (!all)
-			abort();
-		browse_rows(&wb->ui, r, all, n);
-		if (b->trow < n && all[b->trow].file < b->n_folded) {
-			uint32_t f = all[b->trow].file;
+		if (b->trow >= b->n_rows)
+			break;
+		const struct wb_trow *row = &b->rows[b->trow];
+		if (row->proc || row->depth == 2) {
+			/* a process (its header or one of its tracks) folds */
+			uint64_t pk = browse_proc_key(&r->tracks[row->track]);
+			size_t i = 0;
+			while (i < b->n_pfold && b->pfold[i] != pk)
+				i++;
+			if (i < b->n_pfold) {
+				b->pfold[i] = b->pfold[--b->n_pfold];
+			} else {
+				if (b->n_pfold == b->cap_pfold) {
+					b->cap_pfold = b->cap_pfold ? 2 * b->cap_pfold : 8;
+					b->pfold = realloc(b->pfold, b->cap_pfold * sizeof *b->pfold);
+					if (!b->pfold)
+						abort();
+				}
+				b->pfold[b->n_pfold++] = pk;
+			}
+			rows_rebuild(wb, r);
+			for (size_t k = 0; k < b->n_rows; k++) /* the selection on its header */
+				if (b->rows[k].proc && browse_proc_key(&r->tracks[b->rows[k].track]) == pk)
+					b->trow = k;
+		} else if (row->file < b->n_folded) {
+			uint32_t f = row->file;
 			b->folded[f] = !b->folded[f];
-			for (size_t k = 0; k < n; k++) /* the selection on the file's header */
-				if (all[k].header && all[k].file == f)
+			rows_rebuild(wb, r);
+			for (size_t k = 0; k < b->n_rows; k++) /* the selection on the file's header */
+				if (b->rows[k].header && !b->rows[k].proc && b->rows[k].file == f)
 					b->trow = k;
 		}
-		free(all);
 		break;
 	}
 	case '\r':

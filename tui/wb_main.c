@@ -544,6 +544,8 @@ wb_fini(struct wb *wb)
 	free(wb->ui.search);
 	free(wb->ui.browse.shown);
 	free(wb->ui.browse.folded);
+	free(wb->ui.browse.pfold);
+	free(wb->ui.browse.rows);
 	/* a pair picker still open at exit */
 	tm_align_events_fini(&wb->ui.picker.ev);
 	free(wb->ui.picker.file);

@@ -22,26 +22,79 @@ browse_fmt_ts(int64_t ns, char *buf, size_t len)
 		 a % 1000000000u);
 }
 
+uint64_t
+browse_proc_key(const struct tm_report_track *t)
+{
+	/* (pids are below 2^32: file and machine above them) */
+	return ((uint64_t)t->file << 48 ^ (uint64_t)t->machine << 32) + (uint32_t)t->pid;
+}
+
+static bool
+proc_folded(const struct wb_browse *b, uint64_t key)
+{
+	for (size_t i = 0; i < b->n_pfold; i++)
+		if (b->pfold[i] == key)
+			return true;
+	return false;
+}
+
 size_t
 browse_rows(const struct wb_ui *ui, const struct tm_report *r, struct wb_trow *out, size_t cap)
 {
 	size_t n = 0;
+	uint32_t *order = malloc((r->n_tracks + 1) * sizeof *order);
+	if (!order)
+		abort();
+	tm_report_tracks_order(r, order);
 	uint32_t file = UINT32_MAX;
-	for (size_t t = 0; t < r->n_tracks; t++) {
+	const struct tm_report_track *proc = NULL;
+	bool pfolded = false;
+	for (size_t i = 0; i < r->n_tracks; i++) {
+		uint32_t t = order[i];
 		const struct tm_report_track *k = &r->tracks[t];
 		if (k->file != file) {
 			file = k->file;
+			proc = NULL;
 			if (out && n < cap)
-				out[n] = (struct wb_trow){true, file, UINT32_MAX};
+				out[n] = (struct wb_trow){true, false, 0, file, UINT32_MAX};
 			n++;
 		}
 		if (file < ui->browse.n_folded && ui->browse.folded[file])
 			continue;
+		if (k->pid >= 0 && (!proc || proc->machine != k->machine || proc->pid != k->pid)) {
+			proc = k;
+			pfolded = proc_folded(&ui->browse, browse_proc_key(k));
+			if (out && n < cap)
+				out[n] = (struct wb_trow){true, true, 1, file, t};
+			n++;
+		} else if (k->pid < 0) {
+			proc = NULL;
+		}
+		if (proc && pfolded)
+			continue;
 		if (out && n < cap)
-			out[n] = (struct wb_trow){false, file, (uint32_t)t};
+			out[n] = (struct wb_trow){false, false, (uint8_t)(proc ? 2 : 1), file, t};
 		n++;
 	}
+	free(order);
 	return n;
+}
+
+const struct wb_trow *
+browse_rows_now(const struct wb *wb, const struct tm_report *r, size_t *n, struct wb_trow **tmp)
+{
+	const struct wb_browse *b = &wb->ui.browse;
+	*tmp = NULL;
+	if (b->rows && b->rows_gen == model_view_gen(&wb->m)) {
+		*n = b->n_rows;
+		return b->rows;
+	}
+	*n = browse_rows(&wb->ui, r, NULL, 0);
+	*tmp = calloc(*n + 1, sizeof **tmp);
+	if (!*tmp)
+		abort();
+	browse_rows(&wb->ui, r, *tmp, *n);
+	return *tmp;
 }
 
 static void
@@ -116,12 +169,25 @@ draw_selected(const struct wb *wb, const struct tm_report *r, const struct tm_vi
 		browse_fmt_ts(e->dur, dur, sizeof dur);
 	move(y, 0);
 	put_untrusted(e->name ? e->name : "(unnamed)", COLS / 3, theme_attr(ROLE_STATUS) | A_BOLD);
-	snprintf(line, sizeof line, "  at %s s%s%s  on ", ts, dur[0] ? "  dur " : "", dur);
+	snprintf(line, sizeof line, "  at %s s%s%s", ts, dur[0] ? "  dur " : "", dur);
 	put_ours(line, COLS, theme_attr(ROLE_STATUS));
-	put_untrusted(tid.data ? tid.data : "-", COLS / 3, theme_attr(ROLE_STATUS));
+	/* kept or dropped before the track: the stat is what matters */
 	const char *why = tm_report_event_dropped(e);
 	snprintf(line, sizeof line, "  %s%s", why ? "DROPPED: " : "kept", why ? why : "");
 	put_ours(line, COLS, theme_attr(why ? ROLE_DROPPED : ROLE_STATUS));
+	put_ours("  on ", COLS, theme_attr(ROLE_STATUS));
+	put_untrusted(tid.data ? tid.data : "-", COLS / 3, theme_attr(ROLE_STATUS));
+	if (e->track < r->n_tracks) {
+		/* what trace_processor names its track: "(PROCESS PID > TITLE)" */
+		tm_buf_reset(&tid);
+		tm_buf_adds(&tid, " (");
+		tm_report_track_process(r, e->track, &tid);
+		if (r->tracks[e->track].pid >= 0)
+			tm_buf_adds(&tid, " > ");
+		tm_report_track_title(r, e->track, &tid);
+		tm_buf_adds(&tid, ")");
+		put_untrusted(tid.data, COLS / 2, theme_attr(ROLE_STATUS));
+	}
 	tm_buf_fini(&tid);
 	/* alignment at a glance */
 	move(y + 1, 0);
@@ -278,13 +344,14 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		 r->n_tracks, n_files, n_files == 1 ? "" : "s", tm_view_n(v), tm_view_n_dropped(v), col);
 	put_ours(line, COLS, theme_attr(ROLE_TITLE));
 	draw_axis(wb, 1, x0, w);
-	size_t n_rows = browse_rows(&wb->ui, r, NULL, 0);
-	struct wb_trow *tr = calloc((size_t)rows + 1, sizeof *tr);
+	size_t n_rows;
+	struct wb_trow *tmp;
+	const struct wb_trow *all = browse_rows_now(wb, r, &n_rows, &tmp);
 	struct tm_view_cell *cells = calloc((size_t)w + 1, sizeof *cells);
-	struct wb_trow *all = calloc(n_rows + 1, sizeof *all);
-	if (!tr || !cells || !all)
+	if (!cells)
 		abort();
-	browse_rows(&wb->ui, r, all, n_rows);
+	struct tm_buf lb;
+	tm_buf_init(&lb);
 	size_t ev_sel = b->ev;
 	const struct tm_report_event *se = ev_sel < r->n_events ? &r->events[ev_sel] : NULL;
 	int sel_col = se && se->ts >= b->t0 && se->ts < b->t0 + b->span ? (int)((se->ts - b->t0) / step)
@@ -299,18 +366,30 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		bool sel = k == b->trow;
 		int nattr = theme_attr(sel ? ROLE_CURSOR : row->header ? ROLE_HEADER : ROLE_DEFAULT);
 		move(y, 0);
-		if (row->header) {
+		if (row->header && !row->proc) {
 			bool folded = row->file < b->n_folded && b->folded[row->file];
 			put_ours(folded ? "+ " : "- ", 2, nattr);
 			put_untrusted(file_name(wb, r, row->file), NAME_W - 3, nattr);
 			continue;
 		}
 		const struct tm_report_track *t = &r->tracks[row->track];
-		char mach[64];
-		machine_name(r, t->machine, mach, sizeof mach);
-		snprintf(line, sizeof line, "  #%" PRIu32 " %s @%s", t->number, tm_track_kind_name(t->kind),
-			 mach);
-		put_untrusted(line, NAME_W - 1, nattr);
+		/* machine > process > thread, as trace_processor names them */
+		tm_buf_reset(&lb);
+		if (row->proc) {
+			tm_buf_adds(&lb, proc_folded(b, browse_proc_key(t)) ? "+ " : "- ");
+			tm_report_track_process(r, row->track, &lb);
+		} else {
+			tm_report_track_title(r, row->track, &lb);
+		}
+		if (row->depth == 1 && r->n_machines > 1) {
+			char mach[64];
+			machine_name(r, t->machine, mach, sizeof mach);
+			tm_buf_addf(&lb, " @%s", mach);
+		}
+		put_ours(row->depth == 2 ? "    " : "  ", 4, nattr);
+		put_untrusted(lb.data ? lb.data : "", NAME_W - 1 - 2 * row->depth, nattr);
+		if (row->proc)
+			continue;
 		tm_view_cells(v, row->track, b->t0, step, (size_t)w, cells);
 		for (int c = 0; c < w; c++) {
 			const struct tm_view_cell *cl = &cells[c];
@@ -342,9 +421,9 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 			mvaddch(y, x0 + c, ch | (chtype)attr);
 		}
 	}
-	free(all);
-	free(tr);
+	free(tmp);
 	free(cells);
+	tm_buf_fini(&lb);
 	draw_selected(wb, r, v, LINES - 4);
 	clear_row(LINES - 2, theme_attr(ROLE_DEFAULT));
 }

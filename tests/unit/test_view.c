@@ -234,6 +234,58 @@ t_frame_cost(void)
 	       w[0][0], w[0][1], w[1][0], w[1][1]);
 }
 
+/* Tracks named as trace_processor names them: a JSON thread by its M
+ * events, its process too; the counter its process's, by its name; the
+ * order by process, then thread (tracks of no pid first). */
+static void
+t_track_names(void)
+{
+	char p[128];
+	snprintf(p, sizeof p, "%s/n.json", dir);
+	FILE *f = fopen(p, "w");
+	if (!f) {
+		FAILF("write %s", p);
+		return;
+	}
+	fputs("{\"traceEvents\":[\n"
+	      "{\"name\":\"x\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":9,\"tid\":11},\n"
+	      "{\"name\":\"y\",\"ph\":\"X\",\"ts\":2,\"dur\":1,\"pid\":5,\"tid\":6},\n"
+	      "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":5,\"args\":{\"name\":\"Browser\"}},\n"
+	      "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":5,\"tid\":6,\"args\":{\"name\":\"Main\"}},\n"
+	      "{\"name\":\"mem\",\"ph\":\"C\",\"ts\":3,\"pid\":5,\"args\":{\"v\":1}}]}\n",
+	      f);
+	fclose(f);
+	struct tm_session *s = NULL;
+	struct tm_report *r = evaluate(p, NULL, &s);
+	if (!r)
+		return;
+	uint32_t *ord = calloc(r->n_tracks + 1, sizeof *ord);
+	struct tm_buf b;
+	tm_buf_init(&b);
+	CHECK(ord != NULL);
+	if (!ord)
+		goto out;
+	tm_report_tracks_order(r, ord);
+	/* pid 5 (Browser): its counter (no tid), thread 5 (the M process
+	 * event's), thread 6 Main; then pid 9's thread 11 */
+	const char *want[][2] = {{"Browser 5", "mem"}, {"Browser 5", "thread 5"},
+				 {"Browser 5", "Main 6"}, {"process 9", "thread 11"}};
+	CHECK_INT(r->n_tracks, 4);
+	for (size_t i = 0; i < r->n_tracks && i < 4; i++) {
+		tm_buf_reset(&b);
+		tm_report_track_process(r, ord[i], &b);
+		CHECK_STR(b.data ? b.data : "", want[i][0]);
+		tm_buf_reset(&b);
+		tm_report_track_title(r, ord[i], &b);
+		CHECK_STR(b.data ? b.data : "", want[i][1]);
+	}
+out:
+	tm_buf_fini(&b);
+	free(ord);
+	tm_report_free(r);
+	tm_session_close(s);
+}
+
 int
 main(void)
 {
@@ -243,6 +295,7 @@ main(void)
 		return 1;
 	}
 	RUN(t_tracks_and_order);
+	RUN(t_track_names);
 	if (tm_work_count() == UINT64_MAX)
 		printf("SKIP: t_frame_cost: probes are counted in the ASan build only\n");
 	else
