@@ -107,6 +107,36 @@ test_points(void)
 	       "C4000000000[B,[empty slice name],-1]");
 }
 
+/* A NUL ends the line for the regex (it sees a C string) and a '<' may
+ * start "</script>": the line finder notes both, before the 16-byte
+ * stretch it reads by and in the bytes after the last one. */
+static void
+test_nul_and_lt(void)
+{
+#define NL(txt, ops) { txt, sizeof txt - 1, ops } /* sizeof: NULs counted */
+	static const struct {
+		const char *txt;
+		size_t n;
+		const char *ops;
+	} c[] = {
+		/* the NUL cuts "e\0:" to "e": no ':' after the name */
+		NL(HDR "  a-1 [000] 1.5: e\0: x\n", "S:systrace_parse_failure"),
+		NL(HDR "  a-1 [000] 1.5: eeeeeeeeeeeeeeeeeeeeeeeeee\0: x\n", "S:systrace_parse_failure"),
+		/* after the name's ':' a NUL only shortens the args */
+		NL(HDR "  a-1 [000] 1.5: e: x\0y\n", "C1500000000[-,e,-1]"),
+		NL(HDR "  a-1 [000] 1.5: e: x <b>\n  a-1 [000] 2.5: e: </script\n",
+		   "C1500000000[-,e,-1] C2500000000[-,e,-1]"),
+		NL(HDR "  a-1 [000] 1.5: e: x\n  a-1 [000] 2.5: e: </script>\n  a-1 [000] 3.5: e: x\n",
+		   "C1500000000[-,e,-1]"),
+	};
+#undef NL
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char *r = scan_str_n(tm_scan_systrace_mem, c[i].txt, c[i].n, 0, 1);
+		CHECK_STR(r, c[i].ops);
+		free(r);
+	}
+}
+
 static void
 test_html(void)
 {
@@ -297,6 +327,7 @@ main(void)
 	RUN(test_ts_digits);
 	RUN(test_points);
 	RUN(test_html);
+	RUN(test_nul_and_lt);
 	RUN(test_first_path_matches_backtracking);
 	return 0;
 }
