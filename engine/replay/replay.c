@@ -194,23 +194,25 @@ mfail(struct tm_replay *p, const char *fmt, ...)
 }
 
 /* n more of stat st on a file (struct tm_file_acc: its non-zero stats);
- * bit: st, or 32 + st for its events missing under st. */
+ * missing: its events missing under st (miss_mask) instead. */
 static void
-acc_stat_add(struct tm_file_acc *a, int bit, uint64_t n)
+acc_stat_add(struct tm_file_acc *a, int st, bool missing, uint64_t n)
 {
-	uint64_t b = 1ull << bit;
-	size_t k = (size_t)__builtin_popcountll(a->stat_mask & (b - 1));
-	if (a->stat_mask & b) {
+	uint64_t b = 1ull << st, *mask = missing ? &a->miss_mask : &a->stat_mask;
+	size_t k = (size_t)__builtin_popcountll(*mask & (b - 1)) +
+		   (missing ? (size_t)__builtin_popcountll(a->stat_mask) : 0);
+	if (*mask & b) {
 		a->stat_v[k] += n;
 		return;
 	}
 	if (!n)
 		return;
-	size_t cnt = (size_t)__builtin_popcountll(a->stat_mask);
+	size_t cnt = (size_t)__builtin_popcountll(a->stat_mask) +
+		     (size_t)__builtin_popcountll(a->miss_mask);
 	a->stat_v = xrealloc(a->stat_v, (cnt + 1) * sizeof *a->stat_v);
 	memmove(a->stat_v + k + 1, a->stat_v + k, (cnt - k) * sizeof *a->stat_v);
 	a->stat_v[k] = n;
-	a->stat_mask |= b;
+	*mask |= b;
 }
 
 /* n more events of a file missing from the merged trace, lost under stat
@@ -219,7 +221,7 @@ acc_stat_add(struct tm_file_acc *a, int bit, uint64_t n)
 static void
 missing_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
 {
-	acc_stat_add(a, 32 + (int)st, n);
+	acc_stat_add(a, (int)st, true, n);
 }
 
 /* Count a stat on the context's file and, for the three drop stats, on its
@@ -227,7 +229,7 @@ missing_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
 static void
 stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, uint64_t n)
 {
-	acc_stat_add(&p->acc[c->file], (int)st, n);
+	acc_stat_add(&p->acc[c->file], (int)st, false, n);
 	if (tm_stat_is_drop(st)) {
 		if (c->row >= p->cap_row_drops) {
 			size_t old = p->cap_row_drops;
@@ -322,7 +324,7 @@ close_stack(struct tm_replay *p, struct sstack *st, int64_t ts, int64_t new_dur)
 			if (ts <= end)
 				continue;
 			/* MaybeCloseStack counts it per ended slice */
-			acc_stat_add(&p->acc[e->file], TM_STAT_MISPLACED_END_EVENT, 1);
+			acc_stat_add(&p->acc[e->file], TM_STAT_MISPLACED_END_EVENT, false, 1);
 			for (size_t j = st->n; j-- > i + 1;)
 				p->evs[st->v[j]].dur = wrap_sub(end, p->evs[st->v[j]].ts);
 			st->n = i;
@@ -375,7 +377,7 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 		if (o->phase == 'X' && o->dur < 0) {
 			/* SliceTracker::Scoped: slice_negative_duration, no slice */
 			o->is_slice = false;
-			acc_stat_add(&p->acc[o->file], TM_STAT_SLICE_NEGATIVE_DURATION, 1);
+			acc_stat_add(&p->acc[o->file], TM_STAT_SLICE_NEGATIVE_DURATION, false, 1);
 			continue;
 		}
 		if (!close_stack(p, st, o->ts, o->dur))

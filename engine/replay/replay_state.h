@@ -76,12 +76,12 @@ struct tm_file_acc {
 	int64_t first_ts, last_ts;
 	int64_t all_first, all_last; /* kept or dropped as negative */
 	/* the file's non-zero stats, in id order, then its events missing by
-	 * the stat of each loss: stat_v holds one value per bit of stat_mask,
-	 * bit st for stat st (tm_acc_stat), bit 32 + st for the events lost
-	 * under it (tm_acc_missing); most files of an archive of 10,000s count
-	 * none */
+	 * the stat of each loss: stat_v holds one value per bit of stat_mask
+	 * (bit st for stat st, tm_acc_stat), then one per bit of miss_mask
+	 * (bit st for the events lost under st, tm_acc_missing); most files of
+	 * an archive of 10,000s count none */
 	uint64_t *stat_v;
-	uint64_t stat_mask;
+	uint64_t stat_mask, miss_mask;
 	bool has_ts;
 	bool has_all;
 	bool is_predicted;
@@ -94,9 +94,9 @@ struct tm_file_acc {
 	uint32_t row1;
 	/* (one per member, 10,000s for an archive) */
 };
-/* (80: the missing counts' 32 bits of stat_mask took 8 bytes) */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_file_acc) == 80, "struct tm_file_acc grew");
-_Static_assert(TM_STAT__COUNT <= 32, "tm_file_acc.stat_mask holds every stat");
+/* (88: the missing counts' own mask took 8 bytes) */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_file_acc) == 88, "struct tm_file_acc grew");
+_Static_assert(TM_STAT__COUNT <= 64, "tm_file_acc.stat_mask and miss_mask hold every stat");
 
 static inline const uint32_t *
 tm_acc_rows(const struct tm_file_acc *a)
@@ -116,7 +116,10 @@ tm_acc_stat(const struct tm_file_acc *a, int st)
 static inline uint64_t
 tm_acc_missing(const struct tm_file_acc *a, int st)
 {
-	return tm_acc_stat(a, 32 + st);
+	uint64_t b = 1ull << st;
+	return a->miss_mask & b ? a->stat_v[__builtin_popcountll(a->stat_mask) +
+					     __builtin_popcountll(a->miss_mask & (b - 1))]
+				: 0;
 }
 
 /* A slice track of the events list (replay.c, slice_tracks): one per

@@ -459,20 +459,20 @@ tm_report_build(struct tm_replay *p)
 		/* stat_v holds the non-zero stats in id order, one per bit of
 		 * stat_mask, then the missing events by stat (struct
 		 * tm_file_acc) */
-		size_t ns = (size_t)__builtin_popcount((uint32_t)a->stat_mask);
-		size_t nmiss = (size_t)__builtin_popcount((uint32_t)(a->stat_mask >> 32));
+		size_t ns = (size_t)__builtin_popcountll(a->stat_mask);
+		size_t nmiss = (size_t)__builtin_popcountll(a->miss_mask);
 		f->stats = ns ? xcalloc(ns, sizeof *f->stats) : NULL;
 		f->missing_stats = nmiss ? xcalloc(nmiss, sizeof *f->missing_stats) : NULL;
-		for (uint32_t m = (uint32_t)a->stat_mask; m; m &= m - 1) {
-			int st = __builtin_ctz(m);
+		for (uint64_t m = a->stat_mask; m; m &= m - 1) {
+			int st = __builtin_ctzll(m);
 			uint64_t v = a->stat_v[f->n_stats];
 			tot[st] += v;
 			f->stats[f->n_stats++] = stat_of(st, v);
 			if (tm_stat_is_drop((enum tm_stat_id)st))
 				f->dropped += v;
 		}
-		for (uint32_t m = (uint32_t)(a->stat_mask >> 32); m; m &= m - 1) {
-			int st = __builtin_ctz(m);
+		for (uint64_t m = a->miss_mask; m; m &= m - 1) {
+			int st = __builtin_ctzll(m);
 			uint64_t v = a->stat_v[ns + f->n_missing_stats];
 			miss[st] += v;
 			f->missing_stats[f->n_missing_stats++] = stat_of(st, v);
