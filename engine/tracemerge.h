@@ -629,7 +629,12 @@ void tm_session_progress(const struct tm_session *s, size_t member, struct tm_pr
 	X(TM_STAT_STRACE_MISSING_PID, "strace_missing_pid", false)                                 \
 	X(TM_STAT_PRIMES_MALFORMED_TS, "primes_malformed_timestamp", false)                        \
 	X(TM_STAT_SLICE_NEGATIVE_DURATION, "slice_negative_duration", false)                       \
-	X(TM_STAT_MISPLACED_END_EVENT, "misplaced_end_event", false)
+	X(TM_STAT_MISPLACED_END_EVENT, "misplaced_end_event", false)                               \
+	X(TM_STAT_FUCHSIA_TS_OVERFLOW, "fuchsia_timestamp_overflow", false)                        \
+	X(TM_STAT_FUCHSIA_READ_ERROR, "fuchsia_record_read_error", false)                          \
+	X(TM_STAT_FUCHSIA_INVALID_EVENT, "fuchsia_invalid_event", false)                           \
+	X(TM_STAT_FUCHSIA_INVALID_STRING_REF, "fuchsia_invalid_string_ref", false)                 \
+	X(TM_STAT_FUCHSIA_INVALID_ARG_TYPE, "fuchsia_invalid_event_arg_type", false)
 
 enum tm_stat_id {
 #define TM_X_(id, name, is_drop) id,

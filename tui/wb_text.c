@@ -505,7 +505,8 @@ text_details(const struct wb_model *m, size_t row, struct wb_paras *ps, bool ful
 	b = text_para_add(ps, ROLE_DEFAULT);
 	tm_buf_addf(b, "placed: %s", rf->placement ? rf->placement : "?");
 	if (!rf->is_predicted && rf->is_trace &&
-	    !(rf->placement && strstr(rf->placement, "not scan"))) {
+	    !(rf->placement && (strstr(rf->placement, "not scan") ||
+				strstr(rf->placement, "not predicted")))) {
 		b = text_para_add(ps, ROLE_WARNING);
 		tm_buf_addf(b, "format %s is not scanned by tracemerge: its events and drops are "
 			       "not predicted (shown as ?).",

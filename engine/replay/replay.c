@@ -1950,7 +1950,7 @@ process_trace(struct tm_replay *p, size_t mi)
 		 * (tm_ctx_pending derives it) */
 		fs.host->pending_clock = tc.clock;
 	}
-	p->acc[mi].is_predicted = (tm_format_is_predicted(mb->format) && fs.sc) ||
+	p->acc[mi].is_predicted = (tm_format_is_predicted(mb->format) && fs.sc && !fs.sc->unpredicted) ||
 				  (!tm_format_has_timeline(mb->format) && mb->format != TM_FMT_ARROW);
 	if (fs.sc)
 		replay_ops(p, &fs);

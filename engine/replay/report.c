@@ -507,6 +507,9 @@ tm_report_build(struct tm_replay *p)
 			tm_buf_addf(&pl, "%s: no timeline events: nothing of it can be dropped, and it "
 					"claims no trace time",
 				    tm_format_name(mb->format));
+		} else if (!a->is_predicted && s->scans && s->scans[i] && s->scans[i]->unpredicted) {
+			tm_buf_addf(&pl, "%s: its events are not predicted: %s", tm_format_name(mb->format),
+				    s->scans[i]->warning ? s->scans[i]->warning : "");
 		} else if (!a->is_predicted) {
 			tm_buf_addf(&pl, "%s: tracemerge does not scan this format; its events are not "
 					"predicted",
@@ -836,9 +839,9 @@ tm_report_verdict(const struct tm_report *r, struct tm_buf *out)
 	}
 	if (r->dropped == 0) {
 		tm_buf_addf(out,
-			    "No dropped events predicted, but %zu file%s in formats tracemerge does "
-			    "not scan; %s events are not predicted.",
-			    n_unknown, n_unknown == 1 ? " is" : "s are", n_unknown == 1 ? "its" : "their");
+			    "No dropped events predicted, but the events of %zu file%s are not "
+			    "predicted (see %s row).",
+			    n_unknown, n_unknown == 1 ? "" : "s", n_unknown == 1 ? "its" : "their");
 		return;
 	}
 	/* trace_processor's count, named as such when the events missing are

@@ -35,7 +35,7 @@ static const struct tm_format_row rows[TM_FMT__COUNT] = {
 	ROW(UNKNOWN,             2, NULL,                        NULL,              NONE,    0),
 	ROW(TAR,                 1, tm_sniff_tar,                NULL,              NONE,    CONT|PREFIX),
 	ROW(ARROW,               2, tm_sniff_arrow,              NULL,              NONE,    UNTIMED),
-	ROW(FUCHSIA,             2, tm_sniff_fuchsia,            NULL,              BOOT,    0),
+	ROW(FUCHSIA,             2, tm_sniff_fuchsia,            tm_scan_fuchsia,   BOOT,    0),
 	ROW(PERF,                2, tm_sniff_perf,               NULL,              MONO,    0),
 	ROW(SIMPLEPERF_PROTO,    2, tm_sniff_simpleperf,         tm_scan_simpleperf, MONO,   0),
 	ROW(ZIP,                 1, tm_sniff_zip,                NULL,              NONE,    CONT|PREFIX),

@@ -111,10 +111,11 @@ void tm_sniff_strip(struct tm_sniff_in *in);
 
 /* ---- the sniffers, in table order ---- */
 /* sniff.c: the formats that are named but not scanned, and the containers */
-tm_sniffer tm_sniff_tar, tm_sniff_arrow, tm_sniff_fuchsia, tm_sniff_perf, tm_sniff_zip, tm_sniff_gzip,
+tm_sniffer tm_sniff_tar, tm_sniff_arrow, tm_sniff_perf, tm_sniff_zip, tm_sniff_gzip,
 	tm_sniff_zstd, tm_sniff_art_hprof, tm_sniff_manifest, tm_sniff_instruments_xml,
 	tm_sniff_ctrace, tm_sniff_ninja_log, tm_sniff_collapsed_stack, tm_sniff_symbols,
 	tm_sniff_pprof;
+tm_sniffer tm_sniff_fuchsia;                             /* scan_fuchsia.c */
 tm_sniffer tm_sniff_simpleperf;                          /* scan_simpleperf.c */
 tm_sniffer tm_sniff_art_method_v2, tm_sniff_art_method;  /* scan_art.c */
 tm_sniffer tm_sniff_gecko;                               /* scan_gecko.c */

@@ -49,6 +49,9 @@ struct tm_scan {
 			      * ProtoTraceReader::ParseClockSnapshot) */
 	bool has_raw_ts;     /* raw_min/raw_max hold something */
 	bool failed;         /* the scan stopped with a TM_OP_FATAL or a read error */
+	/* ours: the file holds something whose effect tracemerge does not
+	 * model (the warning says what): its events are not predicted */
+	bool unpredicted;
 	/* (fields ordered without padding: a session keeps one scan per member,
 	 * 10,000s in an archive) */
 };
@@ -193,6 +196,11 @@ enum tm_status tm_scan_primes(struct tm_stream *st, struct tm_scan *sc,
 enum tm_status tm_scan_primes_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 
+/* fuchsia (scan_fuchsia.c); _mem as above. */
+enum tm_status tm_scan_fuchsia(struct tm_stream *st, struct tm_scan *sc,
+			       const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
+enum tm_status tm_scan_fuchsia_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
+				   const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 /* simpleperf_proto (scan_simpleperf.c); _mem as above. */
 enum tm_status tm_scan_simpleperf(struct tm_stream *st, struct tm_scan *sc,
 				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;

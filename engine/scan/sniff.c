@@ -278,12 +278,6 @@ tm_sniff_arrow(struct tm_sniff_in *in)
 }
 
 bool
-tm_sniff_fuchsia(struct tm_sniff_in *in)
-{
-	return in->n >= 8 && memcmp(in->d, "\x10\x00\x04\x46\x78\x54\x16\x00", 8) == 0;
-}
-
-bool
 tm_sniff_perf(struct tm_sniff_in *in)
 {
 	return starts(in->d, in->n, "PERFILE2");

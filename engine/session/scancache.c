@@ -755,6 +755,7 @@ ser_scan(struct ser *z, struct tm_scan *sc)
 	ser_u64(z, &sc->clocks_seen[0]);
 	ser_u64(z, &sc->clocks_seen[1]);
 	ser_bool(z, &sc->has_snapshot);
+	ser_bool(z, &sc->unpredicted);
 	size_t ne = sc->n_embedded;
 	void *emb = sc->embedded;
 	ser_blob(z, &emb, &ne, sizeof(uint32_t));

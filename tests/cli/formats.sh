@@ -456,6 +456,80 @@ check("art_method_v2: no *end fails the import", loose("v3.trace", V2[:-5]),
 check("art_method_v2: entries of an unknown thread fail the import",
       loose("v4.trace", v2hdr(0x04, 1000) + v2entries(9, [(0, 1, 1)]) + V2SUMM),
       error="Trace parse failure: ART Method V2 trace: trace entries encountered for unknown thread 9 (ERR:tp-parse)")
+# ------------------------------------------------------------ fuchsia
+import fxt_gen as fx
+FXH = fx.MAGIC
+check("fuchsia: alone, claims BOOTTIME; 1000 ticks/s; an overflow counted, not pushed",
+      loose("f1.fxt", FXH + fx.init(1000) + fx.complete(5, 7, "a") + fx.event(3, "b") + fx.event(2**62, "ovf")
+            + fx.complete(9, 10, "c")),
+      stats={"fuchsia_timestamp_overflow": 1}, tt=6,
+      kept={"a": [5000000], "b": [3000000], "c": [9000000], "ovf": []}, fmt=(None, "fuchsia"))
+check("fuchsia: a new provider resets the rate, a section switches back",
+      loose("f2.fxt", FXH + fx.init(1000) + fx.event(5, "a") + fx.provider_info(7, "p7") + fx.event(5, "b")
+            + fx.init(10) + fx.event(5, "c") + fx.provider_section(0) + fx.event(6, "d")
+            + fx.provider_section(7) + fx.event(1, "e")),
+      stats={}, tt=6, kept={"a": [5000000], "b": [5], "c": [500000000], "d": [6000000], "e": [100000000]})
+check("fuchsia: string table references, missing ones counted",
+      loose("f3.fxt", FXH + fx.string(1, "nm") + fx.string(2, "ct") + fx.event(5, 1, cat=2) + fx.event(6, 3)
+            + fx.event(7, "x", cat=4) + fx.event(8, "y")),
+      stats={"fuchsia_invalid_string_ref": 2}, tt=6, kept={"nm": [5], "x": [], "y": [8]})
+check("fuchsia: a section of an unknown provider: invalid events until its info",
+      loose("f4.fxt", FXH + fx.provider_section(5) + fx.event(5, "a") + fx.init(5) + fx.string(1, "s")
+            + fx.provider_info(5, "p") + fx.event(6, "b")),
+      stats={"fuchsia_invalid_event": 3}, tt=6, kept={"a": [], "b": [6]})
+check("fuchsia: a record shorter than its contents: a read error",
+      loose("f5.fxt", FXH + fx.event(5, "abcdefghij", size=3)[:24] + fx.event(6, "ok")),
+      stats={"fuchsia_record_read_error": 1}, tt=6, kept={"abcdefghij": [], "ok": [6]})
+check("fuchsia: a record of size 0 fails the import",
+      loose("f6.fxt", FXH + fx.event(5, "a") + struct.pack("<Q", 4) + fx.event(6, "b")),
+      error="Trace parse failure: Unexpected record of size 0 (ERR:tp-parse)")
+check("fuchsia: a record cut off at the end is never parsed",
+      loose("f7.fxt", FXH + fx.event(5, "a") + fx.event(6, "b")[:-3]), stats={}, tt=6, kept={"a": [5], "b": []})
+check("fuchsia: a zero rate: every timestamp overflows",
+      loose("f9.fxt", FXH + fx.init(0) + fx.event(5, "a") + fx.switch(5, 1, 2)),
+      stats={"fuchsia_timestamp_overflow": 2}, tt=6, kept={"a": []})
+check("fuchsia: a kernel thread whose process is not a koid",
+      loose("f10.fxt", FXH + fx._rec(7, struct.pack("<Q", 5) + struct.pack("<Q", 0x8007 << 16 | 1 | (2 << 4))
+                                     + b"process\0", (2 << 16) | (1 << 40)) + fx.event(5, "a")),
+      stats={"fuchsia_invalid_event_arg_type": 1}, tt=6, kept={"a": [5]})
+check("fuchsia: an argument's name missing from the string table",
+      loose("f12.fxt", FXH + fx.event(5, "a", n_args=1, args=struct.pack("<Q", 1 | (1 << 4) | (9 << 16)))
+            + fx.event(6, "b", n_args=1, args=struct.pack("<Q", 1 | (2 << 4) | (0x8003 << 16)) + b"abc\0\0\0\0\0")),
+      stats={"fuchsia_invalid_string_ref": 1}, tt=6, kept={"a": [], "b": [6]})
+fxt = FXH + fx.event(10**9, "a") + fx.event(2 * 10**9, "b") + fx.event(3 * 10**9, "c")
+pb_fboot = proto([{"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (1, 5 * 10**9)]},
+                  {"k": "te", "ts": 10**9, "seq": 1, "type": 3, "name": "pa"}])
+pb_mono = proto([{"k": "snap", "ts": 10**9, "clocks": [(3, 10**9), (1, 5 * 10**9)], "primary": 3},
+                 {"k": "te", "ts": 10**9, "seq": 1, "type": 3, "name": "pa", "clock": 3}])
+check("fuchsia: beside a BOOTTIME proto, on its clock", tar("ft1.tar", [("f.fxt", fxt), ("trace.pb", pb_fboot)]),
+      stats={}, tt=6, kept={"a": [10**9], "b": [2 * 10**9], "c": [3 * 10**9]})
+check("fuchsia: beside a proto on MONOTONIC only, unrelatable",
+      tar("ft2.tar", [("f.fxt", fxt), ("trace.pb", pb_mono)]),
+      stats={"clock_sync_unrelatable_clock_domains": 2, "clock_sync_failure_unknown_source_clock": 3}, tt=3,
+      kept={"a": []})
+fxm = relate("f.fxt", "BOOTTIME", "trace.pb", "BOOTTIME", -1500000000)
+fxm["machine"] = {"name": "m2"}
+# (trace_processor's parser puts the slices at their raw ticks: 2e9 and 3e9; the events list shows
+# the converted times)
+check("fuchsia: on its own machine related -1.5 s to the proto's BOOTTIME: one dropped",
+      tar("ft3.tar", [("m.json", man([{"path": "trace.pb"}, fxm])), ("f.fxt", fxt), ("trace.pb", pb_fboot)]),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, tt=6, kept={"a": []})
+fxm = relate("f.fxt", "BOOTTIME", "trace.pb", "REALTIME", -1500000000 - 4 * 10**9)
+fxm["machine"] = {"name": "m2"}
+check("fuchsia: related to the proto's REALTIME, all three before zero",
+      tar("ft4.tar", [("m.json", man([{"path": "trace.pb"}, fxm])), ("f.fxt", fxt), ("trace.pb", pb_fboot)]),
+      stats={"trace_sorter_negative_timestamp_dropped": 3}, tt=6)
+check("fuchsia: a PIN leaves it on BOOTTIME",
+      tar("ft5.tar", [("m.json", man([{"path": "trace.pb"}, {"path": "f.fxt", "clocks": {
+          "sync_to": {"file": "trace.pb"}, "offset_ns": -1500000000}}])), ("f.fxt", fxt), ("trace.pb", pb_fboot)]),
+      stats={}, tt=6, kept={"a": [10**9], "b": [2 * 10**9], "c": [3 * 10**9]})
+check("fuchsia: first by name, it claims BOOTTIME before a JSON",
+      tar("ft6.tar", [("a.fxt", fxt), ("b.json", js)]), stats={}, tt=6, kept={"a": [10**9], "x": [5000]})
+p = subprocess.run([tm, "check", "--json", loose("f11.fxt", FXH + fx.event(5, "a") + fx.blob(pb_fboot))],
+                   capture_output=True)
+fs = [f for f in json.loads(p.stdout).get("files", []) if f.get("format") == "fuchsia"]
+print(("PASS: " if fs and not fs[0].get("predicted") else "FAIL: ")
+      + "fuchsia: a Perfetto blob: not predicted, and says why" + ("" if fs and not fs[0].get("predicted") else ": %r" % fs))
 # ------------------------------------------------------------ primes
 def pdur(sec, ns): return pfv(1, sec) + pfv(2, ns & 0xffffffffffffffff)
 def pedge(i, off=None):

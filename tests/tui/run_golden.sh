@@ -104,8 +104,9 @@ make_many() {
 		printf '{"traceEvents":[{"name":"e","ph":"X","ts":%d,"dur":5,"pid":1,"tid":1}]}\n' \
 			$((i * 1000)) >"$work/many/t$(printf %02d "$i").json"
 	done
-	# fuchsia's magic record (a format named, not yet scanned)
-	printf '\x10\x00\x04\x46\x78\x54\x16\x00' >"$work/unpredicted/app.fxt"
+	# a fuchsia file with a Perfetto blob record: scanned, not predicted
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import fxt_gen as f; sys.stdout.buffer.write(f.MAGIC + f.event(5, "a") + f.blob(b"\x0a\x00"))' "$top/tools" \
+		>"$work/unpredicted/app.fxt"
 	cp "$work/many/t01.json" "$work/unpredicted/t01.json"
 	# Two clockless JSON files: a.json owns the timeline by name (a < z).
 	mkdir -p "$work/owner"

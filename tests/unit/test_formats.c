@@ -44,7 +44,7 @@ t_answers(void)
 				  f == TM_FMT_ANDROID_DUMPSTATE || f == TM_FMT_STRACE ||
 				  f == TM_FMT_GECKO || f == TM_FMT_SIMPLEPERF_PROTO ||
 				  f == TM_FMT_ART_METHOD || f == TM_FMT_ART_METHOD_V2 ||
-				  f == TM_FMT_PRIMES);
+				  f == TM_FMT_PRIMES || f == TM_FMT_FUCHSIA);
 		CHECK_INT(tm_format_has_timeline(f),
 			  f != TM_FMT_COLLAPSED_STACK && f != TM_FMT_PPROF && f != TM_FMT_SYMBOLS &&
 				  f != TM_FMT_ART_HPROF && f != TM_FMT_ARROW &&
