@@ -240,55 +240,6 @@ stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, ui
 	}
 }
 
-static uint64_t
-be_hash(uint32_t file, uint32_t row, uint64_t track)
-{
-	return tm_mix64(track ^ tm_mix64((uint64_t)file << 32 | row));
-}
-
-/* The slot of (file, row, track) in p->be_keys (cap_be_keys > 0): its
- * own, or the free one it would take. */
-static inline __attribute__((always_inline)) struct tm_be_key *
-be_slot(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
-{
-	size_t j = be_hash(file, row, track) & (p->cap_be_keys - 1);
-	struct tm_be_key *k;
-	while ((k = &p->be_keys[j])->used && (k->file != file || k->row != row || k->track != track))
-		j = (j + 1) & (p->cap_be_keys - 1);
-	return k;
-}
-
-/* The stack of open B events of (file, row, track): its slot in the hash
- * p->be_keys, added if new.  Tracks are few beside events; the hash grows
- * with the keys (when one is added: a lookup moves nothing). */
-static struct tm_be_key *
-be_key(struct tm_replay *p, uint32_t file, uint32_t row, uint64_t track)
-{
-	struct tm_be_key *k = p->cap_be_keys ? be_slot(p, file, row, track) : NULL;
-	if (k && k->used)
-		return k;
-	if (2 * (p->n_be_keys + 1) > p->cap_be_keys) {
-		size_t nc = p->cap_be_keys ? p->cap_be_keys * 2 : 64;
-		struct tm_be_key *nk = xcalloc(nc, sizeof *nk);
-		for (size_t i = 0; i < p->cap_be_keys; i++) {
-			const struct tm_be_key *o = &p->be_keys[i];
-			if (!o->used)
-				continue;
-			size_t j = be_hash(o->file, o->row, o->track) & (nc - 1);
-			while (nk[j].used)
-				j = (j + 1) & (nc - 1);
-			nk[j] = *o;
-		}
-		free(p->be_keys);
-		p->be_keys = nk;
-		p->cap_be_keys = nc;
-		k = be_slot(p, file, row, track);
-	}
-	*k = (struct tm_be_key){file, row, track, (uint32_t)p->n_be_keys, true};
-	p->n_be_keys++;
-	return k;
-}
-
 #define PENDING INT64_MIN /* an open slice's dur while slice_tracks runs */
 
 /* The stack of one slice track while slice_tracks runs: event indices. */
@@ -608,7 +559,7 @@ sort_by_rank(const size_t *rank, size_t *a, size_t n)
 static void
 slice_tracks(struct tm_replay *p)
 {
-	size_t nt = p->n_be_keys;
+	size_t nt = p->tracks.n; /* the listed events' tracks (ev_track) */
 	if (!nt)
 		return;
 	size_t *start = xcalloc(nt + 1, sizeof *start);
@@ -701,7 +652,9 @@ record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint
 	default:
 		return;
 	}
-	p->ev_track[i] = be_key(p, o->file, o->machine, d->track)->id;
+	/* its slice stack: its track's (file, machine row, track key), a
+	 * slice's key being the scan's as is (tm_tracktab_add) */
+	p->ev_track[i] = o->track;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2244,7 +2197,6 @@ cleanup:
 		tm_evpool_give(src->pool, p.evs, p.cap_evs);
 	else
 		tm_events_free(p.evs, p.cap_evs);
-	free(p.be_keys);
 	tm_tracktab_fini(&p.tracks);
 	free(p.ev_track);
 	free(p.ev_queue);

@@ -122,15 +122,6 @@ tm_acc_missing(const struct tm_file_acc *a, int st)
 				: 0;
 }
 
-/* A slice track of the events list (replay.c, slice_tracks): one per
- * (file, machine row, track key), numbered in order of first use. */
-struct tm_be_key {
-	uint32_t file, row;
-	uint64_t track;
-	uint32_t id;
-	bool used;
-};
-
 struct tm_replay {
 	const struct tm_replay_src *src;
 	/* the event being pushed has no timestamp of its own (TM_CONV_UNTIMED):
@@ -180,9 +171,7 @@ struct tm_replay {
 	struct tm_report_event *evs;
 	size_t n_evs, cap_evs;
 	struct tm_tracktab tracks; /* the listed events' tracks (view.c) */
-	struct tm_be_key *be_keys; /* hash of the slice tracks */
-	size_t n_be_keys, cap_be_keys;
-	uint32_t *ev_track; /* per listed event: its slice track's id, UINT32_MAX none */
+	uint32_t *ev_track; /* per listed event: its slice track (a tracks id), UINT32_MAX none */
 	uint8_t *ev_queue;  /* per listed event: its sorter queue (struct tm_detail) */
 	const char **ev_cat; /* per listed event: its category (JSON "cat"), or NULL */
 	size_t cap_ev_track;
