@@ -1071,7 +1071,8 @@ char *tm_own_machine_name(const struct tm_manifest *m, const char *path);
 
 /* "FILE:NAME[#N]=REF:NAME[#N][+D|-D]": the Nth (1-based, default 1)
  * event NAME in FILE happened at the same moment as the Nth REF:NAME, or D
- * before it.  N counts among the first 32 occurrences the scan keeps. */
+ * before it.  N counts in time order among the first 128 occurrences of
+ * the name the scan keeps (align_scan.h AL_OCC). */
 struct tm_align_pair {
 	char *file, *name, *ref, *ref_name;
 	uint32_t occ, ref_occ;

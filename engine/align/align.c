@@ -338,7 +338,7 @@ parse_event(const char *s, size_t n, char **file, char **name, uint32_t *occ)
 	if (h) {
 		char *e;
 		unsigned long v = strtoul(h + 1, &e, 10);
-		if (e == s + n && h + 1 < s + n && v >= 1 && v <= AL_OCC) {
+		if (e == s + n && h + 1 < s + n && v >= 1 && v <= UINT32_MAX) {
 			*occ = (uint32_t)v;
 			nend = (size_t)(h - s);
 		}
@@ -377,8 +377,9 @@ tm_align_pair_parse(const char *text, struct tm_align_pair *out, struct tm_error
 bad:
 	tm_align_pair_fini(out);
 	tm_error_set(err, TM_ERR_INVALID, "'%s': expected FILE:NAME[#N]=REF:NAME[#N][+D]", text);
-	tm_error_hint(err, "N counts occurrences from 1 (up to %u); D is a duration the REF "
-			   "event comes after the FILE event, e.g. a.pb:tap=b.json:tap#2+3ms",
+	tm_error_hint(err, "N counts occurrences from 1, in time order (among the first %u of a "
+			   "name); D is a duration the REF event comes after the FILE event, e.g. "
+			   "a.pb:tap=b.json:tap#2+3ms",
 		      AL_OCC);
 	return TM_ERR_INVALID;
 }
@@ -668,7 +669,7 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 			struct al_occ so_v[AL_OCC], ro_v[AL_OCC];
 			tm_al_occs(snd, so_v);
 			tm_al_occs(rcv, ro_v);
-			for (uint32_t i = 0; i < snd->n && i < rcv->n; i++) {
+			for (uint32_t i = 0; i < snd->n && i < rcv->n && i < AL_MATCH; i++) {
 				const struct al_occ *so = &so_v[i], *ro = &ro_v[i];
 				if (dir == 1 && sample_ts(f, so, &x0) && sample_ts(r, ro, &y0)) {
 					obs_add(ov, x0, wrap_sub(y0, x0), 1);
@@ -699,7 +700,7 @@ collect(const struct side *f, const struct side *r, const struct tm_align_opts *
 	/* instants both files saw equally often */
 	for (size_t i = 0; f->a && i < f->a->n_names; i++) {
 		const struct al_name *x = &f->a->names[i];
-		if (!x->all_instant || x->count > AL_OCC)
+		if (!x->all_instant || x->count > AL_MATCH)
 			continue;
 		const struct al_name *y = tm_al_find_name(r->a, x->name, x->len);
 		if (!y || !y->all_instant || y->count != x->count)
@@ -772,15 +773,18 @@ judge(struct tm_align_estimate *e, size_t n_ids, size_t n_msgs, int64_t len_file
 	tm_buf_fini(&b);
 }
 
-/* Occurrence occ (from 1) of name in a, copied to *buf; NULL if none. */
+/* Occurrence occ (from 1, in time order) of name in a, copied to *buf;
+ * NULL if none.  *count: how many the file has (0: the name is not there). */
 static const struct al_occ *
-nth(const struct tm_align_samples *a, const char *name, uint32_t occ, struct al_occ *buf)
+nth(const struct tm_align_samples *a, const char *name, uint32_t occ, struct al_occ *buf,
+    uint64_t *count)
 {
 	const struct al_name *x = tm_al_find_name(a, name, strlen(name));
+	*count = x ? x->count : 0;
 	if (!x || occ < 1 || occ > x->n)
 		return NULL;
 	struct al_occ all[AL_OCC];
-	tm_al_occs(x, all);
+	tm_al_occs_by_time(x, all);
 	*buf = all[occ - 1];
 	return buf;
 }
@@ -851,8 +855,9 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 			if (strcmp(p->file, rf->path) || strcmp(p->ref, ref))
 				continue;
 			struct al_occ xb, yb;
-			const struct al_occ *x = nth(fs.a, p->name, p->occ, &xb);
-			const struct al_occ *y = nth(rs.a, p->ref_name, p->ref_occ, &yb);
+			uint64_t xn, yn;
+			const struct al_occ *x = nth(fs.a, p->name, p->occ, &xb, &xn);
+			const struct al_occ *y = nth(rs.a, p->ref_name, p->ref_occ, &yb, &yn);
 			int64_t xt = 0, yt = 0;
 			bool xc = x && sample_ts(&fs, x, &xt), yc = y && sample_ts(&rs, y, &yt);
 			if (!xc || !yc) {
@@ -869,10 +874,19 @@ tm_align_run(struct tm_session *s, const struct tm_manifest *cur, const struct t
 							    !xc ? p->name : p->ref_name,
 							    !xc ? p->file : p->ref,
 							    why_words(probe_st(bs, bo, NULL)));
+				uint32_t want = !x ? p->occ : p->ref_occ;
+				uint64_t has = !x ? xn : yn;
+				if (want <= has) /* past what the scan keeps (ours: its budget) */
+					return tm_error_set(err, TM_ERR_INVALID,
+							    "--pair: occurrence %u of '%s' in %s: the file has %llu, "
+							    "but tracemerge keeps the times of the first %u only",
+							    want, !x ? p->name : p->ref_name,
+							    !x ? p->file : p->ref, (unsigned long long)has,
+							    AL_OCC);
 				return tm_error_set(err, TM_ERR_INVALID,
-						    "--pair: no occurrence %u of '%s' in %s",
-						    !x ? p->occ : p->ref_occ, !x ? p->name : p->ref_name,
-						    !x ? p->file : p->ref);
+						    "--pair: no occurrence %u of '%s' in %s (it has %llu)",
+						    want, !x ? p->name : p->ref_name,
+						    !x ? p->file : p->ref, (unsigned long long)has);
 			}
 			obs_add(&ov, xt, wrap_sub(wrap_sub(yt, xt), p->delta_ns), 0);
 			n_decl++;
@@ -1042,7 +1056,7 @@ tm_align_events(struct tm_session *s, const char *file, struct tm_align_events *
 		if (!x->h)
 			continue;
 		struct al_occ occ[AL_OCC];
-		tm_al_occs(x, occ);
+		tm_al_occs_by_time(x, occ); /* #N in time order, as --pair reads it */
 		for (uint32_t k = 0; k < x->n; k++) {
 			int64_t ts;
 			if (!sample_ts(&sd, &occ[k], &ts))

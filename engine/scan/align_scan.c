@@ -231,6 +231,21 @@ tm_al_occs(const struct al_name *e, struct al_occ *out)
 	return e->n;
 }
 
+uint32_t
+tm_al_occs_by_time(const struct al_name *e, struct al_occ *out)
+{
+	occ_walk(e, out);
+	/* insertion sort: stable, and n <= AL_OCC, mostly in order already */
+	for (uint32_t i = 1; i < e->n; i++) {
+		struct al_occ o = out[i];
+		uint32_t j = i;
+		for (; j > 0 && out[j - 1].ts > o.ts; j--)
+			out[j] = out[j - 1];
+		out[j] = o;
+	}
+	return e->n;
+}
+
 /* The bytes a block holding n bytes of occurrences has room for (0 for
  * none: no block). */
 static size_t

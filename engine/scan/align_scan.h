@@ -3,7 +3,8 @@
  * What alignment needs from a scan, kept within a fixed budget so that an
  * estimate never reads trace bytes again (align_scan.c):
  *  - names: up to AL_NAMES distinct event names, each with its count and
- *    the timestamps of its first AL_OCC occurrences;
+ *    the timestamps of its first AL_OCC occurrences (estimates pair the
+ *    first AL_MATCH; `--pair` and the pair picker name any kept one);
  *  - ids: flow and async ids with the timestamp of their first start (out)
  *    and first end (in), at most AL_IDS of them.  When the table fills,
  *    ids are thinned by a hash of the id (the same in every file), so the
@@ -26,7 +27,10 @@
 #include <string.h>
 
 #define AL_NAMES 4096u
-#define AL_OCC 32u
+#define AL_OCC 128u
+/* The occurrences of a name an estimate pairs by their rank (align.c
+ * collect): the first 32, as before AL_OCC grew for --pair. */
+#define AL_MATCH 32u
 #define AL_IDS 32768u
 #define AL_NAMES_LINEAR 8u
 
@@ -151,6 +155,9 @@ void tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t t
 void tm_al_name_keep_all(struct al_name *e, const struct al_occ *o, uint32_t n);
 /* e's kept occurrences into out[0..e->n) (room for AL_OCC); returns e->n. */
 uint32_t tm_al_occs(const struct al_name *e, struct al_occ *out);
+/* The same in time order (by raw timestamp; equal ones in file order): the
+ * order `#N` counts in (--pair, the pair picker). */
+uint32_t tm_al_occs_by_time(const struct al_name *e, struct al_occ *out);
 /* The scan is over: the name and id arrays trimmed to what they hold
  * (more may still be added: they grow again).  A file of at most
  * AL_NAMES_LINEAR names (no map) gets its entries, their strings and

@@ -345,3 +345,32 @@ o=$("$TM" align "$t/twenty/a.json" "$t/twenty/b.json" 2>&1)
 echo "$o" | grep -q "b.json vs a.json: +123.456 ms \[exact\] bounds +123.456 ms .. +123.456 ms" &&
 	echo "$o" | grep -q "20 instants both saw (20 names)" && echo "$o" | grep -q -- "--offset b.json=+123.456ms@a.json" &&
 	ok "20 shared markers: the exact shift, labelled exact" || no "20 shared markers: exact" "$o"
+
+# --pair's #N counts in time order, as the pair picker shows it, past 32 too:
+# b.json holds its 50 "tap"s newest first, a.json oldest first, b = a - 5 ms.
+python3 - "$t" <<'PY'
+import json, os, sys
+t = sys.argv[1]
+os.makedirs(t + "/order")
+def tr(path, base, n, reverse):
+    evs = [{"ph": "i", "s": "g", "name": "tap", "pid": 1, "tid": 1, "ts": base + 1000 * i} for i in range(n)]
+    if reverse:
+        evs.reverse()
+    json.dump({"traceEvents": evs}, open(path, "w"))
+tr(t + "/order/a.json", 100_000, 50, False)
+tr(t + "/order/b.json", 95_000, 50, True)
+os.makedirs(t + "/many")
+tr(t + "/many/a.json", 100_000, 150, False)
+tr(t + "/many/b.json", 95_000, 150, False)
+PY
+for n in 3 40; do
+	js=$("$TM" align --json --pair "b.json:tap#$n=a.json:tap#$n" "$t/order/a.json" "$t/order/b.json" 2>&1)
+	[ "$(echo "$js" | field quality 2>/dev/null)" = declared ] && [ "$(echo "$js" | field offset_ns 2>/dev/null)" = 5000000 ] &&
+		ok "--pair #$n counts in time order" || no "--pair #$n in time order" "$js"
+done
+o=$("$TM" align --pair "b.json:tap#60=a.json:tap#1" "$t/order/a.json" "$t/order/b.json" 2>&1)
+echo "$o" | grep -q "no occurrence 60 of 'tap' in b.json (it has 50)" && ok "--pair past the last occurrence" ||
+	no "--pair past the last occurrence" "$o"
+o=$("$TM" align --pair "b.json:tap#140=a.json:tap#140" "$t/many/a.json" "$t/many/b.json" 2>&1)
+echo "$o" | grep -q "occurrence 140 of 'tap' in b.json: the file has 150, but tracemerge keeps the times of the first 128 only" &&
+	ok "--pair past the occurrences kept says so" || no "--pair past the occurrences kept" "$o"

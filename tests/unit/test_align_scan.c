@@ -44,17 +44,25 @@ static void
 t_names(void)
 {
 	struct tm_align_samples *a = tm_al_new();
-	for (int i = 0; i < 40; i++)
+	for (int i = 0; i < (int)AL_OCC + 8; i++)
 		tm_al_name(a, "tick", 4, i, 0, 0, AL_INSTANT);
 	tm_al_name(a, "ticks", 4, 99, 0, 0, 0); /* only its first 4 bytes: "tick" */
 	tm_al_name(a, "tock", 4, 7, 0, 0, 0);
 	const struct al_name *x = tm_al_find_name(a, "tick", 4);
-	CHECK(x && x->count == 41 && x->n == AL_OCC && !x->all_instant);
+	CHECK(x && x->count == AL_OCC + 9 && x->n == AL_OCC && !x->all_instant);
 	CHECK(tm_al_find_name(a, "tic", 3) == NULL);
 	struct al_occ o[AL_OCC];
 	CHECK(tm_al_find_name(a, "tock", 4) && tm_al_occs(tm_al_find_name(a, "tock", 4), o) == 1 &&
 	      o[0].ts == 7);
-	CHECK_INT(a->n_names, 2);
+	/* time order (#N): by timestamp, equal ones in file order */
+	int64_t ts[] = {30, 10, 20, 10, 5};
+	for (int i = 0; i < 5; i++)
+		tm_al_name(a, "tap", 3, ts[i], (uint32_t)i, 0, AL_INSTANT);
+	x = tm_al_find_name(a, "tap", 3);
+	CHECK(x && tm_al_occs_by_time(x, o) == 5 && o[0].ts == 5 && o[1].ts == 10 && o[1].clock == 1 &&
+	      o[2].ts == 10 && o[2].clock == 3 && o[3].ts == 20 && o[4].ts == 30);
+	CHECK(x && tm_al_occs(x, o) == 5 && o[0].ts == 30); /* still in file order */
+	CHECK_INT(a->n_names, 3);
 	tm_al_free(a);
 }
 
@@ -270,7 +278,7 @@ t_occ_prev_same(void)
 	struct tm_align_samples *m[2] = {al_cached(&c[0], false), al_cached(&c[1], true)};
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 	char name[8];
-	for (uint32_t k = 0; k < 3000; k++) {
+	for (uint32_t k = 0; k < 8000; k++) { /* past AL_OCC of each name */
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		/* 3 names (no collisions), then 21 (slots shared) */
 		unsigned nn = k < 600 ? 3 : 21;
