@@ -5,18 +5,16 @@
  * seq = 0, whose fields are then omitted.  Timestamps are zigzag deltas
  * against the previous timestamp written; offsets likewise.  A JSON or
  * systrace event therefore costs 3-6 bytes.
+ *
+ * This file: a log's lifetime, the encoding, the details.  The spill file
+ * is oplog_spill.c, decoding oplog_decode.c, the runs saved oplog_save.c,
+ * the check of a log read back oplog_valid.c (oplog_priv.h their face).
  */
-#define _GNU_SOURCE /* O_TMPFILE, fallocate */
-#include "oplog.h"
-#include "proto_wire.h"
+#include "oplog_priv.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const struct tm_oplog_w tm_oplog_w_none;
 const struct tm_oplog_x tm_oplog_x_none;
@@ -123,19 +121,19 @@ tm_oplog_fini(struct tm_oplog *l)
 		tm_u64map_fini(&x->tn_ix);
 		tm_buf_fini(&x->pool);
 		for (size_t i = 0; i < x->n_spilled; i++)
-			sp_free(x->spilled[i].off, x->spilled[i].len);
+			tm_ol_sp_free(x->spilled[i].off, x->spilled[i].len);
 		free(x->spilled);
 		free(x);
 	}
 	if (l->mem_run_bytes)
-		sp_mem_add(-(int64_t)l->mem_run_bytes);
+		tm_ol_sp_mem_add(-(int64_t)l->mem_run_bytes);
 	memset(l, 0, sizeof *l);
 	l->w = w_none();
 	l->x = x_none();
 }
 
-static void
-note_spilled(struct tm_oplog *l, uint64_t off, uint64_t len)
+void
+tm_ol_note_spilled(struct tm_oplog *l, uint64_t off, uint64_t len)
 {
 	struct tm_oplog_x *x = tm_oplog_x_own(l);
 	if (x->n_spilled && x->spilled[x->n_spilled - 1].off + x->spilled[x->n_spilled - 1].len == off) {
@@ -182,12 +180,6 @@ put_u(struct tm_oplog *l, uint64_t v)
 	l->len = (size_t)(tm_ol_put_varint(l->bytes + l->len, v) - l->bytes);
 }
 
-
-static inline int64_t
-unzz(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
 
 static inline void
 put_ts(struct tm_oplog *l, int64_t ts)
@@ -289,7 +281,7 @@ put_run(struct tm_oplog *l, const struct tm_op *op, int64_t last, size_t skip_at
 	size_t dlen)
 {
 	uint64_t off = 0;
-	bool spilled = dlen >= 1024 && sp_wanted(l, dlen) && sp_write(l->bytes + d_at, dlen, &off);
+	bool spilled = dlen >= 1024 && tm_ol_sp_wanted(l, dlen) && tm_ol_sp_write(l->bytes + d_at, dlen, &off);
 	/* at most RUN_HEAD_MAX bytes: within what was reserved, so the
 	 * bytes do not move */
 	put_run_head(l, op, spilled, last);
@@ -299,13 +291,13 @@ put_run(struct tm_oplog *l, const struct tm_op *op, int64_t last, size_t skip_at
 	memmove(l->bytes + l->len, l->bytes + skip_at, sk);
 	l->len += sk;
 	if (spilled) {
-		note_spilled(l, off, dlen);
+		tm_ol_note_spilled(l, off, dlen);
 		put_u(l, off);
 		put_u(l, dlen);
 	} else {
 		memmove(l->bytes + l->len, l->bytes + d_at, dlen);
 		l->len += dlen;
-		mem_keep(l, dlen);
+		tm_ol_mem_keep(l, dlen);
 	}
 	l->last_ts = last;
 }
@@ -386,8 +378,8 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		 * (reserving 10 bytes a value first, the most a delta takes, took
 		 * a log with one full run to a 4 MiB mapping, which util.c's
 		 * parked huge pages do not serve, and judged its spill by that
-		 * reservation, sp_wanted).  Deltas that are to leave memory (from
-		 * 1024 bytes, when sp_wanted(l, dlen)) are moved on past room for
+		 * reservation, tm_ol_sp_wanted).  Deltas that are to leave memory (from
+		 * 1024 bytes, when tm_ol_sp_wanted(l, dlen)) are moved on past room for
 		 * the head, put_run's layout, and the head written anew. */
 		const int64_t *v = l->w->run_ts;
 		size_t h0 = l->len;
@@ -397,7 +389,7 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		size_t at = l->len;
 		int64_t prev = l->last_ts;
 		size_t dlen = encode_deltas(l, v, op->n, &prev, at);
-		if (dlen >= 1024 && sp_wanted(l, dlen)) {
+		if (dlen >= 1024 && tm_ol_sp_wanted(l, dlen)) {
 			l->len = h0;
 			l->last_off = off0;
 			run_room(l, h0 + RUN_HEAD_MAX + sk + dlen);
@@ -406,7 +398,7 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 			break;
 		}
 		l->len = at + sk + dlen;
-		mem_keep(l, dlen);
+		tm_ol_mem_keep(l, dlen);
 		l->last_ts = prev;
 		break;
 	}
@@ -1067,8 +1059,8 @@ tm_oplog_detail_set_eof_name(struct tm_oplog *l, uint32_t id, const char *name, 
 }
 
 /* Where d's category starts in the pool (past its name's NUL), or SIZE_MAX. */
-static size_t
-cat_offset(const struct tm_oplog_x *x, const struct tm_detail *d)
+size_t
+tm_ol_cat_offset(const struct tm_oplog_x *x, const struct tm_detail *d)
 {
 	if (!(d->flags & TM_DETAIL_CAT) || !d->name || !x->pool.data || d->name - 1 >= x->pool.len)
 		return SIZE_MAX;
@@ -1082,7 +1074,7 @@ cat_offset(const struct tm_oplog_x *x, const struct tm_detail *d)
 const char *
 tm_oplog_detail_cat_of(const struct tm_oplog *l, const struct tm_detail *d)
 {
-	size_t o = cat_offset(l->x, d);
+	size_t o = tm_ol_cat_offset(l->x, d);
 	return o == SIZE_MAX ? NULL : l->x->pool.data + o;
 }
 

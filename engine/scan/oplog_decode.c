@@ -1,3 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decoding the op log (oplog.h): the iterator over its ops, its positions,
+ * and a run's values (from memory or the spill file, oplog_spill.c).
+ */
+#include "oplog_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
 /* ---- decoding ---- */
 
 void
@@ -51,7 +61,7 @@ get_u(struct tm_opiter *it)
 static inline int64_t
 get_ts(struct tm_opiter *it)
 {
-	it->last_ts = wrap_add(it->last_ts, unzz(get_u(it)));
+	it->last_ts = wrap_add(it->last_ts, tm_ol_unzz(get_u(it)));
 	return it->last_ts;
 }
 
@@ -61,7 +71,7 @@ get_clocks(struct tm_opiter *it, size_t n)
 	XGROW(it->clocks, it->cap_clocks, n + 1);
 	for (size_t i = 0; i < n; i++) {
 		it->clocks[i].id = (uint32_t)get_u(it);
-		it->clocks[i].ts = unzz(get_u(it));
+		it->clocks[i].ts = tm_ol_unzz(get_u(it));
 		it->clocks[i].unit = get_u(it);
 		it->clocks[i].is_incremental = get_u(it) != 0;
 	}
@@ -136,7 +146,7 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 	memset(op, 0, sizeof *op);
 	enum tm_op_kind kind = (enum tm_op_kind)(kb & 0x7f);
 	op->kind = kind;
-	uint64_t off = it->last_off + (uint64_t)unzz(rd_u(&p));
+	uint64_t off = it->last_off + (uint64_t)tm_ol_unzz(rd_u(&p));
 	it->last_off = off;
 	op->offset = off;
 	bool has_clock = kind == TM_OP_PACKET || kind == TM_OP_CONVERT ||
@@ -150,7 +160,7 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 	}
 	if (kind == TM_OP_PACKET || kind == TM_OP_PUSH || kind == TM_OP_CONVERT) {
 		op->flags = (uint32_t)rd_u(&p);
-		int64_t ts = wrap_add(it->last_ts, unzz(rd_u(&p)));
+		int64_t ts = wrap_add(it->last_ts, tm_ol_unzz(rd_u(&p)));
 		it->last_ts = ts;
 		op->ts = ts;
 		if (kind == TM_OP_PACKET)
@@ -228,7 +238,7 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 		if (op->flags & TM_RUN_ARRAY)
 			op->n_arrays = (uint32_t)get_u(it);
 		op->n = (uint32_t)get_u(it);
-		int64_t last = unzz(get_u(it));
+		int64_t last = tm_ol_unzz(get_u(it));
 		uint32_t n_skip = (op->n + TM_RUN_SKIP - 1) / TM_RUN_SKIP;
 		op->run.skip = it->log->bytes + it->pos;
 		it->pos += (size_t)n_skip * 16;
@@ -277,9 +287,6 @@ skip_entry(const struct tm_run *r, uint32_t k, int64_t *v, uint64_t *off)
 	memcpy(off, r->skip + (size_t)k * 16 + 8, 8);
 }
 
-/* The most bytes a block of TM_RUN_SKIP deltas takes. */
-#define BLOCK_MAX (TM_RUN_SKIP * 10u)
-
 /* The deltas of block k of r, from its first one (*v: that element's
  * value): in place, or read from the spill file into buf[BLOCK_MAX]. */
 static const uint8_t *
@@ -297,7 +304,7 @@ run_block(const struct tm_run *r, uint32_t k, uint8_t *buf, int64_t *v)
 	}
 	if (end < off || end - off > BLOCK_MAX)
 		tm_oom(BLOCK_MAX); /* not what was written: lost like memory */
-	sp_read(r->spill_off + off, buf, (size_t)(end - off));
+	tm_ol_sp_read(r->spill_off + off, buf, (size_t)(end - off));
 	return buf;
 }
 
@@ -316,7 +323,7 @@ tm_run_at(const struct tm_run *r, uint32_t i)
 	const uint8_t *p = run_block(r, i / TM_RUN_SKIP, buf, &v);
 	(void)rd_u(&p); /* the skip element's own delta */
 	for (uint32_t k = i - i % TM_RUN_SKIP; k < i; k++)
-		v = wrap_add(v, unzz(rd_u(&p)));
+		v = wrap_add(v, tm_ol_unzz(rd_u(&p)));
 	return v;
 }
 
@@ -369,7 +376,7 @@ tm_run_lower_bound(const struct tm_run *r, uint32_t lo, uint32_t hi, int64_t x, 
 			p = run_block(r, i / TM_RUN_SKIP, buf, &first);
 			(void)rd_u(&p); /* element i's own delta */
 		}
-		v = wrap_add(v, unzz(rd_u(&p)));
+		v = wrap_add(v, tm_ol_unzz(rd_u(&p)));
 	}
 }
 
@@ -426,14 +433,14 @@ tm_run_decode(const struct tm_run *r, int64_t *out)
 	const uint8_t *p = r->deltas;
 	if (!p) {
 		buf = xmalloc(r->spill_len + 1);
-		sp_read(r->spill_off, buf, r->spill_len);
+		tm_ol_sp_read(r->spill_off, buf, r->spill_len);
 		p = buf;
 	}
 	p += off;
 	(void)rd_u(&p);
 	out[0] = v;
 	for (uint32_t i = 1; i < r->n; i++) {
-		v = wrap_add(v, unzz(rd_u(&p)));
+		v = wrap_add(v, tm_ol_unzz(rd_u(&p)));
 		out[i] = v;
 	}
 	free(buf);

@@ -1,3 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A log's runs saved: their deltas spilled out of memory once the log is
+ * finished (tm_oplog_spill_runs), the log written for the scan cache
+ * (inline or with the deltas apart), and a loaded log's deltas left in the
+ * cache file (tm_oplog_use_source).  Reads the log with oplog_decode.c.
+ */
+#include "oplog_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
 void
 tm_oplog_spill_runs(struct tm_oplog *l)
 {
@@ -18,12 +30,12 @@ tm_oplog_spill_runs(struct tm_oplog *l)
 		size_t skip_end = (size_t)(op.run.skip - l->bytes) + (size_t)n_skip * 16;
 		size_t dlen = it.pos - skip_end;
 		uint64_t off;
-		if (dlen < 1024 || !sp_wanted(l, dlen) || !sp_write(l->bytes + skip_end, dlen, &off)) {
-			mem_keep(l, dlen);
+		if (dlen < 1024 || !tm_ol_sp_wanted(l, dlen) || !tm_ol_sp_write(l->bytes + skip_end, dlen, &off)) {
+			tm_ol_mem_keep(l, dlen);
 			continue;
 		}
 		any = true;
-		note_spilled(l, off, dlen);
+		tm_ol_note_spilled(l, off, dlen);
 		/* the op up to its flags, the flags with the bit, the rest up to
 		 * the deltas, then where they are */
 		size_t fp = it.run_flags_pos;
@@ -98,7 +110,7 @@ tm_oplog_write_inline(const struct tm_oplog *l, void (*put)(void *ctx, const voi
 		size_t skip_end = (size_t)(op.run.skip - l->bytes) + (size_t)n_skip * 16;
 		put(ctx, after, skip_end - (size_t)(after - l->bytes));
 		uint8_t *buf = xmalloc(op.run.spill_len + 1);
-		sp_read(op.run.spill_off, buf, op.run.spill_len);
+		tm_ol_sp_read(op.run.spill_off, buf, op.run.spill_len);
 		put(ctx, buf, op.run.spill_len);
 		free(buf);
 		from = it.pos;
@@ -154,7 +166,7 @@ tm_oplog_write_split(const struct tm_oplog *l, void (*put_h)(void *ctx, const vo
 		if (!d && (put_deltas || (!out && put_h))) {
 			free(buf);
 			buf = xmalloc(op.run.spill_len + 1);
-			sp_read(op.run.spill_off, buf, op.run.spill_len);
+			tm_ol_sp_read(op.run.spill_off, buf, op.run.spill_len);
 			d = buf;
 		}
 		if (out) {
@@ -184,11 +196,9 @@ tm_oplog_use_source(struct tm_oplog *l, uint64_t base, uint64_t off, uint64_t le
 	if (l->x->spill_base != base + off)
 		tm_oplog_x_own(l)->spill_base = base + off;
 	if (len) {
-		pthread_mutex_lock(&sp_mu);
-		sp_srcs[(size_t)(base >> SRC_SHIFT) - 1].refs++;
-		pthread_mutex_unlock(&sp_mu);
-		note_spilled(l, base + off, len);
+		tm_ol_src_ref(base);
+		tm_ol_note_spilled(l, base + off, len);
 	}
-	mem_keep(l, mem_bytes);
+	tm_ol_mem_keep(l, mem_bytes);
 }
 

@@ -1,3 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The op log's spill file (oplog.h, tm_run; oplog_priv.h): run deltas
+ * moved out of memory to one unlinked temporary file shared by every log,
+ * and the sources, read-only files (a saved scan's) whose bytes runs refer
+ * to in place.  Below the rest of the op log: it calls none of it.
+ */
+#define _GNU_SOURCE /* O_TMPFILE, fallocate */
+#include "oplog_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 /* ---- the spill file (oplog.h, tm_run) ---- */
 
 size_t tm_oplog_spill_after = 8u << 20;
@@ -39,27 +57,27 @@ sp_open(void)
  * each, 2,000 of its 2,800 faults beyond one member's).  sp_fd and sp_mem
  * are read without sp_mu (a run's decision needs no lock): sp_mem changes
  * only by atomic adds, sp_fd by an atomic store under sp_mu. */
-static bool
-sp_wanted(const struct tm_oplog *l, size_t n)
+bool
+tm_ol_sp_wanted(const struct tm_oplog *l, size_t n)
 {
 	size_t lim = l->cap >= TM_BIG_MIN ? tm_oplog_spill_after : tm_oplog_spill_after / 8;
 	return __atomic_load_n(&sp_fd, __ATOMIC_RELAXED) != -2 &&
 	       __atomic_load_n(&sp_mem, __ATOMIC_RELAXED) + n > lim;
 }
 
-static void
-sp_mem_add(int64_t n)
+void
+tm_ol_sp_mem_add(int64_t n)
 {
 	__atomic_fetch_add(&sp_mem, (uint64_t)n, __ATOMIC_RELAXED);
 }
 
 /* n delta bytes of l's runs kept in memory: counted for the log (given
  * back by tm_oplog_fini) and for the spill budget */
-static void
-mem_keep(struct tm_oplog *l, uint64_t n)
+void
+tm_ol_mem_keep(struct tm_oplog *l, uint64_t n)
 {
 	l->mem_run_bytes += n;
-	sp_mem_add((int64_t)n);
+	tm_ol_sp_mem_add((int64_t)n);
 }
 
 /* A write to the spill file of more than SP_PIECE bytes ends at a
@@ -95,8 +113,8 @@ sp_io(int fd, bool wr, uint8_t *p, size_t n, uint64_t off)
 uint64_t tm_oplog_spill_writes, tm_oplog_spill_reads, tm_oplog_spill_punches;
 
 /* Write p[0..n) to a fresh extent; false (nothing kept) on failure. */
-static bool
-sp_write(const uint8_t *p, size_t n, uint64_t *off)
+bool
+tm_ol_sp_write(const uint8_t *p, size_t n, uint64_t *off)
 {
 	pthread_mutex_lock(&sp_mu);
 	if (sp_fd == -1)
@@ -162,6 +180,14 @@ src_put_locked(uint64_t base)
 }
 
 void
+tm_ol_src_ref(uint64_t base)
+{
+	pthread_mutex_lock(&sp_mu);
+	sp_srcs[(size_t)(base >> SRC_SHIFT) - 1].refs++;
+	pthread_mutex_unlock(&sp_mu);
+}
+
+void
 tm_oplog_source_put(uint64_t base)
 {
 	pthread_mutex_lock(&sp_mu);
@@ -169,10 +195,10 @@ tm_oplog_source_put(uint64_t base)
 	pthread_mutex_unlock(&sp_mu);
 }
 
-/* Read back what sp_write wrote, or a source's bytes; losing it is losing
+/* Read back what tm_ol_sp_write wrote, or a source's bytes; losing it is losing
  * memory. */
-static void
-sp_read(uint64_t off, uint8_t *p, size_t n)
+void
+tm_ol_sp_read(uint64_t off, uint8_t *p, size_t n)
 {
 	__atomic_add_fetch(&tm_oplog_spill_reads, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&sp_mu);
@@ -199,8 +225,8 @@ sp_punch(void)
 	sp_hole_len = 0;
 }
 
-static void
-sp_free(uint64_t off, uint64_t n)
+void
+tm_ol_sp_free(uint64_t off, uint64_t n)
 {
 	pthread_mutex_lock(&sp_mu);
 	if (off >= SRC_BASE(0)) {

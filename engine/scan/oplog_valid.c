@@ -1,3 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The check of a log read back from disk (tm_oplog_valid,
+ * tm_oplog_valid_split): every op, run and delta within bounds and of the
+ * shapes the encoder writes, before anything decodes it.
+ */
+#include "oplog_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* ---- validation of a log read back from disk ---- */
 
 struct vrd {
@@ -156,7 +168,7 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 				if (r->bad)
 					break;
 			}
-			v = wrap_add(v, unzz(z));
+			v = wrap_add(v, tm_ol_unzz(z));
 			if (i == first && sv != v)
 				r->bad = "run skip table does not match its values";
 			else if (v < prev)
@@ -175,7 +187,7 @@ v_deltas(struct vrd *r, const uint8_t *skip, uint32_t n, int64_t v)
 static void
 v_run(struct vrd *r, uint32_t n, int64_t *last_ts, bool spilled)
 {
-	int64_t last = unzz(v_u(r));
+	int64_t last = tm_ol_unzz(v_u(r));
 	if (r->bad)
 		return;
 	if (n == 0) {
@@ -258,13 +270,13 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 		}
 		case TM_OP_PACKET:
 			(void)v_u32(&r);
-			last_ts = wrap_add(last_ts, unzz(v_u(&r)));
+			last_ts = wrap_add(last_ts, tm_ol_unzz(v_u(&r)));
 			(void)v_u32(&r);
 			break;
 		case TM_OP_PUSH:
 		case TM_OP_CONVERT:
 			(void)v_u32(&r);
-			last_ts = wrap_add(last_ts, unzz(v_u(&r)));
+			last_ts = wrap_add(last_ts, tm_ol_unzz(v_u(&r)));
 			if (v_u32(&r) > l->x->n_details && !r.bad)
 				r.bad = "detail reference out of range";
 			break;
@@ -276,12 +288,12 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 			uint32_t n = v_u32(&r);
 			if (v_fits(&r, n, 1))
 				for (uint32_t i = 0; i < n && !r.bad; i++)
-					last_ts = wrap_add(last_ts, unzz(v_u(&r)));
+					last_ts = wrap_add(last_ts, tm_ol_unzz(v_u(&r)));
 			break;
 		}
 		case TM_OP_SERVICE:
 			(void)v_u32(&r);
-			last_ts = wrap_add(last_ts, unzz(v_u(&r)));
+			last_ts = wrap_add(last_ts, tm_ol_unzz(v_u(&r)));
 			break;
 		case TM_OP_REMOTE_SYNC: {
 			uint32_t n = v_u32(&r);
@@ -329,7 +341,7 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 			r.bad = "detail name out of range";
 		else if (x->details[i].flags & ~(TM_DETAIL_CAT | TM_DETAIL_NONAME | TM_DETAIL_EOF) ||
 			 ((x->details[i].flags & TM_DETAIL_CAT) &&
-			  cat_offset(x, &x->details[i]) == SIZE_MAX))
+			  tm_ol_cat_offset(x, &x->details[i]) == SIZE_MAX))
 			r.bad = "detail category out of range";
 		else if ((x->details[i].flags & TM_DETAIL_EOF) && x->details[i].dur &&
 			 (x->details[i].dur < 0 || (uint64_t)x->details[i].dur - 1 >= x->pool.len ||
