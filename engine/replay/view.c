@@ -11,7 +11,6 @@
 #include "tracknames.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -256,14 +255,18 @@ cmp_name(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-static const struct tm_report *sort_r; /* qsort has no context: under sort_lock */
-static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+/* An event by (name, file, ts), then its index: what qsort compares with
+ * no context (no global, no lock). */
+struct by_name {
+	const char *name;
+	int64_t ts;
+	uint32_t file, i;
+};
 
 static int
 cmp_byname(const void *a, const void *b)
 {
-	const struct tm_report_event *x = &sort_r->events[*(const uint32_t *)a];
-	const struct tm_report_event *y = &sort_r->events[*(const uint32_t *)b];
+	const struct by_name *x = a, *y = b;
 	int c = cmp_name(x->name, y->name);
 	if (c)
 		return c;
@@ -271,7 +274,7 @@ cmp_byname(const void *a, const void *b)
 		return x->file < y->file ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+	return (x->i > y->i) - (x->i < y->i);
 }
 
 static int64_t
@@ -337,14 +340,15 @@ tm_view_build(const struct tm_report *r)
 		v->tend[at] = at > v->tstart[k] && v->tend[at - 1] > end ? v->tend[at - 1] : end;
 	}
 	free(fill);
+	struct by_name *bn = xmalloc((n + 1) * sizeof *bn);
+	for (size_t i = 0; i < n; i++)
+		bn[i] = (struct by_name){r->events[i].name, r->events[i].ts, r->events[i].file,
+					 (uint32_t)i};
+	qsort(bn, n, sizeof *bn, cmp_byname);
 	v->byname = xmalloc((n + 1) * sizeof *v->byname);
 	for (size_t i = 0; i < n; i++)
-		v->byname[i] = (uint32_t)i;
-	pthread_mutex_lock(&sort_lock);
-	sort_r = r;
-	qsort(v->byname, n, sizeof *v->byname, cmp_byname);
-	sort_r = NULL;
-	pthread_mutex_unlock(&sort_lock);
+		v->byname[i] = bn[i].i;
+	free(bn);
 	return v;
 }
 
