@@ -469,6 +469,13 @@ struct wb_picker {
 	char *file, *ref;
 	struct tm_align_events ev;
 	char filter[128];
+	/* the events the filter shows (indexes into ev), rebuilt when the
+	 * filter (shown_for) or the events change, not per frame */
+	uint32_t *shown;
+	size_t n_shown, cap_shown;
+	char shown_for[128];
+	bool shown_ok;
+	unsigned n_filtered; /* times it was rebuilt (:help count) */
 	size_t sel;   /* among the events the filter shows */
 	size_t top;   /* the first of them on screen (wb_frame: only those are formatted) */
 	char *a_name; /* the file's event, once picked */
@@ -925,7 +932,8 @@ void keymap_key_name(int key, char *buf, size_t len);
 int keymap_parse_key(const char *spec, size_t *used);
 void actions_init(struct wb *wb);
 /* Does the pair picker show its event i (the name filter)? */
-bool picker_shows(const struct wb_picker *pk, size_t i);
+/* The events the picker's filter shows, in order (indexes into pk->ev). */
+const uint32_t *picker_shown(struct wb_picker *pk, size_t *n);
 /* The man page's key list (mdoc), from the action table. */
 void actions_print_mdoc(FILE *f);
 void actions_key(struct wb *wb, int key);

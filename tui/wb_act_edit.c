@@ -347,6 +347,7 @@ picker_close(struct wb *wb)
 	free(pk->ref);
 	free(pk->a_name);
 	free(pk->b_name);
+	free(pk->shown);
 	memset(pk, 0, sizeof *pk);
 	wb->ui.help = false;
 }
@@ -362,29 +363,44 @@ contains_nocase(const char *hay, const char *needle)
 	return n == 0;
 }
 
-bool
-picker_shows(const struct wb_picker *pk, size_t i)
+const uint32_t *
+picker_shown(struct wb_picker *pk, size_t *n)
 {
-	return i < pk->ev.n && contains_nocase(pk->ev.v[i].name, pk->filter);
+	if (!pk->shown_ok || strcmp(pk->shown_for, pk->filter)) {
+		if (pk->cap_shown < pk->ev.n + 1) {
+			free(pk->shown);
+			pk->cap_shown = pk->ev.n + 1;
+			pk->shown = malloc(pk->cap_shown * sizeof *pk->shown);
+			if (!pk->shown)
+				abort();
+		}
+		pk->n_shown = 0;
+		for (size_t i = 0; i < pk->ev.n; i++)
+			if (contains_nocase(pk->ev.v[i].name, pk->filter))
+				pk->shown[pk->n_shown++] = (uint32_t)i;
+		snprintf(pk->shown_for, sizeof pk->shown_for, "%s", pk->filter);
+		pk->shown_ok = true;
+		pk->n_filtered++;
+	}
+	*n = pk->n_shown;
+	return pk->shown;
 }
 
 static size_t
-picker_n_shown(const struct wb_picker *pk)
+picker_n_shown(struct wb_picker *pk)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < pk->ev.n; i++)
-		n += picker_shows(pk, i);
+	size_t n;
+	picker_shown(pk, &n);
 	return n;
 }
 
 /* The event index of the sel-th shown one, or SIZE_MAX. */
 static size_t
-picker_event(const struct wb_picker *pk)
+picker_event(struct wb_picker *pk)
 {
-	for (size_t i = 0, k = 0; i < pk->ev.n; i++)
-		if (picker_shows(pk, i) && k++ == pk->sel)
-			return i;
-	return SIZE_MAX;
+	size_t n;
+	const uint32_t *sh = picker_shown(pk, &n);
+	return pk->sel < n ? sh[pk->sel] : SIZE_MAX;
 }
 
 /* Load the events of the step's file (the reference for step 1). */
@@ -397,6 +413,7 @@ picker_load(struct wb *wb)
 	tm_align_events_fini(&pk->ev);
 	pk->filter[0] = 0;
 	pk->sel = 0;
+	pk->shown_ok = false; /* other events */
 	tm_error_clear(&err);
 	if (tm_align_events(wb->m.s, pk->step ? pk->ref : pk->file, &pk->ev, &err) != TM_OK) {
 		model_set_msg(&wb->m, ROLE_ERROR, "Pair: %s", err.msg);

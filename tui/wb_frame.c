@@ -401,14 +401,11 @@ picker_lines(struct wb *wb, struct wb_frame *fr)
 		tm_buf_addf(&line, "  (%zu more above)", pk->top);
 		help_add_esc(fr, line.data, ROLE_DIM);
 	}
-	for (size_t i = 0; i < pk->ev.n; i++) {
-		const struct tm_align_event *ev = &pk->ev.v[i];
-		if (!picker_shows(pk, i))
-			continue;
-		if (shown < pk->top || shown >= pk->top + win) {
-			shown++;
-			continue;
-		}
+	/* only the window's events are looked at: the filter's list is kept */
+	size_t n_shown;
+	const uint32_t *sh = picker_shown(pk, &n_shown);
+	for (shown = pk->top; shown < n_shown && shown < pk->top + win;) {
+		const struct tm_align_event *ev = &pk->ev.v[sh[shown]];
 		text_fmt_dur(ev->ts, t, sizeof t);
 		/* the name in full: a long one wraps */
 		tm_buf_reset(&line);
@@ -417,6 +414,7 @@ picker_lines(struct wb *wb, struct wb_frame *fr)
 		help_add_esc(fr, line.data, shown == pk->sel ? ROLE_CURSOR : ROLE_DEFAULT);
 		shown++;
 	}
+	shown = n_shown;
 	if (shown > pk->top + win) {
 		tm_buf_reset(&line);
 		tm_buf_addf(&line, "  (%zu more below)", shown - pk->top - win);

@@ -303,13 +303,15 @@ harness_command(struct wb *wb, const char *line)
 	}
 	if (strncmp(line, ":help count ", 12) == 0) {
 		/* the lines the last frame built for the help pane (the
-		 * picker formats only its window: picker-window) */
+		 * picker formats only its window: picker-window), and the
+		 * times the picker ran its filter over the events (once per
+		 * filter, not per frame) */
 		FILE *f = fopen(line + 12, "w");
 		if (!f) {
 			model_set_msg(&wb->m, ROLE_ERROR, "help count: cannot open %s", line + 12);
 			return true;
 		}
-		fprintf(f, "lines %zu\n", wb->fr.n_help);
+		fprintf(f, "lines %zu\nfiltered %u\n", wb->fr.n_help, wb->ui.picker.n_filtered);
 		fclose(f);
 		return true;
 	}
