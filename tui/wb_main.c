@@ -554,6 +554,7 @@ wb_fini(struct wb *wb)
 	free(wb->ui.picker.ref);
 	free(wb->ui.picker.a_name);
 	free(wb->ui.picker.b_name);
+	free(wb->ui.picker.shown);
 	free(wb->run.recovery_key);
 	for (size_t i = 0; i < wb->run.n_rec_start; i++)
 		free(wb->run.rec_start[i]);
