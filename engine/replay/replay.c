@@ -11,8 +11,11 @@
  * bridge, trace-time claims), sorter/trace_sorter.h (negative drops),
  * perfetto_manifest_reader.cc (manifest apply), proto_trace_reader.cc
  * (machines, what proto tokenization shares between files).
+ *
+ * This file: the per-file replay (readers, placing, ops, runs) and the
+ * passes; the parts it calls are named in replay_priv.h.
  */
-#include "replay_state.h"
+#include "replay_priv.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -106,7 +109,7 @@ fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 		size_t k;
 		raw = tm_u64map_get(&fs->es->remap_ix, machine, &k) ? fs->es->remap_raw[k] : UINT64_MAX;
 		if (raw == UINT64_MAX) {
-			mfail(p, "perfetto_manifest: machines: trace has a packet from undeclared machine "
+			tm_rp_mfail(p, "perfetto_manifest: machines: trace has a packet from undeclared machine "
 				"id %" PRIu32,
 			     machine);
 			return;
@@ -123,7 +126,7 @@ fork_reader(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 	if (ri >= 0)
 		c = fs->readers[ri].c;
 	if (!c)
-		c = fork_ctx(p, fs->file, raw);
+		c = tm_rp_fork_ctx(p, fs->file, raw);
 	/* ProtoTraceReader::CreateRemoteMachineReader, on the context it got,
 	 * new or shared: the parent's default clock if it has one, and a
 	 * deferred BOOTTIME sync (replacing one still pending, flushed again
@@ -141,7 +144,7 @@ static bool
 check_single_machine(struct tm_replay *p, struct fstate *fs)
 {
 	if (fs->has_machine_override) {
-		mfail(p, "perfetto_manifest: a `machine` override attributes the file to one machine, "
+		tm_rp_mfail(p, "perfetto_manifest: a `machine` override attributes the file to one machine, "
 			"but the file contains packets from multiple machines. Replace `machine` with a "
 			"`machines` block that maps each embedded machine_id to a named machine, e.g. "
 			"\"machines\": [{\"id\": 0, \"name\": \"phone\"}, {\"id\": 7, \"name\": "
@@ -149,7 +152,7 @@ check_single_machine(struct tm_replay *p, struct fstate *fs)
 		return false;
 	}
 	if (fs->has_clock_override) {
-		mfail(p, "perfetto_manifest: a `clocks` override applies only to a single-machine "
+		tm_rp_mfail(p, "perfetto_manifest: a `clocks` override applies only to a single-machine "
 			"file, but the file contains packets from multiple machines. Remove the "
 			"`clocks` override and let the trace's own remote clock snapshots align the "
 			"machines; if you need to anchor a specific embedded machine, split it into its "
@@ -174,9 +177,9 @@ on_machine(struct tm_replay *p, struct fstate *fs, uint32_t machine)
 		struct tm_tracker *h = fs->host;
 		bool has_remap = fs->es && fs->es->n_remap > 0;
 		if (!fs->host_used && p->rows[h->row].raw == 0 && !has_remap &&
-		    mc_find(p, machine) < 0) {
+		    tm_rp_mc_find(p, machine) < 0) {
 			p->rows[h->row].raw = machine;
-			mc_add(p, machine, h->row);
+			tm_rp_mc_add(p, machine, h->row);
 			fs->adopted = machine;
 		}
 	}
@@ -200,7 +203,7 @@ keep(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, u
 {
 	struct tm_file_acc *a = &p->acc[fs->file];
 	a->events++;
-	record_event(p, fs->file, detail, ts, c->row, -1);
+	tm_rp_record_event(p, fs->file, detail, ts, c->row, -1);
 	if (p->untimed) /* no part of the file's range (TM_CONV_UNTIMED) */
 		return;
 	note_all(a, ts, ts);
@@ -218,10 +221,10 @@ push(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, u
 		/* dropped: where it would have landed, timed or not */
 		note_all(&p->acc[fs->file], ts, ts);
 		enum tm_stat_id st = te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED;
-		stat_add(p, c, st, 1);
+		tm_rp_stat_add(p, c, st, 1);
 		p->acc[fs->file].events++;
-		missing_add(&p->acc[fs->file], st, 1);
-		record_event(p, fs->file, detail, ts, c->row, (int)st);
+		tm_rp_missing_add(&p->acc[fs->file], st, 1);
+		tm_rp_record_event(p, fs->file, detail, ts, c->row, (int)st);
 		return;
 	}
 	keep(p, fs, c, ts, detail);
@@ -282,9 +285,9 @@ place(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, int64_t ts, 
 	if (ts >= 0 && ts < thr) {
 		note_all(&p->acc[fs->file], ts, ts);
 		p->acc[fs->file].events++;
-		stat_add(p, c, TM_STAT_FTRACE_BEFORE_START, 1);
-		missing_add(&p->acc[fs->file], TM_STAT_FTRACE_BEFORE_START, 1);
-		record_event(p, fs->file, detail, ts, c->row, (int)TM_STAT_FTRACE_BEFORE_START);
+		tm_rp_stat_add(p, c, TM_STAT_FTRACE_BEFORE_START, 1);
+		tm_rp_missing_add(&p->acc[fs->file], TM_STAT_FTRACE_BEFORE_START, 1);
+		tm_rp_record_event(p, fs->file, detail, ts, c->row, (int)TM_STAT_FTRACE_BEFORE_START);
 		return;
 	}
 	push(p, fs, c, ts, detail, te);
@@ -294,8 +297,8 @@ static void
 drop(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, enum tm_stat_id st, int64_t raw, uint32_t detail)
 {
 	p->acc[fs->file].events++;
-	missing_add(&p->acc[fs->file], st, 1);
-	record_event(p, fs->file, detail, raw, c->row, (int)st);
+	tm_rp_missing_add(&p->acc[fs->file], st, 1);
+	tm_rp_record_event(p, fs->file, detail, raw, c->row, (int)st);
 }
 
 /* Node for a clock spec on a reader: 0 = default (or none: raw). */
@@ -329,14 +332,14 @@ run_convert(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 	int64_t v = op->ts; /* no clock: the raw value */
 	enum tm_conv_result why;
 	if (resolve_clock(fs, c, op->clock, op->seq, &clk) &&
-	    !to_trace_time(p, c, clk, op->ts, op->flags & TM_CONV_SUPPRESS, &v, &why)) {
+	    !tm_rp_to_trace_time(p, c, clk, op->ts, op->flags & TM_CONV_SUPPRESS, &v, &why)) {
 		if (op->flags & TM_CONV_FAIL_FATAL) {
-			fail(p, "Failed to convert timestamp to trace time");
+			tm_rp_fail(p, "Failed to convert timestamp to trace time");
 			return;
 		}
 		if (!(op->flags & TM_CONV_FAIL_KEEP_RAW)) {
 			if (!(op->flags & TM_CONV_NO_PUSH))
-				drop(p, fs, c, why_stat(why), op->ts, op->detail);
+				drop(p, fs, c, tm_rp_why_stat(why), op->ts, op->detail);
 			return;
 		}
 		v = op->ts;
@@ -349,13 +352,13 @@ run_convert(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 		}
 	}
 	if (op->flags & TM_CONV_NO_PID)
-		stat_add(p, c, TM_STAT_STRACE_MISSING_PID, 1);
+		tm_rp_stat_add(p, c, TM_STAT_STRACE_MISSING_PID, 1);
 	p->untimed = op->flags & TM_CONV_UNTIMED;
 	if (!(op->flags & TM_CONV_NO_PUSH))
 		push(p, fs, c, v, op->detail, op->flags & TM_CONV_NEG_TE_INVALID);
 	p->untimed = false;
 	if ((op->flags & TM_CONV_ATRACE_FAIL) && v >= 0)
-		stat_add(p, c, TM_STAT_SYSTRACE_PARSE_FAILURE, 1);
+		tm_rp_stat_add(p, c, TM_STAT_SYSTRACE_PARSE_FAILURE, 1);
 }
 
 static void
@@ -364,7 +367,7 @@ run_snapshot(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	if (op->flags & TM_SNAP_PACKET) {
 		if (c->is_pin) {
-			mfail(p, "perfetto_manifest: clock overrides require the trace to use a single "
+			tm_rp_mfail(p, "perfetto_manifest: clock overrides require the trace to use a single "
 				"clock");
 			return;
 		}
@@ -379,10 +382,10 @@ run_snapshot(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 			resolve_clock(fs, c, dflt, op->seq, &d);
 			c->has_default = true;
 			c->default_clock = d;
-			ctx_set_global_clock(p, c, d);
+			tm_rp_set_global_clock(p, c, d);
 		}
 	}
-	ctx_add_snapshot(p, c, op->clocks, op->n, op->seq);
+	tm_rp_add_snapshot(p, c, op->clocks, op->n, op->seq);
 }
 
 static void
@@ -406,7 +409,7 @@ run_remote_sync(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 		hl[i] = ck + pos;
 		hn[i] = op->counts[2 * i + 1];
 		pos += hn[i];
-		ctx_add_snapshot(p, c, cl[i], cn[i], op->seq);
+		tm_rp_add_snapshot(p, c, cl[i], cn[i], op->seq);
 	}
 	/* clocks present in the rounds, in first-seen order */
 	uint32_t ids[16];
@@ -499,12 +502,12 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 		for (uint32_t i = 0; i < op->n; i++) {
 			int64_t v = op->tss[i];
 			enum tm_conv_result why;
-			if (have && !to_trace_time(p, c, clk, op->tss[i], false, &v, &why)) {
+			if (have && !tm_rp_to_trace_time(p, c, clk, op->tss[i], false, &v, &why)) {
 				/* the rest of the array is abandoned (one failure) */
 				p->acc[fs->file].events += op->n - i;
-				missing_add(&p->acc[fs->file], why_stat(why), op->n - i);
+				tm_rp_missing_add(&p->acc[fs->file], tm_rp_why_stat(why), op->n - i);
 				for (uint32_t k = i; k < op->n; k++)
-					record_event(p, fs->file, 0, op->tss[k], c->row, (int)why_stat(why));
+					tm_rp_record_event(p, fs->file, 0, op->tss[k], c->row, (int)tm_rp_why_stat(why));
 				break;
 			}
 			place(p, fs, c, v, 0, false, started_ns(p, c));
@@ -516,7 +519,7 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 		struct tm_clockid clk;
 		int64_t v, ts = op->ts; /* not converted: the raw value */
 		if (resolve_clock(fs, c, op->clock ? op->clock : TM_CLOCK_BOOTTIME, op->seq, &clk) &&
-		    to_trace_time(p, c, clk, op->ts, true, &v, NULL))
+		    tm_rp_to_trace_time(p, c, clk, op->ts, true, &v, NULL))
 			ts = v;
 		if (op->flags & TM_SVC_TRACING_STARTED)
 			set_started(p, c, ts);
@@ -532,13 +535,13 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 		break;
 	case TM_OP_STAT:
 		c = reader_ctx(p, fs, op->machine);
-		stat_add(p, c, (enum tm_stat_id)op->stat, op->n);
+		tm_rp_stat_add(p, c, (enum tm_stat_id)op->stat, op->n);
 		if (tm_stat_loses_events((enum tm_stat_id)op->stat)) {
 			/* a scanner's count of events it saw lost (a TrackEvent
 			 * whose legacy timestamp is negative) */
-			missing_add(&p->acc[fs->file], (enum tm_stat_id)op->stat, op->n);
+			tm_rp_missing_add(&p->acc[fs->file], (enum tm_stat_id)op->stat, op->n);
 			for (uint32_t k = 0; k < op->n; k++)
-				record_event(p, fs->file, 0, op->ts, c->row, (int)op->stat);
+				tm_rp_record_event(p, fs->file, 0, op->ts, c->row, (int)op->stat);
 		}
 		break;
 	case TM_OP_FATAL:
@@ -549,7 +552,7 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 			tm_buf_addf(&w, ", byte %" PRIu64 " (0x%" PRIx64 ")", op->offset, op->offset);
 			p->error_where = tm_buf_steal(&w);
 		}
-		fail(p, "%s", op->text);
+		tm_rp_fail(p, "%s", op->text);
 		break;
 	case TM_OP_PACKET:
 	case TM_OP_RUN:
@@ -641,7 +644,7 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 		uint32_t rc = have ? clk.clock : 0;
 		if (rc == 0 || rc == TM_CLOCK_MONOTONIC) {
 			int64_t v;
-			if (to_trace_time(p, c, (struct tm_clockid){TM_CLOCK_MONOTONIC, 0, 0, 0}, ts,
+			if (tm_rp_to_trace_time(p, c, (struct tm_clockid){TM_CLOCK_MONOTONIC, 0, 0, 0}, ts,
 					  false, &v, NULL))
 				ts = v;
 			have = false;
@@ -650,7 +653,7 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 	if (have) {
 		int64_t v;
 		enum tm_conv_result why;
-		if (to_trace_time_via(p, c, clk, ts, !final, &v, &why, slot != SIZE_MAX ? &via : NULL)) {
+		if (tm_rp_to_trace_time_via(p, c, clk, ts, !final, &v, &why, slot != SIZE_MAX ? &via : NULL)) {
 			if (slot != SIZE_MAX)
 				probe_note(p, fs, slot, c, clk, ts, &via, true);
 			ts = v;
@@ -664,8 +667,8 @@ run_packet(struct tm_replay *p, struct fstate *fs, struct tm_opiter *it, const s
 		} else {
 			if (slot != SIZE_MAX)
 				probe_note(p, fs, slot, c, clk, ts, &via, false);
-			stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
-			fail_stat = why_stat(why);
+			tm_rp_stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
+			fail_stat = tm_rp_why_stat(why);
 			ok = false;
 		}
 	}
@@ -700,8 +703,8 @@ bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, co
 	int64_t nb[2];
 	uint32_t k = off == INT64_MIN ? e : vj + off >= 0 ? j : tm_run_lower_bound(r, j, e, -off, false, nb);
 	if (k > j) {
-		stat_add(p, c, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
-		missing_add(a, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
+		tm_rp_stat_add(p, c, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
+		tm_rp_missing_add(a, te ? TM_STAT_TE_INVALID_TS : TM_STAT_NEG_DROPPED, k - j);
 	}
 	int64_t vk = k == j ? vj : nb[1]; /* element k's value, when k < e */
 	if (k < e && vk + off < thr) {
@@ -710,8 +713,8 @@ bulk_push(struct tm_replay *p, struct fstate *fs, const struct tm_tracker *c, co
 		int64_t x, nb2[2];
 		uint32_t k2 = __builtin_sub_overflow(thr, off, &x) ? e
 			      : tm_run_lower_bound(r, k, e, x, false, nb2);
-		stat_add(p, c, TM_STAT_FTRACE_BEFORE_START, k2 - k);
-		missing_add(a, TM_STAT_FTRACE_BEFORE_START, k2 - k);
+		tm_rp_stat_add(p, c, TM_STAT_FTRACE_BEFORE_START, k2 - k);
+		tm_rp_missing_add(a, TM_STAT_FTRACE_BEFORE_START, k2 - k);
 		k = k2;
 		if (k < e)
 			vk = nb2[1]; /* k2 > k: element k is below thr */
@@ -733,7 +736,7 @@ run_elem_plain(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, str
 {
 	int64_t v;
 	enum tm_conv_result why;
-	if (to_trace_time(p, c, clk, ts, is_packet && !final, &v, &why)) {
+	if (tm_rp_to_trace_time(p, c, clk, ts, is_packet && !final, &v, &why)) {
 		place(p, fs, c, v, 0, te, thr);
 		return;
 	}
@@ -743,10 +746,10 @@ run_elem_plain(struct tm_replay *p, struct fstate *fs, struct tm_tracker *c, str
 		return;
 	}
 	if (is_packet)
-		stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
+		tm_rp_stat_add(p, c, TM_STAT_UNDEFERRABLE, 1);
 	p->acc[fs->file].events++;
-	missing_add(&p->acc[fs->file], why_stat(why), 1);
-	record_event(p, fs->file, 0, ts, c->row, (int)why_stat(why));
+	tm_rp_missing_add(&p->acc[fs->file], tm_rp_why_stat(why), 1);
+	tm_rp_record_event(p, fs->file, 0, ts, c->row, (int)tm_rp_why_stat(why));
 }
 
 static bool
@@ -805,22 +808,22 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 	}
 	int64_t r0 = tm_run_at(r, 0), v0;
 	enum tm_conv_result why;
-	if (!to_trace_time(p, c, clk, r0, is_packet && !final, &v0, &why)) {
+	if (!tm_rp_to_trace_time(p, c, clk, r0, is_packet && !final, &v0, &why)) {
 		if (is_packet && !final) {
 			/* a global clock: never incremental (clockgraph.c refuses
 			 * it), so no shadow to step */
 			defer_at(fs, pos);
 			return;
 		}
-		stat_add(p, c, why_stat(why), n_fail - 1);
+		tm_rp_stat_add(p, c, tm_rp_why_stat(why), n_fail - 1);
 		if (is_packet)
-			stat_add(p, c, TM_STAT_UNDEFERRABLE, n);
+			tm_rp_stat_add(p, c, TM_STAT_UNDEFERRABLE, n);
 		p->acc[fs->file].events += n;
-		missing_add(&p->acc[fs->file], why_stat(why), n);
+		tm_rp_missing_add(&p->acc[fs->file], tm_rp_why_stat(why), n);
 		if (p->src->keep_events) {
 			const int64_t *v = run_values(p, r);
 			for (uint32_t i = 0; i < n; i++)
-				record_event(p, fs->file, 0, v[i], c->row, (int)why_stat(why));
+				tm_rp_record_event(p, fs->file, 0, v[i], c->row, (int)tm_rp_why_stat(why));
 		}
 		return;
 	}
@@ -839,7 +842,7 @@ run_run(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool fin
 				place(p, fs, c, x, 0, te, thr);
 			} else { /* cannot happen: the path exists */
 				p->acc[fs->file].events++;
-				missing_add(&p->acc[fs->file], why_stat(res), 1);
+				tm_rp_missing_add(&p->acc[fs->file], tm_rp_why_stat(res), 1);
 			}
 		}
 		return;
@@ -930,12 +933,12 @@ process_trace(struct tm_replay *p, size_t mi)
 	const struct tm_manifest_file *e = NULL;
 	size_t ei = 0;
 	size_t plen;
-	const char *path = mpath(p, mb, &plen);
+	const char *path = tm_rp_mpath(p, mb, &plen);
 	if (p->m && path)
 		e = tm_manifest_entry_by_path(p->m, path, plen, &ei);
 	fs.es = e ? &p->entries[ei] : NULL;
 	uint64_t base_raw = fs.es && fs.es->has_machine_id ? fs.es->machine_id : 0;
-	fs.host = fork_ctx(p, mi, base_raw);
+	fs.host = tm_rp_fork_ctx(p, mi, base_raw);
 	fs.host_raw = base_raw;
 	fs.has_clock_override = e && e->has_clocks && !e->clocks.clock;
 	fs.has_machine_override = fs.es && fs.es->has_machine_id && !e->has_machines;
@@ -959,7 +962,7 @@ process_trace(struct tm_replay *p, size_t mi)
 		if (fr->clock_kind != TM_FC_SNAPSHOTS) {
 			fs.host->has_default = true;
 			fs.host->default_clock = tc;
-			ctx_set_global_clock(p, fs.host, tc);
+			tm_rp_set_global_clock(p, fs.host, tc);
 		}
 		fs.host->has_pending = true;
 		/* tc is a global clock, TRACE_FILE's tf the host's trace_file id
@@ -996,8 +999,8 @@ process_bugreport(struct tm_replay *p, size_t z)
 	if (p->acc[z].is_trace)
 		return;
 	p->acc[z].is_trace = true;
-	struct tm_tracker *c = fork_ctx(p, z, 0);
-	ctx_set_global_clock(p, c, (struct tm_clockid){TM_CLOCK_REALTIME, 0, 0, 0});
+	struct tm_tracker *c = tm_rp_fork_ctx(p, z, 0);
+	tm_rp_set_global_clock(p, c, (struct tm_clockid){TM_CLOCK_REALTIME, 0, 0, 0});
 	if (p->bugreport < 0)
 		p->bugreport = (long)z;
 }
@@ -1007,11 +1010,11 @@ process_manifest(struct tm_replay *p, size_t mi)
 {
 	const struct tm_member *mb = &p->src->in->members[mi];
 	if (p->any_forked) {
-		mfail(p, "perfetto_manifest file must be the first trace file in the input");
+		tm_rp_mfail(p, "perfetto_manifest file must be the first trace file in the input");
 		return;
 	}
 	if (p->manifest_seen) {
-		mfail(p, "multiple perfetto_manifest files in archive");
+		tm_rp_mfail(p, "multiple perfetto_manifest files in archive");
 		return;
 	}
 	p->manifest_seen = true;
@@ -1027,11 +1030,11 @@ process_manifest(struct tm_replay *p, size_t mi)
 				p->hint = xstrdup(sl->err.hint);
 			p->m = &sl->m;
 			p->entries = xcalloc(sl->m.n_files + 1, sizeof *p->entries);
-			apply_manifest(p, mb->trace_file_id);
+			tm_rp_apply_manifest(p, mb->trace_file_id);
 			return;
 		}
 		if (!sl->is_ok) {
-			mfail(p, "%s", sl->err.msg);
+			tm_rp_mfail(p, "%s", sl->err.msg);
 			if (sl->err.hint[0])
 				p->hint = xstrdup(sl->err.hint);
 			return;
@@ -1040,7 +1043,7 @@ process_manifest(struct tm_replay *p, size_t mi)
 	}
 	p->m = m;
 	p->entries = xcalloc(m->n_files + 1, sizeof *p->entries);
-	apply_manifest(p, mb->trace_file_id);
+	tm_rp_apply_manifest(p, mb->trace_file_id);
 }
 
 /* An Arrow table export (plugins/trace_export/perfetto_export_reader.cc):
@@ -1063,7 +1066,7 @@ process_arrow(struct tm_replay *p, size_t mi)
 	for (size_t i = 0; p->m && i < p->m->n_files && !any; i++)
 		any = tm_manifest_file_is_table(&p->m->files[i]);
 	if (!any)
-		fail(p, "Arrow files can only be loaded from a Perfetto export whose "
+		tm_rp_fail(p, "Arrow files can only be loaded from a Perfetto export whose "
 			"perfetto_manifest declares each member's __exported_table_schema");
 }
 
@@ -1075,7 +1078,7 @@ check_container_override(struct tm_replay *p, const struct tm_member *mb)
 	size_t ei;
 	const struct tm_manifest_file *e = tm_manifest_entry_by_path(p->m, mb->name, mb->name_len, &ei);
 	if (e && (e->has_clocks || p->entries[ei].has_machine_id))
-		mfail(p, "perfetto_manifest: overrides are not supported for trace files which are "
+		tm_rp_mfail(p, "perfetto_manifest: overrides are not supported for trace files which are "
 			"themselves archives or perfetto_manifest files: %s",
 		     mb->name);
 }
@@ -1136,14 +1139,14 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 		p.is_virtual = true;
 		p.m = override;
 		p.entries = xcalloc(override->n_files + 1, sizeof *p.entries);
-		apply_manifest(&p, VIRTUAL_MANIFEST_TID);
+		tm_rp_apply_manifest(&p, VIRTUAL_MANIFEST_TID);
 	}
 	const struct tm_input *in = src->in;
 	for (size_t k = 0; k < in->n_proc && !p.error; k++) {
 		if (in->fatal && k == in->fatal_after) {
 			if (in->fatal_where && !p.error)
 				p.error_where = xstrdup(in->fatal_where);
-			fail(&p, "%s", in->fatal);
+			tm_rp_fail(&p, "%s", in->fatal);
 			break;
 		}
 		size_t mi = in->proc[k];
@@ -1157,17 +1160,17 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 			check_container_override(&p, mb);
 			if (!p.error) {
 				if (override && p.manifest_seen && p.m == override && mi != src->first_manifest)
-					mfail(&p, "multiple perfetto_manifest files in archive");
+					tm_rp_mfail(&p, "multiple perfetto_manifest files in archive");
 				else if (override && mi == src->first_manifest) {
 					p.manifest_seen = false;
 					if (p.any_forked)
-						mfail(&p, "perfetto_manifest file must be the first trace "
+						tm_rp_mfail(&p, "perfetto_manifest file must be the first trace "
 							 "file in the input");
 					else {
 						p.manifest_seen = true;
 						p.m = override;
 						p.entries = xcalloc(override->n_files + 1, sizeof *p.entries);
-						apply_manifest(&p, mb->trace_file_id);
+						tm_rp_apply_manifest(&p, mb->trace_file_id);
 					}
 				} else
 					process_manifest(&p, mi);
@@ -1186,11 +1189,11 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 			tm_member_label(in, mi, &w);
 			tm_buf_adds(&w, ", byte 0 (no format recognised)");
 			p.error_where = tm_buf_steal(&w);
-			fail(&p, "Unknown trace type provided (ERR:fmt)");
+			tm_rp_fail(&p, "Unknown trace type provided (ERR:fmt)");
 			break;
 		}
 		if (mb->format == TM_FMT_NINJA_LOG && mb->parent >= 0) {
-			fail(&p, "Ninja traces currently do not support being contained inside other "
+			tm_rp_fail(&p, "Ninja traces currently do not support being contained inside other "
 				 "trace formats. Please file a bug at "
 				 "https://github.com/google/perfetto/issues if this is important to you.");
 			break;
@@ -1204,7 +1207,7 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 	if (!p.error && in->fatal && in->fatal_after >= in->n_proc) {
 		if (in->fatal_where)
 			p.error_where = xstrdup(in->fatal_where);
-		fail(&p, "%s", in->fatal);
+		tm_rp_fail(&p, "%s", in->fatal);
 	}
 	bool rerun = !preset && p.started_again && !(src->cancelled && *src->cancelled);
 	if (rerun) {
@@ -1227,7 +1230,7 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 				r->tt_file = (int)i;
 				break;
 			}
-	slice_tracks(&p);
+	tm_rp_slice_tracks(&p);
 	/* the report reads no clock: the graph (a few nodes and series per
 	 * member) goes before the report's rows are made */
 	tm_graph_free(p.g);

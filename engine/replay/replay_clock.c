@@ -1,9 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The import replay's trace time and trackers (replay_priv.h): the
+ * trace-time clock claims, the deferred bridge, conversions to trace time
+ * and clock snapshots (importers/common/clock_tracker.cc).
+ */
+#include "replay_priv.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* ------------------------------------------------------------------ */
 /* trace time and trackers                                             */
 /* ------------------------------------------------------------------ */
 
-static bool
-try_set_clock(struct tm_replay *p, struct tm_clockid c, int64_t owner)
+bool
+tm_rp_try_set_clock(struct tm_replay *p, struct tm_clockid c, int64_t owner)
 {
 	if (p->tt_owner != NO_OWNER && p->tt_owner != owner)
 		return false;
@@ -14,12 +27,12 @@ try_set_clock(struct tm_replay *p, struct tm_clockid c, int64_t owner)
 	return true;
 }
 
-static void
-ctx_set_global_clock(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk)
+void
+tm_rp_set_global_clock(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk)
 {
 	if (c->converted)
 		return;
-	try_set_clock(p, tm_clockid_qualify(clk, c->row, 0), tm_ctx_trace_id(p, c));
+	tm_rp_try_set_clock(p, tm_clockid_qualify(clk, c->row, 0), tm_ctx_trace_id(p, c));
 }
 
 static void
@@ -58,30 +71,22 @@ flush_pending(struct tm_replay *p, struct tm_tracker *c)
 		return;
 	}
 	c->bridge = BR_DECLINED;
-	stat_add(p, c, TM_STAT_UNRELATABLE, 1);
+	tm_rp_stat_add(p, c, TM_STAT_UNRELATABLE, 1);
 }
 
 /* The stat a failed conversion counts (clock_tracker.cc). */
-static enum tm_stat_id
-why_stat(enum tm_conv_result why)
+enum tm_stat_id
+tm_rp_why_stat(enum tm_conv_result why)
 {
 	return why == TM_CONV_UNKNOWN_SOURCE   ? TM_STAT_UNKNOWN_SOURCE
 	       : why == TM_CONV_UNKNOWN_TARGET ? TM_STAT_UNKNOWN_TARGET
 					       : TM_STAT_NO_PATH;
 }
 
-/* An estimate's look at a conversion on its way (struct tm_replay_probe):
- * the value it has at node id, if its path passes there. */
-struct via {
-	struct tm_clockid id;
-	bool passed;
-	int64_t val;
-};
-
 /* ClockTracker::ToTraceTime on an unqualified clock; v (may be NULL) gets
  * the value on the way at v->id. */
-static bool
-to_trace_time_via(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, int64_t ts,
+bool
+tm_rp_to_trace_time_via(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, int64_t ts,
 		  bool suppress, int64_t *out, enum tm_conv_result *why, struct via *v)
 {
 	flush_pending(p, c);
@@ -95,29 +100,29 @@ to_trace_time_via(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid c
 	if (res == TM_CONV_OK)
 		return true;
 	if (!suppress) {
-		stat_add(p, c, why_stat(res), 1);
+		tm_rp_stat_add(p, c, tm_rp_why_stat(res), 1);
 	}
 	return false;
 }
 
-static bool
-to_trace_time(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, int64_t ts, bool suppress,
+bool
+tm_rp_to_trace_time(struct tm_replay *p, struct tm_tracker *c, struct tm_clockid clk, int64_t ts, bool suppress,
 	      int64_t *out, enum tm_conv_result *why)
 {
-	return to_trace_time_via(p, c, clk, ts, suppress, out, why, NULL);
+	return tm_rp_to_trace_time_via(p, c, clk, ts, suppress, out, why, NULL);
 }
 
 /* ClockTracker::AddSnapshot.  Returns false on its PIN error ("clock
  * overrides require the trace to use a single clock"). */
-static bool
-ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_clock *clk, size_t n, uint32_t seq)
+bool
+tm_rp_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_clock *clk, size_t n, uint32_t seq)
 {
 	if (c->is_pin)
 		return false;
 	if (!c->is_primary && tm_ctx_tag(p, c) == 0) {
 		c->tagged = true;
 		if (c->converted)
-			stat_add(p, c, TM_STAT_MIXED_SOURCES, 1);
+			tm_rp_stat_add(p, c, TM_STAT_MIXED_SOURCES, 1);
 	}
 	struct tm_graph_clock *gc = xmalloc((2 * n + 1) * sizeof *gc);
 	size_t k = 0;
@@ -144,7 +149,7 @@ ctx_add_snapshot(struct tm_replay *p, struct tm_tracker *c, const struct tm_op_c
 	}
 	char msg[512];
 	if (!tm_graph_add_snapshot(p->g, gc, k, p->tt, msg, sizeof msg))
-		stat_add(p, c, TM_STAT_INVALID_SNAPSHOT, 1);
+		tm_rp_stat_add(p, c, TM_STAT_INVALID_SNAPSHOT, 1);
 	free(gc);
 	return true;
 }

@@ -1,10 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The import replay's machine table (replay_priv.h): rows by raw machine
+ * id, the manifest's raw ids, and a context (tracker) forked per file and
+ * machine (forwarding_trace_parser.cc, proto_trace_reader.cc).
+ */
+#include "replay_priv.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* ------------------------------------------------------------------ */
 /* machines                                                            */
 /* ------------------------------------------------------------------ */
 
 /* The manifest's raw_id_to_table_id (only rows the manifest made). */
-static long
-row_of_raw(const struct tm_replay *p, uint64_t raw)
+long
+tm_rp_row_of_raw(const struct tm_replay *p, uint64_t raw)
 {
 	size_t row;
 
@@ -21,8 +34,8 @@ insert_row(struct tm_replay *p, uint64_t raw, const char *name)
 }
 
 /* A row made by the manifest, recorded in its raw_id_to_table_id. */
-static uint32_t
-new_row(struct tm_replay *p, uint64_t raw, const char *name)
+uint32_t
+tm_rp_new_row(struct tm_replay *p, uint64_t raw, const char *name)
 {
 	uint32_t row = insert_row(p, raw, name);
 	size_t first;
@@ -32,16 +45,16 @@ new_row(struct tm_replay *p, uint64_t raw, const char *name)
 	return row;
 }
 
-static long
-mc_find(const struct tm_replay *p, uint64_t raw)
+long
+tm_rp_mc_find(const struct tm_replay *p, uint64_t raw)
 {
 	size_t row;
 
 	return tm_u64map_get(&p->mc, raw, &row) ? (long)row : -1;
 }
 
-static void
-mc_add(struct tm_replay *p, uint64_t raw, uint32_t row)
+void
+tm_rp_mc_add(struct tm_replay *p, uint64_t raw, uint32_t row)
 {
 	tm_u64map_set(&p->mc, raw, row);
 }
@@ -89,8 +102,8 @@ note_file_row(struct tm_replay *p, size_t file, uint32_t row)
 }
 
 /* ForkContextForTrace(file, raw) (trace_processor_context.cc). */
-static struct tm_tracker *
-fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
+struct tm_tracker *
+tm_rp_fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 {
 	if (p->n_ctxs % TRACKER_BLOCK == 0) {
 		XGROW(p->trk_blocks, p->cap_trk_blocks, p->n_trk_blocks + 1);
@@ -98,16 +111,16 @@ fork_ctx(struct tm_replay *p, size_t file, uint64_t raw)
 	}
 	struct tm_tracker *c = &p->trk_blocks[p->n_trk_blocks - 1][p->n_ctxs % TRACKER_BLOCK];
 	c->file = (uint32_t)file;
-	long mrow = mc_find(p, raw);
+	long mrow = tm_rp_mc_find(p, raw);
 	if (mrow >= 0) {
 		c->row = (uint32_t)mrow;
 		c->is_primary = false;
 	} else {
 		/* MachineTracker: reuse the manifest's row, else insert one. */
-		long r = row_of_raw(p, raw);
+		long r = tm_rp_row_of_raw(p, raw);
 		c->row = r >= 0 ? (uint32_t)r : insert_row(p, raw, NULL);
 		c->is_primary = true;
-		mc_add(p, raw, c->row);
+		tm_rp_mc_add(p, raw, c->row);
 	}
 	p->n_ctxs++;
 	p->any_forked = true;

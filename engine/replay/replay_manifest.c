@@ -1,3 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The import replay's manifest apply (replay_priv.h): machines, edges and
+ * trace-time claims as perfetto_manifest_reader.cc applies them.
+ */
+#include "replay_priv.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* ------------------------------------------------------------------ */
 /* manifest apply (perfetto_manifest_reader.cc)                      */
 /* ------------------------------------------------------------------ */
@@ -5,8 +17,8 @@
 /* The member's path as a manifest names it: its trace_file name; for a
  * single input evaluated with a manifest we would write, the base name it
  * gets in that TAR. */
-static const char *
-mpath(const struct tm_replay *p, const struct tm_member *mb, size_t *len)
+const char *
+tm_rp_mpath(const struct tm_replay *p, const struct tm_member *mb, size_t *len)
 {
 	if (mb->name) {
 		*len = mb->name_len;
@@ -56,7 +68,7 @@ tid_of_path(struct tm_replay *p, const char *path, size_t plen)
 	for (size_t i = 0; i < n; i++) {
 		const struct tm_member *mb = &p->src->in->members[i];
 		size_t len;
-		const char *name = mpath(p, mb, &len);
+		const char *name = tm_rp_mpath(p, mb, &len);
 		if (name && mb->trace_file_id <= p->tf_rows && len == plen &&
 		    memcmp(name, path, len) == 0)
 			return mb->trace_file_id;
@@ -81,7 +93,7 @@ add_edges(struct tm_replay *p, const struct tm_manifest_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_edges && !p->error; i++) {
 		const struct tm_manifest_edge *e = &plan->edges[i];
-		long sr = row_of_raw(p, (uint64_t)e->source_raw), rr = row_of_raw(p, (uint64_t)e->ref_raw);
+		long sr = tm_rp_row_of_raw(p, (uint64_t)e->source_raw), rr = tm_rp_row_of_raw(p, (uint64_t)e->ref_raw);
 		struct tm_clockid src = {e->source_clock, 0, 0, (uint32_t)(sr < 0 ? 0 : sr)};
 		struct tm_clockid ref = {e->ref_clock, 0, 0, (uint32_t)(rr < 0 ? 0 : rr)};
 		if (e->source_clock == TM_CLOCK_TRACE_FILE)
@@ -92,15 +104,15 @@ add_edges(struct tm_replay *p, const struct tm_manifest_plan *plan)
 					       {ref, e->ref_ts, 1, false}};
 		char msg[512];
 		if (!tm_graph_add_snapshot(p->g, gc, 2, p->tt, msg, sizeof msg))
-			mfail(p, "%s", msg);
+			tm_rp_mfail(p, "%s", msg);
 	}
 }
 
 /* The manifest reader's apply step (manifest.c computes it in
  * trace_processor's order; here it lands on the machine table and the
  * graph): EnsureMachineRow calls, the trace-time claim, override edges. */
-static void
-apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
+void
+tm_rp_apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 {
 	const struct tm_manifest *m = p->m;
 	struct tm_manifest_archive_ops ops = {find_trace_file, p};
@@ -109,15 +121,15 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 	struct tm_error err;
 	enum tm_status st = tm_manifest_apply(m, &ops, &plan, &err);
 	for (size_t i = 0; i < plan.n_ensure; i++)
-		if (row_of_raw(p, (uint64_t)plan.ensure[i].raw_id) < 0)
-			new_row(p, (uint64_t)plan.ensure[i].raw_id, plan.ensure[i].name);
+		if (tm_rp_row_of_raw(p, (uint64_t)plan.ensure[i].raw_id) < 0)
+			tm_rp_new_row(p, (uint64_t)plan.ensure[i].raw_id, plan.ensure[i].name);
 	if (st != TM_OK) {
 		/* ApplyManifest adds each entry's edge as it goes: an edge of an
 		 * entry before the one that failed fails first (add_edges) */
 		add_edges(p, &plan);
 		if (!p->error && err.hint[0] && !p->hint)
 			p->hint = xstrdup(err.hint);
-		mfail(p, "%s", err.msg);
+		tm_rp_mfail(p, "%s", err.msg);
 		tm_manifest_plan_fini(&plan);
 		return;
 	}
@@ -140,8 +152,8 @@ apply_manifest(struct tm_replay *p, uint32_t manifest_tid)
 		}
 	}
 	if (plan.has_trace_time) {
-		long row = plan.tt_has_machine ? row_of_raw(p, (uint64_t)plan.tt_raw) : 0;
-		try_set_clock(p, (struct tm_clockid){plan.tt_clock, 0, 0, (uint32_t)(row < 0 ? 0 : row)},
+		long row = plan.tt_has_machine ? tm_rp_row_of_raw(p, (uint64_t)plan.tt_raw) : 0;
+		tm_rp_try_set_clock(p, (struct tm_clockid){plan.tt_clock, 0, 0, (uint32_t)(row < 0 ? 0 : row)},
 			      manifest_tid);
 	}
 	add_edges(p, &plan);

@@ -1,3 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The import replay's events list (keep_events; replay_priv.h): each event
+ * as trace_processor's tables would show it, its slice track, and the
+ * sorter's order over the list (sorter/trace_sorter.h, slice_tracker.cc).
+ */
+#include "replay_priv.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #define PENDING INT64_MIN /* an open slice's dur while slice_tracks runs */
 
 /* The stack of one slice track while slice_tracks runs: event indices. */
@@ -33,7 +46,7 @@ close_stack(struct tm_replay *p, struct sstack *st, int64_t ts, int64_t new_dur)
 			if (ts <= end)
 				continue;
 			/* MaybeCloseStack counts it per ended slice */
-			acc_stat_add(&p->acc[e->file], TM_STAT_MISPLACED_END_EVENT, false, 1);
+			tm_rp_acc_stat_add(&p->acc[e->file], TM_STAT_MISPLACED_END_EVENT, false, 1);
 			for (size_t j = st->n; j-- > i + 1;)
 				p->evs[st->v[j]].dur = wrap_sub(end, p->evs[st->v[j]].ts);
 			st->n = i;
@@ -86,7 +99,7 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 		if (o->phase == 'X' && o->dur < 0) {
 			/* SliceTracker::Scoped: slice_negative_duration, no slice */
 			o->is_slice = false;
-			acc_stat_add(&p->acc[o->file], TM_STAT_SLICE_NEGATIVE_DURATION, false, 1);
+			tm_rp_acc_stat_add(&p->acc[o->file], TM_STAT_SLICE_NEGATIVE_DURATION, false, 1);
 			continue;
 		}
 		if (!close_stack(p, st, o->ts, o->dur))
@@ -314,8 +327,8 @@ sort_by_rank(const size_t *rank, size_t *a, size_t n)
  * (sorter_rank), through SliceTracker's
  * rules: the durations of B/E pairs, which E closes which B, slices ended
  * by their parent. */
-static void
-slice_tracks(struct tm_replay *p)
+void
+tm_rp_slice_tracks(struct tm_replay *p)
 {
 	size_t nt = p->tracks.n; /* the listed events' tracks (ev_track) */
 	if (!nt)
@@ -354,8 +367,8 @@ _Static_assert(TM_STAT__COUNT < 255, "struct tm_report_event's drop holds a stat
 
 /* One event of the report's list (with keep_events; with dropped_only the
  * dropped ones only), as trace_processor's tables would show it. */
-static void
-record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
+void
+tm_rp_record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts, uint32_t row, int stat)
 {
 	if (!p->src->keep_events || (stat < 0 && (!detail || p->src->dropped_only)))
 		return;

@@ -1,3 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The import replay's failures (trace_processor's wrapped parse error, the
+ * manifest's) and stats counted per file and machine row (replay_priv.h).
+ */
+#include "replay_priv.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 /* ------------------------------------------------------------------ */
 /* errors and stats                                                    */
 /* ------------------------------------------------------------------ */
@@ -23,11 +35,8 @@ vfail(struct tm_replay *p, const char *fmt, va_list ap)
 	p->error = tm_buf_steal(&b);
 }
 
-static void
-fail(struct tm_replay *p, const char *fmt, ...) TM_PRINTF(2, 3);
-
-static void
-fail(struct tm_replay *p, const char *fmt, ...)
+void
+tm_rp_fail(struct tm_replay *p, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -35,14 +44,11 @@ fail(struct tm_replay *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* fail() for an error the manifest causes (its parse, validation or apply,
+/* tm_rp_fail() for an error the manifest causes (its parse, validation or apply,
  * or a manifest rule a trace breaks), whatever its text quotes: the report
  * says where it comes from (error_in_manifest). */
-static void
-mfail(struct tm_replay *p, const char *fmt, ...) TM_PRINTF(2, 3);
-
-static void
-mfail(struct tm_replay *p, const char *fmt, ...)
+void
+tm_rp_mfail(struct tm_replay *p, const char *fmt, ...)
 {
 	if (p->error)
 		return;
@@ -55,8 +61,8 @@ mfail(struct tm_replay *p, const char *fmt, ...)
 
 /* n more of stat st on a file (struct tm_file_acc: its non-zero stats);
  * missing: its events missing under st (miss_mask) instead. */
-static void
-acc_stat_add(struct tm_file_acc *a, int st, bool missing, uint64_t n)
+void
+tm_rp_acc_stat_add(struct tm_file_acc *a, int st, bool missing, uint64_t n)
 {
 	uint64_t b = 1ull << st, *mask = missing ? &a->miss_mask : &a->stat_mask;
 	size_t k = (size_t)__builtin_popcountll(*mask & (b - 1)) +
@@ -78,18 +84,18 @@ acc_stat_add(struct tm_file_acc *a, int st, bool missing, uint64_t n)
 /* n more events of a file missing from the merged trace, lost under stat
  * st (tm_stat_loses_events): every place the replay loses an event counts
  * it here, and the events list (record_event) names the same stat. */
-static void
-missing_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
+void
+tm_rp_missing_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
 {
-	acc_stat_add(a, (int)st, true, n);
+	tm_rp_acc_stat_add(a, (int)st, true, n);
 }
 
 /* Count a stat on the context's file and, for the three drop stats, on its
  * machine row. */
-static void
-stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, uint64_t n)
+void
+tm_rp_stat_add(struct tm_replay *p, const struct tm_tracker *c, enum tm_stat_id st, uint64_t n)
 {
-	acc_stat_add(&p->acc[c->file], (int)st, false, n);
+	tm_rp_acc_stat_add(&p->acc[c->file], (int)st, false, n);
 	if (tm_stat_is_drop(st)) {
 		if (c->row >= p->cap_row_drops) {
 			size_t old = p->cap_row_drops;
