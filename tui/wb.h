@@ -818,6 +818,12 @@ void text_fmt_size(uint64_t n, char *buf, size_t len);
 void text_fmt_dur(int64_t ns, char *buf, size_t len);
 /* Trace time is wall-clock time (the timeline's clock is REALTIME). */
 bool text_is_wall_clock(const struct tm_report *r);
+/* Under REALTIME, a trace time as the wall clock says it to the
+ * nanosecond, "11-14 22:13:20.334000000" (with_date: "2023-11-14
+ * 22:13:20.334000000 UTC"); false (buf untouched) otherwise or before 1970. */
+bool text_fmt_clock(const struct tm_report *r, int64_t ns, bool with_date, char *buf, size_t len);
+/* Under REALTIME the zone of ns ("UTC"), else "". */
+void text_clock_zone(const struct tm_report *r, int64_t ns, char *buf, size_t len);
 /* "a .. b" in trace time: wall-clock dates and times of day under
  * REALTIME ("2023-11-14 22:13:20.334 .. 22:13:21 UTC"), else offsets. */
 void text_fmt_range(const struct tm_report *r, int64_t a, int64_t b, char *buf, size_t len);

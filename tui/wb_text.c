@@ -115,7 +115,7 @@ fmt_ts(const struct tm_report *r, int64_t ns, bool with_date, char *buf, size_t 
 		text_fmt_dur(ns, buf, len);
 		return;
 	}
-	strftime(d, sizeof d, with_date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tmv);
+	strftime(d, sizeof d, with_date ? "%Y-%m-%d %H:%M:%S" : "%m-%d %H:%M:%S", &tmv);
 	strftime(z, sizeof z, "%Z", &tmv);
 	if (frac % 1000000 == 0 && frac)
 		snprintf(f, sizeof f, ".%03ld", frac / 1000000);
@@ -124,6 +124,33 @@ fmt_ts(const struct tm_report *r, int64_t ns, bool with_date, char *buf, size_t 
 	else if (frac)
 		snprintf(f, sizeof f, ".%09ld", frac);
 	snprintf(buf, len, "%s%s%s%s", d, f, z[0] ? " " : "", z);
+}
+
+bool
+text_fmt_clock(const struct tm_report *r, int64_t ns, bool with_date, char *buf, size_t len)
+{
+	if (!text_is_wall_clock(r) || ns < 0)
+		return false;
+	time_t sec = (time_t)(ns / 1000000000);
+	struct tm tmv;
+	char d[64], z[16];
+	if (!localtime_r(&sec, &tmv))
+		return false;
+	strftime(d, sizeof d, with_date ? "%Y-%m-%d %H:%M:%S" : "%m-%d %H:%M:%S", &tmv);
+	strftime(z, sizeof z, "%Z", &tmv);
+	snprintf(buf, len, "%s.%09ld%s%s", d, (long)(ns % 1000000000), with_date && z[0] ? " " : "",
+		 with_date ? z : "");
+	return true;
+}
+
+void
+text_clock_zone(const struct tm_report *r, int64_t ns, char *buf, size_t len)
+{
+	time_t sec = (time_t)((ns > 0 ? ns : 0) / 1000000000);
+	struct tm tmv;
+	buf[0] = 0;
+	if (text_is_wall_clock(r) && localtime_r(&sec, &tmv))
+		strftime(buf, len, "%Z", &tmv);
 }
 
 void

@@ -169,7 +169,10 @@ draw_selected(const struct wb *wb, const struct tm_report *r, const struct tm_vi
 		browse_fmt_ts(e->dur, dur, sizeof dur);
 	move(y, 0);
 	put_untrusted(e->name ? e->name : "(unnamed)", COLS / 3, theme_attr(ROLE_STATUS) | A_BOLD);
-	snprintf(line, sizeof line, "  at %s s%s%s", ts, dur[0] ? "  dur " : "", dur);
+	char wall[96], at[128] = "";
+	if (text_fmt_clock(r, e->ts, true, wall, sizeof wall))
+		snprintf(at, sizeof at, " (%s)", wall);
+	snprintf(line, sizeof line, "  at %s s%s%s%s", ts, at, dur[0] ? "  dur " : "", dur);
 	put_ours(line, COLS, theme_attr(ROLE_STATUS));
 	/* kept or dropped before the track: the stat is what matters */
 	const char *why = tm_report_event_dropped(e);
@@ -240,7 +243,14 @@ draw_events(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		put_ours(line, COLS, theme_attr(ROLE_TITLE));
 	}
 	clear_row(1, theme_attr(ROLE_HEADER));
-	snprintf(line, sizeof line, "%19s %11s  %-2s  %-16s  %-5s %-21s %s", "TS (s)", "DUR (s)", "PH",
+	char zone[48];
+	size_t first = b->top < b->n_shown ? tm_view_at(v, b->shown[b->top]) : SIZE_MAX;
+	text_clock_zone(r, first < r->n_events ? r->events[first].ts : 0, zone, sizeof zone);
+	/* under REALTIME a wider column: month, day and time of day */
+	int tw = zone[0] ? 24 : 19, dx = tw - 19;
+	char tsh[64];
+	snprintf(tsh, sizeof tsh, zone[0] ? "TIME (%s)" : "TS (s)", zone);
+	snprintf(line, sizeof line, "%*s %11s  %-2s  %-16s  %-5s %-21s %s", tw, tsh, "DUR (s)", "PH",
 		 "FILE", "MACH", "TRACK", "NAME");
 	put_ours(line, COLS, theme_attr(ROLE_HEADER));
 	for (int i = 0; i < rows; i++) {
@@ -259,26 +269,29 @@ draw_events(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		if (sel)
 			clear_row(y, attr);
 		char ts[40], dur[40] = "-", mach[64];
-		browse_fmt_ts(e->ts, ts, sizeof ts);
+		/* under REALTIME the time of day, as the other panes say it
+		 * (to the nanosecond; the date in the header) */
+		if (!text_fmt_clock(r, e->ts, false, ts, sizeof ts))
+			browse_fmt_ts(e->ts, ts, sizeof ts);
 		if (e->dur >= 0)
 			browse_fmt_ts(e->dur, dur, sizeof dur);
 		machine_name(r, e->machine, mach, sizeof mach);
-		snprintf(line, sizeof line, "%19s %11s  %c   ", ts, dur, e->phase ? e->phase : '-');
+		snprintf(line, sizeof line, "%*s %11s  %c   ", tw, ts, dur, e->phase ? e->phase : '-');
 		move(y, 0);
 		if (!sel)
 			attr = theme_attr(ROLE_DEFAULT);
 		int wattr = theme_attr(sel ? ROLE_CURSOR : why ? ROLE_DROPPED : ROLE_DEFAULT);
 		put_ours(line, COLS, attr);
 		put_untrusted(file_name(wb, r, e->file), 16, attr);
-		move(y, 55);
+		move(y, 55 + dx);
 		put_untrusted(mach, 5, attr);
-		move(y, 61);
+		move(y, 61 + dx);
 		struct tm_buf tid;
 		tm_buf_init(&tid);
 		tm_report_track_id(wb->m.s, r, e->track, &tid);
 		put_untrusted(tid.data ? tid.data : "-", 20, attr);
 		tm_buf_fini(&tid);
-		move(y, 83);
+		move(y, 83 + dx);
 		int x, yy;
 		getyx(stdscr, yy, x);
 		(void)yy;
@@ -300,19 +313,23 @@ draw_events(const struct wb *wb, const struct tm_report *r, const struct tm_view
 #define NAME_W 26
 
 static void
-draw_axis(const struct wb *wb, int y, int x0, int w)
+draw_axis(const struct wb *wb, const struct tm_report *r, int y, int x0, int w)
 {
 	const struct wb_browse *b = &wb->ui.browse;
 	char a[48], z[48], line[160];
 	clear_row(y, theme_attr(ROLE_HEADER));
-	browse_fmt_ts(b->t0, a, sizeof a);
-	browse_fmt_ts(b->t0 + b->span, z, sizeof z);
-	snprintf(line, sizeof line, "%s s", a);
+	bool wall = text_fmt_clock(r, b->t0, true, a, sizeof a) &&
+		    text_fmt_clock(r, b->t0 + b->span, false, z, sizeof z);
+	if (!wall) {
+		browse_fmt_ts(b->t0, a, sizeof a);
+		browse_fmt_ts(b->t0 + b->span, z, sizeof z);
+	}
+	snprintf(line, sizeof line, wall ? "%s" : "%s s", a);
 	move(y, 0);
 	put_ours("merged timeline", NAME_W - 1, theme_attr(ROLE_HEADER));
 	move(y, x0);
 	put_ours(line, w, theme_attr(ROLE_HEADER));
-	snprintf(line, sizeof line, "%s s", z);
+	snprintf(line, sizeof line, wall ? "%s" : "%s s", z);
 	int len = (int)strlen(line);
 	if (x0 + w - len > x0 + 24) {
 		move(y, x0 + w - len);
@@ -343,7 +360,7 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		 "^ instant * counter x dropped : before 0",
 		 r->n_tracks, n_files, n_files == 1 ? "" : "s", tm_view_n(v), tm_view_n_dropped(v), col);
 	put_ours(line, COLS, theme_attr(ROLE_TITLE));
-	draw_axis(wb, 1, x0, w);
+	draw_axis(wb, r, 1, x0, w);
 	size_t n_rows;
 	struct wb_trow *tmp;
 	const struct wb_trow *all = browse_rows_now(wb, r, &n_rows, &tmp);
