@@ -34,8 +34,15 @@
  * err->tp set to trace_processor's text.  So one inflate pass serves both
  * the listing (tm_stream_gz_prime: the first chunks, for the sniff) and the
  * scan, which reads on from the same stream.
+ *
+ * This file: the stream and its windows (file, range, borrowed), the read
+ * buffer, the byte reader (tm_rd), the producer threads, the dispatch.
+ * stream_priv.h is the struct the parts share: stream_ring.c (the ring a
+ * producer and its reader share), stream_zstd.c (libarchive's filter
+ * layer), stream_inflate.c (gzip, ctrace, ZIP deflate: the hand-over
+ * model), stream_ahead.c (read-ahead); each sets the next function of the
+ * streams it makes, so calls go one way, up to down.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -45,12 +52,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "zinflate.h"
+#include "stream_priv.h"
 
-#include "stream.h"
-#include "archive_priv.h"
-
-#define BLOCK (256u * 1024u)
 /* A file's remainder of at most TAIL bytes past a block is read with it, in
  * one pread (a TAR's 262 KiB member: one read, not 256 KiB and then 6 KB);
  * the read buffer has room for it (BUF_N). */
@@ -70,19 +73,6 @@ size_t tm_stream_tail = TAIL;
 #define FAR_SKIP (8u * 1024u)
 #define FAR_READ (4u * 1024u)
 size_t tm_stream_far_skip = FAR_SKIP;
-/* trace_processor's hand-over chunk (decompressing_trace_reader.cc). */
-#define TP_BLOB (32u << 20)
-/* Handed-over bytes tm_stream_gz_prime may keep ahead of the reader. */
-#define PRIME_MAX (1u << 20)
-/* How far a gzip/ctrace/zstd producer may run ahead of the reader: the chunk
- * being verified, the primed bytes and this much read-ahead. */
-#define RING_SLACK (3u << 20)
-/* Output per inflate call of the producer (how often it looks at stop and
- * at how far it may run ahead). */
-#define STEP (256u << 10)
-/* Speculative reading (see "speculation" below): the ring the producer
- * decompresses into and the reader reads from. */
-#define SPEC_RING (2u << 20)
 
 uint64_t tm_inflated_bytes; /* test hook: all decompressed output produced */
 struct tm_gz_tune tm_gz_tune; /* test hook: zeros = the defaults */
@@ -112,8 +102,8 @@ wk_main(void *p)
 }
 
 /* Run fn(arg) on an idle thread or a new one; NULL if none can start. */
-static struct worker *
-wk_start(void *(*fn)(void *), void *arg)
+struct worker *
+tm_st_wk_start(void *(*fn)(void *), void *arg)
 {
 	pthread_mutex_lock(&wk_mu);
 	struct worker *w = wk_idle;
@@ -195,24 +185,24 @@ tm_work_charge(struct tm_work *w, uint64_t n, const char *label, struct tm_error
 	return TM_OK;
 }
 
-static enum tm_status
-fail(struct tm_stream *st, struct tm_error *err, enum tm_status code, uint64_t off,
+enum tm_status
+tm_st_fail(struct tm_stream *st, struct tm_error *err, enum tm_status code, uint64_t off,
      const char *what)
 {
 	return tm_error_set(err, code, "%s: byte 0x%" PRIx64 ": %s", st->label, off, what);
 }
 
 /* A stream's error kept for later (the rare case: off the struct). */
-static struct tm_error *
-err_copy(const struct tm_error *e)
+struct tm_error *
+tm_st_err_copy(const struct tm_error *e)
 {
 	struct tm_error *c = xmalloc(sizeof *c);
 	*c = *e;
 	return c;
 }
 
-static struct tm_stream *
-new_stream(enum kind k, const char *label)
+struct tm_stream *
+tm_st_new(enum kind k, const char *label)
 {
 	struct tm_stream *st = xcalloc(1, sizeof *st);
 	st->kind = k;
@@ -230,7 +220,7 @@ tm_stream_file(const char *path, const char *label, uint64_t off, uint64_t len,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return tm_error_sys(err, errno, "%s", path);
-	struct tm_stream *st = new_stream(K_FILE, label);
+	struct tm_stream *st = tm_st_new(K_FILE, label);
 	st->fd = fd;
 	st->base = off;
 	st->size = len;
@@ -241,7 +231,7 @@ tm_stream_file(const char *path, const char *label, uint64_t off, uint64_t len,
 struct tm_stream *
 tm_stream_file_fd(int fd, const char *label, uint64_t len)
 {
-	struct tm_stream *st = new_stream(K_FILE, label);
+	struct tm_stream *st = tm_st_new(K_FILE, label);
 	st->fd = fd;
 	st->size = len;
 	return st;
@@ -250,7 +240,7 @@ tm_stream_file_fd(int fd, const char *label, uint64_t len)
 struct tm_stream *
 tm_stream_file_lent(int fd, const char *label, uint64_t len)
 {
-	struct tm_stream *st = new_stream(K_FILE, label);
+	struct tm_stream *st = tm_st_new(K_FILE, label);
 	st->fd = fd;
 	st->fd_lent = true;
 	st->size = len;
@@ -262,7 +252,7 @@ tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
 {
 	/* A window of a file window is just a smaller file window. */
 	if (parent->kind == K_FILE) {
-		struct tm_stream *st = new_stream(K_FILE, label);
+		struct tm_stream *st = tm_st_new(K_FILE, label);
 		st->work = parent->work;
 		st->fd = parent->fd;
 		st->fd_lent = parent->fd_lent;
@@ -274,7 +264,7 @@ tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
 		tm_stream_close(parent);
 		return st;
 	}
-	struct tm_stream *st = new_stream(K_RANGE, label);
+	struct tm_stream *st = tm_st_new(K_RANGE, label);
 	st->rd.st = parent;
 	st->work = parent->work;
 	st->size = len;
@@ -284,7 +274,7 @@ tm_stream_range(struct tm_stream *parent, const char *label, uint64_t len)
 struct tm_stream *
 tm_stream_borrow(struct tm_rd *rd, const char *label, uint64_t len)
 {
-	struct tm_stream *st = new_stream(K_RANGE, label);
+	struct tm_stream *st = tm_st_new(K_RANGE, label);
 	st->shared = rd;
 	st->work = rd->st->work;
 	st->size = len;
@@ -357,8 +347,8 @@ static uint64_t buf_allocs; /* buffers malloc'd (tm_stream_buf_allocs) */
 #define BUF_TAKE(b) ((void)(b))
 #endif
 
-static uint8_t *
-buf_take(void)
+uint8_t *
+tm_st_buf_take(void)
 {
 	uint8_t *b = tm_slot_take(&spare_buf, 1);
 	if (b) {
@@ -421,10 +411,8 @@ tm_stream_close(struct tm_stream *st)
 		tm_zx_end(&st->z, &st->zx);
 	if (st->zfd >= 0)
 		close(st->zfd);
-	if (st->vio.la)
-		archive_read_free(st->vio.la);
-	if (st->pio.la)
-		archive_read_free(st->pio.la);
+	if (st->la_free)
+		st->la_free(st); /* libarchive's (stream_zstd.c) */
 	tm_stream_close(st->psrc); /* (a queue reader first: it holds a block) */
 	while (st->q_head) {
 		struct qblk *b = st->q_head;
@@ -555,7 +543,7 @@ stream_skip(struct tm_stream *st, uint64_t want, uint64_t *got, struct tm_error 
 	st->pos += k;
 	*got = h + k;
 	if (k < w && !st->to_end)
-		return fail(st, err, TM_ERR_FORMAT, st->pos,
+		return tm_st_fail(st, err, TM_ERR_FORMAT, st->pos,
 			    "unexpected end of data (member runs past the end of its container)");
 	return TM_OK;
 }
@@ -571,7 +559,7 @@ next_file(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		return TM_OK;
 	}
 	if (!st->buf)
-		st->buf = buf_take();
+		st->buf = tm_st_buf_take();
 	size_t tail = tm_stream_tail < TAIL ? tm_stream_tail : TAIL;
 	size_t want = left <= BLOCK + tail ? (size_t)left : BLOCK;
 	if (st->far_skip && want > FAR_READ)
@@ -593,7 +581,7 @@ next_file(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		have += (size_t)r;
 	}
 	if (have == 0)
-		return fail(st, err, TM_ERR_FORMAT, st->pos,
+		return tm_st_fail(st, err, TM_ERR_FORMAT, st->pos,
 			    "unexpected end of file (member runs past the end of the archive)");
 	*p = st->buf;
 	*n = have;
@@ -631,7 +619,7 @@ next_range(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *
 		return TM_OK;
 	}
 	if (!rd->n)
-		return fail(st, err, TM_ERR_FORMAT, st->pos,
+		return tm_st_fail(st, err, TM_ERR_FORMAT, st->pos,
 			    "unexpected end of data (member runs past the end of its container)");
 	size_t k = left < rd->n ? (size_t)left : rd->n;
 	*p = rd->p;
@@ -653,11 +641,9 @@ tm_stream_next(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_err
 	case K_RANGE:
 		return next_range(st, p, n, err);
 	case K_INFLATE:
-		return st->raw ? next_inflate(st, p, n, err) : next_gzip(st, p, n, err);
 	case K_AHEAD:
-		return next_ahead(st, p, n, err);
 	case K_QUEUE:
-		return next_queue(st, p, n);
+		return st->next(st, p, n, err); /* set by the kind's constructor */
 	}
 	return TM_ERR_INVALID;
 }
@@ -677,7 +663,7 @@ tm_stream_window(struct tm_stream *parent, uint64_t off, uint64_t len, const cha
 		*out = tm_stream_range(parent, label, len);
 		return TM_OK;
 	}
-	struct tm_stream *st = new_stream(K_RANGE, label);
+	struct tm_stream *st = tm_st_new(K_RANGE, label);
 	st->rd.st = parent;
 	st->work = parent->work;
 	st->size = len;

@@ -1,3 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Read-ahead streams (stream_priv.h): the parent read on a producer thread.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream_priv.h"
+
+static enum tm_status next_ahead(struct tm_stream *st, const uint8_t **p, size_t *n,
+				 struct tm_error *err);
+
 /* ---- read-ahead: the parent decompresses on a thread of its own ----
  *
  * A producer thread (started by the first tm_stream_next) reads the
@@ -23,7 +35,7 @@ ahead_thread(void *arg)
 			if (s != TM_OK) {
 				st->ps = s;
 				free(st->perr);
-				st->perr = err_copy(&e);
+				st->perr = tm_st_err_copy(&e);
 			}
 			st->eof = true;
 			pthread_cond_signal(&st->cv_c);
@@ -32,7 +44,7 @@ ahead_thread(void *arg)
 		}
 		while (n) {
 			pthread_mutex_lock(&st->mu);
-			size_t free_b = ring_room(st);
+			size_t free_b = tm_st_ring_room(st);
 			bool stop = st->stop;
 			pthread_mutex_unlock(&st->mu);
 			if (stop)
@@ -57,7 +69,8 @@ ahead_thread(void *arg)
 struct tm_stream *
 tm_stream_ahead(struct tm_stream *parent, const char *label)
 {
-	struct tm_stream *st = new_stream(K_AHEAD, label);
+	struct tm_stream *st = tm_st_new(K_AHEAD, label);
+	st->next = next_ahead;
 	st->rd.st = parent;
 	st->work = parent->work;
 	st->size = parent->size;
@@ -94,7 +107,7 @@ next_ahead(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *
 		if (!st->thr_on) {
 			if (!st->hb)
 				st->hb = xmalloc(st->r_cap); /* pages are touched as used */
-			if ((st->wk = wk_start(ahead_thread, st)) != NULL) {
+			if ((st->wk = tm_st_wk_start(ahead_thread, st)) != NULL) {
 				st->thr_on = true;
 			} else {
 				st->sync = true;

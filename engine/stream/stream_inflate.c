@@ -1,3 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inflating streams (stream_priv.h): gzip and ctrace under
+ * trace_processor's hand-over model (described below), zstd under the same
+ * model (its decompression in stream_zstd.c), and ZIP deflate members.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stream_priv.h"
+
+static enum tm_status next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n,
+				   struct tm_error *err);
+static enum tm_status next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n,
+				struct tm_error *err);
+
 /* P's compressed bytes (see "gzip / ctrace" below): a window of the same
  * file when the parent is one (read again from the page cache), else the
  * queue of the blocks V reads. */
@@ -7,15 +26,16 @@ redo_init(struct tm_stream *st)
 	struct tm_stream *par = st->rd.st;
 	int fd = par->kind == K_FILE && par->fd >= 0 ? fcntl(par->fd, F_DUPFD_CLOEXEC, 0) : -1;
 	if (fd >= 0) {
-		struct tm_stream *f = new_stream(K_FILE, par->label);
+		struct tm_stream *f = tm_st_new(K_FILE, par->label);
 		f->work = par->work;
 		f->fd = fd;
 		f->base = par->base + par->pos;
 		f->size = par->size - par->pos;
 		st->psrc = f;
 	} else {
-		struct tm_stream *q = new_stream(K_QUEUE, st->label);
+		struct tm_stream *q = tm_st_new(K_QUEUE, st->label);
 		q->qown = st;
+		q->next = tm_st_next_queue;
 		st->q_on = true;
 		st->psrc = q;
 	}
@@ -50,9 +70,10 @@ struct tm_stream *
 tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool strip_trace,
 		  const char *zip_name, uint64_t zip_csize)
 {
-	struct tm_stream *st = new_stream(K_INFLATE, label);
+	struct tm_stream *st = tm_st_new(K_INFLATE, label);
 	st->rd.st = parent;
 	st->work = parent->work;
+	st->next = raw ? next_inflate : next_gzip;
 	st->raw = raw;
 	st->strip = strip_trace;
 	st->first = true;
@@ -88,9 +109,10 @@ tm_stream_inflate(struct tm_stream *parent, const char *label, bool raw, bool st
 struct tm_stream *
 tm_stream_unzstd(struct tm_stream *parent, const char *label)
 {
-	struct tm_stream *st = new_stream(K_INFLATE, label);
+	struct tm_stream *st = tm_st_new(K_INFLATE, label);
 	st->rd.st = parent;
 	st->work = parent->work;
+	st->next = next_gzip;
 	st->zst = true;
 	st->first = true;
 	st->boundary = true;
@@ -103,7 +125,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 {
 	enum tm_status s;
 	if (!st->buf)
-		st->buf = buf_take();
+		st->buf = tm_st_buf_take();
 	*n = 0;
 	if (st->eof && st->zres == 3) { /* bad data after the block delivered */
 		st->zres = 2;
@@ -139,7 +161,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 						st->label, st->zip_name ? st->zip_name : "",
 						st->zip_csize);
 				}
-				return fail(st, err, TM_ERR_FORMAT, st->pos,
+				return tm_st_fail(st, err, TM_ERR_FORMAT, st->pos,
 					    "Compressed stream incomplete, trace is likely corrupt "
 					    "(ERR:tp-corrupt)");
 			}
@@ -149,7 +171,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 				st->first = false;
 				/* gzip only: cut everything up to and including
 				 * "TRACE:\n" in the first raw chunk (decompressing_trace_reader.cc). */
-				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
+				const uint8_t *m = st->strip ? tm_st_find_trace_marker(in, len) : NULL;
 				if (m) {
 					len -= (size_t)(m - in);
 					in = m;
@@ -197,7 +219,7 @@ next_inflate(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error
 						    st->label, st->zip_name ? st->zip_name : "",
 						    st->zip_csize);
 			}
-			return fail(st, err, TM_ERR_FORMAT, st->pos,
+			return tm_st_fail(st, err, TM_ERR_FORMAT, st->pos,
 				    "Failed to decompress trace chunk (ERR:tp-corrupt)");
 		}
 	}
@@ -322,19 +344,18 @@ tm_stream_member_end(const struct tm_stream *st)
  * the stream ends, or decompression fails.  Appends after the ready bytes
  * (r_head == r_ready on entry).  Returns our own errors only: the parent's,
  * or TM_ERR_CANCELLED once the stream is being closed. */
-static enum tm_status zs_fill(struct tm_stream *st, struct tm_error *err);
 
 static enum tm_status
 gz_fill(struct tm_stream *st, struct tm_error *err)
 {
 	enum tm_status s;
 	if (st->zst)
-		return zs_fill(st, err);
-	uint64_t chunk0 = ring_chunk_start(st);
+		return tm_st_zs_fill(st, err);
+	uint64_t chunk0 = tm_st_ring_chunk_start(st);
 	bool in_end = false;
 	for (;;) {
 		if (st->z.avail_in == 0 && !in_end) {
-			if ((s = v_fill(st, err)) != TM_OK)
+			if ((s = tm_st_v_fill(st, err)) != TM_OK)
 				return s; /* ours (an I/O error): the stream stops here */
 			in_end = !st->rd.n;
 		}
@@ -346,7 +367,7 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 				st->first_len = len;
 				/* cut everything up to and including "TRACE:\n" in the
 				 * first raw chunk (decompressing_trace_reader.cc). */
-				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
+				const uint8_t *m = st->strip ? tm_st_find_trace_marker(in, len) : NULL;
 				if (m) {
 					len -= (size_t)(m - in);
 					in = m;
@@ -360,7 +381,7 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 		}
 		size_t out;
 		uint8_t *dst;
-		enum ring_step w = ring_window(st, chunk0, in_end && st->boundary, &out, &dst, err);
+		enum ring_step w = tm_st_ring_window(st, chunk0, in_end && st->boundary, &out, &dst, err);
 		if (w != RING_WRITE)
 			return w == RING_HANDED ? TM_OK : TM_ERR_CANCELLED;
 		st->z.next_out = dst;
@@ -369,7 +390,7 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 		int r = tm_zx_inflate(&st->z, st->zx);
 		size_t got = out - st->z.avail_out;
 		st->r_head += got;
-		v_wrote(st, dst, got);
+		tm_st_v_wrote(st, dst, got);
 		if (got)
 			__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)got, __ATOMIC_RELAXED);
 		if ((s = tm_work_charge(st->work, got, st->label, err)) != TM_OK)
@@ -383,21 +404,21 @@ gz_fill(struct tm_stream *st, struct tm_error *err)
 			/* trace_processor hands a member's output to the parser at
 			 * its end, before it decodes what follows (which may fail). */
 			if (st->r_head > chunk0) {
-				gz_release(st, false);
+				tm_st_gz_release(st, false);
 				return TM_OK;
 			}
 			continue;
 		}
 		if (r == Z_BUF_ERROR && in_end) {
 			/* no progress and no more input */
-			gz_fail(st,
+			tm_st_gz_fail(st,
 				"Compressed stream incomplete, trace is likely corrupt (ERR:tp-corrupt)",
 				NULL);
 			return TM_OK;
 		}
 		if (r == Z_OK || r == Z_BUF_ERROR)
 			continue; /* more input or more room (checked above) */
-		gz_fail(st, "Failed to decompress trace chunk (ERR:tp-corrupt)", NULL);
+		tm_st_gz_fail(st, "Failed to decompress trace chunk (ERR:tp-corrupt)", NULL);
 		return TM_OK;
 	}
 }
@@ -421,7 +442,7 @@ gz_thread(void *arg)
 		if (s != TM_OK && !st->stop) {
 			st->ps = s;
 			free(st->perr);
-			st->perr = err_copy(&e);
+			st->perr = tm_st_err_copy(&e);
 		}
 		if (end && st->c_wait)
 			pthread_cond_signal(&st->cv_c);
@@ -431,7 +452,6 @@ gz_thread(void *arg)
 	}
 }
 
-static int la_start(struct la_io *io);
 
 /* P went where V did not: a bug of ours, never trace_processor's verdict. */
 static enum tm_status
@@ -453,14 +473,14 @@ p_fill(struct tm_stream *st, size_t want, struct tm_error *err)
 	if (st->zst) {
 		struct la_io *io = &st->pio;
 		if (!io->open && want) {
-			int r0 = la_start(io);
+			int r0 = tm_st_la_start(io);
 			if (r0 == 1)
 				io->end = true;
 			else if (r0 != 0)
 				goto fail;
 		}
 		while (want) {
-			la_ssize_t r = io->end ? 0 : archive_read_data(io->la, dst, want);
+			ssize_t r = io->end ? 0 : tm_st_zs_read(io, dst, want);
 			if (r <= 0)
 				goto fail;
 			dst += r;
@@ -495,7 +515,7 @@ p_fill(struct tm_stream *st, size_t want, struct tm_error *err)
 			size_t len = st->prd.n;
 			if (st->pfirst) { /* as V did (gz_fill) */
 				st->pfirst = false;
-				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
+				const uint8_t *m = st->strip ? tm_st_find_trace_marker(in, len) : NULL;
 				if (m) {
 					len -= (size_t)(m - in);
 					in = m;
@@ -591,7 +611,7 @@ spec_begin(struct tm_stream *st)
 	/* (a step may run past the end; huge pages: V writes all of it, a
 	 * page fault per 2 MiB instead of per 4 KiB) */
 	tm_big_resize((void **)&st->hb, &st->hb_cap, st->s_cap + st->r_step, 1, TM_STAGE_MIN);
-	if ((st->wk = wk_start(gz_thread, st)) != NULL) {
+	if ((st->wk = tm_st_wk_start(gz_thread, st)) != NULL) {
 		st->thr_on = true;
 	} else {
 		st->spec_on = false;
@@ -677,7 +697,7 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 	*n = 0;
 	pthread_mutex_lock(&st->mu);
 	st->r_free = st->pos; /* the block handed out last is given back */
-	if (st->p_wait && (!st->spec_on || spec_fill(st) <= st->s_cap / 2))
+	if (st->p_wait && (!st->spec_on || tm_st_spec_fill(st) <= st->s_cap / 2))
 		pthread_cond_signal(&st->cv_p);
 	if (st->spec && !st->spec_on)
 		spec_begin(st);
@@ -695,7 +715,7 @@ next_gzip(struct tm_stream *st, const uint8_t **p, size_t *n, struct tm_error *e
 		if (st->failed || st->ps != TM_OK || st->eof)
 			return end_result(st, err);
 		if (!st->thr_on && !st->sync) {
-			if ((st->wk = wk_start(gz_thread, st)) != NULL)
+			if ((st->wk = tm_st_wk_start(gz_thread, st)) != NULL)
 				st->thr_on = true;
 			else
 				st->sync = true; /* inflate here, as without threads */

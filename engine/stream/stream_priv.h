@@ -1,3 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The member byte stream's private face (stream.h the public one), owned
+ * by stream.c: the struct and what its parts share.  Calls go one way:
+ * stream_ahead.c, stream_inflate.c -> stream_zstd.c -> stream_ring.c ->
+ * stream.c; stream.c reaches the kinds above it through st->next and
+ * st->la_free only.
+ */
+#ifndef TM_STREAM_PRIV_H
+#define TM_STREAM_PRIV_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <zlib.h>
+
+#include "zinflate.h"
+#include "stream.h"
+#include "archive_priv.h"
+
+struct archive;
+
+#define BLOCK (256u * 1024u)
+/* trace_processor's hand-over chunk (decompressing_trace_reader.cc). */
+#define TP_BLOB (32u << 20)
+/* Handed-over bytes tm_stream_gz_prime may keep ahead of the reader. */
+#define PRIME_MAX (1u << 20)
+/* How far a gzip/ctrace/zstd producer may run ahead of the reader: the chunk
+ * being verified, the primed bytes and this much read-ahead. */
+#define RING_SLACK (3u << 20)
+/* Output per inflate call of the producer (how often it looks at stop and
+ * at how far it may run ahead). */
+#define STEP (256u << 10)
+/* Speculative reading (see "speculation" below): the ring the producer
+ * decompresses into and the reader reads from. */
+#define SPEC_RING (2u << 20)
+
 enum kind { K_FILE, K_RANGE, K_INFLATE, K_AHEAD, K_QUEUE };
 
 /* One block of compressed input queued for the re-decompression. */
@@ -9,6 +50,11 @@ struct qblk {
 
 struct tm_stream {
 	enum kind kind;
+	/* the next block of a stream of kind K_INFLATE, K_AHEAD or K_QUEUE
+	 * (tm_stream_next; file and range windows are read by stream.c) */
+	enum tm_status (*next)(struct tm_stream *st, const uint8_t **p, size_t *n,
+			       struct tm_error *err);
+	void (*la_free)(struct tm_stream *st); /* zstd: frees vio.la, pio.la */
 	char *label; /* "<archive>: <member>" for error messages */
 	struct tm_work *work; /* the input's listing budget and cancel flag */
 	uint64_t pos;
@@ -137,3 +183,46 @@ struct worker {
 	struct worker *next; /* idle list */
 };
 
+/* RING_HANDED also stands for a pause (pause_at): gz_fill returns, the
+ * chunk not handed over, and goes on from there when called again. */
+enum ring_step { RING_WRITE, RING_HANDED, RING_STOPPED };
+
+/* ---- stream.c ---- */
+
+struct tm_stream *tm_st_new(enum kind k, const char *label);
+enum tm_status tm_st_fail(struct tm_stream *st, struct tm_error *err, enum tm_status code,
+			  uint64_t off, const char *what);
+/* A stream's error kept for later (the rare case: off the struct). */
+struct tm_error *tm_st_err_copy(const struct tm_error *e);
+/* A read buffer of BLOCK + tail bytes (the spare one when parked). */
+uint8_t *tm_st_buf_take(void);
+/* Run fn(arg) on an idle thread or a new one; NULL if none can start. */
+struct worker *tm_st_wk_start(void *(*fn)(void *), void *arg);
+
+/* ---- the ring (stream_ring.c) ---- */
+
+const uint8_t *tm_st_find_trace_marker(const uint8_t *p, size_t n);
+size_t tm_st_ring_room(struct tm_stream *st);
+size_t tm_st_spec_fill(const struct tm_stream *st);
+uint8_t *tm_st_spec_room(struct tm_stream *st, size_t o);
+void tm_st_gz_release(struct tm_stream *st, bool eof);
+void tm_st_gz_fail(struct tm_stream *st, const char *tp, const char *why);
+void tm_st_q_push(struct tm_stream *st, const uint8_t *p, size_t n);
+enum tm_status tm_st_next_queue(struct tm_stream *q, const uint8_t **p, size_t *n,
+				struct tm_error *err);
+enum tm_status tm_st_v_fill(struct tm_stream *st, struct tm_error *err);
+uint64_t tm_st_ring_chunk_start(struct tm_stream *st);
+enum ring_step tm_st_ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end,
+				 size_t *out, uint8_t **dst, struct tm_error *err);
+void tm_st_v_wrote(struct tm_stream *st, const uint8_t *dst, size_t got);
+
+/* ---- zstd (stream_zstd.c) ---- */
+
+/* io's libarchive reader opened (0), at once at its end (1), or failed. */
+int tm_st_la_start(struct la_io *io);
+/* V's step of a zstd stream (gz_fill's). */
+enum tm_status tm_st_zs_fill(struct tm_stream *st, struct tm_error *err);
+/* P: up to want bytes of io's output (archive_read_data). */
+ssize_t tm_st_zs_read(struct la_io *io, uint8_t *dst, size_t want);
+
+#endif

@@ -1,5 +1,19 @@
-static const uint8_t *
-find_trace_marker(const uint8_t *p, size_t n)
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ring a gzip/ctrace/zstd stream's producer (V) and its reader share
+ * (stream_priv.h; the model is described in stream_inflate.c): room and
+ * hand-overs, the failure found and kept, the queue of compressed blocks
+ * for the re-decompression, the speculative ring.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream_priv.h"
+
+const uint8_t *
+tm_st_find_trace_marker(const uint8_t *p, size_t n)
 {
 	static const char m[] = "TRACE:\n";
 	for (size_t i = 0; i + 7 <= n; i++)
@@ -10,8 +24,8 @@ find_trace_marker(const uint8_t *p, size_t n)
 
 /* Producer, mu held: wait until V may run ahead or the stream is being
  * closed (stop); the bytes it may still produce. */
-static size_t
-ring_room(struct tm_stream *st)
+size_t
+tm_st_ring_room(struct tm_stream *st)
 {
 	while (st->r_head - st->r_free == st->r_cap && !st->stop) {
 		st->p_wait = true;
@@ -30,8 +44,8 @@ ring_room(struct tm_stream *st)
  * (it signals then); the reader waits for bytes only while it has less
  * than a block, i.e. less than s_cap - r_step (ring_init): V is not
  * waiting then, and V wakes it before it could wait. */
-static size_t
-spec_fill(const struct tm_stream *st)
+size_t
+tm_st_spec_fill(const struct tm_stream *st)
 {
 	uint64_t base = st->r_free > st->spec_from ? st->r_free : st->spec_from;
 	return (size_t)(st->r_head - base);
@@ -41,8 +55,8 @@ spec_fill(const struct tm_stream *st)
  * bytes (always whole steps: V asks the decompressor for the same amounts
  * as without speculation, so its failure is met at the same byte); where to
  * write them (the scratch once the reader is done or the stream closes). */
-static uint8_t *
-spec_room(struct tm_stream *st, size_t o)
+uint8_t *
+tm_st_spec_room(struct tm_stream *st, size_t o)
 {
 	for (;;) {
 		if (st->stop || st->s_drain)
@@ -57,8 +71,8 @@ spec_room(struct tm_stream *st, size_t o)
 }
 
 /* Hand over everything produced (eof: the clean end of the stream). */
-static void
-gz_release(struct tm_stream *st, bool eof)
+void
+tm_st_gz_release(struct tm_stream *st, bool eof)
 {
 	pthread_mutex_lock(&st->mu);
 	st->inflated = st->r_head;
@@ -105,7 +119,7 @@ gz_zlib_failure(struct tm_stream *st, uint64_t handed, uint64_t *at, uint64_t *i
 			pos += len;
 			if (first && len) {
 				first = false;
-				const uint8_t *m = st->strip ? find_trace_marker(in, len) : NULL;
+				const uint8_t *m = st->strip ? tm_st_find_trace_marker(in, len) : NULL;
 				if (m) {
 					len -= (size_t)(m - in);
 					in = m;
@@ -150,8 +164,8 @@ gz_zlib_failure(struct tm_stream *st, uint64_t handed, uint64_t *at, uint64_t *i
 
 /* Decompression failed: drop the chunk being collected; the failure is
  * reported once the handed-over bytes are delivered. */
-static void
-gz_fail(struct tm_stream *st, const char *tp, const char *why)
+void
+tm_st_gz_fail(struct tm_stream *st, const char *tp, const char *why)
 {
 	struct tm_error e;
 	tm_error_clear(&e);
@@ -176,15 +190,15 @@ gz_fail(struct tm_stream *st, const char *tp, const char *why)
 	st->failed = true;
 	st->fs = fs;
 	free(st->ferr);
-	st->ferr = err_copy(&e);
+	st->ferr = tm_st_err_copy(&e);
 	if (st->c_wait)
 		pthread_cond_signal(&st->cv_c);
 	pthread_mutex_unlock(&st->mu);
 }
 
 /* V: queue a block read from the parent for P (parents that are streams). */
-static void
-q_push(struct tm_stream *st, const uint8_t *p, size_t n)
+void
+tm_st_q_push(struct tm_stream *st, const uint8_t *p, size_t n)
 {
 	if (st->spec_on) {
 		pthread_mutex_lock(&st->mu);
@@ -208,9 +222,10 @@ q_push(struct tm_stream *st, const uint8_t *p, size_t n)
 
 /* K_QUEUE: the next block V queued (n = 0 when none: P never needs one V
  * has not read). */
-static enum tm_status
-next_queue(struct tm_stream *q, const uint8_t **p, size_t *n)
+enum tm_status
+tm_st_next_queue(struct tm_stream *q, const uint8_t **p, size_t *n, struct tm_error *err)
 {
+	(void)err; /* (the queue has no error of its own) */
 	struct tm_stream *o = q->qown;
 	free(q->qcur);
 	pthread_mutex_lock(&o->mu);
@@ -229,37 +244,34 @@ next_queue(struct tm_stream *q, const uint8_t **p, size_t *n)
 }
 
 /* V: the parent's next block once rd is used up (queued for P). */
-static enum tm_status
-v_fill(struct tm_stream *st, struct tm_error *err)
+enum tm_status
+tm_st_v_fill(struct tm_stream *st, struct tm_error *err)
 {
 	if (st->rd.n)
 		return TM_OK;
 	enum tm_status s = tm_stream_next(st->rd.st, &st->rd.p, &st->rd.n, err);
 	if (s == TM_OK && st->rd.n && st->q_on)
-		q_push(st, st->rd.p, st->rd.n);
+		tm_st_q_push(st, st->rd.p, st->rd.n);
 	return s;
 }
 
 /* The start of the chunk V collects (the last hand-over: V enters gz_fill
  * there, or where a provisional prime paused it). */
-static uint64_t
-ring_chunk_start(struct tm_stream *st)
+uint64_t
+tm_st_ring_chunk_start(struct tm_stream *st)
 {
 	if (!st->vs)
 		st->vs = xmalloc(st->r_step);
 	return st->r_ready;
 }
 
-/* RING_HANDED also stands for a pause (pause_at): gz_fill returns, the
- * chunk not handed over, and goes on from there when called again. */
-enum ring_step { RING_WRITE, RING_HANDED, RING_STOPPED };
 
 /* How much V decodes next in the chunk that began at chunk0: hands the
  * chunk over when it is full, or when `clean_end` (the input ended at a
  * boundary); otherwise sets *out (bounded by the chunk, how far V may run
  * ahead and r_step).  RING_STOPPED: the stream is being closed (err set). */
-static enum ring_step
-ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, uint8_t **dst,
+enum ring_step
+tm_st_ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, uint8_t **dst,
 	    struct tm_error *err)
 {
 	const struct tm_stream_end *k = st->known;
@@ -272,7 +284,7 @@ ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, 
 		st->eof = st->failed = true;
 		st->fs = k->fs;
 		free(st->ferr);
-		st->ferr = err_copy(&k->err);
+		st->ferr = tm_st_err_copy(&k->err);
 		if (st->c_wait)
 			pthread_cond_signal(&st->cv_c);
 		pthread_mutex_unlock(&st->mu);
@@ -280,11 +292,11 @@ ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, 
 	}
 	size_t room = (size_t)(chunk0 + TP_BLOB - st->r_head);
 	if (room == 0) {
-		gz_release(st, false); /* a full chunk */
+		tm_st_gz_release(st, false); /* a full chunk */
 		return RING_HANDED;
 	}
 	if (clean_end) {
-		gz_release(st, true); /* the clean end: hand over the rest */
+		tm_st_gz_release(st, true); /* the clean end: hand over the rest */
 		return RING_HANDED;
 	}
 	if (st->pause_at && st->r_head >= st->pause_at)
@@ -299,9 +311,9 @@ ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, 
 	pthread_mutex_lock(&st->mu);
 	st->inflated = st->r_head;
 	if (st->spec_on) {
-		*dst = spec_room(st, o);
+		*dst = tm_st_spec_room(st, o);
 	} else {
-		size_t free_b = ring_room(st);
+		size_t free_b = tm_st_ring_room(st);
 		if (o > free_b)
 			o = free_b;
 		*dst = st->vs;
@@ -319,8 +331,8 @@ ring_window(struct tm_stream *st, uint64_t chunk0, bool clean_end, size_t *out, 
 /* V wrote got bytes at dst (from ring_window) and counted them in r_head:
  * in ring mode, move what ran past the ring's end to its start and let the
  * reader have them. */
-static void
-v_wrote(struct tm_stream *st, const uint8_t *dst, size_t got)
+void
+tm_st_v_wrote(struct tm_stream *st, const uint8_t *dst, size_t got)
 {
 	if (!st->spec_on || dst == st->vs || !got)
 		return;
@@ -330,7 +342,7 @@ v_wrote(struct tm_stream *st, const uint8_t *dst, size_t got)
 	pthread_mutex_lock(&st->mu);
 	st->s_head = st->r_head;
 	if (st->c_wait) {
-		size_t fill = spec_fill(st);
+		size_t fill = tm_st_spec_fill(st);
 		if (fill >= st->s_cap / 2 || st->s_cap - fill < st->r_step)
 			pthread_cond_signal(&st->cv_c);
 	}

@@ -1,4 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * zstd through libarchive's filter layer (stream_priv.h), loaded on first
+ * use: the read callback over the parent, the reader opened, and V's step;
+ * under the hand-over model of stream_inflate.c.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <archive.h>
+
+#include "stream_priv.h"
 
 /* libarchive is loaded on first use (dlopen), not linked: only zstd
  * members need it, and linked, the dynamic loader mapped and relocated its
@@ -103,13 +116,13 @@ la_read(struct archive *a, void *ud, const void **buf)
 		enum tm_status s = tm_stream_next(rd->st, &p, &n, &e);
 		if (s != TM_OK) {
 			free(io->perr);
-			io->perr = err_copy(&e);
+			io->perr = tm_st_err_copy(&e);
 			io->ps = s;
 			archive_set_error(a, EIO, "read error in the compressed data");
 			return ARCHIVE_FATAL;
 		}
 		if (n && io->enq)
-			q_push(io->st, p, n);
+			tm_st_q_push(io->st, p, n);
 	}
 	rd->p = n ? p + n : p; /* p may be NULL at the end (no NULL + 0) */
 	rd->n = 0;
@@ -122,8 +135,24 @@ la_read(struct archive *a, void *ud, const void **buf)
  * decompresses to nothing, -1: it failed (io->ps set when the parent's read
  * failed: ours; otherwise libarchive's error string says why), -2: no zstd
  * in this libarchive. */
-static int
-la_start(struct la_io *io)
+/* tm_stream_close's: the stream's libarchive readers. */
+static void
+la_free(struct tm_stream *st)
+{
+	if (st->vio.la)
+		archive_read_free(st->vio.la);
+	if (st->pio.la)
+		archive_read_free(st->pio.la);
+}
+
+ssize_t
+tm_st_zs_read(struct la_io *io, uint8_t *dst, size_t want)
+{
+	return archive_read_data(io->la, dst, want);
+}
+
+int
+tm_st_la_start(struct la_io *io)
 {
 	if (tm_zstd_missing())
 		return -2; /* (not open: every call says so again) */
@@ -131,6 +160,7 @@ la_start(struct la_io *io)
 	io->la = archive_read_new();
 	if (!io->la)
 		abort();
+	io->st->la_free = la_free;
 	/* One explicit filter, no bidding: libarchive would otherwise keep
 	 * bidding on its own output and unwrap a .zst.zst or .gz.zst in one
 	 * go, where trace_processor sees one level per container. */
@@ -162,14 +192,14 @@ la_start(struct la_io *io)
  * "Truncated zstd input" -> "Compressed stream incomplete ...", anything
  * else -> "Failed to decompress trace chunk"; libarchive's words stay in
  * our message. */
-static enum tm_status
-zs_fill(struct tm_stream *st, struct tm_error *err)
+enum tm_status
+tm_st_zs_fill(struct tm_stream *st, struct tm_error *err)
 {
 	struct la_io *io = &st->vio;
-	uint64_t chunk0 = ring_chunk_start(st);
+	uint64_t chunk0 = tm_st_ring_chunk_start(st);
 	int r0 = 0;
 	if (!io->open) {
-		r0 = la_start(io);
+		r0 = tm_st_la_start(io);
 		if (r0 == -2)
 			return tm_error_set(err, TM_ERR_UNSUPPORTED,
 					    "%s: zstd decompression is unavailable: %s", st->label,
@@ -185,7 +215,7 @@ zs_fill(struct tm_stream *st, struct tm_error *err)
 		uint8_t *dst = NULL;
 		if (r0 == 0) {
 			size_t out;
-			enum ring_step w = ring_window(st, chunk0, io->end, &out, &dst, err);
+			enum ring_step w = tm_st_ring_window(st, chunk0, io->end, &out, &dst, err);
 			if (w != RING_WRITE)
 				return w == RING_HANDED ? TM_OK : TM_ERR_CANCELLED;
 			r = archive_read_data(io->la, dst, out);
@@ -199,7 +229,7 @@ zs_fill(struct tm_stream *st, struct tm_error *err)
 			if (!m)
 				m = "unknown libarchive error";
 			/* "Truncated zstd input" */
-			gz_fail(st,
+			tm_st_gz_fail(st,
 				strstr(m, "runcated") ? "Compressed stream incomplete, trace is "
 							"likely corrupt (ERR:tp-corrupt)"
 						      : "Failed to decompress trace chunk (ERR:tp-corrupt)",
@@ -211,7 +241,7 @@ zs_fill(struct tm_stream *st, struct tm_error *err)
 			continue;
 		}
 		st->r_head += (uint64_t)r;
-		v_wrote(st, dst, (size_t)r);
+		tm_st_v_wrote(st, dst, (size_t)r);
 		__atomic_fetch_add(&tm_inflated_bytes, (uint64_t)r, __ATOMIC_RELAXED);
 		enum tm_status s = tm_work_charge(st->work, (uint64_t)r, st->label, err);
 		if (s != TM_OK)
