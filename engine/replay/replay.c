@@ -486,7 +486,9 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 		break;
 	case TM_OP_PUSH:
 		c = reader_ctx(p, fs, op->machine);
+		p->untimed = op->flags & TM_CONV_UNTIMED;
 		push(p, fs, c, in_pkt ? pkt_ts : op->ts, op->detail, op->flags & TM_PUSH_TRACK_EVENT);
+		p->untimed = false;
 		break;
 	case TM_OP_PUSH_NOTS:
 		p->acc[fs->file].events += op->n;

@@ -138,10 +138,13 @@ enum {
 	 * (ProtoTraceReader::ParseServiceEvent: tracing_started_ns = its
 	 * converted timestamp, or the raw one when it does not convert) */
 	TM_SVC_TRACING_STARTED = 1u << 17,
-	/* CONVERT: an event without a timestamp of its own (a JSON metadata
-	 * event, pushed at 0: json_trace_tokenizer.cc): counted and placed as
-	 * any, but no part of its file's time range (ours: a Chrome trace's
-	 * metadata at 0 would stretch it over the days since boot) */
+	/* CONVERT or PUSH: an event without a time of its own (a JSON metadata
+	 * event, ph M, pushed at its ts or at 0 without one:
+	 * json_trace_tokenizer.cc; a proto packet of no event kind, a
+	 * descriptor or Chrome's metadata bundle, at raw ts 0): counted and
+	 * placed as any, but no part of its file's time range (ours: a Chrome
+	 * trace's metadata at 0 would stretch it over the days since boot and
+	 * centre the timeline's zoom where no event is) */
 	TM_CONV_UNTIMED = 1u << 18,
 	/* CONVERT with TM_CONV_NO_PUSH: an strace line without a pid; once
 	 * its conversion succeeds it counts strace_missing_pid

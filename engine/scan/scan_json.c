@@ -887,14 +887,13 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 			failure(js);
 		return TM_JL_OK;
 	}
-	bool untimed = false;
+	bool untimed = phase == 'M'; /* its ts is no time (TM_CONV_UNTIMED) */
 	if (ts == INT64_MAX) {
 		if (phase != 'M') {
 			failure(js);
 			return TM_JL_OK;
 		}
 		ts = 0;
-		untimed = true;
 	}
 	if (tid == 0 && pid != 0 && !tid_str)
 		tid = pid;

@@ -1057,8 +1057,11 @@ process_general(struct ps *s, const uint8_t *p, size_t n, const uint8_t *lim, ui
 			break; /* handled at tokenize time, not pushed */
 		}
 	}
-	if (!handled)
-		tm_ps_pend_add(s, TM_OP_PUSH, k.machine, off);
+	if (!handled) {
+		struct pend *pu = tm_ps_pend_add(s, TM_OP_PUSH, k.machine, off);
+		if (k.has_ts && k.ts == 0) /* no event: metadata at 0 (TM_CONV_UNTIMED) */
+			pu->flags |= TM_CONV_UNTIMED;
+	}
 
 	if (te.kind) {
 		/* The packet's only payload op (nothing else is pending): straight

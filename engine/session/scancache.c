@@ -64,7 +64,7 @@
 #include "tracknames.h"
 
 /* Bump with every change of the ser_* functions below. */
-#define CACHE_FORMAT 8u
+#define CACHE_FORMAT 9u
 #define CACHE_MAGIC "TMSCAN\032\n"
 #define HEADER_BYTES 32u
 #define CACHE_EXT ".tmscan"

@@ -209,6 +209,27 @@ o=$("$TM" check --no-cache "$t/apart/old.json" "$t/apart/new.json" 2>&1); rc=$?
 r=$("$TM" check --no-cache --json "$t/apart/old.json" "$t/apart/new.json" 2>/dev/null |
 	python3 -c 'import json,sys; o=json.load(sys.stdin)["overlap"]; print(o["files"], o["overlap"], o["gap_ns"], o["ends_first"], o["starts_last"], o["common_ns"])')
 [ "$r" = "2 False 885525647000000 old.json new.json None" ] && ok "files apart: --json overlap" || no "files apart: --json overlap" "$r"
+# Metadata with a time of 0 is no part of a range either: a JSON M event
+# with "ts": 0, a proto packet of no event kind (a TrackDescriptor) at 0.
+python3 - "$t" <<'PY'
+import json, sys
+sys.path.insert(0, "tools")
+from difftest import fv, fl
+t = sys.argv[1]
+json.dump({"traceEvents": [{"ph": "M", "ts": 0, "pid": 1, "tid": 1, "name": "process_name", "args": {"name": "app"}},
+                           {"ph": "X", "ts": 5000000, "dur": 10, "pid": 1, "tid": 1, "name": "work"},
+                           {"ph": "X", "ts": 5000100, "dur": 10, "pid": 1, "tid": 1, "name": "work"}]},
+          open(t + "/meta.json", "w"))
+def packet(*f): return fl(1, b"".join(f))
+te = lambda ts: packet(fv(8, ts), fv(10, 1), fl(11, fv(9, 3) + fl(23, "tick")))
+desc = packet(fv(8, 0), fv(10, 1), fl(60, fv(1, 42) + fl(2, "track")))
+open(t + "/meta.pftrace", "wb").write(desc + te(5_000_000_000) + te(5_000_100_000))
+PY
+for f in meta.json meta.pftrace; do
+	r=$("$TM" check --no-cache --json "$t/$f" 2>/dev/null |
+		python3 -c 'import json,sys; f=json.load(sys.stdin)["files"][0]; print(f["events"], f["first_ts"], f["last_ts"])')
+	[ "$r" = "3 5000000000 5000100000" ] && ok "$f: metadata at 0 counted, no part of the range" || no "$f: metadata at 0" "$r"
+done
 o=$("$TM" check --no-cache "$t/x/phone.pb" "$t/x/server.pb" 2>&1)
 r=$("$TM" check --no-cache --json --manifest "$t/m.json" "$t/x/phone.pb" "$t/x/server.pb" 2>/dev/null |
 	python3 -c 'import json,sys; o=json.load(sys.stdin)["overlap"]; print(o["files"], o["overlap"], o["gap_ns"], o["common_ns"] > 0)')
