@@ -52,6 +52,10 @@
  * Limits (hostile input): nesting depth 8 (real archives nest 2-3 deep),
  * 1,000,000 members (more than any trace archive; each costs a table row),
  * GNU long names of 1 MiB (PATH_MAX is 4 KiB), sniff buffers of 1 MiB.
+ *
+ * This file: the walk over nested containers (gzip, ctrace and zstd
+ * children, a TAR inside them) and the input's open and close; the parts
+ * it calls (table, order, streams, TAR, ZIP) are named in input_priv.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,24 +69,15 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "formats.h"
-#include "input.h"
 #include "zinflate.h"
-#include "archive_priv.h"
+#include "input_priv.h"
 
 /* ---- table ---- */
 
 static enum tm_status walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err);
-static enum tm_status gz_drain(struct tm_stream *st, struct tm_error *err);
-static enum tm_status gz_prov_drain(struct tm_input *in, size_t mi, struct tm_stream *st,
-				    bool *stands, struct tm_error *err);
-static enum tm_status gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st,
-				struct tm_error *err);
-
 static enum tm_status walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi,
 				       struct tm_stream *st, const uint8_t *p, size_t n, bool done,
 				       struct tm_error *err);
-static enum tm_status walk_zip(struct tm_input *in, size_t ci, struct tm_error *err);
 static enum tm_status walk_tar(struct tm_input *in, size_t ci, struct tm_error *err);
 static enum tm_status walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err);
 
@@ -95,7 +90,7 @@ walk_as(struct tm_input *in, size_t ci, struct tm_error *err)
 	case TM_FMT_TAR:
 		return walk_tar(in, ci, err);
 	case TM_FMT_ZIP:
-		return walk_zip(in, ci, err);
+		return tm_ar_walk_zip(in, ci, err);
 	default:
 		return tm_format_is_container(in->members[ci].format) ? walk_compressed(in, ci, err)
 								     : TM_OK;
@@ -114,7 +109,7 @@ relist_gz_only(struct tm_input *in, size_t mi, struct tm_error *err)
 	struct loc_c *l = lc_w(&P(in)->locs[mi]);
 	l->gz_walk = false;
 	__atomic_store_n(&P(in)->work.bytes, l->prov_bytes0, __ATOMIC_RELAXED);
-	enum tm_status s = open_member(in, mi, &st, err);
+	enum tm_status s = tm_ar_open_member(in, mi, &st, err);
 	if (s != TM_OK)
 		return s;
 	if ((s = tm_stream_gz_prime(st, SNIFF_CAP, &p, &n, &done, err)) != TM_OK) {
@@ -149,7 +144,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 	struct tm_stream_end end = {0};
 	for (int pass = 0;; pass++) {
 		struct tm_stream *st;
-		enum tm_status s = open_member(in, ci, &st, err);
+		enum tm_status s = tm_ar_open_member(in, ci, &st, err);
 		if (s != TM_OK)
 			return s;
 		if (spec && pass == 0)
@@ -161,7 +156,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 		size_t first = in->n_members, vis_end = 0;
 		uint64_t bytes0 = __atomic_load_n(&pv->work.bytes, __ATOMIC_RELAXED);
 		tm_stream_short_read(st); /* a header first, not a block */
-		s = tar_entries(in, ci, st, &vis_end, err);
+		s = tm_ar_tar_entries(in, ci, st, &vis_end, err);
 		if (spec && pass == 0 && s != TM_ERR_CANCELLED) {
 			/* read on to the end (gz_settle would; our own error
 			 * is gz_settle's to report): did the walk read past a
@@ -170,14 +165,14 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 			struct tm_error e2;
 			tm_error_clear(&e2);
 			bool stands;
-			(void)gz_prov_drain(in, ci, st, &stands, &e2);
+			(void)tm_ar_gz_prov_drain(in, ci, st, &stands, &e2);
 			bool refuted = tm_stream_refuted(st, &end);
 			if (refuted || !stands) {
 				tm_stream_close(st);
 				for (size_t i = first; i < vis_end; i++)
 					pv->visit->drop(pv->visit->ud, i);
-				unlist_from(in, first);
-				clear_cfatal(in, ci);
+				tm_ar_unlist_from(in, first);
+				tm_ar_clear_cfatal(in, ci);
 				__atomic_store_n(&pv->work.bytes, bytes0, __ATOMIC_RELAXED);
 				tm_error_clear(err);
 				if (stands)
@@ -185,7 +180,7 @@ walk_tar(struct tm_input *in, size_t ci, struct tm_error *err)
 				return relist_gz(in, ci, err);
 			}
 		}
-		enum tm_status s2 = gz_settle(in, ci, st, err);
+		enum tm_status s2 = tm_ar_gz_settle(in, ci, st, err);
 		if (s == TM_OK)
 			s = s2;
 		tm_stream_close(st);
@@ -255,7 +250,7 @@ walk_gzip(struct tm_input *in, size_t ci, size_t mi, struct tm_error *err)
 	size_t n;
 	bool done, prov = false;
 	struct priv *pv = P(in);
-	enum tm_status s = open_member(in, mi, &st, err);
+	enum tm_status s = tm_ar_open_member(in, mi, &st, err);
 	if (s != TM_OK)
 		return s;
 	/* The sniff need not wait for the first hand-over: a scanned format
@@ -308,14 +303,14 @@ walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st,
 	struct priv *pv = P(in);
 	const struct tm_visit *v = pv->visit;
 	struct tm_member *m = &in->members[mi];
-	set_format(m, f);
-	gz_record(in, ci, mi, st, UINT64_MAX); /* (no failure yet) */
+	tm_ar_set_format(m, f);
+	tm_ar_gz_record(in, ci, mi, st, UINT64_MAX); /* (no failure yet) */
 	/* the scan's decompression is not the listing's (its cap is lifted
 	 * once the listing ends, and the verified prime charged the first
 	 * chunk only: charged below), only shown as inflated */
 	tm_stream_set_work(st, &pv->scan_work);
 	tm_stream_gz_speculate(st);
-	char *lab = label(in, mi);
+	char *lab = tm_ar_label(in, mi);
 	struct tm_rd rd = {.st = st};
 	struct tm_stream *w = tm_stream_borrow_rest(&rd, lab);
 	free(lab);
@@ -337,7 +332,7 @@ walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st,
 	if (stands && !refuted) {
 		if (clean) { /* the verified prime saw the whole stream */
 			m->size = m->stored_size = handed;
-			publish(in, mi);
+			tm_ar_publish(in, mi);
 		}
 		return TM_OK;
 	}
@@ -345,7 +340,7 @@ walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st,
 	free(m->error);
 	m->error = NULL;
 	m->size = m->stored_size = UINT64_MAX;
-	if ((s = open_member(in, mi, &st, err)) != TM_OK)
+	if ((s = tm_ar_open_member(in, mi, &st, err)) != TM_OK)
 		return s;
 	if (stands) {
 		/* listed right; the scan reads it again (session.c) up to the
@@ -354,7 +349,7 @@ walk_gzip_visit(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st,
 			tm_stream_gz_known(st, &end);
 		if (!park(in, mi, st))
 			tm_stream_close(st);
-		publish(in, mi);
+		tm_ar_publish(in, mi);
 		return TM_OK;
 	}
 	const uint8_t *p;
@@ -375,10 +370,10 @@ walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st
 	enum tm_status s;
 	enum tm_format f = tm_sniff(p, n < SNIFF_CAP ? n : SNIFF_CAP);
 	struct priv *pv = P(in);
-	set_format(&in->members[mi], f);
+	tm_ar_set_format(&in->members[mi], f);
 	if (f == TM_FMT_TAR || f == TM_FMT_ZIP) {
 		in->members[mi].size = in->members[mi].stored_size = UINT64_MAX;
-		publish(in, mi);
+		tm_ar_publish(in, mi);
 		tm_stream_gz_quiet(st);
 		lc_w(&pv->locs[mi])->parked = st;
 		lc_w(&pv->locs[mi])->gz_walk = true;
@@ -389,13 +384,13 @@ walk_gzip_primed(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st
 		total = tm_stream_gz_ready(st); /* all that will ever be handed over */
 	} else if (!tm_format_is_predicted(f) || tm_format_is_container(f)) {
 		/* (a gzip/zstd stream inside: its walk opens its own) */
-		if ((s = gz_drain(st, err)) != TM_OK) {
+		if ((s = tm_ar_gz_drain(st, err)) != TM_OK) {
 			tm_stream_close(st);
 			return s;
 		}
 		total = tm_stream_offset(st);
 	}
-	gz_record(in, ci, mi, st, total);
+	tm_ar_gz_record(in, ci, mi, st, total);
 	if (tm_stream_offset(st) != 0 || tm_format_is_container(f) || !park(in, mi, st))
 		tm_stream_close(st);
 	return TM_OK;
@@ -405,7 +400,7 @@ static enum tm_status
 walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 {
 	enum tm_format f = in->members[ci].format;
-	size_t mi = add_member(in, (int)ci, "", 0, f == TM_FMT_ZSTD ? L_ZSTD : L_INFLATE);
+	size_t mi = tm_ar_add_member(in, (int)ci, "", 0, f == TM_FMT_ZSTD ? L_ZSTD : L_INFLATE);
 	if (f == TM_FMT_ZSTD && tm_zstd_missing()) {
 		/* Our limitation, not trace_processor's (it decodes zstd). */
 		struct tm_member *m = &in->members[mi];
@@ -414,8 +409,8 @@ walk_compressed(struct tm_input *in, size_t ci, struct tm_error *err)
 		tm_buf_addf(&b, "zstd decompression is unavailable: %s", tm_zstd_missing());
 		m->error = tm_buf_steal(&b);
 		m->size = m->stored_size = 0;
-		set_format(m, TM_FMT_UNKNOWN);
-		publish(in, mi);
+		tm_ar_set_format(m, TM_FMT_UNKNOWN);
+		tm_ar_publish(in, mi);
 		return TM_OK;
 	}
 	return walk_gzip(in, ci, mi, err);
@@ -438,7 +433,7 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 			 * the stream reaches a hand-over past it (as in walk_tar) */
 			st = lc_take_parked(&P(in)->locs[ci]);
 			bool stands = true;
-			if (st && (s = gz_prov_drain(in, ci, st, &stands, err)) != TM_OK) {
+			if (st && (s = tm_ar_gz_prov_drain(in, ci, st, &stands, err)) != TM_OK) {
 				tm_stream_close(st);
 				return s;
 			}
@@ -457,7 +452,7 @@ walk(struct tm_input *in, size_t ci, int depth, struct tm_error *err)
 		 * stop here and say the prediction is incomplete. */
 		in->members[ci].error = xstrdup("archives nested more than 8 deep are not expanded");
 		in->members[ci].is_unexpanded = true;
-		s = gz_settle(in, ci, st, err);
+		s = tm_ar_gz_settle(in, ci, st, err);
 		tm_stream_close(st);
 		return s;
 	}
@@ -494,7 +489,7 @@ open_input(struct tm_input *in, size_t i, uint64_t *size, struct tm_error *err)
 	if (fd < 0)
 		return tm_error_sys(err, errno, "%s", path);
 	struct priv *pv = P(in);
-	if (!id_of(fd, &pv->ids[i])) {
+	if (!tm_ar_id_of(fd, &pv->ids[i])) {
 		close(fd);
 		return tm_error_set(err, TM_ERR_INVALID, "%s: not a regular file", path);
 	}
@@ -524,7 +519,7 @@ tm_input_unchanged(const struct tm_input *in, size_t i)
 	    __atomic_load_n(&pv->id_state[i], __ATOMIC_RELAXED) != ID_TAKEN)
 		return false;
 	int fd = __atomic_load_n(&pv->fds[i], __ATOMIC_ACQUIRE);
-	if (fd >= 0 && (!id_of(fd, &now) || memcmp(&now, &pv->ids[i], sizeof now)))
+	if (fd >= 0 && (!tm_ar_id_of(fd, &now) || memcmp(&now, &pv->ids[i], sizeof now)))
 		return false;
 	/* the path too: a file read by path later must be this one */
 	struct stat st;
@@ -607,18 +602,18 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 		uint64_t size;
 		if ((s = open_input(in, 0, &size, err)) != TM_OK)
 			goto fail;
-		size_t mi = add_member(in, -1, NULL, 0, L_FILE);
+		size_t mi = tm_ar_add_member(in, -1, NULL, 0, L_FILE);
 		in->members[mi].source_path = in->paths[0];
 		in->members[mi].size = in->members[mi].stored_size = size;
 		enum tm_format f = TM_FMT_UNKNOWN;
-		if ((s = sniff_top(in, &buf, &bcap, &f, err)) != TM_OK)
+		if ((s = tm_ar_sniff_top(in, &buf, &bcap, &f, err)) != TM_OK)
 			goto fail;
-		set_format(&in->members[0], f);
-		publish(in, 0);
+		tm_ar_set_format(&in->members[0], f);
+		tm_ar_publish(in, 0);
 	} else {
 		in->is_loose = true;
-		size_t mi = add_member(in, -1, NULL, 0, L_VIRTUAL);
-		set_format(&in->members[mi], TM_FMT_TAR);
+		size_t mi = tm_ar_add_member(in, -1, NULL, 0, L_VIRTUAL);
+		tm_ar_set_format(&in->members[mi], TM_FMT_TAR);
 		uint64_t tar = 1024;
 		BIG_XGROW(buf, bcap, TAR_SNIFF);
 		for (size_t i = 0; i < n_paths; i++) {
@@ -626,23 +621,23 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 			if ((s = open_input(in, i, &size, err)) != TM_OK)
 				goto fail;
 			const char *bn = tm_path_base(paths[i]);
-			size_t k = add_member(in, 0, bn, strlen(bn), L_FILE);
+			size_t k = tm_ar_add_member(in, 0, bn, strlen(bn), L_FILE);
 			struct tm_member *m = &in->members[k];
 			m->source_path = in->paths[i];
 			m->size = m->stored_size = size;
 			m->index = i;
-			m->is_hidden = is_hidden(m->name, m->name_len);
+			m->is_hidden = tm_ar_is_hidden(m->name, m->name_len);
 			P(in)->locs[k].path_idx = i;
 			tar += 512 + (size + 511) / 512 * 512;
 			if (!m->is_hidden) {
-				if ((s = read_head(in, k, TAR_SNIFF, buf, &got, err)) != TM_OK)
+				if ((s = tm_ar_read_head(in, k, TAR_SNIFF, buf, &got, err)) != TM_OK)
 					goto fail;
-				set_format(&in->members[k], tm_sniff(buf, got));
+				tm_ar_set_format(&in->members[k], tm_sniff(buf, got));
 			}
-			publish(in, k);
+			tm_ar_publish(in, k);
 		}
 		in->members[0].size = in->members[0].stored_size = (tar + 10239) / 10240 * 10240;
-		publish(in, 0);
+		tm_ar_publish(in, 0);
 	}
 	BIG_FREE(buf, bcap);
 	buf = NULL;
@@ -661,8 +656,8 @@ tm_input_open_visit(struct tm_input *in, const char *const *paths, size_t n_path
 	/* trace_file ids and processing order. */
 	struct priv *pv = P(in);
 	in->members[0].trace_file_id = pv->next_id++;
-	start(in, 0);
-	process(in, 0);
+	tm_ar_start(in, 0);
+	tm_ar_process(in, 0);
 	if (!in->fatal)
 		in->fatal_after = SIZE_MAX;
 	/* The cap and the caller's flag are the listing's; scans have their

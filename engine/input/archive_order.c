@@ -1,3 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The processing order (input_priv.h): trace_file ids and the order in
+ * which trace_processor imports a container's children
+ * (archive_reader.cc: priority, name, index).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "zinflate.h"
+#include "input_priv.h"
+
 /* ---- ids and processing order ---- */
 
 static int
@@ -22,8 +43,8 @@ entry_cmp_p(const void *a, const void *b)
 	return entry_cmp(*(const struct tm_member *const *)a, *(const struct tm_member *const *)b);
 }
 
-static void
-start(struct tm_input *in, size_t i)
+void
+tm_ar_start(struct tm_input *in, size_t i)
 {
 	struct priv *pv = P(in);
 	in->members[i].order = pv->next_order++;
@@ -51,8 +72,8 @@ is_compressed(enum tm_format f)
 
 /* Container ci has just started: register its children (ids in physical
  * order), then process them in (priority, name, index) order. */
-static void
-process(struct tm_input *in, size_t ci)
+void
+tm_ar_process(struct tm_input *in, size_t ci)
 {
 	struct priv *pv = P(in);
 	const struct loc *lo = &pv->locs[ci];
@@ -100,8 +121,8 @@ process(struct tm_input *in, size_t ci)
 		if (is_compressed(in->members[ci].format) && m->size == 0 &&
 		    (!m->error || lc(lo)->cfatal))
 			continue; /* nothing handed over: the parser never starts */
-		start(in, kids[k]);
-		process(in, kids[k]);
+		tm_ar_start(in, kids[k]);
+		tm_ar_process(in, kids[k]);
 	}
 	if (lc(lo)->cfatal && lc(lo)->fatal_late && !pv->stop)
 		fail_at(in, ci);

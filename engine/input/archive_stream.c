@@ -1,7 +1,26 @@
-/* ---- streams ---- */
+/* SPDX-License-Identifier: MIT */
+/*
+ * A member's stream (input_priv.h): the input files opened and identified,
+ * a member's bytes opened as a chain of streams (struct loc), the members
+ * of a container read in order, the top-level sniff, and a gzip/zstd
+ * child read to its end (gz_settle) as trace_processor decompresses it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
 
-static enum tm_status open_member(const struct tm_input *in, size_t i, struct tm_stream **out,
-				  struct tm_error *err);
+#include "zinflate.h"
+#include "input_priv.h"
+
+/* ---- streams ---- */
 
 bool
 tm_file_id_of(const struct stat *st, struct tm_file_id *id)
@@ -17,8 +36,8 @@ tm_file_id_of(const struct stat *st, struct tm_file_id *id)
 
 /* A regular file opened O_NONBLOCK (so that a FIFO put in its place
  * cannot hang the open) read as any other. */
-static void
-blocking(int fd)
+void
+tm_ar_blocking(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0 && (fl & O_NONBLOCK))
@@ -26,8 +45,8 @@ blocking(int fd)
 }
 
 /* fd's file as it is now. */
-static bool
-id_of(int fd, struct tm_file_id *id)
+bool
+tm_ar_id_of(int fd, struct tm_file_id *id)
 {
 	struct stat st;
 	return fstat(fd, &st) == 0 && tm_file_id_of(&st, id);
@@ -37,17 +56,17 @@ id_of(int fd, struct tm_file_id *id)
  * the file there now must be the one open_input found, unchanged, or the
  * input is marked moved (what was read is not what its identity names: a
  * saved scan of it is neither used nor written, scancache.c). */
-static enum tm_status
-open_path(const struct tm_input *in, size_t i, int *fd, struct tm_error *err)
+enum tm_status
+tm_ar_open_path(const struct tm_input *in, size_t i, int *fd, struct tm_error *err)
 {
 	*fd = open(in->paths[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (*fd < 0)
 		return tm_error_sys(err, errno, "%s", in->paths[i]);
 	struct tm_file_id now;
-	if (!id_of(*fd, &now) || memcmp(&now, &P(in)->ids[i], sizeof now))
+	if (!tm_ar_id_of(*fd, &now) || memcmp(&now, &P(in)->ids[i], sizeof now))
 		__atomic_store_n(&P(in)->id_state[i], ID_MOVED, __ATOMIC_RELAXED);
 	else
-		blocking(*fd);
+		tm_ar_blocking(*fd);
 	return TM_OK;
 }
 
@@ -64,7 +83,7 @@ open_parent(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 {
 	const struct loc *l = &P(in)->locs[i];
 	if (l->kind != L_FILE)
-		return open_member(in, i, out, err);
+		return tm_ar_open_member(in, i, out, err);
 	int *slot = &P(in)->fds[l->path_idx];
 	int fd = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	if (fd < 0) {
@@ -73,10 +92,10 @@ open_parent(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		unsigned *n_fds = &P(in)->n_fds;
 		if (fd < 0 && *n_fds >= LENT_FDS) {
 			pthread_mutex_unlock(&fds_mu);
-			return open_member(in, i, out, err);
+			return tm_ar_open_member(in, i, out, err);
 		}
 		if (fd < 0) {
-			enum tm_status st = open_path(in, l->path_idx, &fd, err);
+			enum tm_status st = tm_ar_open_path(in, l->path_idx, &fd, err);
 			if (st != TM_OK) {
 				pthread_mutex_unlock(&fds_mu);
 				return st;
@@ -86,26 +105,26 @@ open_parent(const struct tm_input *in, size_t i, struct tm_stream **out, struct 
 		}
 		pthread_mutex_unlock(&fds_mu);
 	}
-	char *lab = label(in, i);
+	char *lab = tm_ar_label(in, i);
 	*out = tm_stream_file_lent(fd, lab, in->members[i].stored_size);
 	free(lab);
 	tm_stream_set_work(*out, &P(in)->work);
 	return TM_OK;
 }
 
-static enum tm_status
-open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct tm_error *err)
+enum tm_status
+tm_ar_open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct tm_error *err)
 {
 	const struct tm_member *m = &in->members[i];
 	const struct loc *l = &P(in)->locs[i];
 	struct tm_stream *ps = NULL, *st;
 	enum tm_status s;
-	char *lab = label(in, i);
+	char *lab = tm_ar_label(in, i);
 
 	switch (l->kind) {
 	case L_FILE: {
 		int fd;
-		if ((s = open_path(in, l->path_idx, &fd, err)) == TM_OK)
+		if ((s = tm_ar_open_path(in, l->path_idx, &fd, err)) == TM_OK)
 			*out = tm_stream_file_fd(fd, lab, m->stored_size);
 		break;
 	}
@@ -159,7 +178,7 @@ tm_stream_open(const struct tm_input *in, size_t member, struct tm_stream **out,
 	if (!in || member >= in->n_members || !out)
 		return tm_error_set(err, TM_ERR_INVALID, "no member %zu", member);
 	*out = NULL;
-	return open_member(in, member, out, err);
+	return tm_ar_open_member(in, member, out, err);
 }
 
 /* Open member i to be read speculatively (known: NULL) or up to a known
@@ -205,17 +224,17 @@ tm_stream_open_raw(const struct tm_input *in, size_t member, struct tm_stream **
 
 /* Can member i's bytes be reached without decompressing what comes before
  * them? */
-static bool
-direct(const struct tm_input *in, size_t i)
+bool
+tm_ar_direct(const struct tm_input *in, size_t i)
 {
 	const struct loc *l = &P(in)->locs[i];
 	switch (l->kind) {
 	case L_FILE:
 		return true;
 	case L_RANGE:
-		return direct(in, (size_t)in->members[i].parent);
+		return tm_ar_direct(in, (size_t)in->members[i].parent);
 	case L_ZIP:
-		return l->method == 0 && direct(in, (size_t)in->members[i].parent);
+		return l->method == 0 && tm_ar_direct(in, (size_t)in->members[i].parent);
 	default:
 		return false;
 	}
@@ -228,7 +247,7 @@ tm_input_seq_parent(const struct tm_input *in, size_t i)
 		return SIZE_MAX;
 	const struct loc *l = &P(in)->locs[i];
 	size_t c = (size_t)in->members[i].parent;
-	if ((l->kind != L_RANGE && l->kind != L_ZIP) || direct(in, c))
+	if ((l->kind != L_RANGE && l->kind != L_ZIP) || tm_ar_direct(in, c))
 		return SIZE_MAX;
 	return c;
 }
@@ -250,7 +269,7 @@ enum tm_status
 tm_seq_open(const struct tm_input *in, size_t c, struct tm_seq **out, struct tm_error *err)
 {
 	struct tm_stream *st;
-	enum tm_status s = open_member(in, c, &st, err);
+	enum tm_status s = tm_ar_open_member(in, c, &st, err);
 	if (s != TM_OK)
 		return s;
 	struct tm_seq *q = xcalloc(1, sizeof *q);
@@ -276,7 +295,7 @@ tm_seq_member(struct tm_seq *q, size_t i, struct tm_stream **out, struct tm_erro
 		return s;
 	if (q->rd.off != l->off)
 		return tm_error_set(err, TM_ERR_FORMAT, "member %zu: container ends early", i);
-	char *lab = label(in, i);
+	char *lab = tm_ar_label(in, i);
 	struct tm_stream *w = tm_stream_borrow(&q->rd, lab, l->len);
 	if (l->kind == L_ZIP && l->method == 8) {
 		w = tm_stream_inflate(w, lab, true, false, in->members[i].name, l->len);
@@ -299,12 +318,12 @@ tm_seq_close(struct tm_seq *q)
 }
 
 /* Read up to cap bytes from the start of a member. */
-static enum tm_status
-read_head(const struct tm_input *in, size_t i, size_t cap, uint8_t *buf, size_t *got,
+enum tm_status
+tm_ar_read_head(const struct tm_input *in, size_t i, size_t cap, uint8_t *buf, size_t *got,
 	  struct tm_error *err)
 {
 	struct tm_stream *st;
-	enum tm_status s = open_member(in, i, &st, err);
+	enum tm_status s = tm_ar_open_member(in, i, &st, err);
 	if (s != TM_OK)
 		return s;
 	struct tm_rd rd = {.st = st};
@@ -339,7 +358,7 @@ sniff_top_direct(const struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm
 	size_t want = size < SNIFF_CAP ? (size_t)size : SNIFF_CAP;
 	size_t pre = want < TM_SNIFF_PREFIX ? want : TM_SNIFF_PREFIX;
 	int fd;
-	if (open_path(in, 0, &fd, NULL) != TM_OK)
+	if (tm_ar_open_path(in, 0, &fd, NULL) != TM_OK)
 		return false;
 	BIG_XGROW(*buf, *bcap, TM_SNIFF_PREFIX);
 	bool ok = pread_all(fd, *buf, pre, 0);
@@ -359,8 +378,8 @@ sniff_top_direct(const struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm
  * the file (sniff_top_direct); on anything unusual the stream reads them
  * again and says what went wrong, all SNIFF_CAP at once (what
  * tm_sniff_prefix_decides decides is the same format from them). */
-static enum tm_status
-sniff_top(struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm_format *f,
+enum tm_status
+tm_ar_sniff_top(struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm_format *f,
 	  struct tm_error *err)
 {
 	if (sniff_top_direct(in, buf, bcap, f))
@@ -369,7 +388,7 @@ sniff_top(struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm_format *f,
 	/* a staging array (internal.h): 1 MiB of fresh 4 KiB pages faulted
 	 * one by one was ~2 ms of every check */
 	BIG_XGROW(*buf, *bcap, SNIFF_CAP);
-	enum tm_status s = read_head(in, 0, SNIFF_CAP, *buf, &got, err);
+	enum tm_status s = tm_ar_read_head(in, 0, SNIFF_CAP, *buf, &got, err);
 	if (s == TM_OK)
 		*f = tm_sniff(*buf, got);
 	return s;
@@ -377,13 +396,13 @@ sniff_top(struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm_format *f,
 
 /* The listing's outcome for gzip child mi of ci, whose stream st has
  * delivered total bytes (UINT64_MAX: not read to the end). */
-static void
-gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint64_t total)
+void
+tm_ar_gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint64_t total)
 {
 	struct tm_error e2;
 	if (tm_stream_gz_failure(st, &e2)) {
 		lc_w(&P(in)->locs[ci])->fatal_late = true;
-		set_cfatal(in, ci, e2.tp,
+		tm_ar_set_cfatal(in, ci, e2.tp,
 			   "after %" PRIu64 " decompressed bytes (%" PRIu64
 			   " handed to the inner parser): %s",
 			   tm_stream_inflated(st), total, e2.msg);
@@ -393,13 +412,13 @@ gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint6
 		lc_w(&P(in)->locs[mi])->limit = total;
 	}
 	in->members[mi].size = in->members[mi].stored_size = total;
-	publish(in, mi);
+	tm_ar_publish(in, mi);
 }
 
 /* Read st to its end (or trace_processor's failure); our own errors (I/O)
  * are returned. */
-static enum tm_status
-gz_drain(struct tm_stream *st, struct tm_error *err)
+enum tm_status
+tm_ar_gz_drain(struct tm_stream *st, struct tm_error *err)
 {
 	struct tm_error e2;
 	for (;;) {
@@ -420,8 +439,8 @@ gz_drain(struct tm_stream *st, struct tm_error *err)
  * through, or NULL if it never started): inflate the rest and record the
  * size and trace_processor's error, as trace_processor decompresses the
  * whole stream whatever its inner reader did. */
-static enum tm_status
-gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error *err)
+enum tm_status
+tm_ar_gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error *err)
 {
 	struct loc *lo = &P(in)->locs[mi];
 	if ((lo->kind != L_INFLATE && lo->kind != L_ZSTD) || !lc(lo)->gz_walk)
@@ -432,9 +451,9 @@ gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error 
 		st = own = lc_take_parked(lo);
 	if (!st)
 		return TM_OK;
-	enum tm_status s = gz_drain(st, err);
+	enum tm_status s = tm_ar_gz_drain(st, err);
 	if (s == TM_OK)
-		gz_record(in, (size_t)in->members[mi].parent, mi, st, tm_stream_offset(st));
+		tm_ar_gz_record(in, (size_t)in->members[mi].parent, mi, st, tm_stream_offset(st));
 	tm_stream_close(own);
 	return s;
 }
@@ -445,12 +464,12 @@ gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error 
  * cleared here) and the stream reached a hand-over past the sniff's bytes
  * (tm_stream_gz_verified).  Our own error reading on is returned (*stands
  * set all the same). */
-static enum tm_status
-gz_prov_drain(struct tm_input *in, size_t mi, struct tm_stream *st, bool *stands,
+enum tm_status
+tm_ar_gz_prov_drain(struct tm_input *in, size_t mi, struct tm_stream *st, bool *stands,
 	      struct tm_error *err)
 {
 	struct loc_c *l = lc_w(&P(in)->locs[mi]);
-	enum tm_status s = gz_drain(st, err);
+	enum tm_status s = tm_ar_gz_drain(st, err);
 	uint64_t h;
 	bool clean;
 	*stands = !l->prov || tm_stream_gz_verified(st, &h, &clean);

@@ -1,5 +1,26 @@
-static size_t
-add_member(struct tm_input *in, int parent, const char *name, size_t name_len,
+/* SPDX-License-Identifier: MIT */
+/*
+ * The member table (input_priv.h): members added, unlisted and published
+ * as the walk finds them, their labels, the hidden rule, a container's
+ * fatal error and our warnings (archive_entry.cc, archive_reader.cc).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "zinflate.h"
+#include "input_priv.h"
+
+size_t
+tm_ar_add_member(struct tm_input *in, int parent, const char *name, size_t name_len,
 	   enum loc_kind kind)
 {
 	struct priv *pv = P(in);
@@ -28,8 +49,8 @@ add_member(struct tm_input *in, int parent, const char *name, size_t name_len,
 
 /* Unregister the members listed last, from `from` on (trace_processor never
  * registered them); a scan while listing may have given them an error. */
-static void
-unlist_from(struct tm_input *in, size_t from)
+void
+tm_ar_unlist_from(struct tm_input *in, size_t from)
 {
 	struct priv *pv = P(in);
 	for (size_t i = from; i < in->n_members; i++) {
@@ -46,8 +67,8 @@ unlist_from(struct tm_input *in, size_t from)
 
 /* Publish member mi as it stands now (tm_session_opts.listing), and any
  * listed before it that were not yet. */
-static void
-publish(struct tm_input *in, size_t mi)
+void
+tm_ar_publish(struct tm_input *in, size_t mi)
 {
 	struct priv *pv = P(in);
 	if (!pv->pub || mi >= in->n_members)
@@ -59,8 +80,8 @@ publish(struct tm_input *in, size_t mi)
 		pv->n_pub++;
 }
 
-static void
-set_format(struct tm_member *m, enum tm_format f)
+void
+tm_ar_set_format(struct tm_member *m, enum tm_format f)
 {
 	m->format = f;
 	m->priority = tm_format_priority(f);
@@ -68,8 +89,8 @@ set_format(struct tm_member *m, enum tm_format f)
 
 /* Hidden rule (archive_entry.cc): a non-empty component starting with '.'
  * other than "." and "..". */
-static bool
-is_hidden(const char *p, size_t n)
+bool
+tm_ar_is_hidden(const char *p, size_t n)
 {
 	size_t s = 0;
 	while (s <= n) {
@@ -88,8 +109,8 @@ is_hidden(const char *p, size_t n)
 	return false;
 }
 
-static const char *
-disp(const struct tm_member *m)
+const char *
+tm_ar_disp(const struct tm_member *m)
 {
 	if (!m->name)
 		return "(top level)";
@@ -97,8 +118,8 @@ disp(const struct tm_member *m)
 }
 
 /* "<archive>: <member>: <nested member>" for errors. */
-static char *
-label(const struct tm_input *in, size_t i)
+char *
+tm_ar_label(const struct tm_input *in, size_t i)
 {
 	struct tm_buf b;
 	size_t chain[MAX_DEPTH * 2 + 4], n = 0;
@@ -116,7 +137,7 @@ label(const struct tm_input *in, size_t i)
 			continue; /* source_path already names the loose file */
 		}
 		tm_buf_adds(&b, ": ");
-		tm_buf_adds(&b, disp(c));
+		tm_buf_adds(&b, tm_ar_disp(c));
 	}
 	return tm_buf_steal(&b);
 }
@@ -124,20 +145,13 @@ label(const struct tm_input *in, size_t i)
 char *
 tm_input_label(const struct tm_input *in, size_t member)
 {
-	return label(in, member);
+	return tm_ar_label(in, member);
 }
-
-static void
-set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
-	TM_PRINTF(4, 5);
 
 /* Ours, not trace_processor's: something it accepts silently that the
  * user should know (the first one is kept). */
-static void
-input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...) TM_PRINTF(4, 5);
-
-static void
-input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...)
+void
+tm_ar_input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...)
 {
 	if (in->warning)
 		return;
@@ -147,7 +161,7 @@ input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...)
 	vsnprintf(tmp, sizeof tmp, fmt, ap);
 	va_end(ap);
 	struct tm_buf b;
-	char *where = label(in, ci);
+	char *where = tm_ar_label(in, ci);
 	tm_buf_init(&b);
 	tm_buf_addf(&b, "%s: byte %" PRIu64 " (0x%" PRIx64 "): %s; trace_processor drops the "
 			"incomplete entry without an error",
@@ -156,8 +170,8 @@ input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...)
 	in->warning = tm_buf_steal(&b);
 }
 
-static void
-set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
+void
+tm_ar_set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 {
 	struct loc_c *l = lc_w(&P(in)->locs[ci]);
 	if (l->cfatal)
@@ -169,7 +183,7 @@ set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 	va_list ap;
 	char tmp[1024];
 	tm_buf_init(&b);
-	char *lab = label(in, ci);
+	char *lab = tm_ar_label(in, ci);
 	tm_buf_adds(&b, lab);
 	free(lab);
 	tm_buf_adds(&b, ": ");
@@ -181,8 +195,8 @@ set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
 }
 
 /* set_cfatal undone: a walk to be done again. */
-static void
-clear_cfatal(struct tm_input *in, size_t ci)
+void
+tm_ar_clear_cfatal(struct tm_input *in, size_t ci)
 {
 	struct loc *lo = &P(in)->locs[ci];
 	if (!lo->c)
@@ -194,8 +208,8 @@ clear_cfatal(struct tm_input *in, size_t ci)
 	l->fatal_eof = false;
 }
 
-static bool
-too_many(struct tm_input *in, struct tm_error *err, enum tm_status *s)
+bool
+tm_ar_too_many(struct tm_input *in, struct tm_error *err, enum tm_status *s)
 {
 	if (in->n_members < MAX_MEMBERS)
 		return false;

@@ -1,3 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * TAR headers (input_priv.h): tar_trace_reader.cc rule by rule, the
+ * entries of one TAR registered as members.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "zinflate.h"
+#include "input_priv.h"
+
 /* ---- TAR ---- */
 
 /* ExtractUint64 of the 12-byte size field; NULL or the error text. */
@@ -51,9 +71,9 @@ visit_member(struct tm_input *in, size_t ci, size_t mi, struct tm_rd *rd, const 
 	const struct tm_visit *v = P(in)->visit;
 	*visited = false;
 	if (!v || mi == SIZE_MAX || in->members[mi].is_hidden ||
-	    !tm_format_is_predicted(in->members[mi].format) || direct(in, ci))
+	    !tm_format_is_predicted(in->members[mi].format) || tm_ar_direct(in, ci))
 		return TM_OK;
-	char *lab = label(in, mi);
+	char *lab = tm_ar_label(in, mi);
 	struct tm_stream *w = tm_stream_borrow_after(rd, lab, head, hn, size);
 	free(lab);
 	*visited = true;
@@ -62,8 +82,8 @@ visit_member(struct tm_input *in, size_t ci, size_t mi, struct tm_rd *rd, const 
 
 /* The entries of TAR ci read from st (walk_tar); *vis_end: past the last
  * member handed to the visitor. */
-static enum tm_status
-tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_end,
+enum tm_status
+tm_ar_tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_end,
 	    struct tm_error *err)
 {
 	enum tm_status s;
@@ -82,7 +102,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 		if ((s = tm_rd_read(&rd, h, 512, &got, err)) != TM_OK)
 			goto out;
 		if (pending_meta && got > 0) {
-			set_cfatal(in, ci,
+			tm_ar_set_cfatal(in, ci,
 				   "trace_processor aborts (PERFETTO_CHECK failure) on this archive",
 				   "byte 0x%" PRIx64 ": a zero-size TAR entry of type 0x%02x (link, "
 				   "symlink, FIFO, ...) makes trace_processor crash when it reads "
@@ -91,7 +111,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 			goto out;
 		}
 		if (got < 512) {
-			set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
+			tm_ar_set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
 				   "byte 0x%" PRIx64 ": input ends before the two zero blocks "
 				   "that end a TAR",
 				   hoff + got);
@@ -104,7 +124,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 			for (size_t i = 0; i < 512 && allz; i++)
 				allz = h[i] == 0;
 			if (!allz) {
-				set_cfatal(in, ci, "Invalid magic value",
+				tm_ar_set_cfatal(in, ci, "Invalid magic value",
 					   "byte 0x%" PRIx64 ": not a TAR header (no ustar magic) "
 					   "and not a zero block",
 					   hoff);
@@ -121,7 +141,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 		if (ustar && (h[263] != '0' || h[264] != '0')) {
 			char t[64];
 			snprintf(t, sizeof t, "Invalid version: %c%c", h[263], h[264]);
-			set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": ustar version must be \"00\"",
+			tm_ar_set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": ustar version must be \"00\"",
 				   hoff + 263);
 			goto out;
 		}
@@ -130,7 +150,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 		if (se) {
 			char t[128];
 			snprintf(t, sizeof t, "Failed to parse size field: %s", se);
-			set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": bad size field", hoff + 124);
+			tm_ar_set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": bad size field", hoff + 124);
 			goto out;
 		}
 		char *name;
@@ -158,7 +178,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 			if (size != 0) {
 				char t[64];
 				snprintf(t, sizeof t, "Unsupported file type: 0x%02x", type);
-				set_cfatal(in, ci, t,
+				tm_ar_set_cfatal(in, ci, t,
 					   "byte 0x%" PRIx64 ": TAR entry type '%c' with content",
 					   hoff + 156, type >= 0x20 && type < 0x7f ? type : '?');
 				goto out;
@@ -171,7 +191,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 		uint64_t doff = rd.off;
 		if (size > UINT64_MAX - 512 || doff + size + pad < doff) {
 			free(name);
-			set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
+			tm_ar_set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
 				   "byte 0x%" PRIx64 ": size field too large", hoff + 124);
 			goto out;
 		}
@@ -193,7 +213,7 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 			if (got == size && (s = tm_rd_skip(&rd, pad, &k, err)) != TM_OK)
 				goto out;
 			if (got < size || k < pad) {
-				set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
+				tm_ar_set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
 					   "byte 0x%" PRIx64 ": GNU long name runs past the end",
 					   doff);
 				goto out;
@@ -205,13 +225,13 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 		size_t hn = 0;
 		uint64_t seen = 0; /* bytes of the member read past the head */
 		if (type != 'x' && type != 'g') {
-			if (too_many(in, err, &s)) {
+			if (tm_ar_too_many(in, err, &s)) {
 				free(name);
 				goto out;
 			}
-			mi = add_member(in, (int)ci, name, nlen, L_RANGE);
+			mi = tm_ar_add_member(in, (int)ci, name, nlen, L_RANGE);
 			struct tm_member *m = &in->members[mi];
-			m->is_hidden = is_hidden(name, nlen);
+			m->is_hidden = tm_ar_is_hidden(name, nlen);
 			m->size = m->stored_size = size;
 			m->index = index++;
 			P(in)->locs[mi].off = doff;
@@ -222,9 +242,9 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 					free(name);
 					goto out;
 				}
-				set_format(m, tm_sniff(head, hn));
+				tm_ar_set_format(m, tm_sniff(head, hn));
 			}
-			publish(in, mi);
+			tm_ar_publish(in, mi);
 		}
 		free(name);
 		bool visited = false;
@@ -244,10 +264,10 @@ tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_en
 			if (mi != SIZE_MAX) {
 				if (visited)
 					P(in)->visit->drop(P(in)->visit->ud, mi);
-				unlist_from(in, mi);
+				tm_ar_unlist_from(in, mi);
 				index--;
 			}
-			set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
+			tm_ar_set_cfatal(in, ci, "Premature end of TAR file (ERR:tp-corrupt)",
 				   "byte 0x%" PRIx64 ": member data (%" PRIu64
 				   " bytes and padding) runs past the end",
 				   doff, size);

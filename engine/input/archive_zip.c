@@ -1,3 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ZIP (input_priv.h): local headers in physical order as
+ * util/zip_reader.cc reads them, each entry inflated and checked in turn.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "zinflate.h"
+#include "input_priv.h"
+
 /* ---- ZIP ---- */
 
 static uint16_t
@@ -109,12 +129,12 @@ zip_redo(struct tm_input *in, size_t mi, uint64_t doff, uint64_t csize, uint8_t 
 	 size_t *snn, int *zr, uint64_t *outn, uint32_t *crc, struct tm_error *err)
 {
 	struct tm_stream *win = NULL;
-	char *lab = label(in, mi);
+	char *lab = tm_ar_label(in, mi);
 	size_t ci = (size_t)in->members[mi].parent;
 	int fd = -1;
 	/* the container's file, opened again (its own descriptor: the
 	 * listing's are the walker's) */
-	enum tm_status s = open_path(in, P(in)->locs[ci].path_idx, &fd, err);
+	enum tm_status s = tm_ar_open_path(in, P(in)->locs[ci].path_idx, &fd, err);
 	if (s == TM_OK)
 		s = tm_stream_window(tm_stream_file_fd(fd, lab, in->members[ci].stored_size), doff,
 				     csize, lab, &win, err);
@@ -145,7 +165,7 @@ zip_visit(struct tm_input *in, size_t mi, struct tm_rd *rd, uint64_t csize, uint
 {
 	const struct tm_visit *v = P(in)->visit;
 	struct tm_member *m = &in->members[mi];
-	char *lab = label(in, mi);
+	char *lab = tm_ar_label(in, mi);
 	uint64_t doff = rd->off;
 	struct tm_stream *w = tm_stream_borrow(rd, lab, csize);
 	struct tm_stream *z = tm_stream_inflate(w, lab, true, false, m->name, csize);
@@ -173,8 +193,8 @@ zip_visit(struct tm_input *in, size_t mi, struct tm_rd *rd, uint64_t csize, uint
 	}
 	*visited = false;
 	if (s == TM_OK && !m->is_hidden) {
-		set_format(m, tm_sniff(sn, *snn));
-		publish(in, mi);
+		tm_ar_set_format(m, tm_sniff(sn, *snn));
+		tm_ar_publish(in, mi);
 		if (tm_format_is_predicted(m->format) && usize > 0) {
 			struct tm_stream *vw = tm_stream_borrow_after(&ard, lab, sn, *snn, usize);
 			*visited = true;
@@ -211,11 +231,11 @@ zip_visit(struct tm_input *in, size_t mi, struct tm_rd *rd, uint64_t csize, uint
 	return TM_OK;
 }
 
-static enum tm_status
-walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
+enum tm_status
+tm_ar_walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 {
 	struct tm_stream *st;
-	enum tm_status s = open_member(in, ci, &st, err);
+	enum tm_status s = tm_ar_open_member(in, ci, &st, err);
 	if (s != TM_OK)
 		return s;
 	struct tm_rd rd = {.st = st};
@@ -225,7 +245,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 	size_t first_member = in->n_members;
 	bool header_error = false;
 	char t[1024];
-	char *lab = label(in, ci);
+	char *lab = tm_ar_label(in, ci);
 
 	for (uint64_t index = 0;; index++) {
 		uint8_t h[30];
@@ -235,7 +255,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			goto out;
 		if (got < 30) {
 			if (got)
-				input_warn(in, ci, hoff, "the archive ends inside a ZIP entry header");
+				tm_ar_input_warn(in, ci, hoff, "the archive ends inside a ZIP entry header");
 			break; /* truncated: trace_processor drops a partial entry */
 		}
 		uint32_t sig = le32(h);
@@ -247,7 +267,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				 "Invalid signature found at offset 0x%" PRIx64
 				 ". Actual=0x%x, expected=0x%x",
 				 at, sig, 0x04034b50u);
-			set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": not a ZIP local header", hoff);
+			tm_ar_set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": not a ZIP local header", hoff);
 			header_error = true;
 			goto out;
 		}
@@ -261,7 +281,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				 "Unsupported zip features at offset 0x%" PRIx64
 				 ". version=%x, flags=%x",
 				 at, version, flags);
-			set_cfatal(in, ci, t,
+			tm_ar_set_cfatal(in, ci, t,
 				   "byte 0x%" PRIx64 ": entry needs zip version %u.%u or flags %#x "
 				   "(encryption, bzip2, LZMA, ...)",
 				   hoff, version / 10, version % 10, flags);
@@ -273,7 +293,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				 "Unsupported compression type at offset 0x%" PRIx64
 				 ". type=%x. Only deflate and no compression are supported.",
 				 at, method);
-			set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": compression method %u", hoff,
+			tm_ar_set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": compression method %u", hoff,
 				   method);
 			header_error = true;
 			goto out;
@@ -284,7 +304,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				 ". type=%x. Only deflate supported for ZIPs compressed in a "
 				 "streaming fashion.",
 				 at, method);
-			set_cfatal(in, ci, t,
+			tm_ar_set_cfatal(in, ci, t,
 				   "byte 0x%" PRIx64 ": stored entry with a data descriptor", hoff);
 			header_error = true;
 			goto out;
@@ -292,7 +312,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		char *name = xmalloc((size_t)fnl + 1);
 		if ((s = tm_rd_read(&rd, name, fnl, &got, err)) != TM_OK || got < fnl) {
 			if (s == TM_OK)
-				input_warn(in, ci, hoff, "the archive ends inside a ZIP entry's name");
+				tm_ar_input_warn(in, ci, hoff, "the archive ends inside a ZIP entry's name");
 			free(name);
 			goto out;
 		}
@@ -301,7 +321,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		bool zip64 = false;
 		if ((s = tm_rd_read(&rd, ex, exl, &got, err)) != TM_OK || got < exl) {
 			if (s == TM_OK)
-				input_warn(in, ci, hoff,
+				tm_ar_input_warn(in, ci, hoff,
 					   "the archive ends inside the extra field of ZIP entry '%s'",
 					   name);
 			free(name);
@@ -322,7 +342,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 							 ". Zip64 extra field is too short to hold the "
 							 "uncompressed size.",
 							 rd.off);
-						set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": zip64 field",
+						tm_ar_set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": zip64 field",
 							   rd.off);
 						header_error = true;
 						free(name);
@@ -338,7 +358,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 							 ". Zip64 extra field is too short to hold the "
 							 "compressed size.",
 							 rd.off);
-						set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": zip64 field",
+						tm_ar_set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": zip64 field",
 							   rd.off);
 						header_error = true;
 						free(name);
@@ -355,7 +375,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		bool handed = false;   /* and given to the visitor */
 		uint64_t outn = 0, consumed = 0;
 		uint32_t acrc = 0;
-		bool hidden = is_hidden(name, fnl);
+		bool hidden = tm_ar_is_hidden(name, fnl);
 		int zr = 0;
 		if (flags & 8) {
 			zr = zip_inflate(&rd, false, 0, &consumed, &outn, &acrc, sn, &snn,
@@ -368,14 +388,14 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				snprintf(t, sizeof t,
 					 "Failed decompressing stream in ZIP file at offset 0x%" PRIx64,
 					 doff);
-				set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": bad deflate data in %s",
+				tm_ar_set_cfatal(in, ci, t, "byte 0x%" PRIx64 ": bad deflate data in %s",
 					   doff, name);
 				header_error = true;
 				free(name);
 				goto out;
 			}
 			if (zr == 1) {
-				input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'", name);
+				tm_ar_input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'", name);
 				free(name);
 				break; /* truncated: the entry is never complete */
 			}
@@ -383,7 +403,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			size_t dsz = zip64 ? 24 : 16;
 			if ((s = tm_rd_read(&rd, dd, dsz, &got, err)) != TM_OK || got < dsz) {
 				if (s == TM_OK)
-					input_warn(in, ci, hoff,
+					tm_ar_input_warn(in, ci, hoff,
 						   "the archive ends inside the data descriptor of ZIP "
 						   "entry '%s'",
 						   name);
@@ -395,7 +415,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 					 "Invalid signature found at offset 0x%" PRIx64
 					 ". Actual=0x%x, expected=0x%x",
 					 rd.off, le32(dd), 0x08074b50u);
-				set_cfatal(in, ci, t,
+				tm_ar_set_cfatal(in, ci, t,
 					   "byte 0x%" PRIx64 ": data descriptor without signature",
 					   rd.off - dsz);
 				header_error = true;
@@ -406,7 +426,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			csize = zip64 ? le64(dd + 8) : le32(dd + 8);
 			usize = zip64 ? le64(dd + 16) : le32(dd + 12);
 			if (csize != consumed) {
-				set_cfatal(in, ci,
+				tm_ar_set_cfatal(in, ci,
 					   "trace_processor aborts (PERFETTO_CHECK failure) on this "
 					   "archive",
 					   "byte 0x%" PRIx64 ": %s: data descriptor says %" PRIu64
@@ -418,11 +438,11 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			}
 		} else if (method == 8 && P(in)->visit && !hidden) {
 			/* inflated once, for the listing and the scan together */
-			if (too_many(in, err, &s)) {
+			if (tm_ar_too_many(in, err, &s)) {
 				free(name);
 				goto out;
 			}
-			pre = add_member(in, (int)ci, name, fnl, L_ZIP);
+			pre = tm_ar_add_member(in, (int)ci, name, fnl, L_ZIP);
 			bool visited = false;
 			uint64_t taken = 0;
 			s = zip_visit(in, pre, &rd, csize, usize, sn, &snn, &zr, &outn, &acrc, &taken,
@@ -431,9 +451,9 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			if (visited && (s != TM_OK || taken < csize || zr != 0 || outn != usize))
 				P(in)->visit->drop(P(in)->visit->ud, pre); /* scanned afresh */
 			if (s != TM_OK || taken < csize) {
-				unlist_from(in, pre);
+				tm_ar_unlist_from(in, pre);
 				if (s == TM_OK)
-					input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'",
+					tm_ar_input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'",
 						   name);
 				free(name);
 				if (s != TM_OK)
@@ -454,7 +474,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 					goto out;
 				}
 				if (k < csize - consumed) {
-					input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'",
+					tm_ar_input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'",
 						   name);
 					free(name);
 					break;
@@ -462,7 +482,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 			}
 		} else {
 			if (csize != usize) {
-				set_cfatal(in, ci,
+				tm_ar_set_cfatal(in, ci,
 					   "trace_processor aborts (PERFETTO_CHECK failure) on this "
 					   "archive",
 					   "byte 0x%" PRIx64 ": stored entry %s with compressed size "
@@ -495,7 +515,7 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 				left -= k;
 			}
 			if (trunc) {
-				input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'", name);
+				tm_ar_input_warn(in, ci, hoff, "the archive ends inside ZIP entry '%s'", name);
 				free(name);
 				break;
 			}
@@ -503,11 +523,11 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		}
 		size_t mi = pre;
 		if (mi == SIZE_MAX) {
-			if (too_many(in, err, &s)) {
+			if (tm_ar_too_many(in, err, &s)) {
 				free(name);
 				goto out;
 			}
-			mi = add_member(in, (int)ci, name, fnl, L_ZIP);
+			mi = tm_ar_add_member(in, (int)ci, name, fnl, L_ZIP);
 		}
 		struct tm_member *m = &in->members[mi];
 		struct loc *l = &P(in)->locs[mi];
@@ -556,8 +576,8 @@ walk_zip(struct tm_input *in, size_t ci, struct tm_error *err)
 		}
 		n_ents++;
 		if (!hidden)
-			set_format(m, tm_sniff(sn, snn));
-		publish(in, mi);
+			tm_ar_set_format(m, tm_sniff(sn, snn));
+		tm_ar_publish(in, mi);
 		free(name);
 	}
 out:
@@ -566,7 +586,7 @@ out:
 		for (size_t e = 0; e < n_ents; e++)
 			if (ents[e].handed)
 				P(in)->visit->drop(P(in)->visit->ud, ents[e].mi);
-		unlist_from(in, first_member);
+		tm_ar_unlist_from(in, first_member);
 	} else if (s == TM_OK) {
 		/* Registration decompresses each non-hidden entry in order; the
 		 * first failure stops it (that entry is already registered). */
@@ -577,8 +597,8 @@ out:
 			reg++;
 			if (ents[e].err) {
 				lc_w(&P(in)->locs[ci])->reg_limit = reg;
-				set_cfatal(in, ci, ents[e].err, "%s: bad compressed data",
-					   disp(&in->members[ents[e].mi]));
+				tm_ar_set_cfatal(in, ci, ents[e].err, "%s: bad compressed data",
+					   tm_ar_disp(&in->members[ents[e].mi]));
 				/* ZipTraceReader decompresses at its end of input */
 				lc_w(&P(in)->locs[ci])->fatal_eof = true;
 				break;
@@ -591,7 +611,7 @@ out:
 	free(sn);
 	free(lab);
 	{
-		enum tm_status s2 = gz_settle(in, ci, st, err);
+		enum tm_status s2 = tm_ar_gz_settle(in, ci, st, err);
 		if (s == TM_OK)
 			s = s2;
 	}

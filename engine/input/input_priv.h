@@ -1,3 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The input stage's private face (input.h the public one), owned by
+ * archive.c (the walk over nested containers, open and close): where each
+ * member's bytes are (struct loc), the walk's state (struct priv), and the
+ * parts archive.c calls, bottom to top: archive_table.c (the member
+ * table), archive_order.c (processing order), archive_stream.c (a member's
+ * stream), archive_tar.c (TAR headers), archive_zip.c (ZIP).
+ */
+#ifndef TM_INPUT_PRIV_H
+#define TM_INPUT_PRIV_H
+#ifndef TM_ENGINE_INTERNAL
+#error "engine-internal header"
+#endif
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "formats.h"
+#include "input.h"
+#include "archive_priv.h"
+
 #define MAX_DEPTH 8
 #define MAX_MEMBERS 1000000u
 #define MAX_LONG_NAME (1u << 20)
@@ -55,7 +77,7 @@ lc(const struct loc *l)
 }
 
 /* l's container fields to write (the listing's thread). */
-static struct loc_c *
+static inline struct loc_c *
 lc_w(struct loc *l)
 {
 	if (!l->c) {
@@ -66,13 +88,13 @@ lc_w(struct loc *l)
 }
 
 /* l's parked stream, taken (NULL if none). */
-static struct tm_stream *
+static inline struct tm_stream *
 lc_take_parked(struct loc *l)
 {
 	return l->c ? __atomic_exchange_n(&l->c->parked, NULL, __ATOMIC_ACQ_REL) : NULL;
 }
 
-static void
+static inline void
 lc_free(struct loc *l)
 {
 	if (!l->c)
@@ -128,9 +150,48 @@ enum { ID_NONE, ID_TAKEN, ID_MOVED };
 #define PARK_MAX_BYTES (160ull << 20)
 #define PARK_MAX_STREAMS 16u
 
-static struct priv *
+static inline struct priv *
 P(const struct tm_input *in)
 {
 	return in->priv;
 }
 
+/* ---- the member table (archive_table.c) ---- */
+size_t tm_ar_add_member(struct tm_input *in, int parent, const char *name, size_t name_len, enum loc_kind kind);
+void tm_ar_clear_cfatal(struct tm_input *in, size_t ci);
+const char *tm_ar_disp(const struct tm_member *m);
+void tm_ar_input_warn(struct tm_input *in, size_t ci, uint64_t off, const char *fmt, ...)
+	TM_PRINTF(4, 5);
+bool tm_ar_is_hidden(const char *p, size_t n);
+char *tm_ar_label(const struct tm_input *in, size_t i);
+void tm_ar_publish(struct tm_input *in, size_t mi);
+void tm_ar_set_cfatal(struct tm_input *in, size_t ci, const char *tp, const char *fmt, ...)
+	TM_PRINTF(4, 5);
+void tm_ar_set_format(struct tm_member *m, enum tm_format f);
+bool tm_ar_too_many(struct tm_input *in, struct tm_error *err, enum tm_status *s);
+void tm_ar_unlist_from(struct tm_input *in, size_t from);
+
+/* ---- a member's stream (archive_stream.c) ---- */
+void tm_ar_blocking(int fd);
+bool tm_ar_direct(const struct tm_input *in, size_t i);
+enum tm_status tm_ar_gz_drain(struct tm_stream *st, struct tm_error *err);
+enum tm_status tm_ar_gz_prov_drain(struct tm_input *in, size_t mi, struct tm_stream *st, bool *stands, struct tm_error *err);
+void tm_ar_gz_record(struct tm_input *in, size_t ci, size_t mi, struct tm_stream *st, uint64_t total);
+enum tm_status tm_ar_gz_settle(struct tm_input *in, size_t mi, struct tm_stream *st, struct tm_error *err);
+bool tm_ar_id_of(int fd, struct tm_file_id *id);
+enum tm_status tm_ar_open_member(const struct tm_input *in, size_t i, struct tm_stream **out, struct tm_error *err);
+enum tm_status tm_ar_open_path(const struct tm_input *in, size_t i, int *fd, struct tm_error *err);
+enum tm_status tm_ar_read_head(const struct tm_input *in, size_t i, size_t cap, uint8_t *buf, size_t *got, struct tm_error *err);
+enum tm_status tm_ar_sniff_top(struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm_format *f, struct tm_error *err);
+
+/* ---- processing order (archive_order.c) ---- */
+void tm_ar_process(struct tm_input *in, size_t ci);
+void tm_ar_start(struct tm_input *in, size_t i);
+
+/* ---- TAR (archive_tar.c) ---- */
+enum tm_status tm_ar_tar_entries(struct tm_input *in, size_t ci, struct tm_stream *st, size_t *vis_end, struct tm_error *err);
+
+/* ---- ZIP (archive_zip.c) ---- */
+enum tm_status tm_ar_walk_zip(struct tm_input *in, size_t ci, struct tm_error *err);
+
+#endif
