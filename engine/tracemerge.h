@@ -722,6 +722,8 @@ struct tm_report_event { /* only with keep_events (40 bytes: the list of a
 	char phase;      /* 'B','E','X','I','C',... or 0 */
 	bool is_slice;   /* a slice as trace_processor's slice table would hold it */
 	uint8_t drop;    /* 0, or the enum tm_stat_id that dropped it + 1 */
+	uint8_t depth;   /* a slice's depth on its track (SliceTracker's: the
+			  * slices open below it), 255 at most; else 0 */
 	uint32_t track;  /* index into report tracks, TM_NO_TRACK: none (no detail kept) */
 };
 #define TM_NO_TRACK UINT32_MAX
@@ -959,6 +961,14 @@ void tm_view_cells(const struct tm_view *v, uint32_t track, int64_t t0, int64_t 
 size_t tm_view_track_n(const struct tm_view *v, uint32_t track);
 size_t tm_view_track_seek(const struct tm_view *v, uint32_t track, int64_t ts);
 size_t tm_view_track_event(const struct tm_view *v, uint32_t track, size_t k);
+/* Nested slices: a track's events by depth (lanes), deeper ones than
+ * TM_VIEW_DEPTHS - 1 on the last lane.  The lanes a track has (1 + its
+ * deepest slice's depth, capped), and one lane's columns as
+ * tm_view_cells gives the whole track's. */
+#define TM_VIEW_DEPTHS 8u
+unsigned tm_view_track_depths(const struct tm_view *v, uint32_t track);
+void tm_view_cells_depth(const struct tm_view *v, uint32_t track, unsigned depth, int64_t t0,
+			 int64_t step, size_t n_cols, struct tm_view_cell *out);
 /* Alignment at a glance: the event of file other with ev's name nearest to
  * ev's time on the merged timeline (kept or dropped), or SIZE_MAX. */
 size_t tm_view_nearest(const struct tm_view *v, size_t ev, uint32_t other);

@@ -196,7 +196,10 @@ check_print_json(FILE *out, struct tm_session *s, const struct tm_manifest *cur,
 			char ph[2] = {e->phase, 0};
 			tm_buf_adds(&b, ",\"phase\":");
 			json_str(&b, e->phase ? ph : NULL);
-			tm_buf_addf(&b, ",\"slice\":%s,\"dropped\":", e->is_slice ? "true" : "false");
+			tm_buf_addf(&b, ",\"slice\":%s", e->is_slice ? "true" : "false");
+			if (e->is_slice) /* its depth on its track (the tracks view's row) */
+				tm_buf_addf(&b, ",\"depth\":%u", (unsigned)e->depth);
+			tm_buf_adds(&b, ",\"dropped\":");
 			json_str(&b, tm_report_event_dropped(e));
 			/* the track as the workbench's tracks view names it */
 			tm_buf_adds(&b, ",\"track\":");

@@ -898,14 +898,20 @@ struct wb_trow {
 	bool header;    /* a file's or a process's header (no track of its own) */
 	bool proc;      /* a process's header: track is its first track */
 	uint8_t depth;  /* 0 a file, 1 a process or a track of none, 2 a process's track */
+	uint8_t lane;   /* a track's row: the depth of its slices it draws (0 the track's
+			 * own row, then one row per deeper level) */
 	uint32_t file;
 	uint32_t track; /* UINT32_MAX on a file's header */
 };
 void view_draw_browse(const struct wb *wb);
 /* The rows, in the engine's track order (tm_report_tracks_order): a file's
  * header, its tracks of no process, each process's header and, unless
- * folded, its tracks. */
-size_t browse_rows(const struct wb_ui *ui, const struct tm_report *r, struct wb_trow *out, size_t cap);
+ * folded, its tracks; a track with nested slices a row per depth (v's
+ * lanes). */
+size_t browse_rows(const struct wb_ui *ui, const struct tm_report *r, const struct tm_view *v,
+		   struct wb_trow *out, size_t cap);
+/* The row (lane) of its track an event is drawn on: a slice's depth. */
+unsigned browse_lane(const struct tm_report_event *e);
 /* A process's key in ui.browse.pfold (its file, machine and pid). */
 uint64_t browse_proc_key(const struct tm_report_track *t);
 /* The rows as of the current view: ui.browse.rows when they are its, else

@@ -70,12 +70,14 @@ static void
 rows_rebuild(struct wb *wb, const struct tm_report *r)
 {
 	struct wb_browse *b = &wb->ui.browse;
-	size_t n = browse_rows(&wb->ui, r, NULL, 0);
+	const struct tm_report *vr;
+	const struct tm_view *v = model_view(&wb->m, &vr);
+	size_t n = browse_rows(&wb->ui, r, v, NULL, 0);
 	free(b->rows);
 	b->rows = calloc(n + 1, sizeof *b->rows);
 	if (!b->rows)
 		abort();
-	b->n_rows = browse_rows(&wb->ui, r, b->rows, n);
+	b->n_rows = browse_rows(&wb->ui, r, v, b->rows, n);
 	b->rows_gen = model_view_gen(&wb->m);
 }
 
@@ -181,7 +183,8 @@ select_track_of(struct wb *wb, const struct tm_report *r, size_t ev)
 			b->pfold[i] = b->pfold[--b->n_pfold];
 	rows_rebuild(wb, r);
 	for (size_t k = 0; k < b->n_rows; k++)
-		if (!b->rows[k].header && b->rows[k].track == e->track)
+		if (!b->rows[k].header && b->rows[k].track == e->track &&
+		    b->rows[k].lane == browse_lane(e))
 			b->trow = k;
 }
 

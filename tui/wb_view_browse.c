@@ -22,6 +22,12 @@ browse_fmt_ts(int64_t ns, char *buf, size_t len)
 		 a % 1000000000u);
 }
 
+unsigned
+browse_lane(const struct tm_report_event *e)
+{
+	return !e->is_slice ? 0 : e->depth < TM_VIEW_DEPTHS ? e->depth : TM_VIEW_DEPTHS - 1;
+}
+
 uint64_t
 browse_proc_key(const struct tm_report_track *t)
 {
@@ -39,7 +45,8 @@ proc_folded(const struct wb_browse *b, uint64_t key)
 }
 
 size_t
-browse_rows(const struct wb_ui *ui, const struct tm_report *r, struct wb_trow *out, size_t cap)
+browse_rows(const struct wb_ui *ui, const struct tm_report *r, const struct tm_view *v,
+	    struct wb_trow *out, size_t cap)
 {
 	size_t n = 0;
 	uint32_t *order = malloc((r->n_tracks + 1) * sizeof *order);
@@ -56,7 +63,7 @@ browse_rows(const struct wb_ui *ui, const struct tm_report *r, struct wb_trow *o
 			file = k->file;
 			proc = NULL;
 			if (out && n < cap)
-				out[n] = (struct wb_trow){true, false, 0, file, UINT32_MAX};
+				out[n] = (struct wb_trow){true, false, 0, 0, file, UINT32_MAX};
 			n++;
 		}
 		if (file < ui->browse.n_folded && ui->browse.folded[file])
@@ -65,16 +72,20 @@ browse_rows(const struct wb_ui *ui, const struct tm_report *r, struct wb_trow *o
 			proc = k;
 			pfolded = proc_folded(&ui->browse, browse_proc_key(k));
 			if (out && n < cap)
-				out[n] = (struct wb_trow){true, true, 1, file, t};
+				out[n] = (struct wb_trow){true, true, 1, 0, file, t};
 			n++;
 		} else if (k->pid < 0) {
 			proc = NULL;
 		}
 		if (proc && pfolded)
 			continue;
-		if (out && n < cap)
-			out[n] = (struct wb_trow){false, false, (uint8_t)(proc ? 2 : 1), file, t};
-		n++;
+		unsigned lanes = v ? tm_view_track_depths(v, t) : 1;
+		for (unsigned d = 0; d < lanes; d++) {
+			if (out && n < cap)
+				out[n] = (struct wb_trow){false, false, (uint8_t)(proc ? 2 : 1), (uint8_t)d,
+							  file, t};
+			n++;
+		}
 	}
 	free(order);
 	return n;
@@ -89,11 +100,13 @@ browse_rows_now(const struct wb *wb, const struct tm_report *r, size_t *n, struc
 		*n = b->n_rows;
 		return b->rows;
 	}
-	*n = browse_rows(&wb->ui, r, NULL, 0);
+	const struct tm_report *vr;
+	const struct tm_view *v = model_view(&wb->m, &vr);
+	*n = browse_rows(&wb->ui, r, v, NULL, 0);
 	*tmp = calloc(*n + 1, sizeof **tmp);
 	if (!*tmp)
 		abort();
-	browse_rows(&wb->ui, r, *tmp, *n);
+	browse_rows(&wb->ui, r, v, *tmp, *n);
 	return *tmp;
 }
 
@@ -395,10 +408,14 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		if (row->proc) {
 			tm_buf_adds(&lb, proc_folded(b, browse_proc_key(t)) ? "+ " : "- ");
 			tm_report_track_process(r, row->track, &lb);
+		} else if (row->lane) {
+			/* its slices nested this deep (the last: deeper too) */
+			tm_buf_addf(&lb, "  . depth %u%s", row->lane,
+				    row->lane + 1u == TM_VIEW_DEPTHS ? "+" : "");
 		} else {
 			tm_report_track_title(r, row->track, &lb);
 		}
-		if (row->depth == 1 && r->n_machines > 1) {
+		if (row->depth == 1 && !row->lane && r->n_machines > 1) {
 			char mach[64];
 			machine_name(r, t->machine, mach, sizeof mach);
 			tm_buf_addf(&lb, " @%s", mach);
@@ -407,7 +424,7 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		put_untrusted(lb.data ? lb.data : "", NAME_W - 1 - 2 * row->depth, nattr);
 		if (row->proc)
 			continue;
-		tm_view_cells(v, row->track, b->t0, step, (size_t)w, cells);
+		tm_view_cells_depth(v, row->track, row->lane, b->t0, step, (size_t)w, cells);
 		for (int c = 0; c < w; c++) {
 			const struct tm_view_cell *cl = &cells[c];
 			int64_t at = b->t0 + (int64_t)c * step;
@@ -433,7 +450,7 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 				ch = '|'; /* zero */
 				attr = theme_attr(ROLE_ZERO);
 			}
-			if (c == sel_col && se && se->track == row->track)
+			if (c == sel_col && se && se->track == row->track && browse_lane(se) == row->lane)
 				attr = theme_attr(ROLE_CURSOR);
 			mvaddch(y, x0 + c, ch | (chtype)attr);
 		}

@@ -104,6 +104,9 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 		}
 		if (!close_stack(p, st, o->ts, o->dur))
 			continue; /* a slice of its own track (close_stack) */
+		/* its depth: the slices open below it (slice_tracker.cc
+		 * StartSlice: depth = the stack's size) */
+		o->depth = (uint8_t)(st->n < 255 ? st->n : 255);
 		XGROW(st->v, st->cap, st->n + 1);
 		st->v[st->n++] = ix[k];
 	}

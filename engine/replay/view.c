@@ -244,8 +244,21 @@ struct tm_view {
 	size_t *tstart;    /* per track: its range in tev (n_tracks + 1) */
 	uint32_t *tev;     /* event indices by track, each track's in timeline order */
 	int64_t *tend;     /* per tev entry: the latest end of the slices up to it */
+	/* the same per lane (track, depth): lane = track * TM_VIEW_DEPTHS + depth */
+	size_t *lstart;
+	uint32_t *lev;
+	int64_t *lend;
+	uint8_t *depths;   /* per track: its lanes (tm_view_track_depths) */
 	uint32_t *byname;  /* event indices by (name, file, ts) */
 };
+
+static unsigned
+lane_of(const struct tm_report_event *e)
+{
+	return e->is_slice && e->depth < TM_VIEW_DEPTHS ? e->depth
+	       : e->is_slice				 ? TM_VIEW_DEPTHS - 1
+							 : 0;
+}
 
 static int
 cmp_name(const char *a, const char *b)
@@ -340,6 +353,34 @@ tm_view_build(const struct tm_report *r)
 		v->tend[at] = at > v->tstart[k] && v->tend[at - 1] > end ? v->tend[at - 1] : end;
 	}
 	free(fill);
+	/* per lane, the same way */
+	size_t nl = nt * TM_VIEW_DEPTHS;
+	v->lstart = xcalloc(nl + 2, sizeof *v->lstart);
+	v->depths = xcalloc(nt + 1, sizeof *v->depths);
+	for (size_t i = 0; i < n; i++)
+		if (on_track(&r->events[i], nt)) {
+			unsigned d = lane_of(&r->events[i]);
+			v->lstart[(size_t)r->events[i].track * TM_VIEW_DEPTHS + d + 1]++;
+			if (d + 1 > v->depths[r->events[i].track])
+				v->depths[r->events[i].track] = (uint8_t)(d + 1);
+		}
+	for (size_t k = 0; k < nl; k++)
+		v->lstart[k + 1] += v->lstart[k];
+	fill = xmalloc((nl + 1) * sizeof *fill);
+	memcpy(fill, v->lstart, nl * sizeof *fill);
+	v->lev = xmalloc((v->lstart[nl] + 1) * sizeof *v->lev);
+	v->lend = xmalloc((v->lstart[nl] + 1) * sizeof *v->lend);
+	for (size_t p = 0; p < n; p++) {
+		uint32_t e = v->order[p];
+		if (!on_track(&r->events[e], nt))
+			continue;
+		size_t l = (size_t)r->events[e].track * TM_VIEW_DEPTHS + lane_of(&r->events[e]);
+		size_t at = fill[l]++;
+		v->lev[at] = e;
+		int64_t end = ev_end(&r->events[e]);
+		v->lend[at] = at > v->lstart[l] && v->lend[at - 1] > end ? v->lend[at - 1] : end;
+	}
+	free(fill);
 	struct by_name *bn = xmalloc((n + 1) * sizeof *bn);
 	for (size_t i = 0; i < n; i++)
 		bn[i] = (struct by_name){r->events[i].name, r->events[i].ts, r->events[i].file,
@@ -363,6 +404,10 @@ tm_view_free(struct tm_view *v)
 	free(v->tstart);
 	free(v->tev);
 	free(v->tend);
+	free(v->lstart);
+	free(v->lev);
+	free(v->lend);
+	free(v->depths);
 	free(v->byname);
 	free(v);
 }
@@ -483,16 +528,15 @@ tm_view_track_seek(const struct tm_view *v, uint32_t track, int64_t ts)
 	return n ? lower_bound(v->r, v->tev + v->tstart[track], n, ts) : 0;
 }
 
-void
-tm_view_cells(const struct tm_view *v, uint32_t track, int64_t t0, int64_t step, size_t n_cols,
-	      struct tm_view_cell *out)
+/* The columns of one time-ordered list a[0..n) (end: its running ends). */
+static void
+cells_of(const struct tm_view *v, const struct tm_report_track *t, const uint32_t *a,
+	 const int64_t *end, size_t n, int64_t t0, int64_t step, size_t n_cols,
+	 struct tm_view_cell *out)
 {
-	size_t n = tm_view_track_n(v, track);
-	const uint32_t *a = n ? v->tev + v->tstart[track] : NULL;
-	const int64_t *end = n ? v->tend + v->tstart[track] : NULL;
 	if (step < 1)
 		step = 1;
-	size_t k = tm_view_track_seek(v, track, t0);
+	size_t k = n ? lower_bound(v->r, a, n, t0) : 0;
 	for (size_t c = 0; c < n_cols; c++) {
 		struct tm_view_cell *o = &out[c];
 		*o = (struct tm_view_cell){0, 0, false, SIZE_MAX};
@@ -510,13 +554,12 @@ tm_view_cells(const struct tm_view *v, uint32_t track, int64_t t0, int64_t step,
 			}
 		}
 		/* the events starting in [lo, hi): up to the next column's start */
-		size_t e = tm_view_track_seek(v, track, hi);
+		size_t e = n ? lower_bound(v->r, a, n, hi) : 0;
 		if (e > k) {
 			o->n = e - k;
 			o->first = a[k];
 			/* dropped among them: the first few looked at, the rest by
 			 * the count of dropped on the track being 0 */
-			const struct tm_report_track *t = &v->r->tracks[track];
 			if (t->n_dropped) {
 				size_t look = e - k < 16 ? e - k : 16;
 				for (size_t j = 0; j < look; j++) {
@@ -531,6 +574,40 @@ tm_view_cells(const struct tm_view *v, uint32_t track, int64_t t0, int64_t step,
 		}
 		k = e;
 	}
+}
+
+void
+tm_view_cells(const struct tm_view *v, uint32_t track, int64_t t0, int64_t step, size_t n_cols,
+	      struct tm_view_cell *out)
+{
+	size_t n = tm_view_track_n(v, track);
+	if (track >= v->r->n_tracks) {
+		for (size_t c = 0; c < n_cols; c++)
+			out[c] = (struct tm_view_cell){0, 0, false, SIZE_MAX};
+		return;
+	}
+	cells_of(v, &v->r->tracks[track], n ? v->tev + v->tstart[track] : NULL,
+		 n ? v->tend + v->tstart[track] : NULL, n, t0, step, n_cols, out);
+}
+
+unsigned
+tm_view_track_depths(const struct tm_view *v, uint32_t track)
+{
+	return track < v->r->n_tracks && v->depths[track] ? v->depths[track] : 1;
+}
+
+void
+tm_view_cells_depth(const struct tm_view *v, uint32_t track, unsigned depth, int64_t t0,
+		    int64_t step, size_t n_cols, struct tm_view_cell *out)
+{
+	if (track >= v->r->n_tracks || depth >= TM_VIEW_DEPTHS) {
+		for (size_t c = 0; c < n_cols; c++)
+			out[c] = (struct tm_view_cell){0, 0, false, SIZE_MAX};
+		return;
+	}
+	size_t l = (size_t)track * TM_VIEW_DEPTHS + depth, n = v->lstart[l + 1] - v->lstart[l];
+	cells_of(v, &v->r->tracks[track], n ? v->lev + v->lstart[l] : NULL,
+		 n ? v->lend + v->lstart[l] : NULL, n, t0, step, n_cols, out);
 }
 
 size_t

@@ -286,6 +286,61 @@ out:
 	tm_session_close(s);
 }
 
+/* Nested slices by depth (SliceTracker's): a slice inside another is at
+ * depth 1, on its track's second lane; the lanes' columns hold only their
+ * depth's slices. */
+static void
+t_depth_lanes(void)
+{
+	char p[128];
+	snprintf(p, sizeof p, "%s/d.json", dir);
+	FILE *f = fopen(p, "w");
+	if (!f) {
+		FAILF("write %s", p);
+		return;
+	}
+	fputs("{\"traceEvents\":[\n"
+	      "{\"name\":\"outer\",\"ph\":\"X\",\"ts\":0,\"dur\":10,\"pid\":1,\"tid\":1},\n"
+	      "{\"name\":\"inner\",\"ph\":\"X\",\"ts\":2,\"dur\":2,\"pid\":1,\"tid\":1},\n"
+	      "{\"name\":\"after\",\"ph\":\"X\",\"ts\":20,\"dur\":2,\"pid\":1,\"tid\":1}]}\n",
+	      f);
+	fclose(f);
+	struct tm_session *s = NULL;
+	struct tm_report *r = evaluate(p, NULL, &s);
+	if (!r)
+		return;
+	struct tm_view *v = tm_view_build(r);
+	size_t inner = SIZE_MAX, after = SIZE_MAX;
+	for (size_t i = 0; i < r->n_events; i++) {
+		if (r->events[i].name && !strcmp(r->events[i].name, "inner"))
+			inner = i;
+		if (r->events[i].name && !strcmp(r->events[i].name, "after"))
+			after = i;
+	}
+	CHECK(inner != SIZE_MAX && after != SIZE_MAX);
+	if (inner == SIZE_MAX || after == SIZE_MAX)
+		goto out;
+	CHECK_INT(r->events[inner].depth, 1);
+	CHECK_INT(r->events[after].depth, 0);
+	uint32_t t = r->events[inner].track;
+	CHECK_INT(tm_view_track_depths(v, t), 2);
+	/* columns of 1 us from 0: lane 0 starts at 0 and 20, lane 1 at 2 */
+	struct tm_view_cell c0[25], c1[25];
+	tm_view_cells_depth(v, t, 0, 0, 1000, 25, c0);
+	tm_view_cells_depth(v, t, 1, 0, 1000, 25, c1);
+	CHECK_INT(c0[0].n, 1);
+	CHECK_INT(c0[2].n, 0);
+	CHECK(c0[2].covered);
+	CHECK_INT(c0[20].n, 1);
+	CHECK_INT(c1[2].n, 1);
+	CHECK(c1[2].first == inner);
+	CHECK(!c1[5].covered && !c1[0].n && !c1[20].n);
+out:
+	tm_view_free(v);
+	tm_report_free(r);
+	tm_session_close(s);
+}
+
 int
 main(void)
 {
@@ -296,6 +351,7 @@ main(void)
 	}
 	RUN(t_tracks_and_order);
 	RUN(t_track_names);
+	RUN(t_depth_lanes);
 	if (tm_work_count() == UINT64_MAX)
 		printf("SKIP: t_frame_cost: probes are counted in the ASan build only\n");
 	else
