@@ -43,8 +43,11 @@
  * over the name when complete (no fsync: see save_group); afterwards the
  * least recently used files are removed until the directory is within its
  * cap.
+ *
+ * This file: the cache files, the directory, and the session's entry
+ * points; scancache_ser.c is the format (the checksum, the serializer).
  */
-#include "scancache.h"
+#include "scancache_ser.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -61,9 +64,9 @@
 #include "align_scan.h"
 #include "scan.h"
 #include "session.h"
-#include "tracknames.h"
 
-/* Bump with every change of the ser_* functions below. */
+/* Bump with every change of what scancache_ser.c or the ser_* functions
+ * below write. */
 #define CACHE_FORMAT 9u
 #define CACHE_MAGIC "TMSCAN\032\n"
 #define HEADER_BYTES 32u
@@ -125,12 +128,12 @@ ser_listing(struct ser *z, struct tm_session *s, struct tm_cache_group *g, size_
 	uint64_t w[7];
 	memcpy(w, v, sizeof w);
 	for (int i = 0; i < 7; i++)
-		ser_u64(z, &w[i]);
+		tm_sc_ser_u64(z, &w[i]);
 	uint64_t pw = parent;
-	ser_u64(z, &pw);
+	tm_sc_ser_u64(z, &pw);
 	size_t nl = top ? 0 : mb->name_len;
 	void *name = z->wr && !top ? mb->name : NULL;
-	ser_blob(z, &name, &nl, 1);
+	tm_sc_ser_blob(z, &name, &nl, 1);
 	if (z->wr)
 		return;
 	bool same = !memcmp(v, w, sizeof v) && pw == parent && nl == (top ? 0 : mb->name_len) &&
@@ -153,8 +156,8 @@ ser_key(struct ser *z, const struct tm_session *s, const char *path_c, bool loos
 			 (uint64_t)loose << 2;
 	char *bid = b.data, *path = (char *)(uintptr_t)path_c;
 	char *rb = NULL, *rp = NULL;
-	ser_str(z, z->wr ? &bid : &rb);
-	ser_str(z, z->wr ? &path : &rp);
+	tm_sc_ser_str(z, z->wr ? &bid : &rb);
+	tm_sc_ser_str(z, z->wr ? &path : &rp);
 	uint64_t k[8] = {flags,
 			 key->dev,
 			 key->ino,
@@ -166,7 +169,7 @@ ser_key(struct ser *z, const struct tm_session *s, const char *path_c, bool loos
 	uint64_t r[8];
 	memcpy(r, k, sizeof r);
 	for (int i = 0; i < 8; i++)
-		ser_u64(z, &r[i]);
+		tm_sc_ser_u64(z, &r[i]);
 	if (!z->wr) {
 		*same = !z->bad && rb && rp && !strcmp(rb, bid) && !memcmp(k, r, sizeof k);
 		*same_path = *same && !strcmp(rp, path);
@@ -361,9 +364,9 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	size_t rb = tm_scancache_io_buf;
 	struct ser z = {.wr = false, .fd = fd, .buf = xmalloc(rb), .cap = rb,
 			.left = HEADER_BYTES};
-	h_init(&z.h);
+	tm_sc_h_init(&z.h);
 	uint8_t h[HEADER_BYTES], want[HEADER_BYTES];
-	const uint8_t *hp = rd_take(&z, HEADER_BYTES);
+	const uint8_t *hp = tm_sc_rd_take(&z, HEADER_BYTES);
 	const char *bad = NULL;
 	bool miss = false; /* another format, input or listing: no note */
 	bool same_path = false;
@@ -386,14 +389,14 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	if (!bad && !miss) {
 		uint64_t payload = (uint64_t)st.st_size - HEADER_BYTES;
 		z.left = payload;
-		rd_hash_restart(&z); /* the header is not hashed */
+		tm_sc_rd_hash_restart(&z); /* the header is not hashed */
 		bool same = false;
 		ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same, &same_path);
 		miss = !z.bad && !same; /* another input under the same name */
 		rec = xcalloc(g->n + 1, sizeof *rec);
 		uint64_t n = 0;
 		if (!miss)
-			ser_u64(&z, &n);
+			tm_sc_ser_u64(&z, &n);
 		if (!miss && n != g->n && !z.bad)
 			z.bad = "listing";
 		for (size_t k = 0; !miss && k < g->n && !z.bad; k++)
@@ -401,15 +404,15 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 		/* not damage: the input lists differently */
 		miss = miss || (z.bad && !strcmp(z.bad, "listing"));
 		for (size_t k = 0; !miss && k < g->n && !z.bad; k++)
-			ser_member(&z, &rec[k]);
+			tm_sc_ser_member(&z, &rec[k]);
 		if (!miss && !z.bad && z.left)
 			z.bad = "bytes after the end";
 		/* the checksum over what is left, so that damage is called
 		 * damage whatever part of it was found first */
-		while (!miss && z.left && rd_take(&z, z.left < rb ? (size_t)z.left : rb))
+		while (!miss && z.left && tm_sc_rd_take(&z, z.left < rb ? (size_t)z.left : rb))
 			;
-		rd_hash(&z);
-		if (!miss && (z.rerr || z.left || h_final(&z.h) != sum))
+		tm_sc_rd_hash(&z);
+		if (!miss && (z.rerr || z.left || tm_sc_h_final(&z.h) != sum))
 			bad = z.rerr || z.left ? "file cut off" : "checksum mismatch";
 		bad = miss ? NULL : bad ? bad : z.bad;
 		/* what the replay trusts, checked before anything is used (the
@@ -623,25 +626,25 @@ save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
 	header(h, 0, 0);
 	struct ser z = {.wr = true, .f = f, .buf = xmalloc(tm_scancache_io_buf),
 			.cap = tm_scancache_io_buf};
-	h_init(&z.h);
+	tm_sc_h_init(&z.h);
 	z.werr = fwrite(h, 1, HEADER_BYTES, f) != HEADER_BYTES;
 	bool same, same_path;
 	ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same, &same_path);
 	uint64_t n = g->n;
-	ser_u64(&z, &n);
+	tm_sc_ser_u64(&z, &n);
 	for (size_t k = 0; k < g->n; k++)
 		ser_listing(&z, s, g, k);
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->members[k];
 		struct member_rec r = {s->scans[i] != NULL, s->in.members[i].size,
 				       s->in.members[i].error, s->scans[i], {0, 0, 0}};
-		ser_member(&z, &r);
+		tm_sc_ser_member(&z, &r);
 	}
-	wr_flush(&z);
+	tm_sc_wr_flush(&z);
 	free(z.buf);
 	long end = ftell(f);
 	uint64_t payload = end > (long)HEADER_BYTES ? (uint64_t)end - HEADER_BYTES : 0;
-	header(h, payload, h_final(&z.h));
+	header(h, payload, tm_sc_h_final(&z.h));
 	/* No fsync: the rename is atomic for readers, and what a crash could
 	 * leave (a short or zeroed file) fails the length or checksum test and
 	 * is scanned again; a cache is not worth a disk flush on every scan. */
@@ -683,8 +686,8 @@ peek(const struct tm_session *s, const char *file, const char *path, bool loose,
 	if (fstat(fd, &st) == 0 && trusted(&st) && (uint64_t)st.st_size >= HEADER_BYTES) {
 		struct ser z = {.wr = false, .fd = fd, .buf = xmalloc(4096), .cap = 4096,
 				.left = HEADER_BYTES};
-		h_init(&z.h);
-		const uint8_t *hp = rd_take(&z, HEADER_BYTES);
+		tm_sc_h_init(&z.h);
+		const uint8_t *hp = tm_sc_rd_take(&z, HEADER_BYTES);
 		uint8_t want[HEADER_BYTES];
 		uint64_t payload = (uint64_t)st.st_size - HEADER_BYTES, sum = 0;
 		for (int j = 0; hp && j < 8; j++)

@@ -1,3 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The format of a saved scan (scancache_ser.h): the payload's checksum,
+ * the one serializer for both directions, and the structures it writes
+ * (a scan, its op log and alignment samples, a member's record).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scancache_ser.h"
+#include "tracknames.h"
+
 /* ---- the checksum ---- */
 
 /* A 64-bit hash of the payload, four 64-bit lanes of multiply-rotate rounds
@@ -8,13 +23,6 @@
 #define H1 0x9e3779b185ebca87ull
 #define H2 0xc2b2ae3d27d4eb4full
 #define H3 0x165667b19e3779f9ull
-
-struct hash {
-	uint64_t v[4];
-	uint8_t tail[32];
-	size_t nt;
-	uint64_t total;
-};
 
 static inline uint64_t
 rotl64(uint64_t x, int r)
@@ -36,8 +44,8 @@ h_round(uint64_t a, uint64_t w)
 	return rotl64(a + w * H2, 31) * H1;
 }
 
-static void
-h_init(struct hash *h)
+void
+tm_sc_h_init(struct hash *h)
 {
 	*h = (struct hash){{H1 + H2, H2, 0, (uint64_t)0 - H1}, {0}, 0, 0};
 }
@@ -82,8 +90,8 @@ h_add(struct hash *h, const void *vp, size_t n)
 	h->nt = n - m;
 }
 
-static uint64_t
-h_final(const struct hash *h)
+uint64_t
+tm_sc_h_final(const struct hash *h)
 {
 	uint64_t x = rotl64(h->v[0], 1) + rotl64(h->v[1], 7) + rotl64(h->v[2], 12) +
 		     rotl64(h->v[3], 18);
@@ -106,9 +114,9 @@ uint64_t
 tm_scancache_hash(const void *p, size_t n)
 {
 	struct hash h;
-	h_init(&h);
+	tm_sc_h_init(&h);
 	h_add(&h, p, n);
-	return h_final(&h);
+	return tm_sc_h_final(&h);
 }
 
 /* ---- one serializer for both directions ---- */
@@ -122,45 +130,21 @@ tm_scancache_hash(const void *p, size_t n)
  * file (the kernel's copy costs the same through either). */
 size_t tm_scancache_io_buf = 64u << 10;
 
-/* Where a log's out-of-line deltas are in the file (reading). */
-struct deltas_at {
-	uint64_t off, len, mem;
-};
-
-struct ser {
-	bool wr;
-	FILE *f;         /* writing, through buf[0..end) (wr_flush) */
-	struct hash h;
-	uint64_t left;   /* reading: payload bytes not yet read */
-	const char *bad; /* reading: the first problem found */
-	bool werr;       /* writing: a write failed */
-	/* reading */
-	int fd;
-	uint8_t *buf;
-	size_t cap, pos, end; /* buf[pos..end): read, not yet taken */
-	size_t hpos;          /* buf[hpos..pos): taken, not yet hashed */
-	uint64_t at;          /* the file offset of buf[pos] */
-	bool rerr;            /* a read failed or the file ended early */
-	struct deltas_at *dl; /* the log being read */
-	uint64_t d_done;      /* its deltas checked so far */
-	char why[256];
-};
-
 /* The bytes taken since the last call hashed: in pieces as large as the
  * buffer allows, not per value taken (h_add's calls cost more than its
  * rounds for 8-byte values). */
-static void
-rd_hash(struct ser *z)
+void
+tm_sc_rd_hash(struct ser *z)
 {
 	h_add(&z->h, z->buf + z->hpos, z->pos - z->hpos);
 	z->hpos = z->pos;
 }
 
 /* The hash started again: what was taken before is not hashed. */
-static void
-rd_hash_restart(struct ser *z)
+void
+tm_sc_rd_hash_restart(struct ser *z)
 {
-	h_init(&z->h);
+	tm_sc_h_init(&z->h);
 	z->hpos = z->pos;
 }
 
@@ -172,7 +156,7 @@ rd_fill(struct ser *z, size_t n)
 	if (z->end - z->pos >= n)
 		return true;
 	if (z->pos) {
-		rd_hash(z);
+		tm_sc_rd_hash(z);
 		memmove(z->buf, z->buf + z->pos, z->end - z->pos);
 		z->end -= z->pos;
 		z->pos = z->hpos = 0;
@@ -205,8 +189,8 @@ rd_adv(struct ser *z, size_t n)
 
 /* Take n payload bytes (hashed later: rd_hash), NULL past the end of the
  * payload. */
-static const uint8_t *
-rd_take(struct ser *z, size_t n)
+const uint8_t *
+tm_sc_rd_take(struct ser *z, size_t n)
 {
 	if (n > z->left || !rd_fill(z, n))
 		return NULL;
@@ -246,8 +230,8 @@ wr_out(struct ser *z, const void *p, size_t n)
 
 /* The bytes gathered in buf, in one piece (a call of each per value cost
  * more than the value). */
-static void
-wr_flush(struct ser *z)
+void
+tm_sc_wr_flush(struct ser *z)
 {
 	wr_out(z, z->buf, z->end);
 	z->end = 0;
@@ -260,7 +244,7 @@ ser_raw(struct ser *z, void *p, size_t n)
 		if (!n) /* p may be NULL then */
 			return;
 		if (n > z->cap - z->end) {
-			wr_flush(z);
+			tm_sc_wr_flush(z);
 			if (n > z->cap) { /* a large blob: as it is */
 				wr_out(z, p, n);
 				return;
@@ -275,7 +259,7 @@ ser_raw(struct ser *z, void *p, size_t n)
 	size_t done = 0;
 	while (!z->bad && done < n) {
 		size_t k = n - done < tm_scancache_io_buf ? n - done : tm_scancache_io_buf;
-		const uint8_t *q = rd_take(z, k);
+		const uint8_t *q = tm_sc_rd_take(z, k);
 		if (!q)
 			break;
 		memcpy(o + done, q, k);
@@ -295,7 +279,7 @@ rd_deltas(void *ctx, uint64_t off, uint64_t len)
 	struct ser *z = ctx;
 	if (z->bad || off != z->d_done || len > z->dl->len - z->d_done || len > SIZE_MAX / 2)
 		return NULL;
-	const uint8_t *p = rd_take(z, (size_t)len);
+	const uint8_t *p = tm_sc_rd_take(z, (size_t)len);
 	if (p)
 		z->d_done += len;
 	return p;
@@ -319,8 +303,8 @@ ser_u64_bytes(struct ser *z, uint64_t *v)
 
 /* in place in the buffer when it has the value or room for it (most
  * values), inline */
-static inline void
-ser_u64(struct ser *z, uint64_t *v)
+inline void
+tm_sc_ser_u64(struct ser *z, uint64_t *v)
 {
 	if (z->wr && z->cap - z->end >= 8) {
 		uint64_t x = *v;
@@ -344,7 +328,7 @@ static inline void
 ser_i64(struct ser *z, int64_t *v)
 {
 	uint64_t u = (uint64_t)*v;
-	ser_u64(z, &u);
+	tm_sc_ser_u64(z, &u);
 	*v = (int64_t)u;
 }
 
@@ -352,7 +336,7 @@ ser_i64(struct ser *z, int64_t *v)
 static inline uint64_t
 ser_max(struct ser *z, uint64_t v, uint64_t max, const char *what)
 {
-	ser_u64(z, &v);
+	tm_sc_ser_u64(z, &v);
 	if (!z->wr && v > max) {
 		if (!z->bad)
 			z->bad = what;
@@ -375,8 +359,8 @@ ser_bool(struct ser *z, bool *v)
 
 /* An array of n elements of elem bytes (n stored first); reading
  * allocates n * elem + 1 zeroed bytes (never more than the file holds). */
-static void
-ser_blob(struct ser *z, void **p, size_t *n, size_t elem)
+void
+tm_sc_ser_blob(struct ser *z, void **p, size_t *n, size_t elem)
 {
 	size_t cnt = (size_t)ser_max(z, *n, z->wr ? UINT64_MAX : z->left / elem, "count larger than the file");
 	if (!z->wr) {
@@ -388,8 +372,8 @@ ser_blob(struct ser *z, void **p, size_t *n, size_t elem)
 }
 
 /* A string or NULL; a string read back has no NUL inside. */
-static void
-ser_str(struct ser *z, char **s)
+void
+tm_sc_ser_str(struct ser *z, char **s)
 {
 	bool has = *s != NULL;
 	ser_bool(z, &has);
@@ -400,7 +384,7 @@ ser_str(struct ser *z, char **s)
 	}
 	size_t n = z->wr ? strlen(*s) : 0;
 	void *p = *s;
-	ser_blob(z, &p, &n, 1);
+	tm_sc_ser_blob(z, &p, &n, 1);
 	if (!z->wr) {
 		*s = p ? p : xstrdup("");
 		if (strlen(*s) != n && !z->bad)
@@ -443,7 +427,7 @@ ser_detail(struct ser *z, struct tm_detail *d)
 	d->phase = (char)(ph & 0xff);
 	d->queue = (uint8_t)(ph >> 8);
 	d->flags = (uint8_t)(ph >> 16);
-	ser_u64(z, &d->track);
+	tm_sc_ser_u64(z, &d->track);
 	ser_i64(z, &d->dur);
 }
 
@@ -451,8 +435,8 @@ static void
 ser_tn(struct ser *z, struct tm_tn_rec *r)
 {
 	uint32_t wk = r->what | (uint32_t)(uint8_t)r->kind << 8;
-	ser_u64(z, &r->key);
-	ser_u64(z, &r->parent);
+	tm_sc_ser_u64(z, &r->key);
+	tm_sc_ser_u64(z, &r->parent);
 	ser_i64(z, &r->pid);
 	ser_i64(z, &r->tid);
 	ser_u32(z, &r->name);
@@ -481,12 +465,12 @@ ser_put(void *ctx, const void *p, size_t n)
 static void
 ser_oplog(struct ser *z, struct tm_oplog *l)
 {
-	ser_u64(z, &l->n_ops);
+	tm_sc_ser_u64(z, &l->n_ops);
 	ser_i64(z, &l->last_ts);
-	ser_u64(z, &l->last_off);
+	tm_sc_ser_u64(z, &l->last_off);
 	ser_bool(z, &l->use_runs);
-	ser_u64(z, &l->n_runs);
-	ser_u64(z, &l->n_run_elems);
+	tm_sc_ser_u64(z, &l->n_runs);
+	tm_sc_ser_u64(z, &l->n_run_elems);
 	/* details, each field by field (min 28 bytes on disk) */
 	const struct tm_oplog_x *lx = l->x;
 	size_t nd = (size_t)ser_max(z, lx->n_details, z->wr ? UINT64_MAX : z->left / 28,
@@ -496,7 +480,7 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 		ser_detail(z, &det[i]);
 	void *pool = lx->pool.data;
 	size_t pool_len = lx->pool.len;
-	ser_blob(z, &pool, &pool_len, 1);
+	tm_sc_ser_blob(z, &pool, &pool_len, 1);
 	/* the names of its tracks (tracknames.h), each field by field (min 48
 	 * bytes on disk) */
 	size_t nt = (size_t)ser_max(z, lx->n_tn, z->wr ? UINT64_MAX : z->left / 48,
@@ -520,9 +504,9 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 	if (z->wr) {
 		size_t hl = 0;
 		uint64_t dl = tm_oplog_write_split(l, count_put, &hl, NULL, NULL);
-		ser_u64(z, &(uint64_t){hl});
+		tm_sc_ser_u64(z, &(uint64_t){hl});
 		tm_oplog_write_split(l, ser_put, z, NULL, NULL);
-		ser_u64(z, &dl);
+		tm_sc_ser_u64(z, &dl);
 		tm_oplog_write_split(l, NULL, NULL, ser_put, z);
 		return;
 	}
@@ -553,7 +537,7 @@ ser_occ_slow(struct ser *z, struct al_occ *o)
 	ser_i64(z, &o->ts);
 	ser_u32(z, &o->clock);
 	ser_u32(z, &o->machine);
-	ser_u64(z, &o->off);
+	tm_sc_ser_u64(z, &o->off);
 }
 
 /* Reading, with the four values in the buffer (most occurrences): taken at
@@ -590,8 +574,8 @@ ser_align(struct ser *z, struct tm_align_samples **ap)
 	a->n_names = (size_t)ser_max(z, a->n_names, AL_NAMES, "too many alignment names");
 	ser_bool(z, &a->names_full);
 	a->n_ids = (size_t)ser_max(z, a->n_ids, AL_IDS, "too many alignment ids");
-	ser_u64(z, &a->id_mask);
-	ser_u64(z, &a->n_id_events);
+	tm_sc_ser_u64(z, &a->id_mask);
+	tm_sc_ser_u64(z, &a->n_id_events);
 	if (!z->wr) {
 		if (z->bad)
 			a->n_names = a->n_ids = 0;
@@ -603,10 +587,10 @@ ser_align(struct ser *z, struct tm_align_samples **ap)
 	for (size_t i = 0; i < a->n_names; i++) {
 		struct al_name *e = &a->names[i];
 		void *nm = e->name;
-		ser_blob(z, &nm, &e->len, 1);
+		tm_sc_ser_blob(z, &nm, &e->len, 1);
 		e->name = nm;
-		ser_u64(z, &e->h);
-		ser_u64(z, &e->count);
+		tm_sc_ser_u64(z, &e->h);
+		tm_sc_ser_u64(z, &e->count);
 		ser_bool(z, &e->all_instant);
 		/* the occurrences unpacked (tm_al_occs), as format 4 wrote them */
 		struct al_occ occ[AL_OCC];
@@ -628,9 +612,9 @@ ser_align(struct ser *z, struct tm_align_samples **ap)
 	for (size_t i = 0; i < a->n_ids; i++) {
 		struct al_id *e = &a->ids[i];
 		void *id = e->ident;
-		ser_blob(z, &id, &e->ident_len, 1);
+		tm_sc_ser_blob(z, &id, &e->ident_len, 1);
 		e->ident = id;
-		ser_u64(z, &e->key);
+		tm_sc_ser_u64(z, &e->key);
 		uint32_t have = e->have;
 		ser_u32(z, &have);
 		e->have = (uint8_t)have;
@@ -650,15 +634,15 @@ static void
 ser_scan(struct ser *z, struct tm_scan *sc)
 {
 	sc->format = (enum tm_format)ser_max(z, sc->format, TM_FMT__COUNT - 1, "unknown format");
-	ser_u64(z, &sc->n_packets);
-	ser_u64(z, &sc->n_events);
-	ser_u64(z, &sc->clocks_seen[0]);
-	ser_u64(z, &sc->clocks_seen[1]);
+	tm_sc_ser_u64(z, &sc->n_packets);
+	tm_sc_ser_u64(z, &sc->n_events);
+	tm_sc_ser_u64(z, &sc->clocks_seen[0]);
+	tm_sc_ser_u64(z, &sc->clocks_seen[1]);
 	ser_bool(z, &sc->has_snapshot);
 	ser_bool(z, &sc->unpredicted);
 	size_t ne = sc->n_embedded;
 	void *emb = sc->embedded;
-	ser_blob(z, &emb, &ne, sizeof(uint32_t));
+	tm_sc_ser_blob(z, &emb, &ne, sizeof(uint32_t));
 	if (!z->wr) {
 		if (ne > UINT32_MAX) {
 			if (!z->bad)
@@ -673,7 +657,7 @@ ser_scan(struct ser *z, struct tm_scan *sc)
 	ser_bool(z, &sc->has_raw_ts);
 	ser_i64(z, &sc->raw_min);
 	ser_i64(z, &sc->raw_max);
-	ser_str(z, &sc->warning);
+	tm_sc_ser_str(z, &sc->warning);
 	ser_bool(z, &sc->failed);
 	/* the scan's error exists only when it has one (tm_scan_err); most
 	 * have none, saved as ser_error's five zeros: read past them without
@@ -692,20 +676,12 @@ ser_scan(struct ser *z, struct tm_scan *sc)
 	ser_oplog(z, &sc->log);
 }
 
-struct member_rec {
-	bool has_scan;
-	uint64_t size;
-	char *error;
-	struct tm_scan *scan;
-	struct deltas_at deltas; /* reading */
-};
-
-static void
-ser_member(struct ser *z, struct member_rec *r)
+void
+tm_sc_ser_member(struct ser *z, struct member_rec *r)
 {
 	ser_bool(z, &r->has_scan);
-	ser_u64(z, &r->size);
-	ser_str(z, &r->error);
+	tm_sc_ser_u64(z, &r->size);
+	tm_sc_ser_str(z, &r->error);
 	if (!r->has_scan)
 		return;
 	if (!z->wr) {
