@@ -132,7 +132,10 @@ def enc_packet(pk):
             rounds += fl(1, fl(2, cl) + fl(3, hl))
         f += fl(107, rounds)
     elif k == "sysinfo":
-        f += fl(45, fl(17, pk["name"]))
+        body = fl(17, pk["name"]) if pk.get("name") is not None else b""
+        if "tz" in pk:  # timezone_off_mins (int32: a negative one as 10 bytes)
+            body += fv(7, pk["tz"] & 0xFFFFFFFFFFFFFFFF)
+        f += fl(45, body)
     return fl(1, f)
 
 

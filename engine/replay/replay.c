@@ -53,6 +53,9 @@ struct fstate {
 	struct tm_oppos *defers; /* deferred packets (or runs): where to re-read them */
 	size_t n_defers, cap_defers;
 	struct tm_replay_probe *probe; /* what an estimate asks of this file, or NULL */
+	/* dumpstate log lines held for a timezone (TM_CONV_WAIT_TZ) */
+	struct tm_op *held;
+	size_t n_held, cap_held;
 };
 
 /* A file's readers are searched linearly up to this many, then in its
@@ -324,25 +327,58 @@ resolve_clock(struct fstate *fs, struct tm_tracker *c, uint32_t clock, uint32_t 
 static void run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_pkt,
 		   int64_t pkt_ts);
 
+static void run_convert_at(struct tm_replay *p, struct fstate *fs, const struct tm_op *op,
+			   int64_t ts);
+
+/* A log line's CONVERT (TM_CONV_LOCAL): AndroidLogReader::ProcessEvent,
+ * then SendToSorter at local time - the timezone offset set so far. */
+static void
+run_convert_local(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
+{
+	if (op->flags & TM_CONV_WAIT_TZ) {
+		if (!p->has_tz) { /* held in ms (duration_cast: toward zero) */
+			XGROW(fs->held, fs->cap_held, fs->n_held + 1);
+			fs->held[fs->n_held] = *op;
+			fs->held[fs->n_held++].ts = op->ts / 1000000 * 1000000;
+			return;
+		}
+		for (size_t i = 0; i < fs->n_held && !p->error; i++)
+			run_convert_at(p, fs, &fs->held[i],
+				       (int64_t)((uint64_t)fs->held[i].ts - (uint64_t)p->tz));
+		fs->n_held = 0;
+	}
+	run_convert_at(p, fs, op, (int64_t)((uint64_t)op->ts - (uint64_t)(p->has_tz ? p->tz : 0)));
+}
+
 static void
 run_convert(struct tm_replay *p, struct fstate *fs, const struct tm_op *op)
 {
+	if (op->flags & TM_CONV_LOCAL)
+		run_convert_local(p, fs, op);
+	else
+		run_convert_at(p, fs, op, op->ts);
+}
+
+/* op at ts (op->ts, or a log line's after its timezone). */
+static void
+run_convert_at(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, int64_t ts)
+{
 	struct tm_tracker *c = reader_ctx(p, fs, op->machine);
 	struct tm_clockid clk;
-	int64_t v = op->ts; /* no clock: the raw value */
+	int64_t v = ts; /* no clock: the raw value */
 	enum tm_conv_result why;
 	if (resolve_clock(fs, c, op->clock, op->seq, &clk) &&
-	    !tm_rp_to_trace_time(p, c, clk, op->ts, op->flags & TM_CONV_SUPPRESS, &v, &why)) {
+	    !tm_rp_to_trace_time(p, c, clk, ts, op->flags & TM_CONV_SUPPRESS, &v, &why)) {
 		if (op->flags & TM_CONV_FAIL_FATAL) {
 			tm_rp_fail(p, "Failed to convert timestamp to trace time");
 			return;
 		}
 		if (!(op->flags & TM_CONV_FAIL_KEEP_RAW)) {
 			if (!(op->flags & TM_CONV_NO_PUSH))
-				drop(p, fs, c, tm_rp_why_stat(why), op->ts, op->detail);
+				drop(p, fs, c, tm_rp_why_stat(why), ts, op->detail);
 			return;
 		}
-		v = op->ts;
+		v = ts;
 	}
 	if (op->flags & TM_CONV_FTRACE) {
 		int64_t thr = started_ns(p, c);
@@ -529,6 +565,10 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 	}
 	case TM_OP_REMOTE_SYNC:
 		run_remote_sync(p, fs, op);
+		break;
+	case TM_OP_TIMEZONE:
+		p->has_tz = true;
+		p->tz = op->ts;
 		break;
 	case TM_OP_SYSINFO:
 		c = reader_ctx(p, fs, op->machine);
@@ -979,6 +1019,7 @@ process_trace(struct tm_replay *p, size_t mi)
 	tm_u64map_fini(&fs.reader_ix);
 	tm_u64map_fini(&fs.raw_ix);
 	free(fs.defers);
+	free(fs.held);
 }
 
 /* A ZIP read as an Android bugreport (bugreport.c): AndroidBugreportReader

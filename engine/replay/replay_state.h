@@ -194,6 +194,10 @@ struct tm_replay {
 	size_t n_started, cap_started;
 	struct tm_u64map started_map;
 	bool started_preset, started_again;
+	/* the timezone offset log lines are read in (TM_OP_TIMEZONE: the last
+	 * one set, in processing order; TraceTimeState::timezone_offset) */
+	bool has_tz;
+	int64_t tz;
 };
 
 #define TRACKER_BLOCK 64u

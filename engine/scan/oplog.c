@@ -367,6 +367,10 @@ encode_op(struct tm_oplog *l, const struct tm_op *op)
 		put_head(l, op, false);
 		put_text(l, op->text);
 		break;
+	case TM_OP_TIMEZONE:
+		put_head(l, op, false);
+		put_u(l, tm_ol_zz(op->ts));
+		break;
 	case TM_OP_STAT:
 		put_head(l, op, false);
 		put_u(l, op->stat);

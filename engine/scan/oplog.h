@@ -99,6 +99,13 @@ enum tm_op_kind {
 	 * those ops (an ARRAY run as n_arrays CONVERT_ARRAYs, all but the last
 	 * of one element) unless raw_runs is set (the replay's fast path). */
 	TM_OP_RUN,
+	/* The timezone offset every later log line is read in (ts, ns): a
+	 * proto's SystemInfo.timezone_off_mins (system_probes_parser.cc,
+	 * ParseSystemInfo) or a dumpstate's alarm service line
+	 * (android_dumpstate_reader.cc): ClockTracker::set_timezone_offset,
+	 * one value for the whole import (TraceTimeState), the last one set
+	 * wins. */
+	TM_OP_TIMEZONE,
 };
 #define TM_LANES 8u
 
@@ -150,6 +157,16 @@ enum {
 	 * its conversion succeeds it counts strace_missing_pid
 	 * (strace_trace_tokenizer.cc, StraceTraceTokenizer::Parse) */
 	TM_CONV_NO_PID = 1u << 19,
+	/* CONVERT: a log line's local time: the timezone offset set so far
+	 * (TM_OP_TIMEZONE, 0 without one) is subtracted first
+	 * (AndroidLogReader::SendToSorter) */
+	TM_CONV_LOCAL = 1u << 20,
+	/* CONVERT with TM_CONV_LOCAL: a dumpstate log line
+	 * (BufferingAndroidLogReader with wait_for_tz): held, in ms, while no
+	 * timezone is set; the first line after one is set pushes the held
+	 * ones, then itself (AndroidLogReader::ProcessEvent); those still held
+	 * at the file's end are never pushed */
+	TM_CONV_WAIT_TZ = 1u << 21,
 };
 
 
@@ -559,7 +576,7 @@ void tm_oplog_use_source(struct tm_oplog *l, uint64_t base, uint64_t off, uint64
 			 uint64_t mem_bytes);
 /* The byte encoding's version: saved scans (scancache.c) written with
  * another are not read.  Bump it with every change of encode_op. */
-#define TM_OPLOG_ENCODING 2
+#define TM_OPLOG_ENCODING 3
 /* Whether a finished log's bytes and details are what encode_op could have
  * written: every op decodes within len, kinds, stats and detail references
  * are in range, each run's skip table and last value match its deltas and

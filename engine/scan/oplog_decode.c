@@ -225,6 +225,9 @@ tm_opiter_next(struct tm_opiter *it, struct tm_op *op)
 	case TM_OP_FATAL:
 		op->text = get_text(it);
 		break;
+	case TM_OP_TIMEZONE:
+		op->ts = tm_ol_unzz(get_u(it));
+		break;
 	case TM_OP_STAT:
 		op->stat = (uint32_t)get_u(it);
 		op->n = (uint32_t)get_u(it);

@@ -245,7 +245,7 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 	while (!r.bad && r.p < r.end) {
 		uint8_t kb = *r.p++;
 		enum tm_op_kind kind = (enum tm_op_kind)(kb & 0x7f);
-		if (kind < TM_OP_MACHINE || kind > TM_OP_RUN) {
+		if (kind < TM_OP_MACHINE || kind > TM_OP_TIMEZONE) {
 			r.bad = "unknown op kind";
 			break;
 		}
@@ -304,6 +304,9 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 			v_clocks(&r, total);
 			break;
 		}
+		case TM_OP_TIMEZONE:
+			(void)v_u(&r);
+			break;
 		case TM_OP_SYSINFO:
 		case TM_OP_FATAL: {
 			uint64_t n = v_u(&r);

@@ -255,7 +255,7 @@ enum tm_logcat_line tm_logcat_parse(struct tm_logcat *r, const char *l, size_t n
  * parsed line at ts (REALTIME) with its detail and alignment sample. */
 void tm_logcat_stat(struct tm_scan *sc, enum tm_logcat_line what);
 void tm_logcat_push(struct tm_scan *sc, const struct tm_scan_ctl *ctl,
-		    const struct tm_logcat_event *ev, int64_t ts, uint64_t off);
+		    const struct tm_logcat_event *ev, int64_t ts, uint64_t off, uint32_t flags);
 /* The year of a log line without one: trace_processor's GuessYear with an
  * empty sorter (the year of CLOCK_MONOTONIC's seconds); tests set
  * tm_logcat_year_override (0: none). */

@@ -12,12 +12,14 @@
  *  - the SYSTEM / EVENT / RADIO LOG sections: logcat lines read with
  *    year 0 (BufferingAndroidLogReader(context, 0, wait_for_tz)) and held
  *    until a timezone is known (AndroidLogReader::ProcessEvent), kept in
- *    ms; the next log line after the alarm service's nowRTC line sets it
- *    pushes them all, then itself, at local - offset.  EndOfStream is
- *    empty: lines still held at the end are never pushed.  Year 0 makes
- *    secs * 1e9 wrap far below zero: such lines are dropped as negative.
- * A timezone set by an earlier proto's SystemInfo is not read by
- * tracemerge (the lines stay held, as without one).
+ *    ms; the next log line after one is set pushes them all, then itself,
+ *    at local - offset.  EndOfStream is empty: lines still held at the
+ *    end are never pushed.  Year 0 makes secs * 1e9 wrap far below zero:
+ *    such lines are dropped as negative.
+ * The timezone is the import's one (ClockTracker::set_timezone_offset): the
+ * alarm service's nowRTC line sets it (TM_OP_TIMEZONE, for this file and
+ * every later one), an earlier proto's SystemInfo may have set it before;
+ * the replay holds and pushes the lines (TM_CONV_WAIT_TZ).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -28,25 +30,15 @@
 
 enum ds_section { DS_OTHER, DS_DUMPSYS, DS_LOG, DS_BATTERY };
 
-struct held { /* a log line waiting for the timezone */
-	int64_t ms;
-	uint64_t off;
-	uint32_t tid;
-	size_t tag_off, tag_len; /* in tags */
-};
-
 struct ds {
 	struct tm_lines lr;
 	struct tm_scan *sc;
 	const struct tm_scan_ctl *ctl;
 	enum ds_section section;
 	bool has_service, is_alarm;
-	bool has_tz;
-	int64_t tz;         /* ns */
+	bool has_tz;        /* this file set one (its alarm line) */
+	uint64_t n_before_tz; /* its log lines before that */
 	struct tm_logcat log;
-	struct held *held;
-	size_t n_held, cap_held;
-	struct tm_buf tags;
 	int64_t bs_ms;      /* battery stats' running time, ms */
 };
 
@@ -186,7 +178,7 @@ battery(struct ds *ds, const char *l, size_t n, uint64_t off)
 /* MaybeSetTzOffsetFromAlarmService:
  * "  nowRTC=1629844744041=2021-08-24 23:39:04.041 nowELAPSED=403532" */
 static void
-alarm(struct ds *ds, const char *l, size_t n)
+alarm(struct ds *ds, const char *l, size_t n, uint64_t off)
 {
 	if (!starts(l, n, "  nowRTC="))
 		return;
@@ -234,7 +226,9 @@ alarm(struct ds *ds, const char *l, size_t n)
 	if (!to_i64(ms_part, msl, INT64_MIN, INT64_MAX, &ms))
 		return;
 	local_ms += (uint64_t)ms;
-	ds->tz = (int64_t)((local_ms - (uint64_t)rtc_ms) * 1000000u);
+	struct tm_op op = {.kind = TM_OP_TIMEZONE, .ts = (int64_t)((local_ms - (uint64_t)rtc_ms) * 1000000u),
+			   .offset = off};
+	tm_oplog_add(&ds->sc->log, &op);
 	ds->has_tz = true;
 }
 
@@ -250,24 +244,8 @@ log_line(struct ds *ds, const char *l, size_t n, uint64_t off)
 		tm_logcat_stat(ds->sc, what);
 		return;
 	}
-	if (!ds->has_tz) {
-		/* held in ms (duration_cast: toward zero) */
-		XGROW(ds->held, ds->cap_held, ds->n_held + 1);
-		ds->held[ds->n_held++] = (struct held){ev.ts / 1000000, off, ev.tid, ds->tags.len,
-						       ev.tag_len};
-		tm_buf_add(&ds->tags, ev.tag, ev.tag_len);
-		return;
-	}
-	for (size_t i = 0; i < ds->n_held; i++) {
-		const struct held *h = &ds->held[i];
-		struct tm_logcat_event he = {0, ds->tags.data + h->tag_off, h->tag_len, h->tid, false};
-		int64_t ns = (int64_t)((uint64_t)h->ms * 1000000u);
-		tm_logcat_push(ds->sc, ds->ctl, &he, (int64_t)((uint64_t)ns - (uint64_t)ds->tz),
-			       h->off);
-	}
-	ds->n_held = 0;
-	ds->tags.len = 0;
-	tm_logcat_push(ds->sc, ds->ctl, &ev, (int64_t)((uint64_t)ev.ts - (uint64_t)ds->tz), off);
+	ds->n_before_tz += !ds->has_tz;
+	tm_logcat_push(ds->sc, ds->ctl, &ev, ev.ts, off, TM_CONV_WAIT_TZ);
 }
 
 static void
@@ -312,7 +290,7 @@ ds_line(void *self, const char *l, size_t n, uint64_t off)
 		ds->has_service = sl > 0;
 		ds->is_alarm = sl == 5 && !memcmp(l + sp, "alarm", 5);
 	} else if (ds->section == DS_DUMPSYS && ds->is_alarm) {
-		alarm(ds, l, n);
+		alarm(ds, l, n, off);
 	} else if (ds->section == DS_LOG) {
 		log_line(ds, l, n, off);
 	} else if (ds->section == DS_BATTERY) {
@@ -324,14 +302,13 @@ static void
 ds_eof(void *self)
 {
 	struct ds *ds = self;
-	if (ds->n_held)
+	if (ds->n_before_tz)
 		tm_scan_warn(ds->sc,
-			     "%zu log line%s wait for a timezone that never comes: trace_processor "
-			     "holds a dumpstate's log lines until the alarm service's nowRTC line "
-			     "sets one and never pushes those still held at the end (an earlier "
-			     "proto's SystemInfo timezone, which would push them, is not read by "
-			     "tracemerge)",
-			     ds->n_held, ds->n_held == 1 ? "" : "s");
+			     "%llu log line%s before any timezone of this file: trace_processor "
+			     "holds a dumpstate's log lines until a timezone is set (the alarm "
+			     "service's nowRTC line, or an earlier proto's SystemInfo) and never "
+			     "pushes those still held at the end",
+			     (unsigned long long)ds->n_before_tz, ds->n_before_tz == 1 ? "" : "s");
 }
 
 static enum tm_status
@@ -347,12 +324,9 @@ scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_sc
 	ds.sc = sc;
 	ds.ctl = ctl;
 	ds.log.default_year = 0; /* BufferingAndroidLogReader(context, 0, true) */
-	tm_buf_init(&ds.tags);
 	tm_scan_note_clock(sc, TM_CLOCK_REALTIME);
 	enum tm_status rc = tm_scan_lines(st, mem, n, block, sc, ctl, err, &ds.lr);
 	tm_lines_fini(&ds.lr);
-	tm_buf_fini(&ds.tags);
-	free(ds.held);
 	return rc;
 }
 

@@ -12,8 +12,9 @@
  * yet (always so in a dry run, whose sorter keeps nothing) the year of
  * base::GetWallTimeS(), which on Linux is CLOCK_MONOTONIC (include/perfetto/
  * base/time.h): the year of the machine's uptime, 1970 unless it has been up
- * for a year.  The timezone offset (an earlier proto's SystemInfo) is not
- * read by tracemerge: 0.
+ * for a year.  The timezone offset is the one set when the line is read
+ * (ClockTracker::timezone_offset, 0 without one): by an earlier proto's
+ * SystemInfo or dumpstate (TM_OP_TIMEZONE), applied by the replay.
  */
 #include <stdio.h>
 #include <string.h>
@@ -179,10 +180,12 @@ tm_logcat_parse(struct tm_logcat *r, const char *l, size_t n, struct tm_logcat_e
 	return TM_LC_OK;
 }
 
-/* One pushed log line of a scan (this scanner's and scan_dumpstate.c's). */
+/* One pushed log line of a scan (this scanner's and scan_dumpstate.c's):
+ * at its local time, the replay subtracting the timezone offset set by
+ * then (TM_CONV_LOCAL; flags: TM_CONV_WAIT_TZ or 0). */
 void
 tm_logcat_push(struct tm_scan *sc, const struct tm_scan_ctl *ctl, const struct tm_logcat_event *ev,
-	       int64_t ts, uint64_t off)
+	       int64_t ts, uint64_t off, uint32_t flags)
 {
 	uint32_t detail = 0;
 	if (ctl && ctl->keep_events)
@@ -191,7 +194,7 @@ tm_logcat_push(struct tm_scan *sc, const struct tm_scan_ctl *ctl, const struct t
 		tm_al_name(tm_scan_align(sc), ev->tag, ev->tag_len, ts, 0, 0, AL_INSTANT);
 	tm_scan_note_ts(sc, ts);
 	sc->n_events++;
-	tm_oplog_convert_i(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+	tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP | TM_CONV_LOCAL | flags, detail, off);
 }
 
 /* The stat of a line that was not pushed, if any. */
@@ -218,8 +221,8 @@ lc_line(void *self, const char *l, size_t n, uint64_t off)
 		return;
 	}
 	lc->n_guessed += ev.guessed_year;
-	/* SendToSorter: the timezone offset (0: not read by tracemerge) */
-	tm_logcat_push(lc->sc, lc->ctl, &ev, ev.ts, off);
+	/* SendToSorter: minus the timezone offset set by then (the replay's) */
+	tm_logcat_push(lc->sc, lc->ctl, &ev, ev.ts, off, 0);
 }
 
 static void

@@ -404,9 +404,15 @@ tm_ps_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
 {
 	const uint8_t *p = si->p, *end = p + si->len;
 	struct field f;
-	while (next_field(&p, end, &f) > 0)
+	while (next_field(&p, end, &f) > 0) {
 		if (f.id == SI_MACHINE_NAME && f.wt == WT_LEN)
 			tm_ps_pend_text(s, TM_OP_SYSINFO, k->machine, k->off, (const char *)f.p, f.len);
+		/* ParseSystemInfo: set_timezone_offset(timezone_off_mins (int32)
+		 * * 60e9), for every log line read after it */
+		if (f.id == SI_TIMEZONE_OFF_MINS && f.wt == WT_VARINT)
+			tm_ps_pend_add(s, TM_OP_TIMEZONE, k->machine, k->off)->ts =
+				(int64_t)(int32_t)(uint32_t)f.v * 60000000000;
+	}
 }
 
 /* Statsd atoms: one push per atom (at timestamp_nanos[i] raw, else at the

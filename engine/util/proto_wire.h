@@ -457,7 +457,7 @@ enum { TE_SLICE_BEGIN = 1, TE_SLICE_END = 2, TE_INSTANT = 3, TE_COUNTER = 4, TE_
 /* ThreadDescriptor, StreamingProfilePacket, SystemInfo, StatsdAtom */
 enum { TD_REFERENCE_TIMESTAMP_US = 6 };
 enum { SPP_CALLSTACK_IID = 1, SPP_TIMESTAMP_DELTA_US = 2 };
-enum { SI_MACHINE_NAME = 17 };
+enum { SI_TIMEZONE_OFF_MINS = 7, SI_MACHINE_NAME = 17 };
 enum { SA_ATOM = 1 };
 
 /* FtraceEventBundle (ftrace_event_bundle.proto) */

@@ -456,6 +456,38 @@ check("art_method_v2: no *end fails the import", loose("v3.trace", V2[:-5]),
 check("art_method_v2: entries of an unknown thread fail the import",
       loose("v4.trace", v2hdr(0x04, 1000) + v2entries(9, [(0, 1, 1)]) + V2SUMM),
       error="Trace parse failure: ART Method V2 trace: trace entries encountered for unknown thread 9 (ERR:tp-parse)")
+# ------------------------------------------- the timezone of log lines
+tz_te = {"k": "te", "ts": 10**9, "seq": 1, "type": 3, "name": "pa"}
+def pb_tz(*extra): return proto([pb_rt_snap, tz_te] + list(extra))
+pb_rt_snap = {"k": "snap", "ts": 10**9, "clocks": [(6, 10**9), (1, 1704164645 * 10**9)]}
+tzlog = "2024-01-02 03:04:04.000  1000  1001 I tag: before\n2024-01-02 04:04:06.000  1000  1001 I tag: after\n"
+check("timezone: a proto's SystemInfo +60 min moves the logcat lines an hour earlier",
+      tar("z1.tar", [("log.txt", tzlog), ("trace.pb", pb_tz({"k": "sysinfo", "tz": 60}))]),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, tt=6, kept={"tag": [2000000000]})
+check("timezone: -60 min, an hour later",
+      tar("z2.tar", [("log.txt", tzlog), ("trace.pb", pb_tz({"k": "sysinfo", "tz": -60}))]),
+      stats={}, tt=6, kept={"tag": [3600000000000, 7202000000000]})
+check("timezone: the proto processed last sets it (+120 after +60)",
+      tar("z3.tar", [("log.txt", tzlog), ("a.pb", pb_tz({"k": "sysinfo", "tz": 60})),
+                     ("b.pb", proto([{"k": "sysinfo", "tz": 120}]))]),
+      stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=6, kept={"tag": []})
+check("timezone: the last SystemInfo of one proto",
+      tar("z5.tar", [("log.txt", tzlog), ("trace.pb", pb_tz({"k": "sysinfo", "tz": 120}, {"k": "sysinfo", "tz": 60}))]),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, tt=6, kept={"tag": [2000000000]})
+check("timezone: a SystemInfo in a packet with a timestamp",
+      tar("z11.tar", [("log.txt", tzlog), ("trace.pb", pb_tz({"k": "sysinfo", "tz": 60, "ts": 2 * 10**9}))]),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, tt=6, kept={"tag": [2000000000]})
+check("timezone: a dumpstate after it pushes its log lines at once (year 0: dropped)",
+      tar("z7.tar", [("d.txt", DHDR + DLOG.replace(" tag:", " dtag:")),
+                     ("trace.pb", pb_tz({"k": "sysinfo", "tz": 60}))]),
+      stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=6, kept={"dtag": []})
+tzalarm = DALARM.replace("04:04:05.000", "05:04:05.000")
+check("timezone: a dumpstate's alarm (+2 h) moves a logcat processed after it",
+      tar("z8.tar", [("a.txt", DHDR + tzalarm), ("b.txt", tzlog), ("trace.pb", pb_tz())]),
+      stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=6, kept={"tag": []})
+check("timezone: not a logcat processed before it",
+      tar("z9.tar", [("a.txt", tzlog), ("b.txt", DHDR + tzalarm), ("trace.pb", pb_tz())]),
+      stats={}, tt=6, kept={"tag": [0, 3602000000000]})
 # ------------------------------------------------------------ fuchsia
 import fxt_gen as fx
 FXH = fx.MAGIC

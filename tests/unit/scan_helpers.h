@@ -29,7 +29,7 @@ render_ops(const struct tm_scan *sc, struct tm_buf *out, int with_details)
 			tm_buf_addc(out, ' ');
 		switch (op.kind) {
 		case TM_OP_CONVERT:
-			tm_buf_addf(out, "C%lld", (long long)op.ts);
+			tm_buf_addf(out, "C%s%lld", op.flags & TM_CONV_WAIT_TZ ? "w" : "", (long long)op.ts);
 			if (with_details && op.detail) {
 				const struct tm_detail *d = &sc->log.x->details[op.detail - 1];
 				const char *nm = tm_oplog_detail_name(&sc->log, d);
@@ -42,6 +42,9 @@ render_ops(const struct tm_scan *sc, struct tm_buf *out, int with_details)
 			break;
 		case TM_OP_FATAL:
 			tm_buf_addf(out, "F:%s", op.text);
+			break;
+		case TM_OP_TIMEZONE:
+			tm_buf_addf(out, "Z%lld", (long long)op.ts);
 			break;
 		default:
 			tm_buf_addf(out, "?%d", (int)op.kind);

@@ -31,6 +31,7 @@ roundtrip_all_kinds(void)
 		{.kind = TM_OP_SYSINFO, .text = "phone", .offset = 80},
 		{.kind = TM_OP_STAT, .stat = TM_STAT_JSON_TOKENIZER_FAILURE, .n = 2, .offset = 80},
 		{.kind = TM_OP_FATAL, .text = "boom", .offset = 90},
+		{.kind = TM_OP_TIMEZONE, .ts = -3600000000000, .offset = 95},
 	};
 	size_t n = sizeof ops / sizeof ops[0];
 	for (size_t i = 0; i < n; i++)
@@ -75,6 +76,9 @@ roundtrip_all_kinds(void)
 			break;
 		case TM_OP_STAT:
 			CHECK_INT(op.stat, TM_STAT_JSON_TOKENIZER_FAILURE);
+			break;
+		case TM_OP_TIMEZONE:
+			CHECK_INT(op.ts, -3600000000000);
 			break;
 		default:
 			break;

@@ -167,6 +167,9 @@ scan_ops(const void *d, size_t n, size_t bs, bool keep, struct tm_scan *out)
 		case TM_OP_SYSINFO:
 			k = snprintf(o, r, "SYSINFO m%u %s", op.machine, op.text);
 			break;
+		case TM_OP_TIMEZONE:
+			k = snprintf(o, r, "TZ m%u %lld", op.machine, (long long)op.ts);
+			break;
 		case TM_OP_STAT:
 			k = snprintf(o, r, "STAT %s %u", tm_stat_name(op.stat), op.n);
 			break;
