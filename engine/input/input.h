@@ -162,6 +162,8 @@ enum tm_status tm_stream_open_raw(const struct tm_input *in, size_t member, stru
  * mode, fsyncs and renames it over path; tm_out_abort removes it. */
 struct tm_out_file {
 	int fd;
+	int dfd;      /* the paths are relative to it (AT_FDCWD: as given) */
+	bool no_sync; /* no fsync of the file or its directory (tm_out_open_at) */
 	char *tmp, *path; /* path: a symlink's target when out_path is one */
 	bool replaces;
 	bool create_only; /* absent when opened, no replace: never rename over */
@@ -171,6 +173,13 @@ struct tm_out_file {
 };
 enum tm_status tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o,
 			   struct tm_error *err) TM_WUR;
+/* tm_out_open for a file the program keeps for itself in the directory
+ * dfd it opened and checked (the scan cache): name relative to it, a
+ * private file (o->private_file whatever o says; o may be NULL); no_sync
+ * leaves out the fsyncs, for state a crash may lose (what a crash leaves
+ * must then be refused by its reader). */
+enum tm_status tm_out_open_at(struct tm_out_file *f, int dfd, const char *name,
+			      struct tm_output *o, bool no_sync, struct tm_error *err) TM_WUR;
 enum tm_status tm_out_commit(struct tm_out_file *f, struct tm_error *err) TM_WUR;
 void tm_out_abort(struct tm_out_file *f);
 /* Test hook: called by tm_out_open with the path it will write, after

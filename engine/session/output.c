@@ -24,6 +24,11 @@
  *  - temp files of the same naming that no writer holds any more (a write
  *    killed by SIGKILL or a file size limit) are removed on the next write
  *    to that path, and counted for the front end to say so.
+ *
+ * tm_out_open_at is the same rule for a file the program keeps for itself
+ * in a directory it opened and checked (the scan cache): private, relative
+ * to that directory's descriptor, and, for state that can be rebuilt,
+ * without the fsyncs.
  */
 #define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
 #include <dirent.h>
@@ -76,11 +81,11 @@ out_resolve(const char *path, bool nofollow)
  * it.  stat follows only a link that appeared since the resolution or one
  * that leads nowhere (absent: created). */
 static enum tm_status
-check_real(const char *path, const char *real, bool nofollow, const struct tm_output *o,
+check_real(int dfd, const char *path, const char *real, bool nofollow, const struct tm_output *o,
 	   struct tm_error *err)
 {
 	struct stat st, is;
-	if ((nofollow ? lstat(real, &st) : stat(real, &st)) != 0)
+	if (fstatat(dfd, real, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) != 0)
 		return TM_OK; /* absent; creating it beside will say why if it cannot */
 	if (!S_ISREG(st.st_mode) && !(nofollow && S_ISLNK(st.st_mode)))
 		return tm_error_set(err, TM_ERR_INVALID,
@@ -107,7 +112,7 @@ tm_output_check(const char *path, const struct tm_output *o, struct tm_error *er
 		return tm_error_set(err, TM_ERR_INVALID, "no output path");
 	bool nofollow = o && o->private_file;
 	char *real = out_resolve(path, nofollow);
-	enum tm_status s = check_real(path, real, nofollow, o, err);
+	enum tm_status s = check_real(AT_FDCWD, path, real, nofollow, o, err);
 	free(real);
 	return s;
 }
@@ -139,13 +144,13 @@ is_tmp_name(const char *name, const char *base)
  * owned by us) and that no writer holds locked: what a write killed
  * before its cleanup left.  Returns how many. */
 static unsigned
-clean_stale(const char *path)
+clean_stale(int at, const char *path)
 {
 	size_t dl = dir_len(path);
 	char *dir = dl ? xstrndup(path, dl) : xstrdup(".");
 	const char *base = path + dl;
 	unsigned n = 0;
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = openat(at, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d) {
 		if (dfd >= 0)
@@ -177,7 +182,7 @@ clean_stale(const char *path)
 /* A hidden temp file beside path, created with mode (less the umask) and
  * locked; *tmp_out its name. */
 static int
-temp_beside(const char *path, mode_t mode, char **tmp_out)
+temp_beside(int dfd, const char *path, mode_t mode, char **tmp_out)
 {
 	static const char al[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	static unsigned counter;
@@ -200,7 +205,7 @@ temp_beside(const char *path, mode_t mode, char **tmp_out)
 		for (size_t i = 0; i < TMP_RAND; i++)
 			tm_buf_add(&b, &al[r[i] % (sizeof al - 1)], 1);
 		char *tmp = tm_buf_steal(&b);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd < 0) {
 			int e = errno;
 			free(tmp);
@@ -212,7 +217,8 @@ temp_beside(const char *path, mode_t mode, char **tmp_out)
 		/* Locked from here on: a stale-temp cleaner leaves it alone.  One
 		 * that unlinked it before the lock was taken: start again. */
 		struct stat a, c;
-		if (flock(fd, LOCK_EX) != 0 || fstat(fd, &a) != 0 || lstat(tmp, &c) != 0 ||
+		if (flock(fd, LOCK_EX) != 0 || fstat(fd, &a) != 0 ||
+		    fstatat(dfd, tmp, &c, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    a.st_ino != c.st_ino || a.st_dev != c.st_dev) {
 			close(fd);
 			free(tmp);
@@ -225,18 +231,22 @@ temp_beside(const char *path, mode_t mode, char **tmp_out)
 	return -1;
 }
 
-enum tm_status
-tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct tm_error *err)
+/* tm_out_open, tm_out_open_at: path relative to dfd (AT_FDCWD: as given). */
+static enum tm_status
+out_open(struct tm_out_file *f, int dfd, const char *path, struct tm_output *o, bool no_sync,
+	 struct tm_error *err)
 {
 	memset(f, 0, sizeof *f);
 	f->fd = -1;
+	f->dfd = dfd;
+	f->no_sync = no_sync;
 	if (!path || !*path)
 		return tm_error_set(err, TM_ERR_INVALID, "no output path");
 	/* Resolved once, then checked and written: resolving after the check
 	 * would write wherever a symlink pointed by then (an input). */
 	bool nofollow = o && o->private_file;
 	f->path = out_resolve(path, nofollow);
-	enum tm_status s = check_real(path, f->path, nofollow, o, err);
+	enum tm_status s = check_real(dfd, path, f->path, nofollow, o, err);
 	if (s != TM_OK) {
 		free(f->path);
 		f->path = NULL;
@@ -246,21 +256,21 @@ tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct
 		tm_out_checked_hook(f->path);
 	struct stat ls, st;
 	/* a symlink in private state's place is replaced as a new file */
-	f->replaces = (nofollow ? lstat(f->path, &st) : stat(f->path, &st)) == 0 &&
+	f->replaces = fstatat(dfd, f->path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
 		      !S_ISLNK(st.st_mode);
 	/* absent now and not ours to replace: create it, never replace what
 	 * appears there meanwhile (tm_out_commit) */
-	f->create_only = !(o && o->replace) && lstat(f->path, &ls) != 0;
+	f->create_only = !(o && o->replace) && fstatat(dfd, f->path, &ls, AT_SYMLINK_NOFOLLOW) != 0;
 	if (f->replaces) {
 		f->mode = st.st_mode & 07777;
 		f->uid = st.st_uid;
 		f->gid = st.st_gid;
 	}
 	if (o)
-		o->n_stale += clean_stale(f->path);
+		o->n_stale += clean_stale(dfd, f->path);
 	/* private state and a file being replaced start 0600 (the replaced
 	 * file's own mode comes at the end); a new file 0666 less the umask */
-	f->fd = temp_beside(f->path, nofollow || f->replaces ? 0600 : 0666, &f->tmp);
+	f->fd = temp_beside(dfd, f->path, nofollow || f->replaces ? 0600 : 0666, &f->tmp);
 	if (f->fd < 0) {
 		s = tm_error_sys(err, errno, "%s: cannot create a temp file beside it", path);
 		free(f->path);
@@ -270,32 +280,50 @@ tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct
 	return TM_OK;
 }
 
+enum tm_status
+tm_out_open(struct tm_out_file *f, const char *path, struct tm_output *o, struct tm_error *err)
+{
+	return out_open(f, AT_FDCWD, path, o, false, err);
+}
+
+enum tm_status
+tm_out_open_at(struct tm_out_file *f, int dfd, const char *name, struct tm_output *o,
+	       bool no_sync, struct tm_error *err)
+{
+	struct tm_output po = o ? *o : (struct tm_output){0};
+	po.private_file = true;
+	enum tm_status s = out_open(f, dfd, name, &po, no_sync, err);
+	if (o)
+		o->n_stale = po.n_stale;
+	return s;
+}
+
 /* rename(from, to) unless to exists: EEXIST then, to untouched.  Where the
  * filesystem cannot say (no RENAME_NOREPLACE, no hard links), a plain
  * rename. */
 static int
-rename_create(const char *from, const char *to)
+rename_create(int dfd, const char *from, const char *to)
 {
-	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+	if (renameat2(dfd, from, dfd, to, RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
 		return -1;
-	if (link(from, to) == 0) {
-		(void)unlink(from);
+	if (linkat(dfd, from, dfd, to, 0) == 0) {
+		(void)unlinkat(dfd, from, 0);
 		return 0;
 	}
 	if (errno == EEXIST)
 		return -1;
-	return rename(from, to);
+	return renameat(dfd, from, dfd, to);
 }
 
 /* fsync the directory holding path, so a rename into it is durable. */
 static void
-sync_dir_of(const char *path)
+sync_dir_of(int at, const char *path)
 {
 	size_t dl = dir_len(path);
 	char *dir = dl ? xstrndup(path, dl) : xstrdup(".");
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = openat(at, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
 	if (dfd >= 0) {
 		(void)fsync(dfd);
@@ -331,13 +359,14 @@ tm_out_commit(struct tm_out_file *f, struct tm_error *err)
 			what = "chmod";
 		}
 	}
-	if (!e && fsync(f->fd) != 0)
+	if (!e && !f->no_sync && fsync(f->fd) != 0)
 		e = errno;
 	/* Renamed while the descriptor, and so its lock, is held: closed
 	 * first, the temp file would be unlocked for a moment, and a
 	 * stale-temp cleaner of another write to this path could remove it
 	 * before the rename.  fsync has made the bytes durable already. */
-	if (!e && (f->create_only ? rename_create(f->tmp, f->path) : rename(f->tmp, f->path)) != 0) {
+	if (!e && (f->create_only ? rename_create(f->dfd, f->tmp, f->path)
+				  : renameat(f->dfd, f->tmp, f->dfd, f->path)) != 0) {
 		e = errno;
 		what = "rename";
 	}
@@ -356,7 +385,8 @@ tm_out_commit(struct tm_out_file *f, struct tm_error *err)
 		tm_out_abort(f);
 		return s;
 	}
-	sync_dir_of(f->path);
+	if (!f->no_sync)
+		sync_dir_of(f->dfd, f->path);
 	out_free(f);
 	return TM_OK;
 }
@@ -365,7 +395,7 @@ void
 tm_out_abort(struct tm_out_file *f)
 {
 	if (f->tmp)
-		unlink(f->tmp);
+		unlinkat(f->dfd, f->tmp, 0);
 	out_free(f);
 }
 

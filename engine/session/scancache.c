@@ -40,12 +40,16 @@
  * user's or others can write to it (names are predictable: another local
  * user could plant or swap files in it); every file is then opened
  * relative to it.  Writing goes to a temp file in the directory, renamed
- * over the name when complete (no fsync: see save_group); afterwards the
+ * over the name when complete (no fsync: see tm_scancache_save); afterwards the
  * least recently used files are removed until the directory is within its
  * cap.
  *
- * This file: the cache files, the directory, and the session's entry
- * points; scancache_ser.c is the format (the checksum, the serializer).
+ * The cache reads and writes a struct tm_scanfile, one input file's scan
+ * (scancache.h); the session fills it from its members and folds what a
+ * load read back into them (session_cache.c).  This file: the cache files
+ * and the directory; scancache_ser.c is the format (the checksum, the
+ * serializer).  Writing goes through output.c's one rule
+ * (tm_out_open_at).
  */
 #include "scancache_ser.h"
 
@@ -63,7 +67,6 @@
 
 #include "align_scan.h"
 #include "scan.h"
-#include "session.h"
 
 /* Bump with every change of what scancache_ser.c or the ser_* functions
  * below write. */
@@ -80,7 +83,7 @@ int tm_scancache_racy_s = 2;
 
 
 
-/* A guess before the listing (tm_scancache_expected): the path's file now. */
+/* A guess before the listing (tm_scancache_has): the path's file now. */
 static bool
 key_of(const char *path, struct tm_file_id *k)
 {
@@ -101,30 +104,19 @@ build_id(struct tm_buf *b)
 			    (long)st.st_mtim.tv_nsec);
 }
 
-/* The listing of a member, as this session sees it: a saved scan is used
- * only when the input lists exactly the same way. */
+/* The listing of member k, as the input lists it now: a saved scan is
+ * used only when the input lists exactly the same way. */
 static void
-ser_listing(struct ser *z, struct tm_session *s, struct tm_cache_group *g, size_t k)
+ser_listing(struct ser *z, const struct tm_scanfile *f, size_t k)
 {
-	const struct tm_member *mb = &s->in.members[g->members[k]];
+	const struct tm_scanfile_member *fm = &f->m[k];
+	const struct tm_member *mb = fm->mb;
 	/* a loose input's name and position are the argument's, not the file's */
-	bool top = s->in.is_loose && mb->parent == 0;
-	uint64_t v[7] = {top ? 0 : mb->name_len, mb->format, mb->stored_size, g->list_size[k],
+	bool top = fm->top;
+	uint64_t v[7] = {top ? 0 : mb->name_len, mb->format, mb->stored_size, fm->list_size,
 			 mb->is_hidden, top ? 0 : mb->index, mb->is_unexpanded};
-	/* the parent as an index into the group, or UINT64_MAX */
-	uint64_t parent = UINT64_MAX;
-	if (mb->parent >= 0) { /* g->members ascends (groups_make): a binary search */
-		size_t lo = 0, hi = g->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (g->members[mid] < (size_t)mb->parent)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < g->n && g->members[lo] == (size_t)mb->parent)
-			parent = lo;
-	}
+	/* the parent as an index into the file's members, or UINT64_MAX */
+	uint64_t parent = fm->parent;
 	uint64_t w[7];
 	memcpy(w, v, sizeof w);
 	for (int i = 0; i < 7; i++)
@@ -146,26 +138,27 @@ ser_listing(struct ser *z, struct tm_session *s, struct tm_cache_group *g, size_
 /* The key as stored: build, path, options, identity; *same when all but
  * the path match, *same_path when the path does too. */
 static void
-ser_key(struct ser *z, const struct tm_session *s, const char *path_c, bool loose,
-	const struct tm_file_id *key, bool *same, bool *same_path)
+ser_key(struct ser *z, const char *path_c, const struct tm_scankey *key, bool *same,
+	bool *same_path)
 {
 	struct tm_buf b;
 	tm_buf_init(&b);
 	build_id(&b);
-	uint64_t flags = (uint64_t)s->opts.keep_events | (uint64_t)s->opts.plain_replay << 1 |
-			 (uint64_t)loose << 2;
+	uint64_t flags = (uint64_t)key->keep_events | (uint64_t)key->plain_replay << 1 |
+			 (uint64_t)key->loose << 2;
+	const struct tm_file_id *id = &key->id;
 	char *bid = b.data, *path = (char *)(uintptr_t)path_c;
 	char *rb = NULL, *rp = NULL;
 	tm_sc_ser_str(z, z->wr ? &bid : &rb);
 	tm_sc_ser_str(z, z->wr ? &path : &rp);
 	uint64_t k[8] = {flags,
-			 key->dev,
-			 key->ino,
-			 key->size,
-			 (uint64_t)key->mtime_s,
-			 (uint64_t)key->mtime_ns,
-			 (uint64_t)key->ctime_s,
-			 (uint64_t)key->ctime_ns};
+			 id->dev,
+			 id->ino,
+			 id->size,
+			 (uint64_t)id->mtime_s,
+			 (uint64_t)id->mtime_ns,
+			 (uint64_t)id->ctime_s,
+			 (uint64_t)id->ctime_ns};
 	uint64_t r[8];
 	memcpy(r, k, sizeof r);
 	for (int i = 0; i < 8; i++)
@@ -179,12 +172,12 @@ ser_key(struct ser *z, const struct tm_session *s, const char *path_c, bool loos
 	tm_buf_fini(&b);
 }
 
-/* ---- groups: one per input path ---- */
+/* ---- the files ---- */
 
 static void
-note(struct tm_session *s, const char *fmt, ...) TM_PRINTF(2, 3);
+note(struct tm_scancache *c, const char *fmt, ...) TM_PRINTF(2, 3);
 static void
-note(struct tm_session *s, const char *fmt, ...)
+note(struct tm_scancache *c, const char *fmt, ...)
 {
 	struct tm_buf b;
 	va_list ap;
@@ -192,85 +185,26 @@ note(struct tm_session *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	tm_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
-	free(s->cache_note);
-	s->cache_note = tm_buf_steal(&b);
+	free(c->note);
+	c->note = tm_buf_steal(&b);
 }
 
-/* Each member's input: the loose file it is (or is inside of), or the one
- * input. */
-static size_t
-input_of(const struct tm_session *s, size_t i)
+char *
+tm_scancache_file(const struct tm_scancache *c, const struct tm_scankey *key)
 {
-	if (!s->in.is_loose)
-		return 0;
-	size_t j = i;
-	while (j > 0 && s->in.members[j].parent > 0)
-		j = (size_t)s->in.members[j].parent;
-	return j > 0 ? j - 1 : SIZE_MAX; /* loose inputs are members 1..n */
-}
-
-static void
-file_name(const char *dir, const struct tm_session *s, bool loose, const struct tm_file_id *k,
-	  struct tm_buf *out)
-{
-	struct tm_buf b;
+	const struct tm_file_id *k = &key->id;
+	struct tm_buf b, out;
 	tm_buf_init(&b);
+	tm_buf_init(&out);
 	build_id(&b);
-	tm_buf_addf(&b, "|%d%d%d|%ju:%ju:%ju:%jd.%jd:%jd.%jd", s->opts.keep_events,
-		    s->opts.plain_replay, loose, (uintmax_t)k->dev, (uintmax_t)k->ino,
+	tm_buf_addf(&b, "|%d%d%d|%ju:%ju:%ju:%jd.%jd:%jd.%jd", key->keep_events,
+		    key->plain_replay, key->loose, (uintmax_t)k->dev, (uintmax_t)k->ino,
 		    (uintmax_t)k->size, (intmax_t)k->mtime_s, (intmax_t)k->mtime_ns,
 		    (intmax_t)k->ctime_s, (intmax_t)k->ctime_ns);
 	uint64_t h = tm_mix64(tm_fnv1a(TM_FNV_INIT, b.data, b.len));
-	tm_buf_addf(out, "%s/%016" PRIx64 CACHE_EXT, dir, h);
+	tm_buf_addf(&out, "%s/%016" PRIx64 CACHE_EXT, c->dir ? c->dir : ".", h);
 	tm_buf_fini(&b);
-}
-
-static void
-groups_make(struct tm_session *s)
-{
-	size_t np = s->in.n_paths;
-	s->cache = xcalloc(np, sizeof *s->cache);
-	s->n_cache = np;
-	/* Count, then fill: growing by one member at a time is quadratic in
-	 * members where realloc moves the block (100,000 members of a TAR). */
-	size_t *in_of = xcalloc(s->in.n_members ? s->in.n_members : 1, sizeof *in_of);
-	for (size_t i = 0; i < s->in.n_members; i++) {
-		in_of[i] = input_of(s, i);
-		if (in_of[i] < np)
-			s->cache[in_of[i]].n++;
-	}
-	for (size_t k = 0; k < np; k++) {
-		struct tm_cache_group *g = &s->cache[k];
-		if (g->n) {
-			g->members = xcalloc(g->n, sizeof *g->members);
-			g->list_size = xcalloc(g->n, sizeof *g->list_size);
-		}
-		g->n = 0;
-	}
-	for (size_t i = 0; i < s->in.n_members; i++) {
-		if (in_of[i] >= np)
-			continue;
-		struct tm_cache_group *g = &s->cache[in_of[i]];
-		g->list_size[g->n] = s->in.members[i].size;
-		g->members[g->n++] = i;
-	}
-	free(in_of);
-	for (size_t k = 0; k < np; k++) {
-		struct tm_cache_group *g = &s->cache[k];
-		g->path = k;
-		int64_t taken = 0;
-		g->have_key = g->n && tm_input_file_id(&s->in, k, &g->key, &taken);
-		/* against the time the key was taken: a change after it within
-		 * the same tick would not show */
-		g->racy = g->key.mtime_s >= taken - tm_scancache_racy_s ||
-			  g->key.ctime_s >= taken - tm_scancache_racy_s;
-		if (g->have_key) {
-			struct tm_buf b;
-			tm_buf_init(&b);
-			file_name(s->opts.cache_dir, s, s->in.is_loose, &g->key, &b);
-			g->file = tm_buf_steal(&b);
-		}
-	}
+	return tm_buf_steal(&out);
 }
 
 /* Not ours or writable by others: not trusted. */
@@ -314,50 +248,40 @@ header(uint8_t h[HEADER_BYTES], uint64_t payload, uint64_t sum)
 		h[24 + j] = (uint8_t)(sum >> (8 * j));
 }
 
-/* The members' scans read back (member_rec) put in place of a scan. */
+/* The members' scans read back (member_rec) into f, their logs' deltas
+ * left in the file: it stays open as their source (tm_oplog_source). */
 static void
-use_records(struct tm_session *s, struct tm_cache_group *g, struct member_rec *rec, int fd)
+use_records(struct tm_scanfile *f, struct member_rec *rec, int fd)
 {
 	uint64_t base = 0;
-	for (size_t k = 0; k < g->n && !base; k++)
+	for (size_t k = 0; k < f->n && !base; k++)
 		if (rec[k].scan && rec[k].deltas.len)
 			base = tm_oplog_source(fd); /* the file's, from now on */
 	if (!base)
 		close(fd);
-	for (size_t k = 0; k < g->n; k++) {
-		size_t i = g->members[k];
-		struct tm_member *mb = &s->in.members[i];
-		mb->size = rec[k].size;
-		free(mb->error);
-		mb->error = rec[k].error;
-		if (s->scans[i]) { /* scanned while listing (a tar.gz) */
-			tm_scan_fini(s->scans[i]);
-			free(s->scans[i]);
-		}
-		s->scans[i] = rec[k].scan;
-		if (s->scans[i]) { /* the deltas stay in the file */
-			tm_oplog_use_source(&s->scans[i]->log, base, rec[k].deltas.off,
+	for (size_t k = 0; k < f->n; k++) {
+		struct tm_scanfile_member *m = &f->m[k];
+		m->size = rec[k].size;
+		m->error = rec[k].error;
+		m->scan = rec[k].scan;
+		if (m->scan) /* the deltas stay in the file */
+			tm_oplog_use_source(&m->scan->log, base, rec[k].deltas.off,
 					    rec[k].deltas.len, rec[k].deltas.mem);
-			tm_session_fold_scan(s, s->scans[i]);
-		}
-		atomic_store(&s->progress[i], mb->size != UINT64_MAX ? mb->size : 0);
-		atomic_store(&s->is_scanned[i], true);
 	}
 	if (base)
 		tm_oplog_source_put(base);
 }
 
-/* Load group g; false (with a note when the file was damaged) otherwise. */
-static bool
-load_group(struct tm_session *s, struct tm_cache_group *g)
+bool
+tm_scancache_load(struct tm_scancache *c, struct tm_scanfile *f)
 {
-	int fd = open_entry(s->cache_dfd, g->file);
+	int fd = open_entry(c->dfd, f->file);
 	if (fd < 0)
 		return false; /* nothing saved: a plain miss */
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !trusted(&st)) {
 		close(fd);
-		note(s, "scan cache: %s is not a private regular file: not used", g->file);
+		note(c, "scan cache: %s is not a private regular file: not used", f->file);
 		return false;
 	}
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -391,19 +315,19 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 		z.left = payload;
 		tm_sc_rd_hash_restart(&z); /* the header is not hashed */
 		bool same = false;
-		ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same, &same_path);
+		ser_key(&z, f->in->paths[f->path], &f->key, &same, &same_path);
 		miss = !z.bad && !same; /* another input under the same name */
-		rec = xcalloc(g->n + 1, sizeof *rec);
+		rec = xcalloc(f->n + 1, sizeof *rec);
 		uint64_t n = 0;
 		if (!miss)
 			tm_sc_ser_u64(&z, &n);
-		if (!miss && n != g->n && !z.bad)
+		if (!miss && n != f->n && !z.bad)
 			z.bad = "listing";
-		for (size_t k = 0; !miss && k < g->n && !z.bad; k++)
-			ser_listing(&z, s, g, k);
+		for (size_t k = 0; !miss && k < f->n && !z.bad; k++)
+			ser_listing(&z, f, k);
 		/* not damage: the input lists differently */
 		miss = miss || (z.bad && !strcmp(z.bad, "listing"));
-		for (size_t k = 0; !miss && k < g->n && !z.bad; k++)
+		for (size_t k = 0; !miss && k < f->n && !z.bad; k++)
 			tm_sc_ser_member(&z, &rec[k]);
 		if (!miss && !z.bad && z.left)
 			z.bad = "bytes after the end";
@@ -417,14 +341,14 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 		bad = miss ? NULL : bad ? bad : z.bad;
 		/* what the replay trusts, checked before anything is used (the
 		 * op logs were checked as they were read) */
-		for (size_t k = 0; !miss && !bad && k < g->n; k++) {
-			const struct tm_member *mb = &s->in.members[g->members[k]];
+		for (size_t k = 0; !miss && !bad && k < f->n; k++) {
+			const struct tm_member *mb = f->m[k].mb;
 			struct tm_scan *sc = rec[k].scan;
 			if (sc && sc->format != mb->format)
 				bad = "a scan of another format";
 		}
 		/* saved under another path: its texts could name that path */
-		for (size_t k = 0; !miss && !bad && !same_path && k < g->n; k++) {
+		for (size_t k = 0; !miss && !bad && !same_path && k < f->n; k++) {
 			const struct tm_error *e = rec[k].scan ? rec[k].scan->err : NULL;
 			if (rec[k].error || (e && (e->msg[0] || e->hint[0] || e->tp[0])))
 				miss = true;
@@ -434,12 +358,12 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	if (!bad && !miss) {
 		/* used: the newest file for eviction */
 		(void)futimens(fd, NULL);
-		use_records(s, g, rec, fd); /* fd is theirs */
+		use_records(f, rec, fd); /* fd is theirs */
 		free(rec);
 		return true;
 	}
 	close(fd);
-	for (size_t k = 0; rec && k < g->n; k++) {
+	for (size_t k = 0; rec && k < f->n; k++) {
 		free(rec[k].error);
 		if (rec[k].scan) {
 			tm_scan_fini(rec[k].scan);
@@ -448,7 +372,7 @@ load_group(struct tm_session *s, struct tm_cache_group *g)
 	}
 	free(rec);
 	if (bad)
-		note(s, "scan cache: %s: %s: ignored, the input is scanned again", g->file, bad);
+		note(c, "scan cache: %s: %s: ignored, the input is scanned again", f->file, bad);
 	return false;
 }
 
@@ -456,38 +380,38 @@ static enum tm_status make_dir(const char *dir, struct tm_error *err);
 
 /* No cache for the rest of the session (the directory was refused). */
 static void
-cache_off(struct tm_session *s)
+cache_off(struct tm_scancache *c)
 {
-	free((void *)(uintptr_t)s->opts.cache_dir);
-	s->opts.cache_dir = NULL;
+	free(c->dir);
+	c->dir = NULL;
 }
 
-/* The cache directory open (made first when create) as s->cache_dfd, -1
+/* The cache directory open (made first when create) as c->dfd, -1
  * when there is none.  Refused with a note when it is not the user's or
  * others may write to it: they could plant a file under a name we will
  * open (names are a hash of what they can know) or a FIFO, or swap our
  * files; a file's own owner and mode (trusted) are checked again. */
 static int
-dir_fd(struct tm_session *s, bool create)
+dir_fd(struct tm_scancache *c, bool create)
 {
-	if (s->cache_dfd >= 0 || !s->opts.cache_dir)
-		return s->cache_dfd;
-	const char *dir = s->opts.cache_dir;
+	if (c->dfd >= 0 || !c->dir)
+		return c->dfd;
+	const char *dir = c->dir;
 	if (create) {
 		struct tm_error e;
 		tm_error_clear(&e);
 		if (make_dir(dir, &e) != TM_OK) {
-			note(s, "scan cache: cannot create %s", e.msg);
-			cache_off(s);
+			note(c, "scan cache: cannot create %s", e.msg);
+			cache_off(c);
 			return -1;
 		}
 	}
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		if (errno != ENOENT || create)
-			note(s, "scan cache: cannot open %s: %s", dir, strerror(errno));
+			note(c, "scan cache: cannot open %s: %s", dir, strerror(errno));
 		if (errno != ENOENT)
-			cache_off(s);
+			cache_off(c);
 		return -1;
 	}
 	struct stat st;
@@ -499,14 +423,14 @@ dir_fd(struct tm_session *s, bool create)
 	else if (st.st_mode & 022)
 		why = "can be written by others";
 	if (why) {
-		note(s, "scan cache: %s %s (owner %ju, mode %03o): not used, inputs are read as if "
+		note(c, "scan cache: %s %s (owner %ju, mode %03o): not used, inputs are read as if "
 			"--no-cache were given",
 		     dir, why, (uintmax_t)st.st_uid, (unsigned)(st.st_mode & 07777));
 		close(fd);
-		cache_off(s);
+		cache_off(c);
 		return -1;
 	}
-	s->cache_dfd = fd;
+	c->dfd = fd;
 	return fd;
 }
 
@@ -560,7 +484,9 @@ evict(int dfd, uint64_t cap)
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		bool ours = l > strlen(CACHE_EXT) && !strcmp(de->d_name + l - strlen(CACHE_EXT), CACHE_EXT);
-		bool tmp = !strncmp(de->d_name, ".tmp-", 5);
+		/* output.c's temp files (".NAME.tmp-XXXXXX"), and those of the
+		 * cache's own writer before it (".tmp-XXXXXXXXXXXX") */
+		bool tmp = de->d_name[0] == '.' && strstr(de->d_name, ".tmp-");
 		if (!ours && !tmp)
 			continue;
 		struct stat st;
@@ -588,97 +514,82 @@ evict(int dfd, uint64_t cap)
 	free(v);
 }
 
-/* A new temp file in the directory (its name in tmp), -1 on failure. */
-static int
-make_temp(int dfd, char tmp[32])
+bool
+tm_scancache_save(struct tm_scancache *c, const struct tm_scanfile *f, uint64_t cap)
 {
-	for (int tries = 0; tries < 100; tries++) {
-		uint64_t r = 0;
-		if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-			r = tm_mix64((uint64_t)time(NULL) ^ (uint64_t)getpid() << 32 ^
-				     (uint64_t)(uintptr_t)&r ^ (uint64_t)tries << 56);
-		snprintf(tmp, 32, ".tmp-%012" PRIx64, (uint64_t)(r & 0xffffffffffffull));
-		int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
-static void
-save_group(struct tm_session *s, struct tm_cache_group *g, uint64_t cap)
-{
-	int dfd = dir_fd(s, true);
+	int dfd = dir_fd(c, true);
 	if (dfd < 0)
-		return; /* (said) */
-	char tmp[32];
-	int fd = make_temp(dfd, tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-	if (!f) {
-		note(s, "scan cache: cannot write in %s: %s", s->opts.cache_dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		if (fd >= 0)
-			unlinkat(dfd, tmp, 0);
-		return;
+		return false; /* (said) */
+	/* output.c's rule, without its fsyncs: the rename is atomic for
+	 * readers, and what a crash could leave (a short or zeroed file)
+	 * fails the length or checksum test and is scanned again; a cache is
+	 * not worth a disk flush on every scan. */
+	struct tm_out_file of;
+	struct tm_output o = {.replace = true, .private_file = true};
+	struct tm_error e;
+	tm_error_clear(&e);
+	if (tm_out_open_at(&of, dfd, base_of(f->file), &o, true, &e) != TM_OK) {
+		note(c, "scan cache: cannot write in %s: %s", c->dir, e.msg);
+		return false;
 	}
 	uint8_t h[HEADER_BYTES];
 	header(h, 0, 0);
-	struct ser z = {.wr = true, .f = f, .buf = xmalloc(tm_scancache_io_buf),
+	struct ser z = {.wr = true, .wfd = of.fd, .buf = xmalloc(tm_scancache_io_buf),
 			.cap = tm_scancache_io_buf};
 	tm_sc_h_init(&z.h);
-	z.werr = fwrite(h, 1, HEADER_BYTES, f) != HEADER_BYTES;
+	memcpy(z.buf, h, HEADER_BYTES); /* written with the payload, not hashed */
+	z.end = HEADER_BYTES;
+	tm_sc_wr_flush(&z);
+	tm_sc_h_init(&z.h);
 	bool same, same_path;
-	ser_key(&z, s, s->in.paths[g->path], s->in.is_loose, &g->key, &same, &same_path);
-	uint64_t n = g->n;
+	ser_key(&z, f->in->paths[f->path], &f->key, &same, &same_path);
+	uint64_t n = f->n;
 	tm_sc_ser_u64(&z, &n);
-	for (size_t k = 0; k < g->n; k++)
-		ser_listing(&z, s, g, k);
-	for (size_t k = 0; k < g->n; k++) {
-		size_t i = g->members[k];
-		struct member_rec r = {s->scans[i] != NULL, s->in.members[i].size,
-				       s->in.members[i].error, s->scans[i], {0, 0, 0}};
+	for (size_t k = 0; k < f->n; k++)
+		ser_listing(&z, f, k);
+	for (size_t k = 0; k < f->n; k++) {
+		const struct tm_scanfile_member *m = &f->m[k];
+		struct member_rec r = {m->scan != NULL, m->size, m->error, m->scan, {0, 0, 0}};
 		tm_sc_ser_member(&z, &r);
 	}
 	tm_sc_wr_flush(&z);
 	free(z.buf);
-	long end = ftell(f);
-	uint64_t payload = end > (long)HEADER_BYTES ? (uint64_t)end - HEADER_BYTES : 0;
+	uint64_t end = z.wrote;
+	uint64_t payload = end > HEADER_BYTES ? end - HEADER_BYTES : 0;
 	header(h, payload, tm_sc_h_final(&z.h));
-	/* No fsync: the rename is atomic for readers, and what a crash could
-	 * leave (a short or zeroed file) fails the length or checksum test and
-	 * is scanned again; a cache is not worth a disk flush on every scan. */
-	bool ok = !z.werr && end >= 0 && (uint64_t)end <= cap && fseek(f, 0, SEEK_SET) == 0 &&
-		  fwrite(h, 1, HEADER_BYTES, f) == HEADER_BYTES && fflush(f) == 0;
+	bool ok = !z.werr && end <= cap && pwrite(of.fd, h, HEADER_BYTES, 0) == HEADER_BYTES;
 	int werr = errno;
-	if (fclose(f) != 0)
-		ok = false;
 	/* every read of the input was of the file the key names, unchanged
 	 * (whatever was scanned while listing, and since) */
-	bool same_input = tm_input_unchanged(&s->in, g->path);
-	if (ok && same_input && renameat(dfd, tmp, dfd, base_of(g->file)) == 0) {
-		g->saved = true;
-		s->cache_saved++;
+	bool same_input = tm_input_unchanged(f->in, f->path);
+	bool saved = false;
+	if (ok && same_input) {
+		saved = tm_out_commit(&of, &e) == TM_OK;
+		if (!saved)
+			note(c, "scan cache: cannot write %s: %s", f->file, e.msg);
 	} else {
-		unlinkat(dfd, tmp, 0);
-		if (same_input && end >= 0 && (uint64_t)end > cap)
-			note(s, "scan cache: the scan of %s (%jd bytes) is larger than the cache's cap",
-			     s->in.paths[g->path], (intmax_t)end);
+		tm_out_abort(&of);
+		if (same_input && end > cap)
+			note(c, "scan cache: the scan of %s (%jd bytes) is larger than the cache's cap",
+			     f->in->paths[f->path], (intmax_t)end);
 		else if (same_input && !ok)
-			note(s, "scan cache: cannot write %s: %s", g->file, strerror(werr));
+			note(c, "scan cache: cannot write %s: %s", f->file, strerror(werr));
 	}
 	evict(dfd, cap);
+	return saved;
 }
 
-/* ---- the session's entry points ---- */
+/* ---- the cache's entry points ---- */
 
-/* Whether file holds a saved scan of this format under key (header and
- * key only: what load_group checks first). */
-static bool
-peek(const struct tm_session *s, const char *file, const char *path, bool loose,
-     const struct tm_file_id *key)
+bool
+tm_scancache_has(const struct tm_scancache *c, const char *path, const struct tm_scankey *want)
 {
-	int fd = open_entry(s->cache_dfd, file);
+	struct tm_scankey key = *want;
+	if (!c->dir || c->dfd < 0 || !key_of(path, &key.id))
+		return false;
+	char *file = tm_scancache_file(c, &key);
+	int fd = open_entry(c->dfd, file);
+	free(file);
 	struct stat st;
 	if (fd < 0)
 		return false;
@@ -688,14 +599,14 @@ peek(const struct tm_session *s, const char *file, const char *path, bool loose,
 				.left = HEADER_BYTES};
 		tm_sc_h_init(&z.h);
 		const uint8_t *hp = tm_sc_rd_take(&z, HEADER_BYTES);
-		uint8_t want[HEADER_BYTES];
+		uint8_t want_h[HEADER_BYTES];
 		uint64_t payload = (uint64_t)st.st_size - HEADER_BYTES, sum = 0;
 		for (int j = 0; hp && j < 8; j++)
 			sum |= (uint64_t)hp[24 + j] << (8 * j);
-		header(want, payload, sum);
-		if (hp && !memcmp(hp, want, HEADER_BYTES)) {
+		header(want_h, payload, sum);
+		if (hp && !memcmp(hp, want_h, HEADER_BYTES)) {
 			z.left = payload;
-			ser_key(&z, s, path, loose, key, &same, &same_path);
+			ser_key(&z, path, &key, &same, &same_path);
 		}
 		free(z.buf);
 	}
@@ -703,108 +614,28 @@ peek(const struct tm_session *s, const char *file, const char *path, bool loose,
 	return same;
 }
 
-bool
-tm_scancache_expected(const struct tm_session *s, const char *const *paths, size_t n)
-{
-	if (!s->opts.cache_dir || s->cache_dfd < 0 || s->opts.cache_refresh || !n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		struct tm_file_id k;
-		if (!key_of(paths[i], &k))
-			return false;
-		struct tm_buf b;
-		tm_buf_init(&b);
-		file_name(s->opts.cache_dir, s, n > 1, &k, &b);
-		bool ok = peek(s, b.data, paths[i], n > 1, &k);
-		tm_buf_fini(&b);
-		if (!ok)
-			return false;
-	}
-	return true;
-}
-
 void
-tm_scancache_begin(struct tm_session *s)
+tm_scancache_open(struct tm_scancache *c, const char *dir)
 {
-	s->cache_dfd = -1;
-	if (!s->opts.cache_dir || !*s->opts.cache_dir) {
-		s->opts.cache_dir = NULL;
+	memset(c, 0, sizeof *c);
+	c->dfd = -1;
+	if (!dir || !*dir)
 		return;
-	}
-	s->opts.cache_dir = xstrdup(s->opts.cache_dir); /* the caller's may go */
-	(void)dir_fd(s, false);
+	c->dir = xstrdup(dir); /* the caller's may go */
+	(void)dir_fd(c, false);
 }
 
 void (*tm_scancache_test_hook)(int stage);
 
 void
-tm_scancache_open(struct tm_session *s)
+tm_scancache_close(struct tm_scancache *c)
 {
-	if (tm_scancache_test_hook)
-		tm_scancache_test_hook(0);
-	if (!s->opts.cache_dir)
-		return;
-	groups_make(s);
-	for (size_t k = 0; k < s->n_cache; k++) {
-		struct tm_cache_group *g = &s->cache[k];
-		/* the listing read the file the key names, unchanged: else a
-		 * saved scan of it could stand for other bytes */
-		if (g->have_key && !s->opts.cache_refresh && tm_input_unchanged(&s->in, k) &&
-		    load_group(s, g)) {
-			g->loaded = true;
-			s->cache_loaded++;
-		}
-	}
-}
-
-void
-tm_scancache_save(struct tm_session *s)
-{
-	uint64_t cap = s->opts.cache_max_bytes ? s->opts.cache_max_bytes : TM_CACHE_MAX_DEFAULT;
-	if (tm_scancache_test_hook)
-		tm_scancache_test_hook(1);
-	for (size_t k = 0; k < s->n_cache; k++) {
-		struct tm_cache_group *g = &s->cache[k];
-		if (!g->have_key || g->loaded || g->saved || g->racy)
-			continue;
-		bool done = true, io = false;
-		for (size_t j = 0; j < g->n; j++) {
-			size_t i = g->members[j];
-			done &= atomic_load(&s->is_scanned[i]);
-			/* a read error may not happen again: not saved */
-			io |= s->scans[i] && s->scans[i]->failed && s->scans[i]->err &&
-			      s->scans[i]->err->code == TM_ERR_IO;
-		}
-		if (io)
-			g->saved = true;
-		else if (done)
-			save_group(s, g, cap);
-	}
-}
-
-void
-tm_scancache_fini(struct tm_session *s)
-{
-	for (size_t k = 0; k < s->n_cache; k++) {
-		free(s->cache[k].members);
-		free(s->cache[k].list_size);
-		free(s->cache[k].file);
-	}
-	free(s->cache);
-	free(s->cache_note);
-	free((void *)(uintptr_t)s->opts.cache_dir);
-	s->opts.cache_dir = NULL;
-	if (s->cache_dfd >= 0)
-		close(s->cache_dfd);
-	s->cache_dfd = -1;
-}
-
-void
-tm_session_cache_info(const struct tm_session *s, struct tm_cache_info *out)
-{
-	out->loaded = s->cache_loaded;
-	out->saved = s->cache_saved;
-	out->note = s->cache_note;
+	free(c->note);
+	free(c->dir);
+	if (c->dfd >= 0)
+		close(c->dfd);
+	memset(c, 0, sizeof *c);
+	c->dfd = -1;
 }
 
 char *

@@ -224,8 +224,19 @@ static void
 wr_out(struct ser *z, const void *p, size_t n)
 {
 	h_add(&z->h, p, n);
-	if (n && fwrite(p, 1, n, z->f) != n)
-		z->werr = true;
+	const uint8_t *b = p;
+	while (n && !z->werr) {
+		ssize_t k = write(z->wfd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			z->werr = true;
+			break;
+		}
+		b += k;
+		n -= (size_t)k;
+		z->wrote += (uint64_t)k;
+	}
 }
 
 /* The bytes gathered in buf, in one piece (a call of each per value cost

@@ -33,7 +33,8 @@ struct deltas_at {
 
 struct ser {
 	bool wr;
-	FILE *f;         /* writing, through buf[0..end) (wr_flush) */
+	int wfd;         /* writing, through buf[0..end) (wr_flush) */
+	uint64_t wrote;  /* writing: bytes written to wfd */
 	struct hash h;
 	uint64_t left;   /* reading: payload bytes not yet read */
 	const char *bad; /* reading: the first problem found */

@@ -17,7 +17,6 @@
 #include "replay_state.h"
 #include "oplog.h"
 #include "align_scan.h"
-#include "scancache.h"
 
 /* A manifest is buffered whole by trace_processor too; ours are tiny.  The
  * cap keeps a hostile "manifest" member from eating memory. */
@@ -125,12 +124,12 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 	struct tm_session *s = xcalloc(1, sizeof *s);
 	if (opts)
 		s->opts = *opts;
-	tm_scancache_begin(s);
+	tm_session_cache_begin(s);
 	/* no scanning while listing what a saved scan will replace */
 	struct tm_visit v = {visit_scan, visit_drop, s};
 	enum tm_status st = tm_input_open_visit(&s->in, paths, n_paths, s->opts.cancel,
 						s->opts.list_budget,
-						tm_scancache_expected(s, paths, n_paths) ? NULL : &v,
+						tm_session_cache_expected(s, paths, n_paths) ? NULL : &v,
 						s->opts.listing, err);
 	if (st != TM_OK) {
 		tm_listing_finish(s->opts.listing);
@@ -142,7 +141,7 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 		free(s->scans);
 		free((void *)(uintptr_t)s->progress);
 		free((void *)(uintptr_t)s->is_scanned);
-		tm_scancache_fini(s);
+		tm_session_cache_fini(s);
 		free(s);
 		return st;
 	}
@@ -176,7 +175,7 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 		if (mb->name && !mb->is_hidden && strlen(mb->name) == mb->name_len)
 			tm_strmap_put(&s->member_ix, mb->name, mb->name_len, i, NULL);
 	}
-	tm_scancache_open(s);
+	tm_session_cache_open(s);
 	if (s->opts.keep_events)
 		s->evpool = tm_evpool_new();
 	tm_listing_finish(s->opts.listing);
@@ -206,7 +205,7 @@ tm_session_close(struct tm_session *s)
 	free((void *)(uintptr_t)s->is_scanned);
 	free(s->manifests);
 	tm_strmap_fini(&s->member_ix);
-	tm_scancache_fini(s);
+	tm_session_cache_fini(s);
 	tm_input_close(&s->in);
 	tm_evpool_unref(s->evpool);
 	free(s);
@@ -552,7 +551,7 @@ tm_session_scan(struct tm_session *s, size_t member, volatile bool *cancel, stru
 	if (st == TM_ERR_CANCELLED)
 		return tm_error_set(err, TM_ERR_CANCELLED, "scan cancelled");
 	if (st == TM_OK && !(cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)))
-		tm_scancache_save(s);
+		tm_session_cache_save(s);
 	return (enum tm_status)st;
 }
 

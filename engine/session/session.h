@@ -10,7 +10,21 @@
 #endif
 
 #include "replay.h"
+#include "scancache.h"
 #include "strmap.h"
+
+/* One input path's members and what happened to its saved scan
+ * (session_cache.c). */
+struct tm_cache_group {
+	size_t path;      /* index into in.paths */
+	size_t *members;  /* session member indexes, in member order */
+	size_t n;
+	uint64_t *list_size; /* each member's size as listed (before its scan) */
+	bool have_key, loaded, saved;
+	struct tm_file_id key; /* tm_input_file_id: taken before reading */
+	bool racy; /* changed within tm_scancache_racy_s of the opening: not saved */
+	char *file;       /* the cache file's path */
+};
 
 struct tm_session {
 	struct tm_input in;
@@ -22,19 +36,34 @@ struct tm_session {
 	/* per member: NULL except for manifest members (a slot is ~3 KiB) */
 	struct tm_manifest_slot **manifests;
 	size_t first_manifest;              /* member index of the first manifest, SIZE_MAX */
-	/* saved scans (scancache.c): one group per input path */
+	/* saved scans (session_cache.c): the cache, one group per input path */
+	struct tm_scancache scache;
 	struct tm_cache_group *cache;
 	size_t n_cache;
 	size_t cache_loaded, cache_saved;
 	size_t visit_scans; /* members scanned while listing (visit_scan) */
-	char *cache_note;
-	int cache_dfd; /* the cache directory, checked (scancache.c); -1: not open */
 	/* the spare buffer of events lists (only with keep_events) */
 	struct tm_evpool *evpool;
 	/* member name -> the first non-hidden member of that name (index >= 1;
 	 * tm_session_member_by_name), built once the listing is done */
 	struct tm_strmap member_ix;
 };
+
+/* The session's saved scans (session_cache.c), in the order session.c
+ * calls them.  First of all (before listing): the cache directory opened
+ * and checked (ours, not writable by others; else refused with a note);
+ * nothing without opts.cache_dir. */
+void tm_session_cache_begin(struct tm_session *s);
+/* Before listing: whether every input has a saved scan under its current
+ * key (a load is then likely; scanning members while listing would be
+ * wasted).  A load that fails after all leaves the members to the scan. */
+bool tm_session_cache_expected(const struct tm_session *s, const char *const *paths, size_t n);
+/* After listing: load the saved scan of every unchanged input (its members
+ * are then scanned); nothing without a cache directory. */
+void tm_session_cache_open(struct tm_session *s);
+/* After scanning: save each input whose members are all scanned (once). */
+void tm_session_cache_save(struct tm_session *s);
+void tm_session_cache_fini(struct tm_session *s);
 
 /* pack.c: the TAR name tm_merge_write gives member i, NULL when it is not
  * written (has_manifest: a manifest is written and replaces the input's). */
@@ -69,8 +98,7 @@ enum tm_status tm_session_evaluate_probe(struct tm_session *s, const struct tm_m
  * the scanner wrote them.  Without details the scan writes the runs
  * itself; with details it writes single events and the finished log is
  * folded beside them (tm_scan_fold does nothing for a log of runs).
- * Inline: session.c and the scan cache (scancache.c, which session.c
- * calls) both ask. */
+ * Inline: session.c and session_cache.c both ask. */
 static inline bool
 tm_session_wants_runs(const struct tm_session *s)
 {

@@ -417,7 +417,7 @@ hostile(void (*damage)(struct tm_scan *), const char *why)
 		return;
 	damage(s->scans[k]);
 	s->cache[0].saved = false;
-	tm_scancache_save(s);
+	tm_session_cache_save(s);
 	tm_session_close(s);
 	s = open_s(one, 1, false, 0);
 	struct tm_cache_info ci;
@@ -1006,7 +1006,7 @@ t_link_moved_while_scanned(void)
 		change.link_to = ta;
 		s->cache[0].saved = false;
 		tm_scancache_test_hook = change_hook;
-		tm_scancache_save(s);
+		tm_session_cache_save(s);
 		tm_scancache_test_hook = NULL;
 		CHECK_INT(change.done, 2);
 		tm_session_close(s);
