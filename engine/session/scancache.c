@@ -528,6 +528,13 @@ tm_scancache_save(struct tm_scancache *c, const struct tm_scanfile *f, uint64_t 
 	struct tm_output o = {.replace = true, .private_file = true};
 	struct tm_error e;
 	tm_error_clear(&e);
+	/* A FIFO or socket under the name (a load refused it: not ours) makes
+	 * way for the new file, as the rename over it always did; output.c
+	 * never writes over one. */
+	struct stat st;
+	if (fstatat(dfd, base_of(f->file), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		(void)unlinkat(dfd, base_of(f->file), 0);
 	if (tm_out_open_at(&of, dfd, base_of(f->file), &o, true, &e) != TM_OK) {
 		note(c, "scan cache: cannot write in %s: %s", c->dir, e.msg);
 		return false;

@@ -1123,6 +1123,47 @@ t_fifo_planted(void)
 	free(file);
 }
 
+/* What output.c's hook saw written (tm_out_checked_hook). */
+static char *hooked;
+
+static void
+out_hook(const char *path)
+{
+	free(hooked);
+	hooked = strdup(path);
+}
+
+/* Issue 23: a saved scan is written under output.c's one rule
+ * (tm_out_open_at: private, a locked temp file beside it, renamed), not
+ * by a writer of the cache's own; a temp file of that naming that no
+ * writer holds is removed by the next save. */
+static void
+t_written_by_output_rule(void)
+{
+	const char *one[1] = {json_path};
+	empty_cache();
+	tm_session_close(open_s(one, 1, false, 0));
+	char *file = only_file();
+	CHECK(file != NULL);
+	if (!file)
+		return;
+	const char *base = strrchr(file, '/') + 1;
+	char stale[512];
+	snprintf(stale, sizeof stale, "%s/.%s.tmp-AbC123", cdir, base);
+	write_file(stale, "x", 1);
+	CHECK(unlink(file) == 0);
+	tm_out_checked_hook = out_hook;
+	tm_session_close(open_s(one, 1, false, 0));
+	tm_out_checked_hook = NULL;
+	CHECK(hooked && !strcmp(hooked, base));
+	struct stat st;
+	CHECK(stat(file, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
+	CHECK(access(stale, F_OK) != 0); /* the stale temp file removed */
+	free(hooked);
+	hooked = NULL;
+	free(file);
+}
+
 /* Issue 26: the directory is refused when others may write to it or it
  * is not the user's (they could plant a file under a predictable name):
  * nothing read or written there, a note says so. */
@@ -1246,6 +1287,7 @@ main(void)
 	RUN(t_changed_while_listed);
 	RUN(t_link_moved_while_scanned);
 	RUN(t_fifo_planted);
+	RUN(t_written_by_output_rule);
 	RUN(t_dir_refused);
 	RUN(t_evict);
 	for (size_t i = 0; i < n_demo; i++)
