@@ -12,7 +12,7 @@ import glob, gzip, hashlib, io, json, os, sys, tarfile, zipfile
 
 top, out = sys.argv[1], sys.argv[2]
 targets = ["fuzz_manifest", "fuzz_scan_proto", "fuzz_scan_json", "fuzz_scan_systrace",
-           "fuzz_input", "fuzz_escape"]
+           "fuzz_input", "fuzz_escape", "fuzz_scan_fuchsia"]
 for t in targets:
     os.makedirs(os.path.join(out, t), exist_ok=True)
 
@@ -77,6 +77,20 @@ for f in sorted(glob.glob(os.path.join(top, "tests/fuzz/regress/*"))):
     for t in targets:
         if base.startswith(t + "-") or base.startswith("open-" + t + "-"):
             put(t, open(f, "rb").read())
+
+# Fuchsia records (tools/fxt_gen.py): every record kind the scanner reads.
+sys.path.insert(0, os.path.join(top, "tools"))
+import fxt_gen as fx
+fxt = (fx.MAGIC + fx.init(1000) + fx.string(1, "nm") + fx.thread(1, 5, 6) + fx.event(5, 1, thread=1)
+       + fx.complete(7, 9, "c") + fx.event(8, "a", n_args=1,
+                                          args=fx.struct.pack("<Q", 6 | (2 << 4) | (0x8003 << 16) | (0x8002 << 32))
+                                          + b"abc\0\0\0\0\0" + b"xy\0\0\0\0\0\0")
+       + fx.provider_info(3, "p") + fx.provider_section(0) + fx.switch(9, 1, 2) + fx.wakeup(10, 3)
+       + fx.legacy_switch(11) + fx.kernel_process(4, "proc") + fx.blob(b"\x0a\x00")
+       + fx.provider_section(9) + fx.event(12, "z"))
+for h in (b"\x00\x00", b"\x07\x80", b"\x00\x80"):
+    put("fuzz_scan_fuchsia", h + fxt)
+    put("fuzz_scan_fuchsia", h + fxt[:len(fxt) // 2 + 3])
 
 # Small generated inputs for fuzz_input: containers around the smallest traces.
 small = sorted(traces, key=lambda nb: len(nb[1]))[:6]
