@@ -131,12 +131,10 @@ enum tm_status tm_scan_text_mem(const void *p, size_t n, size_t block, struct tm
 				const struct tm_scan_ctl *ctl, struct tm_error *err,
 				const struct tm_text_scanner *ts) TM_WUR;
 /* A member held whole (at most 1 GiB, else a limit error naming what):
- * done(self, bytes, n) at its end.  Over st, or (st NULL) mem[0..n) in
- * blocks of block bytes. */
-enum tm_status tm_scan_whole(struct tm_stream *st, const void *mem, size_t n, size_t block,
-			     struct tm_scan *sc, const struct tm_scan_ctl *ctl, struct tm_error *err,
-			     const char *what, void (*done)(void *self, const uint8_t *d, size_t n),
-			     void *self) TM_WUR;
+ * done(self, bytes, n) at its end. */
+enum tm_status tm_scan_whole(struct tm_stream *st, struct tm_scan *sc,
+			     const struct tm_scan_ctl *ctl, struct tm_error *err, const char *what,
+			     void (*done)(void *self, const uint8_t *d, size_t n), void *self) TM_WUR;
 
 /* The line loop of the line-oriented scanners (scan_lines.c): line() gets
  * every '\n'-terminated line (without it) and its byte offset; a scanner
@@ -176,11 +174,9 @@ enum tm_status tm_scan_logcat(struct tm_stream *st, struct tm_scan *sc,
 			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_logcat_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-/* gecko (scan_gecko.c): a Firefox Profiler JSON profile; _mem as above. */
+/* gecko (scan_gecko.c): a Firefox Profiler JSON profile. */
 enum tm_status tm_scan_gecko(struct tm_stream *st, struct tm_scan *sc,
 			     const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-enum tm_status tm_scan_gecko_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-				 const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 /* pb_fields.c: in the message [p, end), the last length-delimited field f
  * (NULL if none; *len its size, *any whether f occurs at all, protozero's
  * has_*), and the last varint field f (*has whether there is one). */
@@ -190,28 +186,21 @@ uint64_t tm_pb_varint_field(const uint8_t *p, const uint8_t *end, uint32_t f, bo
 /* The next length-delimited field f at or after *cur (NULL at the end or
  * at a malformed field); *cur moves past it. */
 const uint8_t *tm_pb_next_ld(const uint8_t **cur, const uint8_t *end, uint32_t f, size_t *len);
-/* primes (scan_primes.c); _mem as above. */
+/* primes (scan_primes.c). */
 enum tm_status tm_scan_primes(struct tm_stream *st, struct tm_scan *sc,
 			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-enum tm_status tm_scan_primes_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 
 /* fuchsia (scan_fuchsia.c); _mem as above. */
 enum tm_status tm_scan_fuchsia(struct tm_stream *st, struct tm_scan *sc,
 			       const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 enum tm_status tm_scan_fuchsia_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				   const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-/* simpleperf_proto (scan_simpleperf.c); _mem as above. */
+/* simpleperf_proto (scan_simpleperf.c). */
 enum tm_status tm_scan_simpleperf(struct tm_stream *st, struct tm_scan *sc,
 				  const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-enum tm_status tm_scan_simpleperf_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-				      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-/* art_method and art_method_v2 (scan_art.c; which one by sc->format);
- * _mem as above. */
+/* art_method and art_method_v2 (scan_art.c; which one by sc->format). */
 enum tm_status tm_scan_art(struct tm_stream *st, struct tm_scan *sc,
 			   const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
-enum tm_status tm_scan_art_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-			       const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;
 /* strace (scan_strace.c): `strace -ttt` output; _mem as above. */
 enum tm_status tm_scan_strace(struct tm_stream *st, struct tm_scan *sc,
 			      const struct tm_scan_ctl *ctl, struct tm_error *err) TM_WUR;

@@ -647,9 +647,9 @@ tm_sniff_art_method(struct tm_sniff_in *in)
 	return tm_sniff_starts(in->d, in->n, "SLOW") || tm_sniff_starts(in->d, ahead, "*version\n");
 }
 
-static enum tm_status
-scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
-     const struct tm_scan_ctl *ctl, struct tm_error *err)
+enum tm_status
+tm_scan_art(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+	    struct tm_error *err)
 {
 	struct art a;
 	memset(&a, 0, sizeof a);
@@ -657,19 +657,5 @@ scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_sc
 	a.sc = sc;
 	a.ctl = ctl;
 	tm_scan_note_clock(sc, TM_CLOCK_MONOTONIC);
-	return tm_scan_whole(st, mem, n, block, sc, ctl, err, "ART method trace", art_done, &a);
-}
-
-enum tm_status
-tm_scan_art(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
-	    struct tm_error *err)
-{
-	return scan(st, NULL, 0, 0, sc, ctl, err);
-}
-
-enum tm_status
-tm_scan_art_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-		const struct tm_scan_ctl *ctl, struct tm_error *err)
-{
-	return scan(NULL, p, n, block, sc, ctl, err);
+	return tm_scan_whole(st, sc, ctl, err, "ART method trace", art_done, &a);
 }

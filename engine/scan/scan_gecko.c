@@ -448,24 +448,10 @@ tm_sniff_gecko(struct tm_sniff_in *in)
 	return tm_sniff_starts(in->s, in->sn, "{\"meta\"") || tm_sniff_starts(in->s, in->sn, "{\"libs\"");
 }
 
-static enum tm_status
-scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
-     const struct tm_scan_ctl *ctl, struct tm_error *err)
-{
-	struct gk g = {sc, ctl};
-	return tm_scan_whole(st, mem, n, block, sc, ctl, err, "gecko profile", gk_done, &g);
-}
-
 enum tm_status
 tm_scan_gecko(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
 	      struct tm_error *err)
 {
-	return scan(st, NULL, 0, 0, sc, ctl, err);
-}
-
-enum tm_status
-tm_scan_gecko_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-		  const struct tm_scan_ctl *ctl, struct tm_error *err)
-{
-	return scan(NULL, p, n, block, sc, ctl, err);
+	struct gk g = {sc, ctl};
+	return tm_scan_whole(st, sc, ctl, err, "gecko profile", gk_done, &g);
 }

@@ -73,24 +73,10 @@ tm_sniff_primes(struct tm_sniff_in *in)
 	return in->n > 0 && in->d[0] == 0x09;
 }
 
-static enum tm_status
-scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
-     const struct tm_scan_ctl *ctl, struct tm_error *err)
-{
-	struct pr pr = {sc, ctl};
-	return tm_scan_whole(st, mem, n, block, sc, ctl, err, "primes trace", pr_done, &pr);
-}
-
 enum tm_status
 tm_scan_primes(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
 	       struct tm_error *err)
 {
-	return scan(st, NULL, 0, 0, sc, ctl, err);
-}
-
-enum tm_status
-tm_scan_primes_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-		   const struct tm_scan_ctl *ctl, struct tm_error *err)
-{
-	return scan(NULL, p, n, block, sc, ctl, err);
+	struct pr pr = {sc, ctl};
+	return tm_scan_whole(st, sc, ctl, err, "primes trace", pr_done, &pr);
 }

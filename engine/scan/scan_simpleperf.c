@@ -163,9 +163,9 @@ tm_sniff_simpleperf(struct tm_sniff_in *in)
 	return tm_sniff_starts(in->d, in->n, "SIMPLEPERF");
 }
 
-static enum tm_status
-scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
-     const struct tm_scan_ctl *ctl, struct tm_error *err)
+enum tm_status
+tm_scan_simpleperf(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+		   struct tm_error *err)
 {
 	struct sp sp;
 	memset(&sp, 0, sizeof sp);
@@ -177,22 +177,7 @@ scan(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_sc
 	tm_buf_init(&sp.buf);
 	tm_scan_note_clock(sc, TM_CLOCK_MONOTONIC);
 	struct tm_text_scanner ts = {&sp, sp_feed, sp_finish, &sp.status, &sp.total};
-	enum tm_status rc = st ? tm_scan_text(st, sc, ctl, err, &ts)
-			       : tm_scan_text_mem(mem, n, block, sc, ctl, err, &ts);
+	enum tm_status rc = tm_scan_text(st, sc, ctl, err, &ts);
 	tm_buf_fini(&sp.buf);
 	return rc;
-}
-
-enum tm_status
-tm_scan_simpleperf(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
-		   struct tm_error *err)
-{
-	return scan(st, NULL, 0, 0, sc, ctl, err);
-}
-
-enum tm_status
-tm_scan_simpleperf_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
-		       const struct tm_scan_ctl *ctl, struct tm_error *err)
-{
-	return scan(NULL, p, n, block, sc, ctl, err);
 }

@@ -121,15 +121,14 @@ whole_finish(void *self)
 }
 
 enum tm_status
-tm_scan_whole(struct tm_stream *st, const void *mem, size_t n, size_t block, struct tm_scan *sc,
-	      const struct tm_scan_ctl *ctl, struct tm_error *err, const char *what,
+tm_scan_whole(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
+	      struct tm_error *err, const char *what,
 	      void (*done)(void *self, const uint8_t *d, size_t n), void *self)
 {
 	struct whole w = {.status = TM_OK, .err = err, .what = what, .done = done, .self = self};
 	tm_buf_init(&w.buf);
 	struct tm_text_scanner ts = {&w, whole_feed, whole_finish, &w.status, &w.total};
-	enum tm_status rc = st ? tm_scan_text(st, sc, ctl, err, &ts)
-			       : tm_scan_text_mem(mem, n, block, sc, ctl, err, &ts);
+	enum tm_status rc = tm_scan_text(st, sc, ctl, err, &ts);
 	tm_buf_fini(&w.buf);
 	return rc;
 }
