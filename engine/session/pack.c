@@ -70,6 +70,15 @@ input_name(const struct tm_session *s, size_t i)
 	return i > 0 && mb->parent == 0 ? mb->name : NULL;
 }
 
+/* input_name as a tm_ixmap reads it (ctx: the session). */
+static const char *
+input_name_of(const void *ctx, size_t i, size_t *len)
+{
+	const char *name = input_name(ctx, i);
+	*len = name ? strlen(name) : 0;
+	return name;
+}
+
 void
 tm_pack_check(const struct tm_session *s, const struct tm_manifest *m, struct tm_pack_check *out)
 {
@@ -77,16 +86,16 @@ tm_pack_check(const struct tm_session *s, const struct tm_manifest *m, struct tm
 	const struct tm_input *in = &s->in;
 	/* the input names, each to its first member: one look-up per name and
 	 * per manifest path (compared as C strings, as util merge's are) */
-	struct tm_strmap names = {0};
+	struct tm_ixmap names = {.name_of = input_name_of, .ctx = s};
 	/* util merge packs files: its name rules apply to loose files and to a
 	 * single trace input, not to an archive's members */
 	bool files = in->is_loose || in->n_members == 1;
-	for (size_t i = 0; i < in->n_members; i++) {
+	/* (nothing to look up without a manifest in an archive's members) */
+	for (size_t i = 0; (files || m) && i < in->n_members; i++) {
 		const char *name = input_name(s, i);
 		if (!name)
 			continue;
-		bool added;
-		tm_strmap_put(&names, name, strlen(name), i, &added);
+		bool added = tm_ixmap_put(&names, name, strlen(name), i, NULL);
 		if (!files)
 			continue;
 		if (!added)
@@ -102,13 +111,14 @@ tm_pack_check(const struct tm_session *s, const struct tm_manifest *m, struct tm
 	}
 	for (size_t i = 0; m && i < m->n_files; i++) {
 		const char *path = m->files[i].path;
-		if (path && !tm_strmap_get(&names, path, strlen(path)))
+		size_t k;
+		if (path && !tm_ixmap_get(&names, path, strlen(path), &k))
 			add(out, TM_PACK_MANIFEST_PATH, false, SIZE_MAX, i,
 			    "merge: the manifest names file '%s' but no input file has that name. "
 			    "Manifest paths must match the input files' base names.",
 			    path);
 	}
-	tm_strmap_fini(&names);
+	tm_ixmap_fini(&names);
 	for (size_t i = 1; i < in->n_members; i++) {
 		const struct tm_member *mb = &in->members[i];
 		if (mb->parent == 0 && mb->is_hidden && mb->name)

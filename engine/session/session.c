@@ -112,6 +112,15 @@ visit_drop(void *ud, size_t i)
 
 static bool is_scannable(const struct tm_member *mb);
 
+/* member_ix's names: the members' own (ctx: the session). */
+static const char *
+member_name_of(const void *ctx, size_t i, size_t *len)
+{
+	const struct tm_member *mb = &((const struct tm_session *)ctx)->in.members[i];
+	*len = mb->name_len;
+	return mb->name;
+}
+
 enum tm_status
 tm_session_open(struct tm_session **out, const char *const *paths, size_t n_paths,
 		const struct tm_session_opts *opts, struct tm_error *err)
@@ -168,12 +177,14 @@ tm_session_open(struct tm_session **out, const char *const *paths, size_t n_path
 		if (s->first_manifest == SIZE_MAX)
 			s->first_manifest = i;
 	}
+	s->member_ix.name_of = member_name_of;
+	s->member_ix.ctx = s;
 	for (size_t i = 1; i < n; i++) {
 		const struct tm_member *mb = &s->in.members[i];
 		/* the whole name only: a GNU long name may hold a NUL, and a
 		 * name looked up is a C string */
 		if (mb->name && !mb->is_hidden && strlen(mb->name) == mb->name_len)
-			tm_strmap_put(&s->member_ix, mb->name, mb->name_len, i, NULL);
+			tm_ixmap_put(&s->member_ix, mb->name, mb->name_len, i, NULL);
 	}
 	tm_session_cache_open(s);
 	if (s->opts.keep_events)
@@ -204,7 +215,7 @@ tm_session_close(struct tm_session *s)
 	free((void *)(uintptr_t)s->progress);
 	free((void *)(uintptr_t)s->is_scanned);
 	free(s->manifests);
-	tm_strmap_fini(&s->member_ix);
+	tm_ixmap_fini(&s->member_ix);
 	tm_session_cache_fini(s);
 	tm_input_close(&s->in);
 	tm_evpool_unref(s->evpool);
@@ -239,11 +250,11 @@ tm_session_member_label(const struct tm_session *s, size_t i, struct tm_buf *out
 long
 tm_session_member_by_name(const struct tm_session *s, const char *name)
 {
-	const struct tm_strmap_slot *sl;
+	size_t i;
 
-	if (!name || !(sl = tm_strmap_get(&s->member_ix, name, strlen(name))))
+	if (!name || !tm_ixmap_get(&s->member_ix, name, strlen(name), &i))
 		return -1;
-	return (long)sl->val;
+	return (long)i;
 }
 
 const char *

@@ -46,7 +46,7 @@ struct tm_session {
 	struct tm_evpool *evpool;
 	/* member name -> the first non-hidden member of that name (index >= 1;
 	 * tm_session_member_by_name), built once the listing is done */
-	struct tm_strmap member_ix;
+	struct tm_ixmap member_ix;
 };
 
 /* The session's saved scans (session_cache.c), in the order session.c

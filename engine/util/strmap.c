@@ -89,6 +89,85 @@ tm_strmap_put(struct tm_strmap *m, const char *key, size_t len, size_t val, bool
 }
 
 void
+tm_ixmap_fini(struct tm_ixmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->n = m->cap = 0;
+}
+
+/* Where key is in m (its slot holds it) or would go (the slot is 0). */
+static uint64_t *
+ix_find(const struct tm_ixmap *m, const char *key, size_t len, uint64_t h)
+{
+	size_t mask = m->cap - 1;
+	uint32_t hh = (uint32_t)(h >> 32);
+
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		uint64_t *s = &m->slots[i];
+		size_t nl;
+		const char *name;
+
+		TM_PROBE();
+		if (!*s)
+			return s;
+		if ((uint32_t)(*s >> 32) == hh &&
+		    (name = m->name_of(m->ctx, (size_t)(uint32_t)*s - 1, &nl)) && nl == len &&
+		    memcmp(name, key, len) == 0)
+			return s;
+	}
+}
+
+bool
+tm_ixmap_get(const struct tm_ixmap *m, const char *key, size_t len, size_t *ix)
+{
+	if (!m->cap)
+		return false;
+	uint64_t *s = ix_find(m, key, len, hash_bytes(key, len));
+	if (!*s)
+		return false;
+	*ix = (size_t)(uint32_t)*s - 1;
+	return true;
+}
+
+bool
+tm_ixmap_put(struct tm_ixmap *m, const char *key, size_t len, size_t ix, size_t *had)
+{
+	if (ix >= UINT32_MAX - 1)
+		abort(); /* no input has 4 G entries: the listing stops long before */
+	if (2 * (m->n + 1) > m->cap) {
+		uint64_t *old = m->slots;
+		size_t ocap = m->cap;
+
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->slots = xcalloc(m->cap, sizeof *m->slots);
+		for (size_t i = 0; i < ocap; i++) {
+			if (!old[i])
+				continue;
+			size_t nl, k = (size_t)(uint32_t)old[i] - 1;
+			const char *name = m->name_of(m->ctx, k, &nl);
+			/* the names are distinct: the first empty slot from its
+			 * hash is its place */
+			size_t mask = m->cap - 1, j = hash_bytes(name, nl) & mask;
+			while (m->slots[j])
+				j = (j + 1) & mask;
+			m->slots[j] = old[i];
+		}
+		free(old);
+	}
+	uint64_t h = hash_bytes(key, len);
+	uint64_t *s = ix_find(m, key, len, h);
+	if (*s) {
+		if (had)
+			*had = (size_t)(uint32_t)*s - 1;
+		return false;
+	}
+	*s = (h >> 32) << 32 | (uint64_t)(ix + 1);
+	m->n++;
+	return true;
+}
+
+void
 tm_u64map_fini(struct tm_u64map *m)
 {
 	free(m->keys);
