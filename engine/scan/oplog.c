@@ -117,8 +117,11 @@ tm_oplog_fini(struct tm_oplog *l)
 	struct tm_oplog_x *x = l->x;
 	if (x != x_none()) {
 		free(x->details);
-		free(x->tn);
-		tm_u64map_fini(&x->tn_ix);
+		if (x->tn) {
+			free(x->tn->v);
+			tm_u64map_fini(&x->tn->ix);
+			free(x->tn);
+		}
 		tm_buf_fini(&x->pool);
 		for (size_t i = 0; i < x->n_spilled; i++)
 			tm_ol_sp_free(x->spilled[i].off, x->spilled[i].len);

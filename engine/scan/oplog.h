@@ -316,11 +316,20 @@ struct tm_oplog_x {
 	/* added to every spilled run's offset: 0, or where a saved scan's
 	 * deltas are (tm_oplog_use_source) */
 	uint64_t spill_base;
-	/* names of tracks, processes and threads (keep_events; tracknames.h):
-	 * records, their names in pool, an index by (kind, key) */
-	struct tm_tn_rec *tn;
-	size_t n_tn, cap_tn;
-	struct tm_u64map tn_ix;
+	/* names of tracks, processes and threads (keep_events; tracknames.h),
+	 * their names in pool; NULL: none (a block of its own: most logs have
+	 * none, and nearly every log of a TAR of 10,000 small members has its
+	 * side block for one spilled run: 56 bytes a member kept here) */
+	struct tm_tn_tab *tn;
+};
+/* (a side block for every log of a TAR's 10,000s of members that spills
+ * a run: keep it at this size or below) */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct tm_oplog_x) <= 88, "struct tm_oplog_x grew");
+/* records, and an index by (kind, key) */
+struct tm_tn_tab {
+	struct tm_tn_rec *v;
+	size_t n, cap;
+	struct tm_u64map ix;
 };
 extern const struct tm_oplog_x tm_oplog_x_none;
 

@@ -17,10 +17,11 @@ ix_key(uint8_t what, uint64_t key)
 static const struct tm_tn_rec *
 find(const struct tm_oplog_x *x, uint8_t what, uint64_t key)
 {
+	const struct tm_tn_tab *t = x->tn;
 	size_t i;
-	if (!x->n_tn || !tm_u64map_get(&x->tn_ix, ix_key(what, key), &i) || i >= x->n_tn)
+	if (!t || !t->n || !tm_u64map_get(&t->ix, ix_key(what, key), &i) || i >= t->n)
 		return NULL;
-	const struct tm_tn_rec *r = &x->tn[i];
+	const struct tm_tn_rec *r = &t->v[i];
 	return r->what == what && r->key == key ? r : NULL;
 }
 
@@ -29,12 +30,15 @@ static struct tm_tn_rec *
 get(struct tm_oplog_x *x, uint8_t what, uint64_t key)
 {
 	const struct tm_tn_rec *r = find(x, what, key);
+	if (!x->tn)
+		x->tn = xcalloc(1, sizeof *x->tn);
+	struct tm_tn_tab *t = x->tn;
 	if (r)
-		return &x->tn[r - x->tn];
-	XGROW(x->tn, x->cap_tn, x->n_tn + 1);
-	struct tm_tn_rec *n = &x->tn[x->n_tn];
+		return &t->v[r - t->v];
+	XGROW(t->v, t->cap, t->n + 1);
+	struct tm_tn_rec *n = &t->v[t->n];
 	*n = (struct tm_tn_rec){.key = key, .pid = TM_TN_NONE, .tid = TM_TN_NONE, .what = what};
-	tm_u64map_set(&x->tn_ix, ix_key(what, key), x->n_tn++);
+	tm_u64map_set(&t->ix, ix_key(what, key), t->n++);
 	return n;
 }
 
@@ -93,16 +97,19 @@ tm_tn_thread(struct tm_oplog *l, int64_t pid, int64_t tid, const char *name, siz
 void
 tm_tn_reindex(struct tm_oplog_x *x)
 {
-	tm_u64map_fini(&x->tn_ix);
-	for (size_t i = 0; i < x->n_tn; i++)
-		tm_u64map_set(&x->tn_ix, ix_key(x->tn[i].what, x->tn[i].key), i);
+	struct tm_tn_tab *t = x->tn;
+	if (!t)
+		return;
+	tm_u64map_fini(&t->ix);
+	for (size_t i = 0; i < t->n; i++)
+		tm_u64map_set(&t->ix, ix_key(t->v[i].what, t->v[i].key), i);
 }
 
 bool
 tm_tn_valid(const struct tm_oplog_x *x, char *why, size_t cap)
 {
-	for (size_t i = 0; i < x->n_tn; i++) {
-		const struct tm_tn_rec *r = &x->tn[i];
+	for (size_t i = 0; x->tn && i < x->tn->n; i++) {
+		const struct tm_tn_rec *r = &x->tn->v[i];
 		if (r->what < TM_TN_TRACK || r->what > TM_TN_THREAD) {
 			snprintf(why, cap, "track name %zu: unknown kind", i);
 			return false;

@@ -494,9 +494,9 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 	tm_sc_ser_blob(z, &pool, &pool_len, 1);
 	/* the names of its tracks (tracknames.h), each field by field (min 48
 	 * bytes on disk) */
-	size_t nt = (size_t)ser_max(z, lx->n_tn, z->wr ? UINT64_MAX : z->left / 48,
+	size_t nt = (size_t)ser_max(z, lx->tn ? lx->tn->n : 0, z->wr ? UINT64_MAX : z->left / 48,
 				    "count larger than the file");
-	struct tm_tn_rec *tn = z->wr ? lx->tn : nt ? xcalloc(nt, sizeof *tn) : NULL;
+	struct tm_tn_rec *tn = z->wr ? (lx->tn ? lx->tn->v : NULL) : nt ? xcalloc(nt, sizeof *tn) : NULL;
 	for (size_t i = 0; i < nt && !z->bad; i++)
 		ser_tn(z, &tn[i]);
 	if (!z->wr && (det || pool || tn)) { /* the side block only when used (oplog.h) */
@@ -506,8 +506,11 @@ ser_oplog(struct ser *z, struct tm_oplog *l)
 		x->pool.data = pool;
 		x->pool.len = pool_len;
 		x->pool.cap = pool ? pool_len + 1 : 0;
-		x->tn = tn;
-		x->n_tn = x->cap_tn = nt;
+		if (tn) {
+			x->tn = xcalloc(1, sizeof *x->tn);
+			x->tn->v = tn;
+			x->tn->n = x->tn->cap = nt;
+		}
 		if (!z->bad && !tm_tn_valid(x, z->why, sizeof z->why))
 			z->bad = z->why;
 		tm_tn_reindex(x);
