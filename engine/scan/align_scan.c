@@ -329,6 +329,8 @@ tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
 	occ_append(e, occ_walk(e, NULL), ts, clock, machine, off);
 }
 
+uint64_t tm_al_keep_walks;
+
 void
 tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t ts, uint32_t clock,
 		   uint32_t machine, uint64_t off)
@@ -341,9 +343,16 @@ tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t ts, ui
 	/* a member's name walked its kept ones once per keep: ~28 k
 	 * instructions a member of 32 samples */
 	uint32_t ix1 = (uint32_t)(e - a->names) + 1;
-	struct al_prev *pv = &c->prev[ix1 % AL_PREV];
-	occ_append(e, pv->ix1 == ix1 && pv->n == e->n ? pv->o : occ_walk(e, NULL), ts, clock,
-		   machine, off);
+	if (ix1 > c->cap_prev) {
+		size_t had = c->cap_prev;
+		XGROW(c->prev, c->cap_prev, ix1);
+		memset(c->prev + had, 0, (c->cap_prev - had) * sizeof *c->prev);
+	}
+	struct al_prev *pv = &c->prev[ix1 - 1];
+	bool hit = pv->ix1 == ix1 && pv->n == e->n;
+	if (!hit) /* a walk (test hook) */
+		__atomic_fetch_add(&tm_al_keep_walks, 1, __ATOMIC_RELAXED);
+	occ_append(e, hit ? pv->o : occ_walk(e, NULL), ts, clock, machine, off);
 	*pv = (struct al_prev){{ts, clock, machine, off}, ix1, e->n};
 }
 

@@ -24,6 +24,7 @@
 #include "internal.h"
 #include "strmap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define AL_NAMES 4096u
@@ -88,21 +89,25 @@ struct al_id {
  * general paths) sets no_full: then it is never set.  Zeroed, then
  * tm_al_cache_init. */
 #define AL_CACHE 256u
-#define AL_PREV 8u
 struct al_name_cache {
 	uint32_t slot[AL_CACHE];
 	uint64_t full_x, full_y;
 	size_t full_len, full_ix;
 	bool no_full;
-	/* The last occurrence kept of a few names (names[ix1 - 1] in slot
-	 * ix1 % AL_PREV), valid while that name holds n of them (any keep
-	 * that bypasses it changes n): the next one is written as its deltas
-	 * without walking the packed ones (tm_al_name_keep_in).  Unused
-	 * under no_full: the walk is the tests' oracle. */
+	/* The last occurrence kept of each name (names[ix1 - 1] in
+	 * prev[ix1 - 1], grown with the names: tm_al_cache_fini frees it),
+	 * valid while that name holds n of them (any keep that bypasses it
+	 * changes n): the next one is written as its deltas without walking
+	 * the packed ones (tm_al_name_keep_in).  Not a few slots shared by
+	 * the names: with 128 kept a name (AL_OCC), a trace of 2,000 names
+	 * interleaved (make bench's track) walked them on nearly every keep,
+	 * a quarter of its check.  Unused under no_full: the walk is the
+	 * tests' oracle. */
 	struct al_prev {
 		struct al_occ o;
 		uint32_t ix1, n;
-	} prev[AL_PREV];
+	} *prev;
+	size_t cap_prev;
 };
 
 static inline void
@@ -110,6 +115,14 @@ tm_al_cache_init(struct al_name_cache *c, bool no_full)
 {
 	c->full_len = SIZE_MAX;
 	c->no_full = no_full;
+}
+
+static inline void
+tm_al_cache_fini(struct al_name_cache *c)
+{
+	free(c->prev);
+	c->prev = NULL;
+	c->cap_prev = 0;
 }
 
 struct tm_align_samples {
@@ -146,6 +159,9 @@ struct al_name *tm_al_name_entry(struct tm_align_samples *a, const char *name, s
 bool tm_al_name_index(struct tm_align_samples *a, size_t i);
 void tm_al_name_keep(struct al_name *e, int64_t ts, uint32_t clock, uint32_t machine,
 		     uint64_t off);
+/* Test hook: the keeps of tm_al_name_keep_in that walked the packed
+ * occurrences (their last one not in the cache). */
+extern uint64_t tm_al_keep_walks;
 /* tm_al_name_keep of e, an entry of a, through a->cache's last
  * occurrences when there is one (struct al_name_cache). */
 void tm_al_name_keep_in(struct tm_align_samples *a, struct al_name *e, int64_t ts, uint32_t clock,

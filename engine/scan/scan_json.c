@@ -1314,6 +1314,7 @@ js_fini(struct js *js)
 {
 	if (js->al)
 		js->al->cache = NULL; /* it lives in js */
+	tm_al_cache_fini(&js->al_cache);
 	tm_buf_fini(&js->line);
 	tm_buf_fini(&js->w);
 	tm_buf_fini(&js->msg);

@@ -1212,6 +1212,7 @@ ps_fini(struct ps *s)
 {
 	if (s->al)
 		s->al->cache = NULL; /* it lives in s */
+	tm_al_cache_fini(&s->al_cache);
 	free(s->seqs);
 	free(s->seq_ix);
 	free(s->seq_cache);

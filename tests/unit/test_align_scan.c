@@ -268,8 +268,8 @@ al_cached(struct al_name_cache *c, bool no_full)
 
 /* Differential: samples kept through a scanner's cache (its last
  * occurrences, struct al_name_cache) hold the same packed bytes as those
- * kept with the walk (no_full: the oracle), for names that collide in its
- * slots, keeps that bypass it (tm_al_name_keep, no cache) and extremes. */
+ * kept with the walk (no_full: the oracle), for a few names and many,
+ * keeps that bypass it (tm_al_name_keep, no cache) and extremes. */
 static void
 t_occ_prev_same(void)
 {
@@ -303,8 +303,34 @@ t_occ_prev_same(void)
 		CHECK(p->n == AL_OCC && q->n == AL_OCC && p->occ_len == q->occ_len &&
 		      memcmp(p->occ, q->occ, p->occ_len) == 0 && p->count == q->count);
 	}
-	for (int j = 0; j < 2; j++)
+	for (int j = 0; j < 2; j++) {
 		tm_al_free(m[j]);
+		tm_al_cache_fini(&c[j]);
+	}
+}
+
+/* Names interleaved (2,000 of them, as make bench's track shape), each
+ * kept up to AL_OCC through a scanner's cache: the packed occurrences are
+ * walked once a name (its first keep), not on every keep (with a few
+ * slots shared by the names they were walked nearly every time: ~250,000
+ * walks here). */
+static void
+t_keep_in_walks_once(void)
+{
+	struct al_name_cache c;
+	struct tm_align_samples *a = al_cached(&c, false);
+	char name[16];
+	uint64_t w0 = tm_al_keep_walks;
+	for (uint32_t k = 0; k < 2000 * 140; k++) {
+		int nl = snprintf(name, sizeof name, "n%u", (unsigned)(k * 7919u % 2000));
+		(void)tm_al_name_add(a, name, (size_t)nl, (int64_t)k * 10, 6, 0, 0, k);
+	}
+	uint64_t walks = tm_al_keep_walks - w0;
+	CHECK_INT(a->n_names, 2000);
+	CHECK(a->names[0].n == AL_OCC);
+	CHECK_INT(walks, 2000);
+	tm_al_free(a);
+	tm_al_cache_fini(&c);
 }
 
 /* tm_al_name gives the same samples with no cache, through a scanner's
@@ -358,6 +384,8 @@ t_name_cached_same(void)
 			CHECK(same_align(v[0], v[k]));
 		for (int k = 0; k < 3; k++)
 			tm_al_free(v[k]);
+		tm_al_cache_fini(&c[0]);
+		tm_al_cache_fini(&c[1]);
 	}
 }
 
@@ -369,6 +397,7 @@ main(void)
 	RUN(t_trim_packed_same);
 	RUN(t_keep_all_same);
 	RUN(t_occ_prev_same);
+	RUN(t_keep_in_walks_once);
 	RUN(t_names_linear_then_map);
 	RUN(t_async_ids_by_identity);
 	RUN(t_names);
