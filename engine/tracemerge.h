@@ -350,45 +350,48 @@ void tm_format_duration_ns(int64_t ns, struct tm_buf *out);
 /* ------------------------------------------------------------------ */
 
 /* trace_processor's trace types, by detection priority.  tm_format_name()
- * gives its trace_type names (proto, json, systrace, perfetto_manifest, ...). */
+ * gives its trace_type names (proto, json, systrace, perfetto_manifest, ...),
+ * tm_format_short_name() a name of at most 8 characters for a list's
+ * column ("Perfetto", "json", "logcat", ...). */
 #define TM_FORMAT_LIST(X)                                                                          \
-	X(TM_FMT_UNKNOWN, "unknown")                                                               \
-	X(TM_FMT_TAR, "tar")                                                                       \
-	X(TM_FMT_ARROW, "arrow")                                                                   \
-	X(TM_FMT_FUCHSIA, "fuchsia")                                                               \
-	X(TM_FMT_PERF, "perf")                                                                     \
-	X(TM_FMT_SIMPLEPERF_PROTO, "simpleperf_proto")                                             \
-	X(TM_FMT_ZIP, "zip")                                                                       \
-	X(TM_FMT_GZIP, "gzip")                                                                     \
-	X(TM_FMT_ZSTD, "zstd")                                                                     \
-	X(TM_FMT_ART_METHOD_V2, "art_method_v2")                                                   \
-	X(TM_FMT_ART_METHOD, "art_method")                                                         \
-	X(TM_FMT_ART_HPROF, "art_hprof")                                                           \
-	X(TM_FMT_MANIFEST, "perfetto_manifest")                                                    \
-	X(TM_FMT_GECKO, "gecko")                                                                   \
-	X(TM_FMT_JSON, "json")                                                                     \
-	X(TM_FMT_INSTRUMENTS_XML, "instruments_xml")                                               \
-	X(TM_FMT_CTRACE, "ctrace")                                                                 \
-	X(TM_FMT_NINJA_LOG, "ninja_log")                                                           \
-	X(TM_FMT_ANDROID_LOGCAT, "android_logcat")                                                 \
-	X(TM_FMT_COLLAPSED_STACK, "collapsed_stack")                                               \
-	X(TM_FMT_PERF_TEXT, "perf_text")                                                           \
-	X(TM_FMT_STRACE, "strace")                                                                 \
-	X(TM_FMT_SYSTRACE, "systrace")                                                             \
-	X(TM_FMT_SYMBOLS, "symbols")                                                               \
-	X(TM_FMT_PPROF, "pprof")                                                                   \
-	X(TM_FMT_PROTO, "proto")                                                                   \
-	X(TM_FMT_PRIMES, "primes")                                                                 \
-	X(TM_FMT_ANDROID_DUMPSTATE, "android_dumpstate")
+	X(TM_FMT_UNKNOWN, "unknown", "unknown")                                                    \
+	X(TM_FMT_TAR, "tar", "tar")                                                                \
+	X(TM_FMT_ARROW, "arrow", "arrow")                                                          \
+	X(TM_FMT_FUCHSIA, "fuchsia", "fuchsia")                                                    \
+	X(TM_FMT_PERF, "perf", "perf")                                                             \
+	X(TM_FMT_SIMPLEPERF_PROTO, "simpleperf_proto", "simplepf")                                 \
+	X(TM_FMT_ZIP, "zip", "zip")                                                                \
+	X(TM_FMT_GZIP, "gzip", "gzip")                                                             \
+	X(TM_FMT_ZSTD, "zstd", "zstd")                                                             \
+	X(TM_FMT_ART_METHOD_V2, "art_method_v2", "art_mth2")                                       \
+	X(TM_FMT_ART_METHOD, "art_method", "art_mth")                                              \
+	X(TM_FMT_ART_HPROF, "art_hprof", "hprof")                                                  \
+	X(TM_FMT_MANIFEST, "perfetto_manifest", "manifest")                                        \
+	X(TM_FMT_GECKO, "gecko", "gecko")                                                          \
+	X(TM_FMT_JSON, "json", "json")                                                             \
+	X(TM_FMT_INSTRUMENTS_XML, "instruments_xml", "inst_xml")                                   \
+	X(TM_FMT_CTRACE, "ctrace", "ctrace")                                                       \
+	X(TM_FMT_NINJA_LOG, "ninja_log", "ninja")                                                  \
+	X(TM_FMT_ANDROID_LOGCAT, "android_logcat", "logcat")                                       \
+	X(TM_FMT_COLLAPSED_STACK, "collapsed_stack", "folded")                                     \
+	X(TM_FMT_PERF_TEXT, "perf_text", "perf_txt")                                               \
+	X(TM_FMT_STRACE, "strace", "strace")                                                       \
+	X(TM_FMT_SYSTRACE, "systrace", "systrace")                                                 \
+	X(TM_FMT_SYMBOLS, "symbols", "symbols")                                                    \
+	X(TM_FMT_PPROF, "pprof", "pprof")                                                          \
+	X(TM_FMT_PROTO, "proto", "Perfetto")                                                       \
+	X(TM_FMT_PRIMES, "primes", "primes")                                                       \
+	X(TM_FMT_ANDROID_DUMPSTATE, "android_dumpstate", "dumpstat")
 
 enum tm_format {
-#define TM_X_(id, s) id,
+#define TM_X_(id, s, sh) id,
 	TM_FORMAT_LIST(TM_X_)
 #undef TM_X_
 	TM_FMT__COUNT
 };
 
 const char *tm_format_name(enum tm_format f);
+const char *tm_format_short_name(enum tm_format f); /* at most 8 characters */
 /* trace_processor's archive priority: manifest -1, proto 0, containers 1,
  * symbols 3, everything else 2. */
 int tm_format_priority(enum tm_format f);

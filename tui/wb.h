@@ -830,7 +830,6 @@ void text_fmt_range(const struct tm_report *r, int64_t a, int64_t b, char *buf, 
 /* A window of the timeline, to about a hundredth of its width:
  * "+10.0 .. +30.0 ms", "2023-11-14 22:13:20.33 .. 22:13:21.11 UTC". */
 void text_fmt_window(const struct tm_report *r, double a, double b, char *buf, size_t len);
-const char *text_format_short(enum tm_format f);
 const char *text_machine(const struct wb_model *m, const char *path);
 void text_align(const struct wb_model *m, const char *path, char *buf, size_t len);
 bool text_is_timeline_file(const struct tm_report_file *rf);

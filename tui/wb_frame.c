@@ -603,7 +603,7 @@ frame_columns(struct wb *wb, int list_w)
 		text_fmt_size(mb ? mb->size : 0, buf, sizeof buf);
 		need.size = max_int(need.size, (int)strlen(buf));
 		if (mb)
-			need.format = max_int(need.format, (int)strlen(text_format_short(mb->format)));
+			need.format = max_int(need.format, (int)strlen(tm_format_short_name(mb->format)));
 		if (text_member_is_trace(mb)) {
 			const char *mt = text_machine(m, name);
 			need.machine = max_int(need.machine, name_cols(mt, strlen(mt)));

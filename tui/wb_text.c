@@ -250,30 +250,6 @@ text_machine(const struct wb_model *m, const char *path)
 	return "Default";
 }
 
-/* The FORMAT column's names: at most 8 columns, never cut. */
-const char *
-text_format_short(enum tm_format f)
-{
-	static const struct {
-		enum tm_format f;
-		const char *name;
-	} tbl[] = {
-		{TM_FMT_PROTO, "Perfetto"},          {TM_FMT_ANDROID_LOGCAT, "logcat"},
-		{TM_FMT_ANDROID_DUMPSTATE, "dumpstat"}, {TM_FMT_SIMPLEPERF_PROTO, "simplepf"},
-		{TM_FMT_ART_METHOD_V2, "art_mth2"},  {TM_FMT_ART_METHOD, "art_mth"},
-		{TM_FMT_ART_HPROF, "hprof"},         {TM_FMT_MANIFEST, "manifest"},
-		{TM_FMT_INSTRUMENTS_XML, "inst_xml"}, {TM_FMT_NINJA_LOG, "ninja"},
-		{TM_FMT_COLLAPSED_STACK, "folded"},  {TM_FMT_PERF_TEXT, "perf_txt"},
-	};
-	const char *n;
-
-	for (size_t i = 0; i < sizeof tbl / sizeof tbl[0]; i++)
-		if (tbl[i].f == f)
-			return tbl[i].name;
-	n = tm_format_name(f);
-	return n && strlen(n) <= 8 ? n : "other";
-}
-
 /* A trace file gets a bar even when the import stops before reaching it
  * (is_trace is then false): not a container, manifest or hidden member. */
 bool

@@ -361,7 +361,7 @@ draw_list(const struct wb *wb, const struct wb_rect *rc)
 			addch(' ');
 		text_fmt_size(mb ? mb->size : 0, buf, sizeof buf);
 		printw(" %-*.*s %*s ", cl->format, cl->format,
-		       mb ? text_format_short(mb->format) : "?", cl->size, buf);
+		       mb ? tm_format_short_name(mb->format) : "?", cl->size, buf);
 		bool trace = text_member_is_trace(mb);
 		const char *mt = trace ? text_machine(&wb->m, name) : "-";
 		used = put_escaped(mt, strlen(mt), cl->machine, attr);
@@ -930,7 +930,7 @@ view_draw_opening(const struct wb *wb)
 				addch(' ');
 			text_fmt_size(e->size, buf, sizeof buf);
 			printw(" %-*.*s %*s", fmt_w, fmt_w,
-			       text_format_short(e->format), size_w, buf);
+			       tm_format_short_name(e->format), size_w, buf);
 			fill_to(y, cols, a);
 		}
 		tm_buf_fini(&label);

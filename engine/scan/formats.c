@@ -63,7 +63,13 @@ static const struct tm_format_row rows[TM_FMT__COUNT] = {
 };
 
 static const char *const format_names[] = {
-#define TM_X_(id, s) s,
+#define TM_X_(id, s, sh) s,
+	TM_FORMAT_LIST(TM_X_)
+#undef TM_X_
+};
+
+static const char *const format_short_names[] = {
+#define TM_X_(id, s, sh) sh,
 	TM_FORMAT_LIST(TM_X_)
 #undef TM_X_
 };
@@ -80,6 +86,14 @@ tm_format_name(enum tm_format f)
 	if ((unsigned)f >= TM_FMT__COUNT)
 		return "unknown";
 	return format_names[f];
+}
+
+const char *
+tm_format_short_name(enum tm_format f)
+{
+	if ((unsigned)f >= TM_FMT__COUNT)
+		return "other";
+	return format_short_names[f];
 }
 
 int

@@ -9,7 +9,8 @@
  * other file switches on a format to learn these.
  *
  * Adding a format:
- *   1. Its id and name in TM_FORMAT_LIST (tracemerge.h), at its place in
+ *   1. Its id, name and short name (at most 8 characters: a list's
+ *      column) in TM_FORMAT_LIST (tracemerge.h), at its place in
  *      GuessTraceType's order: the table's rows are in that order and row i
  *      is format i (test_formats checks both).  Saved scans record formats
  *      by number: bump the scan cache's version (scancache.c) with it.

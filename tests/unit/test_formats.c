@@ -2,6 +2,8 @@
 /* The format table (engine/scan/formats.c): one row per format in sniff
  * order, the answers the engine used to give from its own switches, and
  * docs/semantics.md's table of formats printed from the rows. */
+#include <string.h>
+
 #include "formats.h"
 #include "t.h"
 
@@ -18,6 +20,16 @@ t_rows(void)
 			CHECK(r->clock != TM_CLOCK_UNSET);
 	}
 	CHECK(tm_format_row((enum tm_format)TM_FMT__COUNT)->id == TM_FMT_UNKNOWN);
+	/* the short names, a column of the table (a list's format column) */
+	for (int f = 0; f < TM_FMT__COUNT; f++) {
+		const char *sh = tm_format_short_name((enum tm_format)f);
+		if (!sh || !*sh || strlen(sh) > 8)
+			FAILF("%s: short name \"%s\"", tm_format_name((enum tm_format)f), sh ? sh : "");
+	}
+	CHECK_STR(tm_format_short_name(TM_FMT_PROTO), "Perfetto");
+	CHECK_STR(tm_format_short_name(TM_FMT_JSON), "json");
+	CHECK_STR(tm_format_short_name(TM_FMT_ANDROID_DUMPSTATE), "dumpstat");
+	CHECK_STR(tm_format_short_name((enum tm_format)TM_FMT__COUNT), "other");
 	CHECK(tm_sniff(NULL, 0) == TM_FMT_UNKNOWN);
 }
 
