@@ -56,6 +56,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	args=${args//@ARCH@/$work/arch}
 	args=${args//@DEMO@/$work/demo}
 	args=${args//@APART@/$work/apart}
+	args=${args//@MIXED@/$work/mixed}
 	# The demo's files go under the case's own dir (a .check may read them).
 	mkdir -p "$dir/tmp"
 	(cd "$dir" && env $envs TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
@@ -131,6 +132,9 @@ make_many() {
 	python3 "$top/tests/cli/align_gen.py" "$work/sdkmono" proto -2500000000 0 7 sdk-mono >/dev/null
 	# Two Chrome traces years apart, only metadata and a marker in common.
 	python3 "$top/tests/cli/apart_gen.py" "$work/apart"
+	# One archive of a Perfetto trace, perf_text, fuchsia, logcat and strace.
+	mkdir -p "$work/mixed"
+	python3 "$top/tests/tui/mixed_gen.py" "$top/tools" "$work/mixed/mixed.tar"
 	# Files a case removes from under the workbench (../gone/ from its dir).
 	mkdir -p "$work/gone"
 	cp "$work"/many/t0[1-3].json "$work/gone/"
