@@ -79,21 +79,23 @@ out_resolve(const char *path, bool nofollow)
 
 /* The rule on real (out_resolve's answer), said of path as the user typed
  * it.  stat follows only a link that appeared since the resolution or one
- * that leads nowhere (absent: created). */
+ * that leads nowhere (absent: created).  *st: what the stat found, when
+ * *found (the writer needs no stat of its own). */
 static enum tm_status
 check_real(int dfd, const char *path, const char *real, bool nofollow, const struct tm_output *o,
-	   struct tm_error *err)
+	   struct stat *st_out, bool *found, struct tm_error *err)
 {
-	struct stat st, is;
-	if (fstatat(dfd, real, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) != 0)
+	struct stat is, *st = st_out;
+	*found = fstatat(dfd, real, st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0;
+	if (!*found)
 		return TM_OK; /* absent; creating it beside will say why if it cannot */
-	if (!S_ISREG(st.st_mode) && !(nofollow && S_ISLNK(st.st_mode)))
+	if (!S_ISREG(st->st_mode) && !(nofollow && S_ISLNK(st->st_mode)))
 		return tm_error_set(err, TM_ERR_INVALID,
 				    "%s is %s: refusing to replace it (write to a regular file)", path,
-				    kind_of(st.st_mode));
+				    kind_of(st->st_mode));
 	for (size_t i = 0; o && i < o->n_inputs; i++)
-		if (o->inputs[i] && stat(o->inputs[i], &is) == 0 && is.st_dev == st.st_dev &&
-		    is.st_ino == st.st_ino)
+		if (o->inputs[i] && stat(o->inputs[i], &is) == 0 && is.st_dev == st->st_dev &&
+		    is.st_ino == st->st_ino)
 			return tm_error_set(err, TM_ERR_INVALID,
 					    "an input is never written over: %s%s%s", path,
 					    strcmp(path, o->inputs[i]) ? " is " : "",
@@ -103,16 +105,36 @@ check_real(int dfd, const char *path, const char *real, bool nofollow, const str
 	return TM_OK;
 }
 
+/* path resolved once (*real, the caller frees; NULL on a refusal) and
+ * checked: tm_output_check's answer, and tm_out_open's first step (the
+ * file checked is the file written), with what the check's stat found. */
+static enum tm_status
+resolve_check(int dfd, const char *path, const struct tm_output *o, char **real,
+	      struct stat *st, bool *found, struct tm_error *err)
+{
+	*real = NULL;
+	*found = false;
+	if (!path || !*path)
+		return tm_error_set(err, TM_ERR_INVALID, "no output path");
+	bool nofollow = o && o->private_file;
+	*real = out_resolve(path, nofollow);
+	enum tm_status s = check_real(dfd, path, *real, nofollow, o, st, found, err);
+	if (s != TM_OK) {
+		free(*real);
+		*real = NULL;
+	}
+	return s;
+}
+
 /* Whether path may be written; the file a symlink names is the one
  * compared and (tm_out_open) written, private state's path itself. */
 enum tm_status
 tm_output_check(const char *path, const struct tm_output *o, struct tm_error *err)
 {
-	if (!path || !*path)
-		return tm_error_set(err, TM_ERR_INVALID, "no output path");
-	bool nofollow = o && o->private_file;
-	char *real = out_resolve(path, nofollow);
-	enum tm_status s = check_real(AT_FDCWD, path, real, nofollow, o, err);
+	char *real;
+	struct stat st;
+	bool found;
+	enum tm_status s = resolve_check(AT_FDCWD, path, o, &real, &st, &found, err);
 	free(real);
 	return s;
 }
@@ -240,27 +262,24 @@ out_open(struct tm_out_file *f, int dfd, const char *path, struct tm_output *o, 
 	f->fd = -1;
 	f->dfd = dfd;
 	f->no_sync = no_sync;
-	if (!path || !*path)
-		return tm_error_set(err, TM_ERR_INVALID, "no output path");
 	/* Resolved once, then checked and written: resolving after the check
-	 * would write wherever a symlink pointed by then (an input). */
+	 * would write wherever a symlink pointed by then (an input).  The
+	 * check's stat is the one the write goes by. */
 	bool nofollow = o && o->private_file;
-	f->path = out_resolve(path, nofollow);
-	enum tm_status s = check_real(dfd, path, f->path, nofollow, o, err);
-	if (s != TM_OK) {
-		free(f->path);
-		f->path = NULL;
+	struct stat ls, st;
+	bool found;
+	enum tm_status s = resolve_check(dfd, path, o, &f->path, &st, &found, err);
+	if (s != TM_OK)
 		return s;
-	}
 	if (tm_out_checked_hook)
 		tm_out_checked_hook(f->path);
-	struct stat ls, st;
 	/* a symlink in private state's place is replaced as a new file */
-	f->replaces = fstatat(dfd, f->path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
-		      !S_ISLNK(st.st_mode);
+	f->replaces = found && !S_ISLNK(st.st_mode);
 	/* absent now and not ours to replace: create it, never replace what
-	 * appears there meanwhile (tm_out_commit) */
-	f->create_only = !(o && o->replace) && fstatat(dfd, f->path, &ls, AT_SYMLINK_NOFOLLOW) != 0;
+	 * appears there meanwhile (tm_out_commit); a link that leads nowhere
+	 * is there (stat, following it, did not find it: lstat does) */
+	f->create_only = !(o && o->replace) && !found &&
+			 (nofollow || fstatat(dfd, f->path, &ls, AT_SYMLINK_NOFOLLOW) != 0);
 	if (f->replaces) {
 		f->mode = st.st_mode & 07777;
 		f->uid = st.st_uid;
