@@ -226,6 +226,74 @@ gen_json(const char *out, uint64_t mb)
 	return fclose(f) != 0;
 }
 
+/* `perf script` output: samples of 1-8 frames (a perf record -g shape),
+ * each header, its frames and the empty line that ends it. */
+static int
+gen_perf_text(const char *out, uint64_t mb)
+{
+	static const char *const syms[] = {"do_syscall_64", "vfs_read", "__memcpy_avx_unaligned",
+					   "main", "std::vector<int>::push_back", "__libc_start_main",
+					   "schedule", "pthread_mutex_lock"};
+	FILE *f = fopen(out, "wb");
+	if (!f)
+		return 1;
+	uint64_t limit = mb << 20, written = 0, x = 88172645463325252ull;
+	for (uint64_t i = 0; written < limit; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t us = 115540000000ull + i * 250;
+		written += (uint64_t)fprintf(f, "app %u/%u [%03u] %" PRIu64 ".%06u:     250000 cpu-clock:\n",
+					     (unsigned)(100 + x % 50), (unsigned)(100 + x % 500),
+					     (unsigned)(x % 8), us / 1000000, (unsigned)(us % 1000000));
+		for (unsigned k = 0; k < 1 + (x >> 20) % 8; k++)
+			written += (uint64_t)fprintf(f, "\t%16" PRIx64 " %s+0x%x (/usr/lib/libapp.so)\n",
+						     (uint64_t)(0x7f0000000000ull + ((x >> k) & 0xffffff)),
+						     syms[(x >> (3 * k)) % 8], (unsigned)((x >> k) % 4096));
+		written += (uint64_t)fprintf(f, "\n");
+	}
+	return fclose(f) != 0;
+}
+
+/* A Firefox Profiler (Gecko) profile: one thread, its samples (stack,
+ * time ms) and markers as column arrays. */
+static int
+gen_gecko(const char *out, uint64_t mb)
+{
+	FILE *f = fopen(out, "wb");
+	if (!f)
+		return 1;
+	uint64_t limit = mb << 20, half = limit / 2, written = 0, n = 0;
+	written += (uint64_t)fprintf(
+		f, "{\"meta\": {\"categories\": [{\"name\": \"Other\", \"color\": \"grey\", "
+		   "\"subcategories\": [\"Other\"]}]},\n \"threads\": [{\"name\": \"main\", \"tid\": 100, "
+		   "\"pid\": 100, \"stringArray\": [\"f0\", \"f1\", \"Paint\"],\n \"frameTable\": "
+		   "{\"func\": [0, 1]}, \"funcTable\": {\"name\": [0, 1]}, \"stackTable\": {\"prefix\": "
+		   "[null, 0], \"frame\": [0, 1]},\n \"samples\": {\"stack\": [");
+	for (; written < half; n++)
+		written += (uint64_t)fprintf(f, "%s%u", n ? ", " : "", (unsigned)(n % 2));
+	written += (uint64_t)fprintf(f, "],\n \"time\": [");
+	for (uint64_t i = 0; i < n; i++)
+		written += (uint64_t)fprintf(f, "%s%" PRIu64 ".%03u", i ? ", " : "", 10 + i / 4,
+					     (unsigned)(i % 4 * 250));
+	written += (uint64_t)fprintf(f, "]},\n \"markers\": {\"name\": [");
+	uint64_t m = (limit > written ? limit - written : 0) / 24 + 1;
+	for (uint64_t i = 0; i < m; i++)
+		fprintf(f, "%s2", i ? ", " : "");
+	fputs("], \"startTime\": [", f);
+	for (uint64_t i = 0; i < m; i++)
+		fprintf(f, "%s%" PRIu64 ".5", i ? ", " : "", 10 + i);
+	fputs("], \"endTime\": [", f);
+	for (uint64_t i = 0; i < m; i++)
+		fprintf(f, "%s%" PRIu64 ".75", i ? ", " : "", 10 + i);
+	fputs("], \"phase\": [", f);
+	for (uint64_t i = 0; i < m; i++)
+		fprintf(f, "%s1", i ? ", " : "");
+	fputs("], \"category\": [", f);
+	for (uint64_t i = 0; i < m; i++)
+		fprintf(f, "%s0", i ? ", " : "");
+	fputs("]}}]}\n", f);
+	return fclose(f) != 0;
+}
+
 /* Chrome JSON as DevTools and chrome://tracing export it (see the usage). */
 static int
 gen_chrome(const char *out, uint64_t mb)
@@ -1295,13 +1363,17 @@ main(int argc, char **argv)
 		return gen_systrace(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "gen-atrace"))
 		return gen_atrace(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc >= 4 && !strcmp(argv[1], "gen-perf-text"))
+		return gen_perf_text(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc >= 4 && !strcmp(argv[1], "gen-gecko"))
+		return gen_gecko(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc >= 4 && !strcmp(argv[1], "view"))
 		return view_bench(atoi(argv[2]), (const char *const *)argv + 3, (size_t)argc - 3);
 	for (size_t k = 0; argc >= 4 && k < sizeof reeval_modes / sizeof *reeval_modes; k++)
 		if (!strcmp(argv[1], reeval_modes[k].cmd))
 			return reeval(atoi(argv[2]), &reeval_modes[k], (const char *const *)argv + 3,
 				      (size_t)argc - 3);
-	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace|gen-atrace OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
+	fprintf(stderr, "usage: bench_tm gen-proto|gen-json|gen-chrome|gen-systrace|gen-atrace|gen-perf-text|gen-gecko OUT MB | gen-shape SHAPE OUT MB | walk FILE | "
 			"reeval|reeval-events|reeval-wb|reeval-wb-list|view N INPUT...\n");
 	return 64;
 }

@@ -4,13 +4,22 @@
 # shapes (json: the short X events of gen-json; chrome: gen-chrome's DevTools
 # export with args objects, long names and mixed phases) at each of
 # BENCH_SIZES MiB against wc -l and cat of the same file; the target
-# (>= 1 GB/s, issue 27) is judged per CPU second, wall beside it.
+# (>= 1 GB/s, issue 27) is judged per CPU second, wall beside it.  Two more
+# formats (issue 24): perf_text (gen-perf-text, `perf script -g` samples)
+# and gecko (gen-gecko, a Firefox Profiler profile of samples and markers,
+# which trace_processor and tracemerge read whole: its RSS row shows it).
+# BENCH_TEXT picks the shapes (default all).
 for mb in $SIZES; do
-	"$GEN" gen-systrace "$out/s.systrace" "$mb" || exit 1
-	"$GEN" gen-atrace "$out/a.atrace" "$mb" || exit 1
-	"$GEN" gen-json "$out/t.json" "$mb" || exit 1
-	"$GEN" gen-chrome "$out/c.chrome" "$mb" || exit 1
-	for f in s.systrace a.atrace t.json c.chrome; do
+	for f in ${BENCH_TEXT:-s.systrace a.atrace t.json c.chrome p.perf g.gecko}; do
+		case $f in
+		s.systrace) "$GEN" gen-systrace "$out/$f" "$mb" ;;
+		a.atrace) "$GEN" gen-atrace "$out/$f" "$mb" ;;
+		t.json) "$GEN" gen-json "$out/$f" "$mb" ;;
+		c.chrome) "$GEN" gen-chrome "$out/$f" "$mb" ;;
+		p.perf) "$GEN" gen-perf-text "$out/$f" "$mb" ;;
+		g.gecko) "$GEN" gen-gecko "$out/$f" "$mb" ;;
+		*) echo "no text shape $f"; false ;;
+		esac || exit 1
 		p="$out/$f"
 		size=$(stat -c %s "$p")
 		cat "$p" >/dev/null
