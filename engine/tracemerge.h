@@ -814,6 +814,13 @@ struct tm_report {
 	struct tm_report_event *events;
 	size_t n_tracks; /* the tracks the listed events are on (struct tm_report_event.track) */
 	struct tm_report_track *tracks;
+	/* the counter samples' values the scan kept, by event index
+	 * ascending (tm_report_event_value) */
+	size_t n_values;
+	struct tm_report_value {
+		uint32_t ev;
+		double v;
+	} *values;
 	/* the engine's: the buffer of events (its room) and the session's
 	 * spare-buffer pool tm_report_free gives it back to */
 	size_t cap_events;
@@ -911,6 +918,9 @@ void tm_report_markdown(const struct tm_session *s, const struct tm_report *r, s
  * not on the trace. */
 /* "slices", "counter", "instants" or "events". */
 const char *tm_track_kind_name(char kind);
+/* A counter sample's value (a JSON C event's first numeric arg, an atrace
+ * C's), false when the scan kept none. */
+bool tm_report_event_value(const struct tm_report *r, size_t ev, double *out);
 /* A track's identity as every view prints it: "FILE#N" (FILE the member's
  * path as the report has it, a loose input's base name; raw: a front end
  * escapes it), "-" for none (report_md.c). */
@@ -972,6 +982,8 @@ size_t tm_view_track_event(const struct tm_view *v, uint32_t track, size_t k);
 unsigned tm_view_track_depths(const struct tm_view *v, uint32_t track);
 void tm_view_cells_depth(const struct tm_view *v, uint32_t track, unsigned depth, int64_t t0,
 			 int64_t step, size_t n_cols, struct tm_view_cell *out);
+/* A counter track's values' range (a sparkline's scale), false: none. */
+bool tm_view_track_range(const struct tm_view *v, uint32_t track, double *lo, double *hi);
 /* Alignment at a glance: the event of file other with ev's name nearest to
  * ev's time on the merged timeline (kept or dropped), or SIZE_MAX. */
 size_t tm_view_nearest(const struct tm_view *v, size_t ev, uint32_t other);

@@ -199,6 +199,9 @@ check_print_json(FILE *out, struct tm_session *s, const struct tm_manifest *cur,
 			tm_buf_addf(&b, ",\"slice\":%s", e->is_slice ? "true" : "false");
 			if (e->is_slice) /* its depth on its track (the tracks view's row) */
 				tm_buf_addf(&b, ",\"depth\":%u", (unsigned)e->depth);
+			double val;
+			if (tm_report_event_value(r, i, &val) && val == val && val - val == 0)
+				tm_buf_addf(&b, ",\"value\":%.17g", val); /* a counter sample's */
 			tm_buf_adds(&b, ",\"dropped\":");
 			json_str(&b, tm_report_event_dropped(e));
 			/* the track as the workbench's tracks view names it */

@@ -185,7 +185,11 @@ draw_selected(const struct wb *wb, const struct tm_report *r, const struct tm_vi
 	char wall[96], at[128] = "";
 	if (text_fmt_clock(r, e->ts, true, wall, sizeof wall))
 		snprintf(at, sizeof at, " (%s)", wall);
-	snprintf(line, sizeof line, "  at %s s%s%s%s", ts, at, dur[0] ? "  dur " : "", dur);
+	double val;
+	char vs[48] = "";
+	if (tm_report_event_value(r, ev, &val))
+		snprintf(vs, sizeof vs, "  value %.17g", val);
+	snprintf(line, sizeof line, "  at %s s%s%s%s%s", ts, at, dur[0] ? "  dur " : "", dur, vs);
 	put_ours(line, COLS, theme_attr(ROLE_STATUS));
 	/* kept or dropped before the track: the stat is what matters */
 	const char *why = tm_report_event_dropped(e);
@@ -323,6 +327,17 @@ draw_events(const struct wb *wb, const struct tm_report *r, const struct tm_view
 
 /* ---- the tracks view ---- */
 
+/* A counter value's level on its track's range: '0' to '9'. */
+static char
+spark_level(double val, double lo, double hi)
+{
+	if (!(hi > lo))
+		return '5';
+	double f = (val - lo) / (hi - lo) * 9.0 + 0.5;
+	int k = f < 0 ? 0 : f > 9 ? 9 : (int)f;
+	return (char)('0' + k);
+}
+
 #define NAME_W 26
 
 static void
@@ -425,14 +440,26 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 		if (row->proc)
 			continue;
 		tm_view_cells_depth(v, row->track, row->lane, b->t0, step, (size_t)w, cells);
+		/* a counter with values: a sparkline of levels 0-9 over its
+		 * range, the level held (dim) until its next sample */
+		double vlo = 0, vhi = 0;
+		bool spark = t->kind == 'c' && !row->lane && tm_view_track_range(v, row->track, &vlo, &vhi);
 		for (int c = 0; c < w; c++) {
 			const struct tm_view_cell *cl = &cells[c];
 			int64_t at = b->t0 + (int64_t)c * step;
 			chtype ch = ' ';
 			int attr = theme_attr(ROLE_BAR);
+			double val;
+			size_t held;
 			if (cl->dropped) {
 				ch = 'x';
 				attr = theme_attr(ROLE_DROPPED);
+			} else if (spark && cl->n && tm_report_event_value(r, cl->first, &val)) {
+				ch = (chtype)spark_level(val, vlo, vhi);
+			} else if (spark && !cl->n && (held = tm_view_track_seek(v, row->track, at)) > 0 &&
+				   tm_report_event_value(r, tm_view_track_event(v, row->track, held - 1), &val)) {
+				ch = (chtype)spark_level(val, vlo, vhi);
+				attr = theme_attr(ROLE_DIM);
 			} else if (cl->n) {
 				char ph = cl->first < r->n_events ? r->events[cl->first].phase : 0;
 				ch = t->kind == 'c' || ph == 'C' ? '*'

@@ -1307,6 +1307,7 @@ cleanup:
 	else
 		tm_events_free(p.evs, p.cap_evs);
 	tm_tracktab_fini(&p.tracks);
+	free(p.cvals);
 	free(p.ev_track);
 	free(p.ev_queue);
 	free(p.ev_cat);

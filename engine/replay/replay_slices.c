@@ -400,6 +400,12 @@ tm_rp_record_event(struct tm_replay *p, size_t file, uint32_t detail, int64_t ts
 	p->ev_cat[i] = tm_oplog_detail_cat_of(log, d);
 	o->name = p->at_eof ? tm_oplog_detail_eof_name(log, d) : tm_oplog_detail_name(log, d);
 	o->phase = d->phase;
+	if (d->phase == 'C' && (d->flags & TM_DETAIL_VALUE)) {
+		double v;
+		memcpy(&v, &d->dur, sizeof v);
+		XGROW(p->cvals, p->cap_cvals, p->n_cvals + 1);
+		p->cvals[p->n_cvals++] = (struct tm_report_value){(uint32_t)i, v};
+	}
 	o->track = tm_tracktab_add(&p->tracks, o->file, row, d->track, d->phase, o->name, stat >= 0);
 	if (p->tracks.v[o->track].n_events == 1)
 		tm_tracktab_name(&p->tracks, o->track, log, d->track, d->phase, o->name);

@@ -171,6 +171,8 @@ struct tm_replay {
 	struct tm_report_event *evs;
 	size_t n_evs, cap_evs;
 	struct tm_tracktab tracks; /* the listed events' tracks (view.c) */
+	struct tm_report_value *cvals; /* the counter samples' values, by event */
+	size_t n_cvals, cap_cvals;
 	uint32_t *ev_track; /* per listed event: its slice track (a tracks id), UINT32_MAX none */
 	uint8_t *ev_queue;  /* per listed event: its sorter queue (struct tm_detail) */
 	const char **ev_cat; /* per listed event: its category (JSON "cat"), or NULL */

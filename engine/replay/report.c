@@ -598,6 +598,10 @@ tm_report_build(struct tm_replay *p)
 		r->n_tracks = p->tracks.n;
 		p->tracks.v = NULL;
 		p->tracks.n = p->tracks.cap = 0;
+		r->values = p->cvals;
+		r->n_values = p->n_cvals;
+		p->cvals = NULL;
+		p->n_cvals = p->cap_cvals = 0;
 	}
 	r->error = p->error;
 	r->error_where = p->error_where;
@@ -678,6 +682,7 @@ tm_report_free(struct tm_report *r)
 	}
 	free(r->files);
 	free(r->tracks);
+	free(r->values);
 	if (r->events_pool) {
 		tm_evpool_give(r->events_pool, r->events, r->cap_events);
 		tm_evpool_unref(r->events_pool);

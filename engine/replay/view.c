@@ -249,6 +249,7 @@ struct tm_view {
 	uint32_t *lev;
 	int64_t *lend;
 	uint8_t *depths;   /* per track: its lanes (tm_view_track_depths) */
+	double *vmin, *vmax; /* per track: its counter values' range (vmin > vmax: none) */
 	uint32_t *byname;  /* event indices by (name, file, ts) */
 };
 
@@ -381,6 +382,22 @@ tm_view_build(const struct tm_report *r)
 		v->lend[at] = at > v->lstart[l] && v->lend[at - 1] > end ? v->lend[at - 1] : end;
 	}
 	free(fill);
+	v->vmin = xmalloc((nt + 1) * sizeof *v->vmin);
+	v->vmax = xmalloc((nt + 1) * sizeof *v->vmax);
+	for (size_t k = 0; k < nt; k++)
+		v->vmin[k] = 1, v->vmax[k] = 0;
+	for (size_t i = 0; i < r->n_values; i++) {
+		const struct tm_report_value *cv = &r->values[i];
+		uint32_t k = cv->ev < n ? r->events[cv->ev].track : TM_NO_TRACK;
+		if (k >= nt || cv->v != cv->v)
+			continue;
+		if (v->vmin[k] > v->vmax[k])
+			v->vmin[k] = v->vmax[k] = cv->v;
+		else if (cv->v < v->vmin[k])
+			v->vmin[k] = cv->v;
+		else if (cv->v > v->vmax[k])
+			v->vmax[k] = cv->v;
+	}
 	struct by_name *bn = xmalloc((n + 1) * sizeof *bn);
 	for (size_t i = 0; i < n; i++)
 		bn[i] = (struct by_name){r->events[i].name, r->events[i].ts, r->events[i].file,
@@ -408,6 +425,8 @@ tm_view_free(struct tm_view *v)
 	free(v->lev);
 	free(v->lend);
 	free(v->depths);
+	free(v->vmin);
+	free(v->vmax);
 	free(v->byname);
 	free(v);
 }
@@ -646,4 +665,32 @@ tm_view_nearest(const struct tm_view *v, size_t ev, uint32_t other)
 		}
 	}
 	return best;
+}
+
+bool
+tm_report_event_value(const struct tm_report *r, size_t ev, double *out)
+{
+	size_t lo = 0, hi = r->n_values;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->values[mid].ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->n_values && r->values[lo].ev == ev) {
+		*out = r->values[lo].v;
+		return true;
+	}
+	return false;
+}
+
+bool
+tm_view_track_range(const struct tm_view *v, uint32_t track, double *lo, double *hi)
+{
+	if (track >= v->r->n_tracks || v->vmin[track] > v->vmax[track])
+		return false;
+	*lo = v->vmin[track];
+	*hi = v->vmax[track];
+	return true;
 }

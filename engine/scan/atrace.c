@@ -295,6 +295,7 @@ tm_atrace_event(const struct tm_atrace_point *p, uint32_t pid, struct tm_atrace_
 		 * its counter sample when the value is not 0. */
 		out->phase = 'C';
 		out->tkind = 'c';
+		out->value = p->value;
 		out->track = key('c', p->tgid, p->name, p->name_len, NULL);
 		break;
 	default:

@@ -86,6 +86,7 @@ struct tm_atrace_event {
 	 * or the track's name), 'c' a process's counter (tname: the counter);
 	 * tgid its process */
 	char tkind;
+	int64_t value; /* 'C': the counter's value */
 	uint32_t tgid;
 	const char *tname;
 	size_t tname_len;

@@ -191,6 +191,9 @@ struct tm_op_clock {
  * tokenizer state->current_generation()): the iid may be gone (a clear:
  * no name, interned_data_tokenizer_errors) or name another string. */
 #define TM_DETAIL_EOF 4u
+/* A counter sample's value: dur holds the bits of a double (tracknames.h
+ * tm_detail_set_value), the counter's value as trace_processor stores it. */
+#define TM_DETAIL_VALUE 8u
 
 /* Per-event details kept only with keep_events (for --events / slices). */
 struct tm_detail {

@@ -392,6 +392,8 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 				tm_tn_cpu(s->log, ev.track, cpu);
 			}
 			detail = tm_oplog_detail(s->log, ev.name, ev.name_len, ev.phase, ev.track, -1);
+			if (res == TM_ATRACE_OK && ev.phase == 'C')
+				tm_detail_set_value(s->log, detail, (double)ev.value);
 			/* its CPU's ftrace stream (struct tm_detail) */
 			s->log->x->details[detail - 1].queue = (uint8_t)(cpu < 253 ? 2 + cpu : 255);
 		}

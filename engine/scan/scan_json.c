@@ -475,7 +475,7 @@ failure(struct js *js)
 	tm_oplog_stat(&js->sc->log, 0, TM_STAT_JSON_TOKENIZER_FAILURE, 1);
 }
 
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) uint32_t
 push_cat(struct js *js, int64_t ts, const char *name, size_t nlen, const char *cat, size_t clen,
 	 char phase, uint64_t track, int64_t dur, uint64_t off, uint32_t flags)
 {
@@ -485,13 +485,14 @@ push_cat(struct js *js, int64_t ts, const char *name, size_t nlen, const char *c
 	tm_scan_note_ts(js->sc, ts);
 	js->sc->n_events++;
 	tm_oplog_convert_i(&js->sc->log, 0, 0, 0, ts, flags, detail, off);
+	return detail;
 }
 
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) uint32_t
 push_flags(struct js *js, int64_t ts, const char *name, size_t nlen, char phase, uint64_t track,
 	   int64_t dur, uint64_t off, uint32_t flags)
 {
-	push_cat(js, ts, name, nlen, NULL, 0, phase, track, dur, off, flags);
+	return push_cat(js, ts, name, nlen, NULL, 0, phase, track, dur, off, flags);
 }
 
 static inline __attribute__((always_inline)) void
@@ -607,6 +608,34 @@ json_names(struct js *js, uint64_t track, bool pid_str, uint32_t pid, bool tid_s
 		tm_tn_process(&js->sc->log, p, js->tmp2.data, js->tmp2.len);
 	else if (thr && t != TM_TN_NONE)
 		tm_tn_thread(&js->sc->log, p, t, js->tmp2.data, js->tmp2.len);
+}
+
+/* A counter event's value (keep_events): its first numeric arg
+ * (json_trace_parser.cc, case 'C': a track per arg; the list has one
+ * event, drawn by its first). */
+static void
+json_counter(struct js *js, uint32_t detail, const struct tm_jl_value *args)
+{
+	struct tm_jl jp = { .end = args->s + args->n, .msg = &js->tmp, .quote_max = MAX_MSG };
+	const char *cur = tm_jl_skip_ws(args->s + 1, jp.end);
+	struct tm_buf uk, uv;
+	tm_buf_init(&uk);
+	tm_buf_init(&uv);
+	while (cur != jp.end) {
+		const char *k;
+		size_t kl;
+		bool eos;
+		struct tm_jl_value fv;
+		if (next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv) != TM_JL_OK || eos)
+			break;
+		if (fv.t == TM_JL_INT || fv.t == TM_JL_DBL) {
+			tm_detail_set_value(&js->sc->log, detail,
+					    fv.t == TM_JL_INT ? (double)fv.i : fv.d);
+			break;
+		}
+	}
+	tm_buf_fini(&uk);
+	tm_buf_fini(&uv);
 }
 
 /* Numbers of a complete array text ('[' ... ']'); returns the count. */
@@ -914,8 +943,11 @@ parse_event(struct js *js, const char *p, const char *end, const char **next, ui
 	if (has_bind && (flow_in || flow_out))
 		tm_al_id(al, AL_FLOW, bind, ts, 0, 0,
 			 (flow_out ? AL_OUT : 0) | (flow_in ? AL_IN : 0), AL_NO_OFF);
-	push_cat(js, ts, has_name ? name : NULL, name_len, js->cat.data, cat_len, phase, track,
-		 phase == 'X' ? dur : -1, off, TM_CONV_FAIL_DROP | (untimed ? TM_CONV_UNTIMED : 0));
+	uint32_t det = push_cat(js, ts, has_name ? name : NULL, name_len, js->cat.data, cat_len, phase,
+				track, phase == 'X' ? dur : -1, off,
+				TM_CONV_FAIL_DROP | (untimed ? TM_CONV_UNTIMED : 0));
+	if (det && phase == 'C' && has_args)
+		json_counter(js, det, &args);
 	return TM_JL_OK;
 }
 
@@ -940,7 +972,10 @@ sys_line(struct js *js)
 	uint32_t flags = tm_atrace_line_scan(&sl, &js->clean, tm_scan_align(js->sc), &ev);
 	if (js->ctl && js->ctl->keep_events)
 		tm_tn_atrace(&js->sc->log, &ev, sl.pid, sl.task, sl.task_len);
-	push_flags(js, sl.ts, ev.name, ev.name_len, ev.phase, ev.track, -1, js->line_off, flags);
+	uint32_t d = push_flags(js, sl.ts, ev.name, ev.name_len, ev.phase, ev.track, -1, js->line_off,
+				flags);
+	if (ev.phase == 'C')
+		tm_detail_set_value(&js->sc->log, d, (double)ev.value);
 }
 
 /* ReadOneJsonKey.  Returns 1 found (key in js->ukey, *val at the value's

@@ -639,6 +639,8 @@ one_line(struct ss *ss, const char *l, size_t n, uint64_t off, unsigned seen)
 			detail = tm_oplog_detail(&ss->sc->log, ev.name, ev.name_len, ev.phase,
 						 ev.track, -1);
 			tm_tn_atrace(&ss->sc->log, &ev, sl.pid, sl.task, sl.task_len);
+			if (ev.phase == 'C')
+				tm_detail_set_value(&ss->sc->log, detail, (double)ev.value);
 		}
 		tm_scan_note_ts(ss->sc, sl.ts);
 		ss->sc->n_events++;

@@ -193,3 +193,13 @@ tm_tn_cpu(struct tm_oplog *l, uint64_t key, uint32_t cpu)
 	int n = snprintf(nm, sizeof nm, "cpu %u", (unsigned)cpu);
 	tm_tn_track(l, key, 0, TM_TN_NONE, TM_TN_NONE, 'u', nm, (size_t)n);
 }
+
+void
+tm_detail_set_value(struct tm_oplog *l, uint32_t detail, double v)
+{
+	if (!detail || detail > l->x->n_details)
+		return;
+	struct tm_detail *d = &l->x->details[detail - 1];
+	memcpy(&d->dur, &v, sizeof v);
+	d->flags |= TM_DETAIL_VALUE;
+}

@@ -66,6 +66,9 @@ struct tm_atrace_event;
 void tm_tn_atrace(struct tm_oplog *l, const struct tm_atrace_event *ev, uint32_t pid,
 		  const char *task, size_t task_len);
 
+/* The counter value of the log's detail (1 + index; 0: none). */
+void tm_detail_set_value(struct tm_oplog *l, uint32_t detail, double v);
+
 /* A CPU's track (its ftrace events but atrace's): named "cpu N", kind 'u'. */
 void tm_tn_cpu(struct tm_oplog *l, uint64_t key, uint32_t cpu);
 

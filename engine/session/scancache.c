@@ -69,8 +69,8 @@
 #include "scan.h"
 
 /* Bump with every change of what scancache_ser.c or the ser_* functions
- * below write. */
-#define CACHE_FORMAT 9u
+ * below write (10: a counter sample's value in its detail). */
+#define CACHE_FORMAT 10u
 #define CACHE_MAGIC "TMSCAN\032\n"
 #define HEADER_BYTES 32u
 #define CACHE_EXT ".tmscan"

@@ -57,6 +57,7 @@ run_case() { # name: runs scripts/name.script with args from its first "#args:" 
 	args=${args//@DEMO@/$work/demo}
 	args=${args//@APART@/$work/apart}
 	args=${args//@MIXED@/$work/mixed}
+	args=${args//@COUNTER@/$work/counter}
 	# The demo's files go under the case's own dir (a .check may read them).
 	mkdir -p "$dir/tmp"
 	(cd "$dir" && env $envs TMPDIR="$dir/tmp" LINES=${rows:-24} COLUMNS=${cols:-80} timeout 60 "$BIN" $args \
@@ -109,6 +110,11 @@ make_many() {
 	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import fxt_gen as f; sys.stdout.buffer.write(f.MAGIC + f.event(5, "a") + f.blob(b"\x0a\x00"))' "$top/tools" \
 		>"$work/unpredicted/app.fxt"
 	cp "$work/many/t01.json" "$work/unpredicted/t01.json"
+	# a counter sampled over a slice, and a systrace file's counter (the
+	# tracks view's sparkline)
+	mkdir -p "$work/counter"
+	python3 -c 'import json; print(json.dumps({"traceEvents": [{"name": "mem", "ph": "C", "ts": 100 * i, "pid": 7, "args": {"v": [1, 5, 10, 3, 7, 0][i]}} for i in range(6)] + [{"name": "process_name", "ph": "M", "pid": 7, "args": {"name": "Browser"}}, {"name": "load", "ph": "X", "ts": 0, "dur": 550, "pid": 7, "tid": 8}]}))' \
+		>"$work/counter/c.json"
 	# Two clockless JSON files: a.json owns the timeline by name (a < z).
 	mkdir -p "$work/owner"
 	printf '{"traceEvents":[{"ph":"X","name":"a","ts":100,"dur":1,"pid":1,"tid":1},{"ph":"X","name":"b","ts":5000,"dur":1,"pid":1,"tid":1}]}\n' \

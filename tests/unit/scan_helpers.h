@@ -33,8 +33,15 @@ render_ops(const struct tm_scan *sc, struct tm_buf *out, int with_details)
 			if (with_details && op.detail) {
 				const struct tm_detail *d = &sc->log.x->details[op.detail - 1];
 				const char *nm = tm_oplog_detail_name(&sc->log, d);
-				tm_buf_addf(out, "[%c,%s,%lld]", d->phase ? d->phase : '-',
-					    nm ? nm : "", (long long)d->dur);
+				if (d->flags & TM_DETAIL_VALUE) { /* a counter's value */
+					double v;
+					memcpy(&v, &d->dur, sizeof v);
+					tm_buf_addf(out, "[%c,%s,v=%g]", d->phase ? d->phase : '-',
+						    nm ? nm : "", v);
+				} else {
+					tm_buf_addf(out, "[%c,%s,%lld]", d->phase ? d->phase : '-',
+						    nm ? nm : "", (long long)d->dur);
+				}
 			}
 			break;
 		case TM_OP_STAT:

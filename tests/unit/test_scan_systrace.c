@@ -103,7 +103,7 @@ test_points(void)
 		   "  a-9 ( 9) [0] 2.0: tracing_mark_write: F|9|async|42\n"
 		   "  a-9 ( 9) [0] 3.0: tracing_mark_write: C|9|ctr|7\n"
 		   "  a-9 ( 9) [0] 4.0: print: B|9|\n",
-	       "C1000000000[B,async,-1] C2000000000[E,async,-1] C3000000000[C,ctr,-1] "
+	       "C1000000000[B,async,-1] C2000000000[E,async,-1] C3000000000[C,ctr,v=7] "
 	       "C4000000000[B,[empty slice name],-1]");
 }
 

@@ -108,6 +108,20 @@ t_tracks_and_order(void)
 	CHECK(id.data && strstr(id.data, "a.json#1"));
 	tm_buf_fini(&id);
 	CHECK_STR(tm_track_kind_name('c'), "counter");
+	/* the counter's values (its first arg, v = 0..9): the sparkline's range */
+	{
+		struct tm_view *vv = tm_view_build(r);
+		double lo = -1, hi = -1, val = -1;
+		CHECK(tm_view_track_range(vv, (uint32_t)tc, &lo, &hi));
+		CHECK(lo == 0 && hi == 9);
+		size_t nv = 0;
+		for (size_t i = 0; i < r->n_events; i++)
+			if (r->events[i].track == tc && tm_report_event_value(r, i, &val))
+				nv++;
+		CHECK_INT(nv, 10);
+		CHECK(!tm_view_track_range(vv, (uint32_t)ts, &lo, &hi));
+		tm_view_free(vv);
+	}
 	/* every listed event of a named kind is on a track of its file */
 	for (size_t i = 0; i < r->n_events; i++)
 		if (r->events[i].track != TM_NO_TRACK)
