@@ -576,6 +576,18 @@ check("primes: edges at start + offset, one without an offset counted",
       kept={"edge": [100000001005, 100999999505]})
 check("primes: no start_time fails the import", loose("pr2.pb", b"\x09" + struct.pack("<Q", 42) + pedge(1, (0, 1))),
       error="Trace parse failure: Primes Trace proto did not contain a start time. (ERR:tp-parse)")
+def pfv_s(n, x): return pfv(n, x & 0xFFFFFFFFFFFFFFFF)
+PRH = b"\x09" + struct.pack("<Q", 42)
+PST = pfl(4, pfv(1, 1) + pfv(2, 0))
+def pneg(extra=b""): return pfl(7, pfv(1, 1) + extra + pfl(2, pfv_s(1, -2) + pfv(2, 0)))
+check("primes: a field of id 0 ends protozero's walk: no start_time after it",
+      loose("pr4.pb", PRH + b"\x00\x00" + PST + pneg()),
+      error="Trace parse failure: Primes Trace proto did not contain a start time. (ERR:tp-parse)")
+check("primes: ... nor edges after it", loose("pr5.pb", PRH + PST + b"\x00\x00" + pneg()), stats={}, tt=11)
+check("primes: ... nor an edge's offset after it", loose("pr6.pb", PRH + PST + pneg(b"\x00\x00")),
+      stats={"primes_malformed_timestamp": 1}, tt=11)
+check("primes: the edge before zero without it", loose("pr7.pb", PRH + PST + pneg()),
+      stats={"trace_sorter_negative_timestamp_dropped": 1}, tt=11)
 check("primes: a PIN moves it (one edge before zero)",
       tar("pr3.tar", [("m.json", man([{"path": "a.json"}, {"path": "p.pb", "clocks": {"sync_to": {"file": "a.json"},
                                                                                           "offset_ns": -100000001006}}])),
