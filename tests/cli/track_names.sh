@@ -80,5 +80,7 @@ for run in scan cache; do
 	echo "$got" | grep -q '^p.pftrace#[0-9]*|40|com.app|||Network|' || bad="$bad proto named track;"
 	echo "$got" | grep -q '^p.pftrace#[0-9]*|50|/system/bin/daemon|52|daemon-io||' || bad="$bad proto sequence thread;"
 	[ -z "$bad" ] && ok "track names ($run)" || no "track names ($run)" "$bad $(echo "$got" | tr '\n' ' ')"
-	[ $run = scan ] && { ls "$t/cache/tracemerge" 2>/dev/null | grep -q . || no "track names: a saved scan" "none in $t/cache"; }
+	if [ $run = scan ] && ! ls "$t/cache/tracemerge" 2>/dev/null | grep -q .; then
+		no "track names: a saved scan" "none in $t/cache"
+	fi
 done
