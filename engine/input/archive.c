@@ -496,7 +496,11 @@ open_input(struct tm_input *in, size_t i, uint64_t *size, struct tm_error *err)
 	pv->id_taken_s[i] = (int64_t)t0.tv_sec;
 	pv->id_state[i] = ID_TAKEN;
 	*size = pv->ids[i].size;
-	close(fd);
+	/* kept, under the cap, for the reads that follow (the sniff, the
+	 * members): an open and a close of the same file per read otherwise */
+	tm_ar_blocking(fd);
+	if (!tm_ar_lend(in, i, fd))
+		close(fd);
 	return TM_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +76,28 @@ tm_ar_open_path(const struct tm_input *in, size_t i, int *fd, struct tm_error *e
  * instead of opening its own (which fails near the descriptor limit). */
 static pthread_mutex_t fds_mu = PTHREAD_MUTEX_INITIALIZER;
 
+bool
+tm_ar_lend(struct tm_input *in, size_t path, int fd)
+{
+	/* and only while descriptors are plentiful: under a low limit
+	 * (ulimit -n) the inputs' own opens would use them up before the
+	 * scans' (cli/hostile.sh, EMFILE is ours) */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+	    (rl.rlim_cur != RLIM_INFINITY && (rlim_t)fd >= rl.rlim_cur / 4))
+		return false;
+	bool kept = false;
+	pthread_mutex_lock(&fds_mu);
+	int *slot = &P(in)->fds[path];
+	if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) < 0 && P(in)->n_fds < LENT_FDS) {
+		P(in)->n_fds++;
+		__atomic_store_n(slot, fd, __ATOMIC_RELEASE);
+		kept = true;
+	}
+	pthread_mutex_unlock(&fds_mu);
+	return kept;
+}
+
 /* open_member of member i as the parent of one being opened: a file is
  * read through the input's descriptor of it (struct priv, fds), opened
  * once whichever thread comes first, while fewer than LENT_FDS are. */
@@ -123,8 +146,12 @@ tm_ar_open_member(const struct tm_input *in, size_t i, struct tm_stream **out, s
 
 	switch (l->kind) {
 	case L_FILE: {
-		int fd;
-		if ((s = tm_ar_open_path(in, l->path_idx, &fd, err)) == TM_OK)
+		/* the input's own descriptor when it has one (tm_ar_lend) */
+		int fd = __atomic_load_n(&P(in)->fds[l->path_idx], __ATOMIC_ACQUIRE);
+		s = TM_OK;
+		if (fd >= 0)
+			*out = tm_stream_file_lent(fd, lab, m->stored_size);
+		else if ((s = tm_ar_open_path(in, l->path_idx, &fd, err)) == TM_OK)
 			*out = tm_stream_file_fd(fd, lab, m->stored_size);
 		break;
 	}
@@ -357,8 +384,8 @@ sniff_top_direct(const struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm
 	uint64_t size = in->members[0].stored_size;
 	size_t want = size < SNIFF_CAP ? (size_t)size : SNIFF_CAP;
 	size_t pre = want < TM_SNIFF_PREFIX ? want : TM_SNIFF_PREFIX;
-	int fd;
-	if (tm_ar_open_path(in, 0, &fd, NULL) != TM_OK)
+	int lent = __atomic_load_n(&P(in)->fds[0], __ATOMIC_ACQUIRE), fd = lent;
+	if (fd < 0 && tm_ar_open_path(in, 0, &fd, NULL) != TM_OK)
 		return false;
 	BIG_XGROW(*buf, *bcap, TM_SNIFF_PREFIX);
 	bool ok = pread_all(fd, *buf, pre, 0);
@@ -370,7 +397,8 @@ sniff_top_direct(const struct tm_input *in, uint8_t **buf, size_t *bcap, enum tm
 			*f = tm_sniff(*buf, want);
 		}
 	}
-	close(fd);
+	if (fd != lent)
+		close(fd);
 	return ok;
 }
 

@@ -124,7 +124,8 @@ struct priv {
 	struct tm_listing *pub;       /* members published as found (NULL: none) */
 	size_t n_pub;                 /* members put there so far */
 	/* per input path: a descriptor of it as the container of members
-	 * read (open_parent; -1 until the first), lent to their streams:
+	 * read (the one open_input took its identity from, tm_ar_lend, or
+	 * open_parent's; -1 until then), lent to their streams and the sniff:
 	 * an open and a close per member were ~10% of the CPU a TAR of
 	 * 1,000 members of 256 KiB cost beyond one member.  At most
 	 * LENT_FDS are open (n_fds, under fds_mu): past them (many archives on one
@@ -173,6 +174,11 @@ void tm_ar_unlist_from(struct tm_input *in, size_t from);
 
 /* ---- a member's stream (archive_stream.c) ---- */
 void tm_ar_blocking(int fd);
+/* fd, input path's descriptor opened to take its identity, kept as the
+ * one its members are read through (struct priv fds) while fewer than
+ * LENT_FDS are kept and fd is below a quarter of the descriptor limit;
+ * false: not kept (the caller closes it). */
+bool tm_ar_lend(struct tm_input *in, size_t path, int fd);
 bool tm_ar_direct(const struct tm_input *in, size_t i);
 enum tm_status tm_ar_gz_drain(struct tm_stream *st, struct tm_error *err);
 enum tm_status tm_ar_gz_prov_drain(struct tm_input *in, size_t mi, struct tm_stream *st, bool *stands, struct tm_error *err);

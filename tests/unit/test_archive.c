@@ -1322,6 +1322,59 @@ t_zip_stream_stored(void)
 	tm_input_close(&in);
 }
 
+/* Descriptors this process holds. */
+static int
+count_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* (the directory's own) */
+}
+
+/* The descriptor an input was opened with to take its identity is the one
+ * its reads go through (the sniff, the members), not closed and opened
+ * again: kept while fewer than LENT_FDS (16) are, the rest closed (many
+ * inputs on one command line reach no descriptor limit). */
+static void
+t_input_fd_kept(void)
+{
+	enum { N = 20 };
+	char *p[N];
+	for (int i = 0; i < N; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "fd%d.json", i);
+		p[i] = xstrdup(fx_write(name, J, sizeof J - 1));
+	}
+	int base = count_fds();
+	tm_error_clear(&err);
+	CHECK_INT(tm_input_open(&in, (const char *const *)p, 3, &err), TM_OK);
+	CHECK_INT(count_fds() - base, 3);
+	struct tm_stream *st;
+	const uint8_t *q;
+	size_t n;
+	CHECK_INT(tm_stream_open(&in, 1, &st, &err), TM_OK);
+	CHECK_INT(count_fds() - base, 3); /* read through the input's own */
+	CHECK_INT(tm_stream_next(st, &q, &n, &err), TM_OK);
+	CHECK_INT(n, sizeof J - 1);
+	tm_stream_close(st);
+	tm_input_close(&in);
+	CHECK_INT(count_fds(), base);
+	CHECK_INT(tm_input_open(&in, (const char *const *)p, N, &err), TM_OK);
+	CHECK_INT(count_fds() - base, 16);
+	tm_input_close(&in);
+	CHECK_INT(count_fds(), base);
+	CHECK_INT(open1(p[0]), TM_OK); /* one input: its sniff read through it */
+	CHECK_INT(count_fds() - base, 1);
+	tm_input_close(&in);
+	for (int i = 0; i < N; i++)
+		free(p[i]);
+}
+
 static void
 t_loose(void)
 {
@@ -2247,6 +2300,7 @@ main(void)
 	RUN(t_zip_stream_stored);
 	RUN(t_zip_single_pass);
 	RUN(t_loose);
+	RUN(t_input_fd_kept);
 	RUN(t_list_budget_and_cancel);
 	RUN(t_seq_scan);
 	RUN(t_conformance);
