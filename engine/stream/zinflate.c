@@ -15,6 +15,7 @@
  */
 #include "zinflate.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,19 @@ tm_crc32(uint32_t crc, const void *p, size_t n)
 }
 
 #ifdef TM_HAVE_ISAL
+
+/* TRACEMERGE_INFLATE=zlib: zlib alone (to compare), read once for the
+ * process, not by every stream's init (a getenv per ZIP member of an
+ * archive of thousands) */
+static bool env_zlib_only;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+static void
+env_read(void)
+{
+	const char *e = getenv("TRACEMERGE_INFLATE");
+	env_zlib_only = e && !strcmp(e, "zlib");
+}
 
 enum phase {
 	PH_HEAD,  /* zlib reads the member's header */
@@ -95,9 +109,8 @@ tm_zx_init_fast(z_stream *z, struct tm_zx **xp, int window_bits, bool raw_fast)
 	 * stream hands over whole members only: no difference) */
 	if (tm_zx_zlib_only || (window_bits != 15 + 32 && !(window_bits == -15 && raw_fast)))
 		return;
-	/* TRACEMERGE_INFLATE=zlib: zlib alone (to compare) */
-	const char *e = getenv("TRACEMERGE_INFLATE");
-	if (e && !strcmp(e, "zlib"))
+	pthread_once(&env_once, env_read);
+	if (env_zlib_only)
 		return;
 	struct tm_zx *x = xmalloc(sizeof *x);
 	memset(x, 0, sizeof *x);
