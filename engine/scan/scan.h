@@ -136,6 +136,24 @@ enum tm_status tm_scan_whole(struct tm_stream *st, struct tm_scan *sc,
 			     const struct tm_scan_ctl *ctl, struct tm_error *err, const char *what,
 			     void (*done)(void *self, const uint8_t *d, size_t n), void *self) TM_WUR;
 
+/* One event of a scanner that converts each event on its own
+ * (scan_event.c): its detail (keep_events), an alignment sample (align: its
+ * AL_* flags, or -1 for none; none without a name), its raw time, one
+ * CONVERT of ts on the format's clock, dropped when it fails (flags: more
+ * TM_CONV_* flags). */
+struct tm_scan_event {
+	int64_t ts;
+	const char *name;
+	size_t name_len;
+	char phase;
+	int align;
+	uint32_t flags;
+	uint64_t track;
+	int64_t dur;
+};
+void tm_scan_event(struct tm_scan *sc, const struct tm_scan_ctl *ctl, const struct tm_scan_event *ev,
+		   uint64_t off);
+
 /* The line loop of the line-oriented scanners (scan_lines.c): line() gets
  * every '\n'-terminated line (without it) and its byte offset; a scanner
  * sets stop to end the member (a fatal error); eof (may be NULL) runs at the

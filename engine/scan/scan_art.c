@@ -177,6 +177,8 @@ u32_in(const uint8_t *r, size_t k, const uint8_t *end)
 	return u32(b);
 }
 
+static void record_at(struct art *a, int64_t ts, uint32_t action, uint64_t off);
+
 /* ParseRecord of the bytes after the tid: one push. */
 static void
 record(struct art *a, const uint8_t *r, uint64_t off)
@@ -185,28 +187,16 @@ record(struct art *a, const uint8_t *r, uint64_t off)
 	uint32_t delta = a->dual ? u32_in(r, 8, end) : u32_in(r, 4, end);
 	uint32_t action = u32_in(r, 0, end) & 3u;
 	int64_t ts = (int64_t)(((uint64_t)a->start + delta) * 1000u);
-	struct tm_scan *sc = a->sc;
-	uint32_t detail = 0;
-	if (a->ctl && a->ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, "method", 6, action == 0 ? 'B' : 'E', 0, -1);
-	tm_scan_note_ts(sc, ts);
-	sc->n_events++;
-	sc->n_packets++;
-	tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+	record_at(a, ts, action, off);
 }
 
 /* One push at ts (art_method_v2's PushRecord). */
 static void
 record_at(struct art *a, int64_t ts, uint32_t action, uint64_t off)
 {
-	struct tm_scan *sc = a->sc;
-	uint32_t detail = 0;
-	if (a->ctl && a->ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, "method", 6, action == 0 ? 'B' : 'E', 0, -1);
-	tm_scan_note_ts(sc, ts);
-	sc->n_events++;
-	sc->n_packets++;
-	tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+	struct tm_scan_event ev = {ts, "method", 6, action == 0 ? 'B' : 'E', -1, 0, 0, -1};
+	a->sc->n_packets++;
+	tm_scan_event(a->sc, a->ctl, &ev, off);
 }
 
 /* The data header (streaming: version ^ 0xF0; non-streaming: it must

@@ -119,13 +119,8 @@ static void
 push_at(struct ds *ds, int64_t ts, const char *name, size_t nl, char phase, uint32_t tid,
 	uint64_t off)
 {
-	struct tm_scan *sc = ds->sc;
-	uint32_t detail = 0;
-	if (ds->ctl && ds->ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, name, nl, phase, tid, -1);
-	tm_scan_note_ts(sc, ts);
-	sc->n_events++;
-	tm_oplog_convert_i(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, off);
+	struct tm_scan_event ev = {ts, name, nl, phase, -1, 0, tid, -1};
+	tm_scan_event(ds->sc, ds->ctl, &ev, off);
 }
 
 /* AndroidBatteryStatsReader::ParseLine */

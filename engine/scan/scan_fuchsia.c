@@ -287,15 +287,8 @@ thread_args(struct fx *fx, struct cur *c, uint32_t n_args, bool *bad)
 static void
 push(struct fx *fx, int64_t ts, const char *name, size_t n, char phase)
 {
-	struct tm_scan *sc = fx->sc;
-	uint32_t detail = 0;
-	if (fx->ctl && fx->ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, name, n, phase, 0, -1);
-	if (n)
-		tm_al_name(tm_scan_align(sc), name, n, ts, 0, 0, phase == 'i' ? AL_INSTANT : 0);
-	tm_scan_note_ts(sc, ts);
-	sc->n_events++;
-	tm_oplog_convert_i(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, fx->off);
+	struct tm_scan_event ev = {ts, name, n, phase, phase == 'i' ? AL_INSTANT : 0, 0, 0, -1};
+	tm_scan_event(fx->sc, fx->ctl, &ev, fx->off);
 }
 
 static void

@@ -288,13 +288,9 @@ push(struct gk *g, int64_t ts, bool *meta, const char *name, char phase, int64_t
 		sc->n_events++;
 		tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP | TM_CONV_SUPPRESS, md, 0);
 	}
-	uint32_t detail = keep ? tm_oplog_detail(&sc->log, name, strlen(name), phase, track, dur) : 0;
-	if (name[0] && phase != 'P')
-		tm_al_name(tm_scan_align(sc), name, strlen(name), ts, 0, 0,
-			   phase == 'i' ? AL_INSTANT : 0);
-	tm_scan_note_ts(sc, ts);
-	sc->n_events++;
-	tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, 0);
+	struct tm_scan_event ev = {ts, name, strlen(name), phase,
+				   phase == 'P' ? -1 : phase == 'i' ? AL_INSTANT : 0, 0, track, dur};
+	tm_scan_event(sc, g->ctl, &ev, 0);
 }
 
 static void

@@ -187,14 +187,9 @@ void
 tm_logcat_push(struct tm_scan *sc, const struct tm_scan_ctl *ctl, const struct tm_logcat_event *ev,
 	       int64_t ts, uint64_t off, uint32_t flags)
 {
-	uint32_t detail = 0;
-	if (ctl && ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, ev->tag, ev->tag_len, 'L', ev->tid, -1);
-	if (ev->tag_len)
-		tm_al_name(tm_scan_align(sc), ev->tag, ev->tag_len, ts, 0, 0, AL_INSTANT);
-	tm_scan_note_ts(sc, ts);
-	sc->n_events++;
-	tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP | TM_CONV_LOCAL | flags, detail, off);
+	struct tm_scan_event e = {ts, ev->tag, ev->tag_len, 'L', AL_INSTANT, TM_CONV_LOCAL | flags,
+				  ev->tid, -1};
+	tm_scan_event(sc, ctl, &e, off);
 }
 
 /* The stat of a line that was not pushed, if any. */

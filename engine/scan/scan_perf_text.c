@@ -209,15 +209,8 @@ pt_end_sample(struct pt *pt)
 		tm_oplog_stat(&sc->log, 0, TM_STAT_PERF_TEXT_NO_FRAMES, 1);
 		return;
 	}
-	uint32_t detail = 0;
-	if (pt->ctl && pt->ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, pt->leaf, pt->leaf_len, 'P', 0, -1);
-	if (pt->leaf_len)
-		tm_al_name(tm_scan_align(sc), pt->leaf, pt->leaf_len, pt->ts, 0, 0, AL_INSTANT);
-	tm_scan_note_ts(sc, pt->ts);
-	sc->n_events++;
-	tm_oplog_convert_i(&sc->log, 0, 0, 0, pt->ts, TM_CONV_FAIL_DROP, detail,
-			   pt->off);
+	struct tm_scan_event ev = {pt->ts, pt->leaf, pt->leaf_len, 'P', AL_INSTANT, 0, 0, -1};
+	tm_scan_event(sc, pt->ctl, &ev, pt->off);
 }
 
 static void

@@ -54,14 +54,9 @@ pr_done(void *self, const uint8_t *d, size_t len)
 			continue;
 		}
 		int64_t ts = (int64_t)((uint64_t)start + (uint64_t)to_nanos(off, ol));
-		uint32_t detail = 0;
-		if (pr->ctl && pr->ctl->keep_events)
-			detail = tm_oplog_detail(&sc->log, "edge", 4, 'P', 0, -1);
-		tm_scan_note_ts(sc, ts);
-		sc->n_events++;
+		struct tm_scan_event ev = {ts, "edge", 4, 'P', -1, 0, 0, -1};
 		sc->n_packets++;
-		tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail,
-				 (uint64_t)(e - d));
+		tm_scan_event(sc, pr->ctl, &ev, (uint64_t)(e - d));
 	}
 }
 

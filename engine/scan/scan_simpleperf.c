@@ -80,13 +80,8 @@ record(struct sp *sp, const uint8_t *r, size_t n)
 		ts = sp->last_ts;
 		name = "thread";
 	}
-	struct tm_scan *sc = sp->sc;
-	uint32_t detail = 0;
-	if (sp->ctl && sp->ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, name, strlen(name), 'P', 0, -1);
-	tm_scan_note_ts(sc, ts);
-	sc->n_events++;
-	tm_oplog_convert_i(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP, detail, sp->off);
+	struct tm_scan_event ev = {ts, name, strlen(name), 'P', -1, 0, 0, -1};
+	tm_scan_event(sp->sc, sp->ctl, &ev, sp->off);
 }
 
 /* The unit in buf is complete: act on it. */

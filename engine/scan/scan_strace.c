@@ -205,13 +205,8 @@ st_line(void *self, const char *l, size_t n, uint64_t off)
 				 TM_CONV_FAIL_DROP | TM_CONV_NO_PUSH | TM_CONV_NO_PID, 0, off);
 		return;
 	}
-	uint32_t detail = 0;
-	if (st->ctl && st->ctl->keep_events)
-		detail = tm_oplog_detail(&sc->log, ev.name, ev.name_len, 'S', ev.pid, -1);
-	if (ev.name_len)
-		tm_al_name(tm_scan_align(sc), ev.name, ev.name_len, ev.ts, 0, 0, AL_INSTANT);
-	sc->n_events++;
-	tm_oplog_convert_i(&sc->log, 0, 0, 0, ev.ts, TM_CONV_FAIL_DROP, detail, off);
+	struct tm_scan_event e = {ev.ts, ev.name, ev.name_len, 'S', AL_INSTANT, 0, ev.pid, -1};
+	tm_scan_event(sc, st->ctl, &e, off);
 }
 
 static void
