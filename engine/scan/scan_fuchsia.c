@@ -195,6 +195,23 @@ set_string(struct fx *fx, uint32_t index, const char *s, size_t n)
 	tm_u64map_set(&fx->str_ix, ((uint64_t)fx->cur << 16) | index, sl->val);
 }
 
+/* A string reference as the tokenizer takes it: an inline one read from
+ * the record (fuchsia_record_read_error when it is cut off), a table one
+ * looked up (fuchsia_invalid_string_ref when missing); false after either
+ * stat.  *s and *n (may be NULL) the string. */
+static bool
+string_ref(struct fx *fx, struct cur *c, uint32_t ref, const char **s, size_t *n)
+{
+	const char *ls;
+	size_t ln;
+	if (str_inline(ref) ? !rd_str(c, ref, s, n) : !get_string(fx, ref, s ? s : &ls, n ? n : &ln)) {
+		fx_stat(fx, str_inline(ref) ? TM_STAT_FUCHSIA_READ_ERROR
+					    : TM_STAT_FUCHSIA_INVALID_STRING_REF);
+		return false;
+	}
+	return true;
+}
+
 /* The tokenizer's insert_args: each argument's name and string value that
  * refer to the string table must be in it. */
 static bool
@@ -203,33 +220,15 @@ skip_args(struct fx *fx, struct cur *c, uint32_t n_args)
 	for (uint32_t i = 0; i < n_args; i++) {
 		size_t base = c->at;
 		uint64_t h;
-		const char *s;
-		size_t n;
 		if (!rd_u64(c, &h)) {
 			fx_stat(fx, TM_STAT_FUCHSIA_READ_ERROR);
 			return false;
 		}
 		uint32_t type = (uint32_t)field(h, 0, 3), words = (uint32_t)field(h, 4, 15);
-		uint32_t name = (uint32_t)field(h, 16, 31);
-		if (str_inline(name) ? !rd_str(c, name, NULL, NULL) : false) {
-			fx_stat(fx, TM_STAT_FUCHSIA_READ_ERROR);
+		if (!string_ref(fx, c, (uint32_t)field(h, 16, 31), NULL, NULL))
 			return false;
-		}
-		if (!str_inline(name) && !get_string(fx, name, &s, &n)) {
-			fx_stat(fx, TM_STAT_FUCHSIA_INVALID_STRING_REF);
-			return false;
-		}
-		if (type == 6) { /* kString */
-			uint32_t v = (uint32_t)field(h, 32, 47);
-			if (str_inline(v) ? !rd_str(c, v, NULL, NULL) : false) {
-				fx_stat(fx, TM_STAT_FUCHSIA_READ_ERROR);
-				return false;
-			}
-			if (!str_inline(v) && !get_string(fx, v, &s, &n)) {
-				fx_stat(fx, TM_STAT_FUCHSIA_INVALID_STRING_REF);
-				return false;
-			}
-		}
+		if (type == 6 && !string_ref(fx, c, (uint32_t)field(h, 32, 47), NULL, NULL))
+			return false; /* kString */
 		c->at = base + words;
 	}
 	return true;
@@ -298,8 +297,8 @@ event_record(struct fx *fx, struct cur *c, uint64_t h)
 	uint32_t thread = (uint32_t)field(h, 24, 31), cat = (uint32_t)field(h, 32, 47);
 	uint32_t name = (uint32_t)field(h, 48, 63);
 	uint64_t ticks;
-	const char *s, *ns = NULL;
-	size_t n, nn = 0;
+	const char *ns = NULL;
+	size_t nn = 0;
 	if (!rd_u64(c, &ticks)) {
 		fx_stat(fx, TM_STAT_FUCHSIA_READ_ERROR);
 		return;
@@ -313,23 +312,8 @@ event_record(struct fx *fx, struct cur *c, uint64_t h)
 		fx_stat(fx, TM_STAT_FUCHSIA_READ_ERROR);
 		return;
 	}
-	if (str_inline(cat) ? !rd_str(c, cat, NULL, NULL) : false) {
-		fx_stat(fx, TM_STAT_FUCHSIA_READ_ERROR);
-		return;
-	}
-	if (!str_inline(cat) && !get_string(fx, cat, &s, &n)) {
-		fx_stat(fx, TM_STAT_FUCHSIA_INVALID_STRING_REF);
-		return;
-	}
-	if (str_inline(name) ? !rd_str(c, name, &ns, &nn) : false) {
-		fx_stat(fx, TM_STAT_FUCHSIA_READ_ERROR);
-		return;
-	}
-	if (!str_inline(name) && !get_string(fx, name, &ns, &nn)) {
-		fx_stat(fx, TM_STAT_FUCHSIA_INVALID_STRING_REF);
-		return;
-	}
-	if (!skip_args(fx, c, n_args))
+	if (!string_ref(fx, c, cat, NULL, NULL) || !string_ref(fx, c, name, &ns, &nn) ||
+	    !skip_args(fx, c, n_args))
 		return;
 	/* event type 0: an instant (fuchsia_trace_parser.cc); the others
 	 * (counters, durations, async, flows) listed as events */
