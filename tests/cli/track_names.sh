@@ -84,3 +84,4 @@ for run in scan cache; do
 		no "track names: a saved scan" "none in $t/cache"
 	fi
 done
+exit 0
