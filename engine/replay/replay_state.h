@@ -88,7 +88,7 @@ struct tm_file_acc {
 	bool is_trace;
 	/* the machine rows its events land on: in row1 while rows is NULL
 	 * (one row: nearly every file), else rows (tm_acc_rows), whose
-	 * capacity is implied by n_rows (replay.c note_file_row) */
+	 * capacity is implied by n_rows (replay_machines.c note_file_row) */
 	uint32_t *rows;
 	uint32_t n_rows;
 	uint32_t row1;
@@ -178,7 +178,7 @@ struct tm_replay {
 	const char **ev_cat; /* per listed event: its category (JSON "cat"), or NULL */
 	size_t cap_ev_track;
 	char *error;
-	bool error_in_manifest; /* error set by mfail (replay.c) */
+	bool error_in_manifest; /* error set by tm_rp_mfail (replay_stats.c) */
 	char *error_where;
 	char *hint;
 	struct tm_piece *pieces; /* scratch for run_run */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tracks of the report's events list, as the replay lists them
- * (replay.c record_event interns each listed event's track; report.c hands
+ * (replay_slices.c tm_rp_record_event interns each listed event's track; report.c hands
  * the table to the report).  The views over them: view.c.
  */
 #ifndef TM_VIEW_H
