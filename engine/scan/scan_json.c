@@ -528,13 +528,15 @@ id2_ok(struct js *js, const struct tm_jl_value *v)
 	}
 }
 
-/* Find a key's value inside a complete object text; false if absent. */
-static bool
-obj_get(struct js *js, const struct tm_jl_value *obj, const char *want, struct tm_jl_value *out)
+/* The fields of a complete object text in order, each handed to f (its
+ * key and value; a string value unescaped, valid until the next field)
+ * until f returns true. */
+static void
+obj_each(struct js *js, const struct tm_jl_value *obj,
+	 bool (*f)(void *ctx, const char *k, size_t kl, const struct tm_jl_value *v), void *ctx)
 {
 	struct tm_jl jp = { .end = obj->s + obj->n, .msg = &js->tmp, .quote_max = MAX_MSG };
 	const char *cur = tm_jl_skip_ws(obj->s + 1, jp.end);
-	bool found = false;
 	struct tm_buf uk, uv;
 	tm_buf_init(&uk);
 	tm_buf_init(&uv);
@@ -545,14 +547,47 @@ obj_get(struct js *js, const struct tm_jl_value *obj, const char *want, struct t
 		struct tm_jl_value fv;
 		if (next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv) != TM_JL_OK || eos)
 			break;
-		if (key_is(k, kl, want) && fv.t != TM_JL_STR) {
-			*out = fv;
-			found = true;
-		}
+		if (f(ctx, k, kl, &fv))
+			break;
 	}
 	tm_buf_fini(&uk);
 	tm_buf_fini(&uv);
-	return found;
+}
+
+struct obj_want {
+	const char *want;
+	bool found;
+	struct tm_jl_value v; /* obj_get: not a string (its text would not outlive the walk) */
+	struct tm_buf *str;   /* obj_get_str: the string */
+};
+
+static bool
+want_field(void *ctx, const char *k, size_t kl, const struct tm_jl_value *v)
+{
+	struct obj_want *w = ctx;
+	if (!key_is(k, kl, w->want))
+		return false;
+	if (w->str) { /* the last of the key, as obj_get */
+		w->found = v->t == TM_JL_STR;
+		tm_buf_reset(w->str);
+		if (w->found)
+			tm_buf_add(w->str, v->s, v->n);
+	} else if (v->t != TM_JL_STR) {
+		w->v = *v;
+		w->found = true;
+	}
+	return false;
+}
+
+/* Find a key's value inside a complete object text; false if absent. */
+static bool
+obj_get(struct js *js, const struct tm_jl_value *obj, const char *want, struct tm_jl_value *out)
+{
+	struct obj_want w = {want, false, {0}, NULL};
+	obj_each(js, obj, want_field, &w);
+	if (w.found)
+		*out = w.v;
+	return w.found;
 }
 
 /* A key's string value inside a complete object text, into out (its last
@@ -560,29 +595,9 @@ obj_get(struct js *js, const struct tm_jl_value *obj, const char *want, struct t
 static bool
 obj_get_str(struct js *js, const struct tm_jl_value *obj, const char *want, struct tm_buf *out)
 {
-	struct tm_jl jp = { .end = obj->s + obj->n, .msg = &js->tmp, .quote_max = MAX_MSG };
-	const char *cur = tm_jl_skip_ws(obj->s + 1, jp.end);
-	bool found = false;
-	struct tm_buf uk, uv;
-	tm_buf_init(&uk);
-	tm_buf_init(&uv);
-	while (cur != jp.end) {
-		const char *k;
-		size_t kl;
-		bool eos;
-		struct tm_jl_value fv;
-		if (next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv) != TM_JL_OK || eos)
-			break;
-		if (key_is(k, kl, want)) {
-			found = fv.t == TM_JL_STR;
-			tm_buf_reset(out);
-			if (found)
-				tm_buf_add(out, fv.s, fv.n);
-		}
-	}
-	tm_buf_fini(&uk);
-	tm_buf_fini(&uv);
-	return found;
+	struct obj_want w = {want, false, {0}, out};
+	obj_each(js, obj, want_field, &w);
+	return w.found;
 }
 
 /* The names a JSON event gives its track (keep_events): the (pid, tid)
@@ -610,32 +625,34 @@ json_names(struct js *js, uint64_t track, bool pid_str, uint32_t pid, bool tid_s
 		tm_tn_thread(&js->sc->log, p, t, js->tmp2.data, js->tmp2.len);
 }
 
+struct first_num {
+	bool found;
+	double v;
+};
+
+static bool
+first_num(void *ctx, const char *k, size_t kl, const struct tm_jl_value *v)
+{
+	struct first_num *o = ctx;
+	(void)k;
+	(void)kl;
+	if (v->t != TM_JL_INT && v->t != TM_JL_DBL)
+		return false;
+	o->v = v->t == TM_JL_INT ? (double)v->i : v->d;
+	o->found = true;
+	return true;
+}
+
 /* A counter event's value (keep_events): its first numeric arg
  * (json_trace_parser.cc, case 'C': a track per arg; the list has one
  * event, drawn by its first). */
 static void
 json_counter(struct js *js, uint32_t detail, const struct tm_jl_value *args)
 {
-	struct tm_jl jp = { .end = args->s + args->n, .msg = &js->tmp, .quote_max = MAX_MSG };
-	const char *cur = tm_jl_skip_ws(args->s + 1, jp.end);
-	struct tm_buf uk, uv;
-	tm_buf_init(&uk);
-	tm_buf_init(&uv);
-	while (cur != jp.end) {
-		const char *k;
-		size_t kl;
-		bool eos;
-		struct tm_jl_value fv;
-		if (next_field(&jp, &cur, '}', &k, &kl, &fv, &eos, &uk, &uv) != TM_JL_OK || eos)
-			break;
-		if (fv.t == TM_JL_INT || fv.t == TM_JL_DBL) {
-			tm_detail_set_value(&js->sc->log, detail,
-					    fv.t == TM_JL_INT ? (double)fv.i : fv.d);
-			break;
-		}
-	}
-	tm_buf_fini(&uk);
-	tm_buf_fini(&uv);
+	struct first_num o = {false, 0};
+	obj_each(js, args, first_num, &o);
+	if (o.found)
+		tm_detail_set_value(&js->sc->log, detail, o.v);
 }
 
 /* Numbers of a complete array text ('[' ... ']'); returns the count. */
