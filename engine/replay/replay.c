@@ -549,6 +549,13 @@ run_op(struct tm_replay *p, struct fstate *fs, const struct tm_op *op, bool in_p
 				break;
 			}
 			place(p, fs, c, v, 0, false, started_ns(p, c));
+			if (p->want_ph && v >= 0 && op->flags >> TM_ARR_QUEUE_SHIFT) {
+				/* held by the sorter (a negative one was dropped) */
+				XGROW(p->ph, p->cap_ph, p->n_ph + 1);
+				p->ph[p->n_ph++] = (struct tm_phantom){v, (uint32_t)fs->file, c->row,
+								       (uint32_t)p->n_evs,
+								       (uint8_t)(op->flags >> TM_ARR_QUEUE_SHIFT)};
+			}
 		}
 		break;
 	}
@@ -1164,8 +1171,15 @@ replay_pass(const struct tm_replay_src *src, const struct tm_manifest *m, struct
 		 * written, the rest of the reserve never) */
 		size_t n = 1;
 		for (size_t i = 0; i < nm; i++)
-			if (src->scans[i])
-				n += src->scans[i]->log.x->n_details;
+			if (src->scans[i]) {
+				const struct tm_oplog_x *x = src->scans[i]->log.x;
+				n += x->n_details;
+				/* the compact_sched events bound the sorter's runs
+				 * (struct tm_phantom): kept only where the order of
+				 * events of one ts can matter, B/E slices */
+				for (size_t d = 0; d < x->n_details && !p.want_ph; d++)
+					p.want_ph = x->details[d].phase == 'B' || x->details[d].phase == 'E';
+			}
 		if (p.cap_evs < n) /* a pooled mapping grows where it is, its pages kept */
 			tm_big_resize((void **)&p.evs, &p.cap_evs, n, sizeof *p.evs, TM_STAGE_MIN);
 	}
@@ -1311,6 +1325,7 @@ cleanup:
 	free(p.ev_track);
 	free(p.ev_queue);
 	free(p.ev_cat);
+	free(p.ph);
 	free(p.pieces);
 	free(p.row_drops);
 	free(p.vals);

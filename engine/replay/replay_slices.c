@@ -118,28 +118,30 @@ track_slices(struct tm_replay *p, struct sstack *st, const size_t *ix, size_t n)
 /* The sorter's queues (trace_sorter.h: one per stream) and the order it
  * hands their events on.  A queue is (context, kind): struct tm_detail's
  * queue; queues tie in the order they were made, a context's in kind
- * order, contexts in the order their first event was listed. */
+ * order, contexts in the order their first event was pushed.  Its items
+ * are listed events (index < p->n_evs) and the compact_sched events the
+ * sorter holds beside them (struct tm_phantom, p->n_evs + their index). */
 struct squeue {
 	uint64_t key; /* context rank << 8 | kind: the order queues tie in */
-	size_t *ev;   /* its events, by ts then push order */
+	size_t *ev;   /* its items, by ts then push order */
 	size_t n, at;
 };
 
 static bool
-q_before(const struct tm_replay *p, const struct squeue *a, const struct squeue *b)
+q_before(const int64_t *its, const struct squeue *a, const struct squeue *b)
 {
-	int64_t ta = p->evs[a->ev[a->at]].ts, tb = p->evs[b->ev[b->at]].ts;
+	int64_t ta = its[a->ev[a->at]], tb = its[b->ev[b->at]];
 	return ta != tb ? ta < tb : a->key < b->key;
 }
 
 static void
-q_sift(const struct tm_replay *p, struct squeue **h, size_t n, size_t k)
+q_sift(const int64_t *its, struct squeue **h, size_t n, size_t k)
 {
 	for (;;) {
 		size_t m = k, l = 2 * k + 1, r = l + 1;
-		if (l < n && q_before(p, h[l], h[m]))
+		if (l < n && q_before(its, h[l], h[m]))
 			m = l;
-		if (r < n && q_before(p, h[r], h[m]))
+		if (r < n && q_before(its, h[r], h[m]))
 			m = r;
 		if (m == k)
 			return;
@@ -162,9 +164,9 @@ ev_is_json(const struct tm_replay *p, size_t i)
 static int64_t
 slow_key(const struct tm_replay *p, size_t i)
 {
-	const struct tm_report_event *e = &p->evs[i];
-	if (!ev_is_json(p, i))
+	if (i >= p->n_evs || !ev_is_json(p, i))
 		return INT64_MAX;
+	const struct tm_report_event *e = &p->evs[i];
 	if (e->phase == 'E')
 		return INT64_MIN;
 	if (e->phase == 'X') /* (e->dur is still the event's: slice_tracks runs after) */
@@ -188,20 +190,22 @@ cmp_slow_ix(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* One queue's events (push order) in the order the sorter extracts them:
+/* One queue's items (push order) in the order the sorter extracts them:
  * TraceSorter::Queue::Append marks where the pushes broke ts order (a ts
  * below the queue's max_ts, which starts at 0; in slow mode, slow[i], one
- * equal to it too; the first event's index 0 never counts as a mark), and
- * Queue::Sort sorts from the first event at or after the lowest such ts,
+ * equal to it too; the first item's index 0 never counts as a mark), and
+ * Queue::Sort sorts from the first item at or after the lowest such ts,
  * by SlowOperatorLess when slow_end (slow mode when the sorter extracts,
- * after every file was tokenized), else by (ts, push order). */
+ * after every file was tokenized), else by (ts, push order).  (A queue's
+ * items are all events or all phantoms: push order is index order.) */
 static void
-queue_sort(const struct tm_replay *p, struct squeue *u, const bool *slow, bool slow_end)
+queue_sort(const struct tm_replay *p, const int64_t *its, struct squeue *u, const bool *slow,
+	   bool slow_end)
 {
 	int64_t max_ts = 0, sort_min = INT64_MAX;
 	size_t sort_start = 0;
 	for (size_t j = 0; j < u->n; j++) {
-		int64_t ts = p->evs[u->ev[j]].ts;
+		int64_t ts = its[u->ev[j]];
 		if (ts > max_ts || (!slow[u->ev[j]] && ts == max_ts)) {
 			max_ts = ts;
 		} else if (sort_start == 0) {
@@ -214,13 +218,13 @@ queue_sort(const struct tm_replay *p, struct squeue *u, const bool *slow, bool s
 	if (sort_start == 0)
 		return;
 	size_t b = 0;
-	while (b < sort_start && p->evs[u->ev[b]].ts < sort_min)
+	while (b < sort_start && its[u->ev[b]] < sort_min)
 		b++;
 	size_t n = u->n - b;
 	struct slow_ix *t = xmalloc(n * sizeof *t);
 	for (size_t m = 0; m < n; m++) {
 		size_t i = u->ev[b + m];
-		t[m] = (struct slow_ix){p->evs[i].ts, slow_end ? slow_key(p, i) : 0, i};
+		t[m] = (struct slow_ix){its[i], slow_end ? slow_key(p, i) : 0, i};
 	}
 	qsort(t, n, sizeof *t, cmp_slow_ix);
 	for (size_t m = 0; m < n; m++)
@@ -228,77 +232,104 @@ queue_sort(const struct tm_replay *p, struct squeue *u, const bool *slow, bool s
 	free(t);
 }
 
+/* The queue of item x (k), made on first sight in push order; SIZE_MAX for
+ * an event the sorter never held (dropped before it, or not pushed). */
+static size_t
+item_queue(const struct tm_replay *p, size_t x, struct tm_u64map *ctx, struct tm_u64map *qs,
+	   struct squeue **q, size_t *nq, size_t *cap)
+{
+	uint64_t ck;
+	uint8_t kind;
+	if (x < p->n_evs) {
+		const struct tm_report_event *e = &p->evs[x];
+		/* ftrace before tracing started: dropped by the parser, after
+		 * the sorter held it (ftrace_parser.cc) */
+		if (e->drop && e->drop != TM_STAT_FTRACE_BEFORE_START + 1)
+			return SIZE_MAX;
+		ck = (uint64_t)e->file << 32 | e->machine;
+		kind = p->ev_queue[x];
+	} else {
+		const struct tm_phantom *f = &p->ph[x - p->n_evs];
+		ck = (uint64_t)f->file << 32 | f->row;
+		kind = f->queue;
+	}
+	size_t c, k;
+	if (!tm_u64map_get(ctx, ck, &c)) {
+		c = ctx->n;
+		tm_u64map_set(ctx, ck, c);
+	}
+	uint64_t qk = (uint64_t)c << 8 | kind;
+	if (!tm_u64map_get(qs, qk, &k)) {
+		XGROW(*q, *cap, *nq + 1);
+		k = (*nq)++;
+		(*q)[k] = (struct squeue){qk, NULL, 0, 0};
+		tm_u64map_set(qs, qk, k);
+	}
+	return k;
+}
+
 /* rank[i]: the place of listed event i (not dropped) in the order the
  * sorter hands events on (trace_sorter.cc, SortAndExtractEventsUntilAllocId,
- * after every file was tokenized): the queue whose next event is earliest
- * (the first made on a tie) gives every event up to the next event of any
- * other queue, ties included.  Events the list does not hold (no detail:
- * compact_sched, packets with nothing to show) are not in these queues. */
+ * after every file was tokenized): the queue whose next item is earliest
+ * (the first made on a tie) gives every item up to the next item of any
+ * other queue, ties included.  The compact_sched events (phantoms, kept
+ * when some file has B/E events) take part: they bound those runs.
+ * Packets with nothing to show are not in these queues. */
 static void
 sorter_rank(const struct tm_replay *p, size_t *rank)
 {
 	struct tm_u64map ctx = {0}, qs = {0};
 	struct squeue *q = NULL;
-	size_t nq = 0, cap = 0, n_ctx = 0;
-	size_t *qof = xmalloc((p->n_evs + 1) * sizeof *qof);
-	for (size_t i = 0; i < p->n_evs; i++) {
-		const struct tm_report_event *e = &p->evs[i];
-		qof[i] = SIZE_MAX;
-		if (e->drop)
-			continue;
-		size_t c, k;
-		uint64_t ck = (uint64_t)e->file << 32 | e->machine;
-		if (!tm_u64map_get(&ctx, ck, &c)) {
-			c = n_ctx++;
-			tm_u64map_set(&ctx, ck, c);
-		}
-		uint64_t qk = (uint64_t)c << 8 | p->ev_queue[i];
-		if (!tm_u64map_get(&qs, qk, &k)) {
-			XGROW(q, cap, nq + 1);
-			k = nq++;
-			q[k] = (struct squeue){qk, NULL, 0, 0};
-			tm_u64map_set(&qs, qk, k);
-		}
-		qof[i] = k;
-		q[k].n++;
+	size_t nq = 0, cap = 0, ne = p->n_evs, N = ne + p->n_ph;
+	size_t *qof = xmalloc((N + 1) * sizeof *qof);
+	int64_t *its = xmalloc((N + 1) * sizeof *its);
+	bool *slow = xmalloc((N + 1) * sizeof *slow), slow_now = false;
+	/* in push order: phantom j before event i when j was kept first */
+	for (size_t i = 0, j = 0; i < ne || j < p->n_ph;) {
+		size_t x = j < p->n_ph && (i == ne || p->ph[j].before <= i) ? ne + j++ : i++;
+		qof[x] = item_queue(p, x, &ctx, &qs, &q, &nq, &cap);
+		its[x] = x < ne ? p->evs[x].ts : p->ph[x - ne].ts;
+		/* The sorter's slow mode (TraceSorter::Stream::Push): from the
+		 * first JSON X pushed on, an item at a queue's latest ts
+		 * breaks its order too, and a queue that needs sorting is
+		 * sorted by SlowOperatorLess. */
+		slow_now = slow_now || (x < ne && qof[x] != SIZE_MAX && p->evs[x].phase == 'X' &&
+					ev_is_json(p, x));
+		slow[x] = slow_now;
+		if (qof[x] != SIZE_MAX)
+			q[qof[x]].n++;
 	}
-	size_t *all = xmalloc((p->n_evs + 1) * sizeof *all), off = 0;
+	size_t *all = xmalloc((N + 1) * sizeof *all), off = 0;
 	for (size_t k = 0; k < nq; k++) {
 		q[k].ev = all + off;
 		off += q[k].n;
 		q[k].n = 0;
 	}
-	for (size_t i = 0; i < p->n_evs; i++)
-		if (qof[i] != SIZE_MAX)
-			q[qof[i]].ev[q[qof[i]].n++] = i;
-	/* The sorter's slow mode (TraceSorter::Stream::Push): from the first
-	 * JSON X pushed on, an event at a queue's latest ts breaks its order
-	 * too, and a queue that needs sorting is sorted by SlowOperatorLess. */
-	bool *slow = xmalloc((p->n_evs + 1) * sizeof *slow), slow_now = false;
-	for (size_t i = 0; i < p->n_evs; i++) {
-		slow_now = slow_now || (qof[i] != SIZE_MAX && p->evs[i].phase == 'X' && ev_is_json(p, i));
-		slow[i] = slow_now;
-	}
+	for (size_t x = 0; x < N; x++)
+		if (qof[x] != SIZE_MAX)
+			q[qof[x]].ev[q[qof[x]].n++] = x;
 	struct squeue **h = xmalloc((nq + 1) * sizeof *h);
 	for (size_t k = 0; k < nq; k++) {
-		queue_sort(p, &q[k], slow, slow_now);
+		queue_sort(p, its, &q[k], slow, slow_now);
 		h[k] = &q[k];
 	}
 	free(slow);
 	size_t nh = nq, r = 0;
 	for (size_t k = nh / 2; k-- > 0;)
-		q_sift(p, h, nh, k);
+		q_sift(its, h, nh, k);
 	while (nh) {
 		struct squeue *u = h[0];
 		h[0] = h[--nh];
-		q_sift(p, h, nh, 0);
-		int64_t next = nh ? p->evs[h[0]->ev[h[0]->at]].ts : INT64_MAX;
-		do
-			rank[u->ev[u->at++]] = r++;
-		while (u->at < u->n && p->evs[u->ev[u->at]].ts <= next);
+		q_sift(its, h, nh, 0);
+		int64_t next = nh ? its[h[0]->ev[h[0]->at]] : INT64_MAX;
+		do {
+			size_t x = u->ev[u->at++];
+			if (x < ne)
+				rank[x] = r++;
+		} while (u->at < u->n && its[u->ev[u->at]] <= next);
 		if (u->at < u->n) {
 			h[nh++] = u;
-			for (size_t k = nh - 1; k > 0 && q_before(p, h[k], h[(k - 1) / 2]); k = (k - 1) / 2) {
+			for (size_t k = nh - 1; k > 0 && q_before(its, h[k], h[(k - 1) / 2]); k = (k - 1) / 2) {
 				struct squeue *t = h[k];
 				h[k] = h[(k - 1) / 2];
 				h[(k - 1) / 2] = t;
@@ -308,6 +339,7 @@ sorter_rank(const struct tm_replay *p, size_t *rank)
 	free(h);
 	free(all);
 	free(qof);
+	free(its);
 	free(q);
 	tm_u64map_fini(&ctx);
 	tm_u64map_fini(&qs);

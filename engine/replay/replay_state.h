@@ -122,6 +122,16 @@ tm_acc_missing(const struct tm_file_acc *a, int st)
 				: 0;
 }
 
+/* A compact_sched event the sorter holds (keep_events, when some file has
+ * B/E events): not listed, but its queue bounds the runs the sorter hands
+ * listed events on in (replay_slices.c sorter_rank). */
+struct tm_phantom {
+	int64_t ts;
+	uint32_t file, row;
+	uint32_t before; /* the events listed before it (its push order) */
+	uint8_t queue;   /* struct tm_detail queue */
+};
+
 struct tm_replay {
 	const struct tm_replay_src *src;
 	/* the event being pushed has no timestamp of its own (TM_CONV_UNTIMED):
@@ -176,6 +186,9 @@ struct tm_replay {
 	uint32_t *ev_track; /* per listed event: its slice track (a tracks id), UINT32_MAX none */
 	uint8_t *ev_queue;  /* per listed event: its sorter queue (struct tm_detail) */
 	const char **ev_cat; /* per listed event: its category (JSON "cat"), or NULL */
+	bool want_ph;             /* keep the phantoms below */
+	struct tm_phantom *ph;
+	size_t n_ph, cap_ph;
 	size_t cap_ev_track;
 	char *error;
 	bool error_in_manifest; /* error set by tm_rp_mfail (replay_stats.c) */

@@ -168,6 +168,9 @@ enum {
 	 * at the file's end are never pushed */
 	TM_CONV_WAIT_TZ = 1u << 21,
 };
+/* CONVERT_ARRAY (compact_sched) with keep_events: flags >> this is the
+ * sorter queue of its stream (struct tm_detail queue), 0 without. */
+#define TM_ARR_QUEUE_SHIFT 24
 
 
 struct tm_op_clock {
@@ -202,7 +205,9 @@ struct tm_detail {
 	/* the sorter's queue of its context it goes to, in the order they are
 	 * made (proto_trace_reader.cc, the ProtoTraceReader constructor;
 	 * proto_importer_module.cc PushToStream): 0 packets and other formats,
-	 * 1 TrackEvents, 2 + cpu ftrace (255 past cpu 252).  Events of one ts
+	 * 1 TrackEvents, then 2, 3... the ftrace and compact_sched streams of
+	 * its reader in the order they were made (scan_proto_pend.c
+	 * tm_ps_ftrace_queue; 255 past 252).  Events of one ts
 	 * leave the sorter by queue (trace_sorter.cc,
 	 * SortAndExtractEventsUntilAllocId). */
 	uint8_t queue;

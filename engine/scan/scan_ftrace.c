@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 static void
-compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
+compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq, uint32_t cpu, int kind,
 	      const struct field *ts, const struct field *const *cols, size_t n_cols,
 	      const struct field *comm, size_t n_intern)
 {
@@ -84,11 +84,13 @@ compact_array(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
 	op->clock = clock;
 	op->seq = seq;
 	op->n = (uint32_t)m;
+	if (s->keep) /* its stream's queue, for the events list's sorter */
+		op->flags = (uint32_t)tm_ps_ftrace_queue(s, k->machine, kind, cpu) << TM_ARR_QUEUE_SHIFT;
 	s->pend[s->n_pend - 1].arr = base;
 }
 
 static void
-do_compact_sched(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq,
+do_compact_sched(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq, uint32_t cpu,
 		 const struct field *cs)
 {
 	struct field col[CSC_N_FIELDS];
@@ -104,11 +106,11 @@ do_compact_sched(struct ps *s, const struct pkt *k, uint32_t clock, uint32_t seq
 	}
 	const struct field *sw[] = {&col[CSC_SWITCH_PREV_STATE], &col[CSC_SWITCH_NEXT_PID],
 				     &col[CSC_SWITCH_NEXT_PRIO]};
-	compact_array(s, k, clock, seq, &col[CSC_SWITCH_TIMESTAMP], sw, 3,
+	compact_array(s, k, clock, seq, cpu, TM_FTQ_SWITCH, &col[CSC_SWITCH_TIMESTAMP], sw, 3,
 		      &col[CSC_SWITCH_NEXT_COMM_INDEX], n_intern);
 	const struct field *wk[] = {&col[CSC_WAKING_PID], &col[CSC_WAKING_TARGET_CPU],
 				     &col[CSC_WAKING_PRIO]};
-	compact_array(s, k, clock, seq, &col[CSC_WAKING_TIMESTAMP], wk, 3,
+	compact_array(s, k, clock, seq, cpu, TM_FTQ_WAKING, &col[CSC_WAKING_TIMESTAMP], wk, 3,
 		      &col[CSC_WAKING_COMM_INDEX], n_intern);
 }
 
@@ -308,7 +310,7 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 	}
 	note_clock(s, clock);
 	if (has_compact)
-		do_compact_sched(s, k, clock, seq, &compact);
+		do_compact_sched(s, k, clock, seq, (uint32_t)cpu, &compact);
 
 	/* Pass 2: the events, from the first one (pass 1 stopped where this
 	 * one stops).  Without a packet timestamp there is no PACKET op to
@@ -395,7 +397,8 @@ tm_ps_ftrace(struct ps *s, const struct pkt *k, const struct field *b)
 			if (res == TM_ATRACE_OK && ev.phase == 'C')
 				tm_detail_set_value(s->log, detail, (double)ev.value);
 			/* its CPU's ftrace stream (struct tm_detail) */
-			s->log->x->details[detail - 1].queue = (uint8_t)(cpu < 253 ? 2 + cpu : 255);
+			s->log->x->details[detail - 1].queue =
+				tm_ps_ftrace_queue(s, k->machine, TM_FTQ_EVENTS, (uint32_t)cpu);
 		}
 		note_ts(s, (int64_t)ts);
 		if (direct) {

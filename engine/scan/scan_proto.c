@@ -1226,6 +1226,7 @@ ps_fini(struct ps *s)
 	tm_buf_fini(&s->ptext);
 	free(s->inflated);
 	free(s->eof_names);
+	tm_u64map_fini(&s->ftq);
 }
 
 enum tm_status

@@ -50,6 +50,30 @@ tm_ps_emit(struct ps *s, const struct tm_op *op)
 	}
 }
 
+/* The sorter's queues of a reader are made in order: its TracePackets'
+ * and TrackEvents' in its constructor (proto_trace_reader.cc: queues 0 and
+ * 1 here), then a per-cpu stream of ftrace events, inline sched_switch or
+ * sched_waking when the tokenizer first pushes to it, with every cpu of
+ * that kind below it not made yet (proto_importer_module.cc PushToStream:
+ * streams.resize, a factory call each, TraceSorter::CreateStream).  Queues
+ * of one ts leave the sorter in the order they were made. */
+uint8_t
+tm_ps_ftrace_queue(struct ps *s, uint32_t machine, int kind, uint32_t cpu)
+{
+	uint64_t mk = (uint64_t)machine << 32, key = mk | (uint64_t)kind << 16 | cpu;
+	size_t v, made = 0, next = 0;
+	if (tm_u64map_get(&s->ftq, key, &v))
+		return (uint8_t)v;
+	(void)tm_u64map_get(&s->ftq, mk | 0xffff0000u | (uint32_t)kind, &made);
+	(void)tm_u64map_get(&s->ftq, mk | 0xffffffffu, &next);
+	for (; made <= cpu; made++, next++)
+		tm_u64map_set(&s->ftq, mk | (uint64_t)kind << 16 | made, next < 253 ? 2 + next : 255);
+	tm_u64map_set(&s->ftq, mk | 0xffff0000u | (uint32_t)kind, made);
+	tm_u64map_set(&s->ftq, mk | 0xffffffffu, next);
+	(void)tm_u64map_get(&s->ftq, key, &v);
+	return (uint8_t)v;
+}
+
 struct pend *
 tm_ps_pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off)
 {

@@ -130,6 +130,8 @@ struct ps {
 	 * no_fast) */
 	struct tm_align_samples *al;
 	struct al_name_cache al_cache;
+	/* keep: the sorter queues of the ftrace streams (tm_ps_ftrace_queue) */
+	struct tm_u64map ftq;
 	/* keep: the TrackEvents named by an iid (detail, sequence index,
 	 * iid), looked up again at the end (scan_proto.c eof_names) */
 	struct eof_name {
@@ -169,6 +171,10 @@ void tm_ps_emit(struct ps *s, const struct tm_op *op);
 void tm_ps_flush_nots_now(struct ps *s);
 /* Pending payload ops of the current packet, emitted by tm_ps_pend_flush
  * after its PACKET op (has_ts) or on their own. */
+/* keep: the sorter queue (struct tm_detail queue) of machine's stream of
+ * kind (TM_FTQ_*) for cpu. */
+enum { TM_FTQ_EVENTS, TM_FTQ_SWITCH, TM_FTQ_WAKING };
+uint8_t tm_ps_ftrace_queue(struct ps *s, uint32_t machine, int kind, uint32_t cpu);
 struct pend *tm_ps_pend_add(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off);
 /* A pending op with a text (copied: fixed up at flush). */
 void tm_ps_pend_text(struct ps *s, enum tm_op_kind kind, uint32_t machine, uint64_t off,

@@ -239,6 +239,26 @@ durs("a dur near INT64_MAX: its end wraps, as SliceTracker's does",
          jev("X", 1000, "big") | {"dur": 9223372036854000}, jev("X", 2000, "big2") | {"dur": 9223372036854000},
          jev("B", 3000, "b"), jev("E", 4000)]}))]),
      [(1000000, 9223372036854000000, "big"), (2000000, 9223372036854000000, "big2"), (3000000, 1000000, "b")])
+# Rule: the sorter's compact_sched queues (inline sched_switch, one per
+# cpu, made before the bundle's ftrace event queues: ftrace_tokenizer.cc
+# TokenizeFtraceBundle, proto_importer_module.cc PushToStream) bound the runs
+# it hands events on in (SortAndExtractEventsUntilAllocId): the E at 161220
+# on cpu 0 leaves before the B at 161220 on cpu 2 (difftest seed 100322;
+# without cpu 2's compact_sched the B leaves first and the E closes it).
+from difftest import build_archive
+def ftq(compact):
+    pk = [{"seq": 2, "machine": 7, "k": "ftrace", "cpu": 2, "events": [[161210, "bogus"], [161220, "B|10|ft7_9"]]},
+          {"seq": 2, "machine": 7, "k": "ftrace", "cpu": 0, "events": [[161220, "E|10"]], "compact": [161220],
+           "ts": 161220}]
+    if compact:
+        pk[0]["compact"] = compact
+    path = os.path.join(tmp, "ftq.zip")
+    open(path, "wb").write(build_archive("zip", [{"kind": "proto", "name": "a0.pb", "packets": pk}]))
+    return path
+durs("compact_sched queues bound the sorter's runs", ftq([161210, 161217, 161224, 161231]),
+     [(161220, -1, "ft7_9")])
+durs("compact_sched queues: one entry before", ftq([161210]), [(161220, 0, "ft7_9")])
+durs("compact_sched queues: none on cpu 2", ftq(None), [(161220, 0, "ft7_9")])
 # Rule: a packet deferred to the end of its file (its clock unrelated
 # until a later snapshot) is tokenized again there, against its sequence's
 # interned names of then (proto_trace_reader.cc OnPushDataToSorter,
