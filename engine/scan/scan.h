@@ -130,10 +130,14 @@ enum tm_status tm_scan_text(struct tm_stream *st, struct tm_scan *sc,
 enum tm_status tm_scan_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 				const struct tm_scan_ctl *ctl, struct tm_error *err,
 				const struct tm_text_scanner *ts) TM_WUR;
-/* A member held whole (at most 1 GiB, else a limit error naming what):
- * done(self, bytes, n) at its end. */
+/* A member held whole: done(self, bytes, n) at its end.  Past 1 GiB a
+ * limit error naming what; past unpredicted_past bytes (0: no such cap)
+ * the member is read to its end but not held, and marked not predicted
+ * with a warning saying why (a scanner whose parse costs many times the
+ * bytes it holds sets it, so memory stays bounded). */
 enum tm_status tm_scan_whole(struct tm_stream *st, struct tm_scan *sc,
 			     const struct tm_scan_ctl *ctl, struct tm_error *err, const char *what,
+			     uint64_t unpredicted_past,
 			     void (*done)(void *self, const uint8_t *d, size_t n), void *self) TM_WUR;
 
 /* One event of a scanner that converts each event on its own

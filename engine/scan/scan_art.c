@@ -647,5 +647,5 @@ tm_scan_art(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *
 	a.sc = sc;
 	a.ctl = ctl;
 	tm_scan_note_clock(sc, TM_CLOCK_MONOTONIC);
-	return tm_scan_whole(st, sc, ctl, err, "ART method trace", art_done, &a);
+	return tm_scan_whole(st, sc, ctl, err, "ART method trace", 0, art_done, &a);
 }

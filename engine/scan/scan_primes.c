@@ -73,5 +73,5 @@ tm_scan_primes(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ct
 	       struct tm_error *err)
 {
 	struct pr pr = {sc, ctl};
-	return tm_scan_whole(st, sc, ctl, err, "primes trace", pr_done, &pr);
+	return tm_scan_whole(st, sc, ctl, err, "primes trace", 0, pr_done, &pr);
 }

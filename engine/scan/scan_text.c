@@ -91,6 +91,9 @@ tm_scan_text_mem(const void *p, size_t n, size_t block, struct tm_scan *sc,
 struct whole {
 	struct tm_buf buf;
 	uint64_t total;
+	uint64_t past;   /* not predicted past this many bytes (0: no cap) */
+	bool over;       /* past it: no longer held */
+	struct tm_scan *sc;
 	enum tm_status status;
 	struct tm_error *err;
 	const char *what;
@@ -103,8 +106,14 @@ whole_feed(void *self, const char *p, size_t n)
 {
 	struct whole *w = self;
 	w->total += n;
-	if (w->status != TM_OK)
+	if (w->status != TM_OK || w->over)
 		return;
+	if (w->past && w->total > w->past) {
+		w->over = true;
+		tm_buf_fini(&w->buf);
+		tm_buf_init(&w->buf);
+		return;
+	}
 	if (w->buf.len + n > WHOLE_MAX) {
 		w->status = tm_error_set(w->err, TM_ERR_LIMIT, "%s larger than 1 GiB", w->what);
 		return;
@@ -116,16 +125,25 @@ static void
 whole_finish(void *self)
 {
 	struct whole *w = self;
-	if (w->status == TM_OK)
-		w->done(w->self, (const uint8_t *)(w->buf.data ? w->buf.data : ""), w->buf.len);
+	if (w->status != TM_OK)
+		return;
+	if (w->over) {
+		w->sc->unpredicted = true;
+		tm_scan_warn(w->sc, "a %s of %ju bytes: tracemerge parses it whole, at many times "
+			     "its size in memory, and does not predict one over %ju MiB",
+			     w->what, (uintmax_t)w->total, (uintmax_t)(w->past >> 20));
+		return;
+	}
+	w->done(w->self, (const uint8_t *)(w->buf.data ? w->buf.data : ""), w->buf.len);
 }
 
 enum tm_status
 tm_scan_whole(struct tm_stream *st, struct tm_scan *sc, const struct tm_scan_ctl *ctl,
-	      struct tm_error *err, const char *what,
+	      struct tm_error *err, const char *what, uint64_t unpredicted_past,
 	      void (*done)(void *self, const uint8_t *d, size_t n), void *self)
 {
-	struct whole w = {.status = TM_OK, .err = err, .what = what, .done = done, .self = self};
+	struct whole w = {.status = TM_OK, .err = err, .what = what, .done = done, .self = self,
+			  .past = unpredicted_past, .sc = sc};
 	tm_buf_init(&w.buf);
 	struct tm_text_scanner ts = {&w, whole_feed, whole_finish, &w.status, &w.total};
 	enum tm_status rc = tm_scan_text(st, sc, ctl, err, &ts);
