@@ -211,7 +211,7 @@ struct tm_detail {
 	 * leave the sorter by queue (trace_sorter.cc,
 	 * SortAndExtractEventsUntilAllocId). */
 	uint8_t queue;
-	uint8_t flags;  /* TM_DETAIL_CAT, TM_DETAIL_NONAME, TM_DETAIL_EOF */
+	uint8_t flags;  /* TM_DETAIL_CAT, _NONAME, _EOF, _VALUE (oplog_valid.c checks) */
 	uint64_t track; /* slice-stack key: same key = same stack (tid, track uuid) */
 	int64_t dur;    /* X events: dur in the event's own units (ns); -1 none
 			   (TM_DETAIL_EOF: its name at the end of its file) */

@@ -342,7 +342,8 @@ tm_oplog_valid_split(const struct tm_oplog *l, const struct tm_oplog_deltas *d,
 	for (size_t i = 0; !r.bad && i < x->n_details; i++)
 		if (x->details[i].name && (x->details[i].name - 1 >= x->pool.len || !x->pool.data))
 			r.bad = "detail name out of range";
-		else if (x->details[i].flags & ~(TM_DETAIL_CAT | TM_DETAIL_NONAME | TM_DETAIL_EOF) ||
+		else if (x->details[i].flags & ~(TM_DETAIL_CAT | TM_DETAIL_NONAME | TM_DETAIL_EOF |
+						  TM_DETAIL_VALUE) ||
 			 ((x->details[i].flags & TM_DETAIL_CAT) &&
 			  tm_ol_cat_offset(x, &x->details[i]) == SIZE_MAX))
 			r.bad = "detail category out of range";
