@@ -408,10 +408,12 @@ tm_ps_sysinfo(struct ps *s, const struct pkt *k, const struct field *si)
 		if (f.id == SI_MACHINE_NAME && f.wt == WT_LEN)
 			tm_ps_pend_text(s, TM_OP_SYSINFO, k->machine, k->off, (const char *)f.p, f.len);
 		/* ParseSystemInfo: set_timezone_offset(timezone_off_mins (int32)
-		 * * 60e9), for every log line read after it */
+		 * * 60e9), for every log line read after it; a hostile count of
+		 * minutes past +-153,722,867 overflows int64: wrapped here, as
+		 * the machine's multiply does there, never undefined */
 		if (f.id == SI_TIMEZONE_OFF_MINS && f.wt == WT_VARINT)
-			tm_ps_pend_add(s, TM_OP_TIMEZONE, k->machine, k->off)->ts =
-				(int64_t)(int32_t)(uint32_t)f.v * 60000000000;
+			tm_ps_pend_add(s, TM_OP_TIMEZONE, k->machine, k->off)->ts = (int64_t)(
+				(uint64_t)(int64_t)(int32_t)(uint32_t)f.v * 60000000000u);
 	}
 }
 

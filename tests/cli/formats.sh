@@ -493,6 +493,10 @@ tzalarm = DALARM.replace("04:04:05.000", "05:04:05.000")
 check("timezone: a dumpstate's alarm (+2 h) moves a logcat processed after it",
       tar("z8.tar", [("a.txt", DHDR + tzalarm), ("b.txt", tzlog), ("trace.pb", pb_tz())]),
       stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=6, kept={"tag": []})
+# a hostile count of minutes: int32 min * 60e9 past int64, wrapped (never undefined)
+check("timezone: INT32_MIN minutes wrap as the machine's multiply does",
+      tar("z12.tar", [("log.txt", tzlog), ("trace.pb", pb_tz({"k": "sysinfo", "tz": -2**31}))]),
+      stats={"trace_sorter_negative_timestamp_dropped": 2}, tt=6, kept={"tag": []})
 check("timezone: not a logcat processed before it",
       tar("z9.tar", [("a.txt", tzlog), ("b.txt", DHDR + tzalarm), ("trace.pb", pb_tz())]),
       stats={}, tt=6, kept={"tag": [0, 3602000000000]})
