@@ -69,8 +69,9 @@
 #include "scan.h"
 
 /* Bump with every change of what scancache_ser.c or the ser_* functions
- * below write (10: a counter sample's value in its detail). */
-#define CACHE_FORMAT 10u
+ * below write (11: ftrace details' queue numbered in creation order,
+ * compact_sched kept for the sorter's runs). */
+#define CACHE_FORMAT 11u
 #define CACHE_MAGIC "TMSCAN\032\n"
 #define HEADER_BYTES 32u
 #define CACHE_EXT ".tmscan"
