@@ -261,21 +261,24 @@ gen_gecko(const char *out, uint64_t mb)
 	FILE *f = fopen(out, "wb");
 	if (!f)
 		return 1;
-	uint64_t limit = mb << 20, half = limit / 2, written = 0, n = 0;
+	/* about half the bytes for samples (a stack entry ~3 bytes, its time
+	 * ~13: the stacks take a tenth), the rest for markers (~32 bytes each
+	 * over their five arrays): the file comes out near mb MiB */
+	uint64_t limit = mb << 20, stacks = limit / 10, written = 0, n = 0;
 	written += (uint64_t)fprintf(
 		f, "{\"meta\": {\"categories\": [{\"name\": \"Other\", \"color\": \"grey\", "
 		   "\"subcategories\": [\"Other\"]}]},\n \"threads\": [{\"name\": \"main\", \"tid\": 100, "
 		   "\"pid\": 100, \"stringArray\": [\"f0\", \"f1\", \"Paint\"],\n \"frameTable\": "
 		   "{\"func\": [0, 1]}, \"funcTable\": {\"name\": [0, 1]}, \"stackTable\": {\"prefix\": "
 		   "[null, 0], \"frame\": [0, 1]},\n \"samples\": {\"stack\": [");
-	for (; written < half; n++)
+	for (; written < stacks; n++)
 		written += (uint64_t)fprintf(f, "%s%u", n ? ", " : "", (unsigned)(n % 2));
 	written += (uint64_t)fprintf(f, "],\n \"time\": [");
 	for (uint64_t i = 0; i < n; i++)
 		written += (uint64_t)fprintf(f, "%s%" PRIu64 ".%03u", i ? ", " : "", 10 + i / 4,
 					     (unsigned)(i % 4 * 250));
 	written += (uint64_t)fprintf(f, "]},\n \"markers\": {\"name\": [");
-	uint64_t m = (limit > written ? limit - written : 0) / 24 + 1;
+	uint64_t m = (limit > written ? limit - written : 0) / 32 + 1;
 	for (uint64_t i = 0; i < m; i++)
 		fprintf(f, "%s2", i ? ", " : "");
 	fputs("], \"startTime\": [", f);
