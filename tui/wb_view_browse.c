@@ -333,8 +333,10 @@ spark_level(double val, double lo, double hi)
 {
 	if (!(hi > lo))
 		return '5';
+	/* finite ends can still be infinitely apart (+-1.7e308): f is NaN
+	 * then, and only a compared value is cast (a NaN cast is undefined) */
 	double f = (val - lo) / (hi - lo) * 9.0 + 0.5;
-	int k = f < 0 ? 0 : f > 9 ? 9 : (int)f;
+	int k = f >= 9 ? 9 : f > 0 ? (int)f : 0;
 	return (char)('0' + k);
 }
 

@@ -110,10 +110,10 @@ make_many() {
 	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import fxt_gen as f; sys.stdout.buffer.write(f.MAGIC + f.event(5, "a") + f.blob(b"\x0a\x00"))' "$top/tools" \
 		>"$work/unpredicted/app.fxt"
 	cp "$work/many/t01.json" "$work/unpredicted/t01.json"
-	# a counter sampled over a slice, and a systrace file's counter (the
-	# tracks view's sparkline)
+	# a counter sampled over a slice, one whose range overflows a double
+	# (+-1.7e308), and a systrace file's counter (the tracks view's sparkline)
 	mkdir -p "$work/counter"
-	python3 -c 'import json; print(json.dumps({"traceEvents": [{"name": "mem", "ph": "C", "ts": 100 * i, "pid": 7, "args": {"v": [1, 5, 10, 3, 7, 0][i]}} for i in range(6)] + [{"name": "process_name", "ph": "M", "pid": 7, "args": {"name": "Browser"}}, {"name": "load", "ph": "X", "ts": 0, "dur": 550, "pid": 7, "tid": 8}]}))' \
+	python3 -c 'import json; print(json.dumps({"traceEvents": [{"name": "mem", "ph": "C", "ts": 100 * i, "pid": 7, "args": {"v": [1, 5, 10, 3, 7, 0][i]}} for i in range(6)] + [{"name": "huge", "ph": "C", "ts": 100 * i, "pid": 7, "args": {"v": [1.7e308, -1.7e308, 0][i]}} for i in range(3)] + [{"name": "process_name", "ph": "M", "pid": 7, "args": {"name": "Browser"}}, {"name": "load", "ph": "X", "ts": 0, "dur": 550, "pid": 7, "tid": 8}]}))' \
 		>"$work/counter/c.json"
 	# Two clockless JSON files: a.json owns the timeline by name (a < z).
 	mkdir -p "$work/owner"
