@@ -355,13 +355,14 @@ draw_axis(const struct wb *wb, const struct tm_report *r, int y, int x0, int w)
 		browse_fmt_ts(b->t0 + b->span, z, sizeof z);
 	}
 	snprintf(line, sizeof line, wall ? "%s" : "%s s", a);
+	int left = (int)strlen(line);
 	move(y, 0);
 	put_ours("merged timeline", NAME_W - 1, theme_attr(ROLE_HEADER));
 	move(y, x0);
 	put_ours(line, w, theme_attr(ROLE_HEADER));
 	snprintf(line, sizeof line, wall ? "%s" : "%s s", z);
 	int len = (int)strlen(line);
-	if (x0 + w - len > x0 + 24) {
+	if (w - len > left + 1) { /* the right end's label only where both fit */
 		move(y, x0 + w - len);
 		put_ours(line, len, theme_attr(ROLE_HEADER));
 	}
