@@ -115,7 +115,7 @@ fmt_ts(const struct tm_report *r, int64_t ns, bool with_date, char *buf, size_t 
 		text_fmt_dur(ns, buf, len);
 		return;
 	}
-	strftime(d, sizeof d, with_date ? "%Y-%m-%d %H:%M:%S" : "%m-%d %H:%M:%S", &tmv);
+	strftime(d, sizeof d, with_date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tmv);
 	strftime(z, sizeof z, "%Z", &tmv);
 	if (frac % 1000000 == 0 && frac)
 		snprintf(f, sizeof f, ".%03ld", frac / 1000000);
