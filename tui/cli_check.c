@@ -319,6 +319,8 @@ check_print_text(FILE *out, const struct tm_session *s, const struct tm_report *
 		else if (f->is_predicted)
 			say_part(out, ": %" PRIu64 " event%s, %" PRIu64 " dropped, %" PRIu64 " missing",
 				 f->events, f->events == 1 ? "" : "s", f->dropped, f->missing);
+		else if (tm_format_is_predicted(f->format)) /* scanned: the line below says why */
+			fputs(": events not predicted (tracemerge does not model what it holds)", out);
 		else
 			fputs(": events not predicted (format not scanned by tracemerge)", out);
 		for (size_t k = 0; k < f->n_machines; k++) {

@@ -355,11 +355,15 @@ check("gecko: a PIN moves it (-2.5 ms: 6 dropped)",
 # ours: a profile over 64 MiB is not held (its JSON tree would take ~40x its size): not predicted
 gbig = loose("gbig.json", GMARK[:-1] + " " * (64 << 20) + "}")
 p = subprocess.run([tm, "check", "--no-cache", "--json", gbig], capture_output=True)
-os.remove(gbig)
 fs = [f for f in json.loads(p.stdout).get("files", []) if f.get("format") == "gecko"]
 ok = fs and fs[0].get("predicted") is False and "over 64 MiB" in (fs[0].get("placement") or "")
 print(("PASS: " if ok else "FAIL: ") + "gecko: over 64 MiB, not held and not predicted, and says why"
       + ("" if ok else ": %r" % (fs or p.stdout[:500])))
+t = subprocess.run([tm, "check", "--no-cache", gbig], capture_output=True, text=True).stdout
+ok = "gecko" in t and "format not scanned" not in t and "does not model" in t
+print(("PASS: " if ok else "FAIL: ") + "gecko: over 64 MiB, the text says scanned but not predicted"
+      + ("" if ok else ": %r" % t[:600]))
+os.remove(gbig)
 # ------------------------------------------------------------ simpleperf_proto
 import struct
 from difftest import fl as pfl, fv as pfv
