@@ -125,7 +125,9 @@ details_keep_names(void)
 	char why[128];
 	tm_oplog_finish(&l);
 	CHECK(tm_oplog_valid(&l, why, sizeof why));
-	l.x->details[c - 1].flags |= 8;
+	l.x->details[c - 1].flags |= TM_DETAIL_VALUE; /* a counter's value: known */
+	CHECK(tm_oplog_valid(&l, why, sizeof why));
+	l.x->details[c - 1].flags |= 16; /* no such flag */
 	CHECK(!tm_oplog_valid(&l, why, sizeof why));
 	tm_oplog_fini(&l);
 }
