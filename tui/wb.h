@@ -942,7 +942,6 @@ int keymap_key_of(enum wb_request r);
 void keymap_key_name(int key, char *buf, size_t len);
 int keymap_parse_key(const char *spec, size_t *used);
 void actions_init(struct wb *wb);
-/* Does the pair picker show its event i (the name filter)? */
 /* The events the picker's filter shows, in order (indexes into pk->ev). */
 const uint32_t *picker_shown(struct wb_picker *pk, size_t *n);
 /* The man page's key list (mdoc), from the action table. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Draws the events list and the tracks view (wb_browse.c keeps their
+ * Draws the events list and the tracks view (wb_act_browse.c keeps their
  * state): the merged trace's events as the engine's view (tm_view) orders
  * and indexes them.  Reads the workbench, never writes it.  Every name from
  * a trace goes through text_escape_cols before the terminal; every number

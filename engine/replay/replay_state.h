@@ -29,7 +29,7 @@ enum tm_bridge { BR_NONE, BR_PATH, BR_REALTIME, BR_ASSUMED, BR_DECLINED };
 
 /* One ClockTracker (file x machine context), with the proto reader's
  * default clock.  (The machine's raw id it was forked for is not kept:
- * fork_ctx reads it to find the row, nothing after.) */
+ * tm_rp_fork_ctx reads it to find the row, nothing after.) */
 struct tm_tracker {
 	struct tm_clockid default_clock; /* unqualified */
 	uint32_t file; /* report file index (= member index; trace_file ids are u32 too);
@@ -49,7 +49,7 @@ struct tm_tracker {
 	bool has_pending;
 	bool is_pin;
 	/* its clocks are qualified by its file's trace_file id (tm_ctx_tag;
-	 * ctx_add_snapshot of a non-primary tracker sets it) */
+	 * tm_rp_add_snapshot of a non-primary tracker sets it) */
 	bool tagged;
 	/* an ftrace event of its context was placed (replay.c, started_ns) */
 	bool ftrace_seen;

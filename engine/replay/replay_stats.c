@@ -83,7 +83,7 @@ tm_rp_acc_stat_add(struct tm_file_acc *a, int st, bool missing, uint64_t n)
 
 /* n more events of a file missing from the merged trace, lost under stat
  * st (tm_stat_loses_events): every place the replay loses an event counts
- * it here, and the events list (record_event) names the same stat. */
+ * it here, and the events list (tm_rp_record_event) names the same stat. */
 void
 tm_rp_missing_add(struct tm_file_acc *a, enum tm_stat_id st, uint64_t n)
 {

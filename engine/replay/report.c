@@ -184,7 +184,7 @@ tm_evpool_give(struct tm_evpool *pl, struct tm_report_event *v, size_t cap)
 void
 tm_events_free(struct tm_report_event *v, size_t cap)
 {
-	if (v) /* grown by BIG_XGROW (replay.c record_event): its own free */
+	if (v) /* grown by BIG_XGROW (replay_slices.c tm_rp_record_event): its own free */
 		BIG_FREE(v, cap);
 }
 
@@ -586,7 +586,7 @@ tm_report_build(struct tm_replay *p)
 	}
 	r->tt_why = tm_buf_steal(&b);
 	if (s->keep_events && s->scans && !(s->cancelled && *s->cancelled)) {
-		/* the list the replay wrote (replay.c record_event) */
+		/* the list the replay wrote (replay_slices.c tm_rp_record_event) */
 		if (!p->evs)
 			BIG_XGROW(p->evs, p->cap_evs, 1);
 		r->events = p->evs;

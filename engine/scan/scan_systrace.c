@@ -661,8 +661,6 @@ one_line(struct ss *ss, const char *l, size_t n, uint64_t off, unsigned seen)
 	}
 }
 
-/* Process every complete line of [p, p+n) at file offset off; returns the
- * bytes consumed (up to and including the last '\n'). */
 /* The '\n' ending the line at p[i] (false: none before n), and in *seen
  * L_LT | L_NUL when the line holds a '<' or a NUL (either: the searches
  * they make moot are exact when run): one pass, 16 bytes at a time,
@@ -700,6 +698,8 @@ next_line(const char *p, size_t n, size_t i, size_t *e, unsigned *seen)
 	return false;
 }
 
+/* Process every complete line of [p, p+n) at file offset off; returns the
+ * bytes consumed (up to and including the last '\n'). */
 static size_t
 lines(struct ss *ss, const char *p, size_t n, uint64_t off)
 {

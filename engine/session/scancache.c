@@ -23,8 +23,8 @@
  * come from the container, a gzip stream's is empty).
  *
  * Layout: a 32-byte header (magic, format, encoding, payload length, a
- * 64-bit hash of the payload), then the payload that ser_* below writes and
- * reads: the same functions do both, so the format is written down once.
+ * 64-bit hash of the payload), then the payload that scancache_ser.c writes
+ * and reads: the same functions do both, so the format is written down once.
  * Loading reads the file once, front to back through one buffer: the
  * header, the key, the listing of the input's members, every structure the
  * replay trusts (tm_oplog_valid_split, the alignment tables, counts and

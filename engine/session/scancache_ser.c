@@ -276,7 +276,7 @@ ser_raw(struct ser *z, void *p, size_t n)
 		memcpy(o + done, q, k);
 		done += k;
 	}
-	if (done < n) { /* what is left is still hashed (load_group) */
+	if (done < n) { /* what is left is still hashed (tm_scancache_load) */
 		if (!z->bad)
 			z->bad = "file cut off";
 		memset(p, 0, n);

@@ -131,10 +131,6 @@ la_read(struct archive *a, void *ud, const void **buf)
 	return (la_ssize_t)n;
 }
 
-/* Open libarchive's zstd filter over io's bytes.  0: ready, 1: the stream
- * decompresses to nothing, -1: it failed (io->ps set when the parent's read
- * failed: ours; otherwise libarchive's error string says why), -2: no zstd
- * in this libarchive. */
 /* tm_stream_close's: the stream's libarchive readers. */
 static void
 la_free(struct tm_stream *st)
@@ -151,6 +147,10 @@ tm_st_zs_read(struct la_io *io, uint8_t *dst, size_t want)
 	return archive_read_data(io->la, dst, want);
 }
 
+/* Open libarchive's zstd filter over io's bytes.  0: ready, 1: the stream
+ * decompresses to nothing, -1: it failed (io->ps set when the parent's read
+ * failed: ours; otherwise libarchive's error string says why), -2: no zstd
+ * in this libarchive. */
 int
 tm_st_la_start(struct la_io *io)
 {

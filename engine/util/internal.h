@@ -24,7 +24,7 @@ char *tm_xstrdup(const char *s) __attribute__((malloc, returns_nonnull));
 char *tm_xstrndup(const char *s, size_t n) __attribute__((malloc, returns_nonnull));
 /* tm_xstrdup that passes NULL through. */
 char *tm_xstrdup0(const char *s);
-/* Out of memory (or of the spill file that stands in for it, oplog.c):
+/* Out of memory (or of the spill file that stands in for it, oplog_spill.c):
  * the front end's hook, then abort(). */
 void tm_oom(size_t bytes) __attribute__((noreturn));
 /* inflateInit2 with zlib allocating through the engine (tm_oom when it runs

@@ -492,7 +492,7 @@ spill_small_logs(void)
 }
 
 /* Spilled logs given back in a scrambled order (their extents then merge
- * into holes punched together, oplog.c sp_free): every log still live
+ * into holes punched together, oplog_spill.c tm_ol_sp_free): every log still live
  * reads back the same bytes as its twin kept in memory, after each one
  * given back. */
 static void

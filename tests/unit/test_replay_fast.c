@@ -738,7 +738,7 @@ events_buffer_grown(void)
 	tm_manifest_fini(&m);
 }
 
-/* The same with every large run's deltas in the spill file (oplog.c), read
+/* The same with every large run's deltas in the spill file (oplog_spill.c), read
  * back block by block by the fast replay (oplog.h declares the hooks). */
 
 static void
@@ -821,7 +821,7 @@ fast_equals_reference_short_lanes(void)
 	tm_oplog_lane_max = keep;
 }
 
-/* An events list grows by BIG_XGROW (record_event) and is given back by
+/* An events list grows by BIG_XGROW (replay_slices.c tm_rp_record_event) and is given back by
  * tm_events_free, also through the pool: every size on the way, the
  * mapped ones (release builds) included, freed by the one that grew it. */
 static void
@@ -996,7 +996,7 @@ file_rows_grow(void)
 /* clock_sync_mixed_clock_sources: a second file on the host machine
  * (its tracker not primary) that converted a timestamp before its first
  * ClockSnapshot counts it once, at that snapshot; one whose snapshot comes
- * first does not (replay.c ctx_add_snapshot, tm_tracker.converted). */
+ * first does not (replay_clock.c tm_rp_add_snapshot, tm_tracker.converted). */
 static uint64_t
 mixed_sources(bool event_first)
 {

@@ -1662,7 +1662,7 @@ test_event_name_fields(void)
 
 /* A sequence that clears before every packet and interns its iid again
  * with a longer name each time (up to 100 bytes, then from 1 again):
- * name_put_slow's replaced names fill the pool, names_grow compacts it.
+ * tm_ps_name_put_slow's replaced names fill the pool, names_grow compacts it.
  * Each event's name, and another sequence's name kept through it all. */
 static void
 test_interned_pool_compacted(void)
@@ -1701,7 +1701,7 @@ test_interned_pool_compacted(void)
  * a clear starts an empty one, a lost packet keeps them but interns no
  * more until the next clear; within a generation the first name given
  * for an iid stays, InternMessage): sequences that clear often,
- * interning the same iids again (name_put_slow's reuse of a stale entry) or
+ * interning the same iids again (tm_ps_name_put_slow's reuse of a stale entry) or
  * new ones (names_grow's dropping of stale ones), names of every length
  * (in place or not), events of names of this generation, an earlier one,
  * none.  Each event's name (keep: its detail) and every name's count of
