@@ -196,10 +196,10 @@ st_line(void *self, const char *l, size_t n, uint64_t off)
 			      1);
 		return;
 	}
-	tm_scan_note_ts(sc, ev.ts);
 	if (!ev.has_pid) {
 		/* converted (a failure counts), never pushed; its
 		 * strace_missing_pid once the conversion succeeds */
+		tm_scan_note_ts(sc, ev.ts); /* (tm_scan_event notes the others') */
 		st->n_no_pid++;
 		tm_oplog_convert(&sc->log, 0, 0, 0, ev.ts,
 				 TM_CONV_FAIL_DROP | TM_CONV_NO_PUSH | TM_CONV_NO_PID, 0, off);
