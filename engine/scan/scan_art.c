@@ -194,7 +194,8 @@ record(struct art *a, const uint8_t *r, uint64_t off)
 static void
 record_at(struct art *a, int64_t ts, uint32_t action, uint64_t off)
 {
-	struct tm_scan_event ev = {ts, "method", 6, action == 0 ? 'B' : 'E', -1, 0, 0, -1};
+	struct tm_scan_event ev = {.ts = ts, .name = "method", .name_len = 6,
+				   .phase = action == 0 ? 'B' : 'E', .align = -1, .dur = -1};
 	a->sc->n_packets++;
 	tm_scan_event(a->sc, a->ctl, &ev, off);
 }

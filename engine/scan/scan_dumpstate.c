@@ -119,7 +119,8 @@ static void
 push_at(struct ds *ds, int64_t ts, const char *name, size_t nl, char phase, uint32_t tid,
 	uint64_t off)
 {
-	struct tm_scan_event ev = {ts, name, nl, phase, -1, 0, tid, -1};
+	struct tm_scan_event ev = {.ts = ts, .name = name, .name_len = nl, .phase = phase,
+				   .align = -1, .track = tid, .dur = -1};
 	tm_scan_event(ds->sc, ds->ctl, &ev, off);
 }
 

@@ -286,7 +286,8 @@ thread_args(struct fx *fx, struct cur *c, uint32_t n_args, bool *bad)
 static void
 push(struct fx *fx, int64_t ts, const char *name, size_t n, char phase)
 {
-	struct tm_scan_event ev = {ts, name, n, phase, phase == 'i' ? AL_INSTANT : 0, 0, 0, -1};
+	struct tm_scan_event ev = {.ts = ts, .name = name, .name_len = n, .phase = phase,
+				   .align = phase == 'i' ? AL_INSTANT : 0, .dur = -1};
 	tm_scan_event(fx->sc, fx->ctl, &ev, fx->off);
 }
 

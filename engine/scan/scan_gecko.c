@@ -293,8 +293,9 @@ push(struct gk *g, int64_t ts, bool *meta, const char *name, char phase, int64_t
 		sc->n_events++;
 		tm_oplog_convert(&sc->log, 0, 0, 0, ts, TM_CONV_FAIL_DROP | TM_CONV_SUPPRESS, md, 0);
 	}
-	struct tm_scan_event ev = {ts, name, strlen(name), phase,
-				   phase == 'P' ? -1 : phase == 'i' ? AL_INSTANT : 0, 0, track, dur};
+	struct tm_scan_event ev = {.ts = ts, .name = name, .name_len = strlen(name), .phase = phase,
+				   .align = phase == 'P' ? -1 : phase == 'i' ? AL_INSTANT : 0,
+				   .track = track, .dur = dur};
 	tm_scan_event(sc, g->ctl, &ev, 0);
 }
 

@@ -187,8 +187,9 @@ void
 tm_logcat_push(struct tm_scan *sc, const struct tm_scan_ctl *ctl, const struct tm_logcat_event *ev,
 	       int64_t ts, uint64_t off, uint32_t flags)
 {
-	struct tm_scan_event e = {ts, ev->tag, ev->tag_len, 'L', AL_INSTANT, TM_CONV_LOCAL | flags,
-				  ev->tid, -1};
+	struct tm_scan_event e = {.ts = ts, .name = ev->tag, .name_len = ev->tag_len, .phase = 'L',
+				  .align = AL_INSTANT, .flags = TM_CONV_LOCAL | flags,
+				  .track = ev->tid, .dur = -1};
 	tm_scan_event(sc, ctl, &e, off);
 }
 

@@ -209,7 +209,8 @@ pt_end_sample(struct pt *pt)
 		tm_oplog_stat(&sc->log, 0, TM_STAT_PERF_TEXT_NO_FRAMES, 1);
 		return;
 	}
-	struct tm_scan_event ev = {pt->ts, pt->leaf, pt->leaf_len, 'P', AL_INSTANT, 0, 0, -1};
+	struct tm_scan_event ev = {.ts = pt->ts, .name = pt->leaf, .name_len = pt->leaf_len,
+				   .phase = 'P', .align = AL_INSTANT, .dur = -1};
 	tm_scan_event(sc, pt->ctl, &ev, pt->off);
 }
 

@@ -54,7 +54,8 @@ pr_done(void *self, const uint8_t *d, size_t len)
 			continue;
 		}
 		int64_t ts = (int64_t)((uint64_t)start + (uint64_t)to_nanos(off, ol));
-		struct tm_scan_event ev = {ts, "edge", 4, 'P', -1, 0, 0, -1};
+		struct tm_scan_event ev = {.ts = ts, .name = "edge", .name_len = 4, .phase = 'P',
+					   .align = -1, .dur = -1};
 		sc->n_packets++;
 		tm_scan_event(sc, pr->ctl, &ev, (uint64_t)(e - d));
 	}

@@ -80,7 +80,8 @@ record(struct sp *sp, const uint8_t *r, size_t n)
 		ts = sp->last_ts;
 		name = "thread";
 	}
-	struct tm_scan_event ev = {ts, name, strlen(name), 'P', -1, 0, 0, -1};
+	struct tm_scan_event ev = {.ts = ts, .name = name, .name_len = strlen(name), .phase = 'P',
+				   .align = -1, .dur = -1};
 	tm_scan_event(sp->sc, sp->ctl, &ev, sp->off);
 }
 

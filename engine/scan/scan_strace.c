@@ -205,7 +205,8 @@ st_line(void *self, const char *l, size_t n, uint64_t off)
 				 TM_CONV_FAIL_DROP | TM_CONV_NO_PUSH | TM_CONV_NO_PID, 0, off);
 		return;
 	}
-	struct tm_scan_event e = {ev.ts, ev.name, ev.name_len, 'S', AL_INSTANT, 0, ev.pid, -1};
+	struct tm_scan_event e = {.ts = ev.ts, .name = ev.name, .name_len = ev.name_len, .phase = 'S',
+				  .align = AL_INSTANT, .track = ev.pid, .dur = -1};
 	tm_scan_event(sc, st->ctl, &e, off);
 }
 
