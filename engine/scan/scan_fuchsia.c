@@ -358,17 +358,13 @@ sched_record(struct fx *fx, struct cur *c, uint64_t h)
 static void
 kernel_object(struct fx *fx, struct cur *c, uint64_t h)
 {
-	uint32_t type = (uint32_t)field(h, 16, 23), name = (uint32_t)field(h, 24, 39);
-	const char *s;
-	size_t n;
-	if (!rd_u64(c, NULL) || (str_inline(name) && !rd_str(c, name, NULL, NULL))) {
+	uint32_t type = (uint32_t)field(h, 16, 23);
+	if (!rd_u64(c, NULL)) {
 		fx_stat(fx, TM_STAT_FUCHSIA_READ_ERROR);
 		return;
 	}
-	if (!str_inline(name) && !get_string(fx, name, &s, &n)) {
-		fx_stat(fx, TM_STAT_FUCHSIA_INVALID_STRING_REF);
+	if (!string_ref(fx, c, (uint32_t)field(h, 24, 39), NULL, NULL))
 		return;
-	}
 	if (type != 2) /* ZX_OBJ_TYPE_THREAD */
 		return;
 	bool bad = false;
