@@ -979,6 +979,8 @@ size_t tm_view_track_event(const struct tm_view *v, uint32_t track, size_t k);
  * deepest slice's depth, capped), and one lane's columns as
  * tm_view_cells gives the whole track's. */
 #define TM_VIEW_DEPTHS 8u
+/* The lane an event is drawn on: its slice depth, capped; 0 if no slice. */
+unsigned tm_view_event_lane(const struct tm_report_event *e);
 unsigned tm_view_track_depths(const struct tm_view *v, uint32_t track);
 void tm_view_cells_depth(const struct tm_view *v, uint32_t track, unsigned depth, int64_t t0,
 			 int64_t step, size_t n_cols, struct tm_view_cell *out);

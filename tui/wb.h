@@ -909,8 +909,6 @@ void view_draw_browse(const struct wb *wb);
  * lanes). */
 size_t browse_rows(const struct wb_ui *ui, const struct tm_report *r, const struct tm_view *v,
 		   struct wb_trow *out, size_t cap);
-/* The row (lane) of its track an event is drawn on: a slice's depth. */
-unsigned browse_lane(const struct tm_report_event *e);
 /* A process's key in ui.browse.pfold (its file, machine and pid). */
 uint64_t browse_proc_key(const struct tm_report_track *t);
 /* The rows as of the current view: ui.browse.rows when they are its, else

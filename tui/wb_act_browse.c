@@ -184,7 +184,7 @@ select_track_of(struct wb *wb, const struct tm_report *r, size_t ev)
 	rows_rebuild(wb, r);
 	for (size_t k = 0; k < b->n_rows; k++)
 		if (!b->rows[k].header && b->rows[k].track == e->track &&
-		    b->rows[k].lane == browse_lane(e))
+		    b->rows[k].lane == tm_view_event_lane(e))
 			b->trow = k;
 }
 

@@ -22,12 +22,6 @@ browse_fmt_ts(int64_t ns, char *buf, size_t len)
 		 a % 1000000000u);
 }
 
-unsigned
-browse_lane(const struct tm_report_event *e)
-{
-	return !e->is_slice ? 0 : e->depth < TM_VIEW_DEPTHS ? e->depth : TM_VIEW_DEPTHS - 1;
-}
-
 uint64_t
 browse_proc_key(const struct tm_report_track *t)
 {
@@ -480,7 +474,7 @@ draw_tracks(const struct wb *wb, const struct tm_report *r, const struct tm_view
 				ch = '|'; /* zero */
 				attr = theme_attr(ROLE_ZERO);
 			}
-			if (c == sel_col && se && se->track == row->track && browse_lane(se) == row->lane)
+			if (c == sel_col && se && se->track == row->track && tm_view_event_lane(se) == row->lane)
 				attr = theme_attr(ROLE_CURSOR);
 			mvaddch(y, x0 + c, ch | (chtype)attr);
 		}

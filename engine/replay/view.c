@@ -253,8 +253,8 @@ struct tm_view {
 	uint32_t *byname;  /* event indices by (name, file, ts) */
 };
 
-static unsigned
-lane_of(const struct tm_report_event *e)
+unsigned
+tm_view_event_lane(const struct tm_report_event *e)
 {
 	return e->is_slice && e->depth < TM_VIEW_DEPTHS ? e->depth
 	       : e->is_slice				 ? TM_VIEW_DEPTHS - 1
@@ -360,7 +360,7 @@ tm_view_build(const struct tm_report *r)
 	v->depths = xcalloc(nt + 1, sizeof *v->depths);
 	for (size_t i = 0; i < n; i++)
 		if (on_track(&r->events[i], nt)) {
-			unsigned d = lane_of(&r->events[i]);
+			unsigned d = tm_view_event_lane(&r->events[i]);
 			v->lstart[(size_t)r->events[i].track * TM_VIEW_DEPTHS + d + 1]++;
 			if (d + 1 > v->depths[r->events[i].track])
 				v->depths[r->events[i].track] = (uint8_t)(d + 1);
@@ -375,7 +375,7 @@ tm_view_build(const struct tm_report *r)
 		uint32_t e = v->order[p];
 		if (!on_track(&r->events[e], nt))
 			continue;
-		size_t l = (size_t)r->events[e].track * TM_VIEW_DEPTHS + lane_of(&r->events[e]);
+		size_t l = (size_t)r->events[e].track * TM_VIEW_DEPTHS + tm_view_event_lane(&r->events[e]);
 		size_t at = fill[l]++;
 		v->lev[at] = e;
 		int64_t end = ev_end(&r->events[e]);
